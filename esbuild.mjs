@@ -1,0 +1,19 @@
+// Builds the extension host bundle, the CLI and the webview bundle.
+import * as esbuild from 'esbuild';
+
+const production = process.argv.includes('--production');
+const watch = process.argv.includes('--watch');
+
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
+
+const builds = [
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
+  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['webview/main.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
+];
+
+if (watch) {
+  for (const b of builds) await (await esbuild.context(b)).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+}

@@ -1,0 +1,24 @@
+// Finds *.test.ts files under the given folders and runs them with node's test runner through tsx.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+function find(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...find(p));
+    else if (name.endsWith('.test.ts')) out.push(p);
+  }
+  return out;
+}
+
+const args = process.argv.slice(2);
+const roots = args.filter((a) => !a.startsWith('--'));
+const files = roots.flatMap(find).sort();
+if (files.length === 0) {
+  console.error(`no test files under ${roots.join(', ')}`);
+  process.exit(1);
+}
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+process.exit(r.status ?? 1);

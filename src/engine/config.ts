@@ -1,0 +1,151 @@
+// The compaction settings of SPEC S4: defaults, per-field validation, cross-field invariants and the warning text.
+import { z } from 'zod';
+import { hardLimitOf } from './tokens/limits.js';
+
+export const DEFAULT_AUTO = true;
+export const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
+export const DEFAULT_COMPACT_ON_MILESTONE = true;
+export const DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT = 32000;
+export const DEFAULT_MIN_RECLAIMABLE_TOKENS = 12000;
+export const DEFAULT_MIN_SAVINGS_RATIO = 0.25;
+export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
+export const DEFAULT_SAFETY_RESERVE_TOKENS = 8192;
+export const DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO = 0.8;
+export const DEFAULT_TIMEOUT_MS = 15000;
+export const DEFAULT_IDLE_MINUTES = 5;
+export const DEFAULT_COMPACT_ON_IDLE = false;
+export const DEFAULT_COMPACT_ON_MODEL_SWITCH = false;
+
+export interface CompactionSettings {
+  readonly auto: boolean;
+  readonly compactOnTurnComplete: boolean;
+  readonly compactOnMilestone: boolean;
+  readonly minTokensForAutoCompact: number;
+  readonly minReclaimableTokens: number;
+  readonly minSavingsRatio: number;
+  readonly keepRecentTokens: number;
+  readonly safetyReserveTokens: number;
+  readonly autoCompactThresholdRatio: number;
+  readonly timeoutMs: number;
+  readonly idleMinutes: number;
+  readonly compactOnIdle: boolean;
+  readonly compactOnModelSwitch: boolean;
+}
+
+export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
+  auto: DEFAULT_AUTO,
+  compactOnTurnComplete: DEFAULT_COMPACT_ON_TURN_COMPLETE,
+  compactOnMilestone: DEFAULT_COMPACT_ON_MILESTONE,
+  minTokensForAutoCompact: DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT,
+  minReclaimableTokens: DEFAULT_MIN_RECLAIMABLE_TOKENS,
+  minSavingsRatio: DEFAULT_MIN_SAVINGS_RATIO,
+  keepRecentTokens: DEFAULT_KEEP_RECENT_TOKENS,
+  safetyReserveTokens: DEFAULT_SAFETY_RESERVE_TOKENS,
+  autoCompactThresholdRatio: DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO,
+  timeoutMs: DEFAULT_TIMEOUT_MS,
+  idleMinutes: DEFAULT_IDLE_MINUTES,
+  compactOnIdle: DEFAULT_COMPACT_ON_IDLE,
+  compactOnModelSwitch: DEFAULT_COMPACT_ON_MODEL_SWITCH,
+};
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+
+/** One schema per field, so a bad value falls back to its default alone and is named in the warning. */
+const FIELD_SCHEMAS: { readonly [K in keyof CompactionSettings]: z.ZodType<CompactionSettings[K]> } = {
+  auto: z.boolean(),
+  compactOnTurnComplete: z.boolean(),
+  compactOnMilestone: z.boolean(),
+  minTokensForAutoCompact: int(0, 10_000_000),
+  minReclaimableTokens: int(0, 10_000_000),
+  minSavingsRatio: z.number().min(0).max(0.99),
+  keepRecentTokens: int(0, 10_000_000),
+  safetyReserveTokens: int(0, 10_000_000),
+  autoCompactThresholdRatio: z.number().gt(0).max(1),
+  timeoutMs: int(1000, 600_000),
+  idleMinutes: z.number().min(1).max(24 * 60),
+  compactOnIdle: z.boolean(),
+  compactOnModelSwitch: z.boolean(),
+};
+
+export const SETTING_KEYS = Object.keys(FIELD_SCHEMAS) as readonly (keyof CompactionSettings)[];
+
+export interface ResolvedSettings {
+  readonly settings: CompactionSettings;
+  /** False when validation failed or CAPSULE_AUTO_COMPACT=false: soft triggers off, hard protection on. */
+  readonly softTriggersEnabled: boolean;
+  /** Why validation failed, one message per problem. */
+  readonly errors: readonly string[];
+  /** Non-fatal notes, such as a deprecated alias in use. */
+  readonly notices: readonly string[];
+  /** The user-facing warning when soft triggers were disabled by invalid settings, else undefined. */
+  readonly warning?: string;
+}
+
+export interface SettingsContext {
+  /** Raw `capsule.compaction.*` values as read; undefined means "not set". */
+  readonly raw: Readonly<Record<string, unknown>>;
+  /** Environment variables (only CAPSULE_AUTO_COMPACT is read). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** The active model's window and output budget, for the cross-field checks. */
+  readonly model?: { readonly contextWindow: number; readonly maxOutputTokens: number };
+}
+
+function fmt(n: number): string {
+  return String(n);
+}
+
+/** Reads, validates and defaults the settings; never throws. */
+export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
+  const errors: string[] = [];
+  const notices: string[] = [];
+  const raw: Record<string, unknown> = { ...ctx.raw };
+
+  if (raw.timeoutMs === undefined && raw.backgroundTimeoutMs !== undefined) {
+    raw.timeoutMs = raw.backgroundTimeoutMs;
+    notices.push('capsule.compaction.backgroundTimeoutMs is deprecated; use capsule.compaction.timeoutMs');
+  } else if (raw.backgroundTimeoutMs !== undefined) {
+    notices.push('capsule.compaction.backgroundTimeoutMs is deprecated and ignored because timeoutMs is set');
+  }
+
+  const out: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value = raw[key];
+    if (value === undefined || value === null) {
+      out[key] = DEFAULT_COMPACTION_SETTINGS[key];
+      continue;
+    }
+    const parsed = FIELD_SCHEMAS[key].safeParse(value);
+    if (parsed.success) out[key] = parsed.data;
+    else {
+      out[key] = DEFAULT_COMPACTION_SETTINGS[key];
+      errors.push(`${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}`);
+    }
+  }
+  const settings = out as unknown as CompactionSettings;
+
+  if (ctx.model) {
+    const hard = hardLimitOf(ctx.model.contextWindow, ctx.model.maxOutputTokens, settings.safetyReserveTokens);
+    if (hard <= 0) {
+      errors.push(`hard limit (${fmt(hard)}) must be > 0: context window ${fmt(ctx.model.contextWindow)} - max output ${fmt(ctx.model.maxOutputTokens)} - safetyReserveTokens ${fmt(settings.safetyReserveTokens)}`);
+    } else {
+      if (settings.keepRecentTokens >= hard) errors.push(`keepRecentTokens (${fmt(settings.keepRecentTokens)}) must be < hard limit (${fmt(hard)})`);
+      if (settings.minReclaimableTokens >= hard) errors.push(`minReclaimableTokens (${fmt(settings.minReclaimableTokens)}) must be < hard limit (${fmt(hard)})`);
+    }
+  }
+
+  const envOff = (ctx.env?.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
+  if (envOff) notices.push('CAPSULE_AUTO_COMPACT=false: automatic compaction is off; hard-limit protection stays on');
+  const invalid = errors.length > 0;
+  return {
+    settings: invalid ? { ...DEFAULT_COMPACTION_SETTINGS, ...pickSafe(settings) } : settings,
+    softTriggersEnabled: !invalid && !envOff,
+    errors,
+    notices,
+    warning: invalid ? `Compaction disabled: config validation failed: ${errors.join('; ')}` : undefined,
+  };
+}
+
+/** With invalid settings, keep user choices that cannot hurt hard-limit protection; the rest go back to defaults. */
+function pickSafe(s: CompactionSettings): Partial<CompactionSettings> {
+  return { auto: s.auto, compactOnTurnComplete: s.compactOnTurnComplete, compactOnMilestone: s.compactOnMilestone, timeoutMs: s.timeoutMs };
+}

@@ -1,0 +1,107 @@
+// The interfaces the pure engine needs from the outside world; src/node and src/vscode implement them.
+import type { ModelMessage } from './transcript/modelInput.js';
+import type { Entry, SessionHeader, Usage } from './transcript/schema.js';
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with an AbortError when the signal fires. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface IdSource {
+  /** A fresh unique id with the given prefix, e.g. `e_`, `ck_`, `op_`. */
+  next(prefix: string): string;
+}
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error';
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>): void;
+}
+
+/** Problems found while loading a session; loading itself never throws. */
+export type LoadProblemKind =
+  | 'empty_file'
+  | 'missing_header'
+  | 'unknown_version'
+  | 'torn_tail'
+  | 'invalid_json'
+  | 'invalid_entry'
+  | 'oversized_line'
+  | 'duplicate_id'
+  | 'unknown_parent'
+  | 'cycle'
+  | 'unknown_leaf_target';
+
+export interface LoadProblem {
+  readonly kind: LoadProblemKind;
+  /** 1-based line number in the file, when the problem belongs to a line. */
+  readonly line?: number;
+  readonly message: string;
+}
+
+export interface TranscriptStore {
+  readonly header: SessionHeader;
+  /** True when another window holds the writer lock, or the file cannot be safely written. */
+  readonly readOnly: boolean;
+  readonly readOnlyReason?: string;
+  /** Valid entries in file order. */
+  entries(): readonly Entry[];
+  leafId(): string | null;
+  /** Writes one complete line; fsyncs durable kinds. Rejects when read-only. */
+  append(entry: Entry): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+export interface ChatRequest {
+  readonly system: string;
+  readonly messages: readonly ModelMessage[];
+  readonly tools: readonly ToolSchema[];
+  readonly toolChoice?: 'auto' | 'none';
+  readonly maxOutputTokens?: number;
+  readonly stream: boolean;
+}
+
+export type ChatStreamEvent =
+  | { readonly type: 'text'; readonly delta: string }
+  | { readonly type: 'tool_call'; readonly call: { readonly id: string; readonly name: string; readonly arguments: string } }
+  | { readonly type: 'usage'; readonly usage: Usage }
+  | { readonly type: 'done'; readonly finishReason: string };
+
+export interface ChatModel {
+  readonly provider: string;
+  readonly model: string;
+  /** Streams one completion; throws a ProviderError-shaped error on failure. */
+  chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent>;
+}
+
+export interface ToolResult {
+  readonly content: string;
+  readonly isError: boolean;
+}
+
+export interface ToolHost {
+  schemas(): readonly ToolSchema[];
+  run(name: string, argsJson: string, signal: AbortSignal): Promise<ToolResult>;
+}
+
+export interface EvidenceSnapshot {
+  readonly operationId: string;
+  readonly checkpointId: string;
+  readonly createdAt: string;
+  readonly excluded: readonly ModelMessage[];
+  readonly summarizerInput: readonly ModelMessage[];
+}
+
+export interface EvidenceArchive {
+  save(snapshot: EvidenceSnapshot): Promise<void>;
+  load(operationId: string): Promise<EvidenceSnapshot | undefined>;
+  deleteAll(): Promise<void>;
+}

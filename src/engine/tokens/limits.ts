@@ -1,0 +1,37 @@
+// Hard and soft limits of SPEC S3, computed from a model's window and the compaction settings.
+export interface LimitInputs {
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  readonly safetyReserveTokens: number;
+  readonly minTokensForAutoCompact: number;
+  readonly autoCompactThresholdRatio: number;
+}
+
+export interface Limits {
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  readonly safetyReserveTokens: number;
+  /** contextWindow - maxOutputTokens - safetyReserveTokens: no request above this is ever sent. */
+  readonly hardLimit: number;
+  /** min(hardLimit - 1, max(minTokensForAutoCompact, floor(hardLimit * ratio))): soft triggers start here. */
+  readonly softLimit: number;
+}
+
+export function hardLimitOf(contextWindow: number, maxOutputTokens: number, safetyReserveTokens: number): number {
+  return contextWindow - maxOutputTokens - safetyReserveTokens;
+}
+
+export function softLimitOf(hardLimit: number, minTokensForAutoCompact: number, ratio: number): number {
+  return Math.min(hardLimit - 1, Math.max(minTokensForAutoCompact, Math.floor(hardLimit * ratio)));
+}
+
+export function computeLimits(i: LimitInputs): Limits {
+  const hardLimit = hardLimitOf(i.contextWindow, i.maxOutputTokens, i.safetyReserveTokens);
+  return {
+    contextWindow: i.contextWindow,
+    maxOutputTokens: i.maxOutputTokens,
+    safetyReserveTokens: i.safetyReserveTokens,
+    hardLimit,
+    softLimit: softLimitOf(hardLimit, i.minTokensForAutoCompact, i.autoCompactThresholdRatio),
+  };
+}

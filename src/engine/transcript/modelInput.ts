@@ -1,0 +1,110 @@
+// Builds the model input of SPEC S2 from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
+import { truncateToolResult } from '../compaction/truncation.js';
+import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
+
+export const CAPSULE_QUESTION = 'What did we do so far?';
+
+export type ModelMessage =
+  | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImagePart[]; readonly entryId?: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCall[]; readonly entryId?: string }
+  | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string; readonly entryId?: string };
+
+export interface ModelInput {
+  /** Epoch base plus the appended system updates, in order. */
+  readonly system: string;
+  /** The capsule pair (if any) followed by the kept entries. */
+  readonly messages: readonly ModelMessage[];
+  /** The capsule in force, if any. */
+  readonly capsule?: CapsuleEntry;
+  /** Conversation entries that contributed messages (capsule pair excluded), in order. */
+  readonly entryIds: readonly string[];
+}
+
+/** The latest capsule on a branch, with its index. */
+export function latestCapsule(branch: readonly Entry[]): { capsule: CapsuleEntry; index: number } | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'capsule') return { capsule: e, index: i };
+  }
+  return undefined;
+}
+
+/** The system prompt: the latest `base` update on the branch (or the default) plus later `append` updates. */
+export function systemPromptOf(branch: readonly Entry[], defaultSystem: string): string {
+  let system = defaultSystem;
+  const appended: string[] = [];
+  for (const e of branch) {
+    if (e.type !== 'system_update') continue;
+    if (e.mode === 'base') {
+      system = e.content;
+      appended.length = 0;
+    } else appended.push(e.content);
+  }
+  return appended.length === 0 ? system : [system, ...appended].join('\n\n');
+}
+
+/** Converts one conversation entry to a model message; other kinds contribute nothing. */
+export function toModelMessage(e: Entry, truncateResults = false): ModelMessage | undefined {
+  switch (e.type) {
+    case 'user':
+      return e.images && e.images.length > 0
+        ? { role: 'user', content: e.content, images: e.images, entryId: e.id }
+        : { role: 'user', content: e.content, entryId: e.id };
+    case 'assistant':
+      return e.toolCalls.length > 0
+        ? { role: 'assistant', content: e.content, toolCalls: e.toolCalls, entryId: e.id }
+        : { role: 'assistant', content: e.content, entryId: e.id };
+    case 'tool_result':
+      return { role: 'tool', toolCallId: e.toolCallId, content: truncateResults ? truncateToolResult(e.content) : e.content, entryId: e.id };
+    case 'system_update':
+    case 'capsule':
+    case 'checkpoint':
+    case 'model_change':
+    case 'leaf':
+    case 'turn_end':
+      return undefined;
+  }
+}
+
+/**
+ * S2: `[system]` + `[user:"What did we do so far?" / assistant:<capsule>]` + all entries from the
+ * capsule's firstKeptEntryId to the leaf. Only the latest capsule on the branch counts; entries it
+ * pins stay verbatim right after the pair.
+ */
+export function buildModelInput(branch: readonly Entry[], defaultSystem: string): ModelInput {
+  const system = systemPromptOf(branch, defaultSystem);
+  const found = latestCapsule(branch);
+  const messages: ModelMessage[] = [];
+  const entryIds: string[] = [];
+  const push = (e: Entry, truncate: boolean): void => {
+    const m = toModelMessage(e, truncate);
+    if (m) {
+      messages.push(m);
+      entryIds.push(e.id);
+    }
+  };
+  if (!found) {
+    for (const e of branch) push(e, false);
+    return { system, messages, entryIds };
+  }
+  const { capsule, index } = found;
+  messages.push({ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: capsule.summary });
+  const pinned = new Set(capsule.pinnedEntryIds);
+  const firstKept = capsule.firstKeptEntryId === null ? index : branch.findIndex((e) => e.id === capsule.firstKeptEntryId);
+  const start = firstKept < 0 || firstKept > index ? index : firstKept;
+  if (pinned.size > 0) {
+    for (let i = 0; i < start; i++) {
+      const e = branch[i];
+      if (e && pinned.has(e.id)) push(e, false);
+    }
+  }
+  for (let i = start; i < index; i++) {
+    const e = branch[i];
+    if (e) push(e, capsule.truncateResults);
+  }
+  for (let i = index + 1; i < branch.length; i++) {
+    const e = branch[i];
+    if (e) push(e, false);
+  }
+  return { system, messages, entryIds, capsule };
+}

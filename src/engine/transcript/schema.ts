@@ -1,0 +1,184 @@
+// zod schemas for the session JSONL: the header line and every entry kind (SPEC S1, S2, S12).
+import { z } from 'zod';
+
+export const CURRENT_VERSION = 1;
+
+const id = z.string().min(1).max(200);
+const timestamp = z.string().min(1).max(64);
+
+export const SessionHeaderSchema = z.object({
+  type: z.literal('session'),
+  version: z.number().int().positive(),
+  id,
+  createdAt: timestamp,
+  cwd: z.string(),
+  title: z.string().max(500).optional(),
+});
+export type SessionHeader = z.infer<typeof SessionHeaderSchema>;
+
+const base = { id, parentId: id.nullable(), timestamp };
+
+export const ImagePartSchema = z.object({
+  /** A data: URL or an https URL. */
+  url: z.string().min(1),
+  detail: z.enum(['auto', 'low', 'high']).optional(),
+  /** Pixel size when known; used for the image token estimate. */
+  width: z.number().int().positive().optional(),
+  height: z.number().int().positive().optional(),
+});
+export type ImagePart = z.infer<typeof ImagePartSchema>;
+
+export const ToolCallSchema = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  /** The raw JSON argument string exactly as the model produced it. */
+  arguments: z.string(),
+});
+export type ToolCall = z.infer<typeof ToolCallSchema>;
+
+export const UsageSchema = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  cachedTokens: z.number().int().nonnegative().optional(),
+  cacheWriteTokens: z.number().int().nonnegative().optional(),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const UserEntrySchema = z.object({
+  ...base,
+  type: z.literal('user'),
+  content: z.string(),
+  images: z.array(ImagePartSchema).optional(),
+  turnId: z.string().optional(),
+});
+
+export const AssistantEntrySchema = z.object({
+  ...base,
+  type: z.literal('assistant'),
+  content: z.string(),
+  toolCalls: z.array(ToolCallSchema).default([]),
+  model: z.string().optional(),
+  provider: z.string().optional(),
+  usage: UsageSchema.optional(),
+  /** Hash of (provider, model, system prompt, tool schemas) of the request that produced this reply (S3). */
+  prefixFingerprint: z.string().optional(),
+  finishReason: z.string().optional(),
+  turnId: z.string().optional(),
+});
+
+export const ToolResultEntrySchema = z.object({
+  ...base,
+  type: z.literal('tool_result'),
+  toolCallId: z.string().min(1),
+  toolName: z.string(),
+  content: z.string(),
+  isError: z.boolean().default(false),
+  durationMs: z.number().nonnegative().optional(),
+  turnId: z.string().optional(),
+});
+
+export const SystemUpdateEntrySchema = z.object({
+  ...base,
+  type: z.literal('system_update'),
+  /** `base` starts a cache epoch with a full system prompt; `append` adds one chronological update (S14). */
+  mode: z.enum(['base', 'append']),
+  content: z.string(),
+  reason: z.string().optional(),
+});
+
+export const TRIGGERS = [
+  'hard_limit',
+  'context_overflow',
+  'milestone',
+  'plan_pivot',
+  'turn_complete',
+  'auto_threshold',
+  'user',
+  'idle',
+  'model_switch',
+] as const;
+export const TriggerSchema = z.enum(TRIGGERS);
+export type Trigger = z.infer<typeof TriggerSchema>;
+
+export const CapsuleEntrySchema = z.object({
+  ...base,
+  type: z.literal('capsule'),
+  /** The capsule as the model sees it: sections plus the ledger, rendered as markdown. */
+  summary: z.string().min(1),
+  /** First entry kept verbatim after the capsule; null when nothing before the capsule is kept. */
+  firstKeptEntryId: id.nullable(),
+  /** Entries inside the summarized span that stay verbatim (the active turn's user task, S7). */
+  pinnedEntryIds: z.array(id).default([]),
+  tokensBefore: z.number().int().nonnegative(),
+  tokensAfter: z.number().int().nonnegative(),
+  trigger: TriggerSchema,
+  level: z.number().int().min(0).max(3),
+  quality: z.enum(['full', 'degraded']),
+  truncateResults: z.boolean().default(false),
+  checkpointId: z.string().min(1),
+  details: z.record(z.string(), z.unknown()).default({}),
+});
+
+export const CheckpointKindSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
+export type CheckpointKind = z.infer<typeof CheckpointKindSchema>;
+
+export const CheckpointEntrySchema = z.object({
+  ...base,
+  type: z.literal('checkpoint'),
+  checkpointId: z.string().regex(/^ck_[A-Za-z0-9_-]+$/),
+  kind: CheckpointKindSchema,
+  note: z.string().max(10_000).optional(),
+});
+
+export const ModelChangeEntrySchema = z.object({
+  ...base,
+  type: z.literal('model_change'),
+  provider: z.string(),
+  model: z.string(),
+  contextWindow: z.number().int().positive().optional(),
+  maxOutputTokens: z.number().int().positive().optional(),
+});
+
+/** Moves the active leaf (rewind); not part of the conversation tree. */
+export const LeafEntrySchema = z.object({
+  ...base,
+  type: z.literal('leaf'),
+  targetId: id.nullable(),
+  reason: z.string().optional(),
+});
+
+/** Marks the end of a turn; fsynced so a resumed session knows which turns finished. */
+export const TurnEndEntrySchema = z.object({
+  ...base,
+  type: z.literal('turn_end'),
+  turnId: z.string(),
+  status: z.enum(['completed', 'cancelled', 'failed']),
+  error: z.string().optional(),
+});
+
+export const EntrySchema = z.discriminatedUnion('type', [
+  UserEntrySchema,
+  AssistantEntrySchema,
+  ToolResultEntrySchema,
+  SystemUpdateEntrySchema,
+  CapsuleEntrySchema,
+  CheckpointEntrySchema,
+  ModelChangeEntrySchema,
+  LeafEntrySchema,
+  TurnEndEntrySchema,
+]);
+
+export type Entry = z.infer<typeof EntrySchema>;
+export type EntryType = Entry['type'];
+export type UserEntry = z.infer<typeof UserEntrySchema>;
+export type AssistantEntry = z.infer<typeof AssistantEntrySchema>;
+export type ToolResultEntry = z.infer<typeof ToolResultEntrySchema>;
+export type SystemUpdateEntry = z.infer<typeof SystemUpdateEntrySchema>;
+export type CapsuleEntry = z.infer<typeof CapsuleEntrySchema>;
+export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
+export type ModelChangeEntry = z.infer<typeof ModelChangeEntrySchema>;
+export type LeafEntry = z.infer<typeof LeafEntrySchema>;
+export type TurnEndEntry = z.infer<typeof TurnEndEntrySchema>;
+
+/** Entry kinds that are fsynced on append (S1). */
+export const DURABLE_TYPES: ReadonlySet<EntryType> = new Set(['capsule', 'checkpoint', 'turn_end', 'leaf']);

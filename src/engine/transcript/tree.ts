@@ -1,0 +1,95 @@
+// The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
+import type { Entry } from './schema.js';
+
+export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
+
+export interface TreeProblem {
+  readonly kind: TreeProblemKind;
+  readonly entryId: string;
+  readonly message: string;
+}
+
+/**
+ * Entries are added in file order. Every conversation entry is appended as a child of the leaf of
+ * its time and becomes the leaf; a `leaf` entry moves the leaf explicitly (rewind) without being a
+ * node of the conversation itself. The leaf is therefore a persisted pointer, never "the last line".
+ */
+export class SessionTree {
+  private readonly byId = new Map<string, Entry>();
+  private readonly order: Entry[] = [];
+  private readonly problemList: TreeProblem[] = [];
+  private leaf: string | null = null;
+
+  static from(entries: Iterable<Entry>): SessionTree {
+    const t = new SessionTree();
+    for (const e of entries) t.add(e);
+    return t;
+  }
+
+  get leafId(): string | null {
+    return this.leaf;
+  }
+
+  get size(): number {
+    return this.order.length;
+  }
+
+  get problems(): readonly TreeProblem[] {
+    return this.problemList;
+  }
+
+  /** All accepted entries in file order (leaf moves included). */
+  entries(): readonly Entry[] {
+    return this.order;
+  }
+
+  get(id: string): Entry | undefined {
+    return this.byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** Adds an entry; returns false (and records a problem) when it cannot join the tree. */
+  add(entry: Entry): boolean {
+    if (this.byId.has(entry.id)) {
+      this.problemList.push({ kind: 'duplicate_id', entryId: entry.id, message: `duplicate entry id ${entry.id}; later copy skipped` });
+      return false;
+    }
+    if (entry.parentId !== null && !this.byId.has(entry.parentId)) {
+      // Parents always precede children in an append-only file; a forward or missing reference is
+      // either corruption or a cycle. Keep the entry out of the tree but report it.
+      const kind: TreeProblemKind = entry.parentId === entry.id ? 'cycle' : 'unknown_parent';
+      this.problemList.push({ kind, entryId: entry.id, message: `entry ${entry.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${entry.parentId}`}; skipped` });
+      return false;
+    }
+    if (entry.type === 'leaf' && entry.targetId !== null && !this.byId.has(entry.targetId)) {
+      this.problemList.push({ kind: 'unknown_leaf_target', entryId: entry.id, message: `leaf move ${entry.id} targets unknown entry ${entry.targetId}; ignored` });
+      return false;
+    }
+    this.byId.set(entry.id, entry);
+    this.order.push(entry);
+    this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
+    return true;
+  }
+
+  /** The conversation path from the root to `leafId` (default: the active leaf), root first, leaf moves excluded. */
+  branch(leafId: string | null = this.leaf): Entry[] {
+    const path: Entry[] = [];
+    const seen = new Set<string>();
+    let cur = leafId === null ? undefined : this.byId.get(leafId);
+    while (cur) {
+      if (seen.has(cur.id)) break; // defensive: add() makes cycles impossible
+      seen.add(cur.id);
+      if (cur.type !== 'leaf') path.push(cur);
+      cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
+    }
+    return path.reverse();
+  }
+
+  /** Ids of the direct children of an entry, in file order. */
+  children(id: string | null): Entry[] {
+    return this.order.filter((e) => e.parentId === id && e.type !== 'leaf');
+  }
+}
