@@ -1,0 +1,152 @@
+// The /budget figures of SPEC S15 and the S9 pre-generation ROI gate, computed from a branch and the settings.
+import type { ResolvedSettings } from '../config.js';
+import type { ToolSchema } from '../ports.js';
+import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
+import type { Entry } from '../transcript/schema.js';
+import { effectiveTokens } from './calibration.js';
+import { prefixFingerprint } from './calibration.js';
+import type { EntryTokenCache } from './entryCache.js';
+import { estimateRequest, serializeToolSchemas, type TokenCategories } from './estimate.js';
+import { computeLimits } from './limits.js';
+import type { ModelInfo } from './modelLimits.js';
+
+export { formatBudget } from './budgetFormat.js';
+
+export interface Budget {
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+  readonly effectiveTokens: number;
+  readonly source: 'provider_usage' | 'estimated';
+  readonly softLimit: number;
+  readonly hardLimit: number;
+  readonly safetyReserveTokens: number;
+  readonly keepRecentTokens: number;
+  readonly capsules: number;
+  readonly messages: number;
+  readonly turns: number;
+  readonly lastCapsule?: { readonly ageMs: number; readonly tokens: number; readonly checkpointId: string; readonly quality: 'full' | 'degraded' };
+  /** (effective - keepRecent) / effective, clamped to [0, 1]. */
+  readonly savingsRatio: number;
+  readonly reclaimableTokens: number;
+  /** settings.auto && soft triggers enabled (valid config, no CAPSULE_AUTO_COMPACT=false). */
+  readonly autoCompact: boolean;
+  /** Human estimate: "~3 turns", "now (over soft limit)", "hard limit exceeded", "off"... */
+  readonly nextTrigger: string;
+  readonly categories: TokenCategories;
+  readonly percentOfHard: number;
+}
+
+/** S9: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
+export function evaluateRoi(effective: number, keepRecent: number, minReclaimable: number, minSavingsRatio: number): { reclaimable: number; savingsRatio: number; pass: boolean } {
+  const reclaimable = Math.max(0, effective - keepRecent);
+  const savingsRatio = effective > 0 ? Math.min(1, reclaimable / effective) : 0;
+  return { reclaimable, savingsRatio, pass: reclaimable >= minReclaimable && savingsRatio >= minSavingsRatio };
+}
+
+/** How many recent turns the growth rate is averaged over. */
+const RECENT_TURNS = 5;
+
+/** Average model-input growth per turn (user message to the next user message) over the recent turns. */
+export function averageTurnTokens(branch: readonly Entry[], cache: EntryTokenCache, recentTurns = RECENT_TURNS): number {
+  let turns = 0;
+  let tokens = 0;
+  for (let i = branch.length - 1; i >= 0 && turns < recentTurns; i--) {
+    const e = branch[i];
+    if (e === undefined) continue;
+    tokens += cache.tokensOf(e);
+    if (e.type === 'user') turns++;
+  }
+  return turns === 0 ? 0 : tokens / turns;
+}
+
+function turnsUntil(target: number, effective: number, perTurn: number): string | undefined {
+  if (perTurn <= 0) return undefined;
+  const n = Math.max(1, Math.ceil((target - effective) / perTurn));
+  return `~${n} ${n === 1 ? 'turn' : 'turns'}`;
+}
+
+function nextTriggerOf(b: { effective: number; soft: number; hard: number; autoCompact: boolean; roiPass: boolean; perTurn: number }): string {
+  if (b.effective > b.hard) return 'hard limit exceeded';
+  if (!b.autoCompact) {
+    const hard = turnsUntil(b.hard + 1, b.effective, b.perTurn);
+    return hard === undefined ? 'off' : `off (hard limit in ${hard})`;
+  }
+  if (b.effective >= b.soft) return b.roiPass ? 'now (over soft limit)' : 'over soft limit, waiting for enough to reclaim';
+  return turnsUntil(b.soft, b.effective, b.perTurn) ?? 'unknown (no turns yet)';
+}
+
+export function computeBudget(args: {
+  branch: readonly Entry[];
+  defaultSystem: string;
+  tools: readonly ToolSchema[];
+  model: ModelInfo;
+  provider: string;
+  resolved: ResolvedSettings;
+  now: number;
+  cache: EntryTokenCache;
+}): Budget {
+  const { branch, cache, model } = args;
+  const s = args.resolved.settings;
+  const input = buildModelInput(branch, args.defaultSystem);
+  const estimate = estimateRequest(input, args.tools, cache, model.maxOutputTokens);
+  const currentFingerprint = prefixFingerprint({ provider: args.provider, model: model.model, system: input.system, toolsJson: serializeToolSchemas(args.tools) });
+  const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache });
+  const limits = computeLimits({
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    safetyReserveTokens: s.safetyReserveTokens,
+    minTokensForAutoCompact: s.minTokensForAutoCompact,
+    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+  });
+
+  let capsules = 0;
+  let messages = 0;
+  let turns = 0;
+  for (const e of branch) {
+    if (e.type === 'capsule') capsules++;
+    else if (e.type === 'user') {
+      turns++;
+      messages++;
+    } else if (e.type === 'assistant' || e.type === 'tool_result') messages++;
+  }
+  const found = latestCapsule(branch);
+  const lastCapsule = found && {
+    ageMs: Math.max(0, args.now - (Date.parse(found.capsule.timestamp) || args.now)),
+    tokens: cache.tokensOfCapsule(found.capsule),
+    checkpointId: found.capsule.checkpointId,
+    quality: found.capsule.quality,
+  };
+
+  const roi = evaluateRoi(eff.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
+  const autoCompact = s.auto && args.resolved.softTriggersEnabled;
+  const nextTrigger = nextTriggerOf({
+    effective: eff.tokens,
+    soft: limits.softLimit,
+    hard: limits.hardLimit,
+    autoCompact,
+    roiPass: roi.pass,
+    perTurn: averageTurnTokens(branch, cache),
+  });
+  return {
+    model: model.model,
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    effectiveTokens: eff.tokens,
+    source: eff.source,
+    softLimit: limits.softLimit,
+    hardLimit: limits.hardLimit,
+    safetyReserveTokens: s.safetyReserveTokens,
+    keepRecentTokens: s.keepRecentTokens,
+    capsules,
+    messages,
+    turns,
+    ...(lastCapsule ? { lastCapsule } : {}),
+    savingsRatio: roi.savingsRatio,
+    reclaimableTokens: roi.reclaimable,
+    autoCompact,
+    nextTrigger,
+    categories: estimate.categories,
+    percentOfHard: limits.hardLimit > 0 ? Math.round((eff.tokens / limits.hardLimit) * 1000) / 10 : 100,
+  };
+}

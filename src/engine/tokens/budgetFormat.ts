@@ -1,0 +1,60 @@
+// The /budget text block (SPEC S15), laid out like the seed's "Context Stats" example.
+import type { Budget } from './budget.js';
+
+/** 38420 → "38,420", independent of the host's locale data. */
+export function formatTokens(n: number): string {
+  const sign = n < 0 ? '-' : '';
+  return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** 125000 ms → "2m ago". */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h}h ago`;
+  return `${Math.floor(h / 24)}d ago`;
+}
+
+const LABEL_WIDTH = 21;
+
+function line(label: string, value: string): string {
+  return `  ${`${label}:`.padEnd(LABEL_WIDTH)}${value}`;
+}
+
+/** Token figures right-aligned in a 6-wide column, small counts in a 2-wide one, as in the seed. */
+const tok = (n: number): string => formatTokens(n).padStart(6);
+const cnt = (n: number): string => String(n).padStart(2);
+
+export function formatBudget(b: Budget): string {
+  const last = b.lastCapsule
+    ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''}) · ${b.lastCapsule.checkpointId}`
+    : 'none';
+  const c = b.categories;
+  return [
+    'Context Stats:',
+    line('Effective tokens', tok(b.effectiveTokens)),
+    line('Measurement source', b.source),
+    line('Soft limit', tok(b.softLimit)),
+    line('Hard limit', tok(b.hardLimit)),
+    line('Safety reserve', tok(b.safetyReserveTokens)),
+    line('Keep recent', tok(b.keepRecentTokens)),
+    line('Capsules', cnt(b.capsules)),
+    line('Messages', cnt(b.messages)),
+    line('Turns', cnt(b.turns)),
+    line('Last capsule', last),
+    line('Savings ratio', `${b.savingsRatio.toFixed(2)} (${Math.round(b.savingsRatio * 100)}%)`),
+    line('Auto-compact', b.autoCompact ? 'ON' : 'OFF'),
+    line('Next trigger est.', b.nextTrigger),
+    '',
+    line('Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`),
+    line('Of hard limit', `${b.percentOfHard.toFixed(1)}%`),
+    line('Reclaimable', tok(b.reclaimableTokens)),
+    line(
+      'Categories',
+      `system ${formatTokens(c.system)} · tools ${formatTokens(c.tools)} · capsule ${formatTokens(c.capsule)} · messages ${formatTokens(c.messages)} · tool results ${formatTokens(c.toolResults)} · reserved output ${formatTokens(c.reservedOutput)}`,
+    ),
+  ].join('\n');
+}

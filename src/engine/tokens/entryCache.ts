@@ -1,0 +1,71 @@
+// Per-entry token counts, cached by immutable entry id, so a preflight after one new entry costs O(that entry) (SPEC S3).
+import { CAPSULE_QUESTION, toModelMessage, type ModelMessage } from '../transcript/modelInput.js';
+import type { CapsuleEntry, Entry } from '../transcript/schema.js';
+import { countMessage, countText, MESSAGE_OVERHEAD, ROLE_TOKENS } from './messageTokens.js';
+import type { TokenCounter } from './tokenizer.js';
+
+/** System prompts and tool schema strings change rarely; a few recent ones are enough. */
+const MAX_CACHED_TEXTS = 32;
+
+export class EntryTokenCache {
+  readonly #messages = new Map<string, number>();
+  readonly #capsules = new Map<string, number>();
+  readonly #texts = new Map<string, number>();
+
+  constructor(readonly counter: TokenCounter) {}
+
+  /**
+   * Tokens the entry adds to the model input as a message (framing, role, content, tool calls, images).
+   * Entries that are not messages (capsules, checkpoints, system updates...) add 0 here; see tokensOfCapsule.
+   */
+  tokensOf(entry: Entry): number {
+    const m = toModelMessage(entry);
+    return m === undefined ? 0 : this.tokensOfMessage(m);
+  }
+
+  /**
+   * Cached by entry id when the message has one. Tool results also key on their content length, because
+   * level ≥ 2 compaction sends a truncated copy of the same entry (S7), which must not reuse the full count.
+   */
+  tokensOfMessage(m: ModelMessage): number {
+    if (m.entryId === undefined) return countMessage(this.counter, m);
+    const key = m.role === 'tool' ? `${m.entryId}\u0000${m.content.length}` : m.entryId;
+    const hit = this.#messages.get(key);
+    if (hit !== undefined) return hit;
+    const n = countMessage(this.counter, m);
+    this.#messages.set(key, n);
+    return n;
+  }
+
+  /** The capsule as it enters the input: the pair user:"What did we do so far?" / assistant:<summary>. */
+  tokensOfCapsule(capsule: CapsuleEntry): number {
+    const hit = this.#capsules.get(capsule.id);
+    if (hit !== undefined) return hit;
+    const n = this.capsulePair(capsule.summary);
+    this.#capsules.set(capsule.id, n);
+    return n;
+  }
+
+  /** The same pair for a summary that is not (yet) an entry, e.g. a candidate capsule being measured. */
+  capsulePair(summary: string): number {
+    return 2 * (MESSAGE_OVERHEAD + ROLE_TOKENS) + countText(this.counter, CAPSULE_QUESTION) + countText(this.counter, summary);
+  }
+
+  /** Plain text (system prompt, serialized tools), memoized by value for the few that recur. */
+  tokensOfText(text: string): number {
+    const hit = this.#texts.get(text);
+    if (hit !== undefined) return hit;
+    const n = countText(this.counter, text);
+    if (this.#texts.size >= MAX_CACHED_TEXTS) {
+      const oldest = this.#texts.keys().next();
+      if (oldest.done !== true) this.#texts.delete(oldest.value);
+    }
+    this.#texts.set(text, n);
+    return n;
+  }
+
+  /** Number of cached message counts (for diagnostics and benchmarks). */
+  get size(): number {
+    return this.#messages.size;
+  }
+}

@@ -1,0 +1,70 @@
+// The budget panel: headline figure, the meter, the category legend and every `/budget` field (S15).
+import type { BudgetView } from '../src/protocol/messages.js';
+import { el } from './dom.js';
+import { age, fullTokens, percent, shortTokens } from './format.js';
+import { renderLegend, renderMeter } from './meter.js';
+
+const SOURCE_LABELS: Readonly<Record<BudgetView['source'], string>> = {
+  provider_usage: 'provider usage',
+  estimated: 'estimated',
+};
+
+function row(label: string, value: string): Node[] {
+  return [el('dt', { text: label }), el('dd', { text: value })];
+}
+
+function lastCapsuleText(b: BudgetView): string {
+  const c = b.lastCapsule;
+  if (!c) return 'none';
+  return `${age(c.ageMs)} (${fullTokens(c.tokens)} tokens, ${c.checkpointId}${c.quality === 'degraded' ? ', degraded' : ''})`;
+}
+
+/** The `/budget` fields in the order SPEC S15 lists them, plus the model figures they derive from. */
+export function budgetRows(b: BudgetView): readonly (readonly [string, string])[] {
+  return [
+    ['Effective tokens', fullTokens(b.effectiveTokens)],
+    ['Measurement source', SOURCE_LABELS[b.source]],
+    ['Soft limit', fullTokens(b.softLimit)],
+    ['Hard limit', fullTokens(b.hardLimit)],
+    ['Safety reserve', fullTokens(b.safetyReserveTokens)],
+    ['Keep recent', fullTokens(b.keepRecentTokens)],
+    ['Capsules', String(b.capsules)],
+    ['Messages', String(b.messages)],
+    ['Turns', String(b.turns)],
+    ['Last capsule', lastCapsuleText(b)],
+    ['Savings ratio', `${b.savingsRatio.toFixed(2)} (${percent(b.savingsRatio)})`],
+    ['Reclaimable', fullTokens(b.reclaimableTokens)],
+    ['Auto-compact', b.autoCompact ? 'ON' : 'OFF'],
+    ['Next trigger est.', b.nextTrigger],
+    ['Model', b.model],
+    ['Context window', fullTokens(b.contextWindow)],
+    ['Max output', fullTokens(b.maxOutputTokens)],
+  ];
+}
+
+export function renderBudget(b: BudgetView, detailsOpen: boolean, onToggleDetails: (open: boolean) => void): HTMLElement {
+  const ratio = b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0;
+  const headline = el('div', { className: 'headline' }, [
+    el('span', { className: 'figure', text: `${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}` }),
+    el('span', { className: 'pct', text: percent(ratio) }),
+    el('span', {
+      className: `badge source-${b.source}`,
+      text: SOURCE_LABELS[b.source],
+      attrs: { title: b.source === 'provider_usage' ? 'Calibrated from the tokens the provider reported' : 'Counted locally with the tokenizer (+5% margin)' },
+    }),
+  ]);
+  const limits = el('div', { className: 'limits', text: `soft ${shortTokens(b.softLimit)} · hard ${shortTokens(b.hardLimit)} · window ${shortTokens(b.contextWindow)}` });
+
+  const list = el('dl', { className: 'fields' }, budgetRows(b).flatMap(([k, v]) => row(k, v)));
+  const details = el('details', { className: 'budget-details' }, [el('summary', { text: 'Budget details' }), list]);
+  details.open = detailsOpen;
+  details.addEventListener('toggle', () => onToggleDetails(details.open));
+
+  return el('section', { className: 'budget', attrs: { 'aria-label': 'Context budget' } }, [
+    headline,
+    renderMeter(b),
+    limits,
+    renderLegend(b),
+    details,
+  ]);
+}

@@ -1,0 +1,34 @@
+// Number and time formatting for the budget view (kept in the webview because it may import no runtime code from src).
+
+/** 38420 → "38.4k", 1250000 → "1.25M", 950 → "950". */
+export function shortTokens(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 1_000_000) return `${trim(n / 1_000_000, abs >= 10_000_000 ? 1 : 2)}M`;
+  if (abs >= 1000) return `${trim(n / 1000, abs >= 100_000 ? 0 : 1)}k`;
+  return String(Math.round(n));
+}
+
+function trim(v: number, digits: number): string {
+  return v.toFixed(digits).replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
+}
+
+/** 38420 → "38,420". */
+export function fullTokens(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+/** 0.478 → "48%". */
+export function percent(ratio: number): string {
+  return `${Math.round(ratio * 100)}%`;
+}
+
+/** 125000 → "2m ago". */
+export function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s}s ago`;
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m}m ago`;
+  const h = Math.round(m / 60);
+  if (h < 48) return `${h}h ago`;
+  return `${Math.round(h / 24)}d ago`;
+}
