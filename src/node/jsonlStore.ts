@@ -217,6 +217,8 @@ export class JsonlSessionStore implements TranscriptStore {
    * resolves. Calls are queued, so concurrent appends never interleave and each sees the previous one.
    */
   append(entry: Entry): Promise<void> {
+    // Appends made before close() still complete; close() waits for them.
+    if (this.closing) return Promise.reject(new Error(`Session ${this.header.id} is closed`));
     const run = this.queue.then(() => this.write(entry));
     this.queue = run.catch(() => undefined);
     return run;
@@ -257,7 +259,6 @@ export class JsonlSessionStore implements TranscriptStore {
   }
 
   private async write(entry: Entry): Promise<void> {
-    if (this.closing) throw new Error(`Session ${this.header.id} is closed`);
     if (this.reason !== undefined || !this.handle) throw new Error(this.reason ?? 'Session is read-only');
     const parsed = EntrySchema.safeParse(entry);
     if (!parsed.success) {

@@ -4,7 +4,7 @@ import type { LoadProblem, LoadProblemKind } from '../engine/ports.js';
 import { migrationFor } from '../engine/transcript/migrate.js';
 import { EntrySchema, SessionHeaderSchema, type SessionHeader } from '../engine/transcript/schema.js';
 import { SessionTree } from '../engine/transcript/tree.js';
-import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo } from './lineReader.js';
+import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type ScanResult } from './lineReader.js';
 
 export interface SessionLoad {
   /** undefined when the first line is missing or is not a valid header. */
@@ -109,7 +109,7 @@ export async function loadSessionFile(path: string, opts: LoadOptions = {}): Pro
     return true;
   };
 
-  let scan;
+  let scan: ScanResult;
   try {
     scan = await scanLines(
       path,

@@ -162,3 +162,15 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
   }
   return { ok: false, reason: HELD_ELSEWHERE_REASON };
 }
+
+/** True when a live writer (another window, or a recently active unknown holder) holds the lock on `file`. */
+export async function isLockedElsewhere(file: string): Promise<boolean> {
+  let held: boolean;
+  try {
+    held = await lockfile.check(file, { stale: LOCK_STALE_MS, realpath: false });
+  } catch {
+    return false;
+  }
+  if (!held) return false;
+  return !ownerIsDead(await readOwner(ownerPath(file)));
+}

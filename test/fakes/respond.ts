@@ -113,6 +113,18 @@ function startStream(ctx: ReplyContext): void {
   });
 }
 
+/** Writes and resolves once the data left the process (or the connection closed). */
+function flushedWrite(res: ServerResponse, data: string): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('close', done);
+      resolve();
+    };
+    res.once('close', done);
+    res.write(data, done);
+  });
+}
+
 interface StreamPacing {
   readonly chunkDelayMs?: number;
   readonly stallAfterChunks?: number;
@@ -129,7 +141,9 @@ async function writeStream(ctx: ReplyContext, events: readonly string[], pacing:
     }
     if (pacing.stallAfterChunks === i) return untilClosed(res);
     if (res.destroyed) return;
-    res.write(event);
+    // Before a deliberate drop, the chunks sent so far must really reach the client.
+    if (pacing.dropAfterChunks !== undefined) await flushedWrite(res, event);
+    else res.write(event);
     if (pacing.chunkDelayMs && !(await waitWhileOpen(res, pacing.chunkDelayMs))) return;
   }
   res.end();

@@ -150,7 +150,11 @@ export interface FakeServerOptions {
   readonly strictModels?: boolean;
   /** Reject tool messages without a preceding tool call and unanswered tool calls, as OpenAI does. Default true. */
   readonly validateToolPairs?: boolean;
-  /** Prompt-cache simulation: cached prefix counts below `minTokens` report 0; counts round down to `granularity`. */
+  /**
+   * Prompt-cache simulation: `cached_tokens` is the token prefix shared with the last request answered 200,
+   * 0 below `minTokens`, rounded down to `granularity`. Default {minTokens: 1024, granularity: 128} (OpenAI's);
+   * false always reports 0.
+   */
   readonly promptCache?: { readonly minTokens: number; readonly granularity: number } | false;
   /** Serve `/_control/*` endpoints so another process can script and inspect the server. Default false. */
   readonly control?: boolean;

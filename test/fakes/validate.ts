@@ -41,6 +41,11 @@ export function validateChatBody(raw: unknown, checkToolPairs: boolean): { body:
       ),
     };
   }
+  if (raw['stream_options'] !== undefined && raw['stream_options'] !== null && raw['stream'] !== true) {
+    return {
+      error: invalidRequest("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options'),
+    };
+  }
   const body = raw as ChatBody;
   if (checkToolPairs) {
     const pairError = checkPairs(body.messages);

@@ -61,7 +61,9 @@ export type ParseResult = { ok: true; messages: OpenAIMessage[] } | { ok: false;
 const FORMATS = 'expected OpenAI chat messages as a JSON array, an object {"messages": [...]}, or JSONL (one message per line)';
 
 /** Parses OpenAI chat-completions messages given as a JSON array, an object {messages:[...]}, or JSONL. */
-export function parseOpenAIMessages(text: string): ParseResult {
+export function parseOpenAIMessages(input: string): ParseResult {
+  // Editors on Windows may save a byte-order mark, which JSON.parse rejects.
+  const text = input.replace(/^\uFEFF/, '');
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, error: `input is empty; ${FORMATS}` };
   const firstLine = trimmed.split(/\r?\n/, 1)[0] ?? '';
@@ -99,6 +101,9 @@ function validateAll(items: readonly { where: string; value: unknown }[]): Parse
   for (const { where, value } of items) {
     if (!isRecord(value)) return { ok: false, error: `${where}: expected a message object, got ${describe(value)}` };
     const role = value['role'];
+    if (role === undefined && 'messages' in value) {
+      return { ok: false, error: `${where}: holds a whole conversation ({"messages": [...]}); import one conversation at a time` };
+    }
     if (typeof role !== 'string') return { ok: false, error: `${where}: message has no "role"` };
     if (!ROLES.includes(role)) return { ok: false, error: `${where}: unknown role '${role}' (expected one of ${ROLES.join(', ')})` };
     const r = OpenAIMessageSchema.safeParse(value);

@@ -1,0 +1,52 @@
+// The `capsule` command: budget, verify and import over session files; errors are one line and a non-zero exit.
+import { CliError, parseCli, type ParsedCli } from './args.js';
+import { BUDGET_USAGE, budgetCommand } from './commands/budget.js';
+import { IMPORT_USAGE, importCommand } from './commands/import.js';
+import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
+
+type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
+
+const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: string }>> = {
+  budget: { run: budgetCommand, usage: BUDGET_USAGE, about: 'context budget of a session (the /budget figures)' },
+  verify: { run: verifyCommand, usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
+  import: { run: importCommand, usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
+};
+
+function help(): string {
+  const lines = ['capsule — context-capsule sessions from the command line', '', 'Commands:'];
+  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${c.usage}`, `      ${c.about}`);
+  return lines.join('\n');
+}
+
+export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<number> {
+  const cli = parseCli(argv);
+  if (cli.command === '' || cli.command === 'help' || (cli.flags.help === true && cli.command === '')) {
+    out(help());
+    return cli.command === '' && cli.flags.help !== true ? 2 : 0;
+  }
+  const command = COMMANDS[cli.command];
+  if (!command) throw new CliError(`unknown command '${cli.command}' (commands: ${Object.keys(COMMANDS).join(', ')})`);
+  if (cli.flags.help === true) {
+    out(command.usage);
+    return 0;
+  }
+  return command.run(cli, out);
+}
+
+function fail(e: unknown): number {
+  const message = e instanceof Error ? e.message : String(e);
+  process.stderr.write(`capsule: ${message.split('\n')[0] ?? message}\n`);
+  if (process.env.CAPSULE_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  return e instanceof CliError ? e.exitCode : 1;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      process.exitCode = fail(e);
+    },
+  );
+}

@@ -1,0 +1,44 @@
+// Shared CLI helpers: load a session for reading, and resolve the model and settings from flags and the session.
+import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
+import type { Entry } from '../engine/transcript/schema.js';
+import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
+import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
+import { CliError, intFlag, type Flags } from './args.js';
+
+export const DEFAULT_CLI_MODEL = 'gpt-4o';
+
+/** Loads a session read-only; a missing or unreadable file becomes a one-line CliError. */
+export async function loadForReading(path: string | undefined, usage: string): Promise<SessionLoad> {
+  if (!path) throw new CliError(`missing session file: ${usage}`);
+  try {
+    return await loadSessionFile(path);
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+}
+
+/** The model the session last used (model_change or an assistant's model), if any. */
+export function sessionModel(branch: readonly Entry[]): { model: string; contextWindow?: number; maxOutputTokens?: number } | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'model_change') return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens };
+    if (e?.type === 'assistant' && e.model) return { model: e.model };
+  }
+  return undefined;
+}
+
+/** --model / --window / --max-output override what the session recorded, which overrides the built-in table. */
+export function modelFromFlags(flags: Flags, branch: readonly Entry[]): ModelInfo {
+  const recorded = sessionModel(branch);
+  const model = typeof flags.model === 'string' && flags.model.trim() !== '' ? flags.model.trim() : (recorded?.model ?? DEFAULT_CLI_MODEL);
+  const sameModel = recorded?.model === model;
+  return resolveModelInfo(model, {
+    provider: sameModel ? { contextWindow: recorded?.contextWindow, maxOutputTokens: recorded?.maxOutputTokens } : undefined,
+    override: { contextWindow: intFlag(flags, 'window'), maxOutputTokens: intFlag(flags, 'max-output') },
+  });
+}
+
+/** Default compaction settings, validated against the model, with CAPSULE_AUTO_COMPACT from the environment. */
+export function cliSettings(model: ModelInfo): ResolvedSettings {
+  return resolveSettings({ raw: {}, env: process.env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
+}

@@ -1,0 +1,42 @@
+// Launches Debian's Chromium through playwright-core (never a downloaded browser) and keeps per-step screenshots.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { REPO } from './codeServer.js';
+
+export const ARTIFACTS = join(REPO, 'test-artifacts', 'e2e');
+
+export function chromiumPath(): string {
+  const p = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(p)) throw new Error(`Chromium not found at ${p}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  return p;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath(),
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export interface ConsoleLog {
+  readonly errors: string[];
+}
+
+/** Records console errors and page errors of the page and all of its frames (webviews are nested iframes). */
+export function watchConsole(page: Page): ConsoleLog {
+  const errors: string[] = [];
+  page.on('console', (m: ConsoleMessage) => {
+    if (m.type() === 'error') errors.push(`${m.text()} @ ${m.location().url}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  return { errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  const file = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}

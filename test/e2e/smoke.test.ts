@@ -1,0 +1,67 @@
+// End to end: the packaged VSIX installed into real VS Code (code-server) in real Chromium shows the Capsule view.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Browser, FrameLocator, Page } from 'playwright-core';
+import { launchBrowser, screenshot, watchConsole, type ConsoleLog } from './browser.js';
+import { startCodeServer, type CodeServer } from './codeServer.js';
+
+let server: CodeServer | undefined;
+let browser: Browser | undefined;
+let page: Page;
+let consoleLog: ConsoleLog;
+
+async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    const r = await fn();
+    await screenshot(page, name);
+    return r;
+  } catch (e) {
+    const file = await screenshot(page, `FAILED-${name}`).catch(() => 'no screenshot');
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new Error(`${name}: ${msg}\nscreenshot: ${file}\ncode-server output tail:\n${server?.output().slice(-2000) ?? ''}`);
+  }
+}
+
+function capsuleWebview(p: Page): FrameLocator {
+  // VS Code hosts each webview in an outer iframe (class "webview") with the content in a nested #active-frame.
+  return p.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+}
+
+before(async () => {
+  server = await startCodeServer({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 } });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  consoleLog = watchConsole(page);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+test('the Capsule view opens in code-server and shows the budget of the current session without errors', { timeout: 180_000 }, async () => {
+  const s = server;
+  assert.ok(s);
+  await step('01-workbench', async () => {
+    await page.goto(s.url);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  });
+  await step('02-open-capsule-view', async () => {
+    const item = page.locator('.activitybar [aria-label^="Capsule"]').first();
+    await item.waitFor({ timeout: 60_000 });
+    await item.click();
+  });
+  const view = capsuleWebview(page);
+  await step('03-budget-visible', async () => {
+    await view.getByText('48,808').first().waitFor({ timeout: 60_000 });
+    await view.getByText('39,046').first().waitFor({ timeout: 10_000 });
+  });
+  await step('04-checkpoints-tree', async () => {
+    await page.locator('.pane-header', { hasText: /Checkpoints/i }).first().waitFor({ timeout: 30_000 });
+  });
+  const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));
+  assert.deepEqual(ours, [], `console errors from Capsule:\n${ours.join('\n')}`);
+  const exthost = s.extHostLog();
+  assert.doesNotMatch(exthost, /Activating extension '?capsule-dev\.capsule'? failed/i, 'the extension failed to activate');
+  assert.match(exthost, /capsule-dev\.capsule/i, 'the extension host never saw Capsule');
+});
