@@ -3,10 +3,9 @@ import type { ResolvedSettings } from '../config.js';
 import type { ToolSchema } from '../ports.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import type { Entry } from '../transcript/schema.js';
-import { effectiveTokens } from './calibration.js';
-import { prefixFingerprint } from './calibration.js';
+import { effectiveTokens, requestFingerprint } from './calibration.js';
 import type { EntryTokenCache } from './entryCache.js';
-import { estimateRequest, serializeToolSchemas, type TokenCategories } from './estimate.js';
+import { estimateRequest, type TokenCategories } from './estimate.js';
 import { computeLimits } from './limits.js';
 import type { ModelInfo } from './modelLimits.js';
 
@@ -90,7 +89,7 @@ export function computeBudget(args: {
   const s = args.resolved.settings;
   const input = buildModelInput(branch, args.defaultSystem);
   const estimate = estimateRequest(input, args.tools, cache, model.maxOutputTokens);
-  const currentFingerprint = prefixFingerprint({ provider: args.provider, model: model.model, system: input.system, toolsJson: serializeToolSchemas(args.tools) });
+  const currentFingerprint = requestFingerprint(args.provider, model.model, input.system, args.tools);
   const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache });
   const limits = computeLimits({
     contextWindow: model.contextWindow,

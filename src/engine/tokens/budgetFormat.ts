@@ -30,7 +30,7 @@ const cnt = (n: number): string => String(n).padStart(2);
 
 export function formatBudget(b: Budget): string {
   const last = b.lastCapsule
-    ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''}) · ${b.lastCapsule.checkpointId}`
+    ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''})`
     : 'none';
   const c = b.categories;
   return [
@@ -52,6 +52,7 @@ export function formatBudget(b: Budget): string {
     line('Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`),
     line('Of hard limit', `${b.percentOfHard.toFixed(1)}%`),
     line('Reclaimable', tok(b.reclaimableTokens)),
+    ...(b.lastCapsule ? [line('Last checkpoint', b.lastCapsule.checkpointId)] : []),
     line(
       'Categories',
       `system ${formatTokens(c.system)} · tools ${formatTokens(c.tools)} · capsule ${formatTokens(c.capsule)} · messages ${formatTokens(c.messages)} · tool results ${formatTokens(c.toolResults)} · reserved output ${formatTokens(c.reservedOutput)}`,

@@ -2,7 +2,8 @@
 import type { ModelInput } from '../transcript/modelInput.js';
 import type { AssistantEntry, Entry } from '../transcript/schema.js';
 import type { EntryTokenCache } from './entryCache.js';
-import { withMargin, type RequestEstimate } from './estimate.js';
+import type { ToolSchema } from '../ports.js';
+import { serializeToolSchemas, withMargin, type RequestEstimate } from './estimate.js';
 
 /** cyrb53: a fast, well-mixed 53-bit string hash (public domain); node:crypto is off limits in the engine. */
 function cyrb53(text: string, seed: number): number {
@@ -25,6 +26,11 @@ function cyrb53(text: string, seed: number): number {
 export function prefixFingerprint(p: { provider: string; model: string; system: string; toolsJson: string }): string {
   const text = [p.provider, p.model, p.system, p.toolsJson].map((s) => `${s.length}:${s}`).join('|');
   return `fp_${cyrb53(text, 1).toString(16).padStart(14, '0')}${cyrb53(text, 2).toString(16).padStart(14, '0')}`;
+}
+
+/** The fingerprint of a request as the agent sends it; store it on the assistant entry with the reported usage. */
+export function requestFingerprint(provider: string, model: string, system: string, tools: readonly ToolSchema[]): string {
+  return prefixFingerprint({ provider, model, system, toolsJson: serializeToolSchemas(tools) });
 }
 
 export interface Effective {

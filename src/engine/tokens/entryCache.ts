@@ -7,8 +7,16 @@ import type { TokenCounter } from './tokenizer.js';
 /** System prompts and tool schema strings change rarely; a few recent ones are enough. */
 const MAX_CACHED_TEXTS = 32;
 
+/** A tool result's count with the content length it was counted at. */
+interface SizedCount {
+  readonly length: number;
+  readonly tokens: number;
+}
+
 export class EntryTokenCache {
   readonly #messages = new Map<string, number>();
+  readonly #toolResults = new Map<string, SizedCount>();
+  readonly #otherFormToolResults = new Map<string, SizedCount>();
   readonly #capsules = new Map<string, number>();
   readonly #texts = new Map<string, number>();
 
@@ -19,22 +27,37 @@ export class EntryTokenCache {
    * Entries that are not messages (capsules, checkpoints, system updates...) add 0 here; see tokensOfCapsule.
    */
   tokensOf(entry: Entry): number {
+    if (entry.type === 'user' || entry.type === 'assistant') {
+      const hit = this.#messages.get(entry.id);
+      if (hit !== undefined) return hit;
+    }
     const m = toModelMessage(entry);
     return m === undefined ? 0 : this.tokensOfMessage(m);
   }
 
   /**
-   * Cached by entry id when the message has one. Tool results also key on their content length, because
-   * level ≥ 2 compaction sends a truncated copy of the same entry (S7), which must not reuse the full count.
+   * Cached by entry id when the message has one. A tool result is also checked against the content length it
+   * was counted at, because level ≥ 2 compaction sends a truncated copy of the same entry (S7) which must not
+   * reuse the full count. An entry has only those two forms, so two slots per id are enough.
    */
   tokensOfMessage(m: ModelMessage): number {
-    if (m.entryId === undefined) return countMessage(this.counter, m);
-    const key = m.role === 'tool' ? `${m.entryId}\u0000${m.content.length}` : m.entryId;
-    const hit = this.#messages.get(key);
-    if (hit !== undefined) return hit;
-    const n = countMessage(this.counter, m);
-    this.#messages.set(key, n);
-    return n;
+    const id = m.entryId;
+    if (id === undefined) return countMessage(this.counter, m);
+    if (m.role !== 'tool') {
+      const hit = this.#messages.get(id);
+      if (hit !== undefined) return hit;
+      const n = countMessage(this.counter, m);
+      this.#messages.set(id, n);
+      return n;
+    }
+    const len = m.content.length;
+    const first = this.#toolResults.get(id);
+    if (first !== undefined && first.length === len) return first.tokens;
+    const other = this.#otherFormToolResults.get(id);
+    if (other !== undefined && other.length === len) return other.tokens;
+    const tokens = countMessage(this.counter, m);
+    (first === undefined ? this.#toolResults : this.#otherFormToolResults).set(id, { length: len, tokens });
+    return tokens;
   }
 
   /** The capsule as it enters the input: the pair user:"What did we do so far?" / assistant:<summary>. */
@@ -66,6 +89,6 @@ export class EntryTokenCache {
 
   /** Number of cached message counts (for diagnostics and benchmarks). */
   get size(): number {
-    return this.#messages.size;
+    return this.#messages.size + this.#toolResults.size + this.#otherFormToolResults.size;
   }
 }

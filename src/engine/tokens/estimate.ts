@@ -55,7 +55,7 @@ export function serializeToolSchemas(tools: readonly ToolSchema[]): string {
  */
 export function estimateRequest(input: ModelInput, tools: readonly ToolSchema[], cache: EntryTokenCache, maxOutputTokens: number): RequestEstimate {
   const system = input.system.length === 0 ? 0 : MESSAGE_OVERHEAD + ROLE_TOKENS + cache.tokensOfText(input.system);
-  const tools_ = tools.length === 0 ? 0 : TOOLS_OVERHEAD + cache.tokensOfText(serializeToolSchemas(tools));
+  const toolTokens = tools.length === 0 ? 0 : TOOLS_OVERHEAD + cache.tokensOfText(serializeToolSchemas(tools));
   let capsule = 0;
   let messages = REPLY_PRIMING;
   let toolResults = 0;
@@ -72,10 +72,10 @@ export function estimateRequest(input: ModelInput, tools: readonly ToolSchema[],
     if (m.role === 'tool') toolResults += n;
     else messages += n;
   }
-  const raw = system + tools_ + capsule + messages + toolResults;
+  const raw = system + toolTokens + capsule + messages + toolResults;
   return {
     total: withMargin(raw),
     raw,
-    categories: { system, tools: tools_, capsule, messages, toolResults, reservedOutput: Math.max(0, maxOutputTokens) },
+    categories: { system, tools: toolTokens, capsule, messages, toolResults, reservedOutput: Math.max(0, maxOutputTokens) },
   };
 }

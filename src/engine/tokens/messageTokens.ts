@@ -63,13 +63,3 @@ export function countMessage(counter: TokenCounter, m: ModelMessage): number {
   }
   return n;
 }
-
-/** The system prompt counted as the first message; an empty prompt is not sent at all. */
-export function countSystem(counter: TokenCounter, system: string): number {
-  return system.length === 0 ? 0 : MESSAGE_OVERHEAD + ROLE_TOKENS + countText(counter, system);
-}
-
-/** The serialized tool schemas plus their framing; nothing when no tools are sent. */
-export function countToolsJson(counter: TokenCounter, toolsJson: string, toolCount: number): number {
-  return toolCount === 0 ? 0 : TOOLS_OVERHEAD + countText(counter, toolsJson);
-}
