@@ -12,9 +12,10 @@ function trim(v: number, digits: number): string {
   return v.toFixed(digits).replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
 }
 
-/** 38420 → "38,420". */
+/** 38420 → "38,420", without depending on the page's locale data. */
 export function fullTokens(n: number): string {
-  return Math.round(n).toLocaleString('en-US');
+  const sign = n < 0 ? '-' : '';
+  return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** 0.478 → "48%". */
@@ -24,11 +25,11 @@ export function percent(ratio: number): string {
 
 /** 125000 → "2m ago". */
 export function age(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
+  const s = Math.max(0, Math.floor(ms / 1000));
   if (s < 60) return `${s}s ago`;
-  const m = Math.round(s / 60);
+  const m = Math.floor(s / 60);
   if (m < 60) return `${m}m ago`;
-  const h = Math.round(m / 60);
+  const h = Math.floor(m / 60);
   if (h < 48) return `${h}h ago`;
-  return `${Math.round(h / 24)}d ago`;
+  return `${Math.floor(h / 24)}d ago`;
 }

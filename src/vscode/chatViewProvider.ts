@@ -1,0 +1,154 @@
+// The Chat webview view: strict CSP shell, ready handshake, zod-checked input, one guarded post chokepoint.
+import * as vscode from 'vscode';
+import { parseWebviewMessage, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
+import type { SessionChange, SessionService } from './sessionService.js';
+import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
+import { newNonce, webviewHtml } from './webviewHtml.js';
+
+export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+  #view: vscode.WebviewView | undefined;
+  /** The webview script has loaded and said `ready`; before that, posts are queued. */
+  #ready = false;
+  #queue: HostToWebview[] = [];
+  readonly #disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly sessions: SessionService,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.#disposables.push(sessions.onDidChange((c) => this.#onSessionChange(c)));
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.#view = view;
+    this.#ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = webviewHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
+      nonce: newNonce(),
+    });
+    this.#disposables.push(
+      view.webview.onDidReceiveMessage((data: unknown) => this.#receive(data)),
+      view.onDidDispose(() => {
+        if (this.#view === view) this.#view = undefined;
+        this.#ready = false;
+      }),
+    );
+  }
+
+  /** Shows a transient line in the view (and queues it if the view is not ready). */
+  notify(level: 'info' | 'warning' | 'error', text: string): void {
+    this.#post({ type: 'notice', level, text });
+  }
+
+  #snapshot(): HostToWebview {
+    const store = this.sessions.store;
+    const budget = this.sessions.budget;
+    return {
+      type: 'snapshot',
+      session: store ? toSessionView(store) : null,
+      budget: budget ? toBudgetView(budget) : null,
+      settings: toSettingsView(this.sessions.hostSettings),
+      error: this.sessions.error,
+    };
+  }
+
+  #onSessionChange(change: SessionChange): void {
+    const budget = this.sessions.budget;
+    if (change === 'budget' && budget) this.#post({ type: 'budget', budget: toBudgetView(budget) });
+    else this.#post(this.#snapshot());
+  }
+
+  #receive(data: unknown): void {
+    const parsed = parseWebviewMessage(data);
+    if (!parsed.ok) {
+      this.log.warn(`Ignored a malformed message from the chat view: ${parsed.error}`);
+      return;
+    }
+    const msg: WebviewToHost = parsed.message;
+    switch (msg.type) {
+      case 'ready': {
+        this.#ready = true;
+        // The snapshot supersedes queued snapshots and budgets; only notices still need delivering.
+        const pending = this.#queue.filter((m) => m.type === 'notice');
+        this.#queue = [];
+        this.#post(this.#snapshot());
+        for (const m of pending) this.#post(m);
+        break;
+      }
+      case 'command':
+        void this.#runCommand(msg.command);
+        break;
+      case 'webviewError':
+        this.log.error(`Chat view error: ${msg.message}${msg.stack ? `\n${msg.stack}` : ''}`);
+        break;
+      default: {
+        const _exhaustive: never = msg;
+        return _exhaustive;
+      }
+    }
+  }
+
+  async #runCommand(command: Extract<WebviewToHost, { type: 'command' }>['command']): Promise<void> {
+    switch (command) {
+      case 'compactContext':
+        await vscode.commands.executeCommand('capsule.compactContext');
+        break;
+      case 'showBudget':
+        await vscode.commands.executeCommand('capsule.showBudget');
+        break;
+      case 'toggleAutoCompact':
+        await vscode.commands.executeCommand('capsule.toggleAutoCompact');
+        break;
+      case 'newChat':
+        await vscode.commands.executeCommand('capsule.newChat');
+        break;
+      case 'showLatestCapsule':
+        await vscode.commands.executeCommand('capsule.showLatestCapsule');
+        break;
+      case 'refresh':
+        await vscode.commands.executeCommand('capsule.refresh');
+        break;
+      default: {
+        const _exhaustive: never = command;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** The only place that posts to the webview: queues until ready, never touches a disposed view. */
+  #post(message: HostToWebview): void {
+    const view = this.#view;
+    if (!view || !this.#ready) {
+      // Keep the queue bounded: only the latest state matters, and the next `ready` sends a snapshot anyway.
+      this.#queue = [...this.#queue.filter((m) => m.type === 'notice').slice(-9), message];
+      return;
+    }
+    try {
+      view.webview.postMessage(message).then(
+        (delivered) => {
+          // Undelivered means the page is gone (a hidden view loses it); when it reloads it says `ready` again.
+          if (!delivered) this.#ready = false;
+        },
+        (err: unknown) => this.#lost(err),
+      );
+    } catch (err) {
+      this.#lost(err); // a disposed webview throws synchronously
+    }
+  }
+
+  #lost(err: unknown): void {
+    this.#ready = false;
+    this.log.debug(`Chat view post failed (view gone): ${String(err)}`);
+  }
+
+  dispose(): void {
+    this.#view = undefined;
+    this.#ready = false;
+    for (const d of this.#disposables.splice(0)) d.dispose();
+  }
+}

@@ -1,0 +1,136 @@
+// DESIGN rule 1 and the webview rule: src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { test } from 'node:test';
+import { engineViolations, isNodeBuiltin, scanDomGlobals, scanImports } from './importScanner.js';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out.sort();
+}
+
+function rel(abs: string): string {
+  return relative(ROOT, abs).split(sep).join('/');
+}
+
+function resolverFor(file: string): (specifier: string) => string {
+  return (s) => rel(resolve(dirname(file), s));
+}
+
+test('src/engine imports no vscode, openai, Node built-ins or DOM, and nothing outside src/engine', () => {
+  const files = tsFiles(join(ROOT, 'src', 'engine'));
+  assert.ok(files.length >= 5, 'expected engine sources');
+  const problems = files.flatMap((f) => engineViolations(rel(f), readFileSync(f, 'utf8'), resolverFor(f)));
+  assert.deepEqual(problems, []);
+});
+
+test("only src/vscode and src/extension.ts import 'vscode'", () => {
+  const offenders: string[] = [];
+  for (const f of [...tsFiles(join(ROOT, 'src')), ...tsFiles(join(ROOT, 'webview'))]) {
+    const r = rel(f);
+    if (r === 'src/extension.ts' || r.startsWith('src/vscode/')) continue;
+    for (const ref of scanImports(r, readFileSync(f, 'utf8'))) if (ref.specifier === 'vscode') offenders.push(`${r}:${ref.line}`);
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test('the webview reaches into src/ only for src/protocol, and only with type imports', () => {
+  const problems: string[] = [];
+  const files = tsFiles(join(ROOT, 'webview'));
+  assert.ok(files.length > 0);
+  for (const f of files) {
+    const r = rel(f);
+    for (const ref of scanImports(r, readFileSync(f, 'utf8'))) {
+      const s = ref.specifier;
+      if (s === undefined) {
+        problems.push(`${r}:${ref.line}: computed ${ref.kind}`);
+        continue;
+      }
+      if (isNodeBuiltin(s)) problems.push(`${r}:${ref.line}: Node built-in ${s} in browser code`);
+      if (!s.startsWith('.')) continue;
+      const target = resolverFor(f)(s);
+      if (!target.startsWith('src/')) continue;
+      if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
+      else if (!ref.typeOnly) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\``);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the scanner catches every kind of breach in a synthetic engine file', () => {
+  const text = [
+    "import * as vscode from 'vscode';",
+    "import type { ExtensionContext } from 'vscode';",
+    "import { readFile } from 'fs/promises';",
+    "import { join } from 'node:path';",
+    "export { default } from 'openai';",
+    "import OpenAI from 'openai/resources';",
+    "const os = require('os');",
+    "const m = await import('node:crypto');",
+    'const x = await import(someName);',
+    "type C = typeof import('vscode');",
+    "import { store } from '../../node/jsonlStore.js';",
+    '// a comment about the context window. is fine',
+    "const s = 'document.title in a string is fine';",
+    'const title = document.title;',
+    'window.addEventListener("x", () => {});',
+    'globalThis.navigator.userAgent;',
+  ].join('\n');
+  const problems = engineViolations('src/engine/fake.ts', text, (s) => rel(resolve(ROOT, 'src/engine/tokens', s)));
+  const expectLine = (line: number, what: RegExp): void => {
+    assert.ok(problems.some((p) => p.startsWith(`src/engine/fake.ts:${line}:`) && what.test(p)), `line ${line} not flagged as ${what}: ${problems.join('\n')}`);
+  };
+  expectLine(1, /vscode/);
+  expectLine(2, /vscode/);
+  expectLine(3, /built-in fs\/promises/);
+  expectLine(4, /built-in node:path/);
+  expectLine(5, /openai/);
+  expectLine(6, /openai\/resources/);
+  expectLine(7, /built-in os/);
+  expectLine(8, /built-in node:crypto/);
+  expectLine(9, /computed specifier/);
+  expectLine(10, /vscode/);
+  expectLine(11, /outside src\/engine/);
+  expectLine(14, /DOM global document/);
+  expectLine(15, /DOM global window/);
+  expectLine(16, /DOM global navigator/);
+  assert.ok(!problems.some((p) => /:1[23]:/.test(p)), 'comments and strings must not count');
+  assert.equal(problems.length, 14);
+});
+
+test('the scanner allows what the engine may use', () => {
+  const text = [
+    "import { z } from 'zod';",
+    "import { encode } from 'gpt-tokenizer';",
+    "import type { Entry } from '../transcript/schema.js';",
+    'function f(window: { start: number }) { return window.start; }',
+  ].join('\n');
+  assert.deepEqual(engineViolations('src/engine/tokens/ok.ts', text, (s) => rel(resolve(ROOT, 'src/engine/tokens', s))), []);
+  assert.deepEqual(scanDomGlobals('x.ts', text), []);
+});
+
+test('type-only imports are recognised, runtime ones are not', () => {
+  const refs = scanImports(
+    'webview/x.ts',
+    [
+      "import type { A } from '../src/protocol/messages.js';",
+      "import { type B, type C } from '../src/protocol/messages.js';",
+      "import { D } from '../src/protocol/messages.js';",
+      "import { type E, F } from '../src/protocol/messages.js';",
+      "import '../src/protocol/messages.js';",
+      "export type { G } from '../src/protocol/messages.js';",
+    ].join('\n'),
+  );
+  assert.deepEqual(
+    refs.map((r) => r.typeOnly),
+    [true, true, false, false, false, true],
+  );
+});
