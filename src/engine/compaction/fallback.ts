@@ -1,0 +1,154 @@
+// The deterministic fallback capsule (SPEC S8): built locally from the transcript when the model cannot summarize.
+import type { CapsuleEntry, Entry } from '../transcript/schema.js';
+import {
+  type CapsuleContent,
+  type SectionName,
+  type Sections,
+  SECTION_NAMES,
+  completeFromLedger,
+  parseCapsuleSections,
+  renderCapsule,
+  sectionsFromLedger,
+} from './capsuleFormat.js';
+import type { Ledger } from './ledger.js';
+import { clip, code, commandStatus } from './ledgerFormat.js';
+import { commandSucceeded, toolActionsOf, type ToolAction } from './toolActions.js';
+
+/** Above this the fallback shrinks its lists and excerpts (~4 chars a token keeps it near 7.5k tokens). */
+export const MAX_FALLBACK_CHARS = 30_000;
+
+export interface FallbackInput {
+  /** The summarized span, oldest first (CutPlan.summarize). */
+  readonly span: readonly Entry[];
+  readonly previousCapsule?: CapsuleEntry;
+  /** The ledger of the new capsule (buildLedger over the span, merged with the previous one). */
+  readonly ledger: Ledger;
+  /** Why the model summary was not used: timeout, provider error, empty answer... */
+  readonly reason: string;
+}
+
+export interface FallbackCapsule {
+  readonly content: CapsuleContent;
+  /** renderCapsule(content). */
+  readonly text: string;
+}
+
+interface Limits {
+  readonly files: number;
+  readonly commands: number;
+  readonly actions: number;
+  readonly asks: number;
+  readonly errors: number;
+  readonly notes: number;
+  readonly excerpt: number;
+  readonly previousSection: number;
+}
+
+const FULL: Limits = { files: 200, commands: 150, actions: 60, asks: 20, errors: 10, notes: 5, excerpt: 400, previousSection: 2500 };
+
+function scaled(l: Limits, f: number): Limits {
+  const s = (n: number): number => Math.max(1, Math.floor(n * f));
+  return {
+    files: s(l.files), commands: s(l.commands), actions: s(l.actions), asks: s(l.asks),
+    errors: s(l.errors), notes: s(l.notes), excerpt: Math.max(80, s(l.excerpt)), previousSection: s(l.previousSection),
+  };
+}
+
+const flat = (text: string, max: number): string => clip(text.replace(/\s+/g, ' ').trim(), max);
+
+/** The last `max` items as bullet lines, with a count of the earlier ones left out. */
+function lastOf(items: readonly string[], max: number, what: string): string[] {
+  const shown = items.slice(Math.max(0, items.length - max)).map((s) => `- ${s}`);
+  const rest = items.length - shown.length;
+  return rest > 0 ? [`- ... ${rest} earlier ${what} not shown`, ...shown] : shown;
+}
+
+function actionLine(a: ToolAction, excerpt: number): string {
+  const target = a.command ?? a.query ?? a.skill ?? a.paths.join(', ');
+  const status = a.kind === 'command' ? commandStatus({ exitCode: a.exitCode, ok: commandSucceeded(a) })
+    : !a.result ? 'no result' : a.result.isError ? 'error' : 'ok';
+  return `${code(a.name)}${target ? ` ${code(flat(target, excerpt))}` : ''} → ${status}`;
+}
+
+/** A previous capsule's section, its headings pushed one level down so they nest under ours. */
+function rolledIn(body: string | undefined, max: number): string | undefined {
+  if (body === undefined || body === '') return undefined;
+  return clip(body.replace(/^(#{1,5}) /gm, '#$1 '), max);
+}
+
+function buildSections(input: FallbackInput, l: Limits): Sections {
+  const { span, previousCapsule, ledger, reason } = input;
+  const base = sectionsFromLedger(ledger);
+  const prevParsed = previousCapsule ? parseCapsuleSections(previousCapsule.summary) : undefined;
+  const prev = (name: SectionName): string | undefined => rolledIn(prevParsed?.sections[name], l.previousSection);
+  const actions = toolActionsOf(span);
+  const modified = [...new Set(actions.filter((a) => a.kind === 'modify').flatMap((a) => a.paths))];
+  const commands = actions.filter((a) => a.kind === 'command');
+  const asks = span.filter((e) => e.type === 'user').map((e) => flat(e.content, l.excerpt));
+  const errors = span.flatMap((e) => (e.type === 'tool_result' && e.isError ? [`${code(e.toolName)}: ${flat(e.content, l.excerpt)}`] : []));
+  const failedCommands = commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError);
+  const notes = span.flatMap((e) => (e.type === 'assistant' && e.content.trim() !== '' ? [flat(e.content, l.excerpt)] : []));
+
+  const join = (...parts: (string | undefined | false)[]): string => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
+  const prevProgress = prev('Progress');
+  return {
+    Goal: prev('Goal') ?? base.Goal,
+    'Constraints & Preferences': join(
+      prev('Constraints & Preferences') ?? base['Constraints & Preferences'],
+      asks.length > 0 && ['User requests in the summarized span (excerpts, oldest first):', ...lastOf(asks, l.asks, 'requests')].join('\n'),
+    ),
+    Progress: join(
+      [
+        '### Done',
+        `- Files modified in the summarized span (${modified.length}):${modified.length === 0 ? ' none' : ''}`,
+        ...modified.slice(0, l.files).map((p) => `  - ${code(p)}`),
+        ...(modified.length > l.files ? [`  - ... and ${modified.length - l.files} more`] : []),
+        `- Commands run in the summarized span (${commands.length}):${commands.length === 0 ? ' none' : ''}`,
+        ...lastOf(commands.map((a) => actionLine(a, l.excerpt)), l.commands, 'commands').map((s) => `  ${s}`),
+        `- Tool actions (${actions.length}, oldest first):${actions.length === 0 ? ' none' : ''}`,
+        ...lastOf(actions.map((a) => actionLine(a, l.excerpt)), l.actions, 'actions').map((s) => `  ${s}`),
+      ].join('\n'),
+      [
+        '### In progress',
+        ledger.latestRequest === null ? '- Nothing recorded.' : `- The latest user request: ${flat(ledger.latestRequest, l.excerpt)}`,
+        '### Blocked',
+        ...(ledger.lastVerification?.passed === false ? [`- The last verification failed: ${code(ledger.lastVerification.command)}`] : []),
+        errors.length + failedCommands.length > 0
+          ? `- ${errors.length} tool error(s) and ${failedCommands.length} failed command(s) in the summarized span; see Critical Context.`
+          : '- No errors recorded in the summarized span.',
+      ].join('\n'),
+      prevProgress && `### Earlier progress (previous capsule)\n${prevProgress}`,
+    ),
+    'Key Decisions': join(prev('Key Decisions'), 'None recorded for the summarized span: this capsule was built without the model.'),
+    'Next Steps': join(base['Next Steps'], prev('Next Steps') && `Earlier plan (previous capsule):\n${prev('Next Steps') ?? ''}`),
+    'Critical Context': join(
+      `- This capsule is degraded: ${flat(reason, 300)}. Details of the summarized span can be paged with read_compaction_evidence.`,
+      base['Critical Context'],
+      errors.length > 0 && ['Tool errors (latest last):', ...lastOf(errors, l.errors, 'errors')].join('\n'),
+      failedCommands.length > 0 && ['Failed commands (latest last):', ...lastOf(failedCommands.map((a) => actionLine(a, l.excerpt)), l.errors, 'failures')].join('\n'),
+      notes.length > 0 && ['Latest assistant notes (excerpts):', ...lastOf(notes, l.notes, 'notes')].join('\n'),
+      prev('Critical Context'),
+      prevParsed && prevParsed.missing.length === SECTION_NAMES.length && `Previous capsule (unstructured):\n${clip(previousCapsule?.summary ?? '', l.previousSection)}`,
+    ),
+    'Relevant Files': base['Relevant Files'],
+  };
+}
+
+/**
+ * Deterministic: the same input always gives byte-identical output (no clock, no randomness,
+ * stable order). Names every file modified and every command run in the span unless the span is
+ * so large that the size bound forces the lists to be shortened (then with a count of what is missing).
+ */
+export function buildFallbackCapsule(input: FallbackInput): FallbackCapsule {
+  const build = (f: number): FallbackCapsule => {
+    const { sections } = completeFromLedger(buildSections(input, scaled(FULL, f)), input.ledger);
+    const content: CapsuleContent = { sections, ledger: input.ledger, quality: 'degraded', degradedReason: flat(input.reason, 300) };
+    return { content, text: renderCapsule(content) };
+  };
+  let capsule = build(1);
+  for (const f of [0.5, 0.25, 0.1]) {
+    if (capsule.text.length <= MAX_FALLBACK_CHARS) break;
+    capsule = build(f);
+  }
+  return capsule;
+}

@@ -1,0 +1,151 @@
+// Flight records (SPEC S15): one strict, content-free record per compaction operation, its builder and its log line.
+import { z } from 'zod';
+import { TriggerSchema } from '../transcript/schema.js';
+import type { Trigger } from '../transcript/schema.js';
+
+export const FLIGHT_OUTCOMES = ['completed', 'skipped', 'cancelled', 'stale', 'failed'] as const;
+export type FlightOutcome = (typeof FLIGHT_OUTCOMES)[number];
+
+/** Reasons are short diagnoses; the cap keeps a stray summary or prompt from riding along in one. */
+export const FLIGHT_REASON_MAX = 1_000;
+
+const tokens = z.number().int().nonnegative();
+
+// Strict on purpose: a field not listed here (such as `summary`) is rejected, never stored (S15).
+export const FlightRecordSchema = z.strictObject({
+  ts: z.string().min(1).max(64),
+  operationId: z.string().min(1).max(200),
+  sessionId: z.string().min(1).max(200),
+  trigger: TriggerSchema,
+  level: z.number().int().min(0).max(3),
+  outcome: z.enum(FLIGHT_OUTCOMES),
+  reason: z.string().max(FLIGHT_REASON_MAX).optional(),
+  durationMs: z.number().nonnegative(),
+  limits: z.strictObject({ contextWindow: tokens, hardLimit: tokens, softLimit: tokens }),
+  tokensBefore: tokens,
+  tokensAfter: tokens.optional(),
+  /** Negative when the capsule cost more than it replaced. */
+  reclaimedTokens: z.number().int().optional(),
+  reclaimedPct: z.number().optional(),
+  checkpointId: z.string().min(1).max(200).optional(),
+  quality: z.enum(['full', 'degraded']).optional(),
+  attempts: z.number().int().nonnegative().optional(),
+  fallbackReason: z.string().max(FLIGHT_REASON_MAX).optional(),
+});
+
+export interface FlightRecord {
+  /** ISO time the operation ended. */
+  readonly ts: string;
+  readonly operationId: string;
+  readonly sessionId: string;
+  readonly trigger: Trigger;
+  readonly level: number;
+  readonly outcome: FlightOutcome;
+  readonly reason?: string;
+  readonly durationMs: number;
+  readonly limits: { readonly contextWindow: number; readonly hardLimit: number; readonly softLimit: number };
+  readonly tokensBefore: number;
+  readonly tokensAfter?: number;
+  readonly reclaimedTokens?: number;
+  /** Share of tokensBefore reclaimed, in percent (one decimal). */
+  readonly reclaimedPct?: number;
+  readonly checkpointId?: string;
+  readonly quality?: 'full' | 'degraded';
+  readonly attempts?: number;
+  readonly fallbackReason?: string;
+}
+
+export interface FlightRecordInput {
+  readonly operationId: string;
+  readonly sessionId: string;
+  readonly trigger: Trigger;
+  readonly level: number;
+  readonly outcome: FlightOutcome;
+  readonly reason?: string;
+  /** Clock.now() at the start and at the end of the operation. */
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly limits: FlightRecord['limits'];
+  readonly tokensBefore: number;
+  readonly tokensAfter?: number;
+  readonly checkpointId?: string;
+  readonly quality?: 'full' | 'degraded';
+  readonly attempts?: number;
+  readonly fallbackReason?: string;
+}
+
+/** Validates one stored record (an edge: JSONL lines read back); undefined when it is not a record. */
+export function parseFlightRecord(value: unknown): FlightRecord | undefined {
+  const parsed = FlightRecordSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function clip(text: string): string {
+  return text.length > FLIGHT_REASON_MAX ? `${text.slice(0, FLIGHT_REASON_MAX - 1)}…` : text;
+}
+
+/**
+ * Builds a record from an operation's facts. Fields are copied one by one, so passing a wider object
+ * (say, a compaction result that holds the capsule text) can never leak extra fields into the log.
+ */
+export function buildFlightRecord(input: FlightRecordInput): FlightRecord {
+  const { tokensBefore, tokensAfter } = input;
+  const reclaimed = tokensAfter === undefined ? undefined : tokensBefore - tokensAfter;
+  const pct = reclaimed === undefined || tokensBefore === 0 ? undefined : Math.round((reclaimed / tokensBefore) * 1000) / 10;
+  return {
+    ts: new Date(input.endedAt).toISOString(),
+    operationId: input.operationId,
+    sessionId: input.sessionId,
+    trigger: input.trigger,
+    level: input.level,
+    outcome: input.outcome,
+    ...(input.reason === undefined ? {} : { reason: clip(input.reason) }),
+    durationMs: Math.max(0, input.endedAt - input.startedAt),
+    limits: { contextWindow: input.limits.contextWindow, hardLimit: input.limits.hardLimit, softLimit: input.limits.softLimit },
+    tokensBefore,
+    ...(tokensAfter === undefined ? {} : { tokensAfter }),
+    ...(reclaimed === undefined ? {} : { reclaimedTokens: reclaimed }),
+    ...(pct === undefined ? {} : { reclaimedPct: pct }),
+    ...(input.checkpointId === undefined ? {} : { checkpointId: input.checkpointId }),
+    ...(input.quality === undefined ? {} : { quality: input.quality }),
+    ...(input.attempts === undefined ? {} : { attempts: input.attempts }),
+    ...(input.fallbackReason === undefined ? {} : { fallbackReason: clip(input.fallbackReason) }),
+  };
+}
+
+/** 52310 → "52,310", independent of the host locale. */
+export function groupDigits(n: number): string {
+  const sign = n < 0 ? '-' : '';
+  return sign + String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)}s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+}
+
+function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** One line for the output channel, e.g. `op_x auto_threshold L0 completed 52,310 → 18,904 (-64%) in 2.3s ck_abc full`. */
+export function formatFlightRecord(r: FlightRecord): string {
+  const parts = [r.operationId, r.trigger, `L${r.level}`, r.outcome];
+  if (r.tokensAfter === undefined) parts.push(groupDigits(r.tokensBefore));
+  else {
+    const pct = r.reclaimedPct ?? (r.tokensBefore === 0 ? 0 : ((r.tokensBefore - r.tokensAfter) / r.tokensBefore) * 100);
+    const shown = Math.round(pct);
+    parts.push(`${groupDigits(r.tokensBefore)} → ${groupDigits(r.tokensAfter)} (${shown > 0 ? '-' : shown < 0 ? '+' : '±'}${Math.abs(shown)}%)`);
+  }
+  parts.push(`in ${formatDuration(r.durationMs)}`);
+  if (r.checkpointId !== undefined) parts.push(r.checkpointId);
+  if (r.quality !== undefined) parts.push(r.quality);
+  if (r.attempts !== undefined && r.attempts > 1) parts.push(`${r.attempts} attempts`);
+  let line = parts.join(' ');
+  if (r.fallbackReason !== undefined) line += ` (fallback: ${oneLine(r.fallbackReason)})`;
+  if (r.reason !== undefined) line += `: ${oneLine(r.reason)}`;
+  return line;
+}
