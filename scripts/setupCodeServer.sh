@@ -38,5 +38,12 @@ npm install --prefix "$DIR" --ignore-scripts --no-audit --no-fund --loglevel=err
   npm_config_user_agent="npm/$(npm -v) node/$(node -v) linux x64" \
     npm_config_yes=true npm_config_unsafe_perm=true sh ./postinstall.sh >&2
 )
+# argon2 (password auth, loaded at startup) has a native install script that --ignore-scripts skipped;
+# node-pre-gyp cannot download its prebuilt binary here, so it falls back to building with node-gyp.
+(cd "$DIR" && npm rebuild argon2 --loglevel=error >&2)
+if ! "$BIN" --version >/dev/null 2>&1; then
+  echo "setupCodeServer: code-server was installed but does not start: $("$BIN" --version 2>&1 | tail -n 3)" >&2
+  exit 1
+fi
 touch "$DIR/.installed"
 echo "$BIN"
