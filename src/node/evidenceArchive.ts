@@ -1,0 +1,233 @@
+// The per-session evidence archive on disk (SPEC S11): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { detectTruncatedItems } from '../engine/compaction/evidence.js';
+import type { ArchivedEvidence } from '../engine/compaction/evidence.js';
+import type { EvidenceArchive, EvidenceSnapshot } from '../engine/ports.js';
+import { ImagePartSchema, ToolCallSchema } from '../engine/transcript/schema.js';
+
+const FORMAT = 'capsule-evidence';
+const VERSION = 1;
+const OPERATION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const SNAPSHOT_FILE = /^([A-Za-z0-9_-]{1,128})\.json$/;
+
+const ModelMessageSchema = z.discriminatedUnion('role', [
+  z.object({ role: z.literal('user'), content: z.string(), images: z.array(ImagePartSchema).optional(), entryId: z.string().optional() }),
+  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), entryId: z.string().optional() }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), entryId: z.string().optional() }),
+]);
+
+/** The file: the port's snapshot plus what the port does not carry (format tag, version, projections). */
+const EvidenceFileSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.number().int().positive(),
+  operationId: z.string().regex(OPERATION_ID),
+  checkpointId: z.string().min(1).max(200),
+  createdAt: z.string().min(1).max(64),
+  excluded: z.array(ModelMessageSchema),
+  summarizerInput: z.array(ModelMessageSchema),
+  truncatedItems: z.array(z.number().int().nonnegative()).default([]),
+});
+type EvidenceFile = z.infer<typeof EvidenceFileSchema>;
+
+export interface EvidenceListItem {
+  readonly operationId: string;
+  readonly checkpointId: string;
+  readonly createdAt: string;
+  /** Messages in the snapshot: excluded plus summarizer input. */
+  readonly items: number;
+}
+
+/**
+ * Failure of the archive. Messages never contain file paths, because they can reach the model
+ * through read_compaction_evidence; `file` keeps the path for humans and logs.
+ */
+export class EvidenceArchiveError extends Error {
+  override readonly name = 'EvidenceArchiveError';
+  readonly file: string | undefined;
+  constructor(message: string, file?: string) {
+    super(message);
+    this.file = file;
+  }
+}
+
+function errCode(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+}
+
+function checkOperationId(id: string): string {
+  // Ids become file names: reject anything that could leave the folder.
+  if (!OPERATION_ID.test(id)) throw new EvidenceArchiveError(`Invalid compaction operation id: ${JSON.stringify(id.slice(0, 200))}`);
+  return id;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}
+
+/** Makes the published name durable; directories cannot be fsynced everywhere (Windows), so best effort. */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const h = await open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  } catch {
+    // The file itself was fsynced; that is the best this platform allows.
+  }
+}
+
+function issuesOf(error: z.ZodError): string {
+  return error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+export class FileEvidenceArchive implements EvidenceArchive {
+  readonly dir: string;
+
+  /** `dir` is the session's own archive folder, e.g. SessionDirectory.archiveDir(sessionId). */
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  private fileOf(operationId: string): string {
+    return join(this.dir, `${checkOperationId(operationId)}.json`);
+  }
+
+  /**
+   * Saves one compaction's evidence as `<operationId>.json`. Fails, leaving nothing behind, when that
+   * snapshot already exists: snapshots are immutable. `truncatedItems` (indexes over excluded then
+   * summarizerInput) marks projections; when absent, truncated tool results are detected by their marker.
+   */
+  async save(snapshot: EvidenceSnapshot & { readonly truncatedItems?: readonly number[] }): Promise<void> {
+    const final = this.fileOf(snapshot.operationId);
+    const parsed = EvidenceFileSchema.safeParse({
+      format: FORMAT,
+      version: VERSION,
+      operationId: snapshot.operationId,
+      checkpointId: snapshot.checkpointId,
+      createdAt: snapshot.createdAt,
+      excluded: snapshot.excluded,
+      summarizerInput: snapshot.summarizerInput,
+      truncatedItems: snapshot.truncatedItems ?? detectTruncatedItems(snapshot),
+    });
+    if (!parsed.success) throw new EvidenceArchiveError(`Refusing to archive invalid evidence for ${snapshot.operationId}: ${issuesOf(parsed.error)}`);
+    // Serialize before touching the disk, so a value that cannot be written leaves no file at all.
+    const data = Buffer.from(JSON.stringify(parsed.data), 'utf8');
+    const duplicate = (): EvidenceArchiveError =>
+      new EvidenceArchiveError(`Compaction evidence ${snapshot.operationId} already exists; archived snapshots are immutable`, final);
+    const tmp = join(this.dir, `.${snapshot.operationId}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await mkdir(this.dir, { recursive: true });
+      if (await exists(final)) throw duplicate();
+      const h = await open(tmp, 'wx');
+      try {
+        await h.writeFile(data);
+        await h.sync();
+      } finally {
+        await h.close();
+      }
+      await this.publish(tmp, final, duplicate);
+      await syncDir(this.dir);
+    } catch (err) {
+      if (err instanceof EvidenceArchiveError) throw err;
+      throw new EvidenceArchiveError(`Could not archive compaction evidence ${snapshot.operationId}: ${errCode(err) || String(err)}`, final);
+    } finally {
+      // Never leave a temp file behind, whatever failed; a failure to remove it must not mask the real error.
+      await rm(tmp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Publishes the temp file under its final name without ever replacing an existing snapshot: a hard
+   * link fails atomically when the name is taken (rename would silently overwrite). Where links are
+   * unsupported, fall back to check-then-rename; the session's single-writer lock makes that safe.
+   */
+  private async publish(tmp: string, final: string, duplicate: () => Error): Promise<void> {
+    try {
+      await link(tmp, final);
+      return;
+    } catch (err) {
+      if (errCode(err) === 'EEXIST') throw duplicate();
+      if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EXDEV', 'EMLINK', 'EOPNOTSUPP'].includes(errCode(err))) throw err;
+    }
+    if (await exists(final)) throw duplicate();
+    await rename(tmp, final);
+  }
+
+  /** The snapshot, or undefined when none was archived under this id. Corrupt files throw a clear error. */
+  async load(operationId: string): Promise<ArchivedEvidence | undefined> {
+    const file = await this.readFileOf(operationId);
+    return file === undefined ? undefined : toSnapshot(file);
+  }
+
+  private async readFileOf(operationId: string): Promise<EvidenceFile | undefined> {
+    const path = this.fileOf(operationId);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      if (errCode(err) === 'ENOENT' || errCode(err) === 'ENOTDIR') return undefined;
+      throw new EvidenceArchiveError(`Compaction evidence ${operationId} could not be read (${errCode(err) || 'I/O error'})`, path);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: not valid JSON`, path);
+    }
+    const parsed = EvidenceFileSchema.safeParse(raw);
+    if (!parsed.success) throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: ${issuesOf(parsed.error)}`, path);
+    if (parsed.data.version > VERSION) {
+      throw new EvidenceArchiveError(`Compaction evidence ${operationId} was written by a newer version of Capsule (format ${parsed.data.version})`, path);
+    }
+    if (parsed.data.operationId !== operationId) {
+      throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: it holds operation ${parsed.data.operationId}`, path);
+    }
+    return parsed.data;
+  }
+
+  /** Every readable snapshot, oldest first; corrupt files and leftover temp files are skipped. */
+  async list(): Promise<EvidenceListItem[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const out: EvidenceListItem[] = [];
+    for (const name of names) {
+      const id = SNAPSHOT_FILE.exec(name)?.[1];
+      if (id === undefined) continue;
+      const f = await this.readFileOf(id).catch(() => undefined);
+      if (f === undefined) continue;
+      out.push({ operationId: f.operationId, checkpointId: f.checkpointId, createdAt: f.createdAt, items: f.excluded.length + f.summarizerInput.length });
+    }
+    return out.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.operationId.localeCompare(b.operationId));
+  }
+
+  /** The newest snapshot taken for a checkpoint (the capsule entry names its checkpoint). */
+  async findByCheckpoint(checkpointId: string): Promise<ArchivedEvidence | undefined> {
+    const hit = (await this.list()).filter((s) => s.checkpointId === checkpointId).pop();
+    return hit === undefined ? undefined : this.load(hit.operationId);
+  }
+
+  /** Removes the whole archive folder (the chat is being deleted). */
+  async deleteAll(): Promise<void> {
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+function toSnapshot(f: EvidenceFile): ArchivedEvidence {
+  return {
+    operationId: f.operationId,
+    checkpointId: f.checkpointId,
+    createdAt: f.createdAt,
+    excluded: f.excluded,
+    summarizerInput: f.summarizerInput,
+    truncatedItems: f.truncatedItems,
+  };
+}
