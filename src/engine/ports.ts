@@ -98,6 +98,8 @@ export interface EvidenceSnapshot {
   readonly createdAt: string;
   readonly excluded: readonly ModelMessage[];
   readonly summarizerInput: readonly ModelMessage[];
+  /** Indexes (excluded first, then summarizer input) of items that were already truncated projections. */
+  readonly truncatedItems?: readonly number[];
 }
 
 export interface EvidenceArchive {
