@@ -1,0 +1,95 @@
+// The ChatModel port over any OpenAI-compatible chat-completions endpoint (OpenAI, Azure, OpenRouter, vLLM, Ollama, LM Studio).
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
+import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
+import { completionEvents, StreamAssembler } from './openaiEvents.js';
+import { toOpenAIParams } from './openaiMessages.js';
+
+export { toOpenAIMessages, toOpenAIParams } from './openaiMessages.js';
+
+export const DEFAULT_PROVIDER_LABEL = 'openai-compatible';
+
+/** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
+export const NO_KEY_PLACEHOLDER = 'capsule-no-key';
+
+export interface OpenAIModelOptions {
+  readonly baseURL: string;
+  /** Empty for keyless local servers (Ollama, LM Studio). */
+  readonly apiKey: string;
+  readonly model: string;
+  /** Label recorded with each reply, e.g. `openai-compatible`, `openrouter`. */
+  readonly provider?: string;
+  /** Time allowed until the response headers arrive; the client's default (10 min) otherwise. */
+  readonly timeoutMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface ClientOptions {
+  readonly baseURL: string;
+  readonly apiKey: string;
+  readonly timeoutMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * One configured client. Retries are off because the engine owns the retry policy (S16), and the client's
+ * own logging is off because every failure is rethrown to the engine, which logs it once.
+ */
+export function createOpenAIClient(opts: ClientOptions): OpenAI {
+  return new OpenAI({
+    baseURL: opts.baseURL,
+    // Passing the key explicitly also keeps the client from falling back to OPENAI_API_KEY for a third-party URL.
+    apiKey: opts.apiKey === '' ? NO_KEY_PLACEHOLDER : opts.apiKey,
+    maxRetries: 0,
+    logLevel: 'off',
+    ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
+    ...(opts.headers ? { defaultHeaders: { ...opts.headers } } : {}),
+  });
+}
+
+/** The error a cancelled request rejects with; the engine tells cancellation from failure by this name. */
+export function abortError(): Error {
+  return new DOMException('The request was cancelled.', 'AbortError');
+}
+
+export class OpenAIChatModel implements ChatModel {
+  readonly provider: string;
+  readonly model: string;
+  private readonly client: OpenAI;
+
+  constructor(opts: OpenAIModelOptions) {
+    this.provider = opts.provider ?? DEFAULT_PROVIDER_LABEL;
+    this.model = opts.model;
+    this.client = createOpenAIClient(opts);
+  }
+
+  async *chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
+    const params = toOpenAIParams(request, this.model);
+    try {
+      yield* this.run(params, signal);
+    } catch (e) {
+      // A cancel shows up as the client's plain-named APIUserAbortError, or (mid-stream, where the client ends the
+      // iteration quietly) as the unfinished-stream error below; either way the caller gets an AbortError.
+      if (signal.aborted) throw abortError();
+      throw e;
+    }
+  }
+
+  private async *run(params: ChatCompletionCreateParams, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
+    if (params.stream !== true) {
+      const completion = await this.client.chat.completions.create(params, { signal });
+      yield* completionEvents(completion);
+      return;
+    }
+    const stream = await this.client.chat.completions.create(params, { signal });
+    const assembler = new StreamAssembler();
+    for await (const chunk of stream) {
+      for (const event of assembler.push(chunk)) yield event;
+    }
+    // Cancelled after the finish chunk but before the usage chunk: still a cancel, as the caller asked.
+    if (signal.aborted) throw abortError();
+    // A stream that stops before any finish_reason lost the rest of the answer: a transient fault to retry.
+    if (!assembler.finished) throw new Error('stream ended unexpectedly');
+    yield* assembler.finish();
+  }
+}
