@@ -4,7 +4,8 @@ import * as esbuild from 'esbuild';
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning' };
+// keepNames: error classification also looks at SDK error class names, which minification would rename.
+const common = { bundle: true, sourcemap: !production, minify: production, keepNames: true, logLevel: 'warning' };
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
