@@ -77,11 +77,11 @@ export class SessionTree {
   /** The conversation path from the root to `leafId` (default: the active leaf), root first, leaf moves excluded. */
   branch(leafId: string | null = this.leaf): Entry[] {
     const path: Entry[] = [];
-    const seen = new Set<string>();
+    // add() only accepts parents that already exist, so the walk cannot cycle; the step bound is a
+    // cheap guard that avoids a Set of every id on the hot preflight path.
+    let steps = this.order.length;
     let cur = leafId === null ? undefined : this.byId.get(leafId);
-    while (cur) {
-      if (seen.has(cur.id)) break; // defensive: add() makes cycles impossible
-      seen.add(cur.id);
+    while (cur && steps-- >= 0) {
       if (cur.type !== 'leaf') path.push(cur);
       cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
     }
