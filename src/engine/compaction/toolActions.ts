@@ -105,7 +105,9 @@ function stringArg(args: Readonly<Record<string, unknown>> | undefined, keys: re
 
 /** "exit code 1", "exit status 2", "Exit code: 0", "exited with code 127". */
 export function exitCodeIn(text: string): number | null {
-  const m = /exit(?:ed with)?[ _-]?(?:code|status)\s*[:=]?\s*(-?\d+)/i.exec(text);
+  // The tool host writes the real status last; output of the command itself may mention other exit codes.
+  const all = [...text.matchAll(/exit(?:ed with)?[ _-]?(?:code|status)\s*[:=]?\s*(-?\d+)/gi)];
+  const m = all.at(-1);
   return m?.[1] === undefined ? null : Number(m[1]);
 }
 

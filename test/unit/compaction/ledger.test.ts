@@ -132,3 +132,10 @@ test('tool kinds, exit codes, test commands and patch paths', () => {
   for (const c of ['npm install', 'ls', 'git status', 'cat test.txt', 'node build.js']) assert.ok(!isTestCommand(c), c);
   assert.deepEqual(pathsInPatch('*** Delete File: old.ts\n*** Update File: a.ts\n*** Move to: b.ts\n--- /dev/null\n+++ b/c.ts'), ['old.ts', 'a.ts', 'b.ts', 'c.ts']);
 });
+
+test('the exit code the tool host wrote last wins over exit codes mentioned in the command output', async () => {
+  const { exitCodeIn } = await import('../../../src/engine/compaction/toolActions.js');
+  assert.equal(exitCodeIn('npm ERR! exit code 1\nretry ok\nexit code 0'), 0);
+  assert.equal(exitCodeIn('exit code 2'), 2);
+  assert.equal(exitCodeIn('no status here'), null);
+});

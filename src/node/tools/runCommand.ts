@@ -1,0 +1,141 @@
+// run_command: bash -c in the workspace after approval, in its own process group so a timeout or cancel kills everything it started.
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import type { ToolResult } from '../../engine/ports.js';
+import { parseToolArgs } from './args.js';
+import { HeadTailBuffer } from './outputCap.js';
+import { resolveWorkspacePath } from './paths.js';
+import { TOOL_NAMES, runCommandArgs, runCommandHints } from './schemas.js';
+import { ToolError, errorMessage, toolError } from './types.js';
+import type { ToolContext, ToolLimits } from './types.js';
+
+/** Time between SIGTERM and SIGKILL: enough for a test runner to clean up, short enough not to stall the turn. */
+const KILL_GRACE_MS = 2_000;
+/** After the shell exits, how long to wait for its output pipes to close before stopping what still holds them. */
+const LINGER_MS = 1_000;
+
+export interface CommandOutcome {
+  readonly output: string;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  /** Background processes kept the output open after the shell exited and were stopped. */
+  readonly reapedBackground: boolean;
+}
+
+/** Runs `command` with bash -c; never rejects except when bash itself cannot be started. */
+export function executeCommand(command: string, cwd: string, timeoutMs: number, limits: ToolLimits, signal: AbortSignal): Promise<CommandOutcome> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn('bash', ['-c', command], {
+      cwd,
+      detached: true, // its own process group, so killing -pid reaches every child it spawns
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Nothing may wait for a keypress: there is no terminal to answer it.
+      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+    });
+    const out = new HeadTailBuffer(limits.outputHeadBytes, limits.outputTailBytes);
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => out.push(b));
+    let timedOut = false;
+    let cancelled = false;
+    let reapedBackground = false;
+    let stopping = false;
+    let done = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const timers: NodeJS.Timeout[] = [];
+
+    const killGroup = (sig: NodeJS.Signals): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, sig);
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    };
+    const stop = (): void => {
+      if (stopping) return;
+      stopping = true;
+      killGroup('SIGTERM');
+      timers.push(setTimeout(() => killGroup('SIGKILL'), KILL_GRACE_MS));
+    };
+    const onAbort = (): void => {
+      cancelled = true;
+      stop();
+    };
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      timers.forEach(clearTimeout);
+      signal.removeEventListener('abort', onAbort);
+      resolvePromise({ output: out.text(), code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, cancelled, reapedBackground });
+    };
+
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, timeoutMs),
+    );
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+
+    child.on('error', (err) => {
+      timers.forEach(clearTimeout);
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    child.on('exit', (code, sig) => {
+      exit = { code, signal: sig };
+      timers.push(
+        setTimeout(() => {
+          reapedBackground = !timedOut && !cancelled;
+          killGroup('SIGKILL');
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish();
+        }, LINGER_MS),
+      );
+    });
+    child.on('close', finish);
+  });
+}
+
+function statusLine(o: CommandOutcome, timeoutMs: number): string {
+  if (o.cancelled) return 'cancelled: the command was stopped before it finished';
+  if (o.timedOut) return `killed after timeout (${timeoutMs} ms)`;
+  if (o.code !== null) return `exit code ${o.code}`;
+  return `killed by signal ${o.signal ?? 'unknown'}`;
+}
+
+export async function runCommandTool(ctx: ToolContext, argsJson: string, signal: AbortSignal): Promise<ToolResult> {
+  const { limits } = ctx;
+  const args = parseToolArgs(TOOL_NAMES.runCommand, argsJson, runCommandArgs(limits), runCommandHints(limits));
+  if (!ctx.trusted()) {
+    throw new ToolError('run_command is disabled because this workspace is not trusted. Ask the user to trust the workspace to allow commands.');
+  }
+  const cwd = await resolveWorkspacePath(ctx.roots, args.cwd ?? '.');
+  if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new ToolError(`cwd "${cwd.display}" is not an existing folder in the workspace.`);
+  const timeoutMs = args.timeoutMs ?? limits.commandDefaultTimeoutMs;
+  let approved: boolean;
+  try {
+    approved = await ctx.approve({ kind: 'command', title: `Run a command in ${cwd.display}`, detail: args.command }, signal);
+  } catch (err) {
+    if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
+    throw err;
+  }
+  if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
+  if (!approved) {
+    return toolError('The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.');
+  }
+  let o: CommandOutcome;
+  try {
+    o = await executeCommand(args.command, cwd.real, timeoutMs, limits, signal);
+  } catch (err) {
+    return toolError(`The command could not be started: ${errorMessage(err)}`);
+  }
+  const parts = [o.output === '' ? '(no output)' : o.output.replace(/\n$/, '')];
+  if (o.reapedBackground) parts.push('[background processes that kept the output open were stopped]');
+  parts.push(statusLine(o, timeoutMs));
+  return { isError: o.cancelled || o.timedOut || o.code !== 0, content: parts.join('\n') };
+}

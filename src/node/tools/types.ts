@@ -1,0 +1,90 @@
+// Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
+import type { ToolResult } from '../../engine/ports.js';
+
+export interface ApprovalRequest {
+  readonly kind: 'write' | 'command';
+  /** One line for the dialog, e.g. "Edit src/app.ts" or "Run a command in ." */
+  readonly title: string;
+  /** The unified diff of a write, or the command text. */
+  readonly detail: string;
+}
+
+/** Asks the user; resolves true to go ahead. */
+export type ApprovalFn = (req: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+
+export type CheckpointKind = 'milestone' | 'plan_pivot';
+
+export interface ToolLimits {
+  /** Most lines one read_file call returns. */
+  readonly readMaxLines: number;
+  /** Most bytes of file text one read_file call returns. */
+  readonly readMaxBytes: number;
+  readonly listDefaultEntries: number;
+  readonly listMaxEntries: number;
+  readonly searchDefaultResults: number;
+  readonly searchMaxResults: number;
+  /** Characters of one matching line shown by search; minified files have megabyte lines. */
+  readonly searchLineChars: number;
+  readonly commandDefaultTimeoutMs: number;
+  readonly commandMaxTimeoutMs: number;
+  /** run_command keeps the first and the last this many bytes of output and drops the middle. */
+  readonly outputHeadBytes: number;
+  readonly outputTailBytes: number;
+  /** A diff longer than this is cut in the approval dialog (the file is still written whole). */
+  readonly diffMaxChars: number;
+}
+
+export const DEFAULT_TOOL_LIMITS: ToolLimits = {
+  readMaxLines: 2_000,
+  readMaxBytes: 256 * 1024,
+  listDefaultEntries: 500,
+  listMaxEntries: 5_000,
+  searchDefaultResults: 100,
+  searchMaxResults: 1_000,
+  searchLineChars: 300,
+  commandDefaultTimeoutMs: 120_000,
+  commandMaxTimeoutMs: 600_000,
+  outputHeadBytes: 100 * 1024,
+  outputTailBytes: 100 * 1024,
+  diffMaxChars: 200_000,
+};
+
+/** A failure whose message is written for the model; the host turns it into `{ isError: true }`. */
+export class ToolError extends Error {
+  override readonly name = 'ToolError';
+}
+
+export function toolError(content: string): ToolResult {
+  return { isError: true, content };
+}
+
+export function toolOk(content: string): ToolResult {
+  return { isError: false, content };
+}
+
+/** The message of an unknown thrown value. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The errno code of a Node error, if any. */
+export function errnoCode(err: unknown): string | undefined {
+  if (typeof err !== 'object' || err === null || !('code' in err)) return undefined;
+  const code = (err as { code: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** What every tool implementation receives from the host. */
+export interface ToolContext {
+  readonly roots: readonly string[];
+  readonly limits: ToolLimits;
+  readonly approve: ApprovalFn;
+  readonly trusted: () => boolean;
+  /** The ripgrep executable: a path, or "rg" to look it up on PATH. */
+  readonly ripgrepPath: string;
+}
+
+/** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */
+export function formatBytes(n: number): string {
+  return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
+}

@@ -1,0 +1,79 @@
+// The ToolHost of the agent: the workspace tools (SPEC S16) behind one run() that never throws and answers every problem as a tool error.
+import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
+import { parseToolArgs } from './args.js';
+import { listFilesTool } from './listFiles.js';
+import { readFileTool } from './readFile.js';
+import { TOOL_NAMES, checkpointArgs, checkpointHints, toolSchemas } from './schemas.js';
+import { searchTool } from './search.js';
+import { runCommandTool } from './runCommand.js';
+import { DEFAULT_TOOL_LIMITS, ToolError, errorMessage, toolError, toolOk } from './types.js';
+import type { ApprovalFn, CheckpointKind, ToolContext, ToolLimits } from './types.js';
+import { editFileTool, writeFileTool } from './writeFile.js';
+
+export interface WorkspaceToolHostOptions {
+  /** Workspace folders; relative paths resolve against the first. */
+  readonly roots: readonly string[];
+  readonly approve: ApprovalFn;
+  /** Workspace trust, asked at each write or command (trust can change during a session). */
+  readonly trusted: () => boolean;
+  /** The ripgrep executable (default "rg", found on PATH). */
+  readonly ripgrepPath?: string;
+  readonly limits?: Partial<ToolLimits>;
+  /** Runs read_compaction_evidence; without it the tool is not offered. */
+  readonly evidence?: (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
+  /** Records a checkpoint and returns its id; without it the checkpoint tool is not offered. */
+  readonly checkpoint?: (kind: CheckpointKind, note: string) => Promise<string>;
+}
+
+type Runner = (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
+
+export class WorkspaceToolHost implements ToolHost {
+  private readonly ctx: ToolContext;
+  private readonly toolList: readonly ToolSchema[];
+  private readonly runners: ReadonlyMap<string, Runner>;
+
+  constructor(opts: WorkspaceToolHostOptions) {
+    const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, ...opts.limits };
+    this.ctx = { roots: [...opts.roots], limits, approve: opts.approve, trusted: opts.trusted, ripgrepPath: opts.ripgrepPath ?? 'rg' };
+    // Built once: the exact same list (order, text) on every request keeps the provider's prompt cache warm.
+    this.toolList = Object.freeze(toolSchemas(limits, { checkpoint: opts.checkpoint !== undefined, evidence: opts.evidence !== undefined }));
+    const ctx = this.ctx;
+    const runners = new Map<string, Runner>([
+      [TOOL_NAMES.readFile, (a) => readFileTool(ctx, a)],
+      [TOOL_NAMES.listFiles, (a, s) => listFilesTool(ctx, a, s)],
+      [TOOL_NAMES.search, (a, s) => searchTool(ctx, a, s)],
+      [TOOL_NAMES.writeFile, (a, s) => writeFileTool(ctx, a, s)],
+      [TOOL_NAMES.editFile, (a, s) => editFileTool(ctx, a, s)],
+      [TOOL_NAMES.runCommand, (a, s) => runCommandTool(ctx, a, s)],
+    ]);
+    const { checkpoint, evidence } = opts;
+    if (checkpoint !== undefined) runners.set(TOOL_NAMES.checkpoint, (a) => this.runCheckpoint(checkpoint, a));
+    if (evidence !== undefined) runners.set(TOOL_NAMES.evidence, evidence);
+    this.runners = runners;
+  }
+
+  schemas(): readonly ToolSchema[] {
+    return this.toolList;
+  }
+
+  async run(name: string, argsJson: string, signal: AbortSignal): Promise<ToolResult> {
+    const runner = this.runners.get(name);
+    if (runner === undefined) {
+      return toolError(`Unknown tool "${name}". Available tools: ${this.toolList.map((t) => t.name).join(', ')}.`);
+    }
+    if (signal.aborted) return toolError(`Cancelled: ${name} was not run.`);
+    try {
+      return await runner(typeof argsJson === 'string' ? argsJson : '', signal);
+    } catch (err) {
+      if (err instanceof ToolError) return toolError(err.message);
+      if (signal.aborted) return toolError(`Cancelled: ${name} was stopped.`);
+      return toolError(`${name} failed: ${errorMessage(err)}`);
+    }
+  }
+
+  private async runCheckpoint(record: (kind: CheckpointKind, note: string) => Promise<string>, argsJson: string): Promise<ToolResult> {
+    const { kind, note } = parseToolArgs(TOOL_NAMES.checkpoint, argsJson, checkpointArgs, checkpointHints);
+    const id = await record(kind, note);
+    return toolOk(`Checkpoint ${id} recorded (${kind}).`);
+  }
+}
