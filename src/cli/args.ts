@@ -21,6 +21,11 @@ export const CLI_OPTIONS = {
   checkpoint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   provider: { type: 'string' },
+  title: { type: 'string' },
+  force: { type: 'boolean' },
+  'new-session': { type: 'string' },
+  into: { type: 'string' },
+  anyway: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean>;

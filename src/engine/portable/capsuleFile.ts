@@ -1,0 +1,194 @@
+// The portable `.capsule.md` format (SPEC S13): front matter schema, rendering, and validation of an imported file.
+import { z } from 'zod';
+import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
+import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';
+import { renderFrontMatter, splitFrontMatter } from './frontMatter.js';
+
+export const CAPSULE_FORMAT_VERSION = 1;
+export const CAPSULE_FILE_EXTENSION = '.capsule.md';
+/** A capsule is at most ~10k tokens (~40 KB); 256 KB leaves room for hand edits and long ledgers, not for a transcript. */
+export const MAX_CAPSULE_FILE_BYTES = 256 * 1024;
+export const MAX_TITLE_CHARS = 200;
+
+/** sha256 of a string's UTF-8 bytes, as lowercase hex; the caller supplies it (node:crypto, WebCrypto...). */
+export type Sha256 = (text: string) => string;
+
+const oneLine = (max: number): z.ZodString =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters');
+
+export const CapsuleFrontMatterSchema = z.strictObject({
+  capsule: z.literal(CAPSULE_FORMAT_VERSION),
+  id: z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->'),
+  title: oneLine(MAX_TITLE_CHARS),
+  created: z.iso.datetime({ offset: true }),
+  source_session: oneLine(200).optional(),
+  source_checkpoint: oneLine(200).optional(),
+  model: oneLine(200).optional(),
+  quality: z.enum(['full', 'degraded']),
+  tokens: z.number().int().nonnegative(),
+  checksum: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>'),
+});
+export type CapsuleFrontMatter = z.infer<typeof CapsuleFrontMatterSchema>;
+
+/** What the front matter says about a capsule (everything but the version and checksum). */
+export interface CapsuleMeta {
+  readonly id: string;
+  readonly title: string;
+  /** ISO 8601 time the capsule was made. */
+  readonly created: string;
+  readonly sourceSession?: string;
+  readonly sourceCheckpoint?: string;
+  readonly model?: string;
+  readonly quality: 'full' | 'degraded';
+  readonly tokens: number;
+}
+
+export type CapsuleProblemKind =
+  | 'too_large'
+  | 'not_text'
+  | 'no_front_matter'
+  | 'bad_front_matter'
+  | 'unknown_version'
+  | 'missing_sections'
+  | 'modified';
+
+export interface CapsuleProblem {
+  readonly kind: CapsuleProblemKind;
+  /** One line, fit to show the user as is. */
+  readonly message: string;
+}
+
+export interface ParsedCapsuleFile {
+  readonly meta: CapsuleMeta;
+  /** The capsule text exactly as exported (sections and ledger); data, never instructions. */
+  readonly body: string;
+  /** True when the body no longer matches its checksum and was accepted with allowModified. */
+  readonly modified: boolean;
+  readonly hasLedger: boolean;
+  readonly checksum: string;
+}
+
+export type CapsuleFileResult = ({ readonly ok: true } & ParsedCapsuleFile) | ({ readonly ok: false } & CapsuleProblem);
+
+/** UTF-8 byte length without TextEncoder (the engine stays free of host globals). */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+export function tooLargeMessage(bytes: number): string {
+  return `capsule file is ${Math.ceil(bytes / 1024)} KB; the limit is ${MAX_CAPSULE_FILE_BYTES / 1024} KB`;
+}
+
+export const NOT_TEXT_MESSAGE = 'capsule file is not UTF-8 text (binary data or NUL bytes); a .capsule.md file is markdown';
+export const MODIFIED_MESSAGE =
+  'capsule body does not match its checksum: it was edited after export; load it anyway only if you trust the edit (allowModified / --anyway)';
+
+// Tab, LF, CR and form feed occur in text; other C0 controls and NUL mean binary data.
+const BINARY = /[\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffe\uffff]/;
+
+export function renderCapsuleFile(meta: CapsuleMeta, body: string, sha256: Sha256): string {
+  const fm = renderFrontMatter([
+    ['capsule', CAPSULE_FORMAT_VERSION],
+    ['id', meta.id],
+    ['title', meta.title],
+    ['created', meta.created],
+    ['source_session', meta.sourceSession],
+    ['source_checkpoint', meta.sourceCheckpoint],
+    ['model', meta.model],
+    ['quality', meta.quality],
+    ['tokens', meta.tokens],
+    ['checksum', `sha256:${sha256(body)}`],
+  ]);
+  return `${fm}${body}`;
+}
+
+function fail(kind: CapsuleProblemKind, message: string): CapsuleFileResult {
+  return { ok: false, kind, message };
+}
+
+function zodMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'front matter is invalid';
+  const where = issue.path.length > 0 ? ` '${issue.path.map(String).join('.')}'` : '';
+  return `front matter${where}: ${issue.message}`.replace(/\s+/g, ' ');
+}
+
+/**
+ * Validates a capsule file's text: size, text-ness, front matter (strict), version, the seven
+ * sections, then the checksum. A body edited after export is refused unless `allowModified`.
+ * Nothing here interprets the body: it is returned as the exact string that was hashed.
+ */
+export function parseCapsuleFile(text: string, opts: { readonly sha256: Sha256; readonly allowModified?: boolean }): CapsuleFileResult {
+  const bytes = utf8Length(text);
+  if (bytes > MAX_CAPSULE_FILE_BYTES) return fail('too_large', tooLargeMessage(bytes));
+  if (BINARY.test(text)) return fail('not_text', NOT_TEXT_MESSAGE);
+  const split = splitFrontMatter(text.startsWith('\ufeff') ? text.slice(1) : text);
+  if (!split.ok) return fail(split.kind, split.message);
+  const version = split.fields.capsule;
+  if (version === undefined) return fail('bad_front_matter', 'front matter has no `capsule:` format version');
+  if (typeof version !== 'number') return fail('bad_front_matter', `front matter 'capsule': the format version must be a number (got ${JSON.stringify(version)})`);
+  if (version !== CAPSULE_FORMAT_VERSION) {
+    return fail('unknown_version', `capsule format version ${JSON.stringify(version)} is not supported (this Capsule reads version ${CAPSULE_FORMAT_VERSION})`);
+  }
+  const fm = CapsuleFrontMatterSchema.safeParse(split.fields);
+  if (!fm.success) return fail('bad_front_matter', zodMessage(fm.error));
+  const f = fm.data;
+  if (split.body.trim() === '') return fail('missing_sections', 'capsule file has no body: the seven sections are missing');
+  const { missing } = parseCapsuleSections(split.body);
+  if (missing.length > 0) return fail('missing_sections', `capsule is missing sections: ${missing.join(', ')}`);
+
+  let body = split.body;
+  let modified = `sha256:${opts.sha256(body)}` !== f.checksum;
+  if (modified && body.includes('\r')) {
+    // Only the line endings changed (an editor or git autocrlf): the same content, kept with LF.
+    const lf = body.replace(/\r\n/g, '\n');
+    if (`sha256:${opts.sha256(lf)}` === f.checksum) {
+      body = lf;
+      modified = false;
+    }
+  }
+  if (modified && opts.allowModified !== true) return fail('modified', MODIFIED_MESSAGE);
+  const meta: CapsuleMeta = {
+    id: f.id,
+    title: f.title,
+    created: f.created,
+    ...(f.source_session === undefined ? {} : { sourceSession: f.source_session }),
+    ...(f.source_checkpoint === undefined ? {} : { sourceCheckpoint: f.source_checkpoint }),
+    ...(f.model === undefined ? {} : { model: f.model }),
+    quality: f.quality,
+    tokens: f.tokens,
+  };
+  const hasLedger = body.split(/\r?\n/).some((l) => l.trim() === LEDGER_HEADING);
+  return { ok: true, meta, body, modified, hasLedger, checksum: f.checksum };
+}
+
+/** Checks metadata before writing, so an export never produces a file that would not load. */
+export function metaProblem(meta: CapsuleMeta): string | undefined {
+  const r = CapsuleFrontMatterSchema.safeParse({
+    capsule: CAPSULE_FORMAT_VERSION,
+    id: meta.id,
+    title: meta.title,
+    created: meta.created,
+    source_session: meta.sourceSession,
+    source_checkpoint: meta.sourceCheckpoint,
+    model: meta.model,
+    quality: meta.quality,
+    tokens: meta.tokens,
+    checksum: `sha256:${'0'.repeat(64)}`,
+  });
+  return r.success ? undefined : zodMessage(r.error);
+}
