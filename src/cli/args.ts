@@ -26,6 +26,7 @@ export const CLI_OPTIONS = {
   'new-session': { type: 'string' },
   into: { type: 'string' },
   anyway: { type: 'boolean' },
+  focus: { type: 'string' },
 } as const;
 
 export type Flags = Record<string, string | boolean>;

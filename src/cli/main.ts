@@ -1,7 +1,11 @@
-// The `capsule` command: budget, verify and import over session files; errors are one line and a non-zero exit.
+// The `capsule` command: budget, verify, import, compact and show over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
 import { BUDGET_USAGE, budgetCommand } from './commands/budget.js';
+import { COMPACT_USAGE, compactCommand } from './commands/compact.js';
+import { EXPORT_USAGE, exportCommand } from './commands/export.js';
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
+import { SHOW_USAGE, showCommand } from './commands/show.js';
+import { LOAD_USAGE, loadCommand } from './commands/load.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
@@ -10,6 +14,10 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   budget: { run: budgetCommand, usage: BUDGET_USAGE, about: 'context budget of a session (the /budget figures)' },
   verify: { run: verifyCommand, usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
   import: { run: importCommand, usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
+  compact: { run: compactCommand, usage: COMPACT_USAGE, about: 'compact a session now (same engine as the extension) and print the result line' },
+  show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
+  export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
+  load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
 };
 
 function help(): string {

@@ -1,0 +1,154 @@
+// `capsule compact <session.jsonl>`: runs the compaction engine on a session file and prints the result line of SPEC S6.
+import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
+import { PreflightBarrier, type PreflightResult } from '../../engine/compaction/barrier.js';
+import { type CompactionOutcome, reclaimedPercent } from '../../engine/compaction/outcome.js';
+import { TriggerState } from '../../engine/compaction/triggers.js';
+import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
+import { counterForModel } from '../../engine/tokens/tokenizer.js';
+import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/schema.js';
+import { FileEvidenceArchive } from '../../node/evidenceArchive.js';
+import { FlightRecorder } from '../../node/flightRecorder.js';
+import { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { nodeClock, nodeIds } from '../../node/nodeClock.js';
+import { OpenAIChatModel } from '../../node/openaiModel.js';
+import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { cliSettings, modelFromFlags } from '../session.js';
+
+export const COMPACT_USAGE =
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
+
+/** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
+const EXIT_CANCELLED = 130;
+
+/** `<dir>/<name>` without a trailing `.jsonl`: the stem the CLI's sidecar files share. */
+function stem(path: string): string {
+  return path.replace(/\.jsonl$/i, '');
+}
+
+/** Evidence archive of a session compacted from the CLI: `<session>.archive/` next to the file. */
+export function archiveDirFor(sessionPath: string): string {
+  return `${stem(sessionPath)}.archive`;
+}
+
+/** Flight records of CLI compactions: `<session>.flight.jsonl` next to the file. */
+export function flightLogFor(sessionPath: string): string {
+  return `${stem(sessionPath)}.flight.jsonl`;
+}
+
+function triggerFlag(flags: Flags): Trigger | undefined {
+  const raw = flags.trigger;
+  if (raw === undefined) return undefined;
+  const parsed = TriggerSchema.safeParse(typeof raw === 'string' ? raw.trim() : raw);
+  if (!parsed.success) throw new CliError(`--trigger must be one of ${TRIGGERS.join(', ')} (got '${String(raw)}')`);
+  return parsed.data;
+}
+
+interface Summarizer {
+  readonly baseURL?: string;
+  readonly apiKey: string;
+}
+
+/** Either the deterministic fallback or an OpenAI-compatible endpoint; never a silent default that calls the network. */
+function summarizerFlags(flags: Flags): Summarizer {
+  const fallback = flags.fallback === true;
+  const baseURL = typeof flags['base-url'] === 'string' ? flags['base-url'].trim() : undefined;
+  if (fallback && baseURL !== undefined) throw new CliError('--fallback and --base-url exclude each other');
+  if (!fallback && baseURL === undefined) throw new CliError(`choose --fallback (no model) or --base-url URL --model M: ${COMPACT_USAGE}`);
+  if (fallback) return { apiKey: '' };
+  if (!/^https?:\/\//.test(baseURL ?? '')) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL ?? ''}')`);
+  if (typeof flags.model !== 'string' || flags.model.trim() === '') throw new CliError('--base-url needs --model M');
+  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
+  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
+  // Local servers (Ollama, LM Studio, vLLM) need no key; the key never comes from a flag, so it stays out of shell history.
+  return { ...(baseURL === undefined ? {} : { baseURL }), apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+}
+
+/** An outcome without the capsule text (which `capsule show` prints). */
+function outcomeJson(o: CompactionOutcome): Record<string, unknown> {
+  const after = o.outcome === 'completed' || o.outcome === 'skipped' ? o.tokensAfter : undefined;
+  return {
+    outcome: o.outcome,
+    operationId: o.operationId,
+    trigger: o.trigger,
+    level: o.level,
+    tokensBefore: o.tokensBefore,
+    tokensAfter: after ?? null,
+    reclaimedPct: after === undefined ? null : reclaimedPercent(o.tokensBefore, after),
+    checkpointId: o.checkpointId ?? null,
+    capsuleId: o.outcome === 'completed' ? o.capsule.id : null,
+    quality: o.outcome === 'completed' ? o.quality : null,
+    fallbackReason: o.outcome === 'completed' ? (o.fallbackReason ?? null) : null,
+    reason: o.outcome === 'completed' ? null : o.reason,
+    attempts: o.attempts,
+    durationMs: o.durationMs,
+  };
+}
+
+function exitCode(r: PreflightResult): number {
+  if (r.outcomes.some((o) => o.outcome === 'cancelled')) return EXIT_CANCELLED;
+  return r.mayProceed ? 0 : 1;
+}
+
+export async function compactCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
+  const path = cli.positionals[0];
+  if (!path) throw new CliError(`missing session file: ${COMPACT_USAGE}`);
+  const trigger = triggerFlag(cli.flags);
+  const summarizer = summarizerFlags(cli.flags);
+  let store: JsonlSessionStore;
+  try {
+    store = await JsonlSessionStore.open(path);
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+  try {
+    if (store.readOnly) throw new CliError(`cannot compact ${path}: ${store.readOnlyReason ?? 'the session is read-only'}`, 1);
+    const modelInfo = modelFromFlags(cli.flags, store.tree.branch());
+    const resolved = cliSettings(modelInfo);
+    const model = summarizer.baseURL === undefined ? undefined : new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: modelInfo.model });
+    const recorder = new FlightRecorder(flightLogFor(path));
+    const barrier = new PreflightBarrier({
+      store,
+      archive: new FileEvidenceArchive(archiveDirFor(path)),
+      clock: nodeClock,
+      ids: nodeIds,
+      cache: new EntryTokenCache(counterForModel(modelInfo.model)),
+      ...(model === undefined ? {} : { model }),
+      tools: [],
+      defaultSystem: DEFAULT_SYSTEM_PROMPT,
+      resolved,
+      modelInfo: { provider: 'cli', model: modelInfo.model, contextWindow: modelInfo.contextWindow, maxOutputTokens: modelInfo.maxOutputTokens },
+      triggers: new TriggerState(),
+      recordFlight: (r) => recorder.record(r),
+    });
+    const ctrl = new AbortController();
+    const onInterrupt = (): void => ctrl.abort();
+    process.once('SIGINT', onInterrupt);
+    let result: PreflightResult;
+    try {
+      // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.
+      result = trigger === undefined ? await barrier.compactNow(undefined, ctrl.signal) : await barrier.compactWith(trigger, { signal: ctrl.signal });
+    } finally {
+      process.off('SIGINT', onInterrupt);
+    }
+    if (cli.flags.json === true) {
+      out(JSON.stringify({
+        session: path,
+        model: modelInfo.model,
+        limits: { contextWindow: result.limits.contextWindow, hardLimit: result.limits.hardLimit, softLimit: result.limits.softLimit },
+        tokens: result.tokens,
+        fits: result.tokens <= result.limits.hardLimit,
+        outcomes: result.outcomes.map(outcomeJson),
+        lines: result.lines,
+        error: result.error ?? null,
+        warning: resolved.warning ?? null,
+      }, null, 2));
+      return exitCode(result);
+    }
+    if (resolved.warning) out(`Warning: ${resolved.warning}`);
+    for (const line of result.lines) out(line);
+    if (result.error !== undefined) throw new CliError(result.error, exitCode(result));
+    return exitCode(result);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,291 @@
+// The deferred preflight barrier of SPEC S6: measure, pick a trigger, freeze a plan, compact (escalating, S7), decide if the request may go.
+import type { ResolvedSettings } from '../config.js';
+import { evaluateRoi } from '../tokens/budget.js';
+import { effectiveTokens, requestFingerprint } from '../tokens/calibration.js';
+import { estimateRequest } from '../tokens/estimate.js';
+import { computeLimits, type Limits } from '../tokens/limits.js';
+import { buildModelInput } from '../transcript/modelInput.js';
+import type { Entry, Trigger } from '../transcript/schema.js';
+import { BranchReader } from './branchReader.js';
+import { type CompactionDeps, runCompaction } from './compactor.js';
+import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, isEffective, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, nextLevel } from './cut.js';
+import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
+import { type CompactionOutcome, outcomeLine } from './outcome.js';
+import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
+import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers.js';
+
+export type { BarrierEvent } from './barrierEvents.js';
+
+export interface BarrierModelInfo {
+  /** Provider and model of the requests the agent sends: part of the calibration fingerprint (S3). */
+  readonly provider: string;
+  readonly model: string;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+}
+
+export interface BarrierDeps extends Omit<CompactionDeps, 'settings' | 'maxOutputTokens' | 'branches'> {
+  readonly resolved: ResolvedSettings;
+  readonly modelInfo: BarrierModelInfo;
+  readonly triggers: TriggerState;
+  readonly listener?: (e: BarrierEvent) => void;
+}
+
+export interface PreflightResult {
+  /** False: the caller must not send the request (cancelled, stale, or still over the hard limit). */
+  readonly mayProceed: boolean;
+  /** Every compaction this barrier ran, in order (empty when no trigger was due). */
+  readonly outcomes: readonly CompactionOutcome[];
+  /** One persistent result line per compaction (S6). */
+  readonly lines: readonly string[];
+  /** Effective tokens of the request as it stands after the barrier. */
+  readonly tokens: number;
+  readonly source: 'provider_usage' | 'estimated';
+  readonly limits: Limits;
+  /** Set with mayProceed false: the one-line reason for the user. */
+  readonly error?: string;
+  /** The S7 cap was hit (or nothing was left to compact) and the request is still over the hard limit. */
+  readonly exhausted: boolean;
+}
+
+interface Measure {
+  readonly branch: readonly Entry[];
+  readonly leaf: string | null;
+  readonly tokens: number;
+  readonly source: 'provider_usage' | 'estimated';
+}
+
+interface Sequence {
+  readonly signal: AbortSignal;
+  readonly turnId?: string;
+  readonly choice: TriggerChoice;
+  readonly startLevel: CompactionLevel;
+  /** Label the progress as "before response" (a turn is waiting) rather than a standalone compaction. */
+  readonly beforeResponse: boolean;
+}
+
+/** Exhausted without using all compactions: nothing was left to cut, or the last one failed. */
+export function exhaustedMessage(count: number, tokens: number, hardLimit: number, why: string): string {
+  return (
+    `context compaction exhausted after ${count} compaction${count === 1 ? '' : 's'}: ${why}; the request (${tokens} tokens) still exceeds ` +
+    `the hard limit (${hardLimit}), so nothing was sent. Start a new chat, rewind to a checkpoint, or switch to a model with a larger context window.`
+  );
+}
+
+export class PreflightBarrier {
+  private deps: BarrierDeps;
+  private readonly branches: BranchReader;
+  private queue: Promise<unknown> = Promise.resolve();
+  private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
+
+  constructor(deps: BarrierDeps) {
+    this.deps = deps;
+    this.branches = new BranchReader(deps.store);
+  }
+
+  /** New settings, model or tools take effect at the next barrier. */
+  update(patch: Partial<Pick<BarrierDeps, 'resolved' | 'modelInfo' | 'tools' | 'model' | 'defaultSystem'>>): void {
+    this.deps = { ...this.deps, ...patch };
+  }
+
+  limits(): Limits {
+    const s = this.deps.resolved.settings;
+    const m = this.deps.modelInfo;
+    return computeLimits({
+      contextWindow: m.contextWindow,
+      maxOutputTokens: m.maxOutputTokens,
+      safetyReserveTokens: s.safetyReserveTokens,
+      minTokensForAutoCompact: s.minTokensForAutoCompact,
+      autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+    });
+  }
+
+  /** Effective tokens (S3) of the request the current branch would produce. */
+  measure(): Measure {
+    const d = this.deps;
+    const branch = this.branches.branch();
+    const input = buildModelInput(branch, d.defaultSystem);
+    const estimate = estimateRequest(input, d.tools, d.cache, d.modelInfo.maxOutputTokens);
+    const currentFingerprint = requestFingerprint(d.modelInfo.provider, d.modelInfo.model, input.system, d.tools);
+    const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache: d.cache });
+    return { branch, leaf: d.store.leafId(), tokens: eff.tokens, source: eff.source };
+  }
+
+  /**
+   * Before every inference: picks the highest-priority due trigger (S5) and runs it to a terminal outcome,
+   * escalating while the request stays over the hard limit. Serialized: two barriers never overlap.
+   * The S7 cap of MAX_COMPACTIONS_PER_TURN counts the compactions of one barrier, i.e. between two requests:
+   * a long autonomous turn may compact again between later tool batches "as often as needed" (S10), but one
+   * request never waits on more than four compactions, and is never sent while still over the hard limit.
+   */
+  preflight(args: { readonly signal: AbortSignal; readonly turnId?: string; readonly userRequest?: { readonly focus?: string }; readonly mandatoryModelSwitch?: boolean }): Promise<PreflightResult> {
+    return this.serialized(async () => {
+      const t = this.deps.triggers;
+      if (args.turnId !== undefined && t.currentTurn() !== args.turnId) t.beginTurn(args.turnId);
+      const m = this.measure();
+      const limits = this.limits();
+      const s = this.deps.resolved.settings;
+      const roi = evaluateRoi(m.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
+      const choice = t.choose({
+        effective: m.tokens,
+        limits,
+        settings: this.deps.resolved,
+        roi,
+        ...(args.mandatoryModelSwitch === undefined ? {} : { mandatoryModelSwitch: args.mandatoryModelSwitch }),
+        ...(args.userRequest === undefined ? {} : { userRequested: args.userRequest }),
+      });
+      if (choice === undefined) return this.result([], m, limits);
+      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel: 0, beforeResponse: args.userRequest === undefined });
+    });
+  }
+
+  /** The user's `/compact [focus]` outside a turn: no ROI gate; a no-op `skipped` when nothing is safe to compact. */
+  compactNow(focus?: string, signal: AbortSignal = new AbortController().signal): Promise<PreflightResult> {
+    return this.preflight({ signal, userRequest: focus === undefined ? {} : { focus } });
+  }
+
+  /** A compaction with a given trigger whether or not it is due (CLI `--trigger`); soft ones still pass the ROI gates. */
+  compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string } = {}): Promise<PreflightResult> {
+    const mandatory = trigger === 'hard_limit' || trigger === 'context_overflow';
+    const choice: TriggerChoice = { trigger, mandatory, roiExempt: !isSoftTrigger(trigger), ...(opts.focus === undefined ? {} : { focus: opts.focus }) };
+    return this.serialized(() =>
+      this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false }),
+    );
+  }
+
+  /**
+   * S10: the provider reported a real overflow. One mandatory recovery per turn, one level above the turn's last
+   * compaction; a second overflow in the same turn ends it (mayProceed false).
+   */
+  recoverOverflow(args: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<PreflightResult> {
+    return this.serialized(async () => {
+      const t = this.deps.triggers;
+      if (args.turnId !== undefined && t.currentTurn() !== args.turnId) t.beginTurn(args.turnId);
+      const choice = t.overflowRecovery();
+      if (choice === undefined) {
+        const m = this.measure();
+        const error = 'the provider reported a context overflow again after this turn\'s recovery compaction; the turn ends without resending';
+        this.emit({ type: 'preflight_blocked', reason: 'overflow_repeated', message: error });
+        return { ...this.result([], m, this.limits()), mayProceed: false, error };
+      }
+      const last = this.lastLevel?.turnId === args.turnId ? this.lastLevel?.level : undefined;
+      const startLevel = nextLevel(last ?? 0) ?? 3;
+      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel, beforeResponse: true });
+    });
+  }
+
+  private serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private emit(e: BarrierEvent): void {
+    try {
+      this.deps.listener?.(e);
+    } catch {
+      // the UI must never break a barrier
+    }
+  }
+
+  private plan(seq: Sequence, choice: TriggerChoice, level: CompactionLevel, m: Measure, sequence: number): CompactionPlan {
+    const d = this.deps;
+    const limits = this.limits();
+    const s = d.resolved.settings;
+    const base = {
+      operationId: d.ids.next('op_'),
+      trigger: choice.trigger,
+      mandatory: choice.mandatory,
+      roiExempt: choice.roiExempt,
+      ...(choice.focus === undefined ? {} : { focus: choice.focus }),
+      branch: m.branch,
+      leafAtPlan: m.leaf,
+      tokensOf: (e: Entry): number => d.cache.tokensOf(e),
+      tokensBefore: m.tokens,
+      tokensSource: m.source,
+      limits: { contextWindow: limits.contextWindow, hardLimit: limits.hardLimit, softLimit: limits.softLimit },
+      keepRecentTokens: s.keepRecentTokens,
+      ...(seq.turnId === undefined ? {} : { turnId: seq.turnId }),
+      sequence,
+    };
+    // S9 before generating, for soft triggers only (the preflight's choose() already applied it; compactWith did not).
+    const roi = evaluateRoi(m.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
+    if (!choice.roiExempt && !roi.pass) {
+      const why = `only ${roi.reclaimable} tokens (${Math.round(roi.savingsRatio * 100)}%) are reclaimable; ${choice.trigger} needs at least ${s.minReclaimableTokens} and ${Math.round(s.minSavingsRatio * 100)}%`;
+      return makePlan({ ...base, level, skipReason: why });
+    }
+    let plan = makePlan({ ...base, level });
+    // A mandatory compaction looks deeper before giving up: planning is free, only a run counts against the cap.
+    for (let l = nextLevel(level); choice.mandatory && l !== undefined && isNothingToCompact(plan.cut); l = nextLevel(l)) {
+      plan = makePlan({ ...base, level: l });
+    }
+    return plan;
+  }
+
+  private async sequence(seq: Sequence): Promise<PreflightResult> {
+    const outcomes: CompactionOutcome[] = [];
+    let choice = seq.choice;
+    let level = seq.startLevel;
+    let m = this.measure();
+    let limits = this.limits();
+    for (;;) {
+      const plan = this.plan(seq, choice, level, m, outcomes.length + 1);
+      level = plan.level;
+      this.emit({ type: 'compaction_start', plan: summarizePlan(plan) });
+      const outcome = await runCompaction(
+        { ...this.deps, settings: this.deps.resolved.settings, maxOutputTokens: this.deps.modelInfo.maxOutputTokens, branches: this.branches },
+        plan,
+        seq.signal,
+        (percent, phase) => this.emit({ type: 'compaction_progress', operationId: plan.operationId, percent, phase, label: progressLabel(percent, seq.beforeResponse) }),
+      );
+      outcomes.push(outcome);
+      if (outcome.outcome === 'completed') this.lastLevel = { turnId: seq.turnId, level: plan.level };
+      m = this.measure();
+      limits = this.limits();
+      const effective = isEffective(plan.tokensBefore, m.tokens);
+      this.emit(endEvent(outcome, outcomeLine(outcome), effective));
+      if (outcome.outcome === 'cancelled' || outcome.outcome === 'stale' || outcome.outcome === 'failed') break;
+      // plan() already looked at every deeper level of a mandatory compaction: another round could only skip again.
+      if (plan.mandatory && isNothingToCompact(plan.cut)) break;
+      const over = m.tokens > limits.hardLimit;
+      // S7: a mandatory compaction that did not cut 10% escalates even when it squeezed under the limit.
+      if (!over && !(plan.mandatory && !effective)) break;
+      if (outcomes.length >= MAX_COMPACTIONS_PER_TURN) break;
+      const next = nextLevel(level);
+      if (next === undefined) break;
+      level = next;
+      if (over && !choice.mandatory) choice = { trigger: 'hard_limit', mandatory: true, roiExempt: true, ...(choice.focus === undefined ? {} : { focus: choice.focus }) };
+    }
+    return this.result(outcomes, m, limits);
+  }
+
+  private result(outcomes: readonly CompactionOutcome[], m: Measure, limits: Limits): PreflightResult {
+    const lines = outcomes.map(outcomeLine);
+    const last = outcomes[outcomes.length - 1];
+    const over = m.tokens > limits.hardLimit;
+    const base = { outcomes, lines, tokens: m.tokens, source: m.source, limits };
+    let error: string | undefined;
+    let reason: Extract<BarrierEvent, { type: 'preflight_blocked' }>['reason'] = 'over_hard_limit';
+    let exhausted = false;
+    if (last?.outcome === 'cancelled') {
+      reason = 'cancelled';
+      error = 'The turn was cancelled during context compaction; nothing was sent.';
+    } else if (last?.outcome === 'stale') {
+      reason = 'stale';
+      error = 'The session changed during context compaction; nothing was sent. Run the request again.';
+    } else if (over && last?.outcome === 'failed') {
+      reason = 'failed';
+      error = `Automatic summarization did not complete (${last.reason}); nothing oversized was sent. Retry, or run /compact.`;
+    } else if (over) {
+      exhausted = outcomes.length > 0;
+      reason = exhausted ? 'exhausted' : 'over_hard_limit';
+      error =
+        outcomes.length >= MAX_COMPACTIONS_PER_TURN
+          ? COMPACTION_EXHAUSTED_MESSAGE
+          : exhaustedMessage(outcomes.length, m.tokens, limits.hardLimit, last?.outcome === 'skipped' ? last.reason : 'no compaction could run');
+    }
+    if (error === undefined) return { ...base, mayProceed: true, exhausted };
+    this.emit({ type: 'preflight_blocked', reason, message: error });
+    return { ...base, mayProceed: false, error, exhausted };
+  }
+}

@@ -1,0 +1,43 @@
+// The active branch of a TranscriptStore, kept in a SessionTree that only ingests entries appended since the last read.
+import type { TranscriptStore } from '../ports.js';
+import type { Entry } from '../transcript/schema.js';
+import { SessionTree } from '../transcript/tree.js';
+
+/**
+ * Stores are append-only, so the tree grows by the new tail of `entries()` instead of being rebuilt at
+ * every preflight. The store's own leaf pointer is authoritative (a rewind moves it without a new node).
+ */
+export class BranchReader {
+  private tree = new SessionTree();
+  private seen = 0;
+  private firstSeen: Entry | undefined;
+
+  constructor(private readonly store: TranscriptStore) {}
+
+  private sync(): void {
+    const all = this.store.entries();
+    // A store that was reopened or replaced would not share our prefix: start over.
+    if (all.length < this.seen || (this.seen > 0 && all[0] !== this.firstSeen)) {
+      this.tree = new SessionTree();
+      this.seen = 0;
+    }
+    for (let i = this.seen; i < all.length; i++) {
+      const e = all[i];
+      if (e) this.tree.add(e);
+    }
+    this.seen = all.length;
+    this.firstSeen = all[0];
+  }
+
+  /** The conversation path from the root to the store's leaf, root first. */
+  branch(): Entry[] {
+    this.sync();
+    return this.tree.branch(this.store.leafId());
+  }
+
+  /** Every entry of the session (all branches), in file order. */
+  entries(): readonly Entry[] {
+    this.sync();
+    return this.tree.entries();
+  }
+}

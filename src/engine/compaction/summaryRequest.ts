@@ -1,0 +1,161 @@
+// Asks the model for a capsule (SPEC S8): the cache-friendly request, bounded when it would overflow, one bounded retry on overflow.
+import type { ChatModel, ChatRequest, ChatStreamEvent, Clock, ToolSchema } from '../ports.js';
+import type { EntryTokenCache } from '../tokens/entryCache.js';
+import { estimateRequest } from '../tokens/estimate.js';
+import type { ModelMessage } from '../transcript/modelInput.js';
+import type { Usage } from '../transcript/schema.js';
+import { describeFailure, summarize } from './summarizer.js';
+import { boundSummaryMessages, buildSummaryMessages } from './summaryPrompt.js';
+
+/** Capsules are ~2–10k tokens; the ledger is appended by code, so the model's part needs less. */
+export const SUMMARY_MAX_OUTPUT_TOKENS = 8192;
+/** After the provider reports an overflow our estimate undercounted: retry at this share of what was sent. */
+export const OVERFLOW_RETRY_SHARE = 0.7;
+/** Below this much time left, a second (bounded) request is not worth starting. */
+const MIN_RETRY_MS = 500;
+/** About what a full capsule answer streams, for the progress figure only. */
+const EXPECTED_ANSWER_CHARS = 12_000;
+
+export interface BoundInfo {
+  readonly truncatedResults: number;
+  readonly omittedResults: number;
+  readonly droppedMessages: number;
+}
+
+interface Sent {
+  /** Messages of the last request actually sent (or attempted); [] when no model was asked. */
+  readonly sent: readonly ModelMessage[];
+  readonly attempts: number;
+  readonly bounded?: BoundInfo;
+}
+
+export type SummaryAttempt =
+  | (Sent & { readonly kind: 'text'; readonly text: string; readonly usage?: Usage })
+  | (Sent & { readonly kind: 'failed'; readonly reason: string })
+  | (Sent & { readonly kind: 'cancelled' });
+
+export interface GenerateArgs {
+  /** undefined: no summarizer (CLI `--fallback`); the caller builds the deterministic capsule. */
+  readonly model: ChatModel | undefined;
+  readonly system: string;
+  readonly tools: readonly ToolSchema[];
+  /** The exact message list the model last received (buildModelInput of the current branch). */
+  readonly lastSent: readonly ModelMessage[];
+  readonly instruction: string;
+  readonly cache: EntryTokenCache;
+  /** No request above this many effective tokens is ever sent, the summary request included. */
+  readonly hardLimit: number;
+  readonly maxOutputTokens: number;
+  readonly timeoutMs: number;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+  /** 0..1 within the summarizing phase; never goes backwards. */
+  readonly onProgress?: (fraction: number) => void;
+}
+
+/** Streams through unchanged while counting answer characters for the progress figure. */
+function tapped(model: ChatModel, onChars: (n: number) => void): ChatModel {
+  return {
+    provider: model.provider,
+    model: model.model,
+    chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
+      const inner = model.chat(request, signal);
+      return (async function* (): AsyncGenerator<ChatStreamEvent> {
+        for await (const ev of inner) {
+          if (ev.type === 'text') onChars(ev.delta.length);
+          yield ev;
+        }
+      })();
+    },
+  };
+}
+
+/**
+ * Share of the summarizing phase done: each retry starts halfway to the end, and an answer streaming in
+ * advances its attempt up to 80% of what is left. The phase's 100% is reached when the answer is complete.
+ */
+export function progressOf(failedAttempts: number, answerChars: number): number {
+  const streamed = Math.min(1, answerChars / EXPECTED_ANSWER_CHARS);
+  return 1 - 0.5 ** failedAttempts * (1 - 0.8 * streamed);
+}
+
+/** Token budget for the messages of a request whose total (system + tools + priming, with the margin) must stay ≤ hardLimit. */
+function messageBudget(args: GenerateArgs): number {
+  const frame = estimateRequest({ system: args.system, messages: [], entryIds: [] }, args.tools, args.cache, 0).raw;
+  return Math.floor((args.hardLimit * 100) / 105) - frame;
+}
+
+export async function generateSummary(args: GenerateArgs): Promise<SummaryAttempt> {
+  if (args.model === undefined) {
+    return { kind: 'failed', reason: 'no summarizer model: the deterministic fallback was requested', sent: [], attempts: 0 };
+  }
+  const started = args.clock.now();
+  const tokensOf = (m: ModelMessage): number => args.cache.tokensOfMessage(m);
+  const full = buildSummaryMessages(args.lastSent, args.instruction);
+  const budget = messageBudget(args);
+  const fullTokens = full.reduce((n, m) => n + tokensOf(m), 0);
+
+  let messages: readonly ModelMessage[] = full;
+  let bounded: BoundInfo | undefined;
+  let sentTokens = fullTokens;
+  const bound = (limit: number): boolean => {
+    const b = boundSummaryMessages(full, tokensOf, limit);
+    messages = b.messages;
+    sentTokens = b.tokens;
+    bounded = { truncatedResults: b.truncatedResults, omittedResults: b.omittedResults, droppedMessages: b.droppedMessages };
+    return b.fits;
+  };
+  // The unchanged prefix is what makes the request cheap; only a request that cannot fit loses it.
+  if (fullTokens > budget && !bound(budget)) {
+    return { kind: 'failed', reason: `the summary request cannot fit the ${args.hardLimit}-token limit even when bounded`, sent: [], attempts: 0, ...(bounded ? { bounded } : {}) };
+  }
+
+  let attempts = 0;
+  let fraction = 0;
+  let chars = 0;
+  let round = 0;
+  const report = (f: number): void => {
+    if (f <= fraction) return;
+    fraction = f;
+    args.onProgress?.(f);
+  };
+  const model = tapped(args.model, (n) => {
+    chars += n;
+    report(progressOf(round, chars));
+  });
+
+  for (let pass = 0; pass < 2; pass++) {
+    const left = args.timeoutMs - (args.clock.now() - started);
+    const request: ChatRequest = {
+      system: args.system,
+      messages,
+      tools: args.tools,
+      toolChoice: 'none',
+      maxOutputTokens: Math.max(1, Math.min(args.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS)),
+      stream: false,
+    };
+    const result = await summarize({
+      model,
+      request,
+      timeoutMs: Math.max(1, left),
+      clock: args.clock,
+      signal: args.signal,
+      onAttempt: (n) => {
+        round = attempts + n - 1;
+        chars = 0;
+        report(progressOf(round, 0));
+      },
+    });
+    attempts += result.attempts;
+    const sent = { sent: messages, attempts, ...(bounded ? { bounded } : {}) };
+    if (result.ok) return { kind: 'text', text: result.text, ...(result.usage ? { usage: result.usage } : {}), ...sent };
+    if (result.reason === 'cancelled') return { kind: 'cancelled', ...sent };
+    const remaining = args.timeoutMs - (args.clock.now() - started);
+    if (result.reason !== 'overflow' || pass > 0 || remaining < MIN_RETRY_MS) return { kind: 'failed', reason: describeFailure(result), ...sent };
+    // The provider counted more than we did: shrink well below what was refused and try once more.
+    if (!bound(Math.floor(Math.min(sentTokens, budget) * OVERFLOW_RETRY_SHARE))) {
+      return { kind: 'failed', reason: `${describeFailure(result)}; a bounded retry cannot fit`, sent: messages, attempts, ...(bounded ? { bounded } : {}) };
+    }
+  }
+  return { kind: 'failed', reason: 'the summary request overflowed twice', sent: messages, attempts, ...(bounded ? { bounded } : {}) };
+}
