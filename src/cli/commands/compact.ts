@@ -15,7 +15,7 @@ import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { cliSettings, modelFromFlags } from '../session.js';
 
 export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -41,6 +41,15 @@ function triggerFlag(flags: Flags): Trigger | undefined {
   const parsed = TriggerSchema.safeParse(typeof raw === 'string' ? raw.trim() : raw);
   if (!parsed.success) throw new CliError(`--trigger must be one of ${TRIGGERS.join(', ')} (got '${String(raw)}')`);
   return parsed.data;
+}
+
+/** `--focus "text"`: what the capsule should concentrate on, as `/compact <focus>` does in the chat. */
+function focusFlag(flags: Flags): string | undefined {
+  const raw = flags.focus;
+  if (raw === undefined) return undefined;
+  const text = typeof raw === 'string' ? raw.trim() : '';
+  if (text === '') throw new CliError('--focus needs some text, e.g. --focus "the parser bug"');
+  return text;
 }
 
 interface Summarizer {
@@ -93,6 +102,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   const path = cli.positionals[0];
   if (!path) throw new CliError(`missing session file: ${COMPACT_USAGE}`);
   const trigger = triggerFlag(cli.flags);
+  const focus = focusFlag(cli.flags);
   const summarizer = summarizerFlags(cli.flags);
   let store: JsonlSessionStore;
   try {
@@ -126,7 +136,10 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     let result: PreflightResult;
     try {
       // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.
-      result = trigger === undefined ? await barrier.compactNow(undefined, ctrl.signal) : await barrier.compactWith(trigger, { signal: ctrl.signal });
+      result =
+        trigger === undefined
+          ? await barrier.compactNow(focus, ctrl.signal)
+          : await barrier.compactWith(trigger, { signal: ctrl.signal, ...(focus === undefined ? {} : { focus }) });
     } finally {
       process.off('SIGINT', onInterrupt);
     }

@@ -155,7 +155,8 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   if (stop) return stop;
   progress(85, 'validating');
 
-  const replacedTokens = cut.summarizedTokens + (cut.previousCapsule ? deps.cache.tokensOfCapsule(cut.previousCapsule) : 0);
+  // Truncated tool-result text leaves the input too: a truncation-only plan (level >= 2) summarizes nothing new.
+  const replacedTokens = cut.summarizedTokens + cut.truncatedTokens + (cut.previousCapsule ? deps.cache.tokensOfCapsule(cut.previousCapsule) : 0);
   const text = capsuleText(deps, cut, ledger, summary, replacedTokens);
   if ('skip' in text) return end('skipped', text.skip);
   progress(90, 'validating');

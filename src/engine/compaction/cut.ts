@@ -1,6 +1,7 @@
 // Cut planning and escalation (SPEC S7): which span becomes the capsule, which tail stays verbatim.
 import { latestCapsule } from '../transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
+import { truncateToolResult } from './truncation.js';
 import { isMessageEntry, splitUnits, type Unit } from './units.js';
 
 export type CompactionLevel = 0 | 1 | 2 | 3;
@@ -65,6 +66,11 @@ export interface CutPlan {
   readonly spanTokens: number;
   /** Level >= 2: tool results in the retained tail are truncated in the copy sent to the model. */
   readonly truncateResults: boolean;
+  /**
+   * Estimated tokens that truncation removes from the copy sent (0 below level 2): tokens that leave the
+   * model input without being summarized, so the capsule's size check counts them as replaced history.
+   */
+  readonly truncatedTokens: number;
 }
 
 export interface NothingToCompact {
@@ -131,11 +137,30 @@ export function planCut(args: PlanCutArgs): CutResult {
   const { span, previousCapsule } = spanSinceCapsule(branch);
   const units = splitUnits(span);
   if (units.length === 0) return { nothingToCompact: true, reason: 'no conversation since the last capsule' };
+  const unitTokens = units.map((u) => sum(u.entries.map(tokensOf)));
+  const ctx: CutContext = { branch, units, unitTokens, spanTokens: sum(unitTokens), tokensOf, level, activeTurnId, previousCapsule };
+  const cut = summarizingCut(ctx, keepRecentTokens);
+  // Level >= 2 may still shrink a tail it cannot summarize (one huge result of the active turn): truncation alone.
+  if (!isNothingToCompact(cut) || level < 2) return cut;
+  return truncationOnlyCut(ctx) ?? cut;
+}
+
+interface CutContext {
+  readonly branch: readonly Entry[];
+  readonly units: readonly Unit[];
+  readonly unitTokens: readonly number[];
+  readonly spanTokens: number;
+  readonly tokensOf: (entry: Entry) => number;
+  readonly level: CompactionLevel;
+  readonly activeTurnId: string | undefined;
+  readonly previousCapsule: CapsuleEntry | undefined;
+}
+
+function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
+  const { units, unitTokens, spanTokens, tokensOf, level, activeTurnId } = ctx;
   if (units.length === 1) {
     return { nothingToCompact: true, reason: 'only the latest exchange remains, and it is always kept verbatim' };
   }
-  const unitTokens = units.map((u) => sum(u.entries.map(tokensOf)));
-  const spanTokens = sum(unitTokens);
   // The last unit is never summarized: it may be an exchange still in progress, and a tail is never empty.
   const maxCut = units.length - 1;
   let cut = keepRecentCut(unitTokens, keepRecentTokens);
@@ -159,7 +184,7 @@ export function planCut(args: PlanCutArgs): CutResult {
   return {
     level,
     summarize,
-    ...(previousCapsule ? { previousCapsule } : {}),
+    ...(ctx.previousCapsule ? { previousCapsule: ctx.previousCapsule } : {}),
     firstKeptEntryId: kept[0]?.id ?? null,
     kept,
     pinnedEntryIds: pinned.map((e) => e.id),
@@ -168,5 +193,68 @@ export function planCut(args: PlanCutArgs): CutResult {
     pinnedTokens,
     spanTokens,
     truncateResults: level >= 2,
+    truncatedTokens: level >= 2 ? truncationSavings(kept, ctx) : 0,
+  };
+}
+
+/**
+ * Tokens truncation would remove from `kept` in the copy sent, estimated by the share of characters dropped
+ * (planning tokenizes nothing). Results the previous capsule already truncates are sent truncated today and
+ * save nothing more; results appended after that capsule are sent whole until a new capsule covers them.
+ */
+function truncationSavings(kept: readonly Entry[], ctx: CutContext): number {
+  const prev = ctx.previousCapsule;
+  const alreadyTruncated = new Set<string>();
+  if (prev?.truncateResults === true) {
+    for (const e of ctx.branch) {
+      if (e.id === prev.id) break;
+      alreadyTruncated.add(e.id);
+    }
+  }
+  let saved = 0;
+  for (const e of kept) {
+    if (e.type !== 'tool_result' || alreadyTruncated.has(e.id) || e.content.length === 0) continue;
+    const shorter = truncateToolResult(e.content).length;
+    if (shorter < e.content.length) saved += Math.floor(ctx.tokensOf(e) * (1 - shorter / e.content.length));
+  }
+  return saved;
+}
+
+/**
+ * A level >= 2 plan that summarizes nothing new and only truncates the retained tail: when the whole span is
+ * the active turn (its pinned task plus the exchanges after it), or one exchange, summarizing cannot help but
+ * one huge tool result can still be cut to its first and last 20 lines. The entries the previous capsule
+ * pinned, and the active turn's task when it opens the span, stay pinned; everything else is kept verbatim
+ * (truncated in the copy sent), and the new capsule rolls the previous one in. Only when that saves >= 10%.
+ */
+function truncationOnlyCut(ctx: CutContext): CutPlan | undefined {
+  const { units, unitTokens, spanTokens, tokensOf, level, activeTurnId, previousCapsule } = ctx;
+  const carried = new Set(previousCapsule?.pinnedEntryIds ?? []);
+  const pinnable = (e: Entry): boolean => carried.has(e.id) || (e.type === 'user' && activeTurnId !== undefined && e.turnId === activeTurnId);
+  let lead = 0;
+  while (lead < units.length && (units[lead]?.entries ?? []).filter(isMessageEntry).every(pinnable)) lead++;
+  const summarize = flatten(units.slice(0, lead));
+  const kept = flatten(units.slice(lead));
+  // The previous capsule's pinned entries lie before its firstKeptEntryId: keeping them would resend its whole span.
+  if (kept.length === 0 || kept.some((e) => carried.has(e.id))) return undefined;
+  const truncatedTokens = truncationSavings(kept, ctx);
+  if (truncatedTokens < spanTokens * MIN_EFFECTIVE_REDUCTION || truncatedTokens <= 0) return undefined;
+  const pinned = summarize.filter((e) => isMessageEntry(e) && pinnable(e));
+  const pinnedTokens = sum(pinned.map(tokensOf));
+  const summarizeTokens = sum(unitTokens.slice(0, lead));
+  return {
+    level,
+    summarize,
+    ...(previousCapsule ? { previousCapsule } : {}),
+    firstKeptEntryId: kept[0]?.id ?? null,
+    kept,
+    pinnedEntryIds: pinned.map((e) => e.id),
+    // Non-message entries travelling with the pinned task count 0 tokens, so this is 0 in practice.
+    summarizedTokens: summarizeTokens - pinnedTokens,
+    keptTokens: spanTokens - summarizeTokens,
+    pinnedTokens,
+    spanTokens,
+    truncateResults: true,
+    truncatedTokens,
   };
 }
