@@ -11,6 +11,7 @@ interface BenchModule {
 const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   preflight: () => import('./preflight.js'),
   load: () => import('./load.js'),
+  webview: () => import('./webview.js'),
   compaction: () => import('./compaction.js'),
 };
 

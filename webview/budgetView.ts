@@ -1,4 +1,4 @@
-// The budget panel: headline figure, the meter, the category legend and every `/budget` field (S15).
+// The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (S15).
 import type { BudgetView } from '../src/protocol/messages.js';
 import { el } from './dom.js';
 import { age, fullTokens, percent, shortTokens } from './format.js';
@@ -42,10 +42,18 @@ export function budgetRows(b: BudgetView): readonly (readonly [string, string])[
   ];
 }
 
-export function renderBudget(b: BudgetView, detailsOpen: boolean, onToggleDetails: (open: boolean) => void): HTMLElement {
+/** Every `/budget` field, one per line: the meter's tooltip. */
+export function budgetTooltip(b: BudgetView): string {
+  return budgetRows(b)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+}
+
+/** The header's budget line: figure, share of the hard limit, measurement source, and the meter; hovering shows every field. */
+export function renderBudgetSummary(b: BudgetView): HTMLElement {
   const ratio = b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0;
   const headline = el('div', { className: 'headline' }, [
-    el('span', { className: 'figure', text: `${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}` }),
+    el('span', { className: 'figure', text: `${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)}` }),
     el('span', { className: 'pct', text: percent(ratio) }),
     el('span', {
       className: `badge source-${b.source}`,
@@ -53,18 +61,15 @@ export function renderBudget(b: BudgetView, detailsOpen: boolean, onToggleDetail
       attrs: { title: b.source === 'provider_usage' ? 'Calibrated from the tokens the provider reported' : 'Counted locally with the tokenizer (+5% margin)' },
     }),
   ]);
-  const limits = el('div', { className: 'limits', text: `soft ${shortTokens(b.softLimit)} · hard ${shortTokens(b.hardLimit)} · window ${shortTokens(b.contextWindow)}` });
+  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · window ${shortTokens(b.contextWindow)}` });
+  return el('section', { className: 'budget', attrs: { 'aria-label': 'Context budget', title: budgetTooltip(b) } }, [headline, renderMeter(b), limits]);
+}
 
+/** The expandable part: limits, the category legend and the `/budget` fields as a list. */
+export function renderBudgetDetails(b: BudgetView, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
   const list = el('dl', { className: 'fields' }, budgetRows(b).flatMap(([k, v]) => row(k, v)));
-  const details = el('details', { className: 'budget-details' }, [el('summary', { text: 'Budget details' }), list]);
-  details.open = detailsOpen;
-  details.addEventListener('toggle', () => onToggleDetails(details.open));
-
-  return el('section', { className: 'budget', attrs: { 'aria-label': 'Context budget' } }, [
-    headline,
-    renderMeter(b),
-    limits,
-    renderLegend(b),
-    details,
-  ]);
+  const details = el('details', { className: 'budget-details' }, [el('summary', { text: 'Budget details' }), renderLegend(b), list]);
+  details.open = open;
+  details.addEventListener('toggle', () => onToggle(details.open));
+  return details;
 }

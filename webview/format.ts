@@ -1,4 +1,4 @@
-// Number and time formatting for the budget view (kept in the webview because it may import no runtime code from src).
+// Number, duration and time formatting for the webview (kept here because the webview may import no runtime code from src).
 
 /** 38420 → "38.4k", 1250000 → "1.25M", 950 → "950". */
 export function shortTokens(n: number): string {
@@ -32,4 +32,12 @@ export function age(ms: number): string {
   const h = Math.floor(m / 60);
   if (h < 48) return `${h}h ago`;
   return `${Math.floor(h / 24)}d ago`;
+}
+
+/** 850 → "850 ms", 3200 → "3.2 s", 125000 → "2m 5s". */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${trim(ms / 1000, 1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)}m ${s % 60}s`;
 }

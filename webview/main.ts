@@ -1,20 +1,218 @@
-// Webview entry: handshake with the host, keep the latest state, render the session header and budget panel.
-import type { BudgetView, HostToWebview, SessionView, SettingsView, WebviewCommand } from '../src/protocol/messages.js';
-import { renderBudget } from './budgetView.js';
-import { el, replaceChildren } from './dom.js';
+// Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
+import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
+import { BarrierStrip } from './barrierView.js';
+import { CapsuleViewer } from './capsuleViewer.js';
+import { Composer } from './composer.js';
+import { Announcer, button, el } from './dom.js';
+import { ChatHeader } from './header.js';
+import { parseHostMessage } from './hostGuard.js';
+import { SetupPanel } from './setupPanel.js';
+import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
 
-interface ViewState {
+const host = connectHost();
+const announcer = new Announcer();
+
+interface Current {
   received: boolean;
   session: SessionView | null;
-  budget: BudgetView | null;
   settings: SettingsView | null;
   error: string | undefined;
   notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string } | undefined;
 }
+const current: Current = { received: false, session: null, settings: null, error: undefined, notice: undefined };
 
-const host = connectHost();
-const state: ViewState = { received: false, session: null, budget: null, settings: null, error: undefined, notice: undefined };
+/** Brief visual and spoken confirmation on the button that copied. */
+function copied(from: HTMLElement): void {
+  const glyph = from.querySelector('.codicon');
+  glyph?.classList.replace('codicon-copy', 'codicon-check');
+  window.setTimeout(() => glyph?.classList.replace('codicon-check', 'codicon-copy'), 1500);
+  announcer.say('Copied');
+}
+
+function copy(text: string, from: HTMLElement): void {
+  host.post({ type: 'copy', text: text.slice(0, 2_000_000) });
+  copied(from);
+}
+
+const viewer = new CapsuleViewer({
+  load: (checkpointId) => host.post({ type: 'viewCapsule', checkpointId }),
+  copy,
+  openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
+  rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
+  exportCapsule: (checkpointId) => host.post({ type: 'exportCapsule', checkpointId }),
+  changed: (state) => host.updateState({ viewer: state }),
+});
+
+const list = new TranscriptList({
+  copy,
+  openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
+  viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
+  rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
+  loadOlder: (beforeId) => host.post({ type: 'loadOlder', beforeId }),
+  scrolled: (scroll) => host.updateState({ scroll }),
+});
+
+const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
+
+const composer = new Composer(
+  {
+    send: (text, clientId) => host.post({ type: 'send', text, clientId }),
+    cancel: () => host.post({ type: 'cancel' }),
+    checkpointIds: () => list.checkpointIds(),
+    draftChanged: (draft) => host.updateState({ draft }),
+  },
+  host.state().draft,
+);
+
+const setup = new SetupPanel({
+  setupProvider: (provider) => host.post({ type: 'setupProvider', provider }),
+  setApiKey: (key) => host.post({ type: 'setApiKey', key }),
+  close: () => {
+    host.updateState({ setupOpen: false });
+    setup.update(lastSetup, false);
+    composer.focus();
+  },
+});
+let lastSetup: Extract<HostToWebview, { type: 'setup' }>['setup'] | null = null;
+
+const header = new ChatHeader({
+  command: (command) => host.post({ type: 'command', command }),
+  selectModel: (id) => host.post({ type: 'selectModel', id }),
+  toggleSetup: () => {
+    const open = !setup.isOpen;
+    host.updateState({ setupOpen: open });
+    setup.update(lastSetup, open);
+    if (open && lastSetup === null) current.notice = { level: 'info', text: 'Provider setup is not available yet.' };
+    renderBanners();
+    setup.element.querySelector<HTMLElement>('input, select')?.focus();
+  },
+  detailsToggled: (open) => host.updateState({ detailsOpen: open }),
+});
+
+const banners = el('div', { className: 'banners' });
+
+function banner(level: 'info' | 'warning' | 'error', text: string, dismiss?: () => void): HTMLElement {
+  const b = el('div', { className: `banner ${level}`, attrs: { role: level === 'error' ? 'alert' : 'status' } }, [el('span', { text })]);
+  if (dismiss) {
+    const x = button({ icon: 'close', label: 'Dismiss' });
+    x.addEventListener('click', dismiss);
+    b.appendChild(x);
+  }
+  return b;
+}
+
+function renderBanners(): void {
+  const parts: Node[] = [];
+  if (!current.received) parts.push(el('p', { className: 'muted', text: 'Loading session…' }));
+  const s = current.session;
+  if (current.error) parts.push(banner('error', current.error));
+  if (s?.readOnly) parts.push(banner('warning', s.readOnlyReason ?? 'This chat is open read-only.'));
+  if (s && s.problems > 0) parts.push(banner('info', `${s.problems} damaged line(s) were skipped while loading this chat.`));
+  if (current.settings?.warning) parts.push(banner('warning', current.settings.warning));
+  if (current.notice) {
+    parts.push(
+      banner(current.notice.level, current.notice.text, () => {
+        current.notice = undefined;
+        renderBanners();
+        composer.focus();
+      }),
+    );
+  }
+  banners.replaceChildren(...parts);
+}
+
+function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
+  const first = !current.received;
+  const sameSession = !first && current.session?.id === msg.session?.id;
+  // First snapshot: come back to where the user was before the view reloaded; later ones keep the current position.
+  const anchor = first ? host.state().scroll : sameSession ? list.anchor() : null;
+  current.received = true;
+  current.session = msg.session;
+  current.settings = msg.settings;
+  current.error = msg.error;
+  current.notice = undefined;
+  header.showSession(msg.session);
+  header.showModels(msg.models, msg.currentModelId, msg.settings);
+  header.showBudget(msg.budget, host.state().detailsOpen);
+  renderBanners();
+  list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
+  composer.setReadOnly(msg.session?.readOnly === true);
+  composer.setBusy(msg.busy);
+  composer.resetQueue(msg.queue);
+  barrier.show(msg.barrier);
+  composer.setBarrier(barrier.running);
+  lastSetup = msg.setup;
+  setup.update(msg.setup, host.state().setupOpen);
+  const saved = host.state().viewer;
+  if (first && saved) viewer.open(saved.checkpointId, null, saved.tab);
+  else if (!sameSession) viewer.close();
+}
+
+function onMessage(msg: HostToWebview): void {
+  switch (msg.type) {
+    case 'snapshot':
+      onSnapshot(msg);
+      break;
+    case 'budget':
+      header.showBudget(msg.budget, host.state().detailsOpen);
+      break;
+    case 'notice':
+      current.notice = { level: msg.level, text: msg.text };
+      renderBanners();
+      break;
+    case 'itemsAppended':
+      list.append(msg.items);
+      for (const item of msg.items) {
+        if (item.kind === 'user' && item.clientId !== undefined) composer.consumed(item.clientId);
+        if (item.kind === 'error') announcer.say(`Error: ${item.text}`);
+      }
+      break;
+    case 'itemUpdated':
+      list.update(msg.item);
+      break;
+    case 'streamDelta':
+      list.streamDelta(msg.itemId, msg.text);
+      break;
+    case 'streamEnd':
+      list.streamEnd(msg.itemId, msg.markdown);
+      announcer.say('Answer complete');
+      break;
+    case 'barrier': {
+      const { type: _type, ...view } = msg;
+      barrier.show(view);
+      composer.setBarrier(barrier.running);
+      break;
+    }
+    case 'compactionCard':
+      list.append([{ id: msg.id, kind: 'compaction', card: msg.card, timestamp: msg.timestamp }]);
+      break;
+    case 'capsule':
+      viewer.show(msg.capsule);
+      break;
+    case 'olderItems':
+      list.prependOlder(msg.beforeId, msg.items, msg.hasMore);
+      break;
+    case 'setup':
+      lastSetup = msg.setup;
+      setup.update(msg.setup, host.state().setupOpen);
+      break;
+    case 'queue':
+      composer.setQueue(msg.items);
+      break;
+    case 'busy':
+      composer.setBusy(msg.busy);
+      break;
+    default: {
+      const _exhaustive: never = msg;
+      return _exhaustive;
+    }
+  }
+}
+
+function reportError(message: string, stack?: string): void {
+  host.post({ type: 'webviewError', message: message.slice(0, 4000), stack: stack?.slice(0, 16000) });
+}
 
 function root(): HTMLElement {
   const r = document.getElementById('root');
@@ -22,102 +220,22 @@ function root(): HTMLElement {
   return r;
 }
 
-function button(label: string, command: WebviewCommand, title: string): HTMLButtonElement {
-  const b = el('button', { text: label, attrs: { type: 'button', title, 'aria-label': title } });
-  b.addEventListener('click', () => host.post({ type: 'command', command }));
-  return b;
-}
-
-function banner(level: 'info' | 'warning' | 'error', text: string): HTMLElement {
-  return el('div', { className: `banner ${level}`, text, attrs: { role: level === 'error' ? 'alert' : 'status' } });
-}
-
-function sessionHeader(s: SessionView): HTMLElement {
-  const title = s.title && s.title.length > 0 ? s.title : 'Chat';
-  return el('header', { className: 'session' }, [
-    el('h2', { text: title }),
-    el('span', { className: 'session-meta', text: `${s.id} · ${s.entries} entries${s.readOnly ? ' · read-only' : ''}` }),
-  ]);
-}
-
-function render(): void {
-  const parts: Node[] = [];
-  if (!state.received) {
-    parts.push(el('p', { className: 'muted', text: 'Loading session…' }));
-    replaceChildren(root(), parts);
-    return;
-  }
-  if (state.session) parts.push(sessionHeader(state.session));
-  if (state.error) parts.push(banner('error', state.error));
-  if (state.session?.readOnly) parts.push(banner('warning', state.session.readOnlyReason ?? 'This chat is open read-only.'));
-  if (state.session && state.session.problems > 0) parts.push(banner('info', `${state.session.problems} damaged line(s) were skipped while loading this chat.`));
-  if (state.settings?.warning) parts.push(banner('warning', state.settings.warning));
-  if (state.notice) parts.push(banner(state.notice.level, state.notice.text));
-
-  if (state.budget) {
-    parts.push(renderBudget(state.budget, host.state().detailsOpen, (open) => host.updateState({ detailsOpen: open })));
-  } else if (!state.error) {
-    parts.push(el('p', { className: 'muted', text: 'No budget yet.' }));
-  }
-
-  parts.push(
-    el('div', { className: 'actions', attrs: { role: 'toolbar', 'aria-label': 'Capsule actions' } }, [
-      button('Compact Context', 'compactContext', 'Compact the context now'),
-      button('New Chat', 'newChat', 'Start a new chat'),
-      button('Budget Report', 'showBudget', 'Write the budget report to the Capsule output'),
-      button('Refresh', 'refresh', 'Reload the chat from disk'),
-    ]),
-  );
-  if (state.settings) {
-    const s = state.settings;
-    const auto = !s.softTriggersEnabled ? 'auto-compact off (hard-limit protection on)' : s.autoCompact ? 'auto-compact on' : 'auto-compact off';
-    parts.push(el('footer', { className: 'muted', text: `${s.modelId} · ${s.provider} · ${auto}` }));
-  }
-  replaceChildren(root(), parts);
-}
-
-function onMessage(msg: HostToWebview): void {
-  switch (msg.type) {
-    case 'snapshot':
-      state.received = true;
-      state.session = msg.session;
-      state.budget = msg.budget;
-      state.settings = msg.settings;
-      state.error = msg.error;
-      state.notice = undefined;
-      break;
-    case 'budget':
-      state.budget = msg.budget;
-      break;
-    case 'notice':
-      state.notice = { level: msg.level, text: msg.text };
-      break;
-    default: {
-      const _exhaustive: never = msg;
-      return _exhaustive;
-    }
-  }
-  render();
-}
-
-function isHostMessage(data: unknown): data is HostToWebview {
-  return typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string';
-}
-
-function reportError(message: string, stack?: string): void {
-  host.post({ type: 'webviewError', message: message.slice(0, 4000), stack: stack?.slice(0, 16000) });
-}
-
 window.addEventListener('error', (e) => reportError(e.message, e.error instanceof Error ? e.error.stack : undefined));
 window.addEventListener('unhandledrejection', (e) => reportError(String(e.reason)));
 window.addEventListener('message', (e: MessageEvent<unknown>) => {
-  if (!isHostMessage(e.data)) return;
+  const msg = parseHostMessage(e.data);
+  if (!msg) {
+    const type = typeof e.data === 'object' && e.data !== null ? String((e.data as { type?: unknown }).type) : typeof e.data;
+    reportError(`Ignored a malformed message from the host (type ${type.slice(0, 60)})`);
+    return;
+  }
   try {
-    onMessage(e.data);
+    onMessage(msg);
   } catch (err) {
     reportError(err instanceof Error ? err.message : String(err), err instanceof Error ? err.stack : undefined);
   }
 });
 
-render();
+root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, composer.element, viewer.element, announcer.element);
+renderBanners();
 host.post({ type: 'ready' });

@@ -1,12 +1,24 @@
-// Typed wrapper over acquireVsCodeApi: outgoing messages use the protocol types, UI state survives hide/show.
+// Typed wrapper over acquireVsCodeApi: outgoing messages use the protocol types, UI state survives hide/show and reloads.
 import type { WebviewToHost } from '../src/protocol/messages.js';
 
-/** Webview-local UI state kept by VS Code across reloads of the view (never host data). */
-export interface UiState {
-  readonly detailsOpen: boolean;
+export type ViewerTab = 'sections' | 'ledger' | 'diff';
+
+/** Where the list was scrolled to: an item near the top of the viewport and its offset, or null for "at the newest". */
+export interface ScrollAnchor {
+  readonly itemId: string;
+  readonly offset: number;
 }
 
-const DEFAULT_STATE: UiState = { detailsOpen: true };
+/** Webview-local UI state kept by VS Code across reloads of the view (never host data, never the API key). */
+export interface UiState {
+  readonly detailsOpen: boolean;
+  readonly draft: string;
+  readonly scroll: ScrollAnchor | null;
+  readonly viewer: { readonly checkpointId: string; readonly tab: ViewerTab } | null;
+  readonly setupOpen: boolean;
+}
+
+export const DEFAULT_STATE: UiState = { detailsOpen: false, draft: '', scroll: null, viewer: null, setupOpen: false };
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -22,14 +34,29 @@ export interface HostApi {
   updateState(patch: Partial<UiState>): void;
 }
 
-function isUiState(v: unknown): v is UiState {
-  return typeof v === 'object' && v !== null && typeof (v as { detailsOpen?: unknown }).detailsOpen === 'boolean';
+function rec(v: unknown): Readonly<Record<string, unknown>> {
+  return typeof v === 'object' && v !== null ? (v as Readonly<Record<string, unknown>>) : {};
+}
+
+/** Reads saved state field by field, so state saved by an older version keeps whatever still makes sense. */
+export function restoreState(saved: unknown): UiState {
+  const s = rec(saved);
+  const scroll = rec(s.scroll);
+  const viewer = rec(s.viewer);
+  const tab = viewer.tab === 'ledger' || viewer.tab === 'diff' ? viewer.tab : 'sections';
+  return {
+    detailsOpen: typeof s.detailsOpen === 'boolean' ? s.detailsOpen : DEFAULT_STATE.detailsOpen,
+    draft: typeof s.draft === 'string' ? s.draft.slice(0, 1_000_000) : '',
+    scroll: typeof scroll.itemId === 'string' && typeof scroll.offset === 'number' && Number.isFinite(scroll.offset) ? { itemId: scroll.itemId, offset: scroll.offset } : null,
+    viewer: typeof viewer.checkpointId === 'string' ? { checkpointId: viewer.checkpointId, tab } : null,
+    setupOpen: s.setupOpen === true,
+  };
 }
 
 /** acquireVsCodeApi may be called only once per page, so this is too. */
 export function connectHost(): HostApi {
   const api = acquireVsCodeApi();
-  let state: UiState = isUiState(api.getState()) ? (api.getState() as UiState) : DEFAULT_STATE;
+  let state = restoreState(api.getState());
   return {
     post: (message) => api.postMessage(message),
     state: () => state,

@@ -1,66 +1,12 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { z } from 'zod';
+import { BarrierViewSchema, ChatStateSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
+import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
-const count = z.number().finite();
-const text = (max: number) => z.string().max(max);
-
-export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
-
-/** Token use per category of the request payload (S15). */
-export const BudgetCategoriesSchema = z.object({
-  system: count,
-  tools: count,
-  capsule: count,
-  messages: count,
-  toolResults: count,
-  reservedOutput: count,
-});
-
-/** Everything `/budget` shows (S15), as plain data the webview can draw. */
-export const BudgetViewSchema = z.object({
-  model: text(200),
-  contextWindow: count,
-  maxOutputTokens: count,
-  effectiveTokens: count,
-  source: MeasurementSourceSchema,
-  softLimit: count,
-  hardLimit: count,
-  safetyReserveTokens: count,
-  keepRecentTokens: count,
-  capsules: count,
-  messages: count,
-  turns: count,
-  lastCapsule: z
-    .object({ ageMs: count, tokens: count, checkpointId: text(200), quality: z.enum(['full', 'degraded']) })
-    .optional(),
-  savingsRatio: count,
-  reclaimableTokens: count,
-  autoCompact: z.boolean(),
-  nextTrigger: text(500),
-  categories: BudgetCategoriesSchema,
-  percentOfHard: count,
-});
-
-export const SessionViewSchema = z.object({
-  id: text(200),
-  title: text(500).optional(),
-  createdAt: text(64),
-  /** Entries in the file (all branches). */
-  entries: count,
-  readOnly: z.boolean(),
-  readOnlyReason: text(2000).optional(),
-  /** How many lines were skipped or repaired while loading. */
-  problems: count,
-});
-
-export const SettingsViewSchema = z.object({
-  modelId: text(200),
-  provider: text(200),
-  autoCompact: z.boolean(),
-  /** False when settings are invalid or CAPSULE_AUTO_COMPACT=false. */
-  softTriggersEnabled: z.boolean(),
-  warning: text(4000).optional(),
-});
+export * from './views.js';
+export * from './transcript.js';
+export * from './chatState.js';
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
   /** The full state; the first message after `ready`, and again whenever the session or settings change. */
@@ -71,9 +17,29 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
     settings: SettingsViewSchema,
     /** Why no session could be opened, when that happened. */
     error: text(4000).optional(),
+    ...ChatStateSchema.shape,
   }),
   z.object({ type: z.literal('budget'), budget: BudgetViewSchema }),
   z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: text(4000) }),
+  /** New items at the end of the transcript; an id already shown replaces that item. */
+  z.object({ type: z.literal('itemsAppended'), items: TranscriptItemsSchema }),
+  /** One item changed (a tool finished, an answer was finalized); the webview replaces it in place. */
+  z.object({ type: z.literal('itemUpdated'), item: TranscriptItemSchema }),
+  /** More text for a streaming assistant item. */
+  z.object({ type: z.literal('streamDelta'), itemId, text: text(200_000) }),
+  /** The stream ended; `markdown`, when given, is the final text and wins over the deltas. */
+  z.object({ type: z.literal('streamEnd'), itemId, markdown: text(2_000_000).optional() }),
+  z.object({ type: z.literal('barrier'), ...BarrierViewSchema.shape }),
+  /** A completed compaction: shown as a card in the transcript (same as appending a `compaction` item). */
+  z.object({ type: z.literal('compactionCard'), id: itemId, timestamp: text(64).optional(), card: CompactionCardSchema }),
+  /** The answer to `viewCapsule`. */
+  z.object({ type: z.literal('capsule'), capsule: CapsuleViewSchema }),
+  /** The answer to `loadOlder`: the items just before `beforeId`, oldest first. */
+  z.object({ type: z.literal('olderItems'), beforeId: itemId, items: TranscriptItemsSchema, hasMore: z.boolean() }),
+  z.object({ type: z.literal('setup'), setup: SetupStateSchema }),
+  z.object({ type: z.literal('queue'), items: QueueSchema }),
+  /** An agent turn started or ended. */
+  z.object({ type: z.literal('busy'), busy: z.boolean() }),
 ]);
 
 /** Commands the webview may ask the host to run; each maps to one contributed `capsule.*` command. */
@@ -84,21 +50,45 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('command'), command: WebviewCommandSchema }),
   /** A runtime error inside the webview, forwarded so it reaches the log instead of a hidden devtools console. */
   z.object({ type: z.literal('webviewError'), message: text(4000), stack: text(16000).optional() }),
+  /** What the user typed: plain text or a slash command, which the host parses. */
+  z.object({ type: z.literal('send'), text: text(1_000_000).min(1), clientId: itemId.optional() }),
+  /** Stop the running turn. */
+  z.object({ type: z.literal('cancel') }),
+  z.object({ type: z.literal('selectModel'), id: text(200).min(1) }),
+  z.object({ type: z.literal('setupProvider'), provider: ProviderChoiceSchema }),
+  /** Sent once from the setup panel's password field, which is cleared right after; the host puts it in SecretStorage. */
+  z.object({ type: z.literal('setApiKey'), key: z.string().min(1).max(4096) }),
+  z.object({ type: z.literal('loadOlder'), beforeId: itemId }),
+  z.object({ type: z.literal('viewCapsule'), checkpointId }),
+  z.object({ type: z.literal('rewind'), checkpointId }),
+  z.object({ type: z.literal('exportCapsule'), checkpointId }),
+  /** Put text on the clipboard (code blocks, answers, capsules). */
+  z.object({ type: z.literal('copy'), text: text(2_000_000) }),
+  /** A link the user clicked; the webview never navigates, and the host opens only schemes it allows. */
+  z.object({ type: z.literal('openLink'), href: text(8192).min(1) }),
 ]);
 
-export type MeasurementSource = z.infer<typeof MeasurementSourceSchema>;
-export type BudgetCategories = z.infer<typeof BudgetCategoriesSchema>;
-export type BudgetView = z.infer<typeof BudgetViewSchema>;
-export type SessionView = z.infer<typeof SessionViewSchema>;
-export type SettingsView = z.infer<typeof SettingsViewSchema>;
 export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
+export type HostMessageType = HostToWebview['type'];
 export type WebviewCommand = z.infer<typeof WebviewCommandSchema>;
 export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
+/** The user intents the chat view provider does not handle itself; it hands them to its `onIntent` listeners. */
+export type ChatIntent = Exclude<WebviewToHost, { type: 'ready' | 'command' | 'webviewError' }>;
 
-/** Validates one message received from the webview; never throws. */
-export function parseWebviewMessage(data: unknown): { ok: true; message: WebviewToHost } | { ok: false; error: string } {
-  const r = WebviewToHostSchema.safeParse(data);
-  if (r.success) return { ok: true, message: r.data };
-  return { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') };
+export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
+
+function describe(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 }
 
+/** Validates one message received from the webview; never throws. */
+export function parseWebviewMessage(data: unknown): ParseResult<WebviewToHost> {
+  const r = WebviewToHostSchema.safeParse(data);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: describe(r.error) };
+}
+
+/** Validates one host message (tests, and hosts that check what they are about to post); never throws. */
+export function parseHostMessage(data: unknown): ParseResult<HostToWebview> {
+  const r = HostToWebviewSchema.safeParse(data);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: describe(r.error) };
+}

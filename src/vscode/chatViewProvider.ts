@@ -1,6 +1,6 @@
 // The Chat webview view: strict CSP shell, ready handshake, zod-checked input, one guarded post chokepoint.
 import * as vscode from 'vscode';
-import { parseWebviewMessage, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
+import { emptyChatState, parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
 import type { SessionChange, SessionService } from './sessionService.js';
 import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
@@ -11,6 +11,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   #ready = false;
   #queue: HostToWebview[] = [];
   readonly #disposables: vscode.Disposable[] = [];
+  readonly #intents = new vscode.EventEmitter<ChatIntent>();
+  /** User intents from the chat (send, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
+  readonly onIntent: vscode.Event<ChatIntent> = this.#intents.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -54,6 +57,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       budget: budget ? toBudgetView(budget) : null,
       settings: toSettingsView(this.sessions.hostSettings),
       error: this.sessions.error,
+      ...emptyChatState(),
     };
   }
 
@@ -85,6 +89,19 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       case 'webviewError':
         this.log.error(`Chat view error: ${msg.message}${msg.stack ? `\n${msg.stack}` : ''}`);
+        break;
+      case 'send':
+      case 'cancel':
+      case 'selectModel':
+      case 'setupProvider':
+      case 'setApiKey':
+      case 'loadOlder':
+      case 'viewCapsule':
+      case 'rewind':
+      case 'exportCapsule':
+      case 'copy':
+      case 'openLink':
+        this.#intents.fire(msg);
         break;
       default: {
         const _exhaustive: never = msg;
@@ -149,6 +166,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   dispose(): void {
     this.#view = undefined;
     this.#ready = false;
+    this.#intents.dispose();
     for (const d of this.#disposables.splice(0)) d.dispose();
   }
 }

@@ -13,6 +13,10 @@ export function newNonce(): string {
   return randomBytes(18).toString('base64url');
 }
 
+/**
+ * Scripts only by nonce, styles and fonts (webview.css imports codicon.css, which loads codicon.ttf) only from media/.
+ * No inline styles: the webview sets geometry through the CSSOM, which the policy allows.
+ */
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
   return [
     "default-src 'none'",
@@ -38,7 +42,7 @@ export function webviewHtml(i: WebviewHtmlInput): string {
 <title>Capsule</title>
 </head>
 <body>
-<main id="root" aria-live="polite"></main>
+<main id="root"></main>
 <script nonce="${attr(i.nonce)}" src="${attr(i.scriptUri)}"></script>
 </body>
 </html>`;

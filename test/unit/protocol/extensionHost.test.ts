@@ -153,3 +153,29 @@ test('a model override changes the limits the budget uses', async () => {
   await until(() => posted(v.webview).some((m) => m.type === 'snapshot' && m.budget?.hardLimit === 48808 && m.budget.softLimit === 39046), 'the S3 worked example');
   assert.match(state.statusText(), /\/ 48\.8k$/);
 });
+
+test('user intents from the chat reach onIntent listeners validated; malformed ones never do', async () => {
+  type Intents = { onIntent(listener: (i: unknown) => void): { dispose(): void } };
+  const chat = state.providers.get('capsule.chat') as Resolver & Intents;
+  const v = fakeWebviewView();
+  chat.resolveWebviewView(v.view);
+  const seen: unknown[] = [];
+  const sub = chat.onIntent((i) => seen.push(i));
+  try {
+    v.webview.send({ type: 'ready' });
+    const intents = [
+      { type: 'send', text: '/compact auth', clientId: 'c1' },
+      { type: 'cancel' },
+      { type: 'loadOlder', beforeId: 'e_1' },
+      { type: 'openLink', href: 'https://example.com' },
+    ];
+    for (const i of intents) v.webview.send(i);
+    v.webview.send({ type: 'send', text: '' });
+    v.webview.send({ type: 'rewind', checkpointId: '../../x' });
+    v.webview.send({ type: 'setApiKey' });
+    assert.deepEqual(seen, intents);
+  } finally {
+    sub.dispose();
+    v.dispose();
+  }
+});

@@ -1,0 +1,89 @@
+// Live chat state beside the transcript: models, first-run setup, the preflight barrier (S6) and queued input.
+import { z } from 'zod';
+import { TranscriptItemsSchema, TriggerSchema } from './transcript.js';
+import { amount, checkpointId, itemId, text } from './views.js';
+
+/** One entry of the model picker, with the limits S3 derives for it. */
+export const ModelOptionSchema = z.object({
+  id: text(200).min(1),
+  label: text(200),
+  provider: z.enum(['openai', 'lm']),
+  contextWindow: amount,
+  maxOutputTokens: amount,
+  hardLimit: amount,
+  /** The effective soft threshold with the current settings. */
+  softLimit: amount,
+});
+
+/** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */
+export const BaseUrlSchema = z.union([z.literal(''), z.string().max(2000).regex(/^https?:\/\/\S+$/)]);
+
+export const ProviderChoiceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('lm'), modelId: text(200).min(1) }),
+  z.object({ kind: z.literal('openai'), baseUrl: BaseUrlSchema, model: text(200).min(1) }),
+]);
+
+/** What the first-run setup panel needs; never the API key itself, only whether one is stored. */
+export const SetupStateSchema = z.object({
+  /** No usable provider yet: the panel opens by itself. */
+  required: z.boolean(),
+  lmModels: z.array(z.object({ id: text(200).min(1), label: text(200), vendor: text(200).optional(), maxInputTokens: amount.optional() })).max(500),
+  provider: ProviderChoiceSchema.nullable(),
+  hasApiKey: z.boolean(),
+  /** Why setup is needed or what went wrong last time, in words. */
+  message: text(2000).optional(),
+});
+
+export const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);
+
+/** The preflight barrier (S6): a live line while it runs, then one persistent result line. */
+export const BarrierViewSchema = z.object({
+  phase: z.enum(['start', 'progress', 'end']),
+  operationId: itemId,
+  trigger: TriggerSchema,
+  percent: z.number().finite().min(0).max(100),
+  /** Host-written text replacing the line the webview would compose (e.g. a failure explanation). */
+  line: text(2000).optional(),
+  /** Set with phase `end`. */
+  result: z
+    .object({
+      outcome: BarrierOutcomeSchema,
+      tokensBefore: amount.optional(),
+      tokensAfter: amount.optional(),
+      checkpointId: checkpointId.optional(),
+      durationMs: amount.optional(),
+      quality: z.enum(['full', 'degraded']).optional(),
+    })
+    .optional(),
+});
+
+/** Input the user sent while the agent or the barrier was busy; `id` echoes the `send`'s `clientId` when there was one. */
+export const QueuedInputSchema = z.object({ id: itemId, text: text(1_000_000) });
+export const QueueSchema = z.array(QueuedInputSchema).max(100);
+
+export type ModelOption = z.infer<typeof ModelOptionSchema>;
+export type ProviderChoice = z.infer<typeof ProviderChoiceSchema>;
+export type SetupState = z.infer<typeof SetupStateSchema>;
+export type BarrierOutcome = z.infer<typeof BarrierOutcomeSchema>;
+export type BarrierView = z.infer<typeof BarrierViewSchema>;
+export type QueuedInput = z.infer<typeof QueuedInputSchema>;
+
+/** The chat part of a snapshot: everything beside session, budget and settings. */
+export const ChatStateSchema = z.object({
+  /** The newest items of the active branch (a page, not necessarily all); `hasMore` says older ones exist. */
+  transcript: z.object({ items: TranscriptItemsSchema, hasMore: z.boolean() }),
+  models: z.array(ModelOptionSchema).max(500),
+  currentModelId: text(200).nullable(),
+  /** An agent turn is running (the Stop button shows; input is queued, never blocked). */
+  busy: z.boolean(),
+  queue: QueueSchema,
+  /** The running barrier, or the last one's result line, which stays until the next barrier starts. */
+  barrier: BarrierViewSchema.nullable(),
+  setup: SetupStateSchema.nullable(),
+});
+export type ChatState = z.infer<typeof ChatStateSchema>;
+
+/** A chat with nothing in it yet: what a snapshot carries before the agent has state to show. */
+export function emptyChatState(): ChatState {
+  return { transcript: { items: [], hasMore: false }, models: [], currentModelId: null, busy: false, queue: [], barrier: null, setup: null };
+}

@@ -1,0 +1,112 @@
+// What the chat list shows: transcript items (one union on `kind`), compaction cards, and the capsule viewer's content.
+import { z } from 'zod';
+import { TriggerSchema } from '../engine/transcript/schema.js';
+import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
+
+/** The triggers of S5, shared with the transcript so a new trigger cannot be forgotten here. */
+export { TriggerSchema };
+export const QualitySchema = z.enum(['full', 'degraded']);
+export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
+export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
+
+/** Before/after figures of one completed compaction, by the same categories as the meter (S15). */
+export const CompactionCardSchema = z.object({
+  checkpointId,
+  trigger: TriggerSchema,
+  operationId: text(200).optional(),
+  tokensBefore: amount,
+  tokensAfter: amount,
+  before: BudgetCategoriesSchema,
+  after: BudgetCategoriesSchema,
+  durationMs: amount,
+  quality: QualitySchema,
+  /** Why the deterministic fallback capsule was used (degraded capsules only). */
+  fallbackReason: text(2000).optional(),
+  /** Escalation level 0–3 (S7). */
+  level: z.number().int().min(0).max(3).optional(),
+});
+
+const base = { id: itemId, timestamp: text(64).optional() };
+
+export const UserItemSchema = z.object({
+  ...base,
+  kind: z.literal('user'),
+  text: text(1_000_000),
+  /** The `clientId` of the `send` that produced it, so the webview can drop its pending chip. */
+  clientId: text(200).optional(),
+});
+export const AssistantItemSchema = z.object({
+  ...base,
+  kind: z.literal('assistant'),
+  markdown: text(2_000_000),
+  /** True while `streamDelta`s are still arriving for this item. */
+  streaming: z.boolean().optional(),
+  model: text(200).optional(),
+});
+export const ToolItemSchema = z.object({
+  ...base,
+  kind: z.literal('tool'),
+  name: text(200),
+  /** One line saying what the call was asked to do, e.g. `src/app.ts lines 1–80`. */
+  argsSummary: text(4000),
+  status: ToolStatusSchema,
+  durationMs: amount.optional(),
+  resultPreview: text(20_000).optional(),
+});
+export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
+export const CheckpointItemSchema = z.object({
+  ...base,
+  kind: z.literal('checkpoint'),
+  checkpointId,
+  checkpointKind: CheckpointKindViewSchema,
+  note: text(10_000).optional(),
+});
+export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(20_000) });
+export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(20_000) });
+
+export const TranscriptItemSchema = z.discriminatedUnion('kind', [
+  UserItemSchema,
+  AssistantItemSchema,
+  ToolItemSchema,
+  CompactionItemSchema,
+  CheckpointItemSchema,
+  ErrorItemSchema,
+  InfoItemSchema,
+]);
+
+/** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
+export const MAX_ITEMS_PER_MESSAGE = 10_000;
+export const TranscriptItemsSchema = z.array(TranscriptItemSchema).max(MAX_ITEMS_PER_MESSAGE);
+
+/** The capsule viewer's content: the sections and ledger, and the previous capsule's text for the line diff. */
+export const CapsuleViewSchema = z.object({
+  checkpointId,
+  title: text(500).optional(),
+  trigger: TriggerSchema,
+  quality: QualitySchema,
+  degradedReason: text(2000).optional(),
+  tokens: amount,
+  createdAt: text(64).optional(),
+  sections: z.array(z.object({ name: text(200), body: text(200_000) })).max(32),
+  /** The exact ledger built from the transcript (S8), as markdown. */
+  ledger: text(500_000),
+  /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
+  text: text(1_000_000),
+  previous: z.object({ checkpointId, text: text(1_000_000) }).nullable(),
+});
+
+export type Quality = z.infer<typeof QualitySchema>;
+export type ToolStatus = z.infer<typeof ToolStatusSchema>;
+export type CheckpointKindView = z.infer<typeof CheckpointKindViewSchema>;
+export type TriggerView = z.infer<typeof TriggerSchema>;
+export type CompactionCard = z.infer<typeof CompactionCardSchema>;
+export type UserItem = z.infer<typeof UserItemSchema>;
+export type AssistantItem = z.infer<typeof AssistantItemSchema>;
+export type ToolItem = z.infer<typeof ToolItemSchema>;
+export type CompactionItem = z.infer<typeof CompactionItemSchema>;
+export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
+export type ErrorItem = z.infer<typeof ErrorItemSchema>;
+export type InfoItem = z.infer<typeof InfoItemSchema>;
+export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
+export type TranscriptItemKind = TranscriptItem['kind'];
+export type CapsuleView = z.infer<typeof CapsuleViewSchema>;

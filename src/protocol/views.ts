@@ -1,0 +1,76 @@
+// Plain view shapes the host derives from its state (budget, session, settings) and the field helpers every schema uses.
+import { z } from 'zod';
+
+/** A finite number: JSON would turn NaN/Infinity into null, so they never pass. */
+export const count = z.number().finite();
+/** A non-negative finite number (token counts, durations). */
+export const amount = z.number().finite().nonnegative();
+export const text = (max: number): z.ZodString => z.string().max(max);
+/** Ids chosen by the host (entries, items, operations): bounded, never empty. */
+export const itemId = z.string().min(1).max(200);
+/** Checkpoint ids as the transcript writes them (`ck_…`); intents naming one are checked against the same shape. */
+export const checkpointId = z.string().regex(/^ck_[A-Za-z0-9_-]+$/).max(200);
+
+export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
+
+/** Token use per category of the request payload (S15). */
+export const BudgetCategoriesSchema = z.object({
+  system: count,
+  tools: count,
+  capsule: count,
+  messages: count,
+  toolResults: count,
+  reservedOutput: count,
+});
+
+/** Everything `/budget` shows (S15), as plain data the webview can draw. */
+export const BudgetViewSchema = z.object({
+  model: text(200),
+  contextWindow: count,
+  maxOutputTokens: count,
+  effectiveTokens: count,
+  source: MeasurementSourceSchema,
+  softLimit: count,
+  hardLimit: count,
+  safetyReserveTokens: count,
+  keepRecentTokens: count,
+  capsules: count,
+  messages: count,
+  turns: count,
+  lastCapsule: z
+    .object({ ageMs: count, tokens: count, checkpointId: text(200), quality: z.enum(['full', 'degraded']) })
+    .optional(),
+  savingsRatio: count,
+  reclaimableTokens: count,
+  autoCompact: z.boolean(),
+  nextTrigger: text(500),
+  categories: BudgetCategoriesSchema,
+  percentOfHard: count,
+});
+
+export const SessionViewSchema = z.object({
+  id: text(200),
+  title: text(500).optional(),
+  createdAt: text(64),
+  /** Entries in the file (all branches). */
+  entries: count,
+  readOnly: z.boolean(),
+  readOnlyReason: text(2000).optional(),
+  /** How many lines were skipped or repaired while loading. */
+  problems: count,
+});
+
+export const SettingsViewSchema = z.object({
+  modelId: text(200),
+  provider: text(200),
+  autoCompact: z.boolean(),
+  /** False when settings are invalid or CAPSULE_AUTO_COMPACT=false. */
+  softTriggersEnabled: z.boolean(),
+  warning: text(4000).optional(),
+});
+
+export type MeasurementSource = z.infer<typeof MeasurementSourceSchema>;
+export type BudgetCategories = z.infer<typeof BudgetCategoriesSchema>;
+export type BudgetView = z.infer<typeof BudgetViewSchema>;
+export type SessionView = z.infer<typeof SessionViewSchema>;
+export type SettingsView = z.infer<typeof SettingsViewSchema>;

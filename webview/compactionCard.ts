@@ -1,0 +1,71 @@
+// The compaction card (S15): reason in words, before/after by the meter's categories, reclaimed %, duration, quality, checkpoint.
+import type { BudgetCategories, CompactionCard } from '../src/protocol/messages.js';
+import { button, el, icon } from './dom.js';
+import { duration, fullTokens, percent, shortTokens } from './format.js';
+import { CATEGORY_LABELS } from './meter.js';
+import { reason, reclaimedRatio } from './words.js';
+
+const ORDER: readonly (keyof BudgetCategories)[] = ['system', 'tools', 'capsule', 'messages', 'toolResults', 'reservedOutput'];
+
+/** One stacked bar of categories, scaled so before and after share a ruler. */
+function miniBar(label: string, c: BudgetCategories, total: number, scale: number): HTMLElement {
+  const bar = el('div', { className: 'mini-bar', attrs: { 'aria-hidden': 'true' } });
+  let left = 0;
+  for (const k of ORDER) {
+    const w = scale > 0 ? Math.min(100 - left, (c[k] / scale) * 100) : 0;
+    if (w <= 0) continue;
+    const seg = el('div', { className: `seg cat-${k}`, attrs: { title: `${CATEGORY_LABELS[k]} ${fullTokens(c[k])}` } });
+    seg.style.left = `${left}%`;
+    seg.style.width = `${w}%`;
+    bar.appendChild(seg);
+    left += w;
+  }
+  return el('div', { className: 'mini-row' }, [el('span', { className: 'mini-label', text: label }), bar, el('span', { className: 'mini-total', text: shortTokens(total) })]);
+}
+
+function categoryTable(card: CompactionCard): HTMLElement {
+  const head = el('thead', {}, [el('tr', {}, [el('th', { text: 'Category', attrs: { scope: 'col' } }), el('th', { text: 'Before', attrs: { scope: 'col' } }), el('th', { text: 'After', attrs: { scope: 'col' } })])]);
+  const rows = ORDER.map((k) =>
+    el('tr', { attrs: { 'data-category': k } }, [
+      el('th', { text: CATEGORY_LABELS[k], attrs: { scope: 'row' } }),
+      el('td', { text: fullTokens(card.before[k]) }),
+      el('td', { text: fullTokens(card.after[k]) }),
+    ]),
+  );
+  const total = el('tr', { className: 'total' }, [el('th', { text: 'Effective', attrs: { scope: 'row' } }), el('td', { text: fullTokens(card.tokensBefore) }), el('td', { text: fullTokens(card.tokensAfter) })]);
+  return el('table', { className: 'card-table' }, [head, el('tbody', {}, [...rows, total])]);
+}
+
+export function renderCompactionCard(card: CompactionCard): HTMLElement {
+  const reclaimed = reclaimedRatio(card.tokensBefore, card.tokensAfter);
+  const sum = (c: BudgetCategories): number => ORDER.reduce((a, k) => a + c[k], 0);
+  const scale = Math.max(sum(card.before), sum(card.after), 1);
+  const title = `Context compacted · ${reason(card.trigger)}`;
+
+  const figures = [`${shortTokens(card.tokensBefore)} → ${shortTokens(card.tokensAfter)} tokens`, `reclaimed ${percent(reclaimed)}`, duration(card.durationMs)];
+  if (card.level !== undefined && card.level > 0) figures.push(`level ${card.level}`);
+
+  const quality =
+    card.quality === 'degraded'
+      ? el('p', { className: 'card-quality degraded' }, [
+          icon('warning'),
+          el('span', { text: `Degraded: the fallback capsule was used${card.fallbackReason ? ` — ${card.fallbackReason}` : ''}` }),
+        ])
+      : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
+
+  const details = el('details', { className: 'card-breakdown' }, [el('summary', { text: 'Before and after by category' }), categoryTable(card)]);
+
+  return el('section', { className: 'card', attrs: { 'aria-label': title } }, [
+    el('header', { className: 'card-head' }, [icon('fold'), el('span', { className: 'card-title', text: 'Context compacted' }), el('span', { className: 'chip reason', text: reason(card.trigger) })]),
+    el('p', { className: 'card-figures', text: figures.join(' · ') }),
+    miniBar('Before', card.before, card.tokensBefore, scale),
+    miniBar('After', card.after, card.tokensAfter, scale),
+    details,
+    quality,
+    el('footer', { className: 'card-foot' }, [
+      el('span', { className: 'muted', text: 'Checkpoint ' }),
+      el('code', { className: 'ck', text: card.checkpointId }),
+      button({ icon: 'eye', text: 'View capsule', label: `View the capsule of ${card.checkpointId}`, action: 'view-capsule', data: { ck: card.checkpointId } }),
+    ]),
+  ]);
+}

@@ -1,0 +1,75 @@
+// One transcript item → its DOM: user and assistant messages, collapsed tool calls, cards, checkpoints, errors and notes.
+import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '../src/protocol/messages.js';
+import { renderCompactionCard } from './compactionCard.js';
+import { button, el, icon, srOnly } from './dom.js';
+import { duration } from './format.js';
+import { renderMarkdown } from './markdown.js';
+import { CHECKPOINT_KINDS, TOOL_STATES } from './words.js';
+
+function article(item: TranscriptItem, children: readonly Node[], label: string): HTMLElement {
+  return el('article', { className: `item item-${item.kind}`, attrs: { 'data-id': item.id, 'aria-label': label } }, children);
+}
+
+function who(iconName: string, name: string, extra: readonly Node[] = []): HTMLElement {
+  return el('div', { className: 'who' }, [icon(iconName), el('span', { className: 'who-name', text: name }), ...extra]);
+}
+
+/** The body of an assistant item; re-rendered alone while it streams. */
+export function assistantBody(item: AssistantItem): HTMLElement {
+  const body = el('div', { className: `markdown${item.streaming ? ' streaming' : ''}` });
+  body.appendChild(renderMarkdown(item.markdown));
+  if (item.streaming && item.markdown.length === 0) body.appendChild(el('span', { className: 'muted', text: 'Thinking…' }));
+  return body;
+}
+
+function toolView(item: ToolItem): HTMLElement {
+  const st = TOOL_STATES[item.status];
+  const summary = el('summary', {}, [
+    icon(st.icon, `status status-${item.status}${item.status === 'running' ? ' codicon-modifier-spin' : ''}`),
+    el('span', { className: 'tool-name', text: item.name }),
+    el('span', { className: 'tool-args', text: item.argsSummary, attrs: { title: item.argsSummary } }),
+    el('span', { className: 'tool-meta', text: item.durationMs !== undefined ? duration(item.durationMs) : '' }),
+    srOnly(`, ${st.label}`),
+  ]);
+  const body = item.resultPreview !== undefined ? el('pre', { className: 'tool-result', text: item.resultPreview }) : el('p', { className: 'muted', text: item.status === 'running' ? 'Running…' : 'No output.' });
+  return el('details', { className: `tool status-${item.status}` }, [summary, body]);
+}
+
+function checkpointView(item: CheckpointItem): HTMLElement[] {
+  return [
+    el('div', { className: 'checkpoint-row' }, [
+      icon('bookmark'),
+      el('span', { text: CHECKPOINT_KINDS[item.checkpointKind] }),
+      el('code', { className: 'ck', text: item.checkpointId }),
+      el('span', { className: 'note', text: item.note ?? '' }),
+      button({ icon: 'discard', label: `Rewind to ${item.checkpointId}`, action: 'rewind', data: { ck: item.checkpointId } }),
+    ]),
+  ];
+}
+
+export function renderItem(item: TranscriptItem): HTMLElement {
+  switch (item.kind) {
+    case 'user':
+      return article(item, [who('account', 'You'), el('div', { className: 'user-text', text: item.text })], 'You said');
+    case 'assistant':
+      return article(
+        item,
+        [who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' })]), assistantBody(item)],
+        'Assistant answer',
+      );
+    case 'tool':
+      return article(item, [toolView(item)], `Tool ${item.name}, ${TOOL_STATES[item.status].label}`);
+    case 'compaction':
+      return article(item, [renderCompactionCard(item.card)], 'Compaction');
+    case 'checkpoint':
+      return article(item, checkpointView(item), `${CHECKPOINT_KINDS[item.checkpointKind]} ${item.checkpointId}`);
+    case 'error':
+      return article(item, [icon('error'), el('span', { text: item.text })], 'Error');
+    case 'info':
+      return article(item, [icon('info'), el('span', { text: item.text })], 'Note');
+    default: {
+      const _exhaustive: never = item;
+      return _exhaustive;
+    }
+  }
+}

@@ -1,0 +1,139 @@
+// First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here).
+import type { ProviderChoice, SetupState } from '../src/protocol/messages.js';
+import { button, el, icon } from './dom.js';
+import { shortTokens } from './format.js';
+
+export interface SetupActions {
+  setupProvider(p: ProviderChoice): void;
+  /** Posted once; the field is cleared right after, and the key never enters UI state. */
+  setApiKey(key: string): void;
+  close(): void;
+}
+
+const BASE_URL = /^https?:\/\/\S+$/;
+
+let uid = 0;
+function field(label: string, input: HTMLInputElement | HTMLSelectElement, help?: string): HTMLElement {
+  const id = `setup-f${++uid}`;
+  input.id = id;
+  const children: Node[] = [el('label', { text: label, attrs: { for: id } }), input];
+  if (help !== undefined) {
+    const helpId = `${id}-help`;
+    input.setAttribute('aria-describedby', helpId);
+    children.push(el('div', { className: 'help muted', text: help, attrs: { id: helpId } }));
+  }
+  return el('div', { className: 'field' }, children);
+}
+
+export class SetupPanel {
+  readonly element = el('section', { className: 'setup hidden', attrs: { 'aria-labelledby': 'setup-title' } });
+  #state: SetupState | null = null;
+  #kind: 'lm' | 'openai' = 'lm';
+  #open = false;
+
+  constructor(private readonly actions: SetupActions) {}
+
+  get isOpen(): boolean {
+    return this.#open;
+  }
+
+  /** New state from the host; the panel opens by itself when setup is required. */
+  update(state: SetupState | null, userOpened: boolean): void {
+    const firstState = this.#state === null;
+    this.#state = state;
+    if (state && firstState) this.#kind = state.provider?.kind ?? (state.lmModels.length > 0 ? 'lm' : 'openai');
+    this.#open = state !== null && (state.required || userOpened);
+    this.#render();
+  }
+
+  #render(): void {
+    const s = this.#state;
+    this.element.classList.toggle('hidden', !this.#open || s === null);
+    if (!this.#open || s === null) {
+      this.element.replaceChildren();
+      return;
+    }
+    const head = el('div', { className: 'setup-head' }, [icon('gear'), el('h2', { text: s.required ? 'Set up a model' : 'Provider setup', attrs: { id: 'setup-title' } })]);
+    if (!s.required) {
+      const close = button({ icon: 'close', label: 'Close provider setup' });
+      close.addEventListener('click', () => this.actions.close());
+      head.appendChild(close);
+    }
+    const children: Node[] = [head];
+    if (s.message) children.push(el('p', { className: 'muted', text: s.message }));
+    children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
+    this.element.replaceChildren(...children);
+  }
+
+  #kindChooser(): HTMLElement {
+    const group = el('div', { className: 'kind', attrs: { role: 'radiogroup', 'aria-label': 'Provider kind' } });
+    for (const [kind, label] of [
+      ['lm', 'VS Code language model'],
+      ['openai', 'OpenAI-compatible endpoint'],
+    ] as const) {
+      const input = el('input', { attrs: { type: 'radio', name: 'setup-kind', value: kind } });
+      input.checked = this.#kind === kind;
+      input.addEventListener('change', () => {
+        this.#kind = kind;
+        this.#render();
+        this.element.querySelector<HTMLInputElement>(`input[value="${kind}"]`)?.focus();
+      });
+      group.appendChild(el('label', { className: 'radio' }, [input, el('span', { text: label })]));
+    }
+    return group;
+  }
+
+  #lmForm(s: SetupState): HTMLElement {
+    if (s.lmModels.length === 0) return el('p', { className: 'muted', text: 'No VS Code language models are available. Install a provider such as GitHub Copilot Chat, or use an OpenAI-compatible endpoint.' });
+    const select = el('select');
+    for (const m of s.lmModels) {
+      const o = el('option', { text: `${m.label}${m.vendor ? ` (${m.vendor})` : ''}${m.maxInputTokens !== undefined ? ` · ${shortTokens(m.maxInputTokens)} input` : ''}`, attrs: { value: m.id } });
+      o.selected = s.provider?.kind === 'lm' && s.provider.modelId === m.id;
+      select.appendChild(o);
+    }
+    const use = button({ icon: 'check', text: 'Use this model', label: 'Use this language model' });
+    const form = el('form', { className: 'setup-form' }, [field('Language model', select), el('div', { className: 'form-actions' }, [use])]);
+    use.type = 'submit';
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      if (!select.value) return;
+      this.actions.setupProvider({ kind: 'lm', modelId: select.value });
+      this.actions.close(); // the host reopens it (required, with a message) if the choice does not work
+    });
+    return form;
+  }
+
+  #openaiForm(s: SetupState): HTMLElement {
+    const current = s.provider?.kind === 'openai' ? s.provider : undefined;
+    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off' } });
+    baseUrl.value = current?.baseUrl ?? '';
+    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '' } });
+    model.value = current?.model ?? '';
+    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
+    const error = el('div', { className: 'form-error', attrs: { role: 'alert', id: 'setup-error' } });
+    const save = button({ icon: 'check', text: 'Save', label: 'Save the provider settings' });
+    save.type = 'submit';
+    const form = el('form', { className: 'setup-form', attrs: { novalidate: '' } }, [
+      field('Base URL', baseUrl, 'Empty means OpenAI. For example http://127.0.0.1:11434/v1 for Ollama.'),
+      field('Model id', model),
+      field('API key', key, s.hasApiKey ? 'A key is stored in VS Code’s secret storage.' : 'Kept in VS Code’s secret storage, never in settings.'),
+      error,
+      el('div', { className: 'form-actions' }, [save]),
+    ]);
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const url = baseUrl.value.trim();
+      const id = model.value.trim();
+      const problem = url !== '' && !BASE_URL.test(url) ? 'The base URL must start with http:// or https://.' : id === '' ? 'Enter the model id.' : '';
+      baseUrl.setAttribute('aria-invalid', String(problem.startsWith('The base URL')));
+      model.setAttribute('aria-invalid', String(problem.startsWith('Enter the model')));
+      error.textContent = problem;
+      if (problem) return;
+      this.actions.setupProvider({ kind: 'openai', baseUrl: url, model: id });
+      if (key.value.length > 0) this.actions.setApiKey(key.value);
+      key.value = ''; // the key leaves the page with the message above and is not kept anywhere here
+      this.actions.close();
+    });
+    return form;
+  }
+}
