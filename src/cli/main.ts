@@ -1,6 +1,7 @@
-// The `capsule` command: budget, verify, import, compact and show over session files; errors are one line and a non-zero exit.
+// The `capsule` command: budget, verify, import, compact, show and chat over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
 import { BUDGET_USAGE, budgetCommand } from './commands/budget.js';
+import { CHAT_USAGE, chatCommand } from './commands/chat.js';
 import { COMPACT_USAGE, compactCommand } from './commands/compact.js';
 import { EXPORT_USAGE, exportCommand } from './commands/export.js';
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
@@ -18,6 +19,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
   export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
   load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
+  chat: { run: chatCommand, usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
 };
 
 function help(): string {

@@ -1,0 +1,188 @@
+// `capsule chat`: one headless agent turn on a session file against any OpenAI-compatible endpoint, printing the events as they happen.
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
+import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
+import { loadSessionFile } from '../../node/jsonlStore.js';
+import type { ApprovalRequest } from '../../node/tools/types.js';
+import { CliError, intFlag, type Flags, type ParsedCli } from '../args.js';
+import { sessionModel } from '../session.js';
+import { archiveDirFor, flightLogFor } from './compact.js';
+
+export const CHAT_USAGE =
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--session FILE] [--workspace DIR] [--yes] "prompt"';
+
+/** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
+const EXIT_CANCELLED = 130;
+const MAX_TOOL_LINE = 200;
+
+export function exitCodeOf(status: TurnStatus): number {
+  return status === 'completed' ? 0 : status === 'cancelled' ? EXIT_CANCELLED : 1;
+}
+
+function oneLine(text: string, max = MAX_TOOL_LINE): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+interface Endpoint {
+  readonly baseURL: string;
+  readonly model: string;
+  readonly apiKey: string;
+}
+
+function endpointFlags(flags: Flags): Endpoint {
+  const baseURL = typeof flags['base-url'] === 'string' ? flags['base-url'].trim() : '';
+  if (baseURL === '') throw new CliError(`missing --base-url: ${CHAT_USAGE}`);
+  if (!/^https?:\/\//.test(baseURL)) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL}')`);
+  const model = typeof flags.model === 'string' ? flags.model.trim() : '';
+  if (model === '') throw new CliError(`missing --model: ${CHAT_USAGE}`);
+  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
+  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
+  // The key never comes from a flag, so it stays out of shell history; local servers need none.
+  return { baseURL, model, apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+}
+
+function workspaceFlag(flags: Flags): string {
+  const dir = resolve(typeof flags.workspace === 'string' ? flags.workspace : process.cwd());
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--workspace ${dir}: not a folder`);
+  return dir;
+}
+
+/** Prints agent events as lines; streamed text is written line by line as it arrives. */
+export class EventPrinter {
+  private pending = '';
+
+  constructor(private readonly out: (s: string) => void) {}
+
+  handle(e: AgentEvent): void {
+    switch (e.type) {
+      case 'text_delta': {
+        const lines = (this.pending + e.delta).split('\n');
+        this.pending = lines.pop() ?? '';
+        for (const l of lines) this.out(l);
+        break;
+      }
+      case 'assistant_end':
+        this.flush();
+        if (e.discarded === true && e.content !== '') this.out('[discarded: the provider cut this answer off; it is generated again]');
+        break;
+      case 'tool_start':
+        this.out(`[tool] ${e.name} ${oneLine(e.arguments)}`);
+        break;
+      case 'tool_end':
+        this.out(`[tool] ${e.name} → ${e.isError ? 'error' : 'ok'} (${Math.round(e.durationMs)} ms)${e.isError ? `: ${oneLine(e.content)}` : ''}`);
+        break;
+      case 'barrier':
+        this.barrier(e.event);
+        break;
+      case 'cache_metrics':
+        this.out(`[cache] ${e.metrics.line}`);
+        break;
+      case 'notice':
+        this.out(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
+        break;
+      case 'model_changed':
+        this.out(`[model] ${e.provider}/${e.model} (window ${e.contextWindow}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        break;
+      case 'turn_end':
+        this.flush();
+        this.out(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
+        break;
+      case 'turn_start':
+      case 'assistant_start':
+        break;
+    }
+  }
+
+  private barrier(b: BarrierEvent): void {
+    switch (b.type) {
+      case 'compaction_start':
+        this.flush();
+        this.out(`[compaction] ${b.plan.trigger}${b.plan.level > 0 ? ` level ${b.plan.level}` : ''}: compacting ${b.plan.tokensBefore} tokens…`);
+        break;
+      case 'compaction_end':
+        this.out(`[compaction] ${b.line}`);
+        break;
+      case 'preflight_blocked':
+        this.out(`[blocked] ${b.message}`);
+        break;
+      case 'compaction_progress':
+        break; // the live percentage is for the UI; a log would only repeat it
+    }
+  }
+
+  private flush(): void {
+    if (this.pending !== '') this.out(this.pending);
+    this.pending = '';
+  }
+}
+
+/** The model the session recorded last (its model_change), if the file exists. */
+async function recordedModel(path: string): Promise<ReturnType<typeof sessionModel>> {
+  if (!existsSync(path)) return undefined;
+  return sessionModel((await loadSessionFile(path)).tree.branch());
+}
+
+export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
+  const prompt = cli.positionals.join(' ').trim();
+  if (prompt === '') throw new CliError(`missing prompt: ${CHAT_USAGE}`);
+  const endpoint = endpointFlags(cli.flags);
+  const workspace = workspaceFlag(cli.flags);
+  const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
+  const override = { contextWindow: intFlag(cli.flags, 'window'), maxOutputTokens: intFlag(cli.flags, 'max-output') };
+  const approveAll = cli.flags.yes === true;
+  const printer = new EventPrinter(out);
+  const recorded = await recordedModel(path);
+  // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (S5).
+  const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
+  const known = recorded !== undefined && previous === undefined ? { provider: { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } } : {};
+  const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known };
+
+  let session: AgentSession;
+  try {
+    session = await AgentSession.open({
+      sessionPath: path,
+      create: { cwd: workspace },
+      archiveDir: archiveDirFor(path),
+      flightLog: flightLogFor(path),
+      // Opened with the model the session used so far: a switch to a smaller one must be handed off by it.
+      model:
+        previous === undefined
+          ? wanted
+          : { chat: { ...endpoint, model: previous.model }, provider: { contextWindow: previous.contextWindow, maxOutputTokens: previous.maxOutputTokens } },
+      workspace: {
+        roots: [workspace],
+        // The user chose this folder on the command line: it is trusted; each action still needs --yes.
+        trusted: () => true,
+        approve: async (req: ApprovalRequest) => {
+          if (!approveAll) out(`[approval] refused: ${req.title} (run with --yes to allow tool actions)`);
+          return approveAll;
+        },
+      },
+      listener: (e) => printer.handle(e),
+    });
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+  const ctrl = new AbortController();
+  const onInterrupt = (): void => ctrl.abort();
+  process.once('SIGINT', onInterrupt);
+  try {
+    if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
+    if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
+    const warning = session.agent.settings.warning;
+    if (warning !== undefined) out(`Warning: ${warning}`);
+    if (previous !== undefined) {
+      // The barrier's lines and the model change are printed by the listener as they happen.
+      const switched = await session.switchModel(wanted, ctrl.signal);
+      if (!switched.ok) throw new CliError(switched.error, 1);
+    }
+    const result = await session.agent.runTurn({ userText: prompt, signal: ctrl.signal });
+    return exitCodeOf(result.status);
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    await session.close();
+  }
+}

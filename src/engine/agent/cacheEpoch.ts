@@ -1,0 +1,123 @@
+// Prompt-cache epochs (SPEC S14): the frozen system prompt of an epoch, appended instruction updates, and the per-response cache line.
+import { groupDigits } from '../compaction/flightRecord.js';
+import { systemPromptOf } from '../transcript/modelInput.js';
+import type { Entry, SystemUpdateEntry, Usage } from '../transcript/schema.js';
+import type { CacheMetrics } from './agentEvents.js';
+
+/** `reason` of the base written when a session starts and when a compaction opens a new epoch. */
+export const EPOCH_START_REASON = 'session_start';
+export const EPOCH_COMPACTION_REASON = 'compaction';
+
+/** The `system_update` base that opened the epoch in force on this branch, if any. */
+export function epochBase(branch: readonly Entry[]): SystemUpdateEntry | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'system_update' && e.mode === 'base') return e;
+  }
+  return undefined;
+}
+
+/** Instruction updates appended since the epoch's base, in order. */
+export function appendedSince(branch: readonly Entry[]): SystemUpdateEntry[] {
+  const out: SystemUpdateEntry[] = [];
+  for (const e of branch) {
+    if (e.type !== 'system_update') continue;
+    if (e.mode === 'base') out.length = 0;
+    else out.push(e);
+  }
+  return out;
+}
+
+/**
+ * The text a new base must carry so the system prompt the model sees does not change: the current base plus
+ * every append, exactly as buildModelInput joins them. Folding therefore never breaks the request prefix by itself.
+ */
+export function foldedSystemPrompt(branch: readonly Entry[], defaultSystem: string): string {
+  return systemPromptOf(branch, defaultSystem);
+}
+
+/**
+ * True when `content` already reaches the model on this branch (as the base or an append), so re-applying the
+ * same instruction after a reload appends nothing and the cached prefix stays intact.
+ */
+export function instructionInForce(branch: readonly Entry[], defaultSystem: string, content: string): boolean {
+  const text = content.trim();
+  return text === '' || systemPromptOf(branch, defaultSystem).includes(text);
+}
+
+export function systemUpdateEntry(a: {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly timestamp: string;
+  readonly mode: 'base' | 'append';
+  readonly content: string;
+  readonly reason?: string;
+}): SystemUpdateEntry {
+  return {
+    type: 'system_update',
+    id: a.id,
+    parentId: a.parentId,
+    timestamp: a.timestamp,
+    mode: a.mode,
+    content: a.content,
+    ...(a.reason === undefined ? {} : { reason: a.reason }),
+  };
+}
+
+/**
+ * Cache figures of one response. Providers that report cache writes (Anthropic-style) count them inside the
+ * prompt tokens, so uncached = prompt - read - written; OpenAI reports no writes and the term is 0.
+ */
+export function cacheMetricsOf(usage: Usage, epochId?: string): CacheMetrics {
+  const promptTokens = usage.promptTokens;
+  const cachedTokens = Math.min(promptTokens, usage.cachedTokens ?? 0);
+  const cacheWriteTokens = Math.min(promptTokens - cachedTokens, usage.cacheWriteTokens ?? 0);
+  const uncachedTokens = Math.max(0, promptTokens - cachedTokens - cacheWriteTokens);
+  const hitPercent = promptTokens > 0 ? Math.round((cachedTokens / promptTokens) * 100) : 0;
+  const line =
+    `Prompt cache: ${groupDigits(cachedTokens)} / ${groupDigits(promptTokens)} prompt tokens cached (${hitPercent}%)` +
+    ` · cache write ${groupDigits(cacheWriteTokens)} · uncached ${groupDigits(uncachedTokens)}`;
+  return { promptTokens, cachedTokens, cacheWriteTokens, uncachedTokens, hitPercent, ...(epochId === undefined ? {} : { epochId }), line };
+}
+
+/** Appends the epoch entries of one session; the caller serializes calls with its other appends. */
+export class EpochKeeper {
+  constructor(
+    private readonly deps: {
+      readonly append: (e: SystemUpdateEntry) => Promise<void>;
+      readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
+      readonly branch: () => readonly Entry[];
+      readonly systemPrompt: string;
+    },
+  ) {}
+
+  /** Id of the base entry of the epoch in force. */
+  epochId(): string | undefined {
+    return epochBase(this.deps.branch())?.id;
+  }
+
+  /** Freezes the system prompt at session start (or on the first turn of a session that never had a base). */
+  async ensureStarted(): Promise<boolean> {
+    const branch = this.deps.branch();
+    if (epochBase(branch) !== undefined) return false;
+    await this.writeBase(foldedSystemPrompt(branch, this.deps.systemPrompt), EPOCH_START_REASON);
+    return true;
+  }
+
+  /** After a successful compaction: a new epoch whose base folds in every append, so the prompt text stays the same. */
+  async startAfterCompaction(checkpointId?: string): Promise<void> {
+    const content = foldedSystemPrompt(this.deps.branch(), this.deps.systemPrompt);
+    await this.writeBase(content, checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`);
+  }
+
+  /** One chronological instruction update; false (nothing written) when that text already reaches the model. */
+  async appendUpdate(content: string, reason?: string): Promise<boolean> {
+    if (instructionInForce(this.deps.branch(), this.deps.systemPrompt, content)) return false;
+    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content: content.trim(), ...(reason === undefined ? {} : { reason }) }));
+    return true;
+  }
+
+  private async writeBase(content: string, reason: string): Promise<void> {
+    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'base', content, reason }));
+  }
+}

@@ -1,0 +1,162 @@
+// One streamed model request of a turn (S16): deltas out as they arrive, transient faults retried while nothing was streamed, a stall timeout.
+import { backoffDelayMs } from '../compaction/summarizer.js';
+import type { ChatModel, ChatRequest, ChatStreamEvent, Clock } from '../ports.js';
+import type { ToolCall, Usage } from '../transcript/schema.js';
+import { classifyError, type FaultInfo } from './faults.js';
+
+/** Like the summarizer (S8): at most 4 network attempts for one request. */
+export const MAX_CHAT_ATTEMPTS = 4;
+/** A provider asking us to wait longer than this is treated as down: the user is better told than kept waiting. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+/** No stream event for this long ends the attempt (a hung connection, a stalled stream). */
+export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
+
+export interface Reply {
+  readonly content: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly usage?: Usage;
+  readonly finishReason: string;
+}
+
+/** What was received before a request ended without a complete reply. */
+export interface PartialReply {
+  readonly content: string;
+  /** Any text or tool call arrived, so a retry would show the user a second answer. */
+  readonly streamed: boolean;
+}
+
+export type CallOutcome =
+  | { readonly kind: 'ok'; readonly reply: Reply; readonly attempts: number }
+  | { readonly kind: 'cancelled'; readonly partial: PartialReply }
+  | { readonly kind: 'overflow'; readonly fault: FaultInfo; readonly partial: PartialReply }
+  | { readonly kind: 'failed'; readonly message: string; readonly fault?: FaultInfo; readonly partial: PartialReply };
+
+export interface CallArgs {
+  readonly model: ChatModel;
+  readonly request: ChatRequest;
+  readonly signal: AbortSignal;
+  readonly clock: Clock;
+  readonly maxAttempts?: number;
+  readonly stallTimeoutMs?: number;
+  readonly onDelta: (delta: string) => void;
+  /** Before a retry: the fault, the attempt about to start (2…) and the wait. */
+  readonly onRetry?: (fault: FaultInfo, nextAttempt: number, waitMs: number) => void;
+}
+
+type Attempt =
+  | { readonly kind: 'ok'; readonly reply: Reply }
+  | { readonly kind: 'error'; readonly error: unknown; readonly partial: PartialReply }
+  | { readonly kind: 'stalled'; readonly partial: PartialReply }
+  | { readonly kind: 'cancelled'; readonly partial: PartialReply };
+
+/**
+ * Sends the request, retrying transient faults (network, timeout, 408/425/429, 5xx) with backoff only while
+ * nothing was streamed: once the user saw text, a second answer would contradict the first. Overflow is
+ * returned to the caller, which owns the S10 recovery; it is never retried here.
+ */
+export async function callModel(args: CallArgs): Promise<CallOutcome> {
+  const maxAttempts = Math.max(1, Math.min(MAX_CHAT_ATTEMPTS, args.maxAttempts ?? MAX_CHAT_ATTEMPTS));
+  const stallMs = args.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  let fault: FaultInfo | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const r = await runAttempt(args, stallMs);
+    if (r.kind === 'ok') return { kind: 'ok', reply: r.reply, attempts: attempt };
+    if (r.kind === 'cancelled' || args.signal.aborted) return { kind: 'cancelled', partial: r.partial };
+    const partial = r.partial;
+    if (r.kind === 'stalled') {
+      fault = { kind: 'transient', message: `no response from the model for ${Math.round(stallMs / 1000)} s` };
+    } else {
+      const f = classifyError(r.error, args.clock.now());
+      // An abort nobody asked for (a proxy or client timeout) is a network failure, worth another attempt.
+      fault = f.kind === 'abort' ? { ...f, kind: 'transient' } : f;
+    }
+    if (fault.kind === 'overflow') return { kind: 'overflow', fault, partial };
+    if (fault.kind === 'fatal') return { kind: 'failed', message: `The model request failed: ${fault.message}`, fault, partial };
+    if (partial.streamed) return { kind: 'failed', message: `The model's answer broke off: ${fault.message}`, fault, partial };
+    if (attempt >= maxAttempts) {
+      return { kind: 'failed', message: `The model request failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${fault.message}`, fault, partial };
+    }
+    const waitMs = fault.retryAfterMs ?? backoffDelayMs(attempt);
+    if (waitMs > MAX_RETRY_WAIT_MS) {
+      return { kind: 'failed', message: `The provider asked to retry after ${Math.ceil(waitMs / 1000)} s: ${fault.message}`, fault, partial };
+    }
+    args.onRetry?.(fault, attempt + 1, waitMs);
+    try {
+      await args.clock.sleep(waitMs, args.signal);
+    } catch {
+      return { kind: 'cancelled', partial };
+    }
+    if (args.signal.aborted) return { kind: 'cancelled', partial };
+  }
+}
+
+/** One attempt under its own controller, so a stall can end it without cancelling the turn. */
+async function runAttempt(args: CallArgs, stallMs: number): Promise<Attempt> {
+  const ctrl = new AbortController();
+  let stalled = false;
+  let content = '';
+  let streamed = false;
+  const toolCalls: ToolCall[] = [];
+  let usage: Usage | undefined;
+  let finishReason: string | undefined;
+  const partial = (): PartialReply => ({ content, streamed });
+
+  const onParentAbort = (): void => ctrl.abort();
+  if (args.signal.aborted) return { kind: 'cancelled', partial: partial() };
+  args.signal.addEventListener('abort', onParentAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (): void => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => {
+      stalled = true;
+      ctrl.abort();
+    }, stallMs);
+  };
+  // A model that ignores its signal must not hold the turn: every wait races the abort.
+  let wake: () => void = () => undefined;
+  const aborted = new Promise<'aborted'>((resolve) => {
+    wake = () => resolve('aborted');
+    ctrl.signal.addEventListener('abort', wake, { once: true });
+  });
+  const iterator = args.model.chat(args.request, ctrl.signal)[Symbol.asyncIterator]();
+  try {
+    arm();
+    for (;;) {
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next === 'aborted') break;
+      if (next.done === true) break;
+      arm();
+      const ev: ChatStreamEvent = next.value;
+      switch (ev.type) {
+        case 'text':
+          if (ev.delta === '') break;
+          content += ev.delta;
+          streamed = true;
+          args.onDelta(ev.delta);
+          break;
+        case 'tool_call':
+          toolCalls.push({ id: ev.call.id, name: ev.call.name, arguments: ev.call.arguments });
+          streamed = true;
+          break;
+        case 'usage':
+          usage = ev.usage;
+          break;
+        case 'done':
+          finishReason = ev.finishReason;
+          break;
+      }
+    }
+  } catch (error) {
+    if (args.signal.aborted) return { kind: 'cancelled', partial: partial() };
+    if (stalled) return { kind: 'stalled', partial: partial() };
+    return { kind: 'error', error, partial: partial() };
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    args.signal.removeEventListener('abort', onParentAbort);
+    ctrl.signal.removeEventListener('abort', wake);
+    if (ctrl.signal.aborted) void Promise.resolve(iterator.return?.()).catch(() => undefined);
+  }
+  if (args.signal.aborted) return { kind: 'cancelled', partial: partial() };
+  if (stalled) return { kind: 'stalled', partial: partial() };
+  return { kind: 'ok', reply: { content, toolCalls, ...(usage ? { usage } : {}), finishReason: finishReason ?? 'stop' } };
+}

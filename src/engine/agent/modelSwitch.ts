@@ -1,0 +1,108 @@
+// The model switch of SPEC S5: the mandatory protective handoff, made by the previous (larger) model before the new one sees anything.
+import type { BarrierModelInfo, PreflightBarrier, PreflightResult } from '../compaction/barrier.js';
+import type { TriggerState } from '../compaction/triggers.js';
+import type { ResolvedSettings } from '../config.js';
+import type { ChatModel } from '../ports.js';
+import { computeLimits, type Limits } from '../tokens/limits.js';
+
+/** A model the agent can talk to, with the limits its budget is computed from. */
+export interface AgentModel {
+  readonly chat: ChatModel;
+  readonly contextWindow: number;
+  readonly maxOutputTokens: number;
+}
+
+export interface SwitchTarget extends AgentModel {
+  /** Settings validated against the new model; the current ones are kept when omitted. */
+  readonly resolved?: ResolvedSettings;
+}
+
+export type SwitchResult =
+  | { readonly ok: true; readonly handoff: boolean; readonly lines: readonly string[]; readonly tokens: number; readonly hardLimit: number }
+  | { readonly ok: false; readonly handoff: boolean; readonly error: string; readonly lines: readonly string[]; readonly tokens: number; readonly hardLimit: number };
+
+export interface HandoffContext {
+  readonly barrier: PreflightBarrier;
+  readonly triggers: TriggerState;
+  /** The model in use now: it makes the handoff summary. */
+  readonly current: BarrierModelInfo;
+  readonly resolved: ResolvedSettings;
+  readonly signal: AbortSignal;
+}
+
+export interface HandoffResult {
+  readonly result: SwitchResult;
+  /** A capsule was appended (the caller opens a new cache epoch). */
+  readonly compacted: boolean;
+}
+
+export function limitsFor(model: Pick<AgentModel, 'contextWindow' | 'maxOutputTokens'>, resolved: ResolvedSettings): Limits {
+  const s = resolved.settings;
+  return computeLimits({
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    safetyReserveTokens: s.safetyReserveTokens,
+    minTokensForAutoCompact: s.minTokensForAutoCompact,
+    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+  });
+}
+
+function completed(r: PreflightResult): boolean {
+  return r.outcomes.some((o) => o.outcome === 'completed');
+}
+
+/**
+ * Decides and runs the compaction a switch needs; changes nothing about which model is in use.
+ * - New hard limit ≥ current effective tokens: nothing mandatory; with compactOnModelSwitch an intent is recorded.
+ * - Otherwise the handoff: first a `model_switch` compaction by the current model within its own (larger) limits,
+ *   which keeps the summary request cheap and complete; if the context still exceeds the new model's hard limit,
+ *   the current model compacts again, escalating, measured against the new limit. Any failure refuses the switch,
+ *   so nothing oversized ever reaches the new model.
+ */
+export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarget): Promise<HandoffResult> {
+  const { barrier } = ctx;
+  const targetResolved = target.resolved ?? ctx.resolved;
+  const hardLimit = limitsFor(target, targetResolved).hardLimit;
+  const lines: string[] = [];
+  let compacted = false;
+  const fail = (error: string, tokens: number): HandoffResult => ({
+    result: { ok: false, handoff: true, error: `Switching to ${target.chat.model} was refused: ${error} Nothing was sent to ${target.chat.model}.`, lines, tokens, hardLimit },
+    compacted,
+  });
+
+  const before = barrier.measure();
+  if (before.tokens <= hardLimit) {
+    if (targetResolved.settings.compactOnModelSwitch) ctx.triggers.recordIntent('model_switch', target.chat.model);
+    return { result: { ok: true, handoff: false, lines, tokens: before.tokens, hardLimit }, compacted };
+  }
+
+  const first = await barrier.preflight({ signal: ctx.signal, mandatoryModelSwitch: true });
+  lines.push(...first.lines);
+  compacted = completed(first);
+  const broken = first.outcomes.find((o) => o.outcome === 'failed' || o.outcome === 'cancelled' || o.outcome === 'stale');
+  // Under the old limit a failed compaction still lets a request proceed; a handoff must not: it exists to shrink.
+  if (!first.mayProceed || broken !== undefined) {
+    const why = first.error ?? (broken !== undefined && 'reason' in broken ? `${broken.outcome}: ${broken.reason}` : 'no reason given');
+    return fail(`the handoff compaction by ${ctx.current.model} did not complete (${why}).`, first.tokens);
+  }
+
+  let tokens = barrier.measure().tokens;
+  if (tokens > hardLimit) {
+    // Still the previous model summarizing; only the limits are the new model's, so the escalation aims at them.
+    barrier.update({ modelInfo: { ...ctx.current, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens }, resolved: targetResolved });
+    let second: PreflightResult;
+    try {
+      second = await barrier.compactWith('hard_limit', { signal: ctx.signal });
+    } finally {
+      barrier.update({ modelInfo: ctx.current, resolved: ctx.resolved });
+    }
+    lines.push(...second.lines);
+    compacted = compacted || completed(second);
+    if (!second.mayProceed) return fail(`the handoff compaction by ${ctx.current.model} did not fit the new model (${second.error ?? 'no reason given'}).`, second.tokens);
+    tokens = barrier.measure().tokens;
+  }
+  if (tokens > hardLimit) {
+    return fail(`after the handoff compaction the context is still ${tokens} tokens, above ${target.chat.model}'s hard limit of ${hardLimit}.`, tokens);
+  }
+  return { result: { ok: true, handoff: true, lines, tokens, hardLimit }, compacted };
+}

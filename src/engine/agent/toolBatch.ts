@@ -1,0 +1,82 @@
+// Runs one assistant message's tool calls in order and appends a tool_result for every call, so tool pairs stay whole even on cancel.
+import type { Clock, ToolHost, ToolResult } from '../ports.js';
+import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
+
+export const CANCELLED_BEFORE_RUN = 'Cancelled: the turn was cancelled before this tool ran.';
+
+export function cancelledWhileRunning(name: string): string {
+  return `Cancelled: ${name} was stopped because the turn was cancelled.`;
+}
+
+export interface BatchDeps {
+  readonly tools: ToolHost;
+  readonly clock: Clock;
+  /** Appends the result entry (parent = current leaf) and returns it. */
+  readonly appendResult: (r: Omit<ToolResultEntry, 'id' | 'parentId' | 'timestamp' | 'type'>) => Promise<ToolResultEntry>;
+  readonly onStart: (call: ToolCall) => void;
+  readonly onEnd: (call: ToolCall, entry: ToolResultEntry, cancelled: boolean) => void;
+}
+
+/** Resolves with the tool's answer, or with undefined as soon as the signal fires (a stuck tool must not hold the turn). */
+async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: AbortSignal): Promise<ToolResult | undefined> {
+  let onAbort: () => void = () => undefined;
+  const cancelled = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const run = tools.run(call.name, call.arguments, signal).catch(
+      (err: unknown): ToolResult => ({ isError: true, content: `${call.name} failed: ${err instanceof Error ? err.message : String(err)}` }),
+    );
+    return await Promise.race([run, cancelled]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Every call gets exactly one result entry: the tool's own answer, a "cancelled" error for the call that was
+ * running when the turn was cancelled (unless the tool still answered first), and one for each call never started.
+ * Returns true when the turn was cancelled during the batch.
+ */
+export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], turnId: string, signal: AbortSignal): Promise<boolean> {
+  let cancelled = false;
+  for (const call of calls) {
+    if (cancelled || signal.aborted) {
+      cancelled = true;
+      const entry = await deps.appendResult({ toolCallId: call.id, toolName: call.name, content: CANCELLED_BEFORE_RUN, isError: true, durationMs: 0, turnId });
+      deps.onEnd(call, entry, true);
+      continue;
+    }
+    deps.onStart(call);
+    const started = deps.clock.now();
+    const result = signal.aborted ? undefined : await runUnlessCancelled(deps.tools, call, signal);
+    const durationMs = Math.max(0, deps.clock.now() - started);
+    const stopped = result === undefined;
+    if (stopped || signal.aborted) cancelled = true;
+    const entry = await deps.appendResult({
+      toolCallId: call.id,
+      toolName: call.name,
+      content: result?.content ?? cancelledWhileRunning(call.name),
+      isError: result?.isError ?? true,
+      durationMs,
+      turnId,
+    });
+    deps.onEnd(call, entry, stopped);
+  }
+  return cancelled;
+}
+
+/**
+ * The tool calls of the branch's latest assistant entry that have no result yet. The turn loop's last line of
+ * defence: a turn that stopped on an unexpected error between calls and results gets an error result for each,
+ * so pairs stay whole and the next request is valid.
+ */
+export function unansweredCalls(branch: readonly Entry[]): ToolCall[] {
+  let at = branch.length - 1;
+  while (at >= 0 && branch[at]?.type !== 'assistant') at--;
+  const call = branch[at];
+  if (call?.type !== 'assistant' || call.toolCalls.length === 0) return [];
+  const answered = new Set(branch.slice(at + 1).flatMap((e) => (e.type === 'tool_result' ? [e.toolCallId] : [])));
+  return call.toolCalls.filter((c) => !answered.has(c.id));
+}

@@ -1,0 +1,389 @@
+// The agent (SPEC S6, S10, S14, S16): user message → preflight → stream → tools → preflight → … → final answer, over ports only.
+import { PreflightBarrier, type BarrierModelInfo, type PreflightResult } from '../compaction/barrier.js';
+import { BranchReader } from '../compaction/branchReader.js';
+import type { FlightRecord } from '../compaction/flightRecord.js';
+import { idleDue, TriggerState } from '../compaction/triggers.js';
+import type { ResolvedSettings } from '../config.js';
+import type { ChatRequest, Clock, EvidenceArchive, IdSource, Logger, ToolHost, TranscriptStore } from '../ports.js';
+import { requestFingerprint } from '../tokens/calibration.js';
+import type { EntryTokenCache } from '../tokens/entryCache.js';
+import type { Limits } from '../tokens/limits.js';
+import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
+import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
+import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
+import { EpochKeeper } from './cacheEpoch.js';
+import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
+import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
+
+export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
+export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
+
+export interface AgentDeps {
+  readonly store: TranscriptStore;
+  readonly archive: EvidenceArchive;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly cache: EntryTokenCache;
+  readonly model: AgentModel;
+  readonly tools: ToolHost;
+  readonly resolved: ResolvedSettings;
+  /** The system prompt a new cache epoch is frozen with (S14). */
+  readonly systemPrompt: string;
+  /** Pending intents restored from a previous run; a fresh state otherwise. */
+  readonly triggers?: TriggerState;
+  readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
+  readonly logger?: Logger;
+  readonly options?: Partial<AgentOptions>;
+}
+
+function errText(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'unknown error';
+}
+
+function infoOf(m: AgentModel): BarrierModelInfo {
+  return { provider: m.chat.provider, model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
+}
+
+export class Agent {
+  readonly barrier: PreflightBarrier;
+  readonly triggers: TriggerState;
+  private readonly deps: AgentDeps;
+  private readonly options: AgentOptions;
+  private readonly branches: BranchReader;
+  private readonly epochs: EpochKeeper;
+  private readonly listeners = new Set<AgentListener>();
+  private model: AgentModel;
+  private resolved: ResolvedSettings;
+  private queue: Promise<unknown> = Promise.resolve();
+  private active = 0;
+  private turnId: string | undefined;
+  private readonly pendingUpdates: { readonly content: string; readonly reason?: string }[] = [];
+  private lastActivity: number;
+
+  constructor(deps: AgentDeps) {
+    this.deps = deps;
+    this.options = { ...DEFAULT_AGENT_OPTIONS, ...deps.options };
+    this.model = deps.model;
+    this.resolved = deps.resolved;
+    this.triggers = deps.triggers ?? new TriggerState();
+    this.branches = new BranchReader(deps.store);
+    this.lastActivity = deps.clock.now();
+    this.barrier = new PreflightBarrier({
+      store: deps.store,
+      archive: deps.archive,
+      clock: deps.clock,
+      ids: deps.ids,
+      cache: deps.cache,
+      model: deps.model.chat,
+      tools: deps.tools.schemas(),
+      defaultSystem: deps.systemPrompt,
+      resolved: deps.resolved,
+      modelInfo: infoOf(deps.model),
+      triggers: this.triggers,
+      ...(deps.recordFlight === undefined ? {} : { recordFlight: deps.recordFlight }),
+      ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      listener: (event) => this.emit({ type: 'barrier', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), event }),
+    });
+    this.epochs = new EpochKeeper({
+      append: (e) => deps.store.append(e),
+      entryBase: () => this.entryBase(),
+      branch: () => this.branches.branch(),
+      systemPrompt: deps.systemPrompt,
+    });
+  }
+
+  /** Adds a listener; returns the unsubscribe. A throwing listener never breaks the agent. */
+  subscribe(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get currentModel(): AgentModel {
+    return this.model;
+  }
+
+  get settings(): ResolvedSettings {
+    return this.resolved;
+  }
+
+  /** A turn, compaction or model switch is running or queued. */
+  get busy(): boolean {
+    return this.active > 0;
+  }
+
+  /** Resolves once every queued turn, compaction and switch has finished. */
+  async idle(): Promise<void> {
+    while (this.active > 0) await this.queue;
+  }
+
+  /** The active branch of the session, root first. */
+  branch(): Entry[] {
+    return this.branches.branch();
+  }
+
+  limits(): Limits {
+    return this.barrier.limits();
+  }
+
+  /** The operation id of the capsule in force, for read_compaction_evidence. */
+  capsuleOperationId(): string | undefined {
+    const op = latestCapsule(this.branches.branch())?.capsule.details['operationId'];
+    return typeof op === 'string' ? op : undefined;
+  }
+
+  /** Opens the session for work: the epoch's frozen system prompt (S14), the model in use, queued instruction updates. */
+  start(): Promise<void> {
+    return this.exclusive(() => this.prepare());
+  }
+
+  /** Runs one turn to its end; never rejects. Turns, compactions and switches run one at a time, in call order. */
+  runTurn(input: TurnInput): Promise<TurnResult> {
+    const turnId = input.turnId ?? this.deps.ids.next('t_');
+    return this.exclusive(async () => {
+      this.turnId = turnId;
+      try {
+        return await this.turn(input, turnId);
+      } finally {
+        this.turnId = undefined;
+      }
+    });
+  }
+
+  /**
+   * An instruction change (mode, rules, Project Memory, tools) as one appended system update instead of a new
+   * prefix (S14). While a turn runs it waits for the next safe point (before the next request). False when that
+   * text already reaches the model.
+   */
+  async appendSystemUpdate(content: string, reason?: string): Promise<boolean> {
+    if (this.active > 0 || this.deps.store.readOnly) {
+      this.pendingUpdates.push(reason === undefined ? { content } : { content, reason });
+      return true;
+    }
+    return this.epochs.appendUpdate(content, reason);
+  }
+
+  /** A checkpoint (S12) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (S5). */
+  async recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
+    const checkpointId = this.deps.ids.next('ck_');
+    const entry: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId, kind, ...(note === undefined ? {} : { note }) };
+    await this.deps.store.append(entry);
+    if (kind === 'milestone' || kind === 'plan_pivot') this.triggers.recordIntent(kind, checkpointId);
+    return checkpointId;
+  }
+
+  /** The user's `/compact [focus]` (no ROI gate); a completed compaction opens a new cache epoch. */
+  compact(focus?: string, signal: AbortSignal = new AbortController().signal): Promise<PreflightResult> {
+    return this.exclusive(() => this.withEpoch(() => this.barrier.compactNow(focus, signal)));
+  }
+
+  /**
+   * Switches the model (S5). When the new model's hard limit is below the current effective tokens, the current
+   * model first makes the mandatory handoff compaction; if that fails the switch is refused and the new model
+   * receives nothing. Otherwise compactOnModelSwitch only records an intent. A `model_change` entry marks the switch.
+   */
+  switchModel(target: SwitchTarget, signal: AbortSignal = new AbortController().signal): Promise<SwitchResult> {
+    return this.exclusive(async () => {
+      const handoff = await protectiveHandoff({ barrier: this.barrier, triggers: this.triggers, current: infoOf(this.model), resolved: this.resolved, signal }, target);
+      if (handoff.compacted) await this.epochs.startAfterCompaction();
+      const r = handoff.result;
+      if (!r.ok) {
+        this.emit({ type: 'notice', level: 'error', message: r.error });
+        return r;
+      }
+      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens };
+      if (target.resolved !== undefined) this.resolved = target.resolved;
+      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved });
+      if (!this.deps.store.readOnly) await this.recordModel();
+      this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: r.handoff });
+      return r;
+    });
+  }
+
+  /** New settings (S4 change or validation against the model) take effect at the next barrier. */
+  updateSettings(resolved: ResolvedSettings): void {
+    this.resolved = resolved;
+    this.barrier.update({ resolved });
+  }
+
+  /**
+   * The idle trigger (S5, off by default): after `idleMinutes` without activity and with ≥ 30k tokens, records the
+   * intent and runs the barrier that consumes it now, while nobody waits. Undefined when nothing was due.
+   */
+  async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
+    if (this.active > 0 || this.deps.store.readOnly) return undefined;
+    if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure().tokens)) return undefined;
+    this.triggers.recordIntent('idle');
+    return this.exclusive(() => this.withEpoch(() => this.barrier.preflight({ signal, turnId: this.deps.ids.next('idle_') })));
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------------
+
+  private emit(e: AgentEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // the UI must never break a turn
+      }
+    }
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    this.active += 1;
+    const run = this.queue.then(fn, fn).finally(() => {
+      this.active -= 1;
+      this.lastActivity = this.deps.clock.now();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private entryBase(): { id: string; parentId: string | null; timestamp: string } {
+    return { id: this.deps.ids.next('e_'), parentId: this.deps.store.leafId(), timestamp: new Date(this.deps.clock.now()).toISOString() };
+  }
+
+  private async prepare(): Promise<void> {
+    if (this.deps.store.readOnly) return;
+    await this.epochs.ensureStarted();
+    const recorded = [...this.branches.branch()].reverse().find((e): e is ModelChangeEntry => e.type === 'model_change');
+    const m = infoOf(this.model);
+    const same = recorded && recorded.provider === m.provider && recorded.model === m.model && recorded.contextWindow === m.contextWindow && recorded.maxOutputTokens === m.maxOutputTokens;
+    if (!same) await this.recordModel();
+    await this.flushUpdates();
+  }
+
+  private async recordModel(): Promise<void> {
+    const m = infoOf(this.model);
+    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
+    await this.deps.store.append(entry);
+  }
+
+  private async flushUpdates(): Promise<void> {
+    while (this.pendingUpdates.length > 0 && !this.deps.store.readOnly) {
+      const u = this.pendingUpdates.shift();
+      if (u !== undefined) await this.epochs.appendUpdate(u.content, u.reason);
+    }
+  }
+
+  /** Runs a barrier; a completed compaction starts a new cache epoch (S14). */
+  private async withEpoch(run: () => Promise<PreflightResult>): Promise<PreflightResult> {
+    const r = await run();
+    const done = [...r.outcomes].reverse().find((o) => o.outcome === 'completed');
+    if (done !== undefined && !this.deps.store.readOnly) await this.epochs.startAfterCompaction(done.checkpointId);
+    return r;
+  }
+
+  private async turn(input: TurnInput, turnId: string): Promise<TurnResult> {
+    const st: TurnState = { turnId, signal: input.signal, requests: 0, overflowRetried: false };
+    const store = this.deps.store;
+    if (store.readOnly) {
+      this.emit({ type: 'turn_start', turnId, userEntryId: '' });
+      return this.finish(st, 'failed', `This session is read-only${store.readOnlyReason ? ` (${store.readOnlyReason})` : ''}; nothing was sent.`);
+    }
+    try {
+      await this.prepare();
+      const user: UserEntry = { ...this.entryBase(), type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
+      await store.append(user);
+      this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
+      for (;;) {
+        if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
+        await this.flushUpdates();
+        // S6: before every inference, the first of the turn and each continuation after tool results (same turn id).
+        const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
+        if (!pre.mayProceed) return this.finish(st, this.blockedStatus(pre, st.signal), pre.error);
+        const step = await runRequest(
+          {
+            model: this.model,
+            options: this.options,
+            clock: this.deps.clock,
+            ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
+            emit: (e) => this.emit(e),
+            append: (e) => store.append(e),
+            entryBase: () => this.entryBase(),
+            build: () => this.buildRequest(),
+            recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
+            epochId: () => this.epochs.epochId(),
+          },
+          st,
+        );
+        if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer);
+        const cancelled = await runToolBatch(
+          {
+            tools: this.deps.tools,
+            clock: this.deps.clock,
+            appendResult: async (r) => {
+              const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
+              await store.append(entry);
+              return entry;
+            },
+            onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
+            onEnd: (c, e, wasCancelled) =>
+              this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
+          },
+          step.entry.toolCalls,
+          turnId,
+          st.signal,
+        );
+        if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
+      }
+    } catch (err) {
+      this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
+      return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
+    }
+  }
+
+  private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {
+    return signal.aborted || pre.outcomes.some((o) => o.outcome === 'cancelled') ? 'cancelled' : 'failed';
+  }
+
+  private buildRequest(): { request: ChatRequest; fingerprint: string } {
+    const input = buildModelInput(this.branches.branch(), this.deps.systemPrompt);
+    const tools = this.deps.tools.schemas();
+    const chat = this.model.chat;
+    return {
+      request: { system: input.system, messages: input.messages, tools, maxOutputTokens: this.model.maxOutputTokens, stream: true },
+      fingerprint: requestFingerprint(chat.provider, chat.model, input.system, tools),
+    };
+  }
+
+  /**
+   * The last line of defence for whole tool pairs: a turn that ended by an unexpected error between an assistant's
+   * tool calls and their results gets an error result for each call left open, so the next request is valid.
+   */
+  private async closeOpenCalls(st: TurnState, status: TurnStatus): Promise<void> {
+    for (const c of unansweredCalls(this.branches.branch())) {
+      const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
+      const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
+      await this.deps.store.append(entry);
+    }
+  }
+
+  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
+    const store = this.deps.store;
+    if (!store.readOnly) {
+      try {
+        if (status !== 'completed') await this.closeOpenCalls(st, status);
+      } catch (err) {
+        this.deps.logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
+      }
+      const entry: TurnEndEntry = { ...this.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) };
+      try {
+        await store.append(entry);
+      } catch (err) {
+        this.deps.logger?.log('error', `Could not record the end of turn ${st.turnId}: ${errText(err)}`);
+      }
+    }
+    this.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) });
+    this.deps.logger?.log(status === 'failed' ? 'warn' : 'info', `Turn ${st.turnId} ${status}${error ? `: ${error}` : ''}`, { turnId: st.turnId, requests: st.requests });
+    if (status === 'completed') {
+      // S5: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
+      try {
+        if (this.barrier.measure().tokens >= this.barrier.limits().softLimit) this.triggers.recordIntent('turn_complete', st.turnId);
+      } catch (err) {
+        this.deps.logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
+      }
+    }
+    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests };
+  }
+}
