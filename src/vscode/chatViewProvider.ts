@@ -1,9 +1,9 @@
 // The Chat webview view: strict CSP shell, ready handshake, zod-checked input, one guarded post chokepoint.
 import * as vscode from 'vscode';
-import { emptyChatState, parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
-import type { SessionChange, SessionService } from './sessionService.js';
-import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
+import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
+
+export const CHAT_VIEW_ID = 'capsule.chat';
 
 export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   #view: vscode.WebviewView | undefined;
@@ -15,12 +15,26 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   /** User intents from the chat (send, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
   readonly onIntent: vscode.Event<ChatIntent> = this.#intents.event;
 
+  /** Builds the full state sent after every `ready`; the chat host installs it. */
+  #snapshot: (() => HostToWebview) | undefined;
+
   constructor(
     private readonly extensionUri: vscode.Uri,
-    private readonly sessions: SessionService,
     private readonly log: vscode.LogOutputChannel,
-  ) {
-    this.#disposables.push(sessions.onDidChange((c) => this.#onSessionChange(c)));
+  ) {}
+
+  setSnapshotSource(source: () => HostToWebview): void {
+    this.#snapshot = source;
+  }
+
+  /** Shows the chat view (resolving it if it was never opened). */
+  async reveal(): Promise<void> {
+    const view = this.#view;
+    if (view) view.show(true);
+    else {
+      // VS Code adds `<view id>.focus` for every view; showing is a courtesy, so a failure only goes to the log.
+      await Promise.resolve(vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)).catch((err: unknown) => this.log.debug(`Could not reveal the chat view: ${String(err)}`));
+    }
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
@@ -45,26 +59,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
 
   /** Shows a transient line in the view (and queues it if the view is not ready). */
   notify(level: 'info' | 'warning' | 'error', text: string): void {
-    this.#post({ type: 'notice', level, text });
-  }
-
-  #snapshot(): HostToWebview {
-    const store = this.sessions.store;
-    const budget = this.sessions.budget;
-    return {
-      type: 'snapshot',
-      session: store ? toSessionView(store) : null,
-      budget: budget ? toBudgetView(budget) : null,
-      settings: toSettingsView(this.sessions.hostSettings),
-      error: this.sessions.error,
-      ...emptyChatState(),
-    };
-  }
-
-  #onSessionChange(change: SessionChange): void {
-    const budget = this.sessions.budget;
-    if (change === 'budget' && budget) this.#post({ type: 'budget', budget: toBudgetView(budget) });
-    else this.#post(this.#snapshot());
+    this.post({ type: 'notice', level, text: text.slice(0, 4000) });
   }
 
   #receive(data: unknown): void {
@@ -80,8 +75,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         // The snapshot supersedes queued snapshots and budgets; only notices still need delivering.
         const pending = this.#queue.filter((m) => m.type === 'notice');
         this.#queue = [];
-        this.#post(this.#snapshot());
-        for (const m of pending) this.#post(m);
+        const snapshot = this.#snapshot?.();
+        if (snapshot) this.post(snapshot);
+        for (const m of pending) this.post(m);
         break;
       }
       case 'command':
@@ -138,7 +134,7 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
   }
 
   /** The only place that posts to the webview: queues until ready, never touches a disposed view. */
-  #post(message: HostToWebview): void {
+  post(message: HostToWebview): void {
     const view = this.#view;
     if (!view || !this.#ready) {
       // Keep the queue bounded: only the latest state matters, and the next `ready` sends a snapshot anyway.

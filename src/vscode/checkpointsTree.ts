@@ -5,11 +5,18 @@ import { loadSessionFile } from '../node/sessionLoad.js';
 import type { SessionSummary } from '../node/sessions.js';
 import { bytes, fullTokens, shortTokens } from './format.js';
 import { errorMessage } from './log.js';
-import type { SessionService } from './sessionService.js';
+import type { ChatHost } from './chatHost.js';
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean }
-  | { readonly kind: 'entry'; readonly sessionId: string; readonly entry: CheckpointEntry | CapsuleEntry; readonly onBranch: boolean }
+  | {
+      readonly kind: 'entry';
+      readonly sessionId: string;
+      readonly entry: CheckpointEntry | CapsuleEntry;
+      readonly onBranch: boolean;
+      /** For a checkpoint: the capsule made at it, if any (its trigger, tokens and quality describe the checkpoint). */
+      readonly capsule?: CapsuleEntry;
+    }
   | { readonly kind: 'info'; readonly key: string; readonly text: string; readonly icon: string };
 
 const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = {
@@ -24,9 +31,9 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   readonly #listener: vscode.Disposable;
   readonly onDidChangeTreeData = this.#emitter.event;
 
-  constructor(private readonly sessions: SessionService) {
-    this.#listener = sessions.onDidChange((change) => {
-      if (change !== 'settings') this.refresh();
+  constructor(private readonly host: ChatHost) {
+    this.#listener = host.onDidChange((change) => {
+      if (change === 'session') this.refresh();
     });
   }
 
@@ -47,18 +54,18 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   async #sessionNodes(): Promise<CheckpointNode[]> {
     let list: SessionSummary[];
     try {
-      list = await this.sessions.directory.list();
+      list = await this.host.d.sessions.directory.list();
     } catch (err) {
       return [{ kind: 'info', key: 'list-error', text: `Cannot list chats: ${errorMessage(err)}`, icon: 'error' }];
     }
     if (list.length === 0) return [{ kind: 'info', key: 'empty', text: 'No chats yet', icon: 'info' }];
-    const currentId = this.sessions.store?.header.id;
+    const currentId = this.host.store?.header.id;
     return [...list].sort((a, b) => b.mtimeMs - a.mtimeMs).map((summary) => ({ kind: 'session', summary, current: summary.id === currentId }));
   }
 
   /** The open chat is read from its live store; others from disk, without taking their writer lock. */
   async #entriesOf(node: Extract<CheckpointNode, { kind: 'session' }>): Promise<{ entries: readonly Entry[]; branch: ReadonlySet<string> }> {
-    const store = this.sessions.store;
+    const store = this.host.store;
     if (store && store.header.id === node.summary.id) {
       return { entries: store.tree.entries(), branch: new Set(store.tree.branch().map((e) => e.id)) };
     }
@@ -68,8 +75,11 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
 
   #entryNodes(sessionId: string, data: { entries: readonly Entry[]; branch: ReadonlySet<string> }): CheckpointNode[] {
     const out: CheckpointNode[] = [];
+    const capsules = new Map<string, CapsuleEntry>();
+    for (const e of data.entries) if (e.type === 'capsule') capsules.set(e.checkpointId, e);
     for (const entry of data.entries) {
-      if (entry.type === 'checkpoint' || entry.type === 'capsule') out.push({ kind: 'entry', sessionId, entry, onBranch: data.branch.has(entry.id) });
+      if (entry.type === 'checkpoint') out.push({ kind: 'entry', sessionId, entry, onBranch: data.branch.has(entry.id), capsule: capsules.get(entry.checkpointId) });
+      else if (entry.type === 'capsule') out.push({ kind: 'entry', sessionId, entry, onBranch: data.branch.has(entry.id) });
     }
     if (out.length === 0) return [{ kind: 'info', key: `${sessionId}/none`, text: 'No checkpoints or capsules yet', icon: 'info' }];
     return out;
@@ -80,7 +90,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       case 'session':
         return sessionItem(node.summary, node.current);
       case 'entry':
-        return node.entry.type === 'checkpoint' ? checkpointItem(node.sessionId, node.entry, node.onBranch) : capsuleItem(node.sessionId, node.entry, node.onBranch);
+        return node.entry.type === 'checkpoint' ? checkpointItem(node.sessionId, node.entry, node.onBranch, node.capsule) : capsuleItem(node.sessionId, node.entry, node.onBranch);
       case 'info': {
         const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
         item.id = `info/${node.key}`;
@@ -116,15 +126,17 @@ function branchNote(onBranch: boolean): string {
   return onBranch ? '' : ' · other branch';
 }
 
-function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: boolean): vscode.TreeItem {
+function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: boolean, capsule: CapsuleEntry | undefined): vscode.TreeItem {
   const item = new vscode.TreeItem(`${e.checkpointId} · ${e.kind}`, vscode.TreeItemCollapsibleState.None);
   item.id = `entry/${sessionId}/${e.id}`;
-  item.description = `${new Date(e.timestamp).toLocaleTimeString()}${e.note ? ` · ${e.note.split('\n')[0] ?? ''}` : ''}${branchNote(onBranch)}`;
+  const made = capsule ? ` · ${capsule.trigger} · ${shortTokens(capsule.tokensBefore)} tokens · ${capsule.quality}` : '';
+  item.description = `${new Date(e.timestamp).toLocaleTimeString()}${made}${e.note ? ` · ${e.note.split('\n')[0] ?? ''}` : ''}${branchNote(onBranch)}`;
   const tooltip = new vscode.MarkdownString();
-  tooltip.appendText(`Checkpoint ${e.checkpointId} (${e.kind})\n${e.timestamp}${e.note ? `\n\n${e.note}` : ''}`);
+  const capsuleLine = capsule ? `\nBefore the ${capsule.trigger} compaction: ${fullTokens(capsule.tokensBefore)} tokens (capsule ${capsule.quality})` : '';
+  tooltip.appendText(`Checkpoint ${e.checkpointId} (${e.kind})\n${e.timestamp}${capsuleLine}${e.note ? `\n\n${e.note}` : ''}\n\nRewind here restores exactly the model input of this moment.`);
   item.tooltip = tooltip;
   item.iconPath = new vscode.ThemeIcon(CHECKPOINT_ICONS[e.kind], onBranch ? undefined : new vscode.ThemeColor('disabledForeground'));
-  item.contextValue = 'capsule.checkpoint';
+  item.contextValue = capsule ? 'capsule.checkpoint.withCapsule' : 'capsule.checkpoint';
   return item;
 }
 

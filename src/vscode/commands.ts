@@ -1,17 +1,18 @@
-// The palette commands of this stage; each id is contributed in package.json (a unit test checks both ways).
+// The palette commands (category "Capsule"); each id is contributed in package.json (a unit test checks both ways).
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { formatBudget } from '../engine/tokens/budget.js';
 import { latestCapsule } from '../engine/transcript/modelInput.js';
+import { showBudget, showCapsule } from './chatActions.js';
+import type { ChatHost } from './chatHost.js';
+import { loadCapsuleAsNewChat, newChat, reloadChat, rewind, selectModel, setApiKey } from './chatSessions.js';
 import type { CheckpointsTreeProvider } from './checkpointsTree.js';
-import type { ChatViewProvider } from './chatViewProvider.js';
-import { fullTokens } from './format.js';
-import type { SessionService } from './sessionService.js';
+import { registerTreeCommands } from './treeCommands.js';
+import { endpointOf } from './secrets.js';
+import { shortTokens } from './format.js';
 
 export interface CommandDeps {
-  readonly sessions: SessionService;
-  readonly chat: ChatViewProvider;
+  readonly host: ChatHost;
   readonly tree: CheckpointsTreeProvider;
-  readonly log: vscode.LogOutputChannel;
 }
 
 /** Registers every command into context.subscriptions as it is created. */
@@ -19,25 +20,21 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
   const add = (disposable: vscode.Disposable): void => {
     context.subscriptions.push(disposable);
   };
+  const host = d.host;
+  const view = host.d.view;
 
   add(
     vscode.commands.registerCommand('capsule.compactContext', async () => {
-      // Honest until the compaction engine lands: say so rather than pretend something was compacted.
-      const text = 'Compaction is not available yet in this version of Capsule; nothing was compacted.';
-      d.chat.notify('info', text);
-      await vscode.window.showInformationMessage(`Capsule: ${text}`);
+      await view.reveal();
+      // Through the chat's input queue: it waits for a running turn, shows as queued, and Stop cancels it.
+      host.send('/compact');
     }),
   );
 
   add(
-    vscode.commands.registerCommand('capsule.showBudget', () => {
-      const b = d.sessions.budget;
-      if (!b) {
-        void vscode.window.showInformationMessage(`Capsule: ${d.sessions.error ?? 'no chat is open yet.'}`);
-        return;
-      }
-      d.log.info(`Context budget\n${formatBudget(b)}`);
-      d.log.show(true);
+    vscode.commands.registerCommand('capsule.showBudget', async () => {
+      await view.reveal();
+      showBudget(host);
     }),
   );
 
@@ -53,30 +50,89 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
     }),
   );
 
-  add(vscode.commands.registerCommand('capsule.newChat', () => d.sessions.newChat()));
+  add(vscode.commands.registerCommand('capsule.newChat', () => newChat(host)));
 
   add(
     vscode.commands.registerCommand('capsule.showLatestCapsule', async () => {
-      const store = d.sessions.store;
-      const found = store ? latestCapsule(store.tree.branch()) : undefined;
+      const found = host.store ? latestCapsule(host.store.tree.branch()) : undefined;
       if (!found) {
         void vscode.window.showInformationMessage('Capsule: this chat has no capsule yet.');
         return;
       }
-      const c = found.capsule;
-      const header = [
-        `<!-- Capsule ${c.checkpointId} · ${c.trigger} · level ${c.level} · ${c.quality} · ${fullTokens(c.tokensBefore)} → ${fullTokens(c.tokensAfter)} tokens · ${c.timestamp} -->`,
-        '',
-      ].join('\n');
-      const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: header + c.summary });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      await view.reveal();
+      showCapsule(host, found.capsule.checkpointId, true);
     }),
   );
 
   add(
     vscode.commands.registerCommand('capsule.refresh', async () => {
-      await d.sessions.reload();
+      await reloadChat(host);
       d.tree.refresh();
     }),
   );
+
+  add(
+    vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
+      const store = host.store;
+      const onBranch = new Set(store?.tree.branch().map((e) => e.id));
+      const picks = (store?.entries() ?? []).flatMap((e) =>
+        e.type === 'checkpoint'
+          ? [{ label: e.checkpointId, description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`, detail: e.note?.split('\n')[0], id: e.checkpointId }]
+          : [],
+      );
+      if (picks.length === 0) {
+        void vscode.window.showInformationMessage('Capsule: this chat has no checkpoints yet.');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(picks.reverse(), { title: 'Rewind to Checkpoint', placeHolder: 'The chat continues from the chosen moment on a new branch' });
+      if (pick) await rewind(host, pick.id);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.selectModel', async () => {
+      const current = host.currentModelId();
+      const picks = host.models.map((m) => ({
+        label: m.label,
+        description: `${m.provider === 'lm' ? 'VS Code' : 'endpoint'}${m.id === current ? ' · current' : ''}`,
+        detail: `window ${shortTokens(m.contextWindow)} · compacts from ${shortTokens(m.softLimit)} · hard limit ${shortTokens(m.hardLimit)}`,
+        id: m.id,
+      }));
+      if (picks.length === 0) {
+        void vscode.window.showInformationMessage('Capsule: no models are available yet; set up a provider in the chat view.');
+        return;
+      }
+      const pick = await vscode.window.showQuickPick(picks, { title: 'Select Model', matchOnDescription: true, matchOnDetail: true });
+      if (pick) await selectModel(host, pick.id);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.setApiKey', async () => {
+      const baseUrl = host.d.settings.current.baseUrl;
+      const key = await vscode.window.showInputBox({
+        title: 'Set API Key',
+        prompt: `API key for ${endpointOf(baseUrl)} (kept in VS Code's secret storage; empty removes it)`,
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (key !== undefined) await setApiKey(host, key);
+    }),
+  );
+
+  add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(host)));
+
+  add(
+    vscode.commands.registerCommand('capsule.showProjectMemory', async () => {
+      const path = host.d.memory.path;
+      if (!existsSync(path)) {
+        void vscode.window.showInformationMessage('Capsule: there is no Project Memory yet. An explicit /compact whose capsule validates writes it.');
+        return;
+      }
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }),
+  );
+
+  registerTreeCommands(add, host);
 }

@@ -8,8 +8,15 @@ const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;
 
 export const DEFAULT_MODEL_ID = 'gpt-4o';
 
+/** `openai`: any OpenAI-compatible endpoint; `vscode-lm`: a VS Code language model (`capsule.model.id` is its id). */
+export type ProviderKind = 'openai' | 'vscode-lm';
+export const DEFAULT_PROVIDER_KIND: ProviderKind = 'openai';
+
 export interface HostSettings {
   readonly resolved: ResolvedSettings;
+  /** The explicitly set `capsule.compaction.*` values, for validating them again against another model. */
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly providerKind: ProviderKind;
   readonly modelId: string;
   /** Empty means OpenAI itself. */
   readonly baseUrl: string;
@@ -40,6 +47,7 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
 
   const idSetting = cfg.get<unknown>('model.id');
   const modelId = typeof idSetting === 'string' && idSetting.trim().length > 0 ? idSetting.trim() : DEFAULT_MODEL_ID;
+  const providerKind: ProviderKind = cfg.get<unknown>('provider.kind') === 'vscode-lm' ? 'vscode-lm' : DEFAULT_PROVIDER_KIND;
   const urlSetting = cfg.get<unknown>('provider.baseUrl');
   const baseUrl = typeof urlSetting === 'string' ? urlSetting.trim() : '';
   const modelOverride: PartialLimits = {
@@ -48,7 +56,8 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
   };
   const model = resolveModelInfo(modelId, { override: modelOverride });
   const resolved = resolveSettings({ raw, env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
-  return { resolved, modelId, baseUrl, provider: baseUrl === '' ? 'openai' : 'openai-compatible', modelOverride, model };
+  const provider = providerKind === 'vscode-lm' ? 'vscode-lm' : baseUrl === '' ? 'openai' : 'openai-compatible';
+  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model };
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */
@@ -97,4 +106,20 @@ export class SettingsReader implements vscode.Disposable {
     this.#listener.dispose();
     this.#emitter.dispose();
   }
+}
+
+/**
+ * Writes `capsule.<key>` where the user set it before (folder, workspace or user settings), so a value in a more
+ * specific scope cannot silently win over the one just written; user settings when it was never set.
+ */
+export async function writeSetting(key: string, value: unknown): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const i = cfg.inspect<unknown>(key);
+  const target =
+    i?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : i?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  await cfg.update(key, value, target);
 }

@@ -2,29 +2,30 @@
 import * as vscode from 'vscode';
 import type { Budget } from '../engine/tokens/budget.js';
 import { fullTokens, shortTokens } from './format.js';
-import type { SessionService } from './sessionService.js';
+import type { ChatHost } from './chatHost.js';
 
 export class BudgetStatusBar implements vscode.Disposable {
   readonly #item: vscode.StatusBarItem;
   readonly #listener: vscode.Disposable;
 
-  constructor(private readonly sessions: SessionService) {
+  constructor(private readonly host: ChatHost) {
     this.#item = vscode.window.createStatusBarItem('capsule.budget', vscode.StatusBarAlignment.Right, 100);
     this.#item.name = 'Capsule Context Budget';
     this.#item.command = 'capsule.showBudget';
-    this.#listener = sessions.onDidChange(() => this.update());
+    this.#listener = host.onDidChange(() => this.update());
     this.update();
   }
 
   update(): void {
-    const b = this.sessions.budget;
+    const b = this.host.budget;
     if (!b) {
       this.#item.text = '$(pulse) –';
-      this.#item.tooltip = this.sessions.error ?? 'Capsule: no chat open yet';
+      this.#item.tooltip = this.host.problem ?? 'Capsule: no chat open yet';
       this.#item.backgroundColor = undefined;
       this.#item.show();
       return;
     }
+    // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
     this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}`;
     this.#item.tooltip = tooltipOf(b);
     this.#item.accessibilityInformation = {

@@ -18,17 +18,45 @@ export class EventEmitter<T> {
 }
 
 class Uri {
-  private constructor(readonly fsPath: string) {}
+  private constructor(
+    readonly fsPath: string,
+    readonly scheme = 'file',
+    private readonly raw?: string,
+  ) {}
   static file(p: string): Uri {
     return new Uri(p);
+  }
+  static parse(href: string): Uri {
+    return new Uri('', href.split(':')[0] ?? '', href);
   }
   static joinPath(u: Uri, ...parts: string[]): Uri {
     return new Uri([u.fsPath, ...parts].join('/'));
   }
   toString(): string {
-    return `file://${this.fsPath}`;
+    return this.raw ?? `file://${this.fsPath}`;
   }
 }
+
+/** VS Code's SecretStorage, in memory; `stored` lets a test look at what was written. */
+export class FakeSecrets {
+  readonly stored = new Map<string, string>();
+  readonly #changes = new EventEmitter<{ key: string }>();
+  readonly onDidChange = this.#changes.event;
+  async get(key: string): Promise<string | undefined> {
+    return this.stored.get(key);
+  }
+  async store(key: string, value: string): Promise<void> {
+    this.stored.set(key, value);
+    this.#changes.fire({ key });
+  }
+  async delete(key: string): Promise<void> {
+    this.stored.delete(key);
+    this.#changes.fire({ key });
+  }
+}
+
+/** What a dialog or picker answers: a function of what it was asked, or undefined (dismissed). */
+export type Answer = (kind: 'modal' | 'quickPick' | 'inputBox' | 'saveDialog' | 'openDialog', prompt: string, items: readonly unknown[]) => unknown;
 
 export interface FakeWebview {
   options: unknown;
@@ -60,7 +88,7 @@ export function fakeWebviewView(): { view: unknown; webview: FakeWebview; dispos
     onDidReceiveMessage: incoming.event,
     send: (m) => incoming.fire(m),
   };
-  const view = { webview, visible: true, onDidChangeVisibility: new EventEmitter<void>().event, onDidDispose: disposed.event };
+  const view = { webview, visible: true, show: () => undefined, onDidChangeVisibility: new EventEmitter<void>().event, onDidDispose: disposed.event };
   return {
     view,
     webview,
@@ -79,6 +107,13 @@ export interface FakeState {
   readonly providers: Map<string, unknown>;
   readonly configEvents: EventEmitter<{ affectsConfiguration(s: string): boolean }>;
   readonly statusText: () => string;
+  /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
+  answer: Answer;
+  /** Every modal, pick, input box or dialog shown, in order. */
+  readonly asked: { readonly kind: string; readonly prompt: string }[];
+  readonly clipboard: string[];
+  readonly opened: string[];
+  readonly documents: unknown[];
 }
 
 export function createFakeVscode(workspaceFolder: string | undefined): { api: Record<string, unknown>; state: FakeState } {
@@ -89,6 +124,16 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
   const providers = new Map<string, unknown>();
   const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
   let status = '';
+  const asked: { kind: string; prompt: string }[] = [];
+  const clipboard: string[] = [];
+  const opened: string[] = [];
+  const documents: unknown[] = [];
+  const lmChanges = new EventEmitter<void>();
+  let state: FakeState;
+  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[]): Promise<unknown> => {
+    asked.push({ kind, prompt });
+    return Promise.resolve(state.answer(kind, prompt, items));
+  };
   const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
   const api: Record<string, unknown> = {
     EventEmitter,
@@ -139,10 +184,28 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
         providers.set(id, o.treeDataProvider);
         return { dispose: () => providers.delete(id) };
       },
-      showWarningMessage: (text: string) => (messages.push({ level: 'warning', text }), Promise.resolve(undefined)),
+      showWarningMessage: (text: string, ...rest: unknown[]) => {
+        messages.push({ level: 'warning', text });
+        const first = rest[0];
+        const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
+        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+      },
+      showQuickPick: (items: readonly unknown[], o?: { title?: string }) => ask('quickPick', o?.title ?? '', items),
+      showInputBox: (o?: { prompt?: string; title?: string }) => ask('inputBox', o?.title ?? o?.prompt ?? '', []),
+      showSaveDialog: (o?: { title?: string }) => ask('saveDialog', o?.title ?? '', []),
+      showOpenDialog: (o?: { title?: string }) => ask('openDialog', o?.title ?? '', []),
       showInformationMessage: (text: string) => (messages.push({ level: 'info', text }), Promise.resolve(undefined)),
       showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
-      showTextDocument: () => Promise.resolve(undefined),
+      showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
+    },
+    env: {
+      appRoot: '',
+      clipboard: { writeText: (t: string) => (clipboard.push(t), Promise.resolve()) },
+      openExternal: (u: { toString(): string }) => (opened.push(u.toString()), Promise.resolve(true)),
+    },
+    lm: {
+      selectChatModels: () => Promise.resolve([]),
+      onDidChangeChatModels: lmChanges.event,
     },
     workspace: {
       workspaceFolders: workspaceFolder === undefined ? undefined : [{ uri: Uri.file(workspaceFolder), name: 'ws', index: 0 }],
@@ -156,6 +219,7 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
         },
       }),
       onDidChangeConfiguration: configEvents.event,
+      isTrusted: true,
       openTextDocument: (o: unknown) => Promise.resolve(o),
     },
     commands: {
@@ -171,7 +235,8 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
       },
     },
   };
-  return { api, state: { config, commands, messages, log, providers, configEvents, statusText: () => status } };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents };
+  return { api, state };
 }
 
 /** Makes `require('vscode')` return `api` for modules loaded after this call. */

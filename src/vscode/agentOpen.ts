@@ -1,0 +1,56 @@
+// Opens the agent session of a chat the session service already holds open: model, tools, Project Memory, saved intents.
+import { join } from 'node:path';
+import type { AgentListener } from '../engine/agent/agentEvents.js';
+import type { Logger } from '../engine/ports.js';
+import { AgentSession, type ModelConfig } from '../node/agentSession.js';
+import { readFlightRecords } from '../node/flightRecorder.js';
+import type { JsonlSessionStore } from '../node/jsonlStore.js';
+import type { ProjectMemory } from '../node/projectMemory.js';
+import { errorMessage } from './log.js';
+import { workspaceToolsConfig } from './workspaceTools.js';
+
+export interface OpenAgentArgs {
+  readonly store: JsonlSessionStore;
+  /** `<storage>/archive/<id>`: deleting the chat deletes it, flight log included. */
+  readonly archiveDir: string;
+  readonly model: ModelConfig;
+  readonly rawSettings: Readonly<Record<string, unknown>>;
+  readonly memory: ProjectMemory;
+  readonly logger: Logger;
+  readonly listener: AgentListener;
+  readonly triggerState: unknown;
+}
+
+export interface OpenedAgent {
+  readonly session: AgentSession;
+  /** Compaction durations by checkpoint id, from the flight log (cards of earlier compactions show them). */
+  readonly durations: Map<string, number>;
+}
+
+export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
+  const flightLog = join(a.archiveDir, 'flight.jsonl');
+  const records = await readFlightRecords(flightLog).catch(() => []);
+  const durations = new Map(records.flatMap((f) => (f.checkpointId === undefined ? [] : [[f.checkpointId, f.durationMs] as const])));
+  const memory = await a.memory.read().catch((err: unknown) => {
+    a.logger.log('warn', `Project Memory was not loaded: ${errorMessage(err)}`);
+    return undefined;
+  });
+  // S14: the memory reaches the model as one appended system update, not as a rewritten prefix.
+  const update = memory === undefined ? undefined : a.memory.asSystemUpdate();
+  const workspace = workspaceToolsConfig();
+  const session = await AgentSession.open({
+    sessionPath: a.store.path,
+    store: a.store,
+    archiveDir: a.archiveDir,
+    flightLog,
+    model: a.model,
+    settings: a.rawSettings,
+    env: process.env,
+    ...(workspace === undefined ? {} : { workspace }),
+    instructions: update === undefined ? [] : [{ content: update, reason: 'Project Memory' }],
+    logger: a.logger,
+    listener: a.listener,
+    triggerState: a.triggerState,
+  });
+  return { session, durations };
+}

@@ -1,0 +1,199 @@
+// The chat's slash commands and the capsule actions behind them: /compact, /budget, /auto-compact, /capsule show|create|export|load.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import * as vscode from 'vscode';
+import type { CompletedOutcome } from '../engine/compaction/outcome.js';
+import { formatBudget } from '../engine/tokens/budget.js';
+import { latestCapsule } from '../engine/transcript/modelInput.js';
+import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, readCapsuleFile, type ExportResult } from '../node/capsuleFiles.js';
+import type { ChatHost } from './chatHost.js';
+import { capsuleView } from './compactionViews.js';
+import { errorMessage } from './log.js';
+import { writeSetting } from './settings.js';
+import type { SlashCommand } from './slash.js';
+
+export function workspaceRoot(): string {
+  return vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? homedir();
+}
+
+/** Paths typed in the chat are relative to the workspace folder; `~/` is the home folder. */
+export function resolveUserPath(p: string): string {
+  if (p === '~' || p.startsWith('~/')) return join(homedir(), p.slice(1));
+  return isAbsolute(p) ? resolve(p) : resolve(workspaceRoot(), p);
+}
+
+function fileProblem(err: unknown): string {
+  if (err instanceof CapsuleFileError && err.kind === 'exists') return err.message.replace(/; pass --force to overwrite it$/, '; choose another path');
+  return errorMessage(err);
+}
+
+export async function runSlash(host: ChatHost, c: SlashCommand, signal: AbortSignal): Promise<void> {
+  switch (c.kind) {
+    case 'compact':
+      return compact(host, c.focus, signal);
+    case 'budget':
+      return showBudget(host);
+    case 'autoCompact':
+      return setAutoCompact(host, c.on);
+    case 'capsuleShow': {
+      const latest = host.store ? latestCapsule(host.store.tree.branch()) : undefined;
+      if (latest) showCapsule(host, latest.capsule.checkpointId, true);
+      else host.info('This chat has no capsule yet; /compact makes one.');
+      return;
+    }
+    case 'capsuleCreate':
+      return createPortable(host, c.title, signal);
+    case 'capsuleExport':
+      return exportTo(host, c.checkpointId, c.path);
+    case 'capsuleLoad':
+      return loadInto(host, c.path);
+    case 'invalid':
+      host.fail(c.message);
+      return;
+  }
+}
+
+function completedOf(outcomes: readonly { readonly outcome: string }[]): CompletedOutcome | undefined {
+  return [...outcomes].reverse().find((o): o is CompletedOutcome => o.outcome === 'completed');
+}
+
+/** `/compact [focus]` and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory (S13). */
+export async function compact(host: ChatHost, focus: string | undefined, signal: AbortSignal): Promise<void> {
+  const a = host.agent;
+  if (!a) {
+    host.fail(`Nothing was compacted: ${host.problem ?? 'no model is set up yet'}`);
+    return;
+  }
+  const r = await a.agent.compact(focus, signal);
+  const done = completedOf(r.outcomes);
+  if (done) {
+    try {
+      // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
+      const mirrored = await host.d.memory.mirror(done.capsule, { validated: done.quality === 'full', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
+      if (mirrored) host.info(`Project Memory was updated from ${done.checkpointId} (Capsule: Show Project Memory opens it).`);
+    } catch (err) {
+      host.logger.log('warn', `Project Memory was not updated: ${errorMessage(err)}`);
+    }
+  } else if (r.outcomes.length === 0) host.info('Nothing to compact.');
+  host.remeasure(true);
+}
+
+export function showBudget(host: ChatHost): void {
+  host.remeasure(true);
+  const b = host.budget;
+  if (!b) {
+    host.fail(host.problem ?? 'No chat is open yet.');
+    return;
+  }
+  const text = formatBudget(b);
+  host.info(text);
+  host.logger.log('info', `Context budget\n${text}`);
+}
+
+export async function setAutoCompact(host: ChatHost, on: boolean): Promise<void> {
+  await writeSetting('compaction.auto', on);
+  const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
+  host.info(on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.');
+}
+
+/**
+ * Shows a capsule in the chat's viewer. The viewer opens on its own only for the webview's own clicks, so a
+ * host-initiated look (tree, palette, /capsule) also opens the capsule as a markdown document beside it.
+ */
+export function showCapsule(host: ChatHost, checkpointId: string, document: boolean): void {
+  const store = host.store;
+  const view = store ? capsuleView(store.tree, checkpointId, host.meter, host.basis().model.model) : undefined;
+  if (!view) {
+    host.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
+    return;
+  }
+  host.post({ type: 'capsule', capsule: view });
+  if (!document) return;
+  const head = `<!-- Capsule ${view.checkpointId} · ${view.trigger} · ${view.quality} · ${view.tokens} tokens · ${view.createdAt ?? ''} -->\n\n`;
+  void vscode.workspace.openTextDocument({ language: 'markdown', content: head + view.text }).then((doc) => vscode.window.showTextDocument(doc, { preview: true }));
+}
+
+function slug(title: string): string {
+  const s = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  return s === '' ? 'capsule' : s;
+}
+
+/** `/capsule create "title"`: a fresh capsule of the current state, written as a portable file under `.capsule/`. */
+async function createPortable(host: ChatHost, title: string, signal: AbortSignal): Promise<void> {
+  const a = host.agent;
+  if (!a) {
+    host.fail(`No capsule was created: ${host.problem ?? 'no model is set up yet'}`);
+    return;
+  }
+  const r = await a.agent.compact(title, signal);
+  const capsule = completedOf(r.outcomes)?.capsule ?? latestCapsule(a.store.tree.branch())?.capsule;
+  if (!capsule) {
+    host.fail('No capsule was created: this chat has nothing to summarize yet.');
+    return;
+  }
+  const dir = join(workspaceRoot(), '.capsule');
+  let out = join(dir, `${slug(title)}.capsule.md`);
+  for (let n = 2; existsSync(out); n++) out = join(dir, `${slug(title)}-${n}.capsule.md`);
+  try {
+    const res = await exportFromTree(a.store.tree, a.store.header, { out, checkpointId: capsule.checkpointId, title });
+    host.info(`Portable capsule "${title}" (${res.meta.quality}, ${res.meta.tokens} tokens) written to ${res.path}. Load it elsewhere with /capsule load <path>.`);
+  } catch (err) {
+    host.fail(`No capsule was created: ${fileProblem(err)}`);
+  }
+  host.remeasure(true);
+}
+
+async function exportTo(host: ChatHost, checkpointId: string, path: string): Promise<void> {
+  const store = host.store;
+  if (!store) return host.fail(host.problem ?? 'No chat is open.');
+  try {
+    const res = await exportFromTree(store.tree, store.header, { out: resolveUserPath(path), checkpointId });
+    host.info(`Exported ${checkpointId} (${res.meta.quality}, ${res.meta.tokens} tokens) to ${res.path}.`);
+  } catch (err) {
+    host.fail(`Not exported: ${fileProblem(err)}`);
+  }
+}
+
+/** `/capsule load path`: the file is validated and enters this chat as data (a seed, or a handoff after its history). */
+async function loadInto(host: ChatHost, path: string): Promise<void> {
+  const store = host.store;
+  if (!store) return host.fail(host.problem ?? 'No chat is open.');
+  try {
+    const file = await readCapsuleFile(resolveUserPath(path));
+    const r = await appendCapsule(store, file);
+    host.remeasure(false);
+    host.postSnapshot();
+    host.info(`Loaded capsule "${file.meta.title}" (${file.meta.quality}) ${r.mode === 'seed' ? 'as the start of this chat' : 'as a handoff'}; the next request starts from it.`);
+  } catch (err) {
+    host.fail(`Not loaded: ${fileProblem(err)}`);
+  }
+}
+
+/** Export with a save dialog (palette, tree, the viewer's Export button); another chat's capsule is read from its file. */
+export async function exportWithDialog(host: ChatHost, checkpointId: string, sessionPath?: string): Promise<ExportResult | undefined> {
+  const uri = await vscode.window.showSaveDialog({
+    defaultUri: vscode.Uri.file(join(workspaceRoot(), `${checkpointId}.capsule.md`)),
+    filters: { 'Portable capsule': ['md'] },
+    saveLabel: 'Export Capsule',
+    title: `Export the capsule of ${checkpointId}`,
+  });
+  if (!uri) return undefined;
+  const store = host.store;
+  try {
+    // The dialog already asked about replacing an existing file.
+    const opts = { out: uri.fsPath, checkpointId, force: true };
+    const res = sessionPath === undefined || sessionPath === store?.path ? await exportOpen(host, opts) : await exportCapsuleFromSession(sessionPath, opts);
+    void vscode.window.showInformationMessage(`Capsule: exported ${checkpointId} (${res.meta.quality}) to ${res.path}`);
+    return res;
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Capsule: not exported: ${fileProblem(err)}`);
+    return undefined;
+  }
+}
+
+function exportOpen(host: ChatHost, opts: { readonly out: string; readonly checkpointId: string; readonly force: boolean }): Promise<ExportResult> {
+  const store = host.store;
+  if (!store) throw new Error(host.problem ?? 'no chat is open');
+  return exportFromTree(store.tree, store.header, opts);
+}

@@ -1,0 +1,174 @@
+// The chat through the protocol against the scripted OpenAI-compatible server: streaming, busy, queued input, tools, stop.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { HostToWebview, TranscriptItem } from '../../../src/protocol/messages.js';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
+import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+    'capsule.compaction.keepRecentTokens': 2_000,
+    'capsule.compaction.minReclaimableTokens': 1_000,
+    'capsule.compaction.minTokensForAutoCompact': 0,
+  },
+});
+let server: FakeOpenAIServer;
+let v: OpenView;
+
+before(async () => {
+  server = await startFakeOpenAI({ window: 20_000 });
+  h.state.config.set('capsule.provider.baseUrl', server.url);
+  writeFileSync(join(h.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+  await h.start();
+  v = h.openView();
+  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+});
+
+after(async () => {
+  v.dispose();
+  await h.stop();
+  await server.close();
+});
+
+function appended(ms: readonly HostToWebview[]): TranscriptItem[] {
+  return ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items : []));
+}
+
+function busyFlips(ms: readonly HostToWebview[]): boolean[] {
+  return ms.flatMap((m) => (m.type === 'busy' ? [m.busy] : []));
+}
+
+test('the snapshot offers the configured model with its limits and needs no setup', () => {
+  const snap = lastOf(v.messages(), 'snapshot');
+  assert.ok(snap);
+  assert.equal(snap.currentModelId, 'fake-model');
+  const model = snap.models.find((m) => m.id === 'fake-model');
+  assert.deepEqual(model && { window: model.contextWindow, hard: model.hardLimit, soft: model.softLimit }, { window: 20_000, hard: 17_000, soft: 13_600 });
+  assert.equal(snap.setup?.required, false);
+  assert.equal(snap.budget?.model, 'fake-model');
+});
+
+test('send: busy, the user item with its clientId, a streamed answer, then idle', async () => {
+  server.enqueue({ text: 'Hello! Here is a **streamed** answer in several pieces.' });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Say hello', clientId: 'c1' });
+  await until(() => busyFlips(v.since(mark)).join() === 'true,false', 'busy to go on and off');
+  const ms = v.since(mark);
+  const items = appended(ms);
+  const user = items.find((i) => i.kind === 'user');
+  assert.ok(user?.kind === 'user');
+  assert.equal(user.text, 'Say hello');
+  assert.equal(user.clientId, 'c1');
+  assert.match(user.id, /^e_/, 'the user item is the transcript entry');
+  const answer = items.find((i) => i.kind === 'assistant');
+  assert.ok(answer?.kind === 'assistant' && answer.streaming === true);
+  const deltas = ms.flatMap((m) => (m.type === 'streamDelta' && m.itemId === answer.id ? [m.text] : []));
+  assert.ok(deltas.length >= 2, 'the answer arrives in pieces');
+  assert.equal(deltas.join(''), 'Hello! Here is a **streamed** answer in several pieces.');
+  const end = ms.find((m) => m.type === 'streamEnd');
+  assert.ok(end?.type === 'streamEnd' && end.itemId === answer.id);
+  const before = lastOf(v.messages().slice(0, mark), 'snapshot')?.budget?.effectiveTokens ?? 0;
+  const after = lastOf(ms, 'budget')?.budget.effectiveTokens ?? 0;
+  assert.ok(after > before, `the meter moves with the turn (${before} → ${after})`);
+  // Order: busy on, user item, answer, busy off.
+  const kinds = ms.map((m) => (m.type === 'itemsAppended' ? `items:${m.items[0]?.kind}` : m.type)).filter((k) => k !== 'budget' && k !== 'streamDelta');
+  assert.deepEqual(kinds.slice(0, 2), ['busy', 'items:user']);
+  assert.equal(kinds[kinds.length - 1], 'busy');
+});
+
+test('a send while busy is queued, then consumed: the queue empties and the user item carries its clientId', async () => {
+  server.enqueue({ text: 'A slow answer that takes a while to arrive.', chunkDelayMs: 30 }, { text: 'Second answer.' });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'First, slowly', clientId: 'q1' });
+  await until(() => v.since(mark).some((m) => m.type === 'streamDelta'), 'the first answer to start');
+  v.send({ type: 'send', text: 'Then this', clientId: 'q2' });
+  await until(() => busyFlips(v.since(mark)).includes(false), 'both turns to finish');
+  const ms = v.since(mark);
+  const queues = ms.flatMap((m) => (m.type === 'queue' ? [m.items.map((q) => q.id)] : []));
+  assert.deepEqual(queues[0], ['q2'], 'shown as queued while the first turn runs');
+  assert.deepEqual(queues[queues.length - 1], [], 'and taken off the queue when it runs');
+  const consumedAt = ms.findIndex((m) => m.type === 'queue' && m.items.length === 0);
+  const userAt = ms.findIndex((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'user' && i.clientId === 'q2'));
+  assert.ok(consumedAt >= 0 && userAt > consumedAt, 'the user item follows the queue update');
+  const flips = busyFlips(ms);
+  assert.equal(flips.indexOf(false), flips.length - 1, 'busy stays on from the first turn to the end of the queued one');
+  const sent = server.chatRequests.map((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages.at(-1)?.content);
+  assert.deepEqual(sent.slice(-2), ['First, slowly', 'Then this'], 'run in order');
+});
+
+test('tool calls show as running, then done with duration and a result preview', async () => {
+  server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'The notes list three words.' });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Read notes.txt', clientId: 't1' });
+  await until(() => busyFlips(v.since(mark)).includes(false), 'the turn to finish');
+  const ms = v.since(mark);
+  const running = appended(ms).find((i) => i.kind === 'tool');
+  assert.ok(running?.kind === 'tool');
+  assert.equal(running.status, 'running');
+  assert.equal(running.name, 'read_file');
+  assert.match(running.argsSummary, /notes\.txt/);
+  const done = ms.flatMap((m) => (m.type === 'itemUpdated' ? [m.item] : [])).find((i) => i.id === running.id);
+  assert.ok(done?.kind === 'tool');
+  assert.equal(done.status, 'ok');
+  assert.ok(done.durationMs !== undefined && done.durationMs >= 0);
+  assert.match(done.resultPreview ?? '', /beta/);
+  // A later snapshot shows the same item under the same id.
+  v.send({ type: 'ready' });
+  await until(() => lastOf(v.since(mark), 'snapshot') !== undefined, 'a snapshot');
+  const again = lastOf(v.since(mark), 'snapshot')?.transcript.items.find((i) => i.id === running.id);
+  assert.ok(again?.kind === 'tool' && again.status === 'ok');
+});
+
+test('writes need the modal approval with the diff: refused writes nothing, allowed writes the file', async () => {
+  const write = { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello from capsule\n' } }] };
+  server.enqueue(write, { text: 'I could not write it.' }, write, { text: 'Written.' });
+  const asked: string[] = [];
+  h.state.answer = (kind, prompt) => {
+    if (kind === 'modal') asked.push(prompt);
+    return undefined;
+  };
+  let mark = v.mark();
+  v.send({ type: 'send', text: 'Create hello.txt', clientId: 'w1' });
+  await until(() => busyFlips(v.since(mark)).includes(false), 'the refused turn');
+  assert.deepEqual(asked, ['Create hello.txt']);
+  assert.equal(h.state.messages.some((m) => m.text === 'Create hello.txt'), true);
+  assert.equal(existsSync(join(h.workspace, 'hello.txt')), false, 'refused: nothing written');
+  const refused = v.since(mark).flatMap((m) => (m.type === 'itemUpdated' ? [m.item] : [])).find((i) => i.kind === 'tool');
+  assert.ok(refused?.kind === 'tool' && refused.status === 'error');
+
+  h.state.answer = (kind) => (kind === 'modal' ? 'Allow' : undefined);
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Create hello.txt, please', clientId: 'w2' });
+  await until(() => busyFlips(v.since(mark)).includes(false), 'the allowed turn');
+  assert.equal(readFileSync(join(h.workspace, 'hello.txt'), 'utf8'), 'hello from capsule\n');
+  h.state.answer = () => undefined;
+});
+
+test('Stop cancels the running turn: the stream ends, busy goes off, and the chat says it stopped', async () => {
+  server.enqueue({ text: 'This answer never finishes because the model stalls after a few words.', stallAfterChunks: 2 });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Talk forever', clientId: 's1' });
+  await until(() => v.since(mark).some((m) => m.type === 'streamDelta'), 'the answer to start');
+  v.send({ type: 'cancel' });
+  await until(() => busyFlips(v.since(mark)).includes(false), 'the turn to stop');
+  const ms = v.since(mark);
+  assert.ok(ms.some((m) => m.type === 'streamEnd'), 'the partial answer is closed');
+  assert.ok(appended(ms).some((i) => i.kind === 'info' && /cancel/i.test(i.text)), 'a line says the turn was cancelled');
+  await until(() => server.chatRequests.at(-1)?.aborted === true, 'the request to be aborted');
+});
+
+test('loadOlder pages back through a long chat in order, with hasMore', async () => {
+  const snap = lastOf(v.messages(), 'snapshot');
+  const oldest = snap?.transcript.items[0];
+  assert.ok(oldest);
+  v.send({ type: 'loadOlder', beforeId: oldest.id });
+  await until(() => v.messages().some((m) => m.type === 'olderItems'), 'the older page');
+  const page = lastOf(v.messages(), 'olderItems');
+  assert.deepEqual(page && { items: page.items, hasMore: page.hasMore }, { items: [], hasMore: false }, 'nothing before the first item of a short chat');
+});
