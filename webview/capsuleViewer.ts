@@ -56,9 +56,21 @@ export class CapsuleViewer {
     this.element.querySelector<HTMLElement>('.viewer-close')?.focus();
   }
 
-  /** The host's `capsule` answer; ignored unless it is the one on screen. */
+  /** The host's `capsule` message: the answer to `open`, or a capsule the host asked to show (tree, palette, /capsule). */
   show(c: CapsuleView): void {
-    if (c.checkpointId !== this.#checkpointId) return;
+    if (c.checkpointId !== this.#checkpointId) {
+      // While the viewer waits for the capsule the user clicked, a different one is a stale answer.
+      if (this.isOpen && this.#capsule === null) return;
+      // Otherwise the host asked to show it (tree, palette, /capsule): open on it; the content is already here.
+      this.#checkpointId = c.checkpointId;
+      this.#tab = 'sections';
+      this.#opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+      this.actions.changed({ checkpointId: c.checkpointId, tab: this.#tab });
+      this.#capsule = c;
+      this.#render();
+      this.element.querySelector<HTMLElement>('.viewer-close')?.focus();
+      return;
+    }
     this.#capsule = c;
     this.#render();
   }

@@ -43,7 +43,7 @@ export class ChatHeader {
         el('h1', { text: title, attrs: { title: session ? `${session.id} · ${session.entries} entries${session.readOnly ? ' · read-only' : ''}` : '' } }),
         el('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Chat actions' } }, [
           act('fold', 'Compact context now', 'compactContext'),
-          act('pulse', 'Write the budget report to the Capsule output', 'showBudget'),
+          act('pulse', 'Show the context budget', 'showBudget'),
           act('add', 'New chat', 'newChat'),
           setup,
         ]),

@@ -38,7 +38,7 @@ export async function runSlash(host: ChatHost, c: SlashCommand, signal: AbortSig
       return setAutoCompact(host, c.on);
     case 'capsuleShow': {
       const latest = host.store ? latestCapsule(host.store.tree.branch()) : undefined;
-      if (latest) showCapsule(host, latest.capsule.checkpointId, true);
+      if (latest) showCapsule(host, latest.capsule.checkpointId);
       else host.info('This chat has no capsule yet; /compact makes one.');
       return;
     }
@@ -97,11 +97,8 @@ export async function setAutoCompact(host: ChatHost, on: boolean): Promise<void>
   host.info(on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.');
 }
 
-/**
- * Shows a capsule in the chat's viewer. The viewer opens on its own only for the webview's own clicks, so a
- * host-initiated look (tree, palette, /capsule) also opens the capsule as a markdown document beside it.
- */
-export function showCapsule(host: ChatHost, checkpointId: string, document: boolean): void {
+/** Shows a capsule in the chat's capsule viewer (the webview opens it whether or not it asked). */
+export function showCapsule(host: ChatHost, checkpointId: string): void {
   const store = host.store;
   const view = store ? capsuleView(store.tree, checkpointId, host.meter, host.basis().model.model) : undefined;
   if (!view) {
@@ -109,9 +106,6 @@ export function showCapsule(host: ChatHost, checkpointId: string, document: bool
     return;
   }
   host.post({ type: 'capsule', capsule: view });
-  if (!document) return;
-  const head = `<!-- Capsule ${view.checkpointId} · ${view.trigger} · ${view.quality} · ${view.tokens} tokens · ${view.createdAt ?? ''} -->\n\n`;
-  void vscode.workspace.openTextDocument({ language: 'markdown', content: head + view.text }).then((doc) => vscode.window.showTextDocument(doc, { preview: true }));
 }
 
 function slug(title: string): string {

@@ -60,7 +60,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: CommandDep
         return;
       }
       await view.reveal();
-      showCapsule(host, found.capsule.checkpointId, true);
+      showCapsule(host, found.capsule.checkpointId);
     }),
   );
 

@@ -49,7 +49,7 @@ export async function handleIntent(host: ChatHost, i: ChatIntent): Promise<void>
       const store = host.store;
       const view = store ? capsuleView(store.tree, i.checkpointId, host.meter, host.basis().model.model) : undefined;
       if (view) host.post({ type: 'capsule', capsule: view });
-      else showCapsule(host, i.checkpointId, false); // says there is none
+      else showCapsule(host, i.checkpointId); // says there is none
       return;
     }
     case 'rewind':

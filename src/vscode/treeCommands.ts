@@ -64,7 +64,7 @@ export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: 
       const node = entryNode(arg);
       if (!node || !(await openChatOf(host, node))) return;
       await host.d.view.reveal();
-      showCapsule(host, node.entry.checkpointId, true);
+      showCapsule(host, node.entry.checkpointId);
     }),
   );
 

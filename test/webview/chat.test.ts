@@ -143,6 +143,12 @@ test('a compaction card shows reason, figures by category, quality with the fall
     await h.page.keyboard.press('Escape');
     assert.equal(await h.page.locator('[role=dialog]').count(), 0, 'Escape closes the viewer');
     assert.equal(await h.value('document.activeElement?.dataset.action'), 'view-capsule', 'focus returns to the button that opened it');
+
+    // The host shows a capsule on its own (tree "Inspect capsule", palette, /capsule): the viewer opens on it.
+    const before = (await ofType(h, 'viewCapsule')).length;
+    await h.send({ type: 'capsule', capsule });
+    assert.deepEqual(await h.page.locator('[role=dialog] .panel-sections h3').allTextContents(), ['Goal', 'Progress', 'Next Steps']);
+    assert.equal((await ofType(h, 'viewCapsule')).length, before, 'no round trip: the content came with the message');
   });
 });
 
