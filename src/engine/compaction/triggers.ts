@@ -82,6 +82,11 @@ export class TriggerState {
     return { turnId: this.turnId, softAttempted: this.softAttempted, overflowRecoveries: this.overflowRecoveries, pending: this.pending.map((p) => ({ ...p })) };
   }
 
+  /** Drops pending soft intents: after a rewind they describe a branch the chat has left. */
+  clearIntents(): void {
+    this.pending = [];
+  }
+
   pendingIntents(): readonly PendingIntent[] {
     return [...this.pending];
   }

@@ -201,3 +201,12 @@ test('idleDue: enabled, idle long enough, at least 30k tokens', () => {
   assert.equal(idleDue(t0, t0 + five, settings({ compactOnIdle: true, auto: false }), 100_000), false);
   assert.equal(idleDue(t0, t0 + five, settings({ compactOnIdle: true }, { CAPSULE_AUTO_COMPACT: 'false' }), 100_000), false);
 });
+
+test('clearIntents drops pending intents (a rewind leaves the branch they were recorded on)', () => {
+  const t = new TriggerState();
+  t.recordIntent('milestone', 'tests green');
+  t.recordIntent('turn_complete');
+  assert.equal(t.pendingIntents().length, 2);
+  t.clearIntents();
+  assert.deepEqual(t.pendingIntents(), []);
+});
