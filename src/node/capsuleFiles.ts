@@ -21,6 +21,7 @@ import type { CapsuleEntry, CheckpointEntry, SessionHeader } from '../engine/tra
 import type { SessionTree } from '../engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from './jsonlStore.js';
 import { nodeIds } from './nodeClock.js';
+import { errCode, exists, oneLine } from './fsUtil.js';
 
 export type CapsuleFileErrorKind = CapsuleProblemKind | 'not_found' | 'exists' | 'io' | 'no_capsule' | 'bad_meta' | 'read_only';
 
@@ -41,21 +42,6 @@ export function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-function errCode(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
-}
-
 export interface LoadedCapsuleFile extends ParsedCapsuleFile {
   readonly path: string;
 }
@@ -68,12 +54,12 @@ export async function readCapsuleFile(path: string, opts: { readonly allowModifi
   const abs = resolve(path);
   const fail = (kind: CapsuleFileErrorKind, message: string): CapsuleFileError => new CapsuleFileError(kind, `${path}: ${message}`);
   const st = await stat(abs).catch((err: unknown) => {
-    throw errCode(err) === 'ENOENT' ? fail('not_found', 'capsule file not found') : fail('io', firstLine(err));
+    throw errCode(err) === 'ENOENT' ? fail('not_found', 'capsule file not found') : fail('io', oneLine(err));
   });
   if (!st.isFile()) throw fail('io', 'not a file');
   if (st.size > MAX_CAPSULE_FILE_BYTES) throw fail('too_large', tooLargeMessage(st.size));
   const bytes = await readFile(abs).catch((err: unknown) => {
-    throw fail('io', firstLine(err));
+    throw fail('io', oneLine(err));
   });
   // The size may have changed between stat and read.
   if (bytes.length > MAX_CAPSULE_FILE_BYTES) throw fail('too_large', tooLargeMessage(bytes.length));
@@ -124,7 +110,7 @@ export async function writeCapsuleFile(path: string, meta: CapsuleMeta, body: st
     throw new CapsuleFileError('exists', `${path} already exists; pass --force to overwrite it`);
   }
   await writeFileAtomic(resolve(path), text).catch((err: unknown) => {
-    throw new CapsuleFileError('io', `cannot write ${path}: ${firstLine(err)}`);
+    throw new CapsuleFileError('io', `cannot write ${path}: ${oneLine(err)}`);
   });
   return { meta: check.meta, body: check.body, modified: false, hasLedger: check.hasLedger, checksum: check.checksum, text };
 }
@@ -146,7 +132,7 @@ export interface ExportResult {
 /** Exports the capsule of a checkpoint (or the latest one) from a session file. */
 export async function exportCapsuleFromSession(sessionPath: string, opts: ExportOptions): Promise<ExportResult> {
   const load = await loadSessionFile(sessionPath).catch((err: unknown) => {
-    throw new CapsuleFileError('not_found', firstLine(err));
+    throw new CapsuleFileError('not_found', oneLine(err));
   });
   if (!load.header) throw new CapsuleFileError('io', `${sessionPath}: not a session file (no valid header)`);
   return exportFromTree(load.tree, load.header, opts);

@@ -1,12 +1,13 @@
 // The per-session evidence archive on disk (SPEC S11): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { detectTruncatedItems } from '../engine/compaction/evidence.js';
 import type { ArchivedEvidence } from '../engine/compaction/evidence.js';
 import type { EvidenceArchive, EvidenceSnapshot } from '../engine/ports.js';
 import { ImagePartSchema, ToolCallSchema } from '../engine/transcript/schema.js';
+import { errCode, exists, syncDir } from './fsUtil.js';
 
 const FORMAT = 'capsule-evidence';
 const VERSION = 1;
@@ -53,32 +54,10 @@ export class EvidenceArchiveError extends Error {
   }
 }
 
-function errCode(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-}
-
 function checkOperationId(id: string): string {
   // Ids become file names: reject anything that could leave the folder.
   if (!OPERATION_ID.test(id)) throw new EvidenceArchiveError(`Invalid compaction operation id: ${JSON.stringify(id.slice(0, 200))}`);
   return id;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
-}
-
-/** Makes the published name durable; directories cannot be fsynced everywhere (Windows), so best effort. */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const h = await open(dir, 'r');
-    try {
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-  } catch {
-    // The file itself was fsynced; that is the best this platform allows.
-  }
 }
 
 function issuesOf(error: z.ZodError): string {

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
 import { moveTailAside, writeAll } from './tornTail.js';
+import { errCode, oneLine, syncDir } from './fsUtil.js';
 
 export { loadSessionFile, type LoadOptions, type SessionLoad } from './sessionLoad.js';
 
@@ -30,28 +31,6 @@ const openWriters = new Map<string, JsonlSessionStore>();
 /** The store holding the writer lock on `path` in this process, if any. */
 export function openWriterFor(path: string): JsonlSessionStore | undefined {
   return openWriters.get(resolve(path));
-}
-
-function errCode(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
-}
-
-function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-}
-
-/** Makes a newly created file's directory entry durable; not supported on every platform, so best effort. */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const h = await open(dir, 'r');
-    try {
-      await h.sync();
-    } finally {
-      await h.close();
-    }
-  } catch {
-    // Windows cannot fsync a directory; the file's own fsync is the best we can do there.
-  }
 }
 
 function headerLine(create: NonNullable<OpenOptions['create']>, now: number): Buffer {

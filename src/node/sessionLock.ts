@@ -4,6 +4,7 @@ import { readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promis
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
+import { errCode } from './fsUtil.js';
 
 /** A lock whose mtime has not been refreshed for this long belongs to a hung or dead writer. */
 export const LOCK_STALE_MS = 10_000;
@@ -55,10 +56,6 @@ function trackOwner(path: string): void {
       }
     }
   });
-}
-
-function errCode(err: unknown): string {
-  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
 }
 
 function pidAlive(pid: number): boolean {

@@ -1,0 +1,33 @@
+// Small file-system helpers shared by the Node ports: error codes, one-line messages, existence, directory fsync.
+import { open, stat } from 'node:fs/promises';
+
+/** The `code` of a Node system error (`ENOENT`, `EEXIST`, …), or '' when there is none. */
+export function errCode(err: unknown): string {
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
+}
+
+/** The first line of an error's message, for one-line reports. */
+export function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Makes a directory entry (a created or renamed file) durable; directories cannot be fsynced everywhere (Windows), so best effort. */
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    const h = await open(dir, 'r');
+    try {
+      await h.sync();
+    } finally {
+      await h.close();
+    }
+  } catch {
+    // The file itself was fsynced; that is the best this platform allows.
+  }
+}
