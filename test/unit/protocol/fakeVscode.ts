@@ -194,7 +194,12 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
       showInputBox: (o?: { prompt?: string; title?: string }) => ask('inputBox', o?.title ?? o?.prompt ?? '', []),
       showSaveDialog: (o?: { title?: string }) => ask('saveDialog', o?.title ?? '', []),
       showOpenDialog: (o?: { title?: string }) => ask('openDialog', o?.title ?? '', []),
-      showInformationMessage: (text: string) => (messages.push({ level: 'info', text }), Promise.resolve(undefined)),
+      showInformationMessage: (text: string, ...rest: unknown[]) => {
+        messages.push({ level: 'info', text });
+        const first = rest[0];
+        const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
+        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+      },
       showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
       showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
     },
