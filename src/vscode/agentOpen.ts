@@ -31,10 +31,16 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
   const flightLog = join(a.archiveDir, 'flight.jsonl');
   const records = await readFlightRecords(flightLog).catch(() => []);
   const durations = new Map(records.flatMap((f) => (f.checkpointId === undefined ? [] : [[f.checkpointId, f.durationMs] as const])));
-  const memory = await a.memory.read().catch((err: unknown) => {
-    a.logger.log('warn', `Project Memory was not loaded: ${errorMessage(err)}`);
-    return undefined;
-  });
+  // Project Memory seeds a chat once, when it starts. Appending it to a chat with history on every open would
+  // change the model input of a resumed or rewound chat behind the user's back (S1: reopening rebuilds exactly
+  // the input it had; S12: a rewind restores exactly that moment's input).
+  const fresh = !a.store.tree.branch().some((e) => e.type === 'user');
+  const memory = fresh
+    ? await a.memory.read().catch((err: unknown) => {
+        a.logger.log('warn', `Project Memory was not loaded: ${errorMessage(err)}`);
+        return undefined;
+      })
+    : undefined;
   // S14: the memory reaches the model as one appended system update, not as a rewritten prefix.
   const update = memory === undefined ? undefined : a.memory.asSystemUpdate();
   const workspace = workspaceToolsConfig();

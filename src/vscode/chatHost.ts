@@ -279,6 +279,11 @@ export class ChatHost implements vscode.Disposable {
     return true;
   }
 
+  /** Drops the last compaction result line (it belongs to the branch a rewind left). */
+  forgetBarrierResult(): void {
+    this.#bridge.forgetResultLine();
+  }
+
   /** Closes the agent (waiting for its work), keeping the pending compaction intents for next time. */
   async detach(): Promise<void> {
     const a = this.#agent;

@@ -83,6 +83,7 @@ export async function rewind(host: ChatHost, checkpointId: string, confirm = tru
     const leaf: LeafEntry = { type: 'leaf', id: nodeIds.next('e_'), parentId: store.leafId(), timestamp: new Date().toISOString(), targetId: target.id, reason: `rewind to ${checkpointId}` };
     await store.append(leaf);
     host.agent?.agent.triggers.clearIntents();
+    host.forgetBarrierResult();
     host.remeasure(false);
     host.postSnapshot();
   });

@@ -56,6 +56,11 @@ export class EventBridge {
     return this.#barrier;
   }
 
+  /** After a rewind the last result line speaks of a compaction on the branch the chat left: drop it. */
+  forgetResultLine(): void {
+    if (this.#barrier?.phase === 'end') this.#barrier = null;
+  }
+
   /** The answer being streamed, for a snapshot taken mid-turn (it is not an entry until it ends). */
   liveItems(): TranscriptItem[] {
     const s = this.#stream;
@@ -118,8 +123,7 @@ export class EventBridge {
         this.#onBarrier(e.event, e.turnId !== undefined);
         break;
       case 'cache_metrics':
-        h.log('info', e.metrics.line);
-        break;
+        break; // the engine already logs the cache line (turnRequest), once per response
       case 'notice':
         h.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, 4000) });
         break;

@@ -170,7 +170,10 @@ function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
   if (cut <= 0) {
     return {
       nothingToCompact: true,
-      reason: `the history since the last capsule (${spanTokens} tokens) fits within keepRecentTokens (${keepRecentTokens})`,
+      reason:
+        spanTokens <= keepRecentTokens
+          ? `the history since the last capsule (${spanTokens} tokens) fits within keepRecentTokens (${keepRecentTokens})`
+          : `keeping the most recent ${keepRecentTokens} tokens as whole exchanges already keeps all ${spanTokens} tokens since the last capsule; nothing older is left to summarize`,
     };
   }
   const summarize = flatten(units.slice(0, cut));

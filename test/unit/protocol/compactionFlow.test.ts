@@ -159,11 +159,23 @@ test('rewind from the tree: the next request is exactly the model input of that 
   const last = items.at(-1);
   assert.ok(last?.kind === 'checkpoint' && last.checkpointId === card.card.checkpointId && last.checkpointKind === 'auto', 'the chat ends at the checkpoint');
   assert.ok(!items.some((i) => i.kind === 'compaction'), 'the capsule is on the other branch now');
+  assert.equal(lastOf(v.since(mark), 'snapshot')?.barrier, null, 'no result line of a compaction the chat rewound past');
 
   await turn('Third: what next?');
   const after = agentRequestIndexes().at(-1) ?? -1;
   const expected = [...(requestMessages(second) as unknown[]), { role: 'assistant', content: answer('Second: list them again.') }, { role: 'user', content: 'Third: what next?' }];
   assert.deepEqual(requestMessages(after), expected, 'the model sees exactly what it saw at the checkpoint, plus the new question');
+
+  // Reopening the chat (as a window reload does) must not change that input: the Project Memory written by the
+  // /compact on the abandoned branch is not appended to a chat that already has history.
+  const reopened = v.mark();
+  await h.command('capsule.refresh');
+  await until(() => lastOf(v.since(reopened), 'snapshot') !== undefined, 'the reopened chat');
+  await turn('Fourth: still there?');
+  const fourth = agentRequestIndexes().at(-1) ?? -1;
+  const system = (i: number): unknown => (requestMessages(i) as unknown[])[0];
+  assert.deepEqual(system(fourth), system(after), 'the system prompt is the same after reopening');
+  assert.deepEqual((requestMessages(fourth) as unknown[]).slice(0, expected.length), expected, 'and so is the history');
 });
 
 test('/capsule export writes a portable file; /capsule load brings it into another chat as its starting state', async () => {
