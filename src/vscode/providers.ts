@@ -11,6 +11,9 @@ import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModel
 import { endpointOf, type ApiKeys } from './secrets.js';
 import type { HostSettings } from './settings.js';
 
+/** How a /models answer says the API key is missing or wrong. */
+const AUTH_REFUSED = /\b(401|403)\b|incorrect api key|invalid api key|unauthori[sz]ed/i;
+
 /** Picker ids of VS Code language models carry this prefix, so `gpt-4o` from Copilot and from an endpoint stay apart. */
 export const LM_OPTION_PREFIX = 'lm:';
 /** A /models list that takes longer than this is left out of the picker rather than holding it up. */
@@ -179,8 +182,10 @@ export class Providers {
     const message = problem ?? (s.providerKind === 'openai' ? this.#catalogError : undefined);
     const provider: ProviderChoice =
       s.providerKind === 'vscode-lm' ? { kind: 'lm', modelId: s.modelId } : { kind: 'openai', baseUrl: s.baseUrl === '' || /^https?:\/\/\S+$/.test(s.baseUrl) ? s.baseUrl : '', model: s.modelId };
+    // A keyless endpoint is fine (local servers need none), but one that refuses the key needs the user now.
+    const refused = s.providerKind === 'openai' && AUTH_REFUSED.test(this.#catalogError ?? '');
     return {
-      required: problem !== undefined,
+      required: problem !== undefined || refused,
       lmModels: this.#lm.slice(0, 500).map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
       provider,
       hasApiKey: s.providerKind === 'openai' ? await this.keys.has(s.baseUrl) : false,

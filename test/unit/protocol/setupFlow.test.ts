@@ -89,8 +89,11 @@ test('Set API Key from the palette replaces the stored key; an empty entry remov
   h.state.answer = (kind) => (kind === 'inputBox' ? '' : undefined);
   await h.command('capsule.setApiKey');
   assert.equal(h.secrets.stored.size, 0);
-  // A custom base URL without a key is still usable (local servers need none), so setup stays optional here.
+  // A custom base URL without a key is usable in general (local servers need none)...
   await until(() => lastOf(v.messages(), 'snapshot')?.setup?.hasApiKey === false, 'the key to be gone');
+  // But this endpoint demands a key: its /models answer (401) opens the setup panel with the reason.
+  await until(() => lastOf(v.messages(), 'snapshot')?.setup?.required === true, 'setup to be required after the 401');
+  assert.match(lastOf(v.messages(), 'snapshot')?.setup?.message ?? '', /401/);
   h.state.answer = (kind) => (kind === 'inputBox' ? KEY : undefined);
   await h.command('capsule.setApiKey');
   await until(() => lastOf(v.messages(), 'snapshot')?.setup?.hasApiKey === true, 'the key to be back');
