@@ -40,3 +40,21 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file });
   return file;
 }
+
+/**
+ * Runs one named step of a scenario and keeps a screenshot of it; on failure the error names the step,
+ * the FAILED- screenshot and the tail of code-server's output.
+ */
+export function stepper(page: () => Page, output: () => string): <T>(name: string, fn: () => Promise<T>) => Promise<T> {
+  return async (name, fn) => {
+    try {
+      const r = await fn();
+      await screenshot(page(), name);
+      return r;
+    } catch (e) {
+      const file = await screenshot(page(), `FAILED-${name}`).catch(() => 'no screenshot');
+      const msg = e instanceof Error ? e.message : String(e);
+      throw new Error(`${name}: ${msg}\nscreenshot: ${file}\ncode-server output tail:\n${output().slice(-2000)}`);
+    }
+  };
+}

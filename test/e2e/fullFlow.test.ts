@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startFakeOpenAI, type FakeOpenAIServer, type RecordedRequest } from '../fakes/openaiServer.js';
-import { launchBrowser, screenshot, watchConsole, type ConsoleLog } from './browser.js';
+import { launchBrowser, screenshot, stepper, watchConsole, type ConsoleLog } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
 import { startCodeServer, type CodeServer } from './codeServer.js';
 import { LONG, scriptedModel } from './scriptedModel.js';
@@ -24,17 +24,7 @@ let page: Page;
 let consoleLog: ConsoleLog;
 const model = scriptedModel({ longWords: 4000, summaryDelayMs: 2500, firstChunkDelayMs: 80 });
 
-async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    const r = await fn();
-    await screenshot(page, name);
-    return r;
-  } catch (e) {
-    const file = await screenshot(page, `FAILED-${name}`).catch(() => 'no screenshot');
-    const msg = e instanceof Error ? e.message : String(e);
-    throw new Error(`${name}: ${msg}\nscreenshot: ${file}\ncode-server output tail:\n${server?.output().slice(-2000) ?? ''}`);
-  }
-}
+const step = stepper(() => page, () => server?.output() ?? '');
 
 before(async () => {
   fake = await startFakeOpenAI({ apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: model.responder });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
-import { launchBrowser, screenshot, watchConsole, type ConsoleLog } from './browser.js';
+import { launchBrowser, stepper, watchConsole, type ConsoleLog } from './browser.js';
 import { startCodeServer, type CodeServer } from './codeServer.js';
 
 let server: CodeServer | undefined;
@@ -10,17 +10,7 @@ let browser: Browser | undefined;
 let page: Page;
 let consoleLog: ConsoleLog;
 
-async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    const r = await fn();
-    await screenshot(page, name);
-    return r;
-  } catch (e) {
-    const file = await screenshot(page, `FAILED-${name}`).catch(() => 'no screenshot');
-    const msg = e instanceof Error ? e.message : String(e);
-    throw new Error(`${name}: ${msg}\nscreenshot: ${file}\ncode-server output tail:\n${server?.output().slice(-2000) ?? ''}`);
-  }
-}
+const step = stepper(() => page, () => server?.output() ?? '');
 
 function capsuleWebview(p: Page): FrameLocator {
   // VS Code hosts each webview in an outer iframe (class "webview") with the content in a nested #active-frame.
