@@ -123,7 +123,8 @@ export function boundSummaryMessages(
   // Drop whole groups, oldest first, keeping the capsule pair until nothing else is left.
   const groups = groupsOf(msgs.slice(0, body));
   const keepPair = isCapsulePair(msgs);
-  const order = keepPair ? [...groups.slice(2), ...groups.slice(0, 2)] : groups;
+  // The pair goes last and as one unit: half of it (an answer without its question) would misstate the state.
+  const order = keepPair ? [...groups.slice(2), [...(groups[0] ?? []), ...(groups[1] ?? [])]] : groups;
   const dropped = new Set<number>();
   for (const g of order) {
     if (total <= budget) break;

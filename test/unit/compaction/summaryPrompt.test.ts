@@ -119,3 +119,11 @@ test('property: bounding fits the budget when possible, keeps the instruction la
     { seed, numRuns: 1000 },
   );
 });
+
+test('bounding drops the previous capsule pair whole, never its answer without its question (seed 665335091)', () => {
+  const input: ModelMessage[] = [{ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: lines(30, 'capsule') }, { role: 'user', content: COMPACTION_INSTRUCTION }];
+  const [question, answer, instruction] = input.map(tokensOfMessage) as [number, number, number];
+  const r = boundSummaryMessages(input, tokensOfMessage, instruction + answer);
+  assert.ok(question > 0 && r.fits);
+  assert.deepEqual(r.messages, [input[2]], 'the pair went together; only the instruction is left');
+});
