@@ -1,5 +1,12 @@
 // Builds the extension host bundle, the CLI and the webview bundle.
+import { copyFileSync, mkdirSync } from 'node:fs';
 import * as esbuild from 'esbuild';
+
+/** The codicon font and its CSS come from @vscode/codicons at build time instead of a committed copy. */
+function copyCodicons() {
+  mkdirSync('media', { recursive: true });
+  for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `media/${f}`);
+}
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -13,6 +20,7 @@ const builds = [
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
 ];
 
+copyCodicons();
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

@@ -9,7 +9,7 @@ import { launchBrowser, screenshot, stepper, watchConsole, type ConsoleLog } fro
 import { ChatView, waitUntil } from './chatView.js';
 import { startCodeServer, type CodeServer } from './codeServer.js';
 import { LONG, scriptedModel } from './scriptedModel.js';
-import { answerModal, checkpointsPane, contextMenuAction, filesContaining, filterOutput, outputText, pickQuickItem, runCommand, treeRows, widenSideBar } from './workbench.js';
+import { answerModal, checkpointsPane, openWorkbenchWithCapsule, contextMenuAction, filesContaining, filterOutput, outputText, pickQuickItem, runCommand, treeRows, widenSideBar } from './workbench.js';
 
 const API_KEY = 'sk-e2e-test';
 const MODEL = 'fake-model';
@@ -77,15 +77,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
   assert.ok(s && f);
   const chat = new ChatView(page);
 
-  await step('01-workbench', async () => {
-    await page.goto(s.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  });
-
-  await step('02-open-capsule-view', async () => {
-    const item = page.locator('.activitybar [aria-label^="Capsule"]').first();
-    await item.waitFor({ timeout: 60_000 });
-    await item.click();
+  await step('01-02-open-capsule-view', async () => {
+    await openWorkbenchWithCapsule(page, s.url);
     await chat.ready(60_000);
     await widenSideBar(page, 260);
   });

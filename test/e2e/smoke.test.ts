@@ -1,9 +1,10 @@
 // End to end: the packaged VSIX installed into real VS Code (code-server) in real Chromium shows the Capsule view.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, stepper, watchConsole, type ConsoleLog } from './browser.js';
 import { startCodeServer, type CodeServer } from './codeServer.js';
+import { capsuleWebview, openWorkbenchWithCapsule } from './workbench.js';
 
 let server: CodeServer | undefined;
 let browser: Browser | undefined;
@@ -11,11 +12,6 @@ let page: Page;
 let consoleLog: ConsoleLog;
 
 const step = stepper(() => page, () => server?.output() ?? '');
-
-function capsuleWebview(p: Page): FrameLocator {
-  // VS Code hosts each webview in an outer iframe (class "webview") with the content in a nested #active-frame.
-  return p.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-}
 
 before(async () => {
   server = await startCodeServer({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 } });
@@ -32,15 +28,7 @@ after(async () => {
 test('the Capsule view opens in code-server and shows the budget of the current session without errors', { timeout: 180_000 }, async () => {
   const s = server;
   assert.ok(s);
-  await step('01-workbench', async () => {
-    await page.goto(s.url);
-    await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
-  });
-  await step('02-open-capsule-view', async () => {
-    const item = page.locator('.activitybar [aria-label^="Capsule"]').first();
-    await item.waitFor({ timeout: 60_000 });
-    await item.click();
-  });
+  await step('01-02-open-capsule-view', () => openWorkbenchWithCapsule(page, s.url));
   const view = capsuleWebview(page);
   await step('03-budget-visible', async () => {
     await view.getByText('48,808').first().waitFor({ timeout: 60_000 });

@@ -111,3 +111,12 @@ export function filesContaining(dir: string, needle: string): string[] {
   if (existsSync(dir)) walk(dir);
   return out;
 }
+
+/** Loads the workbench and opens the Capsule view from the activity bar. */
+export async function openWorkbenchWithCapsule(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
+  const item = page.locator('.activitybar [aria-label^="Capsule"]').first();
+  await item.waitFor({ timeout: 60_000 });
+  await item.click();
+}

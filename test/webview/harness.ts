@@ -1,5 +1,5 @@
 // Headless Chromium harness: the BUILT webview bundle under the production CSP, with a scripted stand-in for acquireVsCodeApi.
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -28,6 +28,8 @@ function newestMtime(dir: string): number {
  * esbuild.mjs), so a half-edited host file elsewhere cannot fail these tests; write-then-rename keeps parallel test files safe.
  */
 export async function ensureBundle(): Promise<void> {
+  // webview.css imports codicon.css; esbuild.mjs copies it from @vscode/codicons, and so does this.
+  for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(join(REPO, 'node_modules', '@vscode', 'codicons', 'dist', f), join(REPO, 'media', f));
   let built = 0;
   try {
     built = statSync(BUNDLE).mtimeMs;
