@@ -9,11 +9,12 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
+import { interruptedResult, unansweredAtLeaf } from '../transcript/repair.js';
 import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
-import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
+import { CANCELLED_BEFORE_RUN, runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
@@ -245,12 +246,27 @@ export class Agent {
 
   private async prepare(): Promise<void> {
     if (this.deps.store.readOnly) return;
+    await this.repairInterrupted();
     await this.epochs.ensureStarted();
     const recorded = [...this.branches.branch()].reverse().find((e): e is ModelChangeEntry => e.type === 'model_change');
     const m = infoOf(this.model);
     const same = recorded && recorded.provider === m.provider && recorded.model === m.model && recorded.contextWindow === m.contextWindow && recorded.maxOutputTokens === m.maxOutputTokens;
     if (!same) await this.recordModel();
     await this.flushUpdates();
+  }
+
+  /** Nothing runs between turns, so a call still open now was cut off by a crash or a kill: close it before anything else. */
+  private async repairInterrupted(): Promise<void> {
+    const open = unansweredAtLeaf(this.branches.branch());
+    if (open.length === 0) return;
+    for (const c of open) {
+      const entry: ToolResultEntry = { ...this.entryBase(), ...interruptedResult(c) };
+      await this.deps.store.append(entry);
+    }
+    const names = open.map((c) => c.name).join(', ');
+    const message = `${open.length} tool call${open.length === 1 ? ' was' : 's were'} interrupted before ${open.length === 1 ? 'its result was' : 'their results were'} recorded (${names}); marked as interrupted so the chat can go on.`;
+    this.deps.logger?.log('warn', message);
+    this.emit({ type: 'notice', level: 'warn', message });
   }
 
   private async recordModel(): Promise<void> {
@@ -352,7 +368,7 @@ export class Agent {
    * tool calls and their results gets an error result for each call left open, so the next request is valid.
    */
   private async closeOpenCalls(st: TurnState, status: TurnStatus): Promise<void> {
-    for (const c of unansweredCalls(this.branches.branch())) {
+    for (const c of unansweredAtLeaf(this.branches.branch())) {
       const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
       const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
       await this.deps.store.append(entry);

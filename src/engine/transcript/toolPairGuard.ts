@@ -1,0 +1,50 @@
+// Keeps a model input whole at tool pairs: every call is answered right after its assistant message, and no result floats elsewhere.
+import type { ModelMessage } from './modelInput.js';
+
+/** What the model reads for a call whose result was never recorded (a crash, a kill, an old session). */
+export function interruptedResultText(toolName: string): string {
+  return `Interrupted: ${toolName} did not finish (Capsule stopped before its result was recorded). It may or may not have taken effect; check before repeating it.`;
+}
+
+/**
+ * Providers reject a request in which an assistant's tool calls are not followed, at once, by one result for every
+ * call id (OpenAI answers 400), so one damaged pair would fail every later turn. The transcript stays as it is; only
+ * the copy sent is mended: a missing result becomes an "interrupted" result in place, and a result that does not
+ * answer a call of the assistant message right before it (after a later user message, a second copy, an orphan) is
+ * left out. Returns the input itself when it is already whole, which is the normal case.
+ */
+export function guardToolPairs(messages: readonly ModelMessage[]): readonly ModelMessage[] {
+  if (isWhole(messages)) return messages;
+  const out: ModelMessage[] = [];
+  let i = 0;
+  while (i < messages.length) {
+    const m = messages[i];
+    i++;
+    if (m === undefined) continue;
+    if (m.role === 'tool') continue; // not right after its call: an orphan
+    out.push(m);
+    if (m.role !== 'assistant' || m.toolCalls === undefined || m.toolCalls.length === 0) continue;
+    const pending = new Map(m.toolCalls.map((c) => [c.id, c.name] as const));
+    while (i < messages.length) {
+      const r = messages[i];
+      if (r?.role !== 'tool') break;
+      i++;
+      if (pending.delete(r.toolCallId)) out.push(r);
+    }
+    for (const [id, name] of pending) out.push({ role: 'tool', toolCallId: id, content: interruptedResultText(name) });
+  }
+  return out;
+}
+
+function isWhole(messages: readonly ModelMessage[]): boolean {
+  let pending: Set<string> | undefined;
+  for (const m of messages) {
+    if (m.role === 'tool') {
+      if (pending === undefined || !pending.delete(m.toolCallId)) return false;
+      continue;
+    }
+    if (pending !== undefined && pending.size > 0) return false;
+    pending = m.role === 'assistant' && m.toolCalls !== undefined && m.toolCalls.length > 0 ? new Set(m.toolCalls.map((c) => c.id)) : undefined;
+  }
+  return pending === undefined || pending.size === 0;
+}
