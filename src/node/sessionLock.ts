@@ -1,10 +1,11 @@
 // One writer per session file: proper-lockfile, plus quick reclaim of a lock left by a dead process on this host.
 import { unlinkSync } from 'node:fs';
-import { readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { errCode } from './fsUtil.js';
+import { readRegularFile } from './regularFile.js';
 
 /** A lock whose mtime has not been refreshed for this long belongs to a hung or dead writer. */
 export const LOCK_STALE_MS = 10_000;
@@ -71,7 +72,7 @@ function pidAlive(pid: number): boolean {
 
 async function readOwner(path: string): Promise<Owner | undefined> {
   try {
-    const raw: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const raw: unknown = JSON.parse((await readRegularFile(path, 'lock owner file')).toString('utf8'));
     if (typeof raw !== 'object' || raw === null) return undefined;
     const o = raw as Record<string, unknown>;
     return typeof o.pid === 'number' && typeof o.host === 'string' ? { pid: o.pid, host: o.host } : undefined;

@@ -1,9 +1,10 @@
 // `capsule import <file> -o <session.jsonl>`: turns saved OpenAI chat-completions messages into a Capsule session.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { idSource } from '../../engine/ids.js';
 import { importOpenAIMessages, parseOpenAIMessages } from '../../engine/transcript/importOpenAI.js';
 import { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { readRegularFile } from '../../node/regularFile.js';
 import { CliError, type ParsedCli } from '../args.js';
 
 export const IMPORT_USAGE = 'capsule import <messages.json|messages.jsonl> -o <session.jsonl> [--model M]';
@@ -33,7 +34,13 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (size > MAX_IMPORT_BYTES) throw new CliError(`input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}`, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
-  const parsed = parseOpenAIMessages(await readFile(input, 'utf8'));
+  let text: string;
+  try {
+    text = (await readRegularFile(input, 'input file')).toString('utf8');
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+  const parsed = parseOpenAIMessages(text);
   if (!parsed.ok) throw new CliError(`${input}: ${parsed.error}`, 1);
   const sessionId = randomUUID();
   const result = importOpenAIMessages(parsed.messages, {

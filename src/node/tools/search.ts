@@ -1,5 +1,6 @@
 // search: ripgrep over the workspace, streamed and stopped at the result cap; paths printed relative to the workspace root.
 import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
 import { displayPath, realRoots, resolveWorkspacePath } from './paths.js';
@@ -13,15 +14,22 @@ interface RgRun {
   readonly matches: string[];
   /** True when we stopped ripgrep because more matches than the cap exist. */
   readonly more: boolean;
+  /** True when ripgrep ran past the time limit and was stopped. */
+  readonly timedOut: boolean;
   readonly code: number | null;
   readonly stderr: string;
 }
 
-function runRg(rg: string, argv: readonly string[], cwd: string, max: number, format: (line: string) => string, signal: AbortSignal): Promise<RgRun> {
+function runRg(rg: string, argv: readonly string[], cwd: string, max: number, timeoutMs: number, format: (line: string) => string, signal: AbortSignal): Promise<RgRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(rg, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const matches: string[] = [];
     let more = false;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
     let partial = '';
     let stderr = '';
     const onAbort = (): void => {
@@ -49,14 +57,16 @@ function runRg(rg: string, argv: readonly string[], cwd: string, max: number, fo
       if (stderr.length < STDERR_KEEP) stderr += chunk.slice(0, STDERR_KEEP - stderr.length);
     });
     child.on('error', (err) => {
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       reject(err);
     });
     child.on('close', (code) => {
+      clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
       if (!more && partial !== '' && matches.length < max) matches.push(format(partial));
       else if (!more && partial !== '') more = true;
-      resolvePromise({ matches, more, code, stderr });
+      resolvePromise({ matches, more, timedOut, code, stderr });
     });
   });
 }
@@ -66,6 +76,9 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
   const args = parseToolArgs(TOOL_NAMES.search, argsJson, searchArgs(limits), searchHints(limits));
   const target = await resolveWorkspacePath(ctx.roots, args.path ?? '.');
   if (!target.exists) throw new ToolError(`Path not found: "${target.display}". Use list_files to see what exists.`);
+  const st = await stat(target.real);
+  // ripgrep reads a named pipe or device given by name until it ends, which may be never.
+  if (!st.isFile() && !st.isDirectory()) throw new ToolError(`"${target.display}" is not a regular file or folder (a pipe, socket or device), so it cannot be searched.`);
   const roots = await realRoots(ctx.roots);
   const max = args.maxResults ?? limits.searchDefaultResults;
   const argv = [
@@ -82,7 +95,7 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
   };
   let run: RgRun;
   try {
-    run = await runRg(ctx.ripgrepPath, argv, roots[0] ?? target.real, max, format, signal);
+    run = await runRg(ctx.ripgrepPath, argv, roots[0] ?? target.real, max, limits.searchTimeoutMs, format, signal);
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') {
       return toolError(`search is unavailable: ripgrep ("${ctx.ripgrepPath}") was not found. Install ripgrep (the "rg" command), or use list_files and read_file instead.`);
@@ -91,6 +104,8 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
   }
   if (signal.aborted) throw new ToolError('Cancelled.');
   const where = target.display === '.' ? 'the workspace' : `"${target.display}"`;
+  const late = `[search stopped after ${Math.round(limits.searchTimeoutMs / 1000)} s; narrow the query or the path (a simpler pattern, a subfolder).]`;
+  if (run.timedOut && run.matches.length === 0) return toolError(`No matches for ${JSON.stringify(args.query)} in ${where} before the time limit. ${late}`);
   if (run.matches.length === 0) {
     if (run.code === 2 || (run.code !== 0 && run.code !== 1)) {
       return toolError(`search failed: ${run.stderr.trim() || `ripgrep exited with code ${run.code}`}`);
@@ -98,7 +113,8 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
     return toolOk(`No matches for ${JSON.stringify(args.query)} in ${where}.`);
   }
   const lines = [...run.matches];
-  if (run.more) {
+  if (run.timedOut) lines.push(late);
+  else if (run.more) {
     const raise = max < limits.searchMaxResults ? `, or pass a larger maxResults (at most ${limits.searchMaxResults})` : '';
     lines.push(`[Stopped at ${max} matches; there are more. Narrow the query or the path${raise}.]`);
   }

@@ -25,6 +25,8 @@ export interface ToolLimits {
   readonly searchMaxResults: number;
   /** Characters of one matching line shown by search; minified files have megabyte lines. */
   readonly searchLineChars: number;
+  /** ripgrep is stopped after this long (a pathological regex, a huge tree); what it found so far is returned. */
+  readonly searchTimeoutMs: number;
   readonly commandDefaultTimeoutMs: number;
   readonly commandMaxTimeoutMs: number;
   /** run_command keeps the first and the last this many bytes of output and drops the middle. */
@@ -42,6 +44,7 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   searchDefaultResults: 100,
   searchMaxResults: 1_000,
   searchLineChars: 300,
+  searchTimeoutMs: 30_000,
   commandDefaultTimeoutMs: 120_000,
   commandMaxTimeoutMs: 600_000,
   outputHeadBytes: 100 * 1024,
