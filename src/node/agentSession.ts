@@ -46,6 +46,8 @@ export interface WorkspaceConfig {
   readonly trusted: () => boolean;
   readonly ripgrepPath?: string;
   readonly limits?: Partial<ToolLimits>;
+  /** Background processes of commands outlive the turn (they still stop when the session closes). */
+  readonly keepBackgroundProcesses?: boolean;
 }
 
 export interface AgentSessionConfig {
@@ -86,6 +88,11 @@ export function sidecarPaths(sessionPath: string): { readonly archiveDir: string
   return { archiveDir: `${stem}.archive`, flightLog: `${stem}.flight.jsonl` };
 }
 
+function keysOf(model: ModelConfig): string[] {
+  const c = model.chat;
+  return isChatModel(c) || c.apiKey === undefined || c.apiKey === '' ? [] : [c.apiKey];
+}
+
 function isChatModel(c: ChatModel | OpenAIEndpoint): c is ChatModel {
   return typeof (c as Partial<ChatModel>).chat === 'function';
 }
@@ -124,10 +131,14 @@ export class AgentSession {
     readonly tools: ToolHost,
     private readonly config: AgentSessionConfig,
     private readonly ownsStore: boolean,
+    private readonly workspaceTools: WorkspaceToolHost | undefined,
+    /** The API keys this session holds, kept out of every command's environment. */
+    private readonly secrets: string[],
   ) {}
 
   static async open(config: AgentSessionConfig): Promise<AgentSession> {
     const clock = config.clock ?? nodeClock;
+    const secrets = keysOf(config.model);
     const ids = config.ids ?? nodeIds;
     const paths = sidecarPaths(resolve(config.sessionPath));
     const target = resolveTarget(config.model, config.settings, config.env);
@@ -146,21 +157,24 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
-      const tools: ToolHost =
+      const workspaceTools =
         ws === undefined
-          ? NO_TOOLS
+          ? undefined
           : new WorkspaceToolHost({
               roots: ws.roots,
               approve: ws.approve,
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
               ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
+              secrets: () => secrets,
               evidence: (argsJson) => runEvidenceToolFromArchive(archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      const tools: ToolHost = workspaceTools ?? NO_TOOLS;
       agent = new Agent({
         store,
         archive,
@@ -179,7 +193,7 @@ export class AgentSession {
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(agent, store, archive, recorder, tools, config, owned);
+      return new AgentSession(agent, store, archive, recorder, tools, config, owned, workspaceTools, secrets);
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -188,6 +202,7 @@ export class AgentSession {
 
   /** Switches to another model, with the mandatory protective handoff when it has less room (S5). */
   switchModel(model: ModelConfig, signal?: AbortSignal): Promise<SwitchResult> {
+    this.secrets.push(...keysOf(model));
     const target = resolveTarget(model, this.config.settings, this.config.env);
     return this.agent.switchModel(target, signal);
   }
@@ -195,6 +210,7 @@ export class AgentSession {
   /** Waits for the running turn (cancel it first to stop sooner), then releases the session file if this session opened it. */
   async close(): Promise<void> {
     await this.agent.idle();
+    await this.workspaceTools?.dispose();
     if (this.ownsStore) await this.store.close();
   }
 }

@@ -377,6 +377,12 @@ export class Agent {
 
   private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
     const store = this.deps.store;
+    try {
+      const stopped = await this.deps.tools.endTurn?.();
+      if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
+    } catch (err) {
+      this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`);
+    }
     if (!store.readOnly) {
       try {
         if (status !== 'completed') await this.closeOpenCalls(st, status);

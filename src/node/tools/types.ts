@@ -1,5 +1,6 @@
 // Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
 import type { ToolResult } from '../../engine/ports.js';
+import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
   readonly kind: 'write' | 'command';
@@ -85,6 +86,12 @@ export interface ToolContext {
   readonly trusted: () => boolean;
   /** The ripgrep executable: a path, or "rg" to look it up on PATH. */
   readonly ripgrepPath: string;
+  /** The processes run_command started, so they can be stopped at the turn's end and on exit. */
+  readonly commands: CommandTracker;
+  /** Values (API keys) that must never appear in a command's environment. */
+  readonly secrets: () => readonly string[];
+  /** Background processes survive the turn's end (they still die with Capsule). */
+  readonly keepBackground: boolean;
 }
 
 /** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */
