@@ -16,6 +16,7 @@ import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { OpenAIChatModel } from './openaiModel.js';
 import type { ApprovalFn, ToolLimits } from './tools/types.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
@@ -141,6 +142,7 @@ export class AgentSession {
     const secrets = keysOf(config.model);
     const ids = config.ids ?? nodeIds;
     const paths = sidecarPaths(resolve(config.sessionPath));
+    const ownFiles = sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog);
     const target = resolveTarget(config.model, config.settings, config.env);
     if (target.resolved?.warning) config.logger?.log('warn', target.resolved.warning);
     const create = config.create;
@@ -168,6 +170,7 @@ export class AgentSession {
               ...(ws.limits === undefined ? {} : { limits: ws.limits }),
               ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
               secrets: () => secrets,
+              ownFiles: () => ownFiles,
               evidence: (argsJson) => runEvidenceToolFromArchive(archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');

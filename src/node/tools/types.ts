@@ -92,6 +92,8 @@ export interface ToolContext {
   readonly secrets: () => readonly string[];
   /** Background processes survive the turn's end (they still die with Capsule). */
   readonly keepBackground: boolean;
+  /** Capsule's own files (session, archive, locks, flight log): the write tools refuse them. */
+  readonly ownFiles: () => readonly string[];
 }
 
 /** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */

@@ -28,6 +28,8 @@ export interface WorkspaceToolHostOptions {
   readonly secrets?: () => readonly string[];
   /** Let background processes a command started outlive the turn (default: they are stopped when it ends). */
   readonly keepBackgroundProcesses?: boolean;
+  /** Capsule's own files, wherever they live (see sessionOwnedPaths); write_file and edit_file refuse them. */
+  readonly ownFiles?: () => readonly string[];
 }
 
 type Runner = (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
@@ -48,6 +50,7 @@ export class WorkspaceToolHost implements ToolHost {
       commands: new CommandTracker(),
       secrets: opts.secrets ?? (() => []),
       keepBackground: opts.keepBackgroundProcesses === true,
+      ownFiles: opts.ownFiles ?? (() => []),
     };
     // Built once: the exact same list (order, text) on every request keeps the provider's prompt cache warm.
     this.toolList = Object.freeze(toolSchemas(limits, { checkpoint: opts.checkpoint !== undefined, evidence: opts.evidence !== undefined }));

@@ -5,6 +5,7 @@ import { basename, dirname } from 'node:path';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
 import { openConfinedFolder, openConfinedForReading } from './confined.js';
+import { refuseOwnFiles } from './ownFiles.js';
 import { unifiedDiff } from './diff.js';
 import { resolveWorkspacePath } from './paths.js';
 import type { ResolvedPath } from './paths.js';
@@ -129,6 +130,7 @@ export async function writeFileTool(ctx: ToolContext, argsJson: string, signal: 
   const args = parseToolArgs(TOOL_NAMES.writeFile, argsJson, writeFileArgs, writeFileHints);
   requireTrust(ctx, TOOL_NAMES.writeFile);
   const target = await resolveWorkspacePath(ctx.roots, args.path);
+  await refuseOwnFiles(ctx.ownFiles(), target.real, target.display, TOOL_NAMES.writeFile);
   const before = await readCurrent(ctx.roots, target);
   if (before !== undefined && before.content === args.content && !before.binary) {
     return toolOk(`No change: ${target.display} already has exactly this content.`);
@@ -152,6 +154,7 @@ export async function editFileTool(ctx: ToolContext, argsJson: string, signal: A
   const args = parseToolArgs(TOOL_NAMES.editFile, argsJson, editFileArgs, editFileHints);
   requireTrust(ctx, TOOL_NAMES.editFile);
   const target = await resolveWorkspacePath(ctx.roots, args.path);
+  await refuseOwnFiles(ctx.ownFiles(), target.real, target.display, TOOL_NAMES.editFile);
   const before = await readCurrent(ctx.roots, target);
   if (before === undefined) throw new ToolError(`File not found: "${target.display}". Use write_file to create a new file.`);
   if (before.binary) throw new ToolError(`"${target.display}" is binary or not UTF-8 text; edit_file only changes UTF-8 text files.`);
