@@ -71,3 +71,13 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
   }
   return cancelled;
 }
+
+/** The turn is over: the tools stop what they left running; a line for the user, or undefined. Never throws. */
+export async function endToolTurn(tools: ToolHost, onError: (err: unknown) => void): Promise<string | undefined> {
+  try {
+    return await tools.endTurn?.();
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
+}

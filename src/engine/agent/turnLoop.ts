@@ -9,12 +9,12 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
-import { interruptedResult, unansweredAtLeaf } from '../transcript/repair.js';
+import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
 import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
-import { CANCELLED_BEFORE_RUN, runToolBatch } from './toolBatch.js';
+import { CANCELLED_BEFORE_RUN, endToolTurn, runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
@@ -257,14 +257,8 @@ export class Agent {
 
   /** Nothing runs between turns, so a call still open now was cut off by a crash or a kill: close it before anything else. */
   private async repairInterrupted(): Promise<void> {
-    const open = unansweredAtLeaf(this.branches.branch());
-    if (open.length === 0) return;
-    for (const c of open) {
-      const entry: ToolResultEntry = { ...this.entryBase(), ...interruptedResult(c) };
-      await this.deps.store.append(entry);
-    }
-    const names = open.map((c) => c.name).join(', ');
-    const message = `${open.length} tool call${open.length === 1 ? ' was' : 's were'} interrupted before ${open.length === 1 ? 'its result was' : 'their results were'} recorded (${names}); marked as interrupted so the chat can go on.`;
+    const message = await appendInterruptedResults(this.branches.branch(), () => this.entryBase(), (e) => this.deps.store.append(e));
+    if (message === undefined) return;
     this.deps.logger?.log('warn', message);
     this.emit({ type: 'notice', level: 'warn', message });
   }
@@ -377,12 +371,8 @@ export class Agent {
 
   private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
     const store = this.deps.store;
-    try {
-      const stopped = await this.deps.tools.endTurn?.();
-      if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
-    } catch (err) {
-      this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`);
-    }
+    const stopped = await endToolTurn(this.deps.tools, (err) => this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
+    if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
     if (!store.readOnly) {
       try {
         if (status !== 'completed') await this.closeOpenCalls(st, status);

@@ -32,3 +32,20 @@ export function interruptedResult(call: ToolCall, turnId?: string): Omit<ToolRes
     ...(turnId === undefined ? {} : { turnId }),
   };
 }
+
+/**
+ * Appends an interrupted result for every call the branch left open at its leaf; returns the line that tells the user,
+ * or undefined when nothing was open.
+ */
+export async function appendInterruptedResults(
+  branch: readonly Entry[],
+  entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string },
+  append: (e: ToolResultEntry) => Promise<void>,
+): Promise<string | undefined> {
+  const open = unansweredAtLeaf(branch);
+  if (open.length === 0) return undefined;
+  for (const c of open) await append({ ...entryBase(), ...interruptedResult(c) });
+  const one = open.length === 1;
+  const names = open.map((c) => c.name).join(', ');
+  return `${open.length} tool call${one ? ' was' : 's were'} interrupted before ${one ? 'its result was' : 'their results were'} recorded (${names}); marked as interrupted so the chat can go on.`;
+}
