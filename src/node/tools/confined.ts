@@ -1,6 +1,7 @@
 // Race-free confinement: open first, then check where the opened descriptor really is, and work through that descriptor.
 import { constants } from 'node:fs';
-import { open, readlink, type FileHandle } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { open, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { isInside, realRoots } from './paths.js';
 import { ToolError, errnoCode } from './types.js';
 
@@ -55,6 +56,27 @@ export async function openConfinedFolder(roots: readonly string[], dir: string, 
     inFolder: (name: string) => (FD_LINKS ? `${fdPath(handle)}/${name}` : `${dir}/${name}`),
     close: () => handle.close(),
   };
+}
+
+/**
+ * The entries of a workspace folder, read through a descriptor proven to be inside the workspace: a folder swapped
+ * for a link while a listing walks is refused (O_NOFOLLOW) or caught by the check, never listed.
+ */
+export async function readdirConfined(roots: readonly string[], dir: string, display: string): Promise<Dirent[]> {
+  if (!FD_LINKS) return readdir(dir, { withFileTypes: true });
+  let handle: FileHandle;
+  try {
+    handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    if (errnoCode(err) === 'ELOOP' || errnoCode(err) === 'ENOTDIR') throw SWAPPED(display);
+    throw err;
+  }
+  await requireInside(handle, roots, display);
+  try {
+    return await readdir(fdPath(handle), { withFileTypes: true });
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface ConfinedFolder {

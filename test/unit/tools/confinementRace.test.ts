@@ -30,9 +30,10 @@ function startSwapper(ws: string, outside: string) {
   return spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
 }
 
-test(`read_file and write_file under a concurrent folder→link swap: 0 escapes in ${CALLS}`, { timeout: 600_000 }, async (t) => {
+test(`read_file, write_file and list_files under a concurrent folder→link swap: 0 escapes in ${CALLS}`, { timeout: 600_000 }, async (t) => {
   const { ws, outside } = await workspace(t);
   await writeFile(join(outside, 'passwd'), 'OUTSIDE-SECRET\n');
+  await writeFile(join(outside, 'outside-only.txt'), '');
   await mkdir(join(ws, 'dir'));
   await files(ws, { 'dir/passwd': 'inside copy\n' });
   const swapper = startSwapper(ws, outside);
@@ -42,6 +43,7 @@ test(`read_file and write_file under a concurrent folder→link swap: 0 escapes 
   while (!existsSync(join(ws, 'swapping'))) await new Promise((r) => setTimeout(r, 10));
   const h = makeHost(ws);
   let readEscapes = 0;
+  let listEscapes = 0;
   let reads = 0;
   let writes = 0;
   for (let i = 0; i < CALLS; i++) {
@@ -50,11 +52,14 @@ test(`read_file and write_file under a concurrent folder→link swap: 0 escapes 
     if (!r.isError) reads++;
     const w = await h.call('write_file', { path: `inner/new-${i}.txt`, content: 'written\n' });
     if (!w.isError) writes++;
+    const l = await h.call('list_files', { path: 'inner' });
+    if (l.content.includes('outside-only')) listEscapes++;
   }
   swapper.kill('SIGKILL');
   const writeEscapes = (await readdir(outside)).filter((n) => n.startsWith('new-') || n.includes('capsule-tmp')).length;
   assert.equal(readEscapes, 0, `${readEscapes} of ${CALLS} reads returned the outside file`);
   assert.equal(writeEscapes, 0, `${writeEscapes} of ${CALLS} writes landed outside the workspace`);
+  assert.equal(listEscapes, 0, `${listEscapes} of ${CALLS} listings showed the outside folder`);
   // The race really ran both ways: some calls went through, others were refused.
   assert.ok(reads > 0 && reads < CALLS, `${reads} reads succeeded`);
   assert.ok(writes > 0, `${writes} writes succeeded`);
