@@ -1,8 +1,8 @@
 // search: ripgrep over the workspace, streamed and stopped at the result cap; paths printed relative to the workspace root.
 import { spawn } from 'node:child_process';
-import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
+import { openConfinedForReading } from './confined.js';
 import { displayPath, realRoots, resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, searchArgs, searchHints } from './schemas.js';
 import { ToolError, errnoCode, toolError, toolOk } from './types.js';
@@ -20,9 +20,17 @@ interface RgRun {
   readonly stderr: string;
 }
 
-function runRg(rg: string, argv: readonly string[], cwd: string, max: number, timeoutMs: number, format: (line: string) => string, signal: AbortSignal): Promise<RgRun> {
+/** ripgrep's fd 3 is the searched folder or file, opened and checked by us; it searches that, not a name. */
+const TARGET_FD_PATH = '/proc/self/fd/3';
+
+function runRg(rg: string, argv: readonly string[], cwd: string, max: number, timeoutMs: number, format: (line: string) => string, signal: AbortSignal, targetFd?: number): Promise<RgRun> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(rg, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(rg, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe', targetFd ?? 'ignore'] });
+    const { stdout, stderr: errors } = child;
+    if (stdout === null || errors === null) {
+      reject(new Error('ripgrep was started without output pipes'));
+      return;
+    }
     const matches: string[] = [];
     let more = false;
     let timedOut = false;
@@ -36,8 +44,8 @@ function runRg(rg: string, argv: readonly string[], cwd: string, max: number, ti
       child.kill('SIGKILL');
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
+    stdout.setEncoding('utf8');
+    stdout.on('data', (chunk: string) => {
       if (more) return;
       const parts = (partial + chunk).split('\n');
       partial = parts.pop() ?? '';
@@ -52,8 +60,8 @@ function runRg(rg: string, argv: readonly string[], cwd: string, max: number, ti
         matches.push(format(line));
       }
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
+    errors.setEncoding('utf8');
+    errors.on('data', (chunk: string) => {
       if (stderr.length < STDERR_KEEP) stderr += chunk.slice(0, STDERR_KEEP - stderr.length);
     });
     child.on('error', (err) => {
@@ -76,9 +84,27 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
   const args = parseToolArgs(TOOL_NAMES.search, argsJson, searchArgs(limits), searchHints(limits));
   const target = await resolveWorkspacePath(ctx.roots, args.path ?? '.');
   if (!target.exists) throw new ToolError(`Path not found: "${target.display}". Use list_files to see what exists.`);
-  const st = await stat(target.real);
-  // ripgrep reads a named pipe or device given by name until it ends, which may be never.
-  if (!st.isFile() && !st.isDirectory()) throw new ToolError(`"${target.display}" is not a regular file or folder (a pipe, socket or device), so it cannot be searched.`);
+  // Opened and checked first, then handed to ripgrep as its fd 3: a folder swapped for a link after the check is
+  // not what ripgrep searches (Linux; elsewhere it gets the checked path).
+  const handle = await openConfinedForReading(ctx.roots, target.real, target.display);
+  try {
+    const st = await handle.stat();
+    // ripgrep reads a named pipe or device given by name until it ends, which may be never.
+    if (!st.isFile() && !st.isDirectory()) throw new ToolError(`"${target.display}" is not a regular file or folder (a pipe, socket or device), so it cannot be searched.`);
+    return await searchOpened(ctx, args, target, process.platform === 'linux' ? handle.fd : undefined, signal);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function searchOpened(
+  ctx: ToolContext,
+  args: { readonly query: string; readonly regex?: boolean; readonly maxResults?: number },
+  target: { readonly real: string; readonly display: string },
+  targetFd: number | undefined,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  const { limits } = ctx;
   const roots = await realRoots(ctx.roots);
   const max = args.maxResults ?? limits.searchDefaultResults;
   const argv = [
@@ -86,16 +112,17 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
     '--smart-case', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '--sort', 'path',
     '--max-columns', String(limits.searchLineChars), '--max-columns-preview',
     ...(args.regex === true ? [] : ['--fixed-strings']),
-    '--regexp', args.query, '--', target.real,
+    '--regexp', args.query, '--', targetFd === undefined ? target.real : TARGET_FD_PATH,
   ];
+  const realOf = (p: string): string => (targetFd !== undefined && p.startsWith(TARGET_FD_PATH) ? target.real + p.slice(TARGET_FD_PATH.length) : p);
   // With --null each line is "path\0line:text", so a ':' in a file name cannot confuse the parse.
   const format = (line: string): string => {
     const nul = line.indexOf('\0');
-    return nul === -1 ? line : `${displayPath(roots, line.slice(0, nul))}:${line.slice(nul + 1)}`;
+    return nul === -1 ? line : `${displayPath(roots, realOf(line.slice(0, nul)))}:${line.slice(nul + 1)}`;
   };
   let run: RgRun;
   try {
-    run = await runRg(ctx.ripgrepPath, argv, roots[0] ?? target.real, max, limits.searchTimeoutMs, format, signal);
+    run = await runRg(ctx.ripgrepPath, argv, roots[0] ?? target.real, max, limits.searchTimeoutMs, format, signal, targetFd);
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') {
       return toolError(`search is unavailable: ripgrep ("${ctx.ripgrepPath}") was not found. Install ripgrep (the "rg" command), or use list_files and read_file instead.`);

@@ -30,7 +30,7 @@ function startSwapper(ws: string, outside: string) {
   return spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
 }
 
-test(`read_file, write_file and list_files under a concurrent folder→link swap: 0 escapes in ${CALLS}`, { timeout: 600_000 }, async (t) => {
+test(`read_file, write_file, list_files and search under a concurrent folder→link swap: 0 escapes in ${CALLS}`, { timeout: 600_000 }, async (t) => {
   const { ws, outside } = await workspace(t);
   await writeFile(join(outside, 'passwd'), 'OUTSIDE-SECRET\n');
   await writeFile(join(outside, 'outside-only.txt'), '');
@@ -44,6 +44,7 @@ test(`read_file, write_file and list_files under a concurrent folder→link swap
   const h = makeHost(ws);
   let readEscapes = 0;
   let listEscapes = 0;
+  let searchEscapes = 0;
   let reads = 0;
   let writes = 0;
   for (let i = 0; i < CALLS; i++) {
@@ -54,12 +55,18 @@ test(`read_file, write_file and list_files under a concurrent folder→link swap
     if (!w.isError) writes++;
     const l = await h.call('list_files', { path: 'inner' });
     if (l.content.includes('outside-only')) listEscapes++;
+    // ripgrep is a process per call: one search in ten keeps the test short.
+    if (i % 10 === 0) {
+      const f = await h.call('search', { query: 'OUTSIDE-SECRET', path: 'inner' });
+      if (f.content.includes('passwd:1:')) searchEscapes++;
+    }
   }
   swapper.kill('SIGKILL');
   const writeEscapes = (await readdir(outside)).filter((n) => n.startsWith('new-') || n.includes('capsule-tmp')).length;
   assert.equal(readEscapes, 0, `${readEscapes} of ${CALLS} reads returned the outside file`);
   assert.equal(writeEscapes, 0, `${writeEscapes} of ${CALLS} writes landed outside the workspace`);
   assert.equal(listEscapes, 0, `${listEscapes} of ${CALLS} listings showed the outside folder`);
+  assert.equal(searchEscapes, 0, `${searchEscapes} of ${CALLS / 10} searches found the outside file`);
   // The race really ran both ways: some calls went through, others were refused.
   assert.ok(reads > 0 && reads < CALLS, `${reads} reads succeeded`);
   assert.ok(writes > 0, `${writes} writes succeeded`);
