@@ -9,7 +9,7 @@ export function interruptedResultText(toolName: string): string {
 /**
  * Providers reject a request in which an assistant's tool calls are not followed, at once, by one result for every
  * call id (OpenAI answers 400), so one damaged pair would fail every later turn. The transcript stays as it is; only
- * the copy sent is mended: a missing result becomes an "interrupted" result in place, and a result that does not
+ * the copy sent is mended: a missing result before a later message becomes an "interrupted" result in place, and a result that does not
  * answer a call of the assistant message right before it (after a later user message, a second copy, an orphan) is
  * left out. Returns the input itself when it is already whole, which is the normal case.
  */
@@ -31,11 +31,15 @@ export function guardToolPairs(messages: readonly ModelMessage[]): readonly Mode
       i++;
       if (pending.delete(r.toolCallId)) out.push(r);
     }
+    // A batch at the very end is still running: its results are on their way (the turn loop writes every one
+    // before it builds the next request, and repair on open closes what a crash left), so it is left as it is.
+    if (i >= messages.length) break;
     for (const [id, name] of pending) out.push({ role: 'tool', toolCallId: id, content: interruptedResultText(name) });
   }
   return out;
 }
 
+/** Every result right after its call, every call answered before the next message (the last batch may be running). */
 function isWhole(messages: readonly ModelMessage[]): boolean {
   let pending: Set<string> | undefined;
   for (const m of messages) {
@@ -46,5 +50,5 @@ function isWhole(messages: readonly ModelMessage[]): boolean {
     if (pending !== undefined && pending.size > 0) return false;
     pending = m.role === 'assistant' && m.toolCalls !== undefined && m.toolCalls.length > 0 ? new Set(m.toolCalls.map((c) => c.id)) : undefined;
   }
-  return pending === undefined || pending.size === 0;
+  return true;
 }
