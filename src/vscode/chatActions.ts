@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import type { CompletedOutcome } from '../engine/compaction/outcome.js';
-import { formatBudget } from '../engine/tokens/budget.js';
+import { formatBudget } from '../engine/tokens/budgetFormat.js';
 import { latestCapsule } from '../engine/transcript/modelInput.js';
 import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, readCapsuleFile, type ExportResult } from '../node/capsuleFiles.js';
 import type { ChatHost } from './chatHost.js';

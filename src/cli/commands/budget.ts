@@ -1,6 +1,7 @@
 // `capsule budget <session.jsonl>`: the /budget figures of SPEC S15 for a session file.
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
-import { computeBudget, formatBudget } from '../../engine/tokens/budget.js';
+import { computeBudget } from '../../engine/tokens/budget.js';
+import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
 import { counterForModel } from '../../engine/tokens/tokenizer.js';
 import type { ParsedCli } from '../args.js';

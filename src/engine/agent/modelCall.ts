@@ -2,7 +2,7 @@
 import { backoffDelayMs } from '../compaction/summarizer.js';
 import type { ChatModel, ChatRequest, ChatStreamEvent, Clock } from '../ports.js';
 import type { ToolCall, Usage } from '../transcript/schema.js';
-import { classifyError, type FaultInfo } from './faults.js';
+import { classifyError, type FaultInfo } from '../provider/faults.js';
 
 /** Like the summarizer (S8): at most 4 network attempts for one request. */
 export const MAX_CHAT_ATTEMPTS = 4;

@@ -1,5 +1,5 @@
 // Asks the model for the capsule text (SPEC S8): retries transient faults only, per-attempt + overall deadlines, fallback hook.
-import { classifyError, type FaultInfo } from '../agent/faults.js';
+import { classifyError, type FaultInfo } from '../provider/faults.js';
 import type { ChatModel, ChatRequest, Clock } from '../ports.js';
 import type { Usage } from '../transcript/schema.js';
 

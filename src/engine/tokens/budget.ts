@@ -9,7 +9,6 @@ import { estimateRequest, type TokenCategories } from './estimate.js';
 import { computeLimits } from './limits.js';
 import type { ModelInfo } from './modelLimits.js';
 
-export { formatBudget } from './budgetFormat.js';
 
 export interface Budget {
   readonly model: string;

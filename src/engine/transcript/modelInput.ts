@@ -1,5 +1,5 @@
 // Builds the model input of SPEC S2 from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
-import { truncateToolResult } from '../compaction/truncation.js';
+import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';

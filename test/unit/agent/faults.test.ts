@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { classifyError } from '../../../src/engine/agent/faults.js';
-import { OVERFLOW_CODES, OVERFLOW_PATTERNS, type OverflowSample } from '../../../src/engine/agent/overflowPatterns.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
+import { OVERFLOW_CODES, OVERFLOW_PATTERNS, type OverflowSample } from '../../../src/engine/provider/overflowPatterns.js';
 
 /** The error the openai SDK throws for a JSON error body (`{ error: {...} }`) with this status. */
 function sdkError(status: number, error: Record<string, unknown> | string, headers: Record<string, string> = {}): APIError {

@@ -15,7 +15,7 @@ import {
   splitText,
 } from '../../../src/engine/compaction/evidence.js';
 import type { ArchivedEvidence } from '../../../src/engine/compaction/evidence.js';
-import { truncateToolResult } from '../../../src/engine/compaction/truncation.js';
+import { truncateToolResult } from '../../../src/engine/transcript/truncation.js';
 import type { EvidenceArchive } from '../../../src/engine/ports.js';
 import type { ModelMessage } from '../../../src/engine/transcript/modelInput.js';
 

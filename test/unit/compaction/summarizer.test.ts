@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIError, APIUserAbortError } from 'openai';
-import type { FaultInfo } from '../../../src/engine/agent/faults.js';
+import type { FaultInfo } from '../../../src/engine/provider/faults.js';
 import { type SummarizeArgs, type SummarizeResult, type SummaryFailed, summarize, withFallback } from '../../../src/engine/compaction/summarizer.js';
 import type { ChatModel, ChatRequest, ChatStreamEvent, Clock } from '../../../src/engine/ports.js';
 import type { Usage } from '../../../src/engine/transcript/schema.js';

@@ -1,8 +1,9 @@
-// DESIGN rule 1 and the webview rule: src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only.
+// The layering rules (docs/ARCHITECTURE.md): src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only, no import cycles, the engine's folders in order.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
+import { ENGINE_ORDER, importCycles, importGraph, orderViolations } from './importGraph.js';
 import { engineViolations, isNodeBuiltin, scanDomGlobals, scanImports } from './importScanner.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -63,6 +64,36 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
     }
   }
   assert.deepEqual(problems, []);
+});
+
+test('no import cycles anywhere under src/ and webview/ (type imports count)', () => {
+  const graph = importGraph(ROOT, ['src', 'webview']);
+  assert.ok(graph.size > 50, 'expected the whole source tree');
+  assert.deepEqual(importCycles(graph), []);
+});
+
+test(`the engine's folders depend one way: ${ENGINE_ORDER.join(' ← ')}`, () => {
+  const graph = importGraph(ROOT, ['src/engine']);
+  const folders = new Set([...graph.keys()].map((f) => f.split('/')[2] ?? '').filter((f) => !f.endsWith('.ts')));
+  assert.deepEqual([...folders].sort(), [...ENGINE_ORDER].sort(), 'every engine folder has a place in the order');
+  assert.deepEqual(orderViolations(graph, 'src/engine/', ENGINE_ORDER), []);
+});
+
+test('the cycle finder and the order check catch what they should', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['d.ts']],
+    ['e.ts', ['a.ts']],
+  ]);
+  assert.deepEqual(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
+  const layered = new Map([
+    ['p/low/x.ts', ['p/low/y.ts']],
+    ['p/high/z.ts', ['p/low/x.ts']],
+    ['p/low/y.ts', ['p/high/z.ts', 'p/top.ts']],
+  ]);
+  assert.deepEqual(orderViolations(layered, 'p/', ['low', 'high']), ['p/low/y.ts imports p/high/z.ts (low may not depend on high)']);
 });
 
 test('the scanner catches every kind of breach in a synthetic engine file', () => {

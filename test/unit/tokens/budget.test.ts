@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings, type ResolvedSettings } from '../../../src/engine/config.js';
-import { averageTurnTokens, computeBudget, formatBudget, type Budget } from '../../../src/engine/tokens/budget.js';
+import { averageTurnTokens, computeBudget, type Budget } from '../../../src/engine/tokens/budget.js';
+import { formatBudget } from '../../../src/engine/tokens/budgetFormat.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';

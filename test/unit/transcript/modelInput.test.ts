@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { buildModelInput, CAPSULE_QUESTION, latestCapsule, systemPromptOf } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry, ToolCall } from '../../../src/engine/transcript/schema.js';
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
-import { truncationMarker } from '../../../src/engine/compaction/truncation.js';
+import { truncationMarker } from '../../../src/engine/transcript/truncation.js';
 
 const T = '2025-01-01T00:00:00.000Z';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type * as vscode from 'vscode';
-import { classifyError } from '../../../src/engine/agent/faults.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
 import type { ChatRequest, ChatStreamEvent } from '../../../src/engine/ports.js';
 import { hardLimitOf } from '../../../src/engine/tokens/limits.js';
 import {
