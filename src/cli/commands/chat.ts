@@ -179,7 +179,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = await session.agent.runTurn({ userText: prompt, signal: ctrl.signal });
+    const result = await session.turn({ userText: prompt, signal: ctrl.signal });
     return exitCodeOf(result.status);
   } finally {
     process.off('SIGINT', onInterrupt);

@@ -3,6 +3,7 @@ import type { BarrierModelInfo, PreflightBarrier, PreflightResult } from '../com
 import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
 import type { ChatModel } from '../ports.js';
+import type { EntryTokenCache } from '../tokens/entryCache.js';
 import { computeLimits, type Limits } from '../tokens/limits.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */
@@ -15,6 +16,8 @@ export interface AgentModel {
 export interface SwitchTarget extends AgentModel {
   /** Settings validated against the new model; the current ones are kept when omitted. */
   readonly resolved?: ResolvedSettings;
+  /** Token counts for the new model's tokenizer; without it the barrier keeps counting with the old one. */
+  readonly cache?: EntryTokenCache;
 }
 
 export type SwitchResult =

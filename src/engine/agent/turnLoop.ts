@@ -193,7 +193,7 @@ export class Agent {
       }
       this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens };
       if (target.resolved !== undefined) this.resolved = target.resolved;
-      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved });
+      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved, ...(target.cache === undefined ? {} : { cache: target.cache }) });
       if (!this.deps.store.readOnly) await this.recordModel();
       this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: r.handoff });
       return r;

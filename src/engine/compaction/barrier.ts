@@ -83,8 +83,8 @@ export class PreflightBarrier {
     this.branches = new BranchReader(deps.store);
   }
 
-  /** New settings, model or tools take effect at the next barrier. */
-  update(patch: Partial<Pick<BarrierDeps, 'resolved' | 'modelInfo' | 'tools' | 'model' | 'defaultSystem'>>): void {
+  /** New settings, model, tools or token cache (another model's tokenizer) take effect at the next barrier. */
+  update(patch: Partial<Pick<BarrierDeps, 'resolved' | 'modelInfo' | 'tools' | 'model' | 'defaultSystem' | 'cache'>>): void {
     this.deps = { ...this.deps, ...patch };
   }
 
