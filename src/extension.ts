@@ -1,16 +1,16 @@
 // Extension entry: builds the services and registers views, status bar and commands. Wiring only.
 import * as vscode from 'vscode';
 import { ProjectMemory } from './node/projectMemory.js';
-import { ChatHost } from './vscode/chatHost.js';
-import { ChatViewProvider } from './vscode/chatViewProvider.js';
-import { CheckpointsTreeProvider } from './vscode/checkpointsTree.js';
-import { registerCommands } from './vscode/commands.js';
-import { createLogChannel, errorMessage, loggerFor } from './vscode/log.js';
-import { Providers } from './vscode/providers.js';
-import { ApiKeys } from './vscode/secrets.js';
-import { SessionService } from './vscode/sessionService.js';
-import { SettingsReader } from './vscode/settings.js';
-import { BudgetStatusBar } from './vscode/statusBar.js';
+import { ChatHost } from './vscode/services/chatService.js';
+import { ChatViewProvider } from './vscode/views/chatViewProvider.js';
+import { CheckpointsTreeProvider } from './vscode/views/checkpointsTree.js';
+import { registerCommands } from './vscode/commands/commands.js';
+import { createLogChannel, errorMessage, loggerFor } from './vscode/base/log.js';
+import { Providers } from './vscode/services/providers.js';
+import { ApiKeys } from './vscode/services/secrets.js';
+import { SessionService } from './vscode/services/sessionService.js';
+import { SettingsReader } from './vscode/services/settings.js';
+import { BudgetStatusBar } from './vscode/views/statusBar.js';
 
 let host: ChatHost | undefined;
 

@@ -4,7 +4,7 @@ import { extname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages.js';
-import { newNonce, webviewHtml } from '../../src/vscode/webviewHtml.js';
+import { newNonce, webviewHtml } from '../../src/vscode/views/webviewHtml.js';
 
 export const REPO = resolve(__dirname, '..', '..');
 export const ARTIFACTS = join(REPO, 'test-artifacts', 'webview');

@@ -19,11 +19,11 @@ import {
 } from './fakeLm.js';
 
 const fake = installFakeLmVscode();
-type LmModule = typeof import('../../../src/vscode/lmModel.js');
+type LmModule = typeof import('../../../src/vscode/services/lmModel.js');
 let lm: LmModule;
 
 before(async () => {
-  lm = await import('../../../src/vscode/lmModel.js');
+  lm = await import('../../../src/vscode/services/lmModel.js');
 });
 
 const asChat = (m: FakeLanguageModelChat): vscode.LanguageModelChat => m as unknown as vscode.LanguageModelChat;

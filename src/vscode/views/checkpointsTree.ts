@@ -1,11 +1,11 @@
 // The "Checkpoints & Capsules" tree: every chat of this workspace, and under it its checkpoints and capsules in order.
 import * as vscode from 'vscode';
-import type { CapsuleEntry, CheckpointEntry, Entry } from '../engine/transcript/schema.js';
-import { loadSessionFile } from '../node/sessionLoad.js';
-import type { SessionSummary } from '../node/sessions.js';
-import { bytes, fullTokens, shortTokens } from './format.js';
-import { errorMessage } from './log.js';
-import type { ChatHost } from './chatHost.js';
+import type { CapsuleEntry, CheckpointEntry, Entry } from '../../engine/transcript/schema.js';
+import { loadSessionFile } from '../../node/sessionLoad.js';
+import type { SessionSummary } from '../../node/sessions.js';
+import { bytes, fullTokens, shortTokens } from '../base/format.js';
+import { errorMessage } from '../base/log.js';
+import type { ChatHost } from '../services/chatService.js';
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean }

@@ -1,8 +1,8 @@
 // The status bar meter: "$(pulse) 38.4k / 48.8k", warning/error colours past the soft/hard limits, click for the report.
 import * as vscode from 'vscode';
-import type { Budget } from '../engine/tokens/budget.js';
-import { fullTokens, shortTokens } from './format.js';
-import type { ChatHost } from './chatHost.js';
+import type { Budget } from '../../engine/tokens/budget.js';
+import { fullTokens, shortTokens } from '../base/format.js';
+import type { ChatHost } from '../services/chatService.js';
 
 export class BudgetStatusBar implements vscode.Disposable {
   readonly #item: vscode.StatusBarItem;

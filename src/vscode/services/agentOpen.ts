@@ -1,12 +1,12 @@
 // Opens the agent session of a chat the session service already holds open: model, tools, Project Memory, saved intents.
 import { join } from 'node:path';
-import type { AgentListener } from '../engine/agent/agentEvents.js';
-import type { Logger } from '../engine/ports.js';
-import { AgentSession, type ModelConfig } from '../node/agentSession.js';
-import { readFlightRecords } from '../node/flightRecorder.js';
-import type { JsonlSessionStore } from '../node/jsonlStore.js';
-import type { ProjectMemory } from '../node/projectMemory.js';
-import { errorMessage } from './log.js';
+import type { AgentListener } from '../../engine/agent/agentEvents.js';
+import type { Logger } from '../../engine/ports.js';
+import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
+import { readFlightRecords } from '../../node/flightRecorder.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ProjectMemory } from '../../node/projectMemory.js';
+import { errorMessage } from '../base/log.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {

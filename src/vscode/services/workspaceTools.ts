@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { WorkspaceConfig } from '../node/agentSession.js';
-import type { ApprovalRequest } from '../node/tools/types.js';
+import type { WorkspaceConfig } from '../../node/agentSession.js';
+import type { ApprovalRequest } from '../../node/tools/types.js';
 
 /** A modal has room for a long diff, but not for megabytes of it. */
 const MAX_DETAIL_CHARS = 12_000;

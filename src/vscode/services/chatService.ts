@@ -1,28 +1,28 @@
 // The host side of the chat: one agent session for the open chat, its inputs in order, and everything the webview draws.
 import * as vscode from 'vscode';
-import { resolveSettings } from '../engine/config.js';
-import type { Logger } from '../engine/ports.js';
-import type { Budget } from '../engine/tokens/budget.js';
-import { resolveTarget, type AgentSession } from '../node/agentSession.js';
-import type { JsonlSessionStore } from '../node/jsonlStore.js';
-import type { ProjectMemory } from '../node/projectMemory.js';
-import type { ChatIntent, HostToWebview, ModelOption, SetupState, TranscriptItem } from '../protocol/messages.js';
+import { resolveSettings } from '../../engine/config.js';
+import type { Logger } from '../../engine/ports.js';
+import type { Budget } from '../../engine/tokens/budget.js';
+import { resolveTarget, type AgentSession } from '../../node/agentSession.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ProjectMemory } from '../../node/projectMemory.js';
+import type { ChatIntent, HostToWebview, ModelOption, SetupState, TranscriptItem } from '../../protocol/messages.js';
 import { openAgent } from './agentOpen.js';
-import { runSlash } from './chatActions.js';
-import type { ChatViewProvider } from './chatViewProvider.js';
-import { EventBridge, ephemeralId, type BridgeHost } from './eventBridge.js';
-import { handleIntent } from './intents.js';
+import { runSlash } from '../actions/chatActions.js';
+import type { ChatViewProvider } from '../views/chatViewProvider.js';
+import { EventBridge, ephemeralId, type BridgeHost } from '../projection/eventBridge.js';
+import { handleIntent } from '../commands/router.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
-import { errorMessage, loggerFor } from './log.js';
+import { errorMessage, loggerFor } from '../base/log.js';
 import { basisOf, Meter, type MeterBasis } from './meter.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';
 import type { SettingsReader } from './settings.js';
-import { parseSlash, runsImmediately } from './slash.js';
-import { pageOf } from './transcriptItems.js';
-import { TranscriptView } from './transcriptView.js';
-import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
+import { parseSlash, runsImmediately } from '../actions/slash.js';
+import { pageOf } from '../projection/transcriptItems.js';
+import { TranscriptView } from '../projection/transcriptView.js';
+import { toBudgetView, toSessionView, toSettingsView } from '../projection/viewModels.js';
 
 export interface ChatHostDeps {
   readonly context: vscode.ExtensionContext;

@@ -1,12 +1,12 @@
 // Which model the chat talks to: the configured provider resolved to a ModelConfig, the picker's model list, the setup panel's state.
 import { createHash } from 'node:crypto';
-import type { Logger } from '../engine/ports.js';
-import { computeLimits } from '../engine/tokens/limits.js';
-import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
-import type { AgentSession, ModelConfig } from '../node/agentSession.js';
-import { fetchModelCatalog, type CatalogModel } from '../node/modelCatalog.js';
-import type { ModelOption, ProviderChoice, SetupState } from '../protocol/messages.js';
-import { errorMessage } from './log.js';
+import type { Logger } from '../../engine/ports.js';
+import { computeLimits } from '../../engine/tokens/limits.js';
+import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
+import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
+import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
+import type { ModelOption, ProviderChoice, SetupState } from '../../protocol/messages.js';
+import { errorMessage } from '../base/log.js';
 import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from './lmModel.js';
 import { endpointOf, type ApiKeys } from './secrets.js';
 import type { HostSettings } from './settings.js';

@@ -1,9 +1,9 @@
 // Turns the agent's events into chat messages: user echo, streamed answers, tool items, the barrier line, cards, errors.
-import type { AgentEvent } from '../engine/agent/agentEvents.js';
-import type { BarrierEvent } from '../engine/compaction/barrierEvents.js';
-import type { TokenCategories } from '../engine/tokens/estimate.js';
-import type { CheckpointEntry, Entry } from '../engine/transcript/schema.js';
-import type { BarrierView, HostToWebview, TranscriptItem } from '../protocol/messages.js';
+import type { AgentEvent } from '../../engine/agent/agentEvents.js';
+import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import type { TokenCategories } from '../../engine/tokens/estimate.js';
+import type { CheckpointEntry, Entry } from '../../engine/transcript/schema.js';
+import type { BarrierView, HostToWebview, TranscriptItem } from '../../protocol/messages.js';
 import { capsuleAt, liveCard } from './compactionViews.js';
 import { argsSummary, modelChangeText, resultPreview, toolItemId, toolStatusOf, turnEndItem, userItem } from './transcriptItems.js';
 

@@ -1,14 +1,14 @@
 // The palette commands (category "Capsule"); each id is contributed in package.json (a unit test checks both ways).
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { latestCapsule } from '../engine/transcript/modelInput.js';
-import { showBudget, showCapsule } from './chatActions.js';
-import type { ChatHost } from './chatHost.js';
-import { loadCapsuleAsNewChat, newChat, reloadChat, rewind, selectModel, setApiKey } from './chatSessions.js';
-import type { CheckpointsTreeProvider } from './checkpointsTree.js';
+import { latestCapsule } from '../../engine/transcript/modelInput.js';
+import { showBudget, showCapsule } from '../actions/chatActions.js';
+import type { ChatHost } from '../services/chatService.js';
+import { loadCapsuleAsNewChat, newChat, reloadChat, rewind, selectModel, setApiKey } from '../actions/sessionActions.js';
+import type { CheckpointsTreeProvider } from '../views/checkpointsTree.js';
 import { registerTreeCommands } from './treeCommands.js';
-import { endpointOf } from './secrets.js';
-import { shortTokens } from './format.js';
+import { endpointOf } from '../services/secrets.js';
+import { shortTokens } from '../base/format.js';
 
 export interface CommandDeps {
   readonly host: ChatHost;

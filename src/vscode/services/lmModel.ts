@@ -1,8 +1,8 @@
 // The ChatModel port over the VS Code Language Model API (`vscode.lm`, e.g. Copilot models), plus model listing, limits and token counting.
 import * as vscode from 'vscode';
-import { matchesGenericOverflow, matchesKnownOverflow } from '../engine/provider/overflowPatterns.js';
-import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
-import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
+import { matchesGenericOverflow, matchesKnownOverflow } from '../../engine/provider/overflowPatterns.js';
+import type { ChatModel, ChatRequest, ChatStreamEvent } from '../../engine/ports.js';
+import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 import { toLmMessages, toLmRequestOptions } from './lmMessages.js';
 
 export { SYSTEM_PREFACE, toLmMessages, toLmRequestOptions } from './lmMessages.js';

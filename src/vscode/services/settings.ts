@@ -1,7 +1,7 @@
 // The one module that reads `capsule.*` settings: validated compaction settings plus the model and provider choice.
 import * as vscode from 'vscode';
-import { resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../engine/config.js';
-import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
+import { resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
+import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
 const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;

@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import * as vscode from 'vscode';
-import type { CompletedOutcome } from '../engine/compaction/outcome.js';
-import { formatBudget } from '../engine/tokens/budgetFormat.js';
-import { latestCapsule } from '../engine/transcript/modelInput.js';
-import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, readCapsuleFile, type ExportResult } from '../node/capsuleFiles.js';
-import type { ChatHost } from './chatHost.js';
-import { capsuleView } from './compactionViews.js';
-import { errorMessage } from './log.js';
-import { writeSetting } from './settings.js';
+import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
+import { formatBudget } from '../../engine/tokens/budgetFormat.js';
+import { latestCapsule } from '../../engine/transcript/modelInput.js';
+import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, readCapsuleFile, type ExportResult } from '../../node/capsuleFiles.js';
+import type { ChatHost } from '../services/chatService.js';
+import { capsuleView } from '../projection/compactionViews.js';
+import { errorMessage } from '../base/log.js';
+import { writeSetting } from '../services/settings.js';
 import type { SlashCommand } from './slash.js';
 
 export function workspaceRoot(): string {

@@ -1,10 +1,10 @@
 // The current chat of this workspace: opens, creates, switches and deletes its JSONL session and announces the change.
 import { homedir } from 'node:os';
 import * as vscode from 'vscode';
-import type { Logger } from '../engine/ports.js';
-import type { JsonlSessionStore } from '../node/jsonlStore.js';
-import { SessionDirectory } from '../node/sessions.js';
-import { errorMessage } from './log.js';
+import type { Logger } from '../../engine/ports.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { SessionDirectory } from '../../node/sessions.js';
+import { errorMessage } from '../base/log.js';
 
 const CURRENT_SESSION_KEY = 'capsule.currentSessionId';
 

@@ -1,10 +1,10 @@
 // Commands of the Checkpoints tree (inline and context menu) that also work from the palette with a quick pick.
 import * as vscode from 'vscode';
-import type { SessionSummary } from '../node/sessions.js';
-import { exportWithDialog, showCapsule } from './chatActions.js';
-import type { ChatHost } from './chatHost.js';
-import { deleteChat, rewind, switchChat } from './chatSessions.js';
-import type { CheckpointNode } from './checkpointsTree.js';
+import type { SessionSummary } from '../../node/sessions.js';
+import { exportWithDialog, showCapsule } from '../actions/chatActions.js';
+import type { ChatHost } from '../services/chatService.js';
+import { deleteChat, rewind, switchChat } from '../actions/sessionActions.js';
+import type { CheckpointNode } from '../views/checkpointsTree.js';
 
 type EntryNode = Extract<CheckpointNode, { kind: 'entry' }>;
 type SessionNode = Extract<CheckpointNode, { kind: 'session' }>;

@@ -1,8 +1,8 @@
 // Host state → the plain protocol shapes the webview draws (one place, so the webview never sees engine types).
-import type { Budget } from '../engine/tokens/budget.js';
-import type { JsonlSessionStore } from '../node/jsonlStore.js';
-import type { BudgetView, SessionView, SettingsView } from '../protocol/messages.js';
-import type { HostSettings } from './settings.js';
+import type { Budget } from '../../engine/tokens/budget.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { BudgetView, SessionView, SettingsView } from '../../protocol/messages.js';
+import type { HostSettings } from '../services/settings.js';
 
 export function toBudgetView(b: Budget): BudgetView {
   return {

@@ -1,15 +1,15 @@
 // The context meter's figures: the /budget of the open chat as the agent would send it (its model, tools and settings).
-import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
-import type { ResolvedSettings } from '../engine/config.js';
-import type { ToolSchema } from '../engine/ports.js';
-import { computeBudget, type Budget } from '../engine/tokens/budget.js';
-import { EntryTokenCache } from '../engine/tokens/entryCache.js';
-import { estimateRequest, type TokenCategories } from '../engine/tokens/estimate.js';
-import type { ModelInfo } from '../engine/tokens/modelLimits.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
-import { buildModelInput } from '../engine/transcript/modelInput.js';
-import type { Entry } from '../engine/transcript/schema.js';
-import type { AgentSession } from '../node/agentSession.js';
+import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
+import type { ResolvedSettings } from '../../engine/config.js';
+import type { ToolSchema } from '../../engine/ports.js';
+import { computeBudget, type Budget } from '../../engine/tokens/budget.js';
+import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
+import { estimateRequest, type TokenCategories } from '../../engine/tokens/estimate.js';
+import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
+import { counterForModel } from '../../engine/tokens/tokenizer.js';
+import { buildModelInput } from '../../engine/transcript/modelInput.js';
+import type { Entry } from '../../engine/transcript/schema.js';
+import type { AgentSession } from '../../node/agentSession.js';
 import type { HostSettings } from './settings.js';
 
 /** What the request is measured against: the agent's model and tools when it runs, the settings' model otherwise. */

@@ -1,5 +1,5 @@
 // Chat items that are not transcript entries (command echoes and answers), kept in memory after the entry they followed.
-import type { TranscriptItem } from '../protocol/messages.js';
+import type { TranscriptItem } from '../../protocol/messages.js';
 
 /** Command output is only a convenience; a long session must not grow it without bound. */
 const MAX_ITEMS = 200;

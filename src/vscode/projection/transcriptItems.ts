@@ -1,7 +1,7 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
-import { CANCELLED_BEFORE_RUN } from '../engine/agent/toolBatch.js';
-import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../engine/transcript/schema.js';
-import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../protocol/messages.js';
+import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
+import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
+import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
 
 /** Items in a snapshot or one `olderItems` page: enough to fill a tall view several times, small to post. */
 export const PAGE_SIZE = 200;

@@ -1,9 +1,9 @@
 // The open chat as webview items: the active branch, cards of its compactions (cached), and command answers kept beside it.
-import type { JsonlSessionStore } from '../node/jsonlStore.js';
-import type { CompactionCard, TranscriptItem } from '../protocol/messages.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
-import type { Meter, MeterBasis } from './meter.js';
+import type { Meter, MeterBasis } from '../services/meter.js';
 import { branchItems } from './transcriptItems.js';
 
 export class TranscriptView {

@@ -1,6 +1,6 @@
 // The "Capsule" log output channel, created once, and the engine Logger port over it.
 import * as vscode from 'vscode';
-import type { Logger, LogLevel } from '../engine/ports.js';
+import type { Logger, LogLevel } from '../../engine/ports.js';
 
 export function createLogChannel(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Capsule', { log: true });

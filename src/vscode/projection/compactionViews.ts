@@ -1,13 +1,13 @@
 // Compaction cards (before/after by the meter's categories) and the capsule viewer's content, from capsule entries.
-import type { BarrierEvent } from '../engine/compaction/barrierEvents.js';
-import { SECTION_NAMES, headingOf, parseCapsuleSections } from '../engine/compaction/capsuleFormat.js';
-import { IMPORTED_DETAILS_KEY } from '../engine/portable/imported.js';
-import type { TokenCategories } from '../engine/tokens/estimate.js';
-import { latestCapsule } from '../engine/transcript/modelInput.js';
-import type { CapsuleEntry, Entry } from '../engine/transcript/schema.js';
-import type { SessionTree } from '../engine/transcript/tree.js';
-import type { BudgetCategories, CapsuleView, CompactionCard } from '../protocol/messages.js';
-import type { Meter, MeterBasis } from './meter.js';
+import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import { SECTION_NAMES, headingOf, parseCapsuleSections } from '../../engine/compaction/capsuleFormat.js';
+import { IMPORTED_DETAILS_KEY } from '../../engine/portable/imported.js';
+import type { TokenCategories } from '../../engine/tokens/estimate.js';
+import { latestCapsule } from '../../engine/transcript/modelInput.js';
+import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
+import type { SessionTree } from '../../engine/transcript/tree.js';
+import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
+import type { Meter, MeterBasis } from '../services/meter.js';
 
 type EndEvent = Extract<BarrierEvent, { type: 'compaction_end' }>;
 

@@ -1,11 +1,11 @@
 // What each validated user intent from the chat webview does on the host.
 import * as vscode from 'vscode';
-import type { ChatIntent } from '../protocol/messages.js';
-import { exportWithDialog, showCapsule } from './chatActions.js';
-import type { ChatHost } from './chatHost.js';
-import { rewind, selectModel, setApiKey, setupProvider } from './chatSessions.js';
-import { capsuleView } from './compactionViews.js';
-import { pageOf } from './transcriptItems.js';
+import type { ChatIntent } from '../../protocol/messages.js';
+import { exportWithDialog, showCapsule } from '../actions/chatActions.js';
+import type { ChatHost } from '../services/chatService.js';
+import { rewind, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { capsuleView } from '../projection/compactionViews.js';
+import { pageOf } from '../projection/transcriptItems.js';
 
 /** Links from model output open outside VS Code only for these schemes; `command:`, `file:`, `javascript:`… never. */
 const OPEN_SCHEMES = new Set(['http:', 'https:', 'mailto:']);

@@ -1,6 +1,6 @@
 // The Chat webview view: strict CSP shell, ready handshake, zod-checked input, one guarded post chokepoint.
 import * as vscode from 'vscode';
-import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../protocol/messages.js';
+import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../../protocol/messages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
 export const CHAT_VIEW_ID = 'capsule.chat';

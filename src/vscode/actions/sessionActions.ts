@@ -1,14 +1,14 @@
 // Actions that change which chat, branch or model is current: new/switch/delete chat, rewind, model and provider choice.
 import * as vscode from 'vscode';
-import type { LeafEntry } from '../engine/transcript/schema.js';
-import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../node/capsuleFiles.js';
-import { nodeIds } from '../node/nodeClock.js';
-import type { ProviderChoice } from '../protocol/messages.js';
+import type { LeafEntry } from '../../engine/transcript/schema.js';
+import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../../node/capsuleFiles.js';
+import { nodeIds } from '../../node/nodeClock.js';
+import type { ProviderChoice } from '../../protocol/messages.js';
 import { workspaceRoot } from './chatActions.js';
-import type { ChatHost } from './chatHost.js';
-import { errorMessage } from './log.js';
-import { LM_OPTION_PREFIX } from './providers.js';
-import { readHostSettings, writeSetting } from './settings.js';
+import type { ChatHost } from '../services/chatService.js';
+import { errorMessage } from '../base/log.js';
+import { LM_OPTION_PREFIX } from '../services/providers.js';
+import { readHostSettings, writeSetting } from '../services/settings.js';
 
 /** New chat: whatever runs is stopped and queued input dropped, then a fresh session opens. */
 export async function newChat(host: ChatHost): Promise<void> {

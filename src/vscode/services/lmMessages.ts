@@ -1,7 +1,7 @@
 // Maps an engine ChatRequest to the messages and options of the VS Code Language Model API (`vscode.lm`).
 import * as vscode from 'vscode';
-import type { ChatRequest, ToolSchema } from '../engine/ports.js';
-import type { ModelMessage } from '../engine/transcript/modelInput.js';
+import type { ChatRequest, ToolSchema } from '../../engine/ports.js';
+import type { ModelMessage } from '../../engine/transcript/modelInput.js';
 
 /**
  * The LM API has only User and Assistant roles, so the system prompt travels as the first User message behind

@@ -1,5 +1,5 @@
 // Short token figures for the status bar and tree ("38.4k"), and full ones for tooltips ("38,420").
-export { formatTokens as fullTokens } from '../engine/tokens/budgetFormat.js';
+export { formatTokens as fullTokens } from '../../engine/tokens/budgetFormat.js';
 
 export function shortTokens(n: number): string {
   const abs = Math.abs(n);
