@@ -245,9 +245,9 @@ export class AgentSession {
     return plan;
   }
 
-  /** Switches to another model, with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
-  async switchModel(model: ModelConfig, signal?: AbortSignal): Promise<SwitchResult> {
-    const target = resolveTarget(model, this.config?.settings, this.config?.env);
+  /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
+  async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
+    const target = resolveTarget(model, settings, this.config?.env);
     const r = await this.agent.switchModel({ ...target, cache: this.parts.caches.forModel(target.chat.model) }, signal);
     await this.saveIntents();
     return r;

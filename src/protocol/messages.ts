@@ -42,7 +42,7 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
 ]);
 
-/** Commands the webview may ask the host to run; each maps to one contributed `capsule.*` command. */
+/** The header's buttons; each runs the same action as the contributed `capsule.*` command of that name. */
 export const WebviewCommandSchema = z.enum(['compactContext', 'showBudget', 'toggleAutoCompact', 'newChat', 'showLatestCapsule', 'refresh']);
 
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
@@ -72,8 +72,8 @@ export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
 export type HostMessageType = HostToWebview['type'];
 export type WebviewCommand = z.infer<typeof WebviewCommandSchema>;
 export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
-/** The user intents the chat view provider does not handle itself; it hands them to its `onIntent` listeners. */
-export type ChatIntent = Exclude<WebviewToHost, { type: 'ready' | 'command' | 'webviewError' }>;
+/** The user intents the chat view provider does not handle itself (it is transport only); it hands them to its `onIntent` listeners. */
+export type ChatIntent = Exclude<WebviewToHost, { type: 'ready' | 'webviewError' }>;
 
 export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
 

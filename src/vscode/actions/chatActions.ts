@@ -7,11 +7,10 @@ import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, readCapsuleFile, type ExportResult } from '../../node/capsuleFiles.js';
-import type { ChatHost } from '../services/chatService.js';
-import { capsuleView } from '../projection/compactionViews.js';
 import { errorMessage } from '../base/log.js';
-import { writeSetting } from '../services/settings.js';
-import type { SlashCommand } from './slash.js';
+import type { SlashCommand } from '../base/slash.js';
+import { readSetting, writeSetting } from '../services/settings.js';
+import type { Services } from './services.js';
 
 export function workspaceRoot(): string {
   return vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath ?? homedir();
@@ -28,20 +27,18 @@ function fileProblem(err: unknown): string {
   return errorMessage(err);
 }
 
-export async function runSlash(host: ChatHost, c: SlashCommand, signal: AbortSignal): Promise<void> {
+/** Runs one parsed slash command; the palette and the toolbar call the same functions. */
+export async function runSlash(host: Services, c: SlashCommand, signal: AbortSignal): Promise<void> {
   switch (c.kind) {
     case 'compact':
       return compact(host, c.focus, signal);
     case 'budget':
       return showBudget(host);
     case 'autoCompact':
-      return setAutoCompact(host, c.on);
-    case 'capsuleShow': {
-      const latest = host.store ? latestCapsule(host.store.tree.branch()) : undefined;
-      if (latest) showCapsule(host, latest.capsule.checkpointId);
-      else host.info('This chat has no capsule yet; /compact makes one.');
+      host.out.info(await setAutoCompact(c.on));
       return;
-    }
+    case 'capsuleShow':
+      return showLatestCapsule(host);
     case 'capsuleCreate':
       return createPortable(host, c.title, signal);
     case 'capsuleExport':
@@ -49,7 +46,7 @@ export async function runSlash(host: ChatHost, c: SlashCommand, signal: AbortSig
     case 'capsuleLoad':
       return loadInto(host, c.path);
     case 'invalid':
-      host.fail(c.message);
+      host.out.fail(c.message);
       return;
   }
 }
@@ -58,54 +55,57 @@ function completedOf(outcomes: readonly { readonly outcome: string }[]): Complet
   return [...outcomes].reverse().find((o): o is CompletedOutcome => o.outcome === 'completed');
 }
 
-/** `/compact [focus]` and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory (S13). */
-export async function compact(host: ChatHost, focus: string | undefined, signal: AbortSignal): Promise<void> {
-  const a = host.agent;
+/** `/compact [focus]`, the toolbar and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory. */
+export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | 'logger'>, focus: string | undefined, signal: AbortSignal): Promise<void> {
+  const a = host.chat.agent;
   if (!a) {
-    host.fail(`Nothing was compacted: ${host.problem ?? 'no model is set up yet'}`);
+    host.out.fail(`Nothing was compacted: ${host.chat.problem ?? 'no model is set up yet'}`);
     return;
   }
-  const r = await a.agent.compact(focus, signal);
+  const r = await a.compact({ ...(focus === undefined ? {} : { focus }), signal });
   const done = completedOf(r.outcomes);
   if (done) {
     try {
       // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
-      const mirrored = await host.d.memory.mirror(done.capsule, { validated: done.quality === 'full', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
-      if (mirrored) host.info(`Project Memory was updated from ${done.checkpointId} (Capsule: Show Project Memory opens it).`);
+      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality === 'full', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
+      if (mirrored) host.out.info(`Project Memory was updated from ${done.checkpointId} (Capsule: Show Project Memory opens it).`);
     } catch (err) {
       host.logger.log('warn', `Project Memory was not updated: ${errorMessage(err)}`);
     }
-  } else if (r.outcomes.length === 0) host.info('Nothing to compact.');
-  host.remeasure(true);
+  } else if (r.outcomes.length === 0) host.out.info('Nothing to compact.');
+  host.chat.remeasure();
 }
 
-export function showBudget(host: ChatHost): void {
-  host.remeasure(true);
-  const b = host.budget;
+export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): void {
+  host.chat.remeasure();
+  const b = host.chat.budget;
   if (!b) {
-    host.fail(host.problem ?? 'No chat is open yet.');
+    host.out.fail(host.chat.problem ?? 'No chat is open yet.');
     return;
   }
   const text = formatBudget(b);
-  host.info(text);
+  host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);
 }
 
-export async function setAutoCompact(host: ChatHost, on: boolean): Promise<void> {
-  await writeSetting('compaction.auto', on);
-  const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
-  host.info(on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.');
+/** `/capsule`: the capsule in force, in the viewer. */
+function showLatestCapsule(host: Pick<Services, 'chat' | 'out'>): void {
+  const store = host.chat.store;
+  const latest = store ? latestCapsule(store.tree.branch()) : undefined;
+  if (latest) host.out.showCapsule(latest.capsule.checkpointId);
+  else host.out.info('This chat has no capsule yet; /compact makes one.');
 }
 
-/** Shows a capsule in the chat's capsule viewer (the webview opens it whether or not it asked). */
-export function showCapsule(host: ChatHost, checkpointId: string): void {
-  const store = host.store;
-  const view = store ? capsuleView(store.tree, checkpointId, host.meter, host.basis().model.model) : undefined;
-  if (!view) {
-    host.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
-    return;
-  }
-  host.post({ type: 'capsule', capsule: view });
+/** `/auto-compact on|off`, the toolbar toggle and the palette: one setting, written by the one scope rule; returns what to tell the user. */
+export async function setAutoCompact(on: boolean): Promise<string> {
+  await writeSetting('compaction.auto', on);
+  const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
+  return on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.';
+}
+
+/** The toolbar's and the palette's toggle: flips what the settings say now. */
+export function toggleAutoCompact(): Promise<string> {
+  return setAutoCompact(!(readSetting<boolean>('compaction.auto') ?? true));
 }
 
 function slug(title: string): string {
@@ -114,16 +114,16 @@ function slug(title: string): string {
 }
 
 /** `/capsule create "title"`: a fresh capsule of the current state, written as a portable file under `.capsule/`. */
-async function createPortable(host: ChatHost, title: string, signal: AbortSignal): Promise<void> {
-  const a = host.agent;
+async function createPortable(host: Pick<Services, 'chat' | 'out'>, title: string, signal: AbortSignal): Promise<void> {
+  const a = host.chat.agent;
   if (!a) {
-    host.fail(`No capsule was created: ${host.problem ?? 'no model is set up yet'}`);
+    host.out.fail(`No capsule was created: ${host.chat.problem ?? 'no model is set up yet'}`);
     return;
   }
-  const r = await a.agent.compact(title, signal);
+  const r = await a.compact({ focus: title, signal });
   const capsule = completedOf(r.outcomes)?.capsule ?? latestCapsule(a.store.tree.branch())?.capsule;
   if (!capsule) {
-    host.fail('No capsule was created: this chat has nothing to summarize yet.');
+    host.out.fail('No capsule was created: this chat has nothing to summarize yet.');
     return;
   }
   const dir = join(workspaceRoot(), '.capsule');
@@ -131,41 +131,40 @@ async function createPortable(host: ChatHost, title: string, signal: AbortSignal
   for (let n = 2; existsSync(out); n++) out = join(dir, `${slug(title)}-${n}.capsule.md`);
   try {
     const res = await exportFromTree(a.store.tree, a.store.header, { out, checkpointId: capsule.checkpointId, title });
-    host.info(`Portable capsule "${title}" (${res.meta.quality}, ${res.meta.tokens} tokens) written to ${res.path}. Load it elsewhere with /capsule load <path>.`);
+    host.out.info(`Portable capsule "${title}" (${res.meta.quality}, ${res.meta.tokens} tokens) written to ${res.path}. Load it elsewhere with /capsule load <path>.`);
   } catch (err) {
-    host.fail(`No capsule was created: ${fileProblem(err)}`);
+    host.out.fail(`No capsule was created: ${fileProblem(err)}`);
   }
-  host.remeasure(true);
+  host.chat.remeasure();
 }
 
-async function exportTo(host: ChatHost, checkpointId: string, path: string): Promise<void> {
-  const store = host.store;
-  if (!store) return host.fail(host.problem ?? 'No chat is open.');
+async function exportTo(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, path: string): Promise<void> {
+  const store = host.chat.store;
+  if (!store) return host.out.fail(host.chat.problem ?? 'No chat is open.');
   try {
     const res = await exportFromTree(store.tree, store.header, { out: resolveUserPath(path), checkpointId });
-    host.info(`Exported ${checkpointId} (${res.meta.quality}, ${res.meta.tokens} tokens) to ${res.path}.`);
+    host.out.info(`Exported ${checkpointId} (${res.meta.quality}, ${res.meta.tokens} tokens) to ${res.path}.`);
   } catch (err) {
-    host.fail(`Not exported: ${fileProblem(err)}`);
+    host.out.fail(`Not exported: ${fileProblem(err)}`);
   }
 }
 
 /** `/capsule load path`: the file is validated and enters this chat as data (a seed, or a handoff after its history). */
-async function loadInto(host: ChatHost, path: string): Promise<void> {
-  const store = host.store;
-  if (!store) return host.fail(host.problem ?? 'No chat is open.');
+async function loadInto(host: Pick<Services, 'chat' | 'out'>, path: string): Promise<void> {
+  const store = host.chat.store;
+  if (!store) return host.out.fail(host.chat.problem ?? 'No chat is open.');
   try {
     const file = await readCapsuleFile(resolveUserPath(path));
     const r = await appendCapsule(store, file);
-    host.remeasure(false);
-    host.postSnapshot();
-    host.info(`Loaded capsule "${file.meta.title}" (${file.meta.quality}) ${r.mode === 'seed' ? 'as the start of this chat' : 'as a handoff'}; the next request starts from it.`);
+    host.chat.changed();
+    host.out.info(`Loaded capsule "${file.meta.title}" (${file.meta.quality}) ${r.mode === 'seed' ? 'as the start of this chat' : 'as a handoff'}; the next request starts from it.`);
   } catch (err) {
-    host.fail(`Not loaded: ${fileProblem(err)}`);
+    host.out.fail(`Not loaded: ${fileProblem(err)}`);
   }
 }
 
 /** Export with a save dialog (palette, tree, the viewer's Export button); another chat's capsule is read from its file. */
-export async function exportWithDialog(host: ChatHost, checkpointId: string, sessionPath?: string): Promise<ExportResult | undefined> {
+export async function exportWithDialog(host: Pick<Services, 'chat'>, checkpointId: string, sessionPath?: string): Promise<ExportResult | undefined> {
   const uri = await vscode.window.showSaveDialog({
     defaultUri: vscode.Uri.file(join(workspaceRoot(), `${checkpointId}.capsule.md`)),
     filters: { 'Portable capsule': ['md'] },
@@ -173,7 +172,7 @@ export async function exportWithDialog(host: ChatHost, checkpointId: string, ses
     title: `Export the capsule of ${checkpointId}`,
   });
   if (!uri) return undefined;
-  const store = host.store;
+  const store = host.chat.store;
   try {
     // The dialog already asked about replacing an existing file.
     const opts = { out: uri.fsPath, checkpointId, force: true };
@@ -186,8 +185,8 @@ export async function exportWithDialog(host: ChatHost, checkpointId: string, ses
   }
 }
 
-function exportOpen(host: ChatHost, opts: { readonly out: string; readonly checkpointId: string; readonly force: boolean }): Promise<ExportResult> {
-  const store = host.store;
-  if (!store) throw new Error(host.problem ?? 'no chat is open');
+function exportOpen(host: Pick<Services, 'chat'>, opts: { readonly out: string; readonly checkpointId: string; readonly force: boolean }): Promise<ExportResult> {
+  const store = host.chat.store;
+  if (!store) throw new Error(host.chat.problem ?? 'no chat is open');
   return exportFromTree(store.tree, store.header, opts);
 }

@@ -1,71 +1,70 @@
 // Actions that change which chat, branch or model is current: new/switch/delete chat, rewind, model and provider choice.
 import * as vscode from 'vscode';
-import type { LeafEntry } from '../../engine/transcript/schema.js';
 import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../../node/capsuleFiles.js';
 import { nodeIds } from '../../node/nodeClock.js';
 import type { ProviderChoice } from '../../protocol/messages.js';
 import { workspaceRoot } from './chatActions.js';
-import type { ChatHost } from '../services/chatService.js';
+import type { Services } from './services.js';
 import { errorMessage } from '../base/log.js';
 import { LM_OPTION_PREFIX } from '../services/providers.js';
-import { readHostSettings, writeSetting } from '../services/settings.js';
+import { writeSetting } from '../services/settings.js';
 
 /** New chat: whatever runs is stopped and queued input dropped, then a fresh session opens. */
-export async function newChat(host: ChatHost): Promise<void> {
-  host.jobs.preempt();
-  await host.jobs.addTask('newChat', async () => {
-    await host.detach();
-    await host.d.sessions.newChat();
+export async function newChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('newChat', async () => {
+    await host.chat.detach();
+    await host.sessions.newChat();
   });
 }
 
-export async function switchChat(host: ChatHost, id: string): Promise<void> {
-  if (host.store?.header.id === id) return;
-  host.jobs.preempt();
-  await host.jobs.addTask('switchChat', async () => {
-    await host.detach();
-    await host.d.sessions.switchTo(id);
+export async function switchChat(host: Pick<Services, 'chat' | 'sessions'>, id: string): Promise<void> {
+  if (host.chat.store?.header.id === id) return;
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('switchChat', async () => {
+    await host.chat.detach();
+    await host.sessions.switchTo(id);
   });
 }
 
 /** Deletes a chat and its evidence archive after a modal confirmation. */
-export async function deleteChat(host: ChatHost, id: string, title: string): Promise<boolean> {
+export async function deleteChat(host: Pick<Services, 'chat' | 'sessions'>, id: string, title: string): Promise<boolean> {
   const answer = await vscode.window.showWarningMessage(
     `Delete the chat "${title}"?`,
     { modal: true, detail: 'Its transcript, checkpoints, capsules and evidence archive are deleted from this workspace. This cannot be undone.' },
     'Delete',
   );
   if (answer !== 'Delete') return false;
-  const current = host.store?.header.id === id;
-  if (current) host.jobs.preempt();
-  await host.jobs.addTask('deleteChat', async () => {
-    if (current) await host.detach();
-    await host.d.sessions.delete(id);
+  const current = host.chat.store?.header.id === id;
+  if (current) host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('deleteChat', async () => {
+    if (current) await host.chat.detach();
+    await host.sessions.delete(id);
   });
   return true;
 }
 
-export async function reloadChat(host: ChatHost): Promise<void> {
-  host.jobs.preempt();
-  await host.jobs.addTask('reload', async () => {
-    await host.detach();
-    await host.d.sessions.reload();
+export async function reloadChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('reload', async () => {
+    await host.chat.detach();
+    await host.sessions.reload();
   });
 }
 
 /**
- * Rewind (S12): after a modal confirmation, a `leaf` entry moves the active leaf to the checkpoint entry. Nothing
- * is rewritten; the model input is rebuilt from that branch, so the next request is exactly what it was then.
+ * Rewind, after a modal confirmation: the engine facade moves the active leaf to the checkpoint (nothing is
+ * rewritten; the next request is exactly what it was then).
  */
-export async function rewind(host: ChatHost, checkpointId: string, confirm = true): Promise<boolean> {
-  const store = host.store;
-  const target = store?.entries().filter((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId).pop();
-  if (!store || !target) {
-    host.notify('error', `Checkpoint ${checkpointId} is not in this chat.`);
+export async function rewind(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, confirm = true): Promise<boolean> {
+  const store = host.chat.store;
+  const known = store?.entries().some((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId) === true;
+  if (!store || !known) {
+    host.out.notify('error', `Checkpoint ${checkpointId} is not in this chat.`);
     return false;
   }
   if (store.readOnly) {
-    host.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
+    host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
     return false;
   }
   if (confirm) {
@@ -76,46 +75,39 @@ export async function rewind(host: ChatHost, checkpointId: string, confirm = tru
     );
     if (answer !== 'Rewind') return false;
   }
-  host.jobs.preempt();
-  await host.jobs.addTask('rewind', async () => {
-    if (host.store !== store) return; // the chat changed while the dialog was open
-    await host.agent?.agent.idle();
-    const leaf: LeafEntry = { type: 'leaf', id: nodeIds.next('e_'), parentId: store.leafId(), timestamp: new Date().toISOString(), targetId: target.id, reason: `rewind to ${checkpointId}` };
-    await store.append(leaf);
-    host.agent?.agent.triggers.clearIntents();
-    host.forgetBarrierResult();
-    host.remeasure(false);
-    host.postSnapshot();
+  host.chat.jobs.preempt();
+  let done = false;
+  await host.chat.jobs.addTask('rewind', async () => {
+    done = await host.chat.rewind(store, checkpointId);
   });
-  return true;
+  return done;
 }
 
 /** The picker's choice: the agent switches first (with the protective handoff), then the settings follow. */
-export async function selectModel(host: ChatHost, optionId: string): Promise<void> {
-  await host.jobs.addTask('selectModel', async (signal) => {
-    const s = host.d.settings.current;
+export async function selectModel(host: Pick<Services, 'chat' | 'out' | 'settings' | 'providers'>, optionId: string): Promise<void> {
+  await host.chat.jobs.addTask('selectModel', async (signal) => {
+    const s = host.settings.current;
     const lm = optionId.startsWith(LM_OPTION_PREFIX);
     const modelId = lm ? optionId.slice(LM_OPTION_PREFIX.length) : optionId;
     const target = { ...s, providerKind: lm ? ('vscode-lm' as const) : ('openai' as const), modelId, provider: lm ? 'vscode-lm' : s.baseUrl === '' ? 'openai' : 'openai-compatible' };
-    const r = await host.d.providers.resolve(target);
+    const r = await host.providers.resolve(target);
     if (!r.ok) {
-      host.notify('error', r.message);
-      host.postSnapshot();
+      host.out.notify('error', r.message);
+      host.chat.changed();
       return;
     }
     // A refused switch (the handoff could not make room) leaves model and settings as they were; the agent said why.
-    if (host.agent && !(await host.switchTo(r, signal))) {
-      host.postSnapshot();
+    if (host.chat.agent && !(await host.chat.switchTo(r, signal))) {
+      host.chat.changed();
       return;
     }
     await writeSetting('provider.kind', target.providerKind);
     await writeSetting('model.id', modelId);
-    host.remeasure(false);
-    host.postSnapshot();
+    host.chat.changed();
   });
 }
 
-export async function setupProvider(host: ChatHost, p: ProviderChoice): Promise<void> {
+export async function setupProvider(host: Pick<Services, 'chat' | 'providers'>, p: ProviderChoice): Promise<void> {
   if (p.kind === 'lm') {
     await writeSetting('provider.kind', 'vscode-lm');
     await writeSetting('model.id', p.modelId);
@@ -124,16 +116,15 @@ export async function setupProvider(host: ChatHost, p: ProviderChoice): Promise<
     await writeSetting('provider.baseUrl', p.baseUrl);
     await writeSetting('model.id', p.model);
   }
-  host.d.providers.invalidateCatalog();
-  await host.scheduleReconcile();
+  host.providers.invalidateCatalog();
+  await host.chat.scheduleReconcile();
 }
 
 /** The key goes to SecretStorage under the endpoint now configured; it is never written to settings or the log. */
-export async function setApiKey(host: ChatHost, key: string): Promise<void> {
-  const baseUrl = readHostSettings(vscode.workspace.getConfiguration('capsule'), process.env).baseUrl;
-  await host.d.keys.set(baseUrl, key);
-  host.d.providers.invalidateCatalog();
-  await host.scheduleReconcile();
+export async function setApiKey(host: Pick<Services, 'chat' | 'settings' | 'keys' | 'providers'>, key: string): Promise<void> {
+  await host.keys.set(host.settings.reread().baseUrl, key);
+  host.providers.invalidateCatalog();
+  await host.chat.scheduleReconcile();
 }
 
 /**
@@ -167,7 +158,7 @@ async function readForLoading(uri: vscode.Uri): Promise<Awaited<ReturnType<typeo
 }
 
 /** Palette "Load Capsule": a `.capsule.md` file starts a new chat of this workspace. */
-export async function loadCapsuleAsNewChat(host: ChatHost): Promise<void> {
+export async function loadCapsuleAsNewChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
   const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Portable capsule': ['md'] }, openLabel: 'Load Capsule', title: 'Load a portable capsule into a new chat' });
   const uri = picked?.[0];
   if (!uri) return;
@@ -177,7 +168,7 @@ export async function loadCapsuleAsNewChat(host: ChatHost): Promise<void> {
     const sessionId = nodeIds.next('s_');
     // The file name and the header carry the same id, so the chat lists and opens like any other.
     const ids = { next: (prefix: string): string => (prefix === 's_' ? sessionId : nodeIds.next(prefix)) };
-    await loadCapsuleIntoNewSession(file, host.d.sessions.directory.sessionPath(sessionId), { cwd: workspaceRoot(), ids });
+    await loadCapsuleIntoNewSession(file, host.sessions.directory.sessionPath(sessionId), { cwd: workspaceRoot(), ids });
     await switchChat(host, sessionId);
     void vscode.window.showInformationMessage(`Capsule: loaded "${file.meta.title}" into a new chat.`);
   } catch (err) {

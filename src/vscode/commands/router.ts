@@ -1,11 +1,12 @@
-// What each validated user intent from the chat webview does on the host.
+// The one switch over what the chat webview asks for: typed intents and toolbar buttons, each mapped to the action the palette uses too.
 import * as vscode from 'vscode';
-import type { ChatIntent } from '../../protocol/messages.js';
-import { exportWithDialog, showCapsule } from '../actions/chatActions.js';
-import type { ChatHost } from '../services/chatService.js';
+import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
+import { exportWithDialog } from '../actions/chatActions.js';
+import { paletteActions } from '../actions/paletteActions.js';
+import type { Services } from '../actions/services.js';
 import { rewind, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
-import { capsuleView } from '../projection/compactionViews.js';
-import { pageOf } from '../projection/transcriptItems.js';
+import { Sequencer } from '../base/sequencer.js';
+import type { ChatProjection } from '../projection/chatProjection.js';
 
 /** Links from model output open outside VS Code only for these schemes; `command:`, `file:`, `javascript:`… never. */
 const OPEN_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
@@ -18,59 +19,82 @@ export function allowedLink(href: string): boolean {
   }
 }
 
-// Provider setup and the key arrive as two messages; they must apply in that order (the key belongs to the new URL).
-let setupChain: Promise<void> = Promise.resolve();
-function inOrder(op: () => Promise<void>): Promise<void> {
-  const next = setupChain.then(op, op);
-  setupChain = next.catch(() => undefined);
-  return next;
+export interface RouterDeps extends Services {
+  readonly projection: ChatProjection;
 }
 
-export async function handleIntent(host: ChatHost, i: ChatIntent): Promise<void> {
-  switch (i.type) {
-    case 'send':
-      host.send(i.text, i.clientId);
-      return;
-    case 'cancel':
-      host.jobs.cancel();
-      return;
-    case 'selectModel':
-      return selectModel(host, i.id);
-    case 'setupProvider':
-      return inOrder(() => setupProvider(host, i.provider));
-    case 'setApiKey':
-      return inOrder(() => setApiKey(host, i.key));
-    case 'loadOlder': {
-      const page = pageOf(host.items(), host.resolveItemId(i.beforeId));
-      host.post({ type: 'olderItems', beforeId: i.beforeId, items: page.items, hasMore: page.hasMore });
-      return;
-    }
-    case 'viewCapsule': {
-      const store = host.store;
-      const view = store ? capsuleView(store.tree, i.checkpointId, host.meter, host.basis().model.model) : undefined;
-      if (view) host.post({ type: 'capsule', capsule: view });
-      else showCapsule(host, i.checkpointId); // says there is none
-      return;
-    }
-    case 'rewind':
-      await rewind(host, i.checkpointId);
-      return;
-    case 'exportCapsule':
-      await exportWithDialog(host, i.checkpointId);
-      return;
-    case 'copy':
-      await vscode.env.clipboard.writeText(i.text);
-      return;
-    case 'openLink':
-      if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));
-      else {
-        host.logger.log('warn', 'Refused to open a link from the chat (only http, https and mailto links open)', { scheme: i.href.split(':')[0]?.slice(0, 20) ?? '' });
-        host.notify('warning', 'That link was not opened: only http, https and mailto links open from the chat.');
+export class IntentRouter {
+  /** Provider setup and the key arrive as two messages; they must apply in that order (the key belongs to the new URL). */
+  readonly #setup = new Sequencer();
+
+  constructor(private readonly d: RouterDeps) {}
+
+  async handle(i: ChatIntent): Promise<void> {
+    const d = this.d;
+    switch (i.type) {
+      case 'send':
+        d.chat.send(i.text, i.clientId);
+        return;
+      case 'command':
+        return this.#toolbar(i.command);
+      case 'cancel':
+        d.chat.jobs.cancel();
+        return;
+      case 'selectModel':
+        return selectModel(d, i.id);
+      case 'setupProvider':
+        return this.#setup.queue(() => setupProvider(d, i.provider));
+      case 'setApiKey':
+        return this.#setup.queue(() => setApiKey(d, i.key));
+      case 'loadOlder':
+        d.projection.postOlder(i.beforeId);
+        return;
+      case 'viewCapsule':
+        d.out.showCapsule(i.checkpointId);
+        return;
+      case 'rewind':
+        await rewind(d, i.checkpointId);
+        return;
+      case 'exportCapsule':
+        await exportWithDialog(d, i.checkpointId);
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(i.text);
+        return;
+      case 'openLink':
+        if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));
+        else {
+          d.logger.log('warn', 'Refused to open a link from the chat (only http, https and mailto links open)', { scheme: i.href.split(':')[0]?.slice(0, 20) ?? '' });
+          d.out.notify('warning', 'That link was not opened: only http, https and mailto links open from the chat.');
+        }
+        return;
+      default: {
+        const _exhaustive: never = i;
+        return _exhaustive;
       }
-      return;
-    default: {
-      const _exhaustive: never = i;
-      return _exhaustive;
+    }
+  }
+
+  /** The header's buttons run the palette's actions directly (no command ids, no slash strings parsed again). */
+  #toolbar(c: WebviewCommand): Promise<void> {
+    const a = paletteActions(this.d);
+    switch (c) {
+      case 'compactContext':
+        return a.compactContext();
+      case 'showBudget':
+        return a.showBudget();
+      case 'toggleAutoCompact':
+        return a.toggleAutoCompact();
+      case 'newChat':
+        return a.newChat();
+      case 'showLatestCapsule':
+        return a.showLatestCapsule();
+      case 'refresh':
+        return a.refresh();
+      default: {
+        const _exhaustive: never = c;
+        return _exhaustive;
+      }
     }
   }
 }

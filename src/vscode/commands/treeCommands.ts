@@ -1,8 +1,8 @@
 // Commands of the Checkpoints tree (inline and context menu) that also work from the palette with a quick pick.
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../../node/sessions.js';
-import { exportWithDialog, showCapsule } from '../actions/chatActions.js';
-import type { ChatHost } from '../services/chatService.js';
+import { exportWithDialog } from '../actions/chatActions.js';
+import type { Services } from '../actions/services.js';
 import { deleteChat, rewind, switchChat } from '../actions/sessionActions.js';
 import type { CheckpointNode } from '../views/checkpointsTree.js';
 
@@ -26,21 +26,21 @@ function chatLabel(s: SessionSummary): string {
 }
 
 /** Actions on another chat's entries first make that chat current: rewind and the viewer work on the open chat. */
-async function openChatOf(host: ChatHost, node: EntryNode): Promise<boolean> {
-  if (host.store?.header.id === node.sessionId) return true;
+async function openChatOf(host: Services, node: EntryNode): Promise<boolean> {
+  if (host.chat.store?.header.id === node.sessionId) return true;
   await switchChat(host, node.sessionId);
-  return host.store?.header.id === node.sessionId;
+  return host.chat.store?.header.id === node.sessionId;
 }
 
-async function pickChat(host: ChatHost, title: string): Promise<SessionSummary | undefined> {
-  const list = await host.d.sessions.directory.list();
-  const current = host.store?.header.id;
+async function pickChat(host: Services, title: string): Promise<SessionSummary | undefined> {
+  const list = await host.sessions.directory.list();
+  const current = host.chat.store?.header.id;
   const picks = list.map((s) => ({ label: chatLabel(s), description: `${s.id === current ? 'current · ' : ''}${s.entries} entries`, detail: new Date(s.mtimeMs).toLocaleString(), summary: s }));
   return (await vscode.window.showQuickPick(picks, { title, matchOnDescription: true }))?.summary;
 }
 
-async function pickCapsule(host: ChatHost): Promise<string | undefined> {
-  const picks = (host.store?.entries() ?? []).flatMap((e) =>
+async function pickCapsule(host: Services): Promise<string | undefined> {
+  const picks = (host.chat.store?.entries() ?? []).flatMap((e) =>
     e.type === 'capsule' ? [{ label: e.checkpointId, description: `${e.trigger} · ${e.quality} · ${e.tokensBefore} → ${e.tokensAfter} tokens`, detail: new Date(e.timestamp).toLocaleString(), id: e.checkpointId }] : [],
   );
   if (picks.length === 0) {
@@ -50,7 +50,7 @@ async function pickCapsule(host: ChatHost): Promise<string | undefined> {
   return (await vscode.window.showQuickPick(picks.reverse(), { title: 'Export Capsule' }))?.id;
 }
 
-export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: ChatHost): void {
+export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: Services): void {
   add(
     vscode.commands.registerCommand('capsule.rewindHere', async (arg: unknown) => {
       const node = entryNode(arg);
@@ -63,8 +63,8 @@ export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: 
     vscode.commands.registerCommand('capsule.inspectCapsule', async (arg: unknown) => {
       const node = entryNode(arg);
       if (!node || !(await openChatOf(host, node))) return;
-      await host.d.view.reveal();
-      showCapsule(host, node.entry.checkpointId);
+      await host.view.reveal();
+      host.out.showCapsule(node.entry.checkpointId);
     }),
   );
 
@@ -73,7 +73,7 @@ export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: 
       const node = entryNode(arg);
       const checkpointId = node?.entry.checkpointId ?? (await pickCapsule(host));
       if (checkpointId === undefined) return;
-      const path = node ? (await host.d.sessions.directory.list()).find((s) => s.id === node.sessionId)?.path : undefined;
+      const path = node ? (await host.sessions.directory.list()).find((s) => s.id === node.sessionId)?.path : undefined;
       await exportWithDialog(host, checkpointId, path);
     }),
   );

@@ -7,7 +7,8 @@ import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
 import type { SessionTree } from '../../engine/transcript/tree.js';
 import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
-import type { Meter, MeterBasis } from '../services/meter.js';
+import { categoriesOf } from '../../node/sessionBudget.js';
+import { capsuleTokens, type MeterBasis } from '../services/meter.js';
 
 type EndEvent = Extract<BarrierEvent, { type: 'compaction_end' }>;
 
@@ -25,7 +26,7 @@ function level(n: number): number {
 }
 
 /** The card of a capsule already in the session: before = the input at its checkpoint, after = the input right after it. */
-export function historyCard(capsule: CapsuleEntry, tree: SessionTree, meter: Meter, basis: MeterBasis, durationMs: number | undefined): CompactionCard {
+export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: MeterBasis, durationMs: number | undefined): CompactionCard {
   const fallbackReason = detail(capsule, 'fallbackReason');
   const operationId = detail(capsule, 'operationId');
   return {
@@ -34,8 +35,8 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, meter: Met
     ...(operationId === undefined ? {} : { operationId: operationId.slice(0, 200) }),
     tokensBefore: capsule.tokensBefore,
     tokensAfter: capsule.tokensAfter,
-    before: categoriesView(meter.categories(tree.branch(capsule.parentId), basis)),
-    after: categoriesView(meter.categories(tree.branch(capsule.id), basis)),
+    before: categoriesView(categoriesOf(tree.branch(capsule.parentId), basis)),
+    after: categoriesView(categoriesOf(tree.branch(capsule.id), basis)),
     durationMs: Math.max(0, durationMs ?? 0),
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, 2000) } : {}),
@@ -84,7 +85,7 @@ function importedTitle(capsule: CapsuleEntry): string | undefined {
 }
 
 /** The capsule viewer's content; `previous` is the capsule before it on its own branch (for the diff). */
-export function capsuleView(tree: SessionTree, checkpointId: string, meter: Meter, model: string): CapsuleView | undefined {
+export function capsuleView(tree: SessionTree, checkpointId: string, basis: MeterBasis): CapsuleView | undefined {
   const capsule = capsuleAt(tree.entries(), checkpointId);
   if (!capsule) return undefined;
   const parsed = parseCapsuleSections(capsule.summary);
@@ -101,7 +102,7 @@ export function capsuleView(tree: SessionTree, checkpointId: string, meter: Mete
     trigger: capsule.trigger,
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && degraded !== undefined ? { degradedReason: degraded.slice(0, 2000) } : {}),
-    tokens: meter.capsuleTokens(capsule.summary, model),
+    tokens: capsuleTokens(capsule.summary, basis),
     createdAt: capsule.timestamp,
     sections,
     ledger: ledgerOf(capsule.summary).slice(0, 500_000),

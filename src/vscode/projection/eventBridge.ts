@@ -4,6 +4,7 @@ import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import type { TokenCategories } from '../../engine/tokens/estimate.js';
 import type { CheckpointEntry, Entry } from '../../engine/transcript/schema.js';
 import type { BarrierView, HostToWebview, TranscriptItem } from '../../protocol/messages.js';
+import { ephemeralId } from '../base/ids.js';
 import { capsuleAt, liveCard } from './compactionViews.js';
 import { argsSummary, modelChangeText, resultPreview, toolItemId, toolStatusOf, turnEndItem, userItem } from './transcriptItems.js';
 
@@ -29,13 +30,6 @@ interface Stream {
   readonly model: string | undefined;
   posted: boolean;
   text: string;
-}
-
-let ephemeralSeq = 0;
-/** Ids for items that are not entries; entry ids look different (`e_…`). */
-export function ephemeralId(): string {
-  ephemeralSeq += 1;
-  return `x_${Date.now().toString(36)}_${ephemeralSeq}`;
 }
 
 export class EventBridge {

@@ -3,7 +3,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
-import type { Meter, MeterBasis } from '../services/meter.js';
+import type { MeterBasis } from '../services/meter.js';
 import { branchItems } from './transcriptItems.js';
 
 export class TranscriptView {
@@ -12,8 +12,6 @@ export class TranscriptView {
   readonly #cards = new Map<string, CompactionCard>();
   /** Compaction durations by checkpoint id (from the flight log, then live). */
   #durations = new Map<string, number>();
-
-  constructor(private readonly meter: Meter) {}
 
   /** A new chat or model: cards are measured again, with the durations known for that chat. */
   reset(durations?: Map<string, number>): void {
@@ -37,7 +35,7 @@ export class TranscriptView {
         const key = `${capsule.id}|${basis.model.model}`;
         const hit = this.#cards.get(key);
         if (hit) return hit;
-        const card = historyCard(capsule, store.tree, this.meter, basis, this.#durations.get(capsule.checkpointId));
+        const card = historyCard(capsule, store.tree, basis, this.#durations.get(capsule.checkpointId));
         this.#cards.set(key, card);
         return card;
       },

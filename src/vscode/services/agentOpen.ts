@@ -1,4 +1,4 @@
-// Opens the agent session of a chat the session service already holds open: model, tools, Project Memory, saved intents.
+// Opens the engine facade for a chat the session service already holds open: model, tools, Project Memory, sidecars in its archive folder.
 import { join } from 'node:path';
 import type { AgentListener } from '../../engine/agent/agentEvents.js';
 import type { Logger } from '../../engine/ports.js';
@@ -18,7 +18,8 @@ export interface OpenAgentArgs {
   readonly memory: ProjectMemory;
   readonly logger: Logger;
   readonly listener: AgentListener;
-  readonly triggerState: unknown;
+  /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
+  readonly legacyIntents: unknown;
 }
 
 export interface OpenedAgent {
@@ -56,7 +57,8 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     instructions: update === undefined ? [] : [{ content: update, reason: 'Project Memory' }],
     logger: a.logger,
     listener: a.listener,
-    triggerState: a.triggerState,
+    intentsFile: join(a.archiveDir, 'intents.json'),
+    triggerState: a.legacyIntents,
   });
   return { session, durations };
 }

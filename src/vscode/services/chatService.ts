@@ -1,85 +1,108 @@
-// The host side of the chat: one agent session for the open chat, its inputs in order, and everything the webview draws.
+// The open chat's agent: one engine facade per chat, kept in line with the settings, the key and the models; its work in one queue; what changed, as events.
 import * as vscode from 'vscode';
+import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
-import { resolveTarget, type AgentSession } from '../../node/agentSession.js';
+import { planRewind, type RewindPlan } from '../../engine/transcript/rewind.js';
+import { budgetOf } from '../../node/sessionBudget.js';
+import type { AgentSession } from '../../node/agentSession.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
-import type { ChatIntent, HostToWebview, ModelOption, SetupState, TranscriptItem } from '../../protocol/messages.js';
+import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
+import { Disposable } from '../base/disposable.js';
+import { ephemeralId } from '../base/ids.js';
+import { errorMessage } from '../base/log.js';
+import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
 import { openAgent } from './agentOpen.js';
-import { runSlash } from '../actions/chatActions.js';
-import type { ChatViewProvider } from '../views/chatViewProvider.js';
-import { EventBridge, ephemeralId, type BridgeHost } from '../projection/eventBridge.js';
-import { handleIntent } from '../commands/router.js';
+import type { ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
-import { errorMessage, loggerFor } from '../base/log.js';
-import { basisOf, Meter, type MeterBasis } from './meter.js';
+import { Meter, type MeterBasis } from './meter.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';
 import type { SettingsReader } from './settings.js';
-import { parseSlash, runsImmediately } from '../actions/slash.js';
-import { pageOf } from '../projection/transcriptItems.js';
-import { TranscriptView } from '../projection/transcriptView.js';
-import { toBudgetView, toSessionView, toSettingsView } from '../projection/viewModels.js';
 
-export interface ChatHostDeps {
-  readonly context: vscode.ExtensionContext;
+export interface ChatServiceDeps {
   readonly sessions: SessionService;
   readonly settings: SettingsReader;
   readonly keys: ApiKeys;
   readonly providers: Providers;
-  readonly view: ChatViewProvider;
-  readonly log: vscode.LogOutputChannel;
   readonly memory: ProjectMemory;
+  readonly logger: Logger;
+  /** Where hosts before the facade kept pending intents; read once for a chat that has no intents file yet. */
+  readonly legacyIntents: (sessionId: string) => unknown;
 }
 
-/** `budget`: new figures; `session`: the chat or its checkpoints changed (the tree redraws). */
-export type HostChange = 'budget' | 'session';
+/**
+ * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
+ * (`cards`: earlier compaction cards must be measured again). `agent`: an event of the running agent. `opened` /
+ * `closed`: an agent started or stopped for the open chat. `turn`: the next turn belongs to this `send`.
+ */
+export type ChatChange =
+  | { readonly kind: 'budget' }
+  | { readonly kind: 'tree' }
+  | { readonly kind: 'state'; readonly cards: boolean }
+  | { readonly kind: 'setup'; readonly setup: SetupState }
+  | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
+  | { readonly kind: 'busy'; readonly busy: boolean }
+  | { readonly kind: 'agent'; readonly event: AgentEvent }
+  | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
+  | { readonly kind: 'closed' }
+  | { readonly kind: 'turn'; readonly clientId: string | undefined }
+  | { readonly kind: 'rewound' };
 
 const RECONCILE = 'reconcile';
-const triggerKey = (sessionId: string): string => `capsule.triggers:${sessionId}`;
 
-export class ChatHost implements vscode.Disposable {
-  readonly logger: Logger;
-  readonly meter = new Meter();
+async function rewindStore(store: JsonlSessionStore, checkpointId: string): Promise<RewindPlan> {
+  const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: nodeIds, clock: nodeClock });
+  if (plan.ok) await store.append(plan.leaf);
+  return plan;
+}
+
+export class ChatService extends Disposable implements OpenChat {
   readonly jobs: JobQueue;
-  readonly #emitter = new vscode.EventEmitter<HostChange>();
+  readonly #meter = new Meter();
+  readonly #emitter = this._register(new vscode.EventEmitter<ChatChange>());
   readonly onDidChange = this.#emitter.event;
-  readonly #disposables: vscode.Disposable[] = [];
   #agent: AgentSession | undefined;
   #agentKey: string | undefined;
-  #bridge: EventBridge;
   #problem: string | undefined;
   #setup: SetupState | null = null;
   #models: ModelOption[] = [];
   #budget: Budget | undefined;
-  readonly #transcript = new TranscriptView(this.meter);
-  #disposed = false;
+  #output: ChatOutput | undefined;
+  #runCommand: CommandRunner | undefined;
 
-  constructor(readonly d: ChatHostDeps) {
-    this.logger = loggerFor(d.log);
-    this.#bridge = new EventBridge(this.#bridgeHost());
+  constructor(private readonly d: ChatServiceDeps) {
+    super();
     this.jobs = new JobQueue({
       runInput: (job, signal) => this.#runInput(job, signal),
-      queueChanged: (items) => this.post({ type: 'queue', items: [...items] }),
-      busyChanged: (busy) => this.post({ type: 'busy', busy }),
-      inputFailed: (_job, err) => this.fail(errorMessage(err)),
+      queueChanged: (items) => this.#emitter.fire({ kind: 'queue', items }),
+      busyChanged: (busy) => this.#emitter.fire({ kind: 'busy', busy }),
+      inputFailed: (_job, err) => this.#output?.fail(errorMessage(err)),
     });
-    d.view.setSnapshotSource(() => this.snapshot());
-    this.#disposables.push(
-      d.view.onIntent((i) => void this.#intent(i)),
+    this._register({ dispose: () => this.jobs.dispose() });
+    this._register(
       d.sessions.onDidChange(() => {
-        this.#emitter.fire('session');
-        this.scheduleReconcile();
-      }),
-      d.settings.onDidChange(() => this.#settingsChanged()),
-      d.keys.onDidChange(() => {
-        d.providers.invalidateCatalog();
-        this.scheduleReconcile();
+        this.#emitter.fire({ kind: 'tree' });
+        void this.scheduleReconcile();
       }),
     );
+    this._register(d.settings.onDidChange(() => this.#settingsChanged()));
+    this._register(
+      d.keys.onDidChange(() => {
+        d.providers.invalidateCatalog();
+        void this.scheduleReconcile();
+      }),
+    );
+  }
+
+  /** The projection answers the user; the actions run commands. Both sit above this layer, so they are installed. */
+  connect(output: ChatOutput, runCommand: CommandRunner): void {
+    this.#output = output;
+    this.#runCommand = runCommand;
   }
 
   get store(): JsonlSessionStore | undefined {
@@ -90,7 +113,6 @@ export class ChatHost implements vscode.Disposable {
     return this.#agent;
   }
 
-  /** The model picker's entries with their limits. */
   get models(): readonly ModelOption[] {
     return this.#models;
   }
@@ -99,60 +121,12 @@ export class ChatHost implements vscode.Disposable {
     return this.#budget;
   }
 
-  /** Why no chat or no model is available, in words. */
+  get setup(): SetupState | null {
+    return this.#setup;
+  }
+
   get problem(): string | undefined {
     return this.d.sessions.error ?? this.#problem;
-  }
-
-  post(message: HostToWebview): void {
-    this.d.view.post(message);
-  }
-
-  notify(level: 'info' | 'warning' | 'error', text: string): void {
-    this.post({ type: 'notice', level, text: text.slice(0, 4000) });
-  }
-
-  /** An answer to a command, shown after the current leaf and kept while the chat is open (it is not an entry). */
-  info(text: string): void {
-    this.#addEphemeral({ id: ephemeralId(), kind: 'info', text: text.slice(0, 20_000) });
-  }
-
-  fail(text: string): void {
-    this.#addEphemeral({ id: ephemeralId(), kind: 'error', text: text.slice(0, 20_000) });
-  }
-
-  /** The chat, its model and its figures changed: everything the webview shows, again. */
-  postSnapshot(): void {
-    this.post(this.snapshot());
-    this.#emitter.fire('session');
-  }
-
-  snapshot(): HostToWebview {
-    const store = this.store;
-    const s = this.d.settings.current;
-    const items = store ? [...this.items(), ...this.#bridge.liveItems()] : [];
-    const page = pageOf(items);
-    const error = this.d.sessions.error;
-    return {
-      type: 'snapshot',
-      session: store ? toSessionView(store) : null,
-      budget: this.#budget ? toBudgetView(this.#budget) : null,
-      settings: toSettingsView(s),
-      ...(error === undefined ? {} : { error: error.slice(0, 4000) }),
-      transcript: page,
-      models: this.#models,
-      currentModelId: this.currentModelId(),
-      busy: this.jobs.busy,
-      queue: this.jobs.inputs,
-      barrier: this.#bridge.barrier,
-      setup: this.#setup,
-    };
-  }
-
-  /** Every item of the active branch, command answers included. */
-  items(): TranscriptItem[] {
-    const store = this.store;
-    return store ? this.#transcript.items(store, this.basis()) : [];
   }
 
   /** A picker id: VS Code language models carry a prefix. */
@@ -160,63 +134,72 @@ export class ChatHost implements vscode.Disposable {
     return pickerIdOf(this.#agent, this.d.settings.current);
   }
 
-  /** What the meter measures against: the running agent's model, tools and settings, else the settings' model. */
   basis(): MeterBasis {
-    return basisOf(this.#agent, this.d.settings.current);
+    return this.#meter.basisOf(this.#agent, this.d.settings.current);
   }
 
-  /** Recomputes the figures; `post` sends them to the meter (a snapshot carries them otherwise). */
-  remeasure(post: boolean): void {
+  /** Recomputes the figures (the agent's own budget when one runs) and announces them. */
+  remeasure(): void {
     const store = this.store;
     try {
-      this.#budget = store ? this.meter.budget(store.tree.branch(), this.basis()) : undefined;
+      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOf(store.tree.branch(), this.basis(), Date.now()) : undefined;
     } catch (err) {
       this.#budget = undefined;
-      this.logger.log('error', 'Could not compute the context budget', { error: errorMessage(err) });
+      this.d.logger.log('error', 'Could not compute the context budget', { error: errorMessage(err) });
     }
-    if (post && this.#budget) this.post({ type: 'budget', budget: toBudgetView(this.#budget) });
-    this.#emitter.fire('budget');
+    this.#emitter.fire({ kind: 'budget' });
+  }
+
+  /** The chat changed under the webview (a rewind, a loaded capsule, another model): figures and snapshot again. */
+  changed(cards = false): void {
+    this.remeasure();
+    this.#emitter.fire({ kind: 'state', cards });
+    this.#emitter.fire({ kind: 'tree' });
   }
 
   // ---- input ----------------------------------------------------------------------------------------------
 
   /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
   send(text: string, clientId?: string): void {
-    const command = parseSlash(text);
+    this.enqueue(text, parseSlash(text), clientId);
+  }
+
+  /** A command from the palette or the toolbar: queued like the typed one, shown as `text`, never parsed again. */
+  enqueue(text: string, command: SlashCommand | undefined, clientId?: string): void {
     const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }) };
     if (command !== undefined && runsImmediately(command)) {
-      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.fail(errorMessage(err)));
+      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
       return;
     }
     this.jobs.addInput(job);
   }
 
   async #runInput(job: InputJob, signal: AbortSignal): Promise<void> {
+    const out = this.#output;
     if (job.command !== undefined) {
-      this.#addEphemeral({ id: ephemeralId(), kind: 'user', text: job.text.slice(0, 1_000_000), ...(job.clientId === undefined ? {} : { clientId: job.clientId }) });
-      await runSlash(this, job.command, signal);
+      out?.echo(job.text, job.clientId);
+      await this.#runCommand?.(job.command, signal);
       return;
     }
     const agent = this.#agent;
     if (!agent) {
-      this.#addEphemeral({ id: ephemeralId(), kind: 'user', text: job.text.slice(0, 1_000_000), ...(job.clientId === undefined ? {} : { clientId: job.clientId }) });
-      this.fail(`Not sent: ${this.problem ?? 'no model is set up yet'}`);
+      out?.echo(job.text, job.clientId);
+      out?.fail(`Not sent: ${this.problem ?? 'no model is set up yet'}`);
       return;
     }
-    this.#bridge.expectTurn(job.clientId);
-    await agent.agent.runTurn({ userText: job.text, signal });
-    this.#saveTriggers(agent);
-    this.#emitter.fire('session');
+    this.#emitter.fire({ kind: 'turn', clientId: job.clientId });
+    await agent.turn({ userText: job.text, signal });
+    this.#emitter.fire({ kind: 'tree' });
   }
 
   // ---- the agent for the open chat ------------------------------------------------------------------------
 
   /** Brings the agent in line with the open chat, the settings, the key and the models VS Code offers. */
   scheduleReconcile(): Promise<void> {
-    if (this.#disposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
+    if (this.isDisposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
     return this.jobs.addTask(RECONCILE, (signal) => this.#reconcile(signal)).catch((err: unknown) => {
-      this.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
-      this.notify('error', `Could not set up the chat: ${errorMessage(err)}`);
+      this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
+      this.#output?.notify('error', `Could not set up the chat: ${errorMessage(err)}`);
     });
   }
 
@@ -236,68 +219,75 @@ export class ChatHost implements vscode.Disposable {
       } catch (err) {
         // The setup panel opens with the reason; nothing is sent until it is fixed.
         this.#problem = `Could not start the chat with ${r.info.model}: ${errorMessage(err)}`;
-        this.logger.log('error', this.#problem);
+        this.d.logger.log('error', this.#problem);
       }
     } else if (this.#agent) await this.detach();
     this.#models = p.modelOptions(s);
-    this.#setup = await p.setupState(s, this.#problem);
-    this.remeasure(false);
-    this.post({ type: 'setup', setup: this.#setup });
-    this.postSnapshot();
+    const setup = await p.setupState(s, this.#problem);
+    this.#setup = setup;
+    this.#emitter.fire({ kind: 'setup', setup });
+    this.changed();
   }
 
   async #open(store: JsonlSessionStore, r: Extract<Resolution, { ok: true }>): Promise<void> {
     const id = store.header.id;
-    const bridge = new EventBridge(this.#bridgeHost());
-    this.#bridge = bridge;
     const opened = await openAgent({
       store,
       archiveDir: this.d.sessions.directory.archiveDir(id),
       model: r.model,
       rawSettings: this.d.settings.current.raw,
       memory: this.d.memory,
-      logger: this.logger,
-      listener: (e) => bridge.handle(e),
-      triggerState: this.d.context.workspaceState.get<unknown>(triggerKey(id)),
+      logger: this.d.logger,
+      listener: (event) => this.#onAgentEvent(event),
+      legacyIntents: this.d.legacyIntents(id),
     });
     this.#agent = opened.session;
-    this.#transcript.reset(opened.durations);
     this.#agentKey = r.key;
     const chat = opened.session.agent.currentModel.chat;
-    bridge.setModel(chat.model, chat.provider);
-    this.logger.log('info', `Chat ${id} uses ${r.info.model} (window ${r.info.contextWindow}, max output ${r.info.maxOutputTokens})`);
+    this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
+    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (window ${r.info.contextWindow}, max output ${r.info.maxOutputTokens})`);
   }
 
-  /** Switches the running agent's model; the engine compacts first when the new model has less room (S5). */
+  #onAgentEvent(event: AgentEvent): void {
+    this.#emitter.fire({ kind: 'agent', event });
+    // A finished compaction adds a checkpoint and a capsule: the tree shows them.
+    if (event.type === 'barrier' && event.event.type === 'compaction_end') this.#emitter.fire({ kind: 'tree' });
+  }
+
+  /** Switches the running agent's model; the engine compacts first when the new model has less room. */
   async switchTo(r: Extract<Resolution, { ok: true }>, signal: AbortSignal): Promise<boolean> {
     const a = this.#agent;
     if (!a) return false;
-    const result = await a.agent.switchModel(resolveTarget(r.model, this.d.settings.current.raw, process.env), signal);
+    const result = await a.switchModel(r.model, signal, this.d.settings.current.raw);
     if (!result.ok) return false;
     this.#agentKey = r.key;
-    this.#transcript.reset();
+    this.#emitter.fire({ kind: 'state', cards: true });
     return true;
   }
 
-  /** Drops the last compaction result line (it belongs to the branch a rewind left). */
-  forgetBarrierResult(): void {
-    this.#bridge.forgetResultLine();
+  /** Rewind through the facade after the user confirmed; false (and a notice) when it could not be done. */
+  async rewind(store: JsonlSessionStore, checkpointId: string): Promise<boolean> {
+    if (this.store !== store) return false; // the chat changed while the dialog was open
+    const a = this.#agent;
+    // Without a model there is no facade; the chat still rewinds by the same engine plan.
+    const r = a ? await a.rewind(checkpointId) : await rewindStore(store, checkpointId);
+    if (!r.ok) {
+      this.#output?.notify('error', r.error);
+      return false;
+    }
+    this.#emitter.fire({ kind: 'rewound' });
+    this.changed();
+    return true;
   }
 
-  /** Closes the agent (waiting for its work), keeping the pending compaction intents for next time. */
+  /** Closes the agent (waiting for its work; the facade keeps the pending intents beside the chat). */
   async detach(): Promise<void> {
     const a = this.#agent;
     this.#agent = undefined;
     this.#agentKey = undefined;
     if (!a) return;
-    // The old chat's barrier line and stream must not show in the next one.
-    this.#bridge = new EventBridge(this.#bridgeHost());
-    this.#saveTriggers(a);
+    this.#emitter.fire({ kind: 'closed' });
     await a.close();
-  }
-
-  #saveTriggers(a: AgentSession): void {
-    void this.d.context.workspaceState.update(triggerKey(a.store.header.id), a.agent.triggers.toJSON());
   }
 
   #settingsChanged(): void {
@@ -305,56 +295,16 @@ export class ChatHost implements vscode.Disposable {
     const s = this.d.settings.current;
     // Compaction settings apply at the next barrier, validated against the model actually in use.
     if (a) a.agent.updateSettings(resolveSettings({ raw: s.raw, env: process.env, model: { contextWindow: a.agent.currentModel.contextWindow, maxOutputTokens: a.agent.currentModel.maxOutputTokens } }));
-    this.#transcript.reset();
     this.#models = this.d.providers.modelOptions(s);
-    this.remeasure(false);
-    this.postSnapshot();
+    this.changed(true);
     void this.scheduleReconcile();
   }
 
-  #addEphemeral(item: TranscriptItem): void {
-    this.#transcript.addEphemeral(this.store, item);
-    this.post({ type: 'itemsAppended', items: [item] });
-  }
-
-  #bridgeHost(): BridgeHost {
-    return {
-      post: (m) => this.post(m),
-      entry: (id) => this.store?.tree.get(id),
-      leaf: () => {
-        const id = this.store?.leafId();
-        return id === null || id === undefined ? undefined : this.store?.tree.get(id);
-      },
-      entries: () => this.store?.entries() ?? [],
-      categories: () => this.meter.categories(this.store?.tree.branch() ?? [], this.basis()),
-      measured: () => this.remeasure(true),
-      ephemeral: (item) => this.#addEphemeral(item),
-      compacted: (e) => {
-        if (e.outcome === 'completed' && e.checkpointId !== undefined) this.#transcript.compacted(e.checkpointId, e.durationMs);
-        this.#emitter.fire('session');
-      },
-      log: (level, text) => this.logger.log(level, text),
-    };
-  }
-
-  /** Maps a live item id the webview may still hold to the entry it became. */
-  resolveItemId(id: string): string {
-    return this.#bridge.entryIdOf(id) ?? id;
-  }
-
-  #intent(i: ChatIntent): Promise<void> {
-    return handleIntent(this, i).catch((err: unknown) => this.notify('error', errorMessage(err)));
-  }
-
-  /** The idle trigger (S5, off by default): only looked at while nothing runs or waits. */
+  /** The idle trigger (off by default): only looked at while nothing runs or waits. */
   checkIdle(): void {
     const a = this.#agent;
     if (!a || this.jobs.occupied || !a.agent.settings.settings.compactOnIdle) return;
-    void this.jobs
-      .addTask('idle', async (signal) => {
-        await a.agent.noteIdle(undefined, signal);
-      })
-      .catch((err: unknown) => this.logger.log('warn', `Idle compaction: ${errorMessage(err)}`));
+    void this.jobs.addTask('idle', (signal) => a.noteIdle(signal)).catch((err: unknown) => this.d.logger.log('warn', `Idle compaction: ${errorMessage(err)}`));
   }
 
   /** Deactivation: stop what runs, close the agent (keeping its intents), release the chat's writer lock. */
@@ -362,12 +312,5 @@ export class ChatHost implements vscode.Disposable {
     this.jobs.preempt();
     await this.jobs.addTask('close', () => this.detach()).catch(() => undefined);
     await this.d.sessions.close();
-  }
-
-  dispose(): void {
-    this.#disposed = true;
-    this.jobs.dispose();
-    for (const x of this.#disposables.splice(0)) x.dispose();
-    this.#emitter.dispose();
   }
 }

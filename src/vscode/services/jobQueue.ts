@@ -1,6 +1,6 @@
 // One thing at a time for the chat: user inputs (shown as queued while busy) and host tasks (switches, rewinds, reopening).
 import type { QueuedInput } from '../../protocol/messages.js';
-import type { SlashCommand } from '../actions/slash.js';
+import type { SlashCommand } from '../base/slash.js';
 
 export interface InputJob {
   readonly kind: 'input';

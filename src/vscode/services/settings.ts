@@ -1,4 +1,4 @@
-// The one module that reads `capsule.*` settings: validated compaction settings plus the model and provider choice.
+// The one module that reads and writes `capsule.*` settings: validated compaction settings plus the model and provider choice, and the one scope rule for writes.
 import * as vscode from 'vscode';
 import { resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
@@ -84,6 +84,12 @@ export class SettingsReader implements vscode.Disposable {
     return this.#current;
   }
 
+  /** Reads again now: a write just made may not have announced itself yet (setup, then the key for that endpoint). */
+  reread(): HostSettings {
+    this.#current = this.#read();
+    return this.#current;
+  }
+
   #read(): HostSettings {
     const s = readHostSettings(vscode.workspace.getConfiguration('capsule'), process.env);
     const { warning, notices } = s.resolved;
@@ -108,8 +114,13 @@ export class SettingsReader implements vscode.Disposable {
   }
 }
 
+/** The value of `capsule.<key>` VS Code resolves now (folder over workspace over user over default). */
+export function readSetting<T>(key: string): T | undefined {
+  return vscode.workspace.getConfiguration('capsule').get<T>(key);
+}
+
 /**
- * Writes `capsule.<key>` where the user set it before (folder, workspace or user settings), so a value in a more
+ * The one scope rule for every write (toggles, the picker, setup): writes `capsule.<key>` where the user set it before (folder, workspace or user settings), so a value in a more
  * specific scope cannot silently win over the one just written; user settings when it was never set.
  */
 export async function writeSetting(key: string, value: unknown): Promise<void> {

@@ -1,27 +1,30 @@
-// The Chat webview view: strict CSP shell, ready handshake, zod-checked input, one guarded post chokepoint.
+// The Chat webview view, transport only: strict CSP shell, ready handshake, zod-checked input handed on as intents, one guarded post chokepoint.
 import * as vscode from 'vscode';
 import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../../protocol/messages.js';
+import { Disposable } from '../base/disposable.js';
+import type { ChatTransport } from '../projection/chatProjection.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
 export const CHAT_VIEW_ID = 'capsule.chat';
 
-export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
+export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider, ChatTransport {
   #view: vscode.WebviewView | undefined;
   /** The webview script has loaded and said `ready`; before that, posts are queued. */
   #ready = false;
   #queue: HostToWebview[] = [];
-  readonly #disposables: vscode.Disposable[] = [];
-  readonly #intents = new vscode.EventEmitter<ChatIntent>();
-  /** User intents from the chat (send, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
+  readonly #intents = this._register(new vscode.EventEmitter<ChatIntent>());
+  /** User intents from the chat (send, toolbar buttons, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
   readonly onIntent: vscode.Event<ChatIntent> = this.#intents.event;
 
-  /** Builds the full state sent after every `ready`; the chat host installs it. */
+  /** Builds the full state sent after every `ready`; the projection installs it. */
   #snapshot: (() => HostToWebview) | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    super();
+  }
 
   setSnapshotSource(source: () => HostToWebview): void {
     this.#snapshot = source;
@@ -48,8 +51,8 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
       styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
       nonce: newNonce(),
     });
-    this.#disposables.push(
-      view.webview.onDidReceiveMessage((data: unknown) => this.#receive(data)),
+    this._register(view.webview.onDidReceiveMessage((data: unknown) => this.#receive(data)));
+    this._register(
       view.onDidDispose(() => {
         if (this.#view === view) this.#view = undefined;
         this.#ready = false;
@@ -80,12 +83,10 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         for (const m of pending) this.post(m);
         break;
       }
-      case 'command':
-        void this.#runCommand(msg.command);
-        break;
       case 'webviewError':
         this.log.error(`Chat view error: ${msg.message}${msg.stack ? `\n${msg.stack}` : ''}`);
         break;
+      case 'command':
       case 'send':
       case 'cancel':
       case 'selectModel':
@@ -101,33 +102,6 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
         break;
       default: {
         const _exhaustive: never = msg;
-        return _exhaustive;
-      }
-    }
-  }
-
-  async #runCommand(command: Extract<WebviewToHost, { type: 'command' }>['command']): Promise<void> {
-    switch (command) {
-      case 'compactContext':
-        await vscode.commands.executeCommand('capsule.compactContext');
-        break;
-      case 'showBudget':
-        await vscode.commands.executeCommand('capsule.showBudget');
-        break;
-      case 'toggleAutoCompact':
-        await vscode.commands.executeCommand('capsule.toggleAutoCompact');
-        break;
-      case 'newChat':
-        await vscode.commands.executeCommand('capsule.newChat');
-        break;
-      case 'showLatestCapsule':
-        await vscode.commands.executeCommand('capsule.showLatestCapsule');
-        break;
-      case 'refresh':
-        await vscode.commands.executeCommand('capsule.refresh');
-        break;
-      default: {
-        const _exhaustive: never = command;
         return _exhaustive;
       }
     }
@@ -159,10 +133,9 @@ export class ChatViewProvider implements vscode.WebviewViewProvider, vscode.Disp
     this.log.debug(`Chat view post failed (view gone): ${String(err)}`);
   }
 
-  dispose(): void {
+  override dispose(): void {
     this.#view = undefined;
     this.#ready = false;
-    this.#intents.dispose();
-    for (const d of this.#disposables.splice(0)) d.dispose();
+    super.dispose();
   }
 }

@@ -5,7 +5,8 @@ import { loadSessionFile } from '../../node/sessionLoad.js';
 import type { SessionSummary } from '../../node/sessions.js';
 import { bytes, fullTokens, shortTokens } from '../base/format.js';
 import { errorMessage } from '../base/log.js';
-import type { ChatHost } from '../services/chatService.js';
+import type { ChatService } from '../services/chatService.js';
+import type { SessionService } from '../services/sessionService.js';
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean }
@@ -31,9 +32,12 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   readonly #listener: vscode.Disposable;
   readonly onDidChangeTreeData = this.#emitter.event;
 
-  constructor(private readonly host: ChatHost) {
+  constructor(
+    private readonly host: Pick<ChatService, 'store' | 'onDidChange'>,
+    private readonly sessions: Pick<SessionService, 'directory'>,
+  ) {
     this.#listener = host.onDidChange((change) => {
-      if (change === 'session') this.refresh();
+      if (change.kind === 'tree') this.refresh();
     });
   }
 
@@ -54,7 +58,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   async #sessionNodes(): Promise<CheckpointNode[]> {
     let list: SessionSummary[];
     try {
-      list = await this.host.d.sessions.directory.list();
+      list = await this.sessions.directory.list();
     } catch (err) {
       return [{ kind: 'info', key: 'list-error', text: `Cannot list chats: ${errorMessage(err)}`, icon: 'error' }];
     }

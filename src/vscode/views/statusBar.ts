@@ -2,17 +2,23 @@
 import * as vscode from 'vscode';
 import type { Budget } from '../../engine/tokens/budget.js';
 import { fullTokens, shortTokens } from '../base/format.js';
-import type { ChatHost } from '../services/chatService.js';
+import type { OpenChat } from '../services/chatPorts.js';
+import type { ChatChange } from '../services/chatService.js';
 
 export class BudgetStatusBar implements vscode.Disposable {
   readonly #item: vscode.StatusBarItem;
   readonly #listener: vscode.Disposable;
 
-  constructor(private readonly host: ChatHost) {
+  constructor(
+    private readonly host: OpenChat,
+    onDidChange: vscode.Event<ChatChange>,
+  ) {
     this.#item = vscode.window.createStatusBarItem('capsule.budget', vscode.StatusBarAlignment.Right, 100);
     this.#item.name = 'Capsule Context Budget';
     this.#item.command = 'capsule.showBudget';
-    this.#listener = host.onDidChange(() => this.update());
+    this.#listener = onDidChange((c) => {
+      if (c.kind === 'budget' || c.kind === 'state') this.update();
+    });
     this.update();
   }
 

@@ -1,7 +1,7 @@
 // Slash commands typed in the chat: what each parses to, and what stays a plain message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseSlash, runsImmediately } from '../../../src/vscode/actions/slash.js';
+import { parseSlash, runsImmediately } from '../../../src/vscode/base/slash.js';
 
 test('the commands of S15 and S13 parse with their arguments', () => {
   assert.deepEqual(parseSlash('/compact'), { kind: 'compact' });
