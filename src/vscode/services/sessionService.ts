@@ -5,6 +5,7 @@ import type { Logger } from '../../engine/ports.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { SessionDirectory } from '../../node/sessions.js';
 import { errorMessage } from '../base/log.js';
+import { Sequencer } from '../base/sequencer.js';
 
 const CURRENT_SESSION_KEY = 'capsule.currentSessionId';
 
@@ -16,8 +17,8 @@ export class SessionService implements vscode.Disposable {
   readonly #emitter = new vscode.EventEmitter<void>();
   #store: JsonlSessionStore | undefined;
   #error: string | undefined;
-  /** Open/new/switch/delete run one at a time, so two quick clicks cannot open two stores. */
-  #queue: Promise<void> = Promise.resolve();
+  /** Owns the writes to which chat is open: open/new/switch/delete run one at a time, so two quick clicks cannot open two stores. */
+  readonly #writes = new Sequencer();
   #disposed = false;
 
   /** A different, reloaded or no session is now current. */
@@ -110,13 +111,11 @@ export class SessionService implements vscode.Disposable {
   }
 
   #run(op: () => Promise<void>): Promise<void> {
-    const next = this.#queue.then(op).catch((err: unknown) => {
+    return this.#writes.queue(op).catch((err: unknown) => {
       this.#error = `Could not open a Capsule chat: ${errorMessage(err)}`;
       this.log.log('error', this.#error);
       this.#fire();
     });
-    this.#queue = next;
-    return next;
   }
 
   async #install(store: JsonlSessionStore): Promise<void> {

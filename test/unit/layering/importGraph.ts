@@ -98,3 +98,9 @@ export function orderViolations(graph: ImportGraph, prefix: string, order: reado
 
 /** The engine's folders, lowest first: each may import only the ones before it (and the top-level ports, config and ids). */
 export const ENGINE_ORDER: readonly string[] = ['transcript', 'tokens', 'provider', 'compaction', 'portable', 'agent'];
+
+/**
+ * The host layer's folders, lowest first: base (disposables, ids, sequencer, the slash grammar) ← services (own
+ * state, emit events) ← projection (what the webview shows) ← actions ← views ← commands (palette, tree, the router).
+ */
+export const HOST_ORDER: readonly string[] = ['base', 'services', 'projection', 'actions', 'views', 'commands'];

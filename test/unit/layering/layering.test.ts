@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
-import { ENGINE_ORDER, importCycles, importGraph, orderViolations } from './importGraph.js';
+import { ENGINE_ORDER, HOST_ORDER, importCycles, importGraph, orderViolations } from './importGraph.js';
 import { engineViolations, isNodeBuiltin, scanDomGlobals, scanImports } from './importScanner.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -77,6 +77,29 @@ test(`the engine's folders depend one way: ${ENGINE_ORDER.join(' ← ')}`, () =>
   const folders = new Set([...graph.keys()].map((f) => f.split('/')[2] ?? '').filter((f) => !f.endsWith('.ts')));
   assert.deepEqual([...folders].sort(), [...ENGINE_ORDER].sort(), 'every engine folder has a place in the order');
   assert.deepEqual(orderViolations(graph, 'src/engine/', ENGINE_ORDER), []);
+});
+
+test(`the host layer depends one way: ${HOST_ORDER.join(' ← ')} ← extension.ts`, () => {
+  const graph = importGraph(ROOT, ['src/vscode']);
+  const folders = new Set([...graph.keys()].map((f) => f.split('/')[2] ?? ''));
+  assert.deepEqual([...folders].sort(), [...HOST_ORDER].sort(), 'every file of src/vscode sits in one of the layers');
+  assert.deepEqual(orderViolations(graph, 'src/vscode/', HOST_ORDER), []);
+  const intoExtension = [...importGraph(ROOT, ['src']).entries()].filter(([, to]) => to.includes('src/extension.ts')).map(([from]) => from);
+  assert.deepEqual(intoExtension, [], 'extension.ts only composes; nothing imports it');
+});
+
+test('only the settings service reads or writes the configuration', () => {
+  const offenders: string[] = [];
+  for (const f of [...tsFiles(join(ROOT, 'src'))]) {
+    const r = rel(f);
+    if (r === 'src/vscode/services/settings.ts') continue;
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/\bgetConfiguration\s*\(|\bConfigurationTarget\b/.test(line)) offenders.push(`${r}:${i + 1}`);
+      });
+  }
+  assert.deepEqual(offenders, []);
 });
 
 test('the cycle finder and the order check catch what they should', () => {

@@ -114,10 +114,16 @@ export interface FakeState {
   readonly clipboard: string[];
   readonly opened: string[];
   readonly documents: unknown[];
+  /** Where a configured key lives (`user` settings or the `workspace`'s); keys not listed are workspace settings. */
+  readonly scopes: Map<string, 'user' | 'workspace'>;
+  /** Every configuration write, with the ConfigurationTarget it went to (1 user, 2 workspace, 3 folder). */
+  readonly writes: { readonly key: string; readonly value: unknown; readonly target: unknown }[];
 }
 
 export function createFakeVscode(workspaceFolder: string | undefined): { api: Record<string, unknown>; state: FakeState } {
   const config = new Map<string, unknown>();
+  const scopes = new Map<string, 'user' | 'workspace'>();
+  const writes: FakeState['writes'][number][] = [];
   const commands = new Map<string, (...args: unknown[]) => unknown>();
   const messages: { level: string; text: string }[] = [];
   const log: string[] = [];
@@ -216,8 +222,12 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
       workspaceFolders: workspaceFolder === undefined ? undefined : [{ uri: Uri.file(workspaceFolder), name: 'ws', index: 0 }],
       getConfiguration: (section: string) => ({
         get: (k: string) => config.get(`${section}.${k}`),
-        inspect: (k: string) => ({ key: `${section}.${k}`, workspaceValue: config.get(`${section}.${k}`) }),
-        update: (k: string, v: unknown) => {
+        inspect: (k: string) => {
+          const key = `${section}.${k}`;
+          return scopes.get(key) === 'user' ? { key, globalValue: config.get(key) } : { key, workspaceValue: config.get(key) };
+        },
+        update: (k: string, v: unknown, target?: unknown) => {
+          writes.push({ key: `${section}.${k}`, value: v, target });
           config.set(`${section}.${k}`, v);
           configEvents.fire({ affectsConfiguration: (s: string) => `${section}.${k}`.startsWith(s) });
           return Promise.resolve();
@@ -240,7 +250,7 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
       },
     },
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes };
   return { api, state };
 }
 
