@@ -54,14 +54,14 @@ export interface AgentSessionConfig {
   /** Pending compaction intents, kept across restarts. Default: `<session stem>.intents.json` next to the session file. */
   readonly intentsFile?: string;
   readonly model: ModelConfig;
-  /** Raw `capsule.compaction.*` values (S4); validated against the model. */
+  /** Raw `capsule.compaction.*` values (docs/behaviour.md#settings); validated against the model. */
   readonly settings?: Readonly<Record<string, unknown>>;
   /** Only CAPSULE_AUTO_COMPACT is read; default process.env. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Without it the agent has no tools. */
   readonly workspace?: WorkspaceConfig;
   readonly systemPrompt?: string;
-  /** Instruction updates (e.g. Project Memory) appended once as system updates (S14); already present ones are skipped. */
+  /** Instruction updates (e.g. Project Memory) appended once as system updates (docs/behaviour.md#cache-epochs); already present ones are skipped. */
   readonly instructions?: readonly { readonly content: string; readonly reason?: string }[];
   readonly clock?: Clock;
   readonly ids?: IdSource;

@@ -1,9 +1,9 @@
-// Live chat state beside the transcript: models, first-run setup, the preflight barrier (S6) and queued input.
+// Live chat state beside the transcript: models, first-run setup, the preflight barrier (docs/behaviour.md#barrier) and queued input.
 import { z } from 'zod';
 import { TranscriptItemsSchema, TriggerSchema } from './transcript.js';
 import { amount, checkpointId, itemId, text } from './views.js';
 
-/** One entry of the model picker, with the limits S3 derives for it. */
+/** One entry of the model picker, with the limits docs/behaviour.md#tokens derives for it. */
 export const ModelOptionSchema = z.object({
   id: text(200).min(1),
   label: text(200),
@@ -36,7 +36,7 @@ export const SetupStateSchema = z.object({
 
 export const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);
 
-/** The preflight barrier (S6): a live line while it runs, then one persistent result line. */
+/** The preflight barrier (docs/behaviour.md#barrier): a live line while it runs, then one persistent result line. */
 export const BarrierViewSchema = z.object({
   phase: z.enum(['start', 'progress', 'end']),
   operationId: itemId,

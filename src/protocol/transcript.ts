@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { TriggerSchema } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
 
-/** The triggers of S5, shared with the transcript so a new trigger cannot be forgotten here. */
+/** The triggers of docs/behaviour.md#triggers, shared with the transcript so a new trigger cannot be forgotten here. */
 export { TriggerSchema };
 export const QualitySchema = z.enum(['full', 'degraded']);
 export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
 export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 
-/** Before/after figures of one completed compaction, by the same categories as the meter (S15). */
+/** Before/after figures of one completed compaction, by the same categories as the meter (docs/behaviour.md#observability). */
 export const CompactionCardSchema = z.object({
   checkpointId,
   trigger: TriggerSchema,
@@ -22,7 +22,7 @@ export const CompactionCardSchema = z.object({
   quality: QualitySchema,
   /** Why the deterministic fallback capsule was used (degraded capsules only). */
   fallbackReason: text(2000).optional(),
-  /** Escalation level 0–3 (S7). */
+  /** Escalation level 0–3 (docs/behaviour.md#cut). */
   level: z.number().int().min(0).max(3).optional(),
 });
 
@@ -88,7 +88,7 @@ export const CapsuleViewSchema = z.object({
   tokens: amount,
   createdAt: text(64).optional(),
   sections: z.array(z.object({ name: text(200), body: text(200_000) })).max(32),
-  /** The exact ledger built from the transcript (S8), as markdown. */
+  /** The exact ledger built from the transcript (docs/behaviour.md#capsule), as markdown. */
   ledger: text(500_000),
   /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
   text: text(1_000_000),

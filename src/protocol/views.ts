@@ -13,7 +13,7 @@ export const checkpointId = z.string().regex(/^ck_[A-Za-z0-9_-]+$/).max(200);
 
 export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
 
-/** Token use per category of the request payload (S15). */
+/** Token use per category of the request payload (docs/behaviour.md#observability). */
 export const BudgetCategoriesSchema = z.object({
   system: count,
   tools: count,
@@ -23,7 +23,7 @@ export const BudgetCategoriesSchema = z.object({
   reservedOutput: count,
 });
 
-/** Everything `/budget` shows (S15), as plain data the webview can draw. */
+/** Everything `/budget` shows (docs/behaviour.md#observability), as plain data the webview can draw. */
 export const BudgetViewSchema = z.object({
   model: text(200),
   contextWindow: count,

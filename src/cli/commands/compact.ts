@@ -1,4 +1,4 @@
-// `capsule compact <session.jsonl>`: runs the compaction engine on a session file and prints the result line of SPEC S6.
+// `capsule compact <session.jsonl>`: runs the compaction engine on a session file and prints the result line of docs/behaviour.md#barrier.
 import type { PreflightResult } from '../../engine/compaction/barrier.js';
 import { type CompactionOutcome, reclaimedPercent } from '../../engine/compaction/outcome.js';
 import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/schema.js';

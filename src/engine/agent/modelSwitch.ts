@@ -1,4 +1,4 @@
-// The model switch of SPEC S5: the mandatory protective handoff, made by the previous (larger) model before the new one sees anything.
+// The model switch of docs/behaviour.md#triggers: the mandatory protective handoff, made by the previous (larger) model before the new one sees anything.
 import type { BarrierModelInfo, PreflightBarrier, PreflightResult } from '../compaction/barrier.js';
 import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';

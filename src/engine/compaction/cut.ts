@@ -1,4 +1,4 @@
-// Cut planning and escalation (SPEC S7): which span becomes the capsule, which tail stays verbatim.
+// Cut planning and escalation (docs/behaviour.md#cut): which span becomes the capsule, which tail stays verbatim.
 import { latestCapsule } from '../transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
 import { truncateToolResult } from '../transcript/truncation.js';

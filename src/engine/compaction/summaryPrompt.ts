@@ -1,4 +1,4 @@
-// The summary request of SPEC S8: the compaction instruction, the cache-friendly message list, and bounding it.
+// The summary request of docs/behaviour.md#capsule: the compaction instruction, the cache-friendly message list, and bounding it.
 import { CAPSULE_QUESTION, type ModelMessage } from '../transcript/modelInput.js';
 import { truncateToolResult } from '../transcript/truncation.js';
 

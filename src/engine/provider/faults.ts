@@ -1,4 +1,4 @@
-// Classifies provider failures (SPEC S8, S10): context overflow, transient (retry), abort, or fatal — from plain error shapes.
+// Classifies provider failures (docs/behaviour.md#capsule, #overflow): context overflow, transient (retry), abort, or fatal — from plain error shapes.
 import { OVERFLOW_CODES, matchesGenericOverflow, matchesKnownOverflow } from './overflowPatterns.js';
 
 export type FaultKind = 'overflow' | 'transient' | 'abort' | 'fatal';

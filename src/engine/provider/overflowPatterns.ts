@@ -1,4 +1,4 @@
-// Known provider wordings of "the request does not fit the context window" (SPEC S10), kept as data with real samples.
+// Known provider wordings of "the request does not fit the context window" (docs/behaviour.md#overflow), kept as data with real samples.
 
 /** A real error as a provider sends it: the HTTP status it comes with and the message text. */
 export interface OverflowSample {
@@ -212,11 +212,11 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
   },
 ];
 
-/** A response body cut short (a stream or JSON body that ended mid-object) is treated as an overflow (SPEC S10). */
+/** A response body cut short (a stream or JSON body that ended mid-object) is treated as an overflow (docs/behaviour.md#overflow). */
 export const TRUNCATED_JSON_PATTERN = /unexpected end of json input/i;
 
 /**
- * The SPEC's generic rule for a 400/413: "context" next to a size word. Whole words only and never `context=`,
+ * The documented generic rule for a 400/413: "context" next to a size word. Whole words only and never `context=`,
  * so schema errors such as "In context=('properties', 'path'), 'maxLength' is not permitted" stay fatal.
  */
 export const GENERIC_CONTEXT_PATTERN = /\bcontext\b(?!\s*=)/i;
@@ -227,7 +227,7 @@ export function matchesKnownOverflow(text: string): boolean {
   return TRUNCATED_JSON_PATTERN.test(text) || OVERFLOW_PATTERNS.some((p) => p.pattern.test(text));
 }
 
-/** The generic 400/413 rule of SPEC S10. */
+/** The generic 400/413 rule of docs/behaviour.md#overflow. */
 export function matchesGenericOverflow(text: string): boolean {
   return GENERIC_CONTEXT_PATTERN.test(text) && GENERIC_SIZE_PATTERN.test(text);
 }

@@ -1,4 +1,4 @@
-// The /budget figures of SPEC S15 and the S9 pre-generation ROI gate, computed from a branch and the settings.
+// The /budget figures of docs/behaviour.md#observability and the docs/behaviour.md#roi pre-generation ROI gate, computed from a branch and the settings.
 import type { ResolvedSettings } from '../config.js';
 import type { ToolSchema } from '../ports.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
@@ -35,7 +35,7 @@ export interface Budget {
   readonly percentOfHard: number;
 }
 
-/** S9: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
+/** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
 export function evaluateRoi(effective: number, keepRecent: number, minReclaimable: number, minSavingsRatio: number): { reclaimable: number; savingsRatio: number; pass: boolean } {
   const reclaimable = Math.max(0, effective - keepRecent);
   const savingsRatio = effective > 0 ? Math.min(1, reclaimable / effective) : 0;

@@ -1,4 +1,4 @@
-// Hard and soft limits of SPEC S3, computed from a model's window and the compaction settings.
+// Hard and soft limits of docs/behaviour.md#tokens, computed from a model's window and the compaction settings.
 export interface LimitInputs {
   readonly contextWindow: number;
   readonly maxOutputTokens: number;

@@ -1,4 +1,4 @@
-// Level >= 2 truncation of long tool results in the copy sent to the model (SPEC S7); never touches the transcript.
+// Level >= 2 truncation of long tool results in the copy sent to the model (docs/behaviour.md#cut); never touches the transcript.
 export const TRUNCATE_HEAD_LINES = 20;
 export const TRUNCATE_TAIL_LINES = 20;
 /** Results with fewer lines than this are never truncated. */

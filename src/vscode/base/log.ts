@@ -6,7 +6,7 @@ export function createLogChannel(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Capsule', { log: true });
 }
 
-/** Fields are appended as JSON; callers must never put prompt or summary contents in them (S15). */
+/** Fields are appended as JSON; callers must never put prompt or summary contents in them (docs/behaviour.md#observability). */
 export function loggerFor(channel: vscode.LogOutputChannel): Logger {
   return {
     log(level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>): void {

@@ -1,4 +1,4 @@
-// Parses the chat's slash commands (SPEC S15, S13): /compact [focus], /budget, /auto-compact on|off, /capsule [create|export|load].
+// Parses the chat's slash commands (docs/behaviour.md#observability, #portable): /compact [focus], /budget, /auto-compact on|off, /capsule [create|export|load].
 
 export type SlashCommand =
   | { readonly kind: 'compact'; readonly focus?: string }

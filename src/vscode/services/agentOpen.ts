@@ -33,8 +33,8 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
   const records = await readFlightRecords(flightLog).catch(() => []);
   const durations = new Map(records.flatMap((f) => (f.checkpointId === undefined ? [] : [[f.checkpointId, f.durationMs] as const])));
   // Project Memory seeds a chat once, when it starts. Appending it to a chat with history on every open would
-  // change the model input of a resumed or rewound chat behind the user's back (S1: reopening rebuilds exactly
-  // the input it had; S12: a rewind restores exactly that moment's input).
+  // change the model input of a resumed or rewound chat behind the user's back (docs/behaviour.md#transcript: reopening rebuilds exactly
+  // the input it had; docs/behaviour.md#rewind: a rewind restores exactly that moment's input).
   const fresh = !a.store.tree.branch().some((e) => e.type === 'user');
   const memory = fresh
     ? await a.memory.read().catch((err: unknown) => {
@@ -42,7 +42,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
         return undefined;
       })
     : undefined;
-  // S14: the memory reaches the model as one appended system update, not as a rewritten prefix.
+  // docs/behaviour.md#cache-epochs: the memory reaches the model as one appended system update, not as a rewritten prefix.
   const update = memory === undefined ? undefined : a.memory.asSystemUpdate();
   const workspace = workspaceToolsConfig();
   const session = await AgentSession.open({

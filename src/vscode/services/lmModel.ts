@@ -93,7 +93,7 @@ function raceAbort<T>(p: PromiseLike<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** A CancellationTokenSource that follows the signal; this is where Capsule's AbortSignals become tokens (DESIGN rule 8). */
+/** A CancellationTokenSource that follows the signal; this is where Capsule's AbortSignals become tokens (docs/ARCHITECTURE.md rule 8). */
 function tokenFor(signal: AbortSignal | undefined): { readonly cts: vscode.CancellationTokenSource; dispose(): void } {
   const cts = new vscode.CancellationTokenSource();
   const onAbort = (): void => cts.cancel();

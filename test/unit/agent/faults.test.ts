@@ -1,4 +1,4 @@
-// Fault classification (SPEC S8, S10): every known overflow wording, transient vs fatal, abort, Retry-After — on plain and real SDK errors.
+// Fault classification (docs/behaviour.md#capsule, #overflow): every known overflow wording, transient vs fatal, abort, Retry-After — on plain and real SDK errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';

@@ -1,4 +1,4 @@
-// read_compaction_evidence paging (SPEC S11): every item exactly once, filters, split items, projection labels, clear errors.
+// read_compaction_evidence paging (docs/behaviour.md#evidence): every item exactly once, filters, split items, projection labels, clear errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';

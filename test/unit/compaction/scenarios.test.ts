@@ -1,4 +1,4 @@
-// The seed's escalation scenarios with their numbers (SPEC S7, seed 004) through the preflight barrier, plus the level-2 truncation-only plan.
+// The seed's escalation scenarios with their numbers (docs/behaviour.md#cut, seed 004) through the preflight barrier, plus the level-2 truncation-only plan.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -87,7 +87,7 @@ test('seed scenario 2: 200k tokens in a 128k window — level 0 is not enough, l
   assert.ok(sent && sent.tokens <= r.hardLimit, `${sent?.tokens} <= ${r.hardLimit}`);
   assert.equal(sent.tokens, result.tokens);
   assert.ok(!toolTexts(sent).some((t) => MARKER.test(t)), 'level 1 does not truncate');
-  // The turn's task stays verbatim right after the capsule pair (S7).
+  // The turn's task stays verbatim right after the capsule pair (docs/behaviour.md#cut).
   assert.equal(sent.input.messages[2]?.content, task.type === 'user' ? task.content : '');
 });
 

@@ -1,4 +1,4 @@
-// The summarizer call (SPEC S8): retries only transient faults, deadlines that always hold, fallback on failure, cancel means no capsule.
+// The summarizer call (docs/behaviour.md#capsule): retries only transient faults, deadlines that always hold, fallback on failure, cancel means no capsule.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIError, APIUserAbortError } from 'openai';

@@ -1,5 +1,6 @@
 // The layering rules (docs/ARCHITECTURE.md): src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only, no import cycles, the engine's folders in order.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
@@ -99,6 +100,14 @@ test('only the settings service reads or writes the configuration', () => {
         if (/\bgetConfiguration\s*\(|\bConfigurationTarget\b/.test(line)) offenders.push(`${r}:${i + 1}`);
       });
   }
+  assert.deepEqual(offenders, []);
+});
+
+test('no file in the repository refers to anything outside it', () => {
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|mjs|js|json|md|sh|css|html|yml)$/.test(f) || f === '.ci/run');
+  assert.ok(tracked.length > 100, 'expected the tracked files');
+  const outside = /\.\.\/shared\b|\b(SPEC|DESIGN|TESTING)\.md\b/;
+  const offenders = tracked.filter((f) => f !== 'package-lock.json' && outside.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.deepEqual(offenders, []);
 });
 

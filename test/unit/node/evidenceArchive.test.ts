@@ -1,4 +1,4 @@
-// FileEvidenceArchive (SPEC S11): immutable snapshots via temp file + publish, validated loads, safe ids, no paths shown to the model.
+// FileEvidenceArchive (docs/behaviour.md#evidence): immutable snapshots via temp file + publish, validated loads, safe ids, no paths shown to the model.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';

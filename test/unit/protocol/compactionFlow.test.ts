@@ -139,7 +139,7 @@ test('rewind from the tree: the next request is exactly the model input of that 
   const card = compacted.find((m) => m.type === 'compactionCard');
   assert.ok(card?.type === 'compactionCard', 'the manual compaction completed');
   assert.equal(card.card.trigger, 'user');
-  // S13: an explicit /compact with a validated, full capsule becomes the workspace's Project Memory.
+  // docs/behaviour.md#portable: an explicit /compact with a validated, full capsule becomes the workspace's Project Memory.
   assert.ok(compacted.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Project Memory was updated/.test(i.text))));
   assert.match(readFileSync(join(h.storage, 'project-memory.capsule.md'), 'utf8'), /## Goal/);
   await turn('Third: what next?');
@@ -197,7 +197,7 @@ test('/capsule export writes a portable file; /capsule load brings it into anoth
   assert.ok(v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Loaded capsule .* the next request starts from it/.test(i.text))));
   await turn('Continue from the capsule.');
   const messages = requestMessages(agentRequestIndexes().at(-1) ?? -1) as { role: string; content: string }[];
-  assert.equal(messages[1]?.content, 'What did we do so far?', 'the next request starts from the capsule pair (S2)');
+  assert.equal(messages[1]?.content, 'What did we do so far?', 'the next request starts from the capsule pair (docs/behaviour.md#model-input)');
   assert.match(messages[2]?.content ?? '', /Imported capsule[\s\S]*## Goal/);
 });
 

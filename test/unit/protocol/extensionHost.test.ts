@@ -109,12 +109,12 @@ test('an invalid combination shows its warning once, and again only after it was
 test('a model override changes the limits the budget, the picker and the status bar use', async () => {
   const v = h.openView();
   h.configure({ 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 });
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.budget?.hardLimit === 48808 && m.budget.softLimit === 39046), 'the S3 worked example');
+  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.budget?.hardLimit === 48808 && m.budget.softLimit === 39046), 'the docs/behaviour.md#tokens worked example');
   await until(() => /\/ 48\.8k$/.test(state.statusText()), 'the status bar figure');
   v.dispose();
 });
 
-test('slash commands answer in the chat: /budget shows the S15 fields, unknown commands say what exists', async () => {
+test('slash commands answer in the chat: /budget shows the docs/behaviour.md#observability fields, unknown commands say what exists', async () => {
   const v = h.openView();
   const mark = v.mark();
   v.send({ type: 'send', text: '/budget', clientId: 'b1' });

@@ -1,4 +1,4 @@
-// /budget (SPEC S15): the figures computeBudget derives from a branch, and the seed's "Context Stats" layout.
+// /budget (docs/behaviour.md#observability): the figures computeBudget derives from a branch, and the seed's "Context Stats" layout.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings, type ResolvedSettings } from '../../../src/engine/config.js';
@@ -100,7 +100,7 @@ test('savings ratio is clamped to [0, 1]', () => {
   assert.equal(budget.reclaimableTokens, 0);
 });
 
-test('formatBudget reproduces the seed\'s Context Stats block and adds the S15 extras', () => {
+test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/behaviour.md#observability extras', () => {
   const seed: Budget = {
     model: 'gpt-4o',
     contextWindow: 65_000,
