@@ -1,4 +1,5 @@
 // What the chat webview shows, projected from the chat service's events and its store: snapshots, live agent events, answers to the user.
+import { LIMITS } from '../../protocol/limits.js';
 import type { HostToWebview, TranscriptItem } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
@@ -98,7 +99,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
       session: store ? toSessionView(store) : null,
       budget: chat.budget ? toBudgetView(chat.budget) : null,
       settings: toSettingsView(this.d.settings.current),
-      ...(error === undefined ? {} : { error: error.slice(0, 4000) }),
+      ...(error === undefined ? {} : { error: error.slice(0, LIMITS.notice) }),
       transcript: pageOf(store ? [...this.items(), ...this.#bridge.liveItems()] : []),
       models: [...chat.models],
       currentModelId: chat.currentModelId(),
@@ -124,19 +125,19 @@ export class ChatProjection extends Disposable implements ChatOutput {
   // ---- answers to the user (ChatOutput) -------------------------------------------------------------------
 
   echo(text: string, clientId?: string): void {
-    this.#addEphemeral({ id: ephemeralId(), kind: 'user', text: text.slice(0, 1_000_000), ...(clientId === undefined ? {} : { clientId }) });
+    this.#addEphemeral({ id: ephemeralId(), kind: 'user', text: text.slice(0, LIMITS.input), ...(clientId === undefined ? {} : { clientId }) });
   }
 
   info(text: string): void {
-    this.#addEphemeral({ id: ephemeralId(), kind: 'info', text: text.slice(0, 20_000) });
+    this.#addEphemeral({ id: ephemeralId(), kind: 'info', text: text.slice(0, LIMITS.answer) });
   }
 
   fail(text: string): void {
-    this.#addEphemeral({ id: ephemeralId(), kind: 'error', text: text.slice(0, 20_000) });
+    this.#addEphemeral({ id: ephemeralId(), kind: 'error', text: text.slice(0, LIMITS.answer) });
   }
 
   notify(level: 'info' | 'warning' | 'error', text: string): void {
-    this.#post({ type: 'notice', level, text: text.slice(0, 4000) });
+    this.#post({ type: 'notice', level, text: text.slice(0, LIMITS.notice) });
   }
 
   showCapsule(checkpointId: string): void {

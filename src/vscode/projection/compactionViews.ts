@@ -1,4 +1,5 @@
 // Compaction cards (before/after by the meter's categories) and the capsule viewer's content, from capsule entries.
+import { LIMITS } from '../../protocol/limits.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { SECTION_NAMES, headingOf, parseCapsuleSections } from '../../engine/compaction/capsuleFormat.js';
 import { IMPORTED_DETAILS_KEY } from '../../engine/portable/imported.js';
@@ -32,14 +33,14 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
   return {
     checkpointId: capsule.checkpointId,
     trigger: capsule.trigger,
-    ...(operationId === undefined ? {} : { operationId: operationId.slice(0, 200) }),
+    ...(operationId === undefined ? {} : { operationId: operationId.slice(0, LIMITS.id) }),
     tokensBefore: capsule.tokensBefore,
     tokensAfter: capsule.tokensAfter,
     before: categoriesView(categoriesOf(tree.branch(capsule.parentId), basis)),
     after: categoriesView(categoriesOf(tree.branch(capsule.id), basis)),
     durationMs: Math.max(0, durationMs ?? 0),
     quality: capsule.quality,
-    ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, 2000) } : {}),
+    ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(capsule.level),
   };
 }
@@ -49,14 +50,14 @@ export function liveCard(e: EndEvent & { readonly checkpointId: string }, before
   return {
     checkpointId: e.checkpointId,
     trigger: e.trigger,
-    operationId: e.operationId.slice(0, 200),
+    operationId: e.operationId.slice(0, LIMITS.id),
     tokensBefore: e.tokensBefore,
     tokensAfter: e.tokensAfter ?? e.tokensBefore,
     before: categoriesView(before),
     after: categoriesView(after),
     durationMs: Math.max(0, e.durationMs),
     quality: e.quality ?? 'full',
-    ...(e.quality === 'degraded' && e.fallbackReason !== undefined ? { fallbackReason: e.fallbackReason.slice(0, 2000) } : {}),
+    ...(e.quality === 'degraded' && e.fallbackReason !== undefined ? { fallbackReason: e.fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(e.level),
   };
 }
@@ -91,22 +92,22 @@ export function capsuleView(tree: SessionTree, checkpointId: string, basis: Mete
   const parsed = parseCapsuleSections(capsule.summary);
   const sections = SECTION_NAMES.flatMap((name) => {
     const body = parsed.sections[name];
-    return body === undefined || body === '' ? [] : [{ name, body: body.slice(0, 200_000) }];
+    return body === undefined || body === '' ? [] : [{ name, body: body.slice(0, LIMITS.delta) }];
   });
   const prev = latestCapsule(tree.branch(capsule.parentId))?.capsule;
   const title = importedTitle(capsule) ?? detail(capsule, 'focus');
   const degraded = detail(capsule, 'fallbackReason');
   return {
     checkpointId: capsule.checkpointId,
-    ...(title === undefined ? {} : { title: title.slice(0, 500) }),
+    ...(title === undefined ? {} : { title: title.slice(0, LIMITS.label) }),
     trigger: capsule.trigger,
     quality: capsule.quality,
-    ...(capsule.quality === 'degraded' && degraded !== undefined ? { degradedReason: degraded.slice(0, 2000) } : {}),
+    ...(capsule.quality === 'degraded' && degraded !== undefined ? { degradedReason: degraded.slice(0, LIMITS.line) } : {}),
     tokens: capsuleTokens(capsule.summary, basis),
     createdAt: capsule.timestamp,
     sections,
-    ledger: ledgerOf(capsule.summary).slice(0, 500_000),
-    text: capsule.summary.slice(0, 1_000_000),
-    previous: prev && /^ck_[A-Za-z0-9_-]+$/.test(prev.checkpointId) ? { checkpointId: prev.checkpointId, text: prev.summary.slice(0, 1_000_000) } : null,
+    ledger: ledgerOf(capsule.summary).slice(0, LIMITS.capsule),
+    text: capsule.summary.slice(0, LIMITS.input),
+    previous: prev && /^ck_[A-Za-z0-9_-]+$/.test(prev.checkpointId) ? { checkpointId: prev.checkpointId, text: prev.summary.slice(0, LIMITS.input) } : null,
   };
 }

@@ -1,4 +1,5 @@
 // Turns the agent's events into chat messages: user echo, streamed answers, tool items, the barrier line, cards, errors.
+import { LIMITS } from '../../protocol/limits.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import type { TokenCategories } from '../../engine/tokens/estimate.js';
@@ -96,7 +97,7 @@ export class EventBridge {
         h.measured();
         break;
       case 'tool_start':
-        h.post({ type: 'itemsAppended', items: [{ id: toolItemId(this.#lastAssistant, e.callId), kind: 'tool', name: e.name.slice(0, 200), argsSummary: argsSummary(e.arguments), status: 'running' }] });
+        h.post({ type: 'itemsAppended', items: [{ id: toolItemId(this.#lastAssistant, e.callId), kind: 'tool', name: e.name.slice(0, LIMITS.id), argsSummary: argsSummary(e.arguments), status: 'running' }] });
         break;
       case 'tool_end':
         h.post({
@@ -104,7 +105,7 @@ export class EventBridge {
           item: {
             id: toolItemId(this.#lastAssistant, e.callId),
             kind: 'tool',
-            name: e.name.slice(0, 200),
+            name: e.name.slice(0, LIMITS.id),
             argsSummary: argsSummary(this.#argumentsOf(e.callId)),
             status: toolStatusOf({ isError: e.isError, content: e.content }, e.cancelled),
             durationMs: Math.max(0, e.durationMs),
@@ -119,7 +120,7 @@ export class EventBridge {
       case 'cache_metrics':
         break; // the engine already logs the cache line (turnRequest), once per response
       case 'notice':
-        h.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, 4000) });
+        h.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, LIMITS.notice) });
         break;
       case 'model_changed': {
         // A new key or limits for the same model is no news in the chat; another model is.
@@ -150,7 +151,7 @@ export class EventBridge {
       this.host.post({ type: 'itemsAppended', items: [{ id: s.id, kind: 'assistant', markdown: '', streaming: true, ...(s.model === undefined ? {} : { model: s.model }) }] });
     }
     s.text += text;
-    this.host.post({ type: 'streamDelta', itemId: s.id, text: text.slice(0, 200_000) });
+    this.host.post({ type: 'streamDelta', itemId: s.id, text: text.slice(0, LIMITS.delta) });
   }
 
   #assistantEnd(e: Extract<AgentEvent, { type: 'assistant_end' }>): void {
@@ -162,7 +163,7 @@ export class EventBridge {
       return;
     }
     if (s?.posted) {
-      this.host.post({ type: 'streamEnd', itemId: s.id, markdown: e.content.slice(0, 2_000_000) });
+      this.host.post({ type: 'streamEnd', itemId: s.id, markdown: e.content.slice(0, LIMITS.document) });
       if (e.entryId !== undefined) this.#aliases.set(s.id, e.entryId);
     } else if (e.content.trim() !== '' && e.entryId !== undefined) {
       // A reply that arrived without deltas (non-streaming providers) still shows up.
@@ -203,7 +204,7 @@ export class EventBridge {
         break;
       case 'preflight_blocked':
         // Inside a turn the turn's own end reports it (once); a /compact or idle compaction has no turn to do that.
-        if (!inTurn) this.host.ephemeral({ id: ephemeralId(), kind: 'error', text: b.message.slice(0, 20_000) });
+        if (!inTurn) this.host.ephemeral({ id: ephemeralId(), kind: 'error', text: b.message.slice(0, LIMITS.answer) });
         break;
     }
   }
@@ -219,7 +220,7 @@ export class EventBridge {
       trigger: b.trigger,
       percent: 100,
       // Completed lines are composed by the webview in words; other outcomes carry the engine's reason.
-      ...(b.outcome === 'completed' ? {} : { line: b.line.slice(0, 2000) }),
+      ...(b.outcome === 'completed' ? {} : { line: b.line.slice(0, LIMITS.line) }),
       result: {
         outcome: b.outcome,
         tokensBefore: b.tokensBefore,

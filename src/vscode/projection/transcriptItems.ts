@@ -1,4 +1,5 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
+import { LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
 import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
@@ -17,7 +18,7 @@ export interface ItemContext {
 
 /** Tool items are keyed by the assistant entry that asked, so call ids a provider reuses across turns never collide. */
 export function toolItemId(assistantEntryId: string, callId: string): string {
-  return `${assistantEntryId}/${callId}`.slice(0, 200);
+  return `${assistantEntryId}/${callId}`.slice(0, LIMITS.id);
 }
 
 function oneLine(text: string, max: number): string {
@@ -48,7 +49,7 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
 }
 
 export function userItem(e: UserEntry, clientId?: string): TranscriptItem {
-  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, 200) }) };
+  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }) };
 }
 
 export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
@@ -58,7 +59,7 @@ export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' |
 
 export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string): TranscriptItem | undefined {
   const ts = timestamp === undefined ? {} : { timestamp };
-  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, 20_000), ...ts };
+  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts };
   if (status === 'cancelled') return { id, kind: 'info', text: error ?? 'Stopped.', ...ts };
   return undefined;
 }
@@ -75,10 +76,10 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
         out.push(userItem(e));
         break;
       case 'assistant':
-        if (e.content.trim() !== '') out.push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, 200) }) });
+        if (e.content.trim() !== '') out.push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }) });
         for (const c of e.toolCalls) {
           open.set(c.id, out.length);
-          out.push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, 200), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
+          out.push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
         }
         break;
       case 'tool_result': {

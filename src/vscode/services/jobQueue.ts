@@ -1,4 +1,5 @@
 // One thing at a time for the chat: user inputs (shown as queued while busy) and host tasks (switches, rewinds, reopening).
+import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
 
@@ -51,7 +52,7 @@ export class JobQueue {
   }
 
   get inputs(): QueuedInput[] {
-    return this.#jobs.flatMap((j) => (j.kind === 'input' ? [{ id: j.id, text: j.text.slice(0, 1_000_000) }] : []));
+    return this.#jobs.flatMap((j) => (j.kind === 'input' ? [{ id: j.id, text: j.text.slice(0, LIMITS.input) }] : []));
   }
 
   hasTask(name: string): boolean {

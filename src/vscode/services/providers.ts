@@ -1,4 +1,5 @@
 // Which model the chat talks to: the configured provider resolved to a ModelConfig, the picker's model list, the setup panel's state.
+import { LIMITS } from '../../protocol/limits.js';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../engine/ports.js';
 import { computeLimits } from '../../engine/tokens/limits.js';
@@ -25,7 +26,7 @@ export function pickerIdOf(agent: AgentSession | undefined, s: Pick<HostSettings
   const chat = agent?.agent.currentModel.chat;
   const lm = chat ? chat.provider.startsWith('vscode-lm') : s.providerKind === 'vscode-lm';
   const id = chat ? chat.model : s.modelId;
-  return (lm ? `${LM_OPTION_PREFIX}${id}` : id).slice(0, 200);
+  return (lm ? `${LM_OPTION_PREFIX}${id}` : id).slice(0, LIMITS.id);
 }
 
 export type Resolution =
@@ -54,8 +55,8 @@ function option(id: string, label: string, provider: ModelOption['provider'], in
     autoCompactThresholdRatio: c.autoCompactThresholdRatio,
   });
   return {
-    id: id.slice(0, 200),
-    label: label.slice(0, 200),
+    id: id.slice(0, LIMITS.id),
+    label: label.slice(0, LIMITS.id),
     provider,
     contextWindow: info.contextWindow,
     maxOutputTokens: info.maxOutputTokens,
@@ -186,10 +187,10 @@ export class Providers {
     const refused = s.providerKind === 'openai' && AUTH_REFUSED.test(this.#catalogError ?? '');
     return {
       required: problem !== undefined || refused,
-      lmModels: this.#lm.slice(0, 500).map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
+      lmModels: this.#lm.slice(0, LIMITS.label).map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
       provider,
       hasApiKey: s.providerKind === 'openai' ? await this.keys.has(s.baseUrl) : false,
-      ...(message === undefined ? {} : { message: message.slice(0, 2000) }),
+      ...(message === undefined ? {} : { message: message.slice(0, LIMITS.line) }),
     };
   }
 }

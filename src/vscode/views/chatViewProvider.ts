@@ -1,4 +1,5 @@
 // The Chat webview view, transport only: strict CSP shell, ready handshake, zod-checked input handed on as intents, one guarded post chokepoint.
+import { LIMITS } from '../../protocol/limits.js';
 import * as vscode from 'vscode';
 import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
@@ -62,7 +63,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   /** Shows a transient line in the view (and queues it if the view is not ready). */
   notify(level: 'info' | 'warning' | 'error', text: string): void {
-    this.post({ type: 'notice', level, text: text.slice(0, 4000) });
+    this.post({ type: 'notice', level, text: text.slice(0, LIMITS.notice) });
   }
 
   #receive(data: unknown): void {
