@@ -1,7 +1,7 @@
 // Builds the model input of docs/behaviour.md#model-input from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
 import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
-import { guardToolPairs } from './toolPairGuard.js';
+import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
 
@@ -112,7 +112,7 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
 
 /** The input with its tool pairs made whole (see guardToolPairs); entryIds follow the messages that remain. */
 function guarded(input: ModelInput): ModelInput {
-  const messages = guardToolPairs(input.messages);
+  const messages = guardToolPairs<ModelMessage>(input.messages, (toolCallId, name) => ({ role: 'tool', toolCallId, content: interruptedResultText(name) }));
   if (messages === input.messages) return input;
   const entryIds = messages.flatMap((m) => (m.entryId === undefined ? [] : [m.entryId]));
   return { ...input, messages, entryIds };

@@ -10,6 +10,7 @@ import { verifySession } from '../../../src/engine/transcript/verify.js';
 
 const T = '2025-01-01T00:00:00.000Z';
 const call = (id: string, name = 'read_file'): ToolCall => ({ id, name, arguments: '{}' });
+const stand = (toolCallId: string, name: string): ModelMessage => ({ role: 'tool', toolCallId, content: interruptedResultText(name) });
 
 type Spec = Entry extends infer E ? (E extends Entry ? Omit<E, 'parentId' | 'timestamp'> : never) : never;
 
@@ -59,14 +60,14 @@ test('a whole input is returned as it is; orphans and second copies are dropped'
     { role: 'assistant', content: '', toolCalls: [call('c1')] },
     { role: 'tool', toolCallId: 'c1', content: 'r' },
   ];
-  assert.equal(guardToolPairs(whole), whole);
+  assert.equal(guardToolPairs(whole, stand), whole);
   const messy: ModelMessage[] = [
     { role: 'tool', toolCallId: 'zz', content: 'orphan' },
     ...whole,
     { role: 'tool', toolCallId: 'c1', content: 'again' },
     { role: 'assistant', content: '', toolCalls: [call('c3')] },
   ];
-  const fixed = guardToolPairs(messy);
+  const fixed = guardToolPairs(messy, stand);
   // The last batch is still running (its results are being written): left open, everything before it is whole.
   assert.ok(validPairs(fixed.slice(0, -1)));
   assert.equal(fixed.length, 4);
