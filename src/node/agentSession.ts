@@ -9,7 +9,7 @@ import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
+import { counterForModel } from './tokenCounter.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
 import { JsonlSessionStore } from './jsonlStore.js';

@@ -2,7 +2,7 @@
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
 import { computeBudget, formatBudget } from '../../engine/tokens/budget.js';
 import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
-import { counterForModel } from '../../engine/tokens/tokenizer.js';
+import { counterForModel } from '../../node/tokenCounter.js';
 import type { ParsedCli } from '../args.js';
 import { cliSettings, loadForReading, modelFromFlags } from '../session.js';
 

@@ -4,7 +4,7 @@ import { PreflightBarrier, type PreflightResult } from '../../engine/compaction/
 import { type CompactionOutcome, reclaimedPercent } from '../../engine/compaction/outcome.js';
 import { TriggerState } from '../../engine/compaction/triggers.js';
 import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
-import { counterForModel } from '../../engine/tokens/tokenizer.js';
+import { counterForModel } from '../../node/tokenCounter.js';
 import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/schema.js';
 import { FileEvidenceArchive } from '../../node/evidenceArchive.js';
 import { FlightRecorder } from '../../node/flightRecorder.js';
