@@ -3,7 +3,7 @@ import { compare, median, type BenchRow } from './lib.js';
 import type { ToolSchema } from '../src/engine/ports.js';
 import { EntryTokenCache } from '../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../src/engine/tokens/estimate.js';
-import { counterForModel } from '../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../src/node/tokenCounter.js';
 import { buildModelInput } from '../src/engine/transcript/modelInput.js';
 import type { Entry } from '../src/engine/transcript/schema.js';
 
