@@ -67,6 +67,8 @@ export interface ChatRequest {
   readonly toolChoice?: 'auto' | 'none';
   readonly maxOutputTokens?: number;
   readonly stream: boolean;
+  /** Stable per chat, so a provider routes every request of the chat to the same warm prompt cache. */
+  readonly cacheKey?: string;
 }
 
 export type ChatStreamEvent =

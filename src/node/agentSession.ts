@@ -9,6 +9,7 @@ import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
+import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
 import { counterForModel } from './tokenCounter.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
@@ -29,6 +30,8 @@ export interface OpenAIEndpoint {
   /** Time allowed until response headers arrive. */
   readonly timeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Send the per-chat `prompt_cache_key` / `user`; default true (see OpenAIModelOptions.sendCacheKey). */
+  readonly sendCacheKey?: boolean;
 }
 
 export interface ModelConfig {
@@ -99,6 +102,7 @@ export function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
     ...(c.provider === undefined ? {} : { provider: c.provider }),
     ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
     ...(c.headers === undefined ? {} : { headers: c.headers }),
+    ...(c.sendCacheKey === undefined ? {} : { sendCacheKey: c.sendCacheKey }),
   });
 }
 
@@ -167,7 +171,7 @@ export class AgentSession {
         clock,
         ids,
         cache: new EntryTokenCache(counterForModel(target.chat.model)),
-        model: { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
+        model: { chat: withCacheKey(target.chat, chatCacheKey(store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
         tools,
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -189,7 +193,7 @@ export class AgentSession {
   /** Switches to another model, with the mandatory protective handoff when it has less room (S5). */
   switchModel(model: ModelConfig, signal?: AbortSignal): Promise<SwitchResult> {
     const target = resolveTarget(model, this.config.settings, this.config.env);
-    return this.agent.switchModel(target, signal);
+    return this.agent.switchModel({ ...target, chat: withCacheKey(target.chat, chatCacheKey(this.store.header.id)) }, signal);
   }
 
   /** Waits for the running turn (cancel it first to stop sooner), then releases the session file if this session opened it. */
