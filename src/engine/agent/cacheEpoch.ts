@@ -126,13 +126,15 @@ export class EpochKeeper {
       readonly append: (e: SystemUpdateEntry) => Promise<void>;
       readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
       readonly branch: () => readonly Entry[];
+      /** The branch's reachable tail (it holds the latest base); asked on every response, so cheaper than branch(). */
+      readonly tail?: () => readonly Entry[];
       readonly systemPrompt: string;
     },
   ) {}
 
   /** Id of the base entry of the epoch in force. */
   epochId(): string | undefined {
-    return epochBase(this.deps.branch())?.id;
+    return epochBase(this.deps.tail?.() ?? this.deps.branch())?.id;
   }
 
   /** Freezes the system prompt at session start (or on the first turn of a session that never had a base). */

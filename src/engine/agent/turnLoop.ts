@@ -90,6 +90,7 @@ export class Agent {
       append: (e) => deps.store.append(e),
       entryBase: () => this.entryBase(),
       branch: () => this.branches.branch(),
+      tail: () => this.branches.tail(),
       systemPrompt: deps.systemPrompt,
     });
   }
@@ -340,7 +341,7 @@ export class Agent {
   }
 
   private buildRequest(): { request: ChatRequest; fingerprint: string } {
-    const input = buildModelInput(this.branches.branch(), this.deps.systemPrompt);
+    const input = buildModelInput(this.branches.tail(), this.deps.systemPrompt);
     const tools = this.deps.tools.schemas();
     const chat = this.model.chat;
     return {

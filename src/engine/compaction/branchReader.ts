@@ -2,6 +2,7 @@
 import type { TranscriptStore } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 import { SessionTree } from '../transcript/tree.js';
+import { reachableTail } from '../transcript/tail.js';
 
 /**
  * Stores are append-only, so the tree grows by the new tail of `entries()` instead of being rebuilt at
@@ -33,6 +34,18 @@ export class BranchReader {
   branch(): Entry[] {
     this.sync();
     return this.tree.branch(this.store.leafId());
+  }
+
+  /** The branch ending at `leafId` (entries never change, so it is the same whenever it is asked). */
+  branchTo(leafId: string | null): Entry[] {
+    this.sync();
+    return this.tree.branch(leafId);
+  }
+
+  /** The end of the active branch that the model input can reach (see reachableTail); root first. */
+  tail(): Entry[] {
+    this.sync();
+    return reachableTail(this.tree, this.store.leafId());
   }
 
   /** Every entry of the session (all branches), in file order. */
