@@ -25,7 +25,9 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 function sessionOf(ops: readonly Op[]): SessionTree {
   const tree = new SessionTree();
   let n = 0;
-  const add = (e: Omit<Entry, 'id' | 'parentId' | 'timestamp'> & { type: Entry['type'] }): void => {
+  /** A distributive Omit, so each entry kind keeps its own fields. */
+  type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
+  const add = (e: Draft): void => {
     n++;
     tree.add({ ...e, id: `e${n}`, parentId: tree.leafId, timestamp: new Date(1_700_000_000_000 + n).toISOString() } as Entry);
   };
