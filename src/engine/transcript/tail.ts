@@ -35,6 +35,17 @@ export function reachableTail(tree: EntryLookup, leafId: string | null): Entry[]
   return rev.reverse();
 }
 
+/** The whole branch ending at `leafId`, root first, leaf moves excluded: SessionTree.branch() over any lookup. */
+export function branchTo(tree: EntryLookup, leafId: string | null): Entry[] {
+  const path: Entry[] = [];
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined) {
+    if (cur.type !== 'leaf') path.push(cur);
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return path.reverse();
+}
+
 /** buildModelInput over the reachable tail only; equal to buildModelInput(tree.branch(leafId)) (property-tested). */
 export function modelInputFromLeaf(tree: EntryLookup, leafId: string | null, defaultSystem: string): { readonly input: ModelInput; readonly tail: readonly Entry[] } {
   const tail = reachableTail(tree, leafId);

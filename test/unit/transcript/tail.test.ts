@@ -107,20 +107,23 @@ test('the tail stops at the latest capsule\'s first kept entry once a base is be
   assert.equal(tree.branch().length, 1004);
 });
 
-test('BranchReader.tail follows appends, rewinds and branch switches of the store it reads', () => {
+test('BranchReader follows appends, rewinds and branch switches, with its own index or the store\'s', () => {
   fc.assert(
-    fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), fc.array(op, { minLength: 1, maxLength: 40 }), (first, second) => {
+    fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), fc.array(op, { minLength: 1, maxLength: 40 }), fc.boolean(), (first, second, indexed) => {
       const all = sessionOf([...first, ...second]).entries();
       const cut = sessionOf(first).entries().length;
-      let visible = cut;
+      let current = SessionTree.from(all.slice(0, cut));
       const store = {
-        entries: () => all.slice(0, visible),
-        leafId: () => SessionTree.from(all.slice(0, visible)).leafId,
+        entries: () => current.entries(),
+        leafId: () => current.leafId,
+        ...(indexed ? { get: (id: string) => current.get(id) } : {}),
       } as unknown as TranscriptStore;
       const reader = new BranchReader(store);
-      for (visible = cut; visible <= all.length; visible += 7) {
-        const tree = SessionTree.from(all.slice(0, visible));
-        assert.deepEqual(buildModelInput(reader.tail(), 'D'), buildModelInput(tree.branch(), 'D'));
+      for (let visible = cut; visible <= all.length; visible += 7) {
+        current = SessionTree.from(all.slice(0, visible));
+        assert.deepEqual(buildModelInput(reader.tail(), 'D'), buildModelInput(current.branch(), 'D'));
+        assert.deepEqual(reader.branch(), current.branch());
+        assert.deepEqual(reader.entries(), current.entries());
       }
     }),
     { numRuns: 100 },
