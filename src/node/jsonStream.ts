@@ -11,10 +11,11 @@ const CHUNK_CHARS = 1 << 20;
 export async function writeJsonStreamed(h: FileHandle, value: Readonly<Record<string, unknown>>): Promise<void> {
   let pending: string[] = [];
   let size = 0;
-  const put = async (s: string): Promise<void> => {
+  // put() stays synchronous: only a full chunk costs a write (and an await), not every item.
+  const put = (s: string): boolean => {
     pending.push(s);
     size += s.length;
-    if (size >= CHUNK_CHARS) await flush();
+    return size >= CHUNK_CHARS;
   };
   const flush = async (): Promise<void> => {
     if (pending.length === 0) return;
@@ -23,20 +24,20 @@ export async function writeJsonStreamed(h: FileHandle, value: Readonly<Record<st
     size = 0;
     await h.write(text, null, 'utf8');
   };
-  await put('{');
+  put('{');
   let first = true;
   for (const [key, v] of Object.entries(value)) {
     if (v === undefined || typeof v === 'function') continue;
-    await put(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    put(`${first ? '' : ','}${JSON.stringify(key)}:`);
     first = false;
     if (!Array.isArray(v)) {
-      await put(JSON.stringify(v));
+      if (put(JSON.stringify(v))) await flush();
       continue;
     }
-    await put('[');
-    for (let i = 0; i < v.length; i++) await put(`${i === 0 ? '' : ','}${JSON.stringify(v[i]) ?? 'null'}`);
-    await put(']');
+    put('[');
+    for (let i = 0; i < v.length; i++) if (put(`${i === 0 ? '' : ','}${JSON.stringify(v[i]) ?? 'null'}`)) await flush();
+    put(']');
   }
-  await put('}');
+  put('}');
   await flush();
 }
