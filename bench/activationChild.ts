@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from '../test/unit/protocol/fakeVscode.js';
+import { createFakeVscode, FakeSecrets, installFakeVscode } from '../test/support/fakeVscode.js';
 
 interface Extension {
   activate(context: unknown): void;

@@ -1,4 +1,4 @@
-// Token counters over gpt-tokenizer (SPEC S3): which BPE encoding a model uses, loaded lazily, counted in linear time.
+// Token counters over gpt-tokenizer (docs/behaviour.md#tokens): which BPE encoding a model uses, loaded lazily, counted in linear time.
 import { PIECE_CHARS, textPieces } from './textPieces.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
