@@ -2,6 +2,7 @@
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
+import { windowError } from '../engine/tokens/windowDefaults.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
@@ -27,6 +28,15 @@ export function sessionModel(branch: readonly Entry[]): { model: string; context
   return undefined;
 }
 
+/** --window and --max-output as an override; a window below the supported minimum is a one-line error. */
+export function limitFlags(flags: Flags): { contextWindow?: number; maxOutputTokens?: number } {
+  const contextWindow = intFlag(flags, 'window');
+  const error = contextWindow === undefined ? undefined : windowError(contextWindow, '--window');
+  if (error !== undefined) throw new CliError(error);
+  const maxOutputTokens = intFlag(flags, 'max-output');
+  return { ...(contextWindow === undefined ? {} : { contextWindow }), ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }) };
+}
+
 /** --model / --window / --max-output override what the session recorded, which overrides the built-in table. */
 export function modelFromFlags(flags: Flags, branch: readonly Entry[]): ModelInfo {
   const recorded = sessionModel(branch);
@@ -34,7 +44,7 @@ export function modelFromFlags(flags: Flags, branch: readonly Entry[]): ModelInf
   const sameModel = recorded?.model === model;
   return resolveModelInfo(model, {
     provider: sameModel ? { contextWindow: recorded?.contextWindow, maxOutputTokens: recorded?.maxOutputTokens } : undefined,
-    override: { contextWindow: intFlag(flags, 'window'), maxOutputTokens: intFlag(flags, 'max-output') },
+    override: limitFlags(flags),
   });
 }
 

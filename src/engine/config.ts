@@ -1,7 +1,7 @@
 // The compaction settings of SPEC S4: defaults, per-field validation, cross-field invariants and the warning text.
 import { z } from 'zod';
 import { hardLimitOf } from './tokens/limits.js';
-import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, MIN_CONTEXT_WINDOW, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
+import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
 
 export const DEFAULT_AUTO = true;
 export const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
@@ -133,9 +133,7 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
   if (ctx.model) {
     const { contextWindow, maxOutputTokens } = ctx.model;
     const hard = hardLimitOf(contextWindow, maxOutputTokens, settings.safetyReserveTokens);
-    if (contextWindow < MIN_CONTEXT_WINDOW) {
-      errors.push(`the context window (${fmt(contextWindow)}) must be at least ${fmt(MIN_CONTEXT_WINDOW)} tokens`);
-    } else if (hard <= 0) {
+    if (hard <= 0) {
       errors.push(
         `hard limit (${fmt(hard)}) must be > 0: context window ${fmt(contextWindow)} - max output ${fmt(maxOutputTokens)} - safetyReserveTokens ${fmt(settings.safetyReserveTokens)}; ` +
           `try safetyReserveTokens ${fmt(defaultsFor(ctx.model, undefined).safetyReserveTokens)} (or leave it unset)`,

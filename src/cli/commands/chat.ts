@@ -7,7 +7,7 @@ import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, intFlag, type Flags, type ParsedCli } from '../args.js';
-import { sessionModel } from '../session.js';
+import { limitFlags, sessionModel } from '../session.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 
 export const CHAT_USAGE =
@@ -131,7 +131,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
-  const override = { contextWindow: intFlag(cli.flags, 'window'), maxOutputTokens: intFlag(cli.flags, 'max-output') };
+  const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
   const printer = new EventPrinter(out);
   const recorded = await recordedModel(path);

@@ -13,6 +13,7 @@ import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
 import { type CompactionOutcome, outcomeLine } from './outcome.js';
 import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
 import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers.js';
+import { refillLoopMessage, TurnBudget } from './turnBudget.js';
 
 export type { BarrierEvent } from './barrierEvents.js';
 
@@ -77,6 +78,8 @@ export class PreflightBarrier {
   private readonly branches: BranchReader;
   private queue: Promise<unknown> = Promise.resolve();
   private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
+  /** Escalation, the ineffective count and the refill rule span every barrier of one turn (S7). */
+  private readonly budget = new TurnBudget();
 
   constructor(deps: BarrierDeps) {
     this.deps = deps;
@@ -114,9 +117,9 @@ export class PreflightBarrier {
   /**
    * Before every inference: picks the highest-priority due trigger (S5) and runs it to a terminal outcome,
    * escalating while the request stays over the hard limit. Serialized: two barriers never overlap.
-   * The S7 cap of MAX_COMPACTIONS_PER_TURN counts the compactions of one barrier, i.e. between two requests:
-   * a long autonomous turn may compact again between later tool batches "as often as needed" (S10), but one
-   * request never waits on more than four compactions, and is never sent while still over the hard limit.
+   * The budget is the turn's (TurnBudget): at most MAX_COMPACTIONS_PER_TURN ineffective compactions per turn,
+   * and a compaction needed right after the previous one for the third time in a row stops the turn instead of
+   * compacting before every request. A request is never sent while still over the hard limit.
    */
   preflight(args: { readonly signal: AbortSignal; readonly turnId?: string; readonly userRequest?: { readonly focus?: string }; readonly mandatoryModelSwitch?: boolean }): Promise<PreflightResult> {
     return this.serialized(async () => {
@@ -134,8 +137,21 @@ export class PreflightBarrier {
         ...(args.mandatoryModelSwitch === undefined ? {} : { mandatoryModelSwitch: args.mandatoryModelSwitch }),
         ...(args.userRequest === undefined ? {} : { userRequested: args.userRequest }),
       });
+      this.budget.enterBarrier(args.userRequest === undefined ? args.turnId : undefined);
       if (choice === undefined) return this.result([], m, limits);
-      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel: 0, beforeResponse: args.userRequest === undefined });
+      if (args.userRequest === undefined && this.budget.refillLoop()) {
+        // A soft compaction may simply wait; a mandatory one cannot, and compacting before every request is the loop.
+        if (!choice.mandatory) return this.result([], m, limits);
+        const error = refillLoopMessage(this.budget.rapidCount(), m.tokens, limits.hardLimit);
+        this.emit({ type: 'preflight_blocked', reason: 'refill_loop', message: error });
+        return { ...this.result([], m, limits, true), mayProceed: false, error, exhausted: false };
+      }
+      if (args.userRequest === undefined && choice.mandatory && this.budget.exhausted()) {
+        this.emit({ type: 'preflight_blocked', reason: 'exhausted', message: COMPACTION_EXHAUSTED_MESSAGE });
+        return { ...this.result([], m, limits, true), mayProceed: false, error: COMPACTION_EXHAUSTED_MESSAGE, exhausted: true };
+      }
+      const startLevel = args.userRequest === undefined ? this.budget.startLevel() : 0;
+      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel, beforeResponse: args.userRequest === undefined });
     });
   }
 
@@ -148,9 +164,10 @@ export class PreflightBarrier {
   compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string } = {}): Promise<PreflightResult> {
     const mandatory = trigger === 'hard_limit' || trigger === 'context_overflow';
     const choice: TriggerChoice = { trigger, mandatory, roiExempt: !isSoftTrigger(trigger), ...(opts.focus === undefined ? {} : { focus: opts.focus }) };
-    return this.serialized(() =>
-      this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false }),
-    );
+    return this.serialized(() => {
+      this.budget.enterBarrier(undefined);
+      return this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false });
+    });
   }
 
   /**
@@ -244,13 +261,14 @@ export class PreflightBarrier {
       limits = this.limits();
       const effective = isEffective(plan.tokensBefore, m.tokens);
       this.emit(endEvent(outcome, outcomeLine(outcome), effective));
+      if (outcome.outcome !== 'cancelled' && outcome.outcome !== 'stale' && !(outcome.outcome === 'skipped' && !plan.mandatory)) this.budget.record(plan.level, effective);
       if (outcome.outcome === 'cancelled' || outcome.outcome === 'stale' || outcome.outcome === 'failed') break;
       // plan() already looked at every deeper level of a mandatory compaction: another round could only skip again.
       if (plan.mandatory && isNothingToCompact(plan.cut)) break;
       const over = m.tokens > limits.hardLimit;
       // S7: a mandatory compaction that did not cut 10% escalates even when it squeezed under the limit.
       if (!over && !(plan.mandatory && !effective)) break;
-      if (outcomes.length >= MAX_COMPACTIONS_PER_TURN) break;
+      if (this.budget.exhausted()) break;
       const next = nextLevel(level);
       if (next === undefined) break;
       level = next;
@@ -259,7 +277,7 @@ export class PreflightBarrier {
     return this.result(outcomes, m, limits);
   }
 
-  private result(outcomes: readonly CompactionOutcome[], m: Measure, limits: Limits): PreflightResult {
+  private result(outcomes: readonly CompactionOutcome[], m: Measure, limits: Limits, quiet = false): PreflightResult {
     const lines = outcomes.map(outcomeLine);
     const last = outcomes[outcomes.length - 1];
     const over = m.tokens > limits.hardLimit;
@@ -280,11 +298,11 @@ export class PreflightBarrier {
       exhausted = outcomes.length > 0;
       reason = exhausted ? 'exhausted' : 'over_hard_limit';
       error =
-        outcomes.length >= MAX_COMPACTIONS_PER_TURN
+        this.budget.exhausted() || outcomes.length >= MAX_COMPACTIONS_PER_TURN
           ? COMPACTION_EXHAUSTED_MESSAGE
           : exhaustedMessage(outcomes.length, m.tokens, limits.hardLimit, last?.outcome === 'skipped' ? last.reason : 'no compaction could run');
     }
-    if (error === undefined) return { ...base, mayProceed: true, exhausted };
+    if (error === undefined || quiet) return { ...base, mayProceed: error === undefined, ...(error === undefined ? {} : { error }), exhausted };
     this.emit({ type: 'preflight_blocked', reason, message: error });
     return { ...base, mayProceed: false, error, exhausted };
   }

@@ -18,6 +18,12 @@ export const SEED_WINDOW = 64_000;
 /** Below this no coding agent fits (system prompt, tool schemas, one exchange); a smaller window is an error. */
 export const MIN_CONTEXT_WINDOW = 4_096;
 
+/** The one-line error for a window the user set below MIN_CONTEXT_WINDOW, or undefined when it is fine. */
+export function windowError(contextWindow: number, what = 'the context window'): string | undefined {
+  if (contextWindow >= MIN_CONTEXT_WINDOW) return undefined;
+  return `${what} (${contextWindow}) is below the smallest window Capsule supports (${MIN_CONTEXT_WINDOW} tokens): the system prompt, tool schemas and one exchange would not fit`;
+}
+
 const OUTPUT_SHARE = 1 / 8;
 const SAFETY_SHARE = 1 / 16;
 export const KEEP_SHARE = 0.3;

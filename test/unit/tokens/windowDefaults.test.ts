@@ -5,7 +5,7 @@ import { DEFAULT_COMPACTION_SETTINGS, resolveSettings } from '../../../src/engin
 import { evaluateRoi } from '../../../src/engine/tokens/budget.js';
 import { computeLimits } from '../../../src/engine/tokens/limits.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
-import { outputReserveFor, SEED_WINDOW } from '../../../src/engine/tokens/windowDefaults.js';
+import { outputReserveFor, SEED_WINDOW, windowError } from '../../../src/engine/tokens/windowDefaults.js';
 
 const WINDOWS = [4_096, 8_192, 16_384, 24_576, 32_768, 63_999, 64_000, 65_000, 65_536, 128_000, 200_000, 1_000_000] as const;
 /** Output limits a model table typically states for such a window, including the "8k output on a 32k model" case. */
@@ -84,7 +84,6 @@ test('explicit values are kept and validated; the warning names the setting, its
 });
 
 test('a window below 4,096 tokens is a clear error', () => {
-  const r = resolveSettings({ raw: {}, model: { contextWindow: 2_048, maxOutputTokens: 256 } });
-  assert.equal(r.softTriggersEnabled, false);
-  assert.match(r.warning ?? '', /the context window \(2048\) must be at least 4096 tokens/);
+  assert.match(windowError(2_048, '--window') ?? '', /^--window \(2048\) is below the smallest window Capsule supports \(4096 tokens\)/);
+  assert.equal(windowError(4_096), undefined);
 });
