@@ -15,7 +15,8 @@ import { FlightRecorder } from './flightRecorder.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { OpenAIChatModel } from './openaiModel.js';
-import type { ApprovalFn, ToolLimits } from './tools/types.js';
+import { hardLimitOf } from '../engine/tokens/limits.js';
+import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
@@ -154,7 +155,8 @@ export class AgentSession {
               approve: ws.approve,
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
-              ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              // Results are bounded at creation relative to the window; explicit limits from the host still win.
+              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
               evidence: (argsJson) => runEvidenceToolFromArchive(archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');

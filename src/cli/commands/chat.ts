@@ -92,6 +92,7 @@ export class EventPrinter {
         break;
       case 'turn_start':
       case 'assistant_start':
+      case 'loop_detected': // turn_end carries the one-line reason
         break;
     }
   }

@@ -13,6 +13,7 @@ import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEnd
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
 import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 
@@ -286,6 +287,7 @@ export class Agent {
       const user: UserEntry = { ...this.entryBase(), type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
+      const loops = new DoomLoopDetector();
       for (;;) {
         if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
         await this.flushUpdates();
@@ -308,6 +310,12 @@ export class Agent {
           st,
         );
         if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer);
+        const first = step.entry.toolCalls[0];
+        if (loops.note(step.entry.toolCalls) && first !== undefined) {
+          // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
+          this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
+          return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
+        }
         const cancelled = await runToolBatch(
           {
             tools: this.deps.tools,
@@ -359,7 +367,7 @@ export class Agent {
     }
   }
 
-  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
+  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
     const store = this.deps.store;
     if (!store.readOnly) {
       try {
@@ -384,6 +392,6 @@ export class Agent {
         this.deps.logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
       }
     }
-    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests };
+    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }) };
   }
 }

@@ -59,7 +59,11 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
   const { turnId, signal } = st;
   for (;;) {
     if (st.requests >= d.options.maxRequestsPerTurn) {
-      return { kind: 'end', status: 'failed', error: `The turn was stopped after ${st.requests} model requests; ask again to continue.` };
+      return {
+        kind: 'end',
+        status: 'failed',
+        error: `The turn was stopped after ${st.requests} model requests (capsule.agent.maxRequestsPerTurn); ask again to continue, or raise the setting.`,
+      };
     }
     st.requests += 1;
     const { request, fingerprint } = d.build();
