@@ -177,6 +177,7 @@ export class AgentSession {
         recordFlight: (r) => recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
+        resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();

@@ -13,6 +13,8 @@ import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEnd
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import type { FaultInfo } from './faults.js';
+import { learnWindow } from './windowLearning.js';
 import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
 import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
@@ -36,6 +38,8 @@ export interface AgentDeps {
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
   readonly options?: Partial<AgentOptions>;
+  /** Settings validated against another window (the user's raw values): used when an overflow teaches the real window. */
+  readonly resolveFor?: (contextWindow: number, maxOutputTokens: number) => ResolvedSettings;
 }
 
 function errText(err: unknown): string {
@@ -304,6 +308,7 @@ export class Agent {
             append: (e) => store.append(e),
             entryBase: () => this.entryBase(),
             build: () => this.buildRequest(),
+            learnOverflow: (fault) => this.learnOverflow(fault),
             recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
             epochId: () => this.epochs.epochId(),
           },
@@ -339,6 +344,20 @@ export class Agent {
       this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
     }
+  }
+
+  /** S10: the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
+  private async learnOverflow(fault: FaultInfo): Promise<void> {
+    const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
+    if (learned === undefined) return;
+    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens };
+    const resolved = this.deps.resolveFor?.(learned.contextWindow, learned.maxOutputTokens);
+    if (resolved !== undefined) this.resolved = resolved;
+    this.barrier.update({ modelInfo: infoOf(this.model), resolved: this.resolved });
+    this.deps.logger?.log('warn', learned.notice);
+    this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
+    if (!this.deps.store.readOnly) await this.recordModel();
+    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false });
   }
 
   private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {

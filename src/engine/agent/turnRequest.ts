@@ -4,6 +4,7 @@ import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
+import type { FaultInfo } from './faults.js';
 import { callModel, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
 
@@ -39,6 +40,8 @@ export interface RequestDeps {
   readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
   /** The request exactly as the barrier measured it, with its calibration fingerprint (S3). */
   readonly build: () => { readonly request: ChatRequest; readonly fingerprint: string };
+  /** Adopts the window the overflow states (or shrinks the assumed one) before the recovery is planned. */
+  readonly learnOverflow?: (fault: FaultInfo) => Promise<void>;
   /** barrier.recoverOverflow, opening a new cache epoch when it compacts. */
   readonly recoverOverflow: () => Promise<PreflightResult>;
   readonly epochId: () => string | undefined;
@@ -122,6 +125,7 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
     }
     // Overflow: what streamed before the provider gave up is regenerated, not kept.
     d.emit({ type: 'assistant_end', turnId, content: out.partial.content, toolCalls: [], finishReason: 'context_overflow', discarded: true });
+    if (!st.overflowRetried) await d.learnOverflow?.(out.fault);
     const rec = await d.recoverOverflow();
     if (!rec.mayProceed) {
       const status = blockedStatus(rec, signal);
