@@ -7,6 +7,7 @@ import { EXPORT_USAGE, exportCommand } from './commands/export.js';
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
 import { SHOW_USAGE, showCommand } from './commands/show.js';
 import { LOAD_USAGE, loadCommand } from './commands/load.js';
+import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
@@ -19,6 +20,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
   export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
   load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
+  rewind: { run: rewindCommand, usage: REWIND_USAGE, about: 'move a session back to a checkpoint (a new branch; nothing is deleted)' },
   chat: { run: chatCommand, usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
 };
 

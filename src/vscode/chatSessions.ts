@@ -1,8 +1,8 @@
 // Actions that change which chat, branch or model is current: new/switch/delete chat, rewind, model and provider choice.
 import * as vscode from 'vscode';
-import type { LeafEntry } from '../engine/transcript/schema.js';
+import { rewindTo } from '../engine/transcript/rewind.js';
 import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../node/capsuleFiles.js';
-import { nodeIds } from '../node/nodeClock.js';
+import { nodeClock, nodeIds } from '../node/nodeClock.js';
 import type { ProviderChoice } from '../protocol/messages.js';
 import { workspaceRoot } from './chatActions.js';
 import type { ChatHost } from './chatHost.js';
@@ -80,8 +80,12 @@ export async function rewind(host: ChatHost, checkpointId: string, confirm = tru
   await host.jobs.addTask('rewind', async () => {
     if (host.store !== store) return; // the chat changed while the dialog was open
     await host.agent?.agent.idle();
-    const leaf: LeafEntry = { type: 'leaf', id: nodeIds.next('e_'), parentId: store.leafId(), timestamp: new Date().toISOString(), targetId: target.id, reason: `rewind to ${checkpointId}` };
-    await store.append(leaf);
+    // The same operation as `capsule rewind`: it never lands between a tool call and its results.
+    const r = await rewindTo(store, checkpointId, { ids: nodeIds, clock: nodeClock });
+    if (!r.ok) {
+      host.notify('error', r.error);
+      return;
+    }
     host.agent?.agent.triggers.clearIntents();
     host.forgetBarrierResult();
     host.remeasure(false);

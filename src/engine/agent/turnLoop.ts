@@ -64,6 +64,8 @@ export class Agent {
   private active = 0;
   private turnId: string | undefined;
   private readonly pendingUpdates: { readonly content: string; readonly reason?: string }[] = [];
+  /** Set while a tool batch runs: the agent's checkpoint tool lands after the batch, never between a call and its results. */
+  private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
   private lastActivity: number;
 
   constructor(deps: AgentDeps) {
@@ -171,6 +173,14 @@ export class Agent {
   /** A checkpoint (S12) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (S5). */
   async recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
     const checkpointId = this.deps.ids.next('ck_');
+    if (this.batchCheckpoints !== undefined) {
+      this.batchCheckpoints.push({ checkpointId, kind, ...(note === undefined ? {} : { note }) });
+      return checkpointId;
+    }
+    return this.appendCheckpoint(checkpointId, kind, note);
+  }
+
+  private async appendCheckpoint(checkpointId: string, kind: CheckpointEntry['kind'], note?: string): Promise<string> {
     const entry: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId, kind, ...(note === undefined ? {} : { note }) };
     await this.deps.store.append(entry);
     if (kind === 'milestone' || kind === 'plan_pivot') this.triggers.recordIntent(kind, checkpointId);
@@ -321,6 +331,7 @@ export class Agent {
           this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
           return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
         }
+        this.batchCheckpoints = [];
         const cancelled = await runToolBatch(
           {
             tools: this.deps.tools,
@@ -337,13 +348,22 @@ export class Agent {
           step.entry.toolCalls,
           turnId,
           st.signal,
-        );
+        ).finally(() => this.flushBatchCheckpoints());
         if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
       }
     } catch (err) {
       this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
     }
+  }
+
+  /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
+  private async flushBatchCheckpoints(force = false): Promise<void> {
+    // A cancelled batch leaves calls open until finish() answers them; the checkpoints wait until then.
+    if (!force && unansweredCalls(this.branches.branch()).length > 0) return;
+    const due = this.batchCheckpoints ?? [];
+    this.batchCheckpoints = undefined;
+    for (const c of due) await this.appendCheckpoint(c.checkpointId, c.kind, c.note);
   }
 
   /** S10: the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
@@ -391,6 +411,7 @@ export class Agent {
     if (!store.readOnly) {
       try {
         if (status !== 'completed') await this.closeOpenCalls(st, status);
+        await this.flushBatchCheckpoints(true);
       } catch (err) {
         this.deps.logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
       }

@@ -1,6 +1,8 @@
 // Compaction at the edges, from the CLI against a server that enforces a real window: small windows, loops, huge results.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { main } from '../../../src/cli/main.js';
+import { loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { GOOD_SUMMARY } from '../compaction/harness.js';
 import { isSummaryRequest } from '../../fakes/openaiServer.js';
 import { chat, describe, edgeRig, lastToolText, seen, writeTokens } from './edgeRig.js';
@@ -55,11 +57,8 @@ test('a model that calls read_file f1.txt forever: the turn stops after three id
   assert.match(last, /^\[turn failed\] The turn was stopped: the model called read_file \{"path":"f1\.txt"\} 3 times in a row with the same arguments/);
   assert.equal(s.requests, 3, 'no fourth request');
   assert.equal(s.summaries, 0);
-  const verify = await import('../../../src/cli/main.js').then((m) => {
-    const lines: string[] = [];
-    return m.main(['verify', rig.session], (l) => lines.push(l)).then((code) => ({ code, lines }));
-  });
-  assert.equal(verify.code, 0, verify.lines.join('\n'));
+  const lines: string[] = [];
+  assert.equal(await main(['verify', rig.session], (l) => lines.push(l)), 0, lines.join('\n'));
 });
 
 test('a long autonomous turn that refills the window with every read stops with a message naming the cause and the fix', async (t) => {
@@ -79,4 +78,29 @@ test('a long autonomous turn that refills the window with every read stops with 
   assert.equal(s.rejected, 0);
   assert.ok(compactions < s.requests - s.summaries, `compactions ${compactions} must not precede every request`);
   if (r.code !== 0) assert.match(r.lines[r.lines.length - 1] ?? '', /compacted before each of the last 3 requests.*larger context window/);
+});
+
+test('the agent checkpoint tool lands after its batch; `capsule rewind` to it keeps every later turn valid for a strict server', async (t) => {
+  const rig = await edgeRig(t, { window: 32_768 });
+  await writeTokens(rig, 'f1.txt', 300);
+  rig.server.setFallback((req) => {
+    if (lastToolText(req.body) !== '') return { text: 'Milestone noted.' };
+    return { toolCalls: [{ name: 'checkpoint', arguments: { kind: 'milestone', note: 'parser done' } }, { name: 'read_file', arguments: { path: 'f1.txt' } }] };
+  });
+  const first = await chat(rig, 'fake-model', 'Mark the milestone and read f1.txt', '--window', '32768');
+  assert.equal(first.code, 0, first.lines.join('\n'));
+  const entries = (await loadSessionFile(rig.session)).tree.branch();
+  const ck = entries.find((e) => e.type === 'checkpoint' && e.kind === 'milestone');
+  assert.ok(ck?.type === 'checkpoint');
+  const at = entries.indexOf(ck);
+  assert.deepEqual(entries.slice(at - 2, at).map((e) => e.type), ['tool_result', 'tool_result'], 'the checkpoint follows both results of its batch');
+
+  const lines: string[] = [];
+  assert.equal(await main(['rewind', rig.session, ck.checkpointId], (l) => lines.push(l)), 0, lines.join('\n'));
+  assert.match(lines[0] ?? '', new RegExp(`^Rewound to ${ck.checkpointId}`));
+  const again = await chat(rig, 'fake-model', 'Now read it once more', '--window', '32768');
+  assert.equal(again.code, 0, again.lines.join('\n'));
+  assert.equal(seen(rig.server).rejected, 0, 'the strict server accepted every request after the rewind');
+  const bad: string[] = [];
+  assert.equal(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message), 'checkpoint ck_missing is not in this session');
 });
