@@ -51,7 +51,7 @@ export function rewindTarget(entries: readonly Entry[], checkpointId: string): R
 }
 
 /** Appends the `leaf` entry that makes the rewind; the store must be writable. */
-export async function rewindTo(store: TranscriptStore, checkpointId: string, deps: { readonly ids: IdSource; readonly clock: Clock }): Promise<RewindResult> {
+export async function rewindTo(store: TranscriptStore, checkpointId: string, deps: { readonly ids: IdSource; readonly clock: Pick<Clock, 'now'> }): Promise<RewindResult> {
   if (store.readOnly) return { ok: false, error: `the session is read-only (${store.readOnlyReason ?? 'open elsewhere'}); it cannot be rewound` };
   const t = rewindTarget(store.entries(), checkpointId);
   if (!t.ok) return t;
