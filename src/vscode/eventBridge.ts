@@ -207,6 +207,9 @@ export class EventBridge {
       case 'compaction_end':
         this.#onEnd(b);
         break;
+      case 'calibration_fallback':
+        this.host.post({ type: 'notice', level: 'warning', text: b.message.slice(0, 4000) });
+        break;
       case 'preflight_blocked':
         // Inside a turn the turn's own end reports it (once); a /compact or idle compaction has no turn to do that.
         if (!inTurn) this.host.ephemeral({ id: ephemeralId(), kind: 'error', text: b.message.slice(0, 20_000) });

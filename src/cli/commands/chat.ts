@@ -109,6 +109,9 @@ export class EventPrinter {
       case 'preflight_blocked':
         this.out(`[blocked] ${b.message}`);
         break;
+      case 'calibration_fallback':
+        this.out(`[notice] ${b.message}`);
+        break;
       case 'compaction_progress':
         break; // the live percentage is for the UI; a log would only repeat it
     }

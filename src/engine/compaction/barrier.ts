@@ -54,6 +54,8 @@ interface Measure {
   readonly leaf: string | null;
   readonly tokens: number;
   readonly source: 'provider_usage' | 'estimated';
+  /** The local estimate alone, for when the provider's figure cannot be reconciled (calibration fallback). */
+  readonly estimate: number;
 }
 
 interface Sequence {
@@ -80,6 +82,7 @@ export class PreflightBarrier {
   private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
   /** Escalation, the ineffective count and the refill rule span every barrier of one turn (S7). */
   private readonly budget = new TurnBudget();
+  private calibrationWarned = false;
 
   constructor(deps: BarrierDeps) {
     this.deps = deps;
@@ -111,7 +114,9 @@ export class PreflightBarrier {
     const estimate = estimateRequest(input, d.tools, d.cache, d.modelInfo.maxOutputTokens);
     const currentFingerprint = requestFingerprint(d.modelInfo.provider, d.modelInfo.model, input.system, d.tools);
     const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache: d.cache });
-    return { branch, leaf: d.store.leafId(), tokens: eff.tokens, source: eff.source };
+    const m: Measure = { branch, leaf: d.store.leafId(), tokens: eff.tokens, source: eff.source, estimate: eff.estimate };
+    // A provider cannot have accepted a prompt larger than the whole window: such a report is noise, not a measurement.
+    return eff.source === 'provider_usage' && eff.tokens > d.modelInfo.contextWindow ? this.calibrationFallback(m, this.limits(), undefined) : m;
   }
 
   /**
@@ -277,9 +282,28 @@ export class PreflightBarrier {
     return this.result(outcomes, m, limits);
   }
 
-  private result(outcomes: readonly CompactionOutcome[], m: Measure, limits: Limits, quiet = false): PreflightResult {
+  /**
+   * A provider figure never blocks a chat for good: when the usage projection is over the hard limit, compaction
+   * could not bring it down and our own count says the request fits, the local estimate decides (said once).
+   */
+  private calibrationFallback(m: Measure, limits: Limits, last: CompactionOutcome | undefined): Measure {
+    const stuck = m.source === 'provider_usage' && m.tokens > limits.hardLimit && m.estimate <= limits.hardLimit;
+    if (!stuck || last?.outcome === 'cancelled' || last?.outcome === 'stale') return m;
+    if (!this.calibrationWarned) {
+      this.calibrationWarned = true;
+      const message =
+        `The provider reported more prompt tokens than the request can hold (${m.tokens} projected against a hard limit of ${limits.hardLimit}) ` +
+        `and compaction cannot reduce it; Capsule uses its local estimate (${m.estimate}) until the provider reports again.`;
+      this.deps.logger?.log('warn', message);
+      this.emit({ type: 'calibration_fallback', message });
+    }
+    return { ...m, tokens: m.estimate, source: 'estimated' };
+  }
+
+  private result(outcomes: readonly CompactionOutcome[], measured: Measure, limits: Limits, quiet = false): PreflightResult {
     const lines = outcomes.map(outcomeLine);
     const last = outcomes[outcomes.length - 1];
+    const m = this.calibrationFallback(measured, limits, last);
     const over = m.tokens > limits.hardLimit;
     const base = { outcomes, lines, tokens: m.tokens, source: m.source, limits };
     let error: string | undefined;

@@ -104,3 +104,18 @@ test('the agent checkpoint tool lands after its batch; `capsule rewind` to it ke
   const bad: string[] = [];
   assert.equal(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message), 'checkpoint ck_missing is not in this session');
 });
+
+test('a provider that over-reports prompt_tokens never blocks later turns: the local estimate takes over, said once', async (t) => {
+  const rig = await edgeRig(t, { window: 32_768 });
+  rig.server.setFallback(() => ({ text: 'fine', usage: { promptTokens: 5_000_000 } }));
+  const first = await chat(rig, 'fake-model', 'hello', '--window', '32768');
+  assert.equal(first.code, 0, first.lines.join('\n'));
+  for (const ask of ['and again', 'once more']) {
+    const r = await chat(rig, 'fake-model', ask, '--window', '32768');
+    assert.equal(r.code, 0, `${ask}:\n${r.lines.join('\n')}`);
+    assert.equal(r.lines[r.lines.length - 1], '[turn completed]');
+  }
+  const s = seen(rig.server);
+  t.diagnostic(`over-reported usage: ${describe(s)}`);
+  assert.equal(s.requests - s.summaries, 3, 'every turn reached the model');
+});
