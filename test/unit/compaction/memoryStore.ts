@@ -62,7 +62,7 @@ export class MemoryArchive implements EvidenceArchive {
 }
 
 export type ModelStep =
-  | { readonly text: string; readonly usage?: Usage }
+  | { readonly text: string; readonly usage?: Usage; readonly finishReason?: string }
   | { readonly error: unknown }
   | { readonly hang: true };
 
@@ -99,7 +99,7 @@ async function* play(step: ModelStep, signal: AbortSignal): AsyncGenerator<ChatS
   if ('error' in step) throw step.error;
   for (const part of step.text.match(/[\s\S]{1,500}/g) ?? []) yield { type: 'text', delta: part };
   if (step.usage) yield { type: 'usage', usage: step.usage };
-  yield { type: 'done', finishReason: 'stop' };
+  yield { type: 'done', finishReason: step.finishReason ?? 'stop' };
 }
 
 /** An HTTP-shaped provider error the fault classifier understands. */
