@@ -52,7 +52,16 @@ function fail(e: unknown): number {
   return e instanceof CliError ? e.exitCode : 1;
 }
 
+/** `capsule budget … | head`: the reader went away, which is how a pipe ends, not an error worth a stack trace. */
+export function quietOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') exit(0);
+    else throw e;
+  });
+}
+
 if (require.main === module) {
+  quietOnClosedPipe(process.stdout);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

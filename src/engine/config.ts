@@ -70,6 +70,28 @@ const FIELD_SCHEMAS: { readonly [K in keyof CompactionSettings]: z.ZodType<Compa
 
 export const SETTING_KEYS = Object.keys(FIELD_SCHEMAS) as readonly (keyof CompactionSettings)[];
 
+/** `capsule.agent.maxRequestsPerTurn`: a runaway tool loop ends the turn after this many model requests. */
+export const DEFAULT_MAX_REQUESTS_PER_TURN = 200;
+export const AGENT_SETTING_SCHEMAS = { maxRequestsPerTurn: int(1, 100_000) } as const;
+export type AgentSettingKey = keyof typeof AGENT_SETTING_SCHEMAS;
+export const DEFAULT_AGENT_SETTINGS: { readonly [K in AgentSettingKey]: number } = { maxRequestsPerTurn: DEFAULT_MAX_REQUESTS_PER_TURN };
+
+/**
+ * Checks one `capsule.<section>.<key>` value against the same schema the extension's settings use. Returns the
+ * parsed value, or a one-line error naming the setting, the bad value and what it must be.
+ */
+export function checkSetting(section: 'compaction' | 'agent', key: string, value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  const schemas: Readonly<Record<string, z.ZodType<unknown>>> = section === 'compaction' ? FIELD_SCHEMAS : AGENT_SETTING_SCHEMAS;
+  const schema = Object.hasOwn(schemas, key) ? schemas[key] : undefined;
+  if (schema === undefined) {
+    const known = [...SETTING_KEYS.map((k) => `compaction.${k}`), ...Object.keys(AGENT_SETTING_SCHEMAS).map((k) => `agent.${k}`)];
+    return { ok: false, error: `unknown setting 'capsule.${section}.${key}' (known: ${known.join(', ')})` };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: `capsule.${section}.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}` };
+}
+
 export interface ResolvedSettings {
   readonly settings: CompactionSettings;
   /** False when validation failed or CAPSULE_AUTO_COMPACT=false: soft triggers off, hard protection on. */

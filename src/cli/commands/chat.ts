@@ -6,12 +6,13 @@ import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
-import { CliError, intFlag, type Flags, type ParsedCli } from '../args.js';
+import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { limitFlags, sessionModel } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--session FILE] [--workspace DIR] [--yes] "prompt"';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] "prompt"';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -137,6 +138,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
+  const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(out);
   const recorded = await recordedModel(path);
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (S5).
@@ -151,6 +153,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       create: { cwd: workspace },
       archiveDir: archiveDirFor(path),
       flightLog: flightLogFor(path),
+      settings: settings.compaction,
+      ...(settings.agent.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: settings.agent.maxRequestsPerTurn } }),
       // Opened with the model the session used so far: a switch to a smaller one must be handed off by it.
       model:
         previous === undefined

@@ -12,10 +12,11 @@ import { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
-import { cliSettings, modelFromFlags } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, modelFromFlags } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 
 export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -113,7 +114,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   try {
     if (store.readOnly) throw new CliError(`cannot compact ${path}: ${store.readOnlyReason ?? 'the session is read-only'}`, 1);
     const modelInfo = modelFromFlags(cli.flags, store.tree.branch());
-    const resolved = cliSettings(modelInfo);
+    const resolved = cliSettings(modelInfo, settingsFlags(cli.flags).compaction);
     const model = summarizer.baseURL === undefined ? undefined : new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: modelInfo.model });
     const recorder = new FlightRecorder(flightLogFor(path));
     const barrier = new PreflightBarrier({
@@ -123,10 +124,11 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
       ids: nodeIds,
       cache: new EntryTokenCache(counterForModel(modelInfo.model)),
       ...(model === undefined ? {} : { model }),
-      tools: [],
+      // The schemas chat sends: the summary request repeats them, and the measurement counts them.
+      tools: chatToolSchemas(store.header.cwd, modelInfo, resolved),
       defaultSystem: DEFAULT_SYSTEM_PROMPT,
       resolved,
-      modelInfo: { provider: 'cli', model: modelInfo.model, contextWindow: modelInfo.contextWindow, maxOutputTokens: modelInfo.maxOutputTokens },
+      modelInfo: { provider: CLI_PROVIDER, model: modelInfo.model, contextWindow: modelInfo.contextWindow, maxOutputTokens: modelInfo.maxOutputTokens },
       triggers: new TriggerState(),
       recordFlight: (r) => recorder.record(r),
     });

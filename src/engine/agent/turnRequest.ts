@@ -1,5 +1,6 @@
 // One step of a turn: a model request, its assistant entry and cache line, and the S10 overflow recovery (one compaction, one resend).
 import type { PreflightResult } from '../compaction/barrier.js';
+import { DEFAULT_MAX_REQUESTS_PER_TURN } from '../config.js';
 import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, TurnStatus } from './agentEvents.js';
@@ -17,7 +18,7 @@ export interface AgentOptions {
   readonly maxRequestsPerTurn: number;
 }
 
-export const DEFAULT_AGENT_OPTIONS: AgentOptions = { stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS, maxAttempts: MAX_CHAT_ATTEMPTS, maxRequestsPerTurn: 200 };
+export const DEFAULT_AGENT_OPTIONS: AgentOptions = { stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS, maxAttempts: MAX_CHAT_ATTEMPTS, maxRequestsPerTurn: DEFAULT_MAX_REQUESTS_PER_TURN };
 
 export interface TurnState {
   readonly turnId: string;
