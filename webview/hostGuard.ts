@@ -83,6 +83,7 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(10_000)) },
   error: { ...base, text: str(20_000) },
   info: { ...base, text: str(20_000) },
+  loop: { ...base, text: str(20_000), toolName: str(200) },
 };
 const item = union('kind', ITEM_SHAPES);
 const items = arrayOf(item, 10_000);

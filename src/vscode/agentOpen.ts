@@ -19,6 +19,7 @@ export interface OpenAgentArgs {
   readonly logger: Logger;
   readonly listener: AgentListener;
   readonly triggerState: unknown;
+  readonly maxRequestsPerTurn?: number;
 }
 
 export interface OpenedAgent {
@@ -57,6 +58,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     logger: a.logger,
     listener: a.listener,
     triggerState: a.triggerState,
+    ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
   });
   return { session, durations };
 }

@@ -255,6 +255,7 @@ export class ChatHost implements vscode.Disposable {
       archiveDir: this.d.sessions.directory.archiveDir(id),
       model: r.model,
       rawSettings: this.d.settings.current.raw,
+      maxRequestsPerTurn: this.d.settings.current.maxRequestsPerTurn,
       memory: this.d.memory,
       logger: this.logger,
       listener: (e) => bridge.handle(e),

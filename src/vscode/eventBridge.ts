@@ -136,6 +136,9 @@ export class EventBridge {
         h.measured();
         break;
       }
+      case 'loop_detected':
+        h.ephemeral({ id: ephemeralId(), kind: 'loop', toolName: e.name.slice(0, 200), text: `The agent called ${e.name.slice(0, 200)} ${e.repeats} times in a row with the same arguments, so the turn was stopped. Continue, or Stop and tell it what to do differently.` });
+        break;
       case 'turn_end': {
         this.#endStream();
         const leaf = h.leaf();
