@@ -9,6 +9,7 @@ import { BranchReader } from './branchReader.js';
 import { assembleCapsule, transcriptTextOf } from './capsuleAssembly.js';
 import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES, validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
+import { truncateToolResult } from './truncation.js';
 import { buildFallbackCapsule } from './fallback.js';
 import type { FlightRecord } from './flightRecord.js';
 import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
@@ -251,6 +252,14 @@ function excludedMessages(cut: CutPlan): ModelMessage[] {
     if (pinned.has(e.id)) continue;
     const m = toModelMessage(e);
     if (m) out.push(m);
+  }
+  // Results the retained tail only shows truncated: their exact originals are evidence too (readable on request).
+  if (cut.truncateResults) {
+    for (const e of cut.kept) {
+      if (e.type !== 'tool_result' || truncateToolResult(e.content) === e.content) continue;
+      const m = toModelMessage(e);
+      if (m) out.push(m);
+    }
   }
   return out;
 }

@@ -119,3 +119,18 @@ test('a provider that over-reports prompt_tokens never blocks later turns: the l
   t.diagnostic(`over-reported usage: ${describe(s)}`);
   assert.equal(s.requests - s.summaries, 3, 'every turn reached the model');
 });
+
+test('a one-line ~24k-token file (minified JS) in a 32k window: the read comes back bounded and the turn completes', async (t) => {
+  const rig = await edgeRig(t, { window: 32_768 });
+  const { writeFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  await writeFile(join(rig.ws, 'bundle.min.js'), `${Array.from({ length: 12_000 }, (_, i) => `var a${i}=${i};`).join('')}\n`);
+  rig.server.onMatch({ summary: true }, { text: GOOD_SUMMARY });
+  rig.server.setFallback((req) => (lastToolText(req.body) !== '' ? { text: 'It declares twelve thousand variables.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'bundle.min.js' } }] }));
+  const r = await chat(rig, 'fake-model', 'What is in bundle.min.js?', '--window', '32768');
+  const s = seen(rig.server);
+  t.diagnostic(`one-line file: ${describe(s)}`);
+  assert.equal(r.code, 0, r.lines.join('\n'));
+  assert.equal(r.lines[r.lines.length - 1], '[turn completed]');
+  assert.equal(s.rejected, 0);
+});
