@@ -1,18 +1,17 @@
 // The agent (SPEC S6, S10, S14, S16): user message → preflight → stream → tools → preflight → … → final answer, over ports only.
-import { PreflightBarrier, type BarrierModelInfo, type PreflightResult } from '../compaction/barrier.js';
+import { PreflightBarrier, type PreflightResult } from '../compaction/barrier.js';
 import { BranchReader } from '../compaction/branchReader.js';
-import type { FlightRecord } from '../compaction/flightRecord.js';
 import { idleDue, TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
-import type { ChatRequest, Clock, EvidenceArchive, IdSource, Logger, ToolHost, TranscriptStore } from '../ports.js';
+import type { ChatRequest } from '../ports.js';
 import { requestFingerprint } from '../tokens/calibration.js';
-import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import { type AgentDeps, errText, infoOf } from './agentDeps.js';
 import type { FaultInfo } from './faults.js';
 import { learnWindow } from './windowLearning.js';
 import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
@@ -22,33 +21,7 @@ import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
 
-export interface AgentDeps {
-  readonly store: TranscriptStore;
-  readonly archive: EvidenceArchive;
-  readonly clock: Clock;
-  readonly ids: IdSource;
-  readonly cache: EntryTokenCache;
-  readonly model: AgentModel;
-  readonly tools: ToolHost;
-  readonly resolved: ResolvedSettings;
-  /** The system prompt a new cache epoch is frozen with (S14). */
-  readonly systemPrompt: string;
-  /** Pending intents restored from a previous run; a fresh state otherwise. */
-  readonly triggers?: TriggerState;
-  readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
-  readonly logger?: Logger;
-  readonly options?: Partial<AgentOptions>;
-  /** Settings validated against another window (the user's raw values): used when an overflow teaches the real window. */
-  readonly resolveFor?: (contextWindow: number, maxOutputTokens: number) => ResolvedSettings;
-}
-
-function errText(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'unknown error';
-}
-
-function infoOf(m: AgentModel): BarrierModelInfo {
-  return { provider: m.chat.provider, model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
-}
+export type { AgentDeps } from './agentDeps.js';
 
 export class Agent {
   readonly barrier: PreflightBarrier;
