@@ -7,6 +7,7 @@ import { hardLimitOf } from '../engine/tokens/limits.js';
 import { windowError } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow } from '../node/tools/types.js';
 import { WorkspaceToolHost } from '../node/tools/workspaceToolHost.js';
+import { AgentSession, type OfflineModel } from '../node/agentSession.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
@@ -83,3 +84,16 @@ export function chatToolSchemas(workspace: string, model: ModelInfo, resolved: R
 
 /** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */
 export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/openaiModel.js';
+
+/**
+ * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags
+ * and what the session recorded. A missing or locked file becomes a one-line CliError.
+ */
+export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags): Promise<AgentSession> {
+  try {
+    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)) });
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+}

@@ -1,29 +1,27 @@
-// `capsule rewind <session> <ck_…>`: moves the session's leaf to a checkpoint with the same operation as the tree's "Rewind Here".
-import { resolve } from 'node:path';
-import { rewindTo } from '../../engine/transcript/rewind.js';
-import { JsonlSessionStore } from '../../node/jsonlStore.js';
-import { nodeClock, nodeIds } from '../../node/nodeClock.js';
+// `capsule rewind <session.jsonl> ck_…`: moves the session's active leaf back to a checkpoint, as the chat's Rewind does.
 import { CliError, type ParsedCli } from '../args.js';
+import { cliSettings, openOffline } from '../session.js';
 
-export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…>';
+export const REWIND_USAGE = 'capsule rewind <session.jsonl> ck_… [--json]';
 
 export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
-  const [file, checkpointId] = cli.positionals;
-  if (file === undefined || checkpointId === undefined) throw new CliError(`missing ${file === undefined ? 'session file' : 'checkpoint id'}: ${REWIND_USAGE}`);
-  if (!/^ck_[\w-]+$/.test(checkpointId)) throw new CliError(`'${checkpointId}' is not a checkpoint id (they look like ck_…): ${REWIND_USAGE}`);
-  const path = resolve(file);
-  let store: JsonlSessionStore;
+  const [path, checkpointId] = cli.positionals;
+  if (!path) throw new CliError(`missing session file: ${REWIND_USAGE}`);
+  if (!checkpointId) throw new CliError(`missing checkpoint id: ${REWIND_USAGE}`);
+  if (!/^ck_[A-Za-z0-9_-]+$/.test(checkpointId)) throw new CliError(`'${checkpointId}' is not a checkpoint id (they look like ck_…): ${REWIND_USAGE}`);
+  // No model is called: the settings only decide the budget line printed after the move.
+  const session = await openOffline(path, (info) => ({ model: info, provider: 'cli', resolved: cliSettings(info) }), cli.flags);
   try {
-    store = await JsonlSessionStore.open(path);
-  } catch (e) {
-    throw new CliError(e instanceof Error ? e.message : String(e), 1);
-  }
-  try {
-    const r = await rewindTo(store, checkpointId, { ids: nodeIds, clock: nodeClock });
-    if (!r.ok) throw new CliError(r.error, 1);
-    out(`Rewound to ${r.checkpointId}: the leaf is now ${r.targetId}${r.adjusted ? ' (moved off an unanswered tool call)' : ''}; later entries stay in the file on their branch.`);
+    const r = await session.rewind(checkpointId);
+    if (!r.ok) throw new CliError(r.error.replace('this chat', path), 1);
+    const budget = session.budget();
+    if (cli.flags.json === true) {
+      out(JSON.stringify({ session: path, checkpointId, leafEntryId: r.leaf.id, targetId: r.leaf.targetId, tokens: budget.effectiveTokens, hardLimit: budget.hardLimit }, null, 2));
+    } else {
+      out(`Rewound ${path} to ${checkpointId}: the session continues from there on a new branch (${budget.effectiveTokens} tokens of ${budget.hardLimit}); later entries stay in the file.`);
+    }
     return 0;
   } finally {
-    await store.close();
+    await session.close();
   }
 }

@@ -17,7 +17,7 @@ export interface AgentDeps {
   readonly model: AgentModel;
   readonly tools: ToolHost;
   readonly resolved: ResolvedSettings;
-  /** The system prompt a new cache epoch is frozen with (S14). */
+  /** The system prompt a new cache epoch is frozen with (docs/behaviour.md#cache-epochs). */
   readonly systemPrompt: string;
   /** Pending intents restored from a previous run; a fresh state otherwise. */
   readonly triggers?: TriggerState;

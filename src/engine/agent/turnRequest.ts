@@ -1,18 +1,18 @@
-// One step of a turn: a model request, its assistant entry and cache line, and the S10 overflow recovery (one compaction, one resend).
+// One step of a turn: a model request, its assistant entry and cache line, and the docs/behaviour.md#overflow overflow recovery (one compaction, one resend).
 import type { PreflightResult } from '../compaction/barrier.js';
 import { DEFAULT_MAX_REQUESTS_PER_TURN } from '../config.js';
 import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
-import type { FaultInfo } from './faults.js';
+import type { FaultInfo } from '../provider/faults.js';
 import { callModel, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
 
 export interface AgentOptions {
   /** No stream event for this long ends a request attempt as a transient fault. */
   readonly stallTimeoutMs: number;
-  /** Network attempts per model request (S16: at most 4). */
+  /** Network attempts per model request (docs/behaviour.md#agent: at most 4). */
   readonly maxAttempts: number;
   /** A runaway tool loop ends the turn after this many model requests. */
   readonly maxRequestsPerTurn: number;
@@ -39,7 +39,7 @@ export interface RequestDeps {
   readonly emit: (e: AgentEvent) => void;
   readonly append: (e: AssistantEntry) => Promise<void>;
   readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
-  /** The request exactly as the barrier measured it, with its calibration fingerprint (S3). */
+  /** The request exactly as the barrier measured it, with its calibration fingerprint (docs/behaviour.md#tokens). */
   readonly build: () => { readonly request: ChatRequest; readonly fingerprint: string };
   /** Adopts the window the overflow states (or shrinks the assumed one) before the recovery is planned. */
   readonly learnOverflow?: (fault: FaultInfo) => Promise<void>;

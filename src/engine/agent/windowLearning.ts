@@ -1,6 +1,6 @@
 // Overflow recovery that learns: the window a provider's error states is adopted; otherwise the assumed window shrinks by the excess.
 import { outputReserveFor, MIN_CONTEXT_WINDOW } from '../tokens/windowDefaults.js';
-import type { FaultInfo } from './faults.js';
+import type { FaultInfo } from '../provider/faults.js';
 
 /** Without any number in the error, the assumed window shrinks by this share: the next plan leaves that much more room. */
 export const BLIND_SHRINK_SHARE = 0.1;

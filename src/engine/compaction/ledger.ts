@@ -1,4 +1,4 @@
-// The exact ledger of a capsule (SPEC S8): files, commands, verification, skills and requests, built from the transcript.
+// The exact ledger of a capsule (docs/behaviour.md#capsule): files, commands, verification, skills and requests, built from the transcript.
 import { z } from 'zod';
 import type { Entry } from '../transcript/schema.js';
 import { commandSucceeded, isTestCommand, toolActionsOf } from './toolActions.js';

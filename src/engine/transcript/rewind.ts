@@ -1,7 +1,7 @@
-// Rewind (S12) as one operation over the store port: move the leaf to a checkpoint, never to a point with an unanswered tool call.
+// Rewind as data (docs/behaviour.md#rewind): the `leaf` entry that moves the leaf to a checkpoint, never to a point with an unanswered tool call.
 /**
- * `rewindTo(store, checkpointId, deps)` is what the CLI's `capsule rewind <session> <ck_…>` and the checkpoints
- * tree's "Rewind Here" both call. It appends one `leaf` entry (nothing is rewritten) and returns the entry the leaf
+ * `planRewind` is what the engine facade's rewind (the CLI's `capsule rewind <session> <ck_…>` and the checkpoints
+ * tree's "Rewind Here") uses; `rewindTo` applies it to a store. It appends one `leaf` entry (nothing is rewritten) and returns the entry the leaf
  * now points at. A checkpoint that sits between an assistant's tool calls and their results (older sessions, where
  * the agent's checkpoint tool wrote it mid-batch) is not a safe place: the leaf lands after the batch's last result
  * instead, or before the call when the results were never written, so the model input never holds an open call.
@@ -28,7 +28,7 @@ function openCalls(path: readonly Entry[]): { readonly assistant?: Entry; readon
 /** The safe entry to move the leaf to for a checkpoint; pure, over the file's entries. */
 export function rewindTarget(entries: readonly Entry[], checkpointId: string): RewindTarget {
   const target = entries.filter((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId).pop();
-  if (target === undefined) return { ok: false, error: `checkpoint ${checkpointId} is not in this session` };
+  if (target === undefined) return { ok: false, error: `Checkpoint ${checkpointId} is not in this chat.` };
   const byId = new Map(entries.filter((e) => e.type !== 'leaf').map((e) => [e.id, e]));
   const path: Entry[] = [];
   for (let cur: Entry | undefined = target; cur !== undefined && path.length <= byId.size; cur = cur.parentId === null ? undefined : byId.get(cur.parentId)) path.unshift(cur);
@@ -50,19 +50,31 @@ export function rewindTarget(entries: readonly Entry[], checkpointId: string): R
   return { ok: true, targetId: before, adjusted: true };
 }
 
-/** Appends the `leaf` entry that makes the rewind; the store must be writable. */
-export async function rewindTo(store: TranscriptStore, checkpointId: string, deps: { readonly ids: IdSource; readonly clock: Pick<Clock, 'now'> }): Promise<RewindResult> {
-  if (store.readOnly) return { ok: false, error: `the session is read-only (${store.readOnlyReason ?? 'open elsewhere'}); it cannot be rewound` };
-  const t = rewindTarget(store.entries(), checkpointId);
+export type RewindPlan = { readonly ok: true; readonly leaf: LeafEntry; readonly adjusted: boolean } | { readonly ok: false; readonly error: string };
+
+/**
+ * Nothing is rewritten: the new leaf entry points at the checkpoint (or, for a checkpoint inside a tool batch, just
+ * past the batch's results), so the model input is rebuilt from that branch. Later entries stay in the file.
+ */
+export function planRewind(entries: readonly Entry[], leafId: string | null, checkpointId: string, deps: { readonly ids: IdSource; readonly clock: Pick<Clock, 'now'> }): RewindPlan {
+  const t = rewindTarget(entries, checkpointId);
   if (!t.ok) return t;
   const leaf: LeafEntry = {
     type: 'leaf',
     id: deps.ids.next('e_'),
-    parentId: store.leafId(),
+    parentId: leafId,
     timestamp: new Date(deps.clock.now()).toISOString(),
     targetId: t.targetId,
     reason: `rewind to ${checkpointId}${t.adjusted ? ' (moved off an unanswered tool call)' : ''}`,
   };
-  await store.append(leaf);
-  return { ok: true, checkpointId, targetId: t.targetId, leafEntryId: leaf.id, adjusted: t.adjusted };
+  return { ok: true, leaf, adjusted: t.adjusted };
+}
+
+/** Appends the `leaf` entry that makes the rewind; the store must be writable. */
+export async function rewindTo(store: TranscriptStore, checkpointId: string, deps: { readonly ids: IdSource; readonly clock: Pick<Clock, 'now'> }): Promise<RewindResult> {
+  if (store.readOnly) return { ok: false, error: `the session is read-only (${store.readOnlyReason ?? 'open elsewhere'}); it cannot be rewound` };
+  const plan = planRewind(store.entries(), store.leafId(), checkpointId, deps);
+  if (!plan.ok) return plan;
+  await store.append(plan.leaf);
+  return { ok: true, checkpointId, targetId: plan.leaf.targetId ?? '', leafEntryId: plan.leaf.id, adjusted: plan.adjusted };
 }

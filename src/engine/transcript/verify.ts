@@ -169,7 +169,7 @@ function checkCapsule(capsule: CapsuleEntry, index: number, branch: readonly Ent
   if (missing.length > 0) {
     report({ kind: 'capsule_pin_missing', severity: 'error', entryId: capsule.id, message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it` });
   }
-  // S7: the cut must not separate a tool call (summarized) from its result (kept verbatim). A result pairs with the
+  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim). A result pairs with the
   // nearest earlier call of its id: some servers reuse ids such as "call_0" in every turn, and a later call in the
   // kept tail is the one a result after it answers.
   const pinned = new Set(capsule.pinnedEntryIds);

@@ -1,9 +1,9 @@
 // The window and token count an overflow error states, and error bodies normalized for the openai client; garbage is data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyError } from '../../../src/engine/agent/faults.js';
-import { overflowFacts } from '../../../src/engine/agent/overflowFacts.js';
-import { OVERFLOW_PATTERNS } from '../../../src/engine/agent/overflowPatterns.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
+import { overflowFacts } from '../../../src/engine/provider/overflowFacts.js';
+import { OVERFLOW_PATTERNS } from '../../../src/engine/provider/overflowPatterns.js';
 import { learnWindow } from '../../../src/engine/agent/windowLearning.js';
 import { normalizeErrorBody } from '../../../src/node/errorBodies.js';
 

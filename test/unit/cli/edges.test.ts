@@ -97,12 +97,12 @@ test('the agent checkpoint tool lands after its batch; `capsule rewind` to it ke
 
   const lines: string[] = [];
   assert.equal(await main(['rewind', rig.session, ck.checkpointId], (l) => lines.push(l)), 0, lines.join('\n'));
-  assert.match(lines[0] ?? '', new RegExp(`^Rewound to ${ck.checkpointId}`));
+  assert.match(lines[0] ?? '', new RegExp(`^Rewound .* to ${ck.checkpointId}`));
   const again = await chat(rig, 'fake-model', 'Now read it once more', '--window', '32768');
   assert.equal(again.code, 0, again.lines.join('\n'));
   assert.equal(seen(rig.server).rejected, 0, 'the strict server accepted every request after the rewind');
   const bad: string[] = [];
-  assert.equal(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message), 'checkpoint ck_missing is not in this session');
+  assert.match(String(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message)), /Checkpoint ck_missing is not in /);
 });
 
 test('a provider that over-reports prompt_tokens never blocks later turns: the local estimate takes over, said once', async (t) => {

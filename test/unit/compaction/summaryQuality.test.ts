@@ -32,7 +32,7 @@ test('the size the prompt asks for derives from the summary request\'s real max_
 
 test('finish_reason "length" twice: one tighter retry with the same prefix, then a degraded capsule merged with what arrived', async () => {
   const cut = `## Goal\nShip the parser rewrite with the exact grammar from RFC-7.\n\n## Constraints & Preferences\nKeep the public API.\n\n## Progress\n### Done\n- lexer`;
-  const model = new ScriptedModel([{ text: cut, finishReason: 'length' }]);
+  const model = new ScriptedModel([{ text: cut, finish: 'length' }]);
   const { h, run } = compactWith(model);
   const o = await run();
   assert.equal(o.outcome, 'completed', JSON.stringify(o));

@@ -81,7 +81,7 @@ test('rewinding to a checkpoint written between a call and its results lands aft
   assert.equal(store.leafId(), last?.id);
   assert.equal(store.entries().filter((e) => e.type === 'leaf').length, 1);
   const unknown = await rewindTo(store, 'ck_nope', { ids: { next: (p) => `${p}x` }, clock: { now: () => 0 } });
-  assert.deepEqual(unknown, { ok: false, error: 'checkpoint ck_nope is not in this session' });
+  assert.deepEqual(unknown, { ok: false, error: 'Checkpoint ck_nope is not in this chat.' });
 });
 
 test('verify: tool-call ids reused across turns are not reported as split pairs around a capsule', () => {
