@@ -339,7 +339,7 @@ export class Agent {
     for (const c of due) await this.appendCheckpoint(c.checkpointId, c.kind, c.note);
   }
 
-  /** S10: the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
+  /** docs/compaction.md (overflow recovery): the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
   private async learnOverflow(fault: FaultInfo): Promise<void> {
     const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
     if (learned === undefined) return;

@@ -80,7 +80,7 @@ export class PreflightBarrier {
   private readonly branches: BranchReader;
   private queue: Promise<unknown> = Promise.resolve();
   private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
-  /** Escalation, the ineffective count and the refill rule span every barrier of one turn (S7). */
+  /** Escalation, the ineffective count and the refill rule span every barrier of one turn (docs/compaction.md, the per-turn budget). */
   private readonly budget = new TurnBudget();
   private calibrationWarned = false;
 
