@@ -7,7 +7,7 @@ import { PreflightBarrier, type PreflightResult } from '../engine/compaction/bar
 import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
-import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
+import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
@@ -34,6 +34,8 @@ export interface OfflineModel {
   /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
   readonly summarizer?: ChatModel;
   readonly resolved: ResolvedSettings;
+  /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
+  readonly tools?: readonly ToolSchema[];
 }
 
 /** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
@@ -174,7 +176,7 @@ export class AgentSession {
         ids: nodeIds,
         cache: parts.caches.forModel(m.model.model),
         ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
-        tools: [],
+        tools: m.tools ?? [],
         defaultSystem: DEFAULT_SYSTEM_PROMPT,
         resolved: m.resolved,
         modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
@@ -270,7 +272,7 @@ export class AgentSession {
       // openOffline is the only way to a session without an agent, and it always sets the offline model.
       const o = this.offline;
       if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
-      return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+      return { model: o.model, provider: o.provider, tools: o.tools ?? [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
     }
     const m = a.currentModel;
     return {

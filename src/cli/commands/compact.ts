@@ -5,7 +5,7 @@ import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/s
 import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
-import { cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 
 export const COMPACT_USAGE =
@@ -93,10 +93,13 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   const trigger = triggerFlag(cli.flags);
   const focus = focusFlag(cli.flags);
   const summarizer = summarizerFlags(cli.flags);
+  const raw = settingsFlags(cli.flags).compaction;
   const session = await openOffline(path, (info) => ({
     model: info,
-    provider: 'cli',
-    resolved: cliSettings(info, settingsFlags(cli.flags).compaction),
+    provider: CLI_PROVIDER,
+    resolved: cliSettings(info, raw),
+    // The schemas chat sends: the measurement counts them and the summary request repeats them.
+    tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);
   try {
