@@ -27,6 +27,8 @@ export interface HostSettings {
   readonly model: ModelInfo;
   /** `capsule.agent.maxRequestsPerTurn`, validated (an invalid value falls back to the default). */
   readonly maxRequestsPerTurn: number;
+  /** `capsule.provider.sendCacheKey`: the per-chat prompt-cache key goes with each OpenAI-compatible request. */
+  readonly sendCacheKey: boolean;
 }
 
 /**
@@ -61,7 +63,8 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
   const provider = providerKind === 'vscode-lm' ? 'vscode-lm' : baseUrl === '' ? 'openai' : 'openai-compatible';
   const maxRequests = checkSetting('agent', 'maxRequestsPerTurn', cfg.get<unknown>('agent.maxRequestsPerTurn') ?? DEFAULT_MAX_REQUESTS_PER_TURN);
   const maxRequestsPerTurn = maxRequests.ok ? Number(maxRequests.value) : DEFAULT_MAX_REQUESTS_PER_TURN;
-  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, maxRequestsPerTurn };
+  const sendCacheKey = cfg.get<unknown>('provider.sendCacheKey') !== false;
+  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, sendCacheKey, maxRequestsPerTurn };
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */
