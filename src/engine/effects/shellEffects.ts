@@ -18,10 +18,8 @@ const READERS = new Set(['cat', 'head', 'tail', 'nl', 'less', 'more', 'bat']);
 /** Options of head/tail that take a value. */
 const VALUED = new Set(['-n', '-c', '--lines', '--bytes']);
 
-/** `a/./b/../c` → `a/c`; keeps leading `..` and absolute paths. */
-export function normalizeShellPath(p: string, cwd: string): string | undefined {
-  // Variables, globs and command substitutions are only known when the shell runs.
-  if (p === '' || p === '-' || /[$*?`[\]{}~]/.test(p) || p.startsWith('/dev/') || p.startsWith('/proc/')) return undefined;
+/** `a/./b/../c` → `a/c`; keeps leading `..` and absolute paths; '' for the starting directory itself. */
+function joinPath(p: string, cwd: string): string {
   const joined = p.startsWith('/') || cwd === '' ? p : `${cwd}/${p}`;
   const parts: string[] = [];
   for (const seg of joined.split('/')) {
@@ -29,7 +27,14 @@ export function normalizeShellPath(p: string, cwd: string): string | undefined {
     if (seg === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
     else parts.push(seg);
   }
-  const out = (joined.startsWith('/') ? '/' : '') + parts.join('/');
+  return (joined.startsWith('/') ? '/' : '') + parts.join('/');
+}
+
+/** A file path named in a command, resolved against `cwd`; undefined when only the running shell could know it. */
+export function normalizeShellPath(p: string, cwd: string): string | undefined {
+  // Variables, globs and command substitutions are only known when the shell runs.
+  if (p === '' || p === '-' || /[$*?`[\]{}~]/.test(p) || p.startsWith('/dev/') || p.startsWith('/proc/')) return undefined;
+  const out = joinPath(p, cwd);
   return out === '' ? undefined : out;
 }
 
@@ -47,15 +52,15 @@ const operands = (args: readonly string[]): string[] => {
 
 /** Writes in inline Python or Node code: open(…, 'w'), Path(…).write_text, fs.writeFileSync(…). */
 function scriptWrites(code: string): string[] {
-  const out: string[] = [];
+  const out: { at: number; path: string }[] = [];
   const res = [
     /\bopen\(\s*(['"])([^'"]+)\1\s*,\s*(['"])[^'"]*[wax][^'"]*\3/g,
     /\bPath\(\s*(['"])([^'"]+)\1\s*\)\s*\.\s*write_(?:text|bytes)\(/g,
     /\bwriteFileSync\(\s*(['"])([^'"]+)\1/g,
     /\bappendFileSync\(\s*(['"])([^'"]+)\1/g,
   ];
-  for (const re of res) for (const m of code.matchAll(re)) if (m[2] !== undefined) out.push(m[2]);
-  return out;
+  for (const re of res) for (const m of code.matchAll(re)) if (m[2] !== undefined) out.push({ at: m.index, path: m[2] });
+  return out.sort((a, b) => a.at - b.at).map((w) => w.path);
 }
 
 interface Acc {
@@ -118,7 +123,7 @@ function simpleEffects(cmd: SimpleCommand, state: { cwd: string }, acc: Acc, dep
   switch (name) {
     case 'cd': {
       const to = args[0];
-      if (to !== undefined && to !== '-') state.cwd = path(to) ?? state.cwd;
+      if (to !== undefined && to !== '-' && !/[$*?`~]/.test(to)) state.cwd = joinPath(to, state.cwd);
       return;
     }
     case 'bash':
