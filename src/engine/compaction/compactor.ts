@@ -11,7 +11,9 @@ import { validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
 import { buildFallbackCapsule } from './fallback.js';
 import type { FlightRecord } from './flightRecord.js';
-import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
+import { personText } from '../effects/personText.js';
+import { compileTestPatterns } from '../effects/testRunners.js';
+import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger, type LedgerOptions } from './ledger.js';
 import { type CompactionOutcome, flightRecordOf } from './outcome.js';
 import type { CompactionPlan } from './plan.js';
 import { generateSummary, type SummaryAttempt } from './summaryRequest.js';
@@ -35,6 +37,8 @@ export interface CompactionDeps {
   readonly logger?: Logger;
   /** Shared with the barrier so the tree is not rebuilt per call; one is made from `store` otherwise. */
   readonly branches?: BranchReader;
+  /** Project-specific test-command patterns for the ledger's last verification (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
 }
 
 export type ProgressPhase = 'planning' | 'checkpoint' | 'summarizing' | 'validating' | 'archiving' | 'appended';
@@ -133,7 +137,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 
   const branch = (deps.branches ?? new BranchReader(store)).branch();
   const input = buildModelInput(branch, deps.defaultSystem);
-  const ledger = ledgerOf(cut, branch);
+  const ledger = ledgerOf(cut, branch, { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
@@ -232,12 +236,12 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   };
 }
 
-/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the branch's first ask. */
-function ledgerOf(cut: CutPlan, branch: readonly Entry[]): Ledger {
+/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the person's first ask on the branch. */
+function ledgerOf(cut: CutPlan, branch: readonly Entry[], opts: LedgerOptions): Ledger {
   const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
-  const firstAsk = branch.find((e) => e.type === 'user');
-  const previous = stored ?? (firstAsk?.type === 'user' ? { ...EMPTY_LEDGER, originalTask: firstAsk.content } : undefined);
-  return buildLedger([...cut.summarize, ...cut.kept], previous);
+  const firstAsk = branch.flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
+  const previous = stored ?? (firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk });
+  return buildLedger([...cut.summarize, ...cut.kept], previous, opts);
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
@@ -271,7 +275,7 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
     if (v.ok) return { text: assembled.text, quality: 'full', flaggedPaths: assembled.flaggedPaths };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
   } else reason = summary.kind === 'failed' ? summary.reason : 'cancelled';
-  const fb = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason });
+  const fb = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason, root: deps.store.header.cwd });
   const size = sizes(fb.text);
   if (size.tokens >= size.beforeTokens) {
     return { skip: `the capsule (${size.tokens} tokens) would not be smaller than the history it replaces (${size.beforeTokens} tokens)` };
