@@ -76,6 +76,8 @@ export interface AgentSessionConfig {
   readonly logger?: Logger;
   readonly listener?: AgentListener;
   readonly agentOptions?: Partial<AgentOptions>;
+  /** Project-specific test-command patterns for the ledger (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
   /** TriggerState.toJSON() of an earlier run, so pending intents survive a restart. */
   readonly triggerState?: unknown;
 }
@@ -175,6 +177,7 @@ export class AgentSession {
         recordFlight: (r) => recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
+        ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();

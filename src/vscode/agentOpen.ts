@@ -7,6 +7,7 @@ import { readFlightRecords } from '../node/flightRecorder.js';
 import type { JsonlSessionStore } from '../node/jsonlStore.js';
 import type { ProjectMemory } from '../node/projectMemory.js';
 import { errorMessage } from './log.js';
+import { readLedgerTestCommands } from './settings.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {
@@ -57,6 +58,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     logger: a.logger,
     listener: a.listener,
     triggerState: a.triggerState,
+    testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
   });
   return { session, durations };
 }

@@ -35,6 +35,8 @@ export interface AgentDeps {
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
   readonly options?: Partial<AgentOptions>;
+  /** Project-specific test-command patterns for the ledger (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
 }
 
 function errText(err: unknown): string {
@@ -83,6 +85,7 @@ export class Agent {
       triggers: this.triggers,
       ...(deps.recordFlight === undefined ? {} : { recordFlight: deps.recordFlight }),
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      ...(deps.testCommands === undefined ? {} : { testCommands: deps.testCommands }),
       listener: (event) => this.emit({ type: 'barrier', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), event }),
     });
     this.epochs = new EpochKeeper({
