@@ -27,6 +27,8 @@ export const CLI_OPTIONS = {
   into: { type: 'string' },
   anyway: { type: 'boolean' },
   focus: { type: 'string' },
+  from: { type: 'string' },
+  retention: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean>;

@@ -1,13 +1,14 @@
-// `capsule import <file> -o <session.jsonl>`: turns saved OpenAI chat-completions messages into a Capsule session.
+// `capsule import <file> -o <session.jsonl>`: detects the transcript's format (or takes --from), converts it, and reports what was kept, inferred and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { idSource } from '../../engine/ids.js';
-import { importOpenAIMessages, parseOpenAIMessages } from '../../engine/transcript/importOpenAI.js';
+import { ImportError, importTranscript, isImportFormat } from '../../engine/import/importTranscript.js';
+import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/import/report.js';
 import { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { CliError, type ParsedCli } from '../args.js';
 
-export const IMPORT_USAGE = 'capsule import <messages.json|messages.jsonl> -o <session.jsonl> [--model M]';
-/** Conversations larger than this are almost certainly not a message file. */
+export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--from ${IMPORT_FORMATS.join('|')}] [--model M]`;
+/** Transcripts larger than this are almost certainly not one conversation. */
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 
 async function exists(path: string): Promise<boolean> {
@@ -24,6 +25,10 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   const output = typeof cli.flags.out === 'string' ? cli.flags.out : undefined;
   if (!input) throw new CliError(`missing input file: ${IMPORT_USAGE}`);
   if (!output) throw new CliError(`missing -o <session.jsonl>: ${IMPORT_USAGE}`);
+  const from = cli.flags.from;
+  if (from !== undefined && (typeof from !== 'string' || !isImportFormat(from))) {
+    throw new CliError(`--from must be one of ${IMPORT_FORMATS.join(', ')} (got '${String(from)}')`);
+  }
   let size: number;
   try {
     size = (await stat(input)).size;
@@ -33,23 +38,30 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (size > MAX_IMPORT_BYTES) throw new CliError(`input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}`, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
-  const parsed = parseOpenAIMessages(await readFile(input, 'utf8'));
-  if (!parsed.ok) throw new CliError(`${input}: ${parsed.error}`, 1);
   const sessionId = randomUUID();
-  const result = importOpenAIMessages(parsed.messages, {
-    sessionId,
-    cwd: process.cwd(),
-    now: new Date().toISOString(),
-    ids: idSource((n) => randomBytes(n)),
-    model: typeof cli.flags.model === 'string' ? cli.flags.model : undefined,
-  });
+  let result;
+  try {
+    result = importTranscript(await readFile(input, 'utf8'), {
+      sessionId,
+      cwd: process.cwd(),
+      now: new Date().toISOString(),
+      ids: idSource((n) => randomBytes(n)),
+      ...(typeof cli.flags.model === 'string' ? { model: cli.flags.model } : {}),
+      ...(from !== undefined && isImportFormat(from) ? { from } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ImportError) throw new CliError(`${input}: ${err.message}`, 1);
+    throw err;
+  }
   const store = await JsonlSessionStore.open(output, { create: { id: sessionId, cwd: result.header.cwd, title: result.header.title } });
   try {
     for (const e of result.entries) await store.append(e);
   } finally {
     await store.close();
   }
-  for (const w of result.warnings) out(`warning: ${w}`);
-  out(`imported ${parsed.messages.length} messages as ${result.entries.length} entries into ${output}`);
+  const k = result.report.kept;
+  const messages = k.userTurns + k.assistantTurns + k.toolResults + k.systemMessages;
+  out(`imported ${messages} messages (${FORMAT_NAMES[result.report.format]}) as ${result.entries.length} entries into ${output}`);
+  for (const line of formatImportReport(result.report)) out(`  ${line}`);
   return 0;
 }

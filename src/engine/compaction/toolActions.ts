@@ -2,7 +2,7 @@
 import { resultStatus } from '../effects/resultStatus.js';
 import { patchEffects } from '../effects/patchEffects.js';
 import { shellEffects } from '../effects/shellEffects.js';
-import type { Effects, Rename } from '../transcript/effects.js';
+import { touchesFiles, type Effects, type Rename } from '../transcript/effects.js';
 import type { Entry, ToolResultEntry } from '../transcript/schema.js';
 
 export type ToolActionKind = 'read' | 'modify' | 'command' | 'list' | 'search' | 'skill' | 'other';
@@ -209,7 +209,9 @@ function fromEffects(e: Effects): ActionFiles {
  */
 export function actionFiles(a: ToolAction): ActionFiles {
   if (!a.result) return EMPTY_FILES;
-  if (a.result.effects) return fromEffects(a.result.effects);
+  const e = a.result.effects;
+  // An importer may record only the exit status (Codex exec events); the files then still come from the text.
+  if (e && (e.source === 'measured' || touchesFiles(e) || e.read.length > 0)) return fromEffects(e);
   if (commandSucceeded(a) !== true) return EMPTY_FILES;
   if (a.kind === 'read') return { ...EMPTY_FILES, read: a.paths };
   if (a.kind === 'modify') {

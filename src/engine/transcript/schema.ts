@@ -67,6 +67,8 @@ export const AssistantEntrySchema = z.object({
   prefixFingerprint: z.string().optional(),
   finishReason: z.string().optional(),
   turnId: z.string().optional(),
+  /** Reasoning text the provider returned (`reasoning_content`); sent back with tool-call turns, which DeepSeek-style models require. */
+  reasoningContent: z.string().optional(),
 });
 
 export const ToolResultEntrySchema = z.object({
