@@ -55,6 +55,7 @@ export function commandStatus(c: Pick<LedgerCommand, 'exitCode' | 'ok'> & Partia
   if (c.denied === true) return 'denied';
   if (c.timedOut === true) return 'timed out';
   if (c.ok === null) return 'no result';
+  if (c.exitCode === 0 && c.ok === false) return 'exit 0, but the runner reported failures';
   if (c.exitCode !== null) return `exit ${c.exitCode}`;
   return c.ok ? 'ok' : 'error';
 }

@@ -2,6 +2,7 @@
 import { resultStatus } from '../effects/resultStatus.js';
 import { patchEffects } from '../effects/patchEffects.js';
 import { shellEffects } from '../effects/shellEffects.js';
+import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';
 import { touchesFiles, type Effects, type Rename } from '../transcript/effects.js';
 import type { Entry, ToolResultEntry } from '../transcript/schema.js';
 
@@ -25,6 +26,8 @@ export interface ToolAction {
   readonly workdir?: string;
   /** The patch text of an apply-patch style call. */
   readonly patch?: string;
+  /** An editor tool's `command` argument (`view`, `create`, `str_replace`…). */
+  readonly subcommand?: string;
 }
 
 /** What a call did to files, from its recorded effects or (marked inferred) from its arguments and command text. */
@@ -176,6 +179,7 @@ export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
         ...(result ? { result } : {}),
         ...(workdir !== undefined ? { workdir } : {}),
         ...(patch !== undefined ? { patch } : {}),
+        ...(typeof args?.['command'] === 'string' && kind !== 'command' ? { subcommand: args['command'] } : {}),
         exitCode: result && kind === 'command' ? (result.effects?.exitCode !== undefined ? result.effects.exitCode : exitCodeOf(result.content)) : null,
       });
     }
@@ -189,7 +193,10 @@ export function commandSucceeded(a: ToolAction): boolean | null {
   const e = a.result.effects;
   if (e?.source === 'measured' && e.failed !== undefined) return !e.failed;
   if (e?.failed !== undefined) return !e.failed;
-  return !resultStatus(a.result.content, a.result.isError).failed;
+  if (resultStatus(a.result.content, a.result.isError).failed) return false;
+  // Without an exit status, a test runner's own summary ("FAILED (failures=1)", "1 failed") is the best evidence.
+  const summary = a.kind === 'command' && a.command !== undefined && isTestCommand(a.command) ? testSummary(a.result.content) : undefined;
+  return summary === undefined || summaryFailed(summary) !== true;
 }
 
 /** True when the call's status was read from its result text rather than recorded. */
@@ -217,7 +224,7 @@ export function actionFiles(a: ToolAction): ActionFiles {
   if (a.kind === 'modify') {
     const p = a.patch === undefined ? undefined : patchEffects(a.patch);
     if (p && p.created.length + p.modified.length + p.deleted.length + p.renamed.length > 0) return { ...EMPTY_FILES, ...p };
-    return { ...EMPTY_FILES, modified: a.paths };
+    return a.subcommand === 'create' ? { ...EMPTY_FILES, created: a.paths } : { ...EMPTY_FILES, modified: a.paths };
   }
   if (a.kind !== 'command' || a.command === undefined) return EMPTY_FILES;
   const s = shellEffects(a.command);
@@ -232,4 +239,4 @@ export function actionFiles(a: ToolAction): ActionFiles {
   };
 }
 
-export { isTestCommand } from '../effects/testRunners.js';
+export { isTestCommand };

@@ -23,6 +23,7 @@ const RUNNERS: readonly RegExp[] = [
   /\bmake\s+(?:\S+\s+)*(?:test|check)\b/,
   /\bdeno\s+test\b/,
   /\bswift\s+test\b/,
+  /\bruntests\.py\b/,
 ];
 
 /** Custom patterns (the `capsule.ledger.testCommands` setting) compiled once; invalid ones are reported, not thrown. */
@@ -54,6 +55,7 @@ const SUMMARY: readonly RegExp[] = [
   /^(?:Passed|Failed)!\s+-/,
   /^BUILD (?:SUCCESSFUL|FAILED)/,
   /\btests? passed, \d+ tests? failed/,
+  /^(?:FAILED \(|OK$|OK \(skipped)/,
 ];
 
 /** The runner's last summary line in `output`, trimmed to one line; node --test's "# pass"/"# fail" pair is joined. */
@@ -74,6 +76,7 @@ export function summaryFailed(summary: string): boolean | undefined {
   const counts = [...summary.matchAll(/\b(\d+)\s+(?:failed|failing|failures?|errors?)\b|\bfail(?:ed|ures)?:?\s+(\d+)/gi)];
   if (counts.length > 0) return counts.some((m) => Number(m[1] ?? m[2] ?? '0') > 0);
   if (/\bFAILED\b|^FAIL\b|Failed!/.test(summary)) return true;
+  if (/^OK\b/.test(summary)) return false;
   if (/\bpassed\b|\bpassing\b|^ok\b|\bOK\b|SUCCESSFUL|Passed!/i.test(summary)) return false;
   return undefined;
 }

@@ -60,7 +60,7 @@ function itemsOf(lines: readonly { readonly n: number; readonly value: unknown }
       const callId = str(payload['call_id']);
       if (ev === 'exec_command_end' && callId !== undefined && typeof payload['exit_code'] === 'number') exits.set(callId, { code: payload['exit_code'], ok: payload['exit_code'] === 0 });
       else if (ev === 'patch_apply_end' && callId !== undefined && typeof payload['success'] === 'boolean') exits.set(callId, { code: payload['success'] ? 0 : 1, ok: payload['success'] });
-      else b.report.drop(`event_msg ${ev ?? ''}`.trim(), 'a UI event that repeats a response item');
+      else b.report.drop(`event_msg ${ev ?? ''}`.trim(), 'a UI or bookkeeping event; the conversation itself is in the response items');
       continue;
     }
     if (type === 'compacted' && payload) {

@@ -61,7 +61,28 @@ function importOpenAI(text: string, opts: TranscriptImportOptions, report: Repor
   if (!parsed.ok) throw new ImportError(`${FORMAT_NAMES.openai}: ${parsed.error}`);
   const r = importOpenAIMessages(parsed.messages, { sessionId: opts.sessionId, cwd: opts.cwd, now: opts.now, ids: opts.ids, ...(opts.model === undefined ? {} : { model: opts.model }) });
   const c = report.counts;
-  const entries = r.entries.map((e): Entry => {
+  // A call id used again in a later turn would pair the later result with the earlier call: rename the repeat.
+  const used = new Set<string>();
+  const current = new Map<string, string>();
+  const unique = r.entries.map((e): Entry => {
+    if (e.type === 'assistant' && e.toolCalls.length > 0) {
+      const toolCalls = e.toolCalls.map((call) => {
+        let id = call.id;
+        for (let n = 2; used.has(id); n++) id = `${call.id}_${n}`;
+        if (id !== call.id) c.renamedIds++;
+        used.add(id);
+        current.set(call.id, id);
+        return id === call.id ? call : { ...call, id };
+      });
+      return { ...e, toolCalls };
+    }
+    if (e.type === 'tool_result') {
+      const id = current.get(e.toolCallId);
+      return id === undefined || id === e.toolCallId ? e : { ...e, toolCallId: id };
+    }
+    return e;
+  });
+  const entries = unique.map((e): Entry => {
     if (e.type === 'user') {
       c.userTurns++;
       if (personTextOf(e.content) === null) {
@@ -115,6 +136,10 @@ export function importTranscript(text: string, opts: TranscriptImportOptions): T
     throw err;
   }
   const { header, entries } = b.finish('end of file');
-  if (entries.length === 0) throw new ImportError(`${FORMAT_NAMES[format]}: no conversation found${LINE_FORMATS.has(format) && parsed.kind === 'jsonl' ? ` in ${parsed.total} lines` : ''}`);
+  if (entries.length === 0) {
+    const first = report.finish(format, entries).dropped[0];
+    const why = first === undefined ? '' : `; every record was skipped, e.g. ${first.what} (${first.why})`;
+    throw new ImportError(`${FORMAT_NAMES[format]}: no conversation found${LINE_FORMATS.has(format) && parsed.kind === 'jsonl' ? ` in ${parsed.total} lines` : ''}${why}`);
+  }
   return { header, entries, report: report.finish(format, entries) };
 }

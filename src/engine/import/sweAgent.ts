@@ -1,6 +1,6 @@
 // SWE-agent trajectories (.traj: history with tool_calls / tool_call_ids, or thought-action steps) and mini-swe-agent trajectories (bash blocks, <returncode>, the exit role).
 import { patchEffects } from '../effects/patchEffects.js';
-import { effects } from '../transcript/effects.js';
+import { effects, type Effects } from '../transcript/effects.js';
 import { type ImportBuilder, isRecord, str } from './builder.js';
 import { ImportError } from './input.js';
 
@@ -19,16 +19,25 @@ export function workdirIn(texts: readonly string[]): string | undefined {
   return texts.some((t) => t.includes('/testbed')) ? '/testbed' : undefined;
 }
 
-/** The submitted patch as a final `submit` call whose effects are the files the patch changes. */
-function submission(b: ImportBuilder, patch: string, status: string | undefined, n: number): void {
-  if (patch.trim() === '' && status === undefined) return;
+function patchEffectsOf(patch: string): Effects {
   const p = patchEffects(patch);
+  return effects({ source: 'inferred', created: p.created, modified: p.modified, deleted: p.deleted, renamed: p.renamed, exitCode: null, failed: false });
+}
+
+/**
+ * The submitted patch as the result of the agent's last command when that command is still waiting (mini-swe-agent's
+ * submit command is answered by the exit message), else as a final `submit` call; its effects are the files it changes.
+ */
+function submission(b: ImportBuilder, patch: string, status: string | undefined, n: number, waiting?: string): void {
+  if (patch.trim() === '' && status === undefined) return;
+  const text = patch.trim() === '' ? `(exit status: ${status ?? 'unknown'}; nothing submitted)` : patch;
+  if (waiting !== undefined && b.pendingName(waiting) !== undefined) {
+    b.toolResult(waiting, text, { where: 'exit', effects: patchEffectsOf(patch) });
+    return;
+  }
   const id = `submit_${n}`;
   b.assistant('', [{ id, name: 'submit', arguments: JSON.stringify({ exit_status: status ?? 'submitted' }) }], { where: 'info.submission' });
-  b.toolResult(id, patch.trim() === '' ? `(exit status: ${status ?? 'unknown'}; nothing submitted)` : patch, {
-    where: 'info.submission',
-    effects: effects({ source: 'inferred', created: p.created, modified: p.modified, deleted: p.deleted, renamed: p.renamed, exitCode: null, failed: false }),
-  });
+  b.toolResult(id, text, { where: 'info.submission', effects: patchEffectsOf(patch) });
 }
 
 export function convertSweAgent(value: unknown, b: ImportBuilder): void {
@@ -80,7 +89,7 @@ export function convertSweAgent(value: unknown, b: ImportBuilder): void {
         if (waiting !== undefined && (m['message_type'] === 'observation' || b.pendingName(waiting) !== undefined)) {
           b.toolResult(waiting, content, { where });
           waiting = undefined;
-        } else b.user(content, { where, injected: m['message_type'] === 'observation' });
+        } else b.user(content, { where });
       } else b.report.drop(`'${role ?? 'untyped'}' message`, 'not a chat role');
     });
   } else if (steps) {
@@ -139,7 +148,8 @@ export function convertMiniSweAgent(value: unknown, b: ImportBuilder): void {
     } else if (role === 'exit') {
       exited = true;
       const extra = isRecord(m['extra']) ? m['extra'] : {};
-      submission(b, str(extra['submission']) ?? str(info['submission']) ?? content, str(extra['exit_status']) ?? str(info['exit_status']), ++synth);
+      submission(b, str(extra['submission']) ?? str(info['submission']) ?? content, str(extra['exit_status']) ?? str(info['exit_status']), ++synth, waiting);
+      waiting = undefined;
     } else b.report.drop(`'${role ?? 'untyped'}' message`, 'not a chat role');
   });
   if (!exited) submission(b, str(info['submission']) ?? '', str(info['exit_status']), ++synth);
