@@ -10,6 +10,7 @@ import { assembleCapsule, transcriptTextOf } from './capsuleAssembly.js';
 import { validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
 import { buildFallbackCapsule } from './fallback.js';
+import { measureRetention, RETENTION_DETAILS_KEY, spanFacts, withLostFacts, type Retention } from './retention.js';
 import type { FlightRecord } from './flightRecord.js';
 import { personText } from '../effects/personText.js';
 import { compileTestPatterns } from '../effects/testRunners.js';
@@ -161,8 +162,9 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 
   // Truncated tool-result text leaves the input too: a truncation-only plan (level >= 2) summarizes nothing new.
   const replacedTokens = cut.summarizedTokens + cut.truncatedTokens + (cut.previousCapsule ? deps.cache.tokensOfCapsule(cut.previousCapsule) : 0);
-  const text = capsuleText(deps, cut, ledger, summary, replacedTokens);
-  if ('skip' in text) return end('skipped', text.skip);
+  const chosen = capsuleText(deps, cut, ledger, summary, replacedTokens);
+  if ('skip' in chosen) return end('skipped', chosen.skip);
+  const { text, retention } = withRetention(chosen, cut, store.header.cwd);
   progress(90, 'validating');
 
   const candidate: CapsuleEntry = {
@@ -182,6 +184,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     checkpointId: checkpoint.checkpointId,
     details: {
       [LEDGER_DETAILS_KEY]: ledger,
+      [RETENTION_DETAILS_KEY]: retention,
       operationId: plan.operationId,
       attempts: summary.attempts,
       flaggedPaths: text.flaggedPaths,
@@ -242,6 +245,19 @@ function ledgerOf(cut: CutPlan, branch: readonly Entry[], opts: LedgerOptions): 
   const firstAsk = branch.flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
   const previous = stored ?? (firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk });
   return buildLedger([...cut.summarize, ...cut.kept], previous, opts);
+}
+
+/**
+ * Measures what the chosen capsule kept of the span (before anything is added), then appends the files and
+ * commands it lost, so the figures say how good the summary was and the model still gets every fact.
+ */
+function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: ChosenText; retention: Retention } {
+  const pinned = new Set(cut.pinnedEntryIds);
+  const facts = spanFacts(cut.summarize.filter((e) => !pinned.has(e.id)), root);
+  const tail = transcriptTextOf([...cut.summarize.filter((e) => pinned.has(e.id)), ...cut.kept]);
+  const measured = measureRetention(facts, chosen.text, tail);
+  const lost = withLostFacts(chosen.text, facts, tail);
+  return { text: { ...chosen, text: lost.text }, retention: { ...measured, appended: lost.appended } };
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
