@@ -5,6 +5,7 @@ import { ChatHost } from './vscode/chatHost.js';
 import { ChatViewProvider } from './vscode/chatViewProvider.js';
 import { CheckpointsTreeProvider } from './vscode/checkpointsTree.js';
 import { registerCommands } from './vscode/commands.js';
+import { registerImportCommand } from './vscode/importConversation.js';
 import { createLogChannel, errorMessage, loggerFor } from './vscode/log.js';
 import { Providers } from './vscode/providers.js';
 import { ApiKeys } from './vscode/secrets.js';
@@ -42,6 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(vscode.window.createTreeView('capsule.checkpoints', { treeDataProvider: tree, showCollapseAll: true }));
   context.subscriptions.push(new BudgetStatusBar(chat));
   registerCommands(context, { host: chat, tree });
+  registerImportCommand(context, chat);
 
   // VS Code's language models come and go (extensions load later, sign-in): the picker and setup follow.
   if (typeof vscode.lm?.onDidChangeChatModels === 'function') context.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void chat.scheduleReconcile()));

@@ -4,12 +4,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { idSource } from '../../engine/ids.js';
 import { ImportError, importTranscript, isImportFormat } from '../../engine/import/importTranscript.js';
 import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/import/report.js';
-import { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { importFileProblem, writeImportedSession } from '../../node/importSession.js';
 import { CliError, type ParsedCli } from '../args.js';
 
 export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--from ${IMPORT_FORMATS.join('|')}] [--model M]`;
-/** Transcripts larger than this are almost certainly not one conversation. */
-const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -29,13 +27,8 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (from !== undefined && (typeof from !== 'string' || !isImportFormat(from))) {
     throw new CliError(`--from must be one of ${IMPORT_FORMATS.join(', ')} (got '${String(from)}')`);
   }
-  let size: number;
-  try {
-    size = (await stat(input)).size;
-  } catch {
-    throw new CliError(`input file not found: ${input}`, 1);
-  }
-  if (size > MAX_IMPORT_BYTES) throw new CliError(`input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}`, 1);
+  const problem = await importFileProblem(input);
+  if (problem !== undefined) throw new CliError(problem, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
   const sessionId = randomUUID();
@@ -53,12 +46,7 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
     if (err instanceof ImportError) throw new CliError(`${input}: ${err.message}`, 1);
     throw err;
   }
-  const store = await JsonlSessionStore.open(output, { create: { id: sessionId, cwd: result.header.cwd, title: result.header.title } });
-  try {
-    for (const e of result.entries) await store.append(e);
-  } finally {
-    await store.close();
-  }
+  await writeImportedSession(output, result);
   const k = result.report.kept;
   const messages = k.userTurns + k.assistantTurns + k.toolResults + k.systemMessages;
   out(`imported ${messages} messages (${FORMAT_NAMES[result.report.format]}) as ${result.entries.length} entries into ${output}`);

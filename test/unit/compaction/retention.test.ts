@@ -68,8 +68,8 @@ test('the summary dropped a named path and an old command: the report says so, a
   const card = CompactionCardSchema.parse(
     liveCard(
       { type: 'compaction_end', operationId: 'op_r', outcome: 'completed', trigger: 'user', level: 0, tokensBefore: 10, tokensAfter: 5, durationMs: 1, attempts: 1, effective: true, line: '', checkpointId: capsule.checkpointId },
-      { system: 1, tools: 1, capsule: 0, messages: 1, toolResults: 1, reservedOutput: 1, total: 5 },
-      { system: 1, tools: 1, capsule: 1, messages: 1, toolResults: 0, reservedOutput: 1, total: 5 },
+      { system: 1, tools: 1, capsule: 0, messages: 1, toolResults: 1, reservedOutput: 1 },
+      { system: 1, tools: 1, capsule: 1, messages: 1, toolResults: 0, reservedOutput: 1 },
       capsule,
     ),
   );
