@@ -42,7 +42,8 @@ async function snapshot(root: string): Promise<Snapshot> {
   const top = await gitTop(root);
   if (top !== undefined) {
     const spec = toPosix(relative(top, root)) || '.';
-    const status = await gitStatus(top, spec);
+    // Independent queries in parallel: the probe's cost is a few git round trips, not their sum.
+    const [status, head] = await Promise.all([gitStatus(top, spec), gitHead(top)]);
     if (status.size > MAX_DIRTY_PATHS) return { kind: 'unknown', reason: `workspace too large: more than ${MAX_DIRTY_PATHS} uncommitted files` };
     const dirty = new Map<string, Before>();
     let hashed = 0;
@@ -53,7 +54,7 @@ async function snapshot(root: string): Promise<Snapshot> {
         dirty.set(p, { ...(st ? { stat: st } : {}), ...(hash ? { hash } : {}) });
       }),
     );
-    return { kind: 'git', top, spec, head: await gitHead(top), dirty };
+    return { kind: 'git', top, spec, head, dirty };
   }
   const walk = await walkTree(root, MAX_SCAN_ENTRIES);
   if (walk.overflow) return { kind: 'unknown', reason: `workspace too large: more than ${MAX_SCAN_ENTRIES} files outside git` };
@@ -102,8 +103,7 @@ async function diffWalk(root: string, before: Map<string, FileStat>): Promise<Fi
 
 async function diffGit(s: Extract<Snapshot, { kind: 'git' }>): Promise<FileEffects> {
   const { top, spec } = s;
-  const status = await gitStatus(top, spec);
-  const head = await gitHead(top);
+  const [status, head] = await Promise.all([gitStatus(top, spec), gitHead(top)]);
   const moved = head !== s.head && head !== null && s.head !== null ? await gitDiffNames(top, s.head, head, spec) : new Map<string, string>();
   const out = { created: [] as string[], modified: [] as string[], deleted: [] as string[], renamed: [] as Rename[] };
   const candidates = new Set([...s.dirty.keys(), ...status.keys(), ...moved.keys()]);
