@@ -17,6 +17,8 @@ export interface BuilderOptions {
 
 interface Chain {
   readonly entries: Entry[];
+  /** For a sidechain: the main-chain entry it branched from (null when the main chain was still empty). */
+  readonly fork?: string | null;
   /** Call id in the source → id in the session, for the calls still expecting a result. */
   readonly open: Map<string, { id: string; name: string; where: string }>;
 }
@@ -50,7 +52,10 @@ export class ImportBuilder {
     }
     let c = this.sides.get(key);
     if (!c) {
-      c = { entries: [], open: new Map() };
+      // Branch before a call still waiting for its result (the Task that spawned the sidechain), so no tool pair is split.
+      const last = this.main.entries[this.main.entries.length - 1];
+      const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
+      c = { entries: [], open: new Map(), fork };
       this.sides.set(key, c);
     }
     this.current = c;
@@ -58,7 +63,7 @@ export class ImportBuilder {
 
   private base(timestamp: unknown): { id: string; parentId: string | null; timestamp: string } {
     const list = this.current.entries;
-    return { id: this.opts.ids.next('e_'), parentId: list[list.length - 1]?.id ?? null, timestamp: validTime(timestamp) ?? this.opts.now };
+    return { id: this.opts.ids.next('e_'), parentId: list[list.length - 1]?.id ?? this.current.fork ?? null, timestamp: validTime(timestamp) ?? this.opts.now };
   }
 
   private push(e: Entry): void {
@@ -134,7 +139,10 @@ export class ImportBuilder {
     this.report.counts.toolResults++;
   }
 
-  /** Main chain last, so the session's leaf is the end of the main conversation. */
+  /**
+   * The main chain, then each sidechain as a branch off the entry it started from, then (when there are
+   * sidechains) a leaf move back to the end of the main conversation, which is where the chat continues.
+   */
   finish(where: string): { header: SessionHeader; entries: Entry[] } {
     for (const c of [...this.sides.values(), this.main]) {
       this.current = c;
@@ -149,7 +157,12 @@ export class ImportBuilder {
       cwd: this.cwd,
       ...(this.title === undefined ? {} : { title: this.title }),
     };
-    return { header, entries: [...[...this.sides.values()].flatMap((c) => c.entries), ...this.main.entries] };
+    const sides = [...this.sides.values()].flatMap((c) => c.entries);
+    const mainLeaf = this.main.entries[this.main.entries.length - 1]?.id ?? null;
+    const last = sides[sides.length - 1];
+    const back: Entry[] =
+      last === undefined ? [] : [{ type: 'leaf', id: this.opts.ids.next('e_'), parentId: last.id, timestamp: last.timestamp, targetId: mainLeaf, reason: 'imported sidechains stay on their own branch' }];
+    return { header, entries: [...this.main.entries, ...sides, ...back] };
   }
 }
 

@@ -47,42 +47,36 @@ export interface WalkResult {
   readonly unreadable: number;
 }
 
-/** Every file under `root` except `.git`, one breadth-first level at a time, stopping after `maxEntries` directory entries. */
+/** Every file under `root` except `.git`, breadth first, stopping after `maxEntries` directory entries. */
 export async function walkTree(root: string, maxEntries: number): Promise<WalkResult> {
   const files = new Map<string, FileStat>();
   let seen = 0;
   let unreadable = 0;
-  let level: string[] = [''];
-  while (level.length > 0) {
-    // A whole level's folders and files in parallel: the walk is bound by syscalls, not by CPU.
-    const listed = await Promise.all(
-      level.map(async (rel) => {
-        try {
-          return { rel, names: await readdir(join(root, rel), { withFileTypes: true }) };
-        } catch {
-          if (rel === '') throw new Error('the workspace folder cannot be read or no longer exists');
-          unreadable++;
-          return { rel, names: [] as Dirent[] };
-        }
-      }),
-    );
-    const next: string[] = [];
-    const leaves: string[] = [];
-    for (const { rel, names } of listed) {
-      seen += names.length;
-      for (const d of names) {
-        const child = rel === '' ? d.name : `${rel}/${d.name}`;
-        if (!d.isDirectory()) leaves.push(child);
-        else if (d.name !== '.git') next.push(child);
-      }
+  const queue: string[] = [''];
+  while (queue.length > 0) {
+    const rel = queue.shift() ?? '';
+    let names: Dirent[];
+    try {
+      names = await readdir(join(root, rel), { withFileTypes: true });
+    } catch {
+      if (rel === '') throw new Error('the workspace folder cannot be read or no longer exists');
+      unreadable++;
+      continue;
     }
+    seen += names.length;
     if (seen > maxEntries) return { files, overflow: true, unreadable };
+    const leaves: string[] = [];
+    for (const d of names) {
+      const child = rel === '' ? d.name : `${rel}/${d.name}`;
+      if (!d.isDirectory()) leaves.push(child);
+      else if (d.name !== '.git') queue.push(child);
+    }
+    // One folder's stats in parallel: the walk is bound by syscalls, not by CPU.
     const stats = await Promise.all(leaves.map((c) => statOf(join(root, c))));
     leaves.forEach((c, i) => {
       const st = stats[i];
       if (st) files.set(c, st);
     });
-    level = next;
   }
   return { files, overflow: false, unreadable };
 }

@@ -72,7 +72,7 @@ test('claude-code: thinking, bookkeeping lines and the compact boundary are repo
   assert.equal(r.report.kept.sidechainEntries, 3);
   const tree = SessionTree.from(r.entries);
   const main = new Set(tree.branch().map((e) => e.id));
-  const side = r.entries.filter((e) => !main.has(e.id));
+  const side = r.entries.filter((e) => !main.has(e.id) && e.type !== 'leaf');
   assert.equal(side.length, 3);
   assert.ok(side.some((e) => e.type === 'assistant' && e.toolCalls.some((c) => c.name === 'Grep')));
   const injected = r.entries.filter((e) => e.type === 'user' && e.injected === true).map((e) => (e.type === 'user' ? e.content.slice(0, 20) : ''));
