@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs code-server 4.100.3 (VS Code 1.100) into a cache folder, offline-safe, following ../shared/TESTING.md.
+# Installs code-server 4.100.3 (VS Code 1.100) into a cache folder, offline-safe: Debian's ripgrep seeds the download cache, then code-server's own postinstall runs.
 # Usage: scripts/setupCodeServer.sh [CACHE_DIR]   (default: $CAPSULE_CACHE or ~/.cache/capsule)
 # Prints the path of the code-server binary on the last line.
 set -euo pipefail

@@ -1,55 +1,66 @@
-// Extension entry: builds the services and registers views, status bar and commands. Wiring only.
+// Extension entry: composes the services, the projection, the views and the commands. Wiring only.
 import * as vscode from 'vscode';
 import { ProjectMemory } from './node/projectMemory.js';
-import { ChatHost } from './vscode/chatHost.js';
-import { ChatViewProvider } from './vscode/chatViewProvider.js';
-import { CheckpointsTreeProvider } from './vscode/checkpointsTree.js';
-import { registerCommands } from './vscode/commands.js';
-import { registerImportCommand } from './vscode/importConversation.js';
-import { createLogChannel, errorMessage, loggerFor } from './vscode/log.js';
-import { Providers } from './vscode/providers.js';
-import { ApiKeys } from './vscode/secrets.js';
-import { SessionService } from './vscode/sessionService.js';
-import { SettingsReader } from './vscode/settings.js';
-import { BudgetStatusBar } from './vscode/statusBar.js';
+import { runSlash } from './vscode/actions/chatActions.js';
+import type { Services } from './vscode/actions/services.js';
+import { createLogChannel, errorMessage, loggerFor } from './vscode/base/log.js';
+import { registerCommands } from './vscode/commands/commands.js';
+import { IntentRouter } from './vscode/commands/router.js';
+import { ChatProjection } from './vscode/projection/chatProjection.js';
+import { ChatService } from './vscode/services/chatService.js';
+import { Providers } from './vscode/services/providers.js';
+import { ApiKeys } from './vscode/services/secrets.js';
+import { SessionService } from './vscode/services/sessionService.js';
+import { SettingsReader } from './vscode/services/settings.js';
+import { ChatViewProvider } from './vscode/views/chatViewProvider.js';
+import { CheckpointsTreeProvider } from './vscode/views/checkpointsTree.js';
+import { BudgetStatusBar } from './vscode/views/statusBar.js';
 
-let host: ChatHost | undefined;
+let chat: ChatService | undefined;
 
 /** How often the idle trigger (off by default) is looked at; it fires only after `idleMinutes` anyway. */
 const IDLE_CHECK_MS = 60_000;
 
 export function activate(context: vscode.ExtensionContext): void {
-  const log = createLogChannel();
-  context.subscriptions.push(log);
+  const own = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
+  const log = own(createLogChannel());
   log.info(`Capsule ${String(context.extension.packageJSON.version ?? '')} activating`);
   const logger = loggerFor(log);
 
-  const settings = new SettingsReader(log);
-  context.subscriptions.push(settings);
-  const keys = new ApiKeys(context.secrets);
-  context.subscriptions.push(keys);
-  const sessions = new SessionService(context, logger);
-  context.subscriptions.push(sessions);
-  const view = new ChatViewProvider(context.extensionUri, log);
-  context.subscriptions.push(view);
-  context.subscriptions.push(vscode.window.registerWebviewViewProvider('capsule.chat', view, { webviewOptions: { retainContextWhenHidden: true } }));
+  // Services: each owns its state and announces changes.
+  const settings = own(new SettingsReader(log));
+  const keys = own(new ApiKeys(context.secrets));
+  const sessions = own(new SessionService(context, logger));
+  const providers = new Providers(keys, logger);
+  const memory = new ProjectMemory(sessions.storagePath);
+  const service = own(new ChatService({ sessions, settings, keys, providers, memory, logger, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }));
+  chat = service;
 
-  const chat = new ChatHost({ context, sessions, settings, keys, providers: new Providers(keys, logger), view, log, memory: new ProjectMemory(sessions.storagePath) });
-  host = chat;
-  context.subscriptions.push(chat);
+  // The projection turns the service's events into what the webview shows; the view is transport.
+  const view = own(new ChatViewProvider(context.extensionUri, log));
+  own(vscode.window.registerWebviewViewProvider('capsule.chat', view, { webviewOptions: { retainContextWhenHidden: true } }));
+  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger }));
+  view.setSnapshotSource(() => projection.snapshot());
 
-  const tree = new CheckpointsTreeProvider(chat);
-  context.subscriptions.push(tree);
-  context.subscriptions.push(vscode.window.createTreeView('capsule.checkpoints', { treeDataProvider: tree, showCollapseAll: true }));
-  context.subscriptions.push(new BudgetStatusBar(chat));
-  registerCommands(context, { host: chat, tree });
-  registerImportCommand(context, chat);
+  // Actions: the chat's commands, the palette and the toolbar share them.
+  const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view };
+  service.connect(projection, (command, signal) => runSlash(services, command, signal));
+  const router = new IntentRouter({ ...services, projection });
+  own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));
+
+  const tree = own(new CheckpointsTreeProvider(service, sessions));
+  own(vscode.window.createTreeView('capsule.checkpoints', { treeDataProvider: tree, showCollapseAll: true }));
+  own(new BudgetStatusBar(service, service.onDidChange));
+  registerCommands(context, services);
 
   // VS Code's language models come and go (extensions load later, sign-in): the picker and setup follow.
-  if (typeof vscode.lm?.onDidChangeChatModels === 'function') context.subscriptions.push(vscode.lm.onDidChangeChatModels(() => void chat.scheduleReconcile()));
-  const idle = setInterval(() => chat.checkIdle(), IDLE_CHECK_MS);
+  if (typeof vscode.lm?.onDidChangeChatModels === 'function') own(vscode.lm.onDidChangeChatModels(() => void service.scheduleReconcile()));
+  const idle = setInterval(() => service.checkIdle(), IDLE_CHECK_MS);
   idle.unref();
-  context.subscriptions.push({ dispose: () => clearInterval(idle) });
+  own({ dispose: () => clearInterval(idle) });
 
   // Opening the chat reads its file; do not hold activation on it. Failures surface in the view.
   sessions.start().catch((err: unknown) => log.error(`Could not open a chat: ${errorMessage(err)}`));
@@ -57,7 +68,7 @@ export function activate(context: vscode.ExtensionContext): void {
 
 /** Stops the running turn, closes the agent and releases the session's writer lock so another window can take it. */
 export async function deactivate(): Promise<void> {
-  const h = host;
-  host = undefined;
-  await h?.close();
+  const c = chat;
+  chat = undefined;
+  await c?.close();
 }

@@ -1,4 +1,4 @@
-// The preflight barrier strip (S6): a live line with progress while compacting, then one persistent result line.
+// The preflight barrier strip (docs/behaviour.md#barrier): a live line with progress while compacting, then one persistent result line.
 import type { BarrierView } from '../src/protocol/messages.js';
 import { button, el, icon, type Announcer } from './dom.js';
 import { barrierLiveLine, barrierResultLine } from './words.js';

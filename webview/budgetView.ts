@@ -1,4 +1,4 @@
-// The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (S15).
+// The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (docs/behaviour.md#observability).
 import type { BudgetView } from '../src/protocol/messages.js';
 import { el } from './dom.js';
 import { age, fullTokens, percent, shortTokens } from './format.js';
@@ -19,7 +19,7 @@ function lastCapsuleText(b: BudgetView): string {
   return `${age(c.ageMs)} (${fullTokens(c.tokens)} tokens, ${c.checkpointId}${c.quality === 'degraded' ? ', degraded' : ''})`;
 }
 
-/** The `/budget` fields in the order SPEC S15 lists them, plus the model figures they derive from. */
+/** The `/budget` fields in the order docs/behaviour.md#observability lists them, plus the model figures they derive from. */
 export function budgetRows(b: BudgetView): readonly (readonly [string, string])[] {
   return [
     ['Effective tokens', fullTokens(b.effectiveTokens)],

@@ -1,4 +1,4 @@
-// The compaction card (S15): reason in words, before/after by the meter's categories, reclaimed %, duration, quality, checkpoint.
+// The compaction card (docs/behaviour.md#observability): reason in words, before/after by the meter's categories, reclaimed %, duration, quality, checkpoint.
 import type { BudgetCategories, CompactionCard } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
 import { duration, fullTokens, percent, shortTokens } from './format.js';

@@ -1,4 +1,5 @@
-// Validates every message from the host before the webview touches it, mirroring src/protocol's schemas field by field.
+// Validates every message from the host before the webview touches it: the schemas' shapes as plain checks (zod stays host-side), the sizes from the shared LIMITS table.
+import { LIMITS, LIST_LIMITS } from '../src/protocol/limits.js';
 import type {
   BarrierOutcome,
   CheckpointKindView,
@@ -25,12 +26,12 @@ const TRIGGERS: Readonly<Record<TriggerView, true>> = {
 };
 const trigger = oneOf(TRIGGERS);
 const quality = oneOf<Quality>({ full: true, degraded: true });
-const id = str(200, 1);
-const checkpointId: Check = (v) => typeof v === 'string' && v.length <= 200 && /^ck_[A-Za-z0-9_-]+$/.test(v);
+const id = str(LIMITS.id, 1);
+const checkpointId: Check = (v) => typeof v === 'string' && v.length <= LIMITS.id && /^ck_[A-Za-z0-9_-]+$/.test(v);
 
 const categories = shape({ system: num, tools: num, capsule: num, messages: num, toolResults: num, reservedOutput: num });
 const budget = shape({
-  model: str(200),
+  model: str(LIMITS.id),
   contextWindow: num,
   maxOutputTokens: num,
   effectiveTokens: num,
@@ -42,68 +43,68 @@ const budget = shape({
   capsules: num,
   messages: num,
   turns: num,
-  lastCapsule: optional(shape({ ageMs: num, tokens: num, checkpointId: str(200), quality })),
+  lastCapsule: optional(shape({ ageMs: num, tokens: num, checkpointId: str(LIMITS.id), quality })),
   savingsRatio: num,
   reclaimableTokens: num,
   autoCompact: bool,
-  nextTrigger: str(500),
+  nextTrigger: str(LIMITS.label),
   categories,
   percentOfHard: num,
 });
-const session = shape({ id: str(200), title: optional(str(500)), createdAt: str(64), entries: num, readOnly: bool, readOnlyReason: optional(str(2000)), problems: num });
-const settings = shape({ modelId: str(200), provider: str(200), autoCompact: bool, softTriggersEnabled: bool, warning: optional(str(4000)) });
+const session = shape({ id: str(LIMITS.id), title: optional(str(LIMITS.label)), createdAt: str(LIMITS.stamp), entries: num, readOnly: bool, readOnlyReason: optional(str(LIMITS.line)), problems: num });
+const settings = shape({ modelId: str(LIMITS.id), provider: str(LIMITS.id), autoCompact: bool, softTriggersEnabled: bool, warning: optional(str(LIMITS.notice)) });
 
 const cardFields = {
   checkpointId,
   trigger,
-  operationId: optional(str(200)),
+  operationId: optional(str(LIMITS.id)),
   tokensBefore: nonNeg,
   tokensAfter: nonNeg,
   before: categories,
   after: categories,
   durationMs: nonNeg,
   quality,
-  fallbackReason: optional(str(2000)),
+  fallbackReason: optional(str(LIMITS.line)),
   level: optional((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 3),
 };
 const card = shape(cardFields);
-const base = { id, timestamp: optional(str(64)) };
+const base = { id, timestamp: optional(str(LIMITS.stamp)) };
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(1_000_000), clientId: optional(str(200)) },
-  assistant: { ...base, markdown: str(2_000_000), streaming: optional(bool), model: optional(str(200)) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)) },
+  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)) },
   tool: {
     ...base,
-    name: str(200),
-    argsSummary: str(4000),
+    name: str(LIMITS.id),
+    argsSummary: str(LIMITS.notice),
     status: oneOf<ToolStatus>({ running: true, ok: true, error: true, cancelled: true }),
     durationMs: optional(nonNeg),
-    resultPreview: optional(str(20_000)),
+    resultPreview: optional(str(LIMITS.answer)),
   },
   compaction: { ...base, card },
-  checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(10_000)) },
-  error: { ...base, text: str(20_000) },
-  info: { ...base, text: str(20_000) },
+  checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
+  error: { ...base, text: str(LIMITS.answer) },
+  info: { ...base, text: str(LIMITS.answer) },
 };
 const item = union('kind', ITEM_SHAPES);
-const items = arrayOf(item, 10_000);
+const items = arrayOf(item, LIST_LIMITS.items);
 
 const providerChoice = union<'lm' | 'openai'>('kind', {
-  lm: { modelId: str(200, 1) },
-  openai: { baseUrl: (v) => v === '' || (typeof v === 'string' && v.length <= 2000 && /^https?:\/\/\S+$/.test(v)), model: str(200, 1) },
+  lm: { modelId: str(LIMITS.id, 1) },
+  openai: { baseUrl: (v) => v === '' || (typeof v === 'string' && v.length <= LIMITS.line && /^https?:\/\/\S+$/.test(v)), model: str(LIMITS.id, 1) },
 });
 const setup = shape({
   required: bool,
-  lmModels: arrayOf(shape({ id: str(200, 1), label: str(200), vendor: optional(str(200)), maxInputTokens: optional(nonNeg) }), 500),
+  lmModels: arrayOf(shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), vendor: optional(str(LIMITS.id)), maxInputTokens: optional(nonNeg) }), LIST_LIMITS.models),
   provider: nullable(providerChoice),
   hasApiKey: bool,
-  message: optional(str(2000)),
+  message: optional(str(LIMITS.line)),
 });
 const barrierFields = {
   phase: oneOf<'start' | 'progress' | 'end'>({ start: true, progress: true, end: true }),
   operationId: id,
   trigger,
   percent: (v: unknown) => num(v) && (v as number) >= 0 && (v as number) <= 100,
-  line: optional(str(2000)),
+  line: optional(str(LIMITS.line)),
   result: optional(
     shape({
       outcome: oneOf<BarrierOutcome>({ completed: true, skipped: true, cancelled: true, stale: true, failed: true }),
@@ -115,20 +116,20 @@ const barrierFields = {
     }),
   ),
 };
-const queue = arrayOf(shape({ id, text: str(1_000_000) }), 100);
-const model = shape({ id: str(200, 1), label: str(200), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg });
+const queue = arrayOf(shape({ id, text: str(LIMITS.input) }), LIST_LIMITS.queue);
+const model = shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg });
 const capsule = shape({
   checkpointId,
-  title: optional(str(500)),
+  title: optional(str(LIMITS.label)),
   trigger,
   quality,
-  degradedReason: optional(str(2000)),
+  degradedReason: optional(str(LIMITS.line)),
   tokens: nonNeg,
-  createdAt: optional(str(64)),
-  sections: arrayOf(shape({ name: str(200), body: str(200_000) }), 32),
-  ledger: str(500_000),
-  text: str(1_000_000),
-  previous: nullable(shape({ checkpointId, text: str(1_000_000) })),
+  createdAt: optional(str(LIMITS.stamp)),
+  sections: arrayOf(shape({ name: str(LIMITS.id), body: str(LIMITS.delta) }), LIST_LIMITS.sections),
+  ledger: str(LIMITS.capsule),
+  text: str(LIMITS.input),
+  previous: nullable(shape({ checkpointId, text: str(LIMITS.input) })),
 });
 
 const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, Check>>>> = {
@@ -136,23 +137,23 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     session: nullable(session),
     budget: nullable(budget),
     settings,
-    error: optional(str(4000)),
+    error: optional(str(LIMITS.notice)),
     transcript: shape({ items, hasMore: bool }),
-    models: arrayOf(model, 500),
-    currentModelId: nullable(str(200)),
+    models: arrayOf(model, LIST_LIMITS.models),
+    currentModelId: nullable(str(LIMITS.id)),
     busy: bool,
     queue,
     barrier: nullable(shape(barrierFields)),
     setup: nullable(setup),
   },
   budget: { budget },
-  notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(4000) },
+  notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice) },
   itemsAppended: { items },
   itemUpdated: { item },
-  streamDelta: { itemId: id, text: str(200_000) },
-  streamEnd: { itemId: id, markdown: optional(str(2_000_000)) },
+  streamDelta: { itemId: id, text: str(LIMITS.delta) },
+  streamEnd: { itemId: id, markdown: optional(str(LIMITS.document)) },
   barrier: barrierFields,
-  compactionCard: { id, timestamp: optional(str(64)), card },
+  compactionCard: { id, timestamp: optional(str(LIMITS.stamp)), card },
   capsule: { capsule },
   olderItems: { beforeId: id, items, hasMore: bool },
   setup: { setup },

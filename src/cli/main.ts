@@ -1,4 +1,4 @@
-// The `capsule` command: budget, verify, import, compact, show and chat over session files; errors are one line and a non-zero exit.
+// The `capsule` command: budget, verify, import, compact, rewind, show and chat over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
 import { BUDGET_USAGE, budgetCommand } from './commands/budget.js';
 import { CHAT_USAGE, chatCommand } from './commands/chat.js';
@@ -7,6 +7,7 @@ import { EXPORT_USAGE, exportCommand } from './commands/export.js';
 import { IMPORT_USAGE, importCommand } from './commands/import.js';
 import { SHOW_USAGE, showCommand } from './commands/show.js';
 import { LOAD_USAGE, loadCommand } from './commands/load.js';
+import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
@@ -16,6 +17,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   verify: { run: verifyCommand, usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
   import: { run: importCommand, usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
   compact: { run: compactCommand, usage: COMPACT_USAGE, about: 'compact a session now (same engine as the extension) and print the result line' },
+  rewind: { run: rewindCommand, usage: REWIND_USAGE, about: 'move the active leaf back to a checkpoint (the chat\'s Rewind); nothing is deleted' },
   show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
   export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
   load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },

@@ -2,6 +2,7 @@
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
+import { AgentSession, type OfflineModel } from '../node/agentSession.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
@@ -41,4 +42,17 @@ export function modelFromFlags(flags: Flags, branch: readonly Entry[]): ModelInf
 /** Default compaction settings, validated against the model, with CAPSULE_AUTO_COMPACT from the environment. */
 export function cliSettings(model: ModelInfo): ResolvedSettings {
   return resolveSettings({ raw: {}, env: process.env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
+}
+
+/**
+ * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags
+ * and what the session recorded. A missing or locked file becomes a one-line CliError.
+ */
+export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags): Promise<AgentSession> {
+  try {
+    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)) });
+  } catch (e) {
+    if (e instanceof CliError) throw e;
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
 }

@@ -1,4 +1,4 @@
-// The compaction settings of SPEC S4: defaults, per-field validation, cross-field invariants and the warning text.
+// The compaction settings of docs/behaviour.md#settings: defaults, per-field validation, cross-field invariants and the warning text.
 import { z } from 'zod';
 import { hardLimitOf } from './tokens/limits.js';
 

@@ -1,115 +1,52 @@
-// Node wiring of one agent session from one config object: JSONL store, evidence archive, flight recorder, workspace tools, model, Agent.
+// The one engine facade every front end uses (extension, CLI, tests): the engine composed once over the Node ports of one session file.
 import { resolve } from 'node:path';
-import { Agent, type AgentOptions, type SwitchResult, type SwitchTarget } from '../engine/agent/turnLoop.js';
-import type { AgentListener } from '../engine/agent/agentEvents.js';
+import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
+import { Agent, type SwitchResult } from '../engine/agent/turnLoop.js';
+import { PreflightBarrier, type PreflightResult } from '../engine/compaction/barrier.js';
 import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
-import { EntryTokenCache } from '../engine/tokens/entryCache.js';
-import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
+import type { Budget } from '../engine/tokens/budget.js';
+import type { TokenCategories } from '../engine/tokens/estimate.js';
+import type { ModelInfo } from '../engine/tokens/modelLimits.js';
+import { planRewind, type RewindPlan } from '../engine/transcript/rewind.js';
+import type { Entry, Trigger } from '../engine/transcript/schema.js';
+import { resolveTarget, sidecarPaths, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
+import { readIntents, writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
-import { OpenAIChatModel } from './openaiModel.js';
-import type { ApprovalFn, ToolLimits } from './tools/types.js';
+import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
-/** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
-export interface OpenAIEndpoint {
-  readonly baseURL: string;
-  /** Empty or absent for keyless local servers. */
-  readonly apiKey?: string;
-  readonly model: string;
-  /** Label recorded with replies (part of the calibration fingerprint). */
-  readonly provider?: string;
-  /** Time allowed until response headers arrive. */
-  readonly timeoutMs?: number;
-  readonly headers?: Readonly<Record<string, string>>;
+export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
+export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
+
+/** What an offline session measures and compacts with. */
+export interface OfflineModel {
+  readonly model: ModelInfo;
+  readonly provider: string;
+  /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
+  readonly summarizer?: ChatModel;
+  readonly resolved: ResolvedSettings;
 }
 
-export interface ModelConfig {
-  /** A ready ChatModel (e.g. the vscode.lm adapter) or an OpenAI-compatible endpoint to build one for. */
-  readonly chat: ChatModel | OpenAIEndpoint;
-  /** Limits the provider reported (VS Code `maxInputTokens`, `/v1/models` fields). */
-  readonly provider?: PartialLimits;
-  /** User overrides (`--window`, `--max-output`, settings). */
-  readonly override?: PartialLimits;
-}
-
-export interface WorkspaceConfig {
-  readonly roots: readonly string[];
-  readonly approve: ApprovalFn;
-  readonly trusted: () => boolean;
-  readonly ripgrepPath?: string;
-  readonly limits?: Partial<ToolLimits>;
-}
-
-export interface AgentSessionConfig {
+/** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
+export interface OfflineSessionConfig {
   readonly sessionPath: string;
-  /**
-   * The store of `sessionPath` when the host already holds it open (the extension's session service); the
-   * session then uses it instead of opening the file a second time, and close() leaves it open.
-   */
-  readonly store?: JsonlSessionStore;
-  /** Creates the session file (with this header) when it does not exist. */
-  readonly create?: { readonly id?: string; readonly cwd: string; readonly title?: string };
-  /** Default: `<session stem>.archive/` next to the session file. */
-  readonly archiveDir?: string;
-  /** Default: `<session stem>.flight.jsonl` next to the session file. */
-  readonly flightLog?: string;
-  readonly model: ModelConfig;
-  /** Raw `capsule.compaction.*` values (S4); validated against the model. */
-  readonly settings?: Readonly<Record<string, unknown>>;
-  /** Only CAPSULE_AUTO_COMPACT is read; default process.env. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /** Without it the agent has no tools. */
-  readonly workspace?: WorkspaceConfig;
-  readonly systemPrompt?: string;
-  /** Instruction updates (e.g. Project Memory) appended once as system updates (S14); already present ones are skipped. */
-  readonly instructions?: readonly { readonly content: string; readonly reason?: string }[];
-  readonly clock?: Clock;
-  readonly ids?: IdSource;
+  /** Chooses the model from the session as loaded (the model it recorded, unless flags say otherwise). */
+  readonly model: (branch: readonly Entry[]) => OfflineModel;
   readonly logger?: Logger;
-  readonly listener?: AgentListener;
-  readonly agentOptions?: Partial<AgentOptions>;
-  /** Project-specific test-command patterns for the ledger (`capsule.ledger.testCommands`). */
-  readonly testCommands?: readonly string[];
-  /** TriggerState.toJSON() of an earlier run, so pending intents survive a restart. */
-  readonly triggerState?: unknown;
 }
 
-/** `<dir>/<name>` without `.jsonl`, the stem the CLI's sidecar files share. */
-export function sidecarPaths(sessionPath: string): { readonly archiveDir: string; readonly flightLog: string } {
-  const stem = sessionPath.replace(/\.jsonl$/i, '');
-  return { archiveDir: `${stem}.archive`, flightLog: `${stem}.flight.jsonl` };
-}
-
-function isChatModel(c: ChatModel | OpenAIEndpoint): c is ChatModel {
-  return typeof (c as Partial<ChatModel>).chat === 'function';
-}
-
-export function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
-  if (isChatModel(c)) return c;
-  return new OpenAIChatModel({
-    baseURL: c.baseURL,
-    apiKey: c.apiKey ?? '',
-    model: c.model,
-    ...(c.provider === undefined ? {} : { provider: c.provider }),
-    ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
-    ...(c.headers === undefined ? {} : { headers: c.headers }),
-  });
-}
-
-/** The model, its limits (override > provider > table > default) and the settings validated against them. */
-export function resolveTarget(model: ModelConfig, settings: AgentSessionConfig['settings'], env: AgentSessionConfig['env']): SwitchTarget & { readonly info: ModelInfo } {
-  const chat = chatModelOf(model.chat);
-  const info = resolveModelInfo(chat.model, { ...(model.provider ? { provider: model.provider } : {}), ...(model.override ? { override: model.override } : {}) });
-  const resolved: ResolvedSettings = resolveSettings({ raw: settings ?? {}, env: env ?? process.env, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
-  return { chat, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens, resolved, info };
+export interface CompactOptions {
+  readonly focus?: string;
+  /** Without one, the user's `/compact` (no ROI gate); with one, that trigger's rules. */
+  readonly trigger?: Trigger;
+  readonly signal?: AbortSignal;
 }
 
 const NO_TOOLS: ToolHost = {
@@ -117,21 +54,54 @@ const NO_TOOLS: ToolHost = {
   run: async (name): Promise<ToolResult> => ({ isError: true, content: `No tools are available in this session (asked for "${name}").` }),
 };
 
+interface Parts {
+  readonly store: JsonlSessionStore;
+  readonly ownsStore: boolean;
+  readonly archive: FileEvidenceArchive;
+  readonly recorder: FlightRecorder;
+  readonly triggers: TriggerState;
+  readonly intentsFile: string;
+  /** An intents file was there when the session opened (or was written since). */
+  intentsSaved: boolean;
+  readonly caches: TokenCaches;
+  readonly logger: Logger | undefined;
+}
+
+async function openParts(path: string, dirs: { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string }, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown): Promise<Parts> {
+  const paths = sidecarPaths(resolve(path));
+  const intentsFile = dirs.intentsFile ?? paths.intentsFile;
+  const saved = (await readIntents(intentsFile).catch(() => undefined)) ?? fallbackTriggers;
+  return {
+    store,
+    ownsStore,
+    archive: new FileEvidenceArchive(dirs.archiveDir ?? paths.archiveDir),
+    recorder: new FlightRecorder(dirs.flightLog ?? paths.flightLog, logger),
+    triggers: saved === undefined ? new TriggerState() : TriggerState.fromJSON(saved),
+    intentsFile,
+    intentsSaved: saved !== undefined && saved !== fallbackTriggers,
+    caches: new TokenCaches(),
+    logger,
+  };
+}
+
 export class AgentSession {
+  #saving: Promise<void> = Promise.resolve();
+
   private constructor(
-    readonly agent: Agent,
-    readonly store: JsonlSessionStore,
-    readonly archive: FileEvidenceArchive,
-    readonly recorder: FlightRecorder,
+    private readonly parts: Parts,
+    readonly barrier: PreflightBarrier,
+    /** What budgets are measured against when no agent runs (a compaction-only session). */
+    private readonly offline: OfflineModel | undefined,
+    private readonly agentOrUndefined: Agent | undefined,
     readonly tools: ToolHost,
-    private readonly config: AgentSessionConfig,
-    private readonly ownsStore: boolean,
+    private readonly config: AgentSessionConfig | undefined,
+    private readonly clock: Clock,
+    private readonly ids: IdSource,
   ) {}
 
   static async open(config: AgentSessionConfig): Promise<AgentSession> {
     const clock = config.clock ?? nodeClock;
     const ids = config.ids ?? nodeIds;
-    const paths = sidecarPaths(resolve(config.sessionPath));
     const target = resolveTarget(config.model, config.settings, config.env);
     if (target.resolved?.warning) config.logger?.log('warn', target.resolved.warning);
     const create = config.create;
@@ -143,8 +113,7 @@ export class AgentSession {
         ...(create === undefined ? {} : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
       }));
     try {
-      const archive = new FileEvidenceArchive(config.archiveDir ?? paths.archiveDir);
-      const recorder = new FlightRecorder(config.flightLog ?? paths.flightLog, config.logger);
+      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState);
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
@@ -157,7 +126,7 @@ export class AgentSession {
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
               ...(ws.limits === undefined ? {} : { limits: ws.limits }),
-              evidence: (argsJson) => runEvidenceToolFromArchive(archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
+              evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
                 return agent.recordCheckpoint(kind, note);
@@ -165,16 +134,16 @@ export class AgentSession {
             });
       agent = new Agent({
         store,
-        archive,
+        archive: parts.archive,
         clock,
         ids,
-        cache: new EntryTokenCache(counterForModel(target.chat.model)),
+        cache: parts.caches.forModel(target.chat.model),
         model: { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
         tools,
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-        ...(config.triggerState === undefined ? {} : { triggers: TriggerState.fromJSON(config.triggerState) }),
-        recordFlight: (r) => recorder.record(r),
+        triggers: parts.triggers,
+        recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
         ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
@@ -182,22 +151,160 @@ export class AgentSession {
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(agent, store, archive, recorder, tools, config, owned);
+      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
     } catch (err) {
       if (owned) await store.close();
       throw err;
     }
   }
 
-  /** Switches to another model, with the mandatory protective handoff when it has less room (S5). */
-  switchModel(model: ModelConfig, signal?: AbortSignal): Promise<SwitchResult> {
-    const target = resolveTarget(model, this.config.settings, this.config.env);
-    return this.agent.switchModel(target, signal);
+  /** Opens a session file without a turn loop (compact, rewind, budget): the same barrier the agent uses, no epoch or model entries of its own. */
+  static async openOffline(config: OfflineSessionConfig): Promise<AgentSession> {
+    const store = await JsonlSessionStore.open(config.sessionPath);
+    try {
+      const parts = await openParts(config.sessionPath, {}, store, true, config.logger);
+      const m = config.model(store.tree.branch());
+      const barrier = new PreflightBarrier({
+        store,
+        archive: parts.archive,
+        clock: nodeClock,
+        ids: nodeIds,
+        cache: parts.caches.forModel(m.model.model),
+        ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
+        tools: [],
+        defaultSystem: DEFAULT_SYSTEM_PROMPT,
+        resolved: m.resolved,
+        modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
+        triggers: parts.triggers,
+        recordFlight: (r) => parts.recorder.record(r),
+        ...(config.logger === undefined ? {} : { logger: config.logger }),
+      });
+      return new AgentSession(parts, barrier, m, undefined, NO_TOOLS, undefined, nodeClock, nodeIds);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
   }
 
-  /** Waits for the running turn (cancel it first to stop sooner), then releases the session file if this session opened it. */
+  /** The turn loop; a compaction-only session has none. */
+  get agent(): Agent {
+    const a = this.agentOrUndefined;
+    if (a === undefined) throw new Error('this session was opened without a model; it cannot run turns');
+    return a;
+  }
+
+  get store(): JsonlSessionStore {
+    return this.parts.store;
+  }
+
+  get archive(): FileEvidenceArchive {
+    return this.parts.archive;
+  }
+
+  get recorder(): FlightRecorder {
+    return this.parts.recorder;
+  }
+
+  get triggers(): TriggerState {
+    return this.parts.triggers;
+  }
+
+  /** One agent turn; the intents it leaves are saved beside the session. */
+  async turn(input: TurnInput): Promise<TurnResult> {
+    const r = await this.agent.runTurn(input);
+    await this.saveIntents();
+    return r;
+  }
+
+  /** `/compact [focus]`, `capsule compact`: a completed compaction of a running agent also opens a new cache epoch. */
+  async compact(opts: CompactOptions = {}): Promise<PreflightResult> {
+    const signal = opts.signal ?? new AbortController().signal;
+    const a = this.agentOrUndefined;
+    const r =
+      opts.trigger !== undefined
+        ? await this.barrier.compactWith(opts.trigger, { signal, ...(opts.focus === undefined ? {} : { focus: opts.focus }) })
+        : a !== undefined
+          ? await a.compact(opts.focus, signal)
+          : await this.barrier.compactNow(opts.focus, signal);
+    await this.saveIntents();
+    return r;
+  }
+
+  /**
+   * Rewind: waits for the running work, then moves the active leaf to the checkpoint with one appended `leaf`
+   * entry. Pending intents are dropped: they describe the branch the session has left.
+   */
+  async rewind(checkpointId: string): Promise<RewindPlan> {
+    const store = this.parts.store;
+    if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
+    await this.agentOrUndefined?.idle();
+    const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: this.ids, clock: this.clock });
+    if (!plan.ok) return plan;
+    await store.append(plan.leaf);
+    this.parts.triggers.clearIntents();
+    await this.saveIntents();
+    return plan;
+  }
+
+  /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
+  async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
+    const target = resolveTarget(model, settings, this.config?.env);
+    const r = await this.agent.switchModel({ ...target, cache: this.parts.caches.forModel(target.chat.model) }, signal);
+    await this.saveIntents();
+    return r;
+  }
+
+  /** The idle trigger: runs the compaction that is due, if any. */
+  async noteIdle(signal?: AbortSignal): Promise<void> {
+    await this.agent.noteIdle(undefined, signal);
+    await this.saveIntents();
+  }
+
+  /** What the meter, `/budget`, the status bar and `capsule budget` show: the next request as this session would send it. */
+  basis(): BudgetBasis {
+    const a = this.agentOrUndefined;
+    if (a === undefined) {
+      // openOffline is the only way to a session without an agent, and it always sets the offline model.
+      const o = this.offline;
+      if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
+      return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+    }
+    const m = a.currentModel;
+    return {
+      model: { model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, source: 'provider' },
+      provider: m.chat.provider,
+      tools: this.tools.schemas(),
+      resolved: a.settings,
+      cache: this.parts.caches.forModel(m.chat.model),
+      system: this.config?.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
+    };
+  }
+
+  budget(now = this.clock.now()): Budget {
+    return budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+  }
+
+  /** The meter's categories of a branch's model input (a compaction card's before or after). */
+  categories(branch: readonly Entry[]): TokenCategories {
+    return categoriesOf(branch, this.basis());
+  }
+
+  /** Writes the pending intents beside the session; saves run one after another, a failure only goes to the log. */
+  saveIntents(): Promise<void> {
+    const p = this.parts;
+    const state = p.triggers.toJSON();
+    // Another window owns a read-only session's intents; a session that never had any gets no file.
+    if (p.store.readOnly || (!p.intentsSaved && state.pending.length === 0)) return this.#saving;
+    p.intentsSaved = true;
+    const next = this.#saving.then(() => writeIntents(p.intentsFile, state));
+    this.#saving = next.catch((err: unknown) => this.parts.logger?.log('warn', `Pending compaction intents were not saved: ${err instanceof Error ? err.message : String(err)}`));
+    return this.#saving;
+  }
+
+  /** Waits for the running turn (cancel it first to stop sooner), saves the intents, then releases the session file if this session opened it. */
   async close(): Promise<void> {
-    await this.agent.idle();
-    if (this.ownsStore) await this.store.close();
+    await this.agentOrUndefined?.idle();
+    await this.saveIntents();
+    if (this.parts.ownsStore) await this.parts.store.close();
   }
 }

@@ -1,4 +1,4 @@
-// The per-session evidence archive on disk (SPEC S11): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
+// The per-session evidence archive on disk (docs/behaviour.md#evidence): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Appends flight records (SPEC S15) to a JSONL file, one complete line per write, and echoes each as one log line.
+// Appends flight records (docs/behaviour.md#observability) to a JSONL file, one complete line per write, and echoes each as one log line.
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { FlightRecordSchema, formatFlightRecord, parseFlightRecord } from '../engine/compaction/flightRecord.js';

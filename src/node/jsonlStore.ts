@@ -1,4 +1,4 @@
-// The append-only JSONL session store (SPEC S1): single writer, one write per line, fsync for durable kinds, torn-tail recovery.
+// The append-only JSONL session store (docs/behaviour.md#transcript): single writer, one write per line, fsync for durable kinds, torn-tail recovery.
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';

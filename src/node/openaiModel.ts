@@ -32,7 +32,7 @@ export interface ClientOptions {
 }
 
 /**
- * One configured client. Retries are off because the engine owns the retry policy (S16), and the client's
+ * One configured client. Retries are off because the engine owns the retry policy (docs/behaviour.md#agent), and the client's
  * own logging is off because every failure is rethrown to the engine, which logs it once.
  */
 export function createOpenAIClient(opts: ClientOptions): OpenAI {

@@ -1,4 +1,4 @@
-// Project Memory (SPEC S13): one workspace-level .capsule.md that explicit /compact capsules may be mirrored into.
+// Project Memory (docs/behaviour.md#portable): one workspace-level .capsule.md that explicit /compact capsules may be mirrored into.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CapsuleMeta, ParsedCapsuleFile } from '../engine/portable/capsuleFile.js';
@@ -109,7 +109,7 @@ export class ProjectMemory {
     this.lastProblem = undefined;
   }
 
-  /** The system update (S14) that carries the memory into the prompt, labelled as data; undefined when there is none. */
+  /** The system update (docs/behaviour.md#cache-epochs) that carries the memory into the prompt, labelled as data; undefined when there is none. */
   asSystemUpdate(): string | undefined {
     return this.current === undefined ? undefined : projectMemoryUpdate(this.current);
   }

@@ -1,12 +1,13 @@
-// Live chat state beside the transcript: models, first-run setup, the preflight barrier (S6) and queued input.
+// Live chat state beside the transcript: models, first-run setup, the preflight barrier (docs/behaviour.md#barrier) and queued input.
+import { LIMITS, LIST_LIMITS } from './limits.js';
 import { z } from 'zod';
 import { TranscriptItemsSchema, TriggerSchema } from './transcript.js';
 import { amount, checkpointId, itemId, text } from './views.js';
 
-/** One entry of the model picker, with the limits S3 derives for it. */
+/** One entry of the model picker, with the limits docs/behaviour.md#tokens derives for it. */
 export const ModelOptionSchema = z.object({
-  id: text(200).min(1),
-  label: text(200),
+  id: text(LIMITS.id).min(1),
+  label: text(LIMITS.id),
   provider: z.enum(['openai', 'lm']),
   contextWindow: amount,
   maxOutputTokens: amount,
@@ -16,34 +17,34 @@ export const ModelOptionSchema = z.object({
 });
 
 /** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */
-export const BaseUrlSchema = z.union([z.literal(''), z.string().max(2000).regex(/^https?:\/\/\S+$/)]);
+export const BaseUrlSchema = z.union([z.literal(''), z.string().max(LIMITS.line).regex(/^https?:\/\/\S+$/)]);
 
 export const ProviderChoiceSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('lm'), modelId: text(200).min(1) }),
-  z.object({ kind: z.literal('openai'), baseUrl: BaseUrlSchema, model: text(200).min(1) }),
+  z.object({ kind: z.literal('lm'), modelId: text(LIMITS.id).min(1) }),
+  z.object({ kind: z.literal('openai'), baseUrl: BaseUrlSchema, model: text(LIMITS.id).min(1) }),
 ]);
 
 /** What the first-run setup panel needs; never the API key itself, only whether one is stored. */
 export const SetupStateSchema = z.object({
   /** No usable provider yet: the panel opens by itself. */
   required: z.boolean(),
-  lmModels: z.array(z.object({ id: text(200).min(1), label: text(200), vendor: text(200).optional(), maxInputTokens: amount.optional() })).max(500),
+  lmModels: z.array(z.object({ id: text(LIMITS.id).min(1), label: text(LIMITS.id), vendor: text(LIMITS.id).optional(), maxInputTokens: amount.optional() })).max(LIST_LIMITS.models),
   provider: ProviderChoiceSchema.nullable(),
   hasApiKey: z.boolean(),
   /** Why setup is needed or what went wrong last time, in words. */
-  message: text(2000).optional(),
+  message: text(LIMITS.line).optional(),
 });
 
 export const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);
 
-/** The preflight barrier (S6): a live line while it runs, then one persistent result line. */
+/** The preflight barrier (docs/behaviour.md#barrier): a live line while it runs, then one persistent result line. */
 export const BarrierViewSchema = z.object({
   phase: z.enum(['start', 'progress', 'end']),
   operationId: itemId,
   trigger: TriggerSchema,
   percent: z.number().finite().min(0).max(100),
   /** Host-written text replacing the line the webview would compose (e.g. a failure explanation). */
-  line: text(2000).optional(),
+  line: text(LIMITS.line).optional(),
   /** Set with phase `end`. */
   result: z
     .object({
@@ -58,8 +59,8 @@ export const BarrierViewSchema = z.object({
 });
 
 /** Input the user sent while the agent or the barrier was busy; `id` echoes the `send`'s `clientId` when there was one. */
-export const QueuedInputSchema = z.object({ id: itemId, text: text(1_000_000) });
-export const QueueSchema = z.array(QueuedInputSchema).max(100);
+export const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
+export const QueueSchema = z.array(QueuedInputSchema).max(LIST_LIMITS.queue);
 
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 export type ProviderChoice = z.infer<typeof ProviderChoiceSchema>;
@@ -72,8 +73,8 @@ export type QueuedInput = z.infer<typeof QueuedInputSchema>;
 export const ChatStateSchema = z.object({
   /** The newest items of the active branch (a page, not necessarily all); `hasMore` says older ones exist. */
   transcript: z.object({ items: TranscriptItemsSchema, hasMore: z.boolean() }),
-  models: z.array(ModelOptionSchema).max(500),
-  currentModelId: text(200).nullable(),
+  models: z.array(ModelOptionSchema).max(LIST_LIMITS.models),
+  currentModelId: text(LIMITS.id).nullable(),
   /** An agent turn is running (the Stop button shows; input is queued, never blocked). */
   busy: z.boolean(),
   queue: QueueSchema,

@@ -1,4 +1,5 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
+import { API_KEY_MAX, LIMITS } from './limits.js';
 import { z } from 'zod';
 import { BarrierViewSchema, ChatStateSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
@@ -16,22 +17,22 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
     budget: BudgetViewSchema.nullable(),
     settings: SettingsViewSchema,
     /** Why no session could be opened, when that happened. */
-    error: text(4000).optional(),
+    error: text(LIMITS.notice).optional(),
     ...ChatStateSchema.shape,
   }),
   z.object({ type: z.literal('budget'), budget: BudgetViewSchema }),
-  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: text(4000) }),
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: text(LIMITS.notice) }),
   /** New items at the end of the transcript; an id already shown replaces that item. */
   z.object({ type: z.literal('itemsAppended'), items: TranscriptItemsSchema }),
   /** One item changed (a tool finished, an answer was finalized); the webview replaces it in place. */
   z.object({ type: z.literal('itemUpdated'), item: TranscriptItemSchema }),
   /** More text for a streaming assistant item. */
-  z.object({ type: z.literal('streamDelta'), itemId, text: text(200_000) }),
+  z.object({ type: z.literal('streamDelta'), itemId, text: text(LIMITS.delta) }),
   /** The stream ended; `markdown`, when given, is the final text and wins over the deltas. */
-  z.object({ type: z.literal('streamEnd'), itemId, markdown: text(2_000_000).optional() }),
+  z.object({ type: z.literal('streamEnd'), itemId, markdown: text(LIMITS.document).optional() }),
   z.object({ type: z.literal('barrier'), ...BarrierViewSchema.shape }),
   /** A completed compaction: shown as a card in the transcript (same as appending a `compaction` item). */
-  z.object({ type: z.literal('compactionCard'), id: itemId, timestamp: text(64).optional(), card: CompactionCardSchema }),
+  z.object({ type: z.literal('compactionCard'), id: itemId, timestamp: text(LIMITS.stamp).optional(), card: CompactionCardSchema }),
   /** The answer to `viewCapsule`. */
   z.object({ type: z.literal('capsule'), capsule: CapsuleViewSchema }),
   /** The answer to `loadOlder`: the items just before `beforeId`, oldest first. */
@@ -42,38 +43,38 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
 ]);
 
-/** Commands the webview may ask the host to run; each maps to one contributed `capsule.*` command. */
+/** The header's buttons; each runs the same action as the contributed `capsule.*` command of that name. */
 export const WebviewCommandSchema = z.enum(['compactContext', 'showBudget', 'toggleAutoCompact', 'newChat', 'showLatestCapsule', 'refresh']);
 
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
   z.object({ type: z.literal('command'), command: WebviewCommandSchema }),
   /** A runtime error inside the webview, forwarded so it reaches the log instead of a hidden devtools console. */
-  z.object({ type: z.literal('webviewError'), message: text(4000), stack: text(16000).optional() }),
+  z.object({ type: z.literal('webviewError'), message: text(LIMITS.notice), stack: text(LIMITS.stack).optional() }),
   /** What the user typed: plain text or a slash command, which the host parses. */
-  z.object({ type: z.literal('send'), text: text(1_000_000).min(1), clientId: itemId.optional() }),
+  z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional() }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
-  z.object({ type: z.literal('selectModel'), id: text(200).min(1) }),
+  z.object({ type: z.literal('selectModel'), id: text(LIMITS.id).min(1) }),
   z.object({ type: z.literal('setupProvider'), provider: ProviderChoiceSchema }),
   /** Sent once from the setup panel's password field, which is cleared right after; the host puts it in SecretStorage. */
-  z.object({ type: z.literal('setApiKey'), key: z.string().min(1).max(4096) }),
+  z.object({ type: z.literal('setApiKey'), key: z.string().min(1).max(API_KEY_MAX) }),
   z.object({ type: z.literal('loadOlder'), beforeId: itemId }),
   z.object({ type: z.literal('viewCapsule'), checkpointId }),
   z.object({ type: z.literal('rewind'), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),
   /** Put text on the clipboard (code blocks, answers, capsules). */
-  z.object({ type: z.literal('copy'), text: text(2_000_000) }),
+  z.object({ type: z.literal('copy'), text: text(LIMITS.document) }),
   /** A link the user clicked; the webview never navigates, and the host opens only schemes it allows. */
-  z.object({ type: z.literal('openLink'), href: text(8192).min(1) }),
+  z.object({ type: z.literal('openLink'), href: text(LIMITS.link).min(1) }),
 ]);
 
 export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
 export type HostMessageType = HostToWebview['type'];
 export type WebviewCommand = z.infer<typeof WebviewCommandSchema>;
 export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
-/** The user intents the chat view provider does not handle itself; it hands them to its `onIntent` listeners. */
-export type ChatIntent = Exclude<WebviewToHost, { type: 'ready' | 'command' | 'webviewError' }>;
+/** The user intents the chat view provider does not handle itself (it is transport only); it hands them to its `onIntent` listeners. */
+export type ChatIntent = Exclude<WebviewToHost, { type: 'ready' | 'webviewError' }>;
 
 export type ParseResult<T> = { ok: true; message: T } | { ok: false; error: string };
 

@@ -1,19 +1,20 @@
 // What the chat list shows: transcript items (one union on `kind`), compaction cards, and the capsule viewer's content.
+import { LIMITS, LIST_LIMITS } from './limits.js';
 import { z } from 'zod';
 import { TriggerSchema } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
 
-/** The triggers of S5, shared with the transcript so a new trigger cannot be forgotten here. */
+/** The triggers of docs/behaviour.md#triggers, shared with the transcript so a new trigger cannot be forgotten here. */
 export { TriggerSchema };
 export const QualitySchema = z.enum(['full', 'degraded']);
 export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
 export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 
-/** Before/after figures of one completed compaction, by the same categories as the meter (S15). */
+/** Before/after figures of one completed compaction, by the same categories as the meter (docs/behaviour.md#observability). */
 export const CompactionCardSchema = z.object({
   checkpointId,
   trigger: TriggerSchema,
-  operationId: text(200).optional(),
+  operationId: text(LIMITS.id).optional(),
   tokensBefore: amount,
   tokensAfter: amount,
   before: BudgetCategoriesSchema,
@@ -21,8 +22,8 @@ export const CompactionCardSchema = z.object({
   durationMs: amount,
   quality: QualitySchema,
   /** Why the deterministic fallback capsule was used (degraded capsules only). */
-  fallbackReason: text(2000).optional(),
-  /** Escalation level 0–3 (S7). */
+  fallbackReason: text(LIMITS.line).optional(),
+  /** Escalation level 0–3 (docs/behaviour.md#cut). */
   level: z.number().int().min(0).max(3).optional(),
   /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */
   retention: z
@@ -35,32 +36,32 @@ export const CompactionCardSchema = z.object({
     .optional(),
 });
 
-const base = { id: itemId, timestamp: text(64).optional() };
+const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
 
 export const UserItemSchema = z.object({
   ...base,
   kind: z.literal('user'),
-  text: text(1_000_000),
+  text: text(LIMITS.input),
   /** The `clientId` of the `send` that produced it, so the webview can drop its pending chip. */
-  clientId: text(200).optional(),
+  clientId: text(LIMITS.id).optional(),
 });
 export const AssistantItemSchema = z.object({
   ...base,
   kind: z.literal('assistant'),
-  markdown: text(2_000_000),
+  markdown: text(LIMITS.document),
   /** True while `streamDelta`s are still arriving for this item. */
   streaming: z.boolean().optional(),
-  model: text(200).optional(),
+  model: text(LIMITS.id).optional(),
 });
 export const ToolItemSchema = z.object({
   ...base,
   kind: z.literal('tool'),
-  name: text(200),
+  name: text(LIMITS.id),
   /** One line saying what the call was asked to do, e.g. `src/app.ts lines 1–80`. */
-  argsSummary: text(4000),
+  argsSummary: text(LIMITS.notice),
   status: ToolStatusSchema,
   durationMs: amount.optional(),
-  resultPreview: text(20_000).optional(),
+  resultPreview: text(LIMITS.answer).optional(),
 });
 export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
 export const CheckpointItemSchema = z.object({
@@ -68,10 +69,10 @@ export const CheckpointItemSchema = z.object({
   kind: z.literal('checkpoint'),
   checkpointId,
   checkpointKind: CheckpointKindViewSchema,
-  note: text(10_000).optional(),
+  note: text(LIMITS.detail).optional(),
 });
-export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(20_000) });
-export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(20_000) });
+export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer) });
+export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema,
@@ -84,24 +85,24 @@ export const TranscriptItemSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
-export const MAX_ITEMS_PER_MESSAGE = 10_000;
+export const MAX_ITEMS_PER_MESSAGE = LIST_LIMITS.items;
 export const TranscriptItemsSchema = z.array(TranscriptItemSchema).max(MAX_ITEMS_PER_MESSAGE);
 
 /** The capsule viewer's content: the sections and ledger, and the previous capsule's text for the line diff. */
 export const CapsuleViewSchema = z.object({
   checkpointId,
-  title: text(500).optional(),
+  title: text(LIMITS.label).optional(),
   trigger: TriggerSchema,
   quality: QualitySchema,
-  degradedReason: text(2000).optional(),
+  degradedReason: text(LIMITS.line).optional(),
   tokens: amount,
-  createdAt: text(64).optional(),
-  sections: z.array(z.object({ name: text(200), body: text(200_000) })).max(32),
-  /** The exact ledger built from the transcript (S8), as markdown. */
-  ledger: text(500_000),
+  createdAt: text(LIMITS.stamp).optional(),
+  sections: z.array(z.object({ name: text(LIMITS.id), body: text(LIMITS.delta) })).max(LIST_LIMITS.sections),
+  /** The exact ledger built from the transcript (docs/behaviour.md#capsule), as markdown. */
+  ledger: text(LIMITS.capsule),
   /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
-  text: text(1_000_000),
-  previous: z.object({ checkpointId, text: text(1_000_000) }).nullable(),
+  text: text(LIMITS.input),
+  previous: z.object({ checkpointId, text: text(LIMITS.input) }).nullable(),
 });
 
 export type Quality = z.infer<typeof QualitySchema>;

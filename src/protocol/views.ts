@@ -1,4 +1,5 @@
 // Plain view shapes the host derives from its state (budget, session, settings) and the field helpers every schema uses.
+import { LIMITS } from './limits.js';
 import { z } from 'zod';
 
 /** A finite number: JSON would turn NaN/Infinity into null, so they never pass. */
@@ -7,13 +8,13 @@ export const count = z.number().finite();
 export const amount = z.number().finite().nonnegative();
 export const text = (max: number): z.ZodString => z.string().max(max);
 /** Ids chosen by the host (entries, items, operations): bounded, never empty. */
-export const itemId = z.string().min(1).max(200);
+export const itemId = z.string().min(1).max(LIMITS.id);
 /** Checkpoint ids as the transcript writes them (`ck_…`); intents naming one are checked against the same shape. */
-export const checkpointId = z.string().regex(/^ck_[A-Za-z0-9_-]+$/).max(200);
+export const checkpointId = z.string().regex(/^ck_[A-Za-z0-9_-]+$/).max(LIMITS.id);
 
 export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
 
-/** Token use per category of the request payload (S15). */
+/** Token use per category of the request payload (docs/behaviour.md#observability). */
 export const BudgetCategoriesSchema = z.object({
   system: count,
   tools: count,
@@ -23,9 +24,9 @@ export const BudgetCategoriesSchema = z.object({
   reservedOutput: count,
 });
 
-/** Everything `/budget` shows (S15), as plain data the webview can draw. */
+/** Everything `/budget` shows (docs/behaviour.md#observability), as plain data the webview can draw. */
 export const BudgetViewSchema = z.object({
-  model: text(200),
+  model: text(LIMITS.id),
   contextWindow: count,
   maxOutputTokens: count,
   effectiveTokens: count,
@@ -38,35 +39,35 @@ export const BudgetViewSchema = z.object({
   messages: count,
   turns: count,
   lastCapsule: z
-    .object({ ageMs: count, tokens: count, checkpointId: text(200), quality: z.enum(['full', 'degraded']) })
+    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'degraded']) })
     .optional(),
   savingsRatio: count,
   reclaimableTokens: count,
   autoCompact: z.boolean(),
-  nextTrigger: text(500),
+  nextTrigger: text(LIMITS.label),
   categories: BudgetCategoriesSchema,
   percentOfHard: count,
 });
 
 export const SessionViewSchema = z.object({
-  id: text(200),
-  title: text(500).optional(),
-  createdAt: text(64),
+  id: text(LIMITS.id),
+  title: text(LIMITS.label).optional(),
+  createdAt: text(LIMITS.stamp),
   /** Entries in the file (all branches). */
   entries: count,
   readOnly: z.boolean(),
-  readOnlyReason: text(2000).optional(),
+  readOnlyReason: text(LIMITS.line).optional(),
   /** How many lines were skipped or repaired while loading. */
   problems: count,
 });
 
 export const SettingsViewSchema = z.object({
-  modelId: text(200),
-  provider: text(200),
+  modelId: text(LIMITS.id),
+  provider: text(LIMITS.id),
   autoCompact: z.boolean(),
   /** False when settings are invalid or CAPSULE_AUTO_COMPACT=false. */
   softTriggersEnabled: z.boolean(),
-  warning: text(4000).optional(),
+  warning: text(LIMITS.notice).optional(),
 });
 
 export type MeasurementSource = z.infer<typeof MeasurementSourceSchema>;

@@ -14,7 +14,7 @@ export function codeServerBin(): string {
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   const r = spawnSync('bash', [join(REPO, 'scripts', 'setupCodeServer.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const bin = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`code-server is not available (scripts/setupCodeServer.sh exited ${r.status}); see ../shared/TESTING.md`);
+  if (r.status !== 0 || !existsSync(bin)) throw new Error(`code-server is not available (scripts/setupCodeServer.sh exited ${r.status}); see docs/ARCHITECTURE.md (tests) and scripts/setupCodeServer.sh`);
   return bin;
 }
 

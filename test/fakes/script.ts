@@ -20,7 +20,7 @@ export function lastUserText(body: ChatBody): string {
   return '';
 }
 
-/** Summary requests are the ones sent with `tool_choice: "none"` (SPEC S8). */
+/** Summary requests are the ones sent with `tool_choice: "none"` (docs/behaviour.md#capsule). */
 export function isSummaryRequest(body: ChatBody): boolean {
   return body.tool_choice === 'none';
 }

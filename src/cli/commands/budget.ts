@@ -1,8 +1,7 @@
-// `capsule budget <session.jsonl>`: the /budget figures of SPEC S15 for a session file.
+// `capsule budget <session.jsonl>`: the chat's /budget figures for a session file, from the same function as the chat's meter.
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
-import { computeBudget, formatBudget } from '../../engine/tokens/budget.js';
-import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
-import { counterForModel } from '../../engine/tokens/tokenizer.js';
+import { formatBudget } from '../../engine/tokens/budgetFormat.js';
+import { budgetOf, TokenCaches } from '../../node/sessionBudget.js';
 import type { ParsedCli } from '../args.js';
 import { cliSettings, loadForReading, modelFromFlags } from '../session.js';
 
@@ -13,16 +12,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   const branch = load.tree.branch();
   const model = modelFromFlags(cli.flags, branch);
   const resolved = cliSettings(model);
-  const budget = computeBudget({
-    branch,
-    defaultSystem: DEFAULT_SYSTEM_PROMPT,
-    tools: [],
-    model,
-    provider: 'cli',
-    resolved,
-    now: Date.now(),
-    cache: new EntryTokenCache(counterForModel(model.model)),
-  });
+  const budget = budgetOf(branch, { model, provider: 'cli', tools: [], resolved, cache: new TokenCaches().forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
   if (cli.flags.json === true) {
     out(JSON.stringify({ ...budget, modelSource: model.source, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {

@@ -135,7 +135,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const approveAll = cli.flags.yes === true;
   const printer = new EventPrinter(out);
   const recorded = await recordedModel(path);
-  // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (S5).
+  // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
   const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
   const known = recorded !== undefined && previous === undefined ? { provider: { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } } : {};
   const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known };
@@ -179,7 +179,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = await session.agent.runTurn({ userText: prompt, signal: ctrl.signal });
+    const result = await session.turn({ userText: prompt, signal: ctrl.signal });
     return exitCodeOf(result.status);
   } finally {
     process.off('SIGINT', onInterrupt);

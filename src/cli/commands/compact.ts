@@ -1,18 +1,11 @@
-// `capsule compact <session.jsonl>`: runs the compaction engine on a session file and prints the result line of SPEC S6.
-import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
-import { PreflightBarrier, type PreflightResult } from '../../engine/compaction/barrier.js';
+// `capsule compact <session.jsonl>`: runs the compaction engine on a session file and prints the result line of docs/behaviour.md#barrier.
+import type { PreflightResult } from '../../engine/compaction/barrier.js';
 import { type CompactionOutcome, reclaimedPercent } from '../../engine/compaction/outcome.js';
-import { TriggerState } from '../../engine/compaction/triggers.js';
-import { EntryTokenCache } from '../../engine/tokens/entryCache.js';
-import { counterForModel } from '../../engine/tokens/tokenizer.js';
 import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/schema.js';
-import { FileEvidenceArchive } from '../../node/evidenceArchive.js';
-import { FlightRecorder } from '../../node/flightRecorder.js';
-import { JsonlSessionStore } from '../../node/jsonlStore.js';
-import { nodeClock, nodeIds } from '../../node/nodeClock.js';
+import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
-import { cliSettings, modelFromFlags } from '../session.js';
+import { cliSettings, openOffline } from '../session.js';
 
 export const COMPACT_USAGE =
   'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
@@ -20,19 +13,14 @@ export const COMPACT_USAGE =
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
 
-/** `<dir>/<name>` without a trailing `.jsonl`: the stem the CLI's sidecar files share. */
-function stem(path: string): string {
-  return path.replace(/\.jsonl$/i, '');
-}
-
 /** Evidence archive of a session compacted from the CLI: `<session>.archive/` next to the file. */
 export function archiveDirFor(sessionPath: string): string {
-  return `${stem(sessionPath)}.archive`;
+  return sidecarPaths(sessionPath).archiveDir;
 }
 
 /** Flight records of CLI compactions: `<session>.flight.jsonl` next to the file. */
 export function flightLogFor(sessionPath: string): string {
-  return `${stem(sessionPath)}.flight.jsonl`;
+  return sidecarPaths(sessionPath).flightLog;
 }
 
 function triggerFlag(flags: Flags): Trigger | undefined {
@@ -104,42 +92,24 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   const trigger = triggerFlag(cli.flags);
   const focus = focusFlag(cli.flags);
   const summarizer = summarizerFlags(cli.flags);
-  let store: JsonlSessionStore;
+  const session = await openOffline(path, (info) => ({
+    model: info,
+    provider: 'cli',
+    resolved: cliSettings(info),
+    ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
+  }), cli.flags);
   try {
-    store = await JsonlSessionStore.open(path);
-  } catch (e) {
-    throw new CliError(e instanceof Error ? e.message : String(e), 1);
-  }
-  try {
+    const store = session.store;
     if (store.readOnly) throw new CliError(`cannot compact ${path}: ${store.readOnlyReason ?? 'the session is read-only'}`, 1);
-    const modelInfo = modelFromFlags(cli.flags, store.tree.branch());
-    const resolved = cliSettings(modelInfo);
-    const model = summarizer.baseURL === undefined ? undefined : new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: modelInfo.model });
-    const recorder = new FlightRecorder(flightLogFor(path));
-    const barrier = new PreflightBarrier({
-      store,
-      archive: new FileEvidenceArchive(archiveDirFor(path)),
-      clock: nodeClock,
-      ids: nodeIds,
-      cache: new EntryTokenCache(counterForModel(modelInfo.model)),
-      ...(model === undefined ? {} : { model }),
-      tools: [],
-      defaultSystem: DEFAULT_SYSTEM_PROMPT,
-      resolved,
-      modelInfo: { provider: 'cli', model: modelInfo.model, contextWindow: modelInfo.contextWindow, maxOutputTokens: modelInfo.maxOutputTokens },
-      triggers: new TriggerState(),
-      recordFlight: (r) => recorder.record(r),
-    });
+    const modelInfo = session.basis().model;
+    const resolved = session.basis().resolved;
     const ctrl = new AbortController();
     const onInterrupt = (): void => ctrl.abort();
     process.once('SIGINT', onInterrupt);
     let result: PreflightResult;
     try {
       // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.
-      result =
-        trigger === undefined
-          ? await barrier.compactNow(focus, ctrl.signal)
-          : await barrier.compactWith(trigger, { signal: ctrl.signal, ...(focus === undefined ? {} : { focus }) });
+      result = await session.compact({ signal: ctrl.signal, ...(trigger === undefined ? {} : { trigger }), ...(focus === undefined ? {} : { focus }) });
     } finally {
       process.off('SIGINT', onInterrupt);
     }
@@ -162,6 +132,6 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     if (result.error !== undefined) throw new CliError(result.error, exitCode(result));
     return exitCode(result);
   } finally {
-    await store.close();
+    await session.close();
   }
 }

@@ -1,4 +1,4 @@
-// `capsule export <session.jsonl> [ck_…] -o <file.capsule.md>`: writes a checkpoint's capsule as a portable file (S13).
+// `capsule export <session.jsonl> [ck_…] -o <file.capsule.md>`: writes a checkpoint's capsule as a portable file (docs/behaviour.md#portable).
 import { CapsuleFileError, exportCapsuleFromSession } from '../../node/capsuleFiles.js';
 import { CliError, type ParsedCli } from '../args.js';
 

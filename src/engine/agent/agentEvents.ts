@@ -4,7 +4,7 @@ import type { ImagePart, ToolCall, Usage } from '../transcript/schema.js';
 
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
 
-/** The prompt-cache figures of one response (S14); never any prompt content. */
+/** The prompt-cache figures of one response (docs/behaviour.md#cache-epochs); never any prompt content. */
 export interface CacheMetrics {
   /** prompt_tokens as the provider reported them. */
   readonly promptTokens: number;
@@ -23,7 +23,7 @@ export interface CacheMetrics {
 export type AgentEvent =
   /** `userEntryId` is '' when the session is read-only and nothing could be appended (turn_end failed follows). */
   | { readonly type: 'turn_start'; readonly turnId: string; readonly userEntryId: string }
-  /** A preflight barrier (S6) event; `turnId` is undefined for compactions outside a turn (/compact, idle, model switch). */
+  /** A preflight barrier (docs/behaviour.md#barrier) event; `turnId` is undefined for compactions outside a turn (/compact, idle, model switch). */
   | { readonly type: 'barrier'; readonly turnId?: string; readonly event: BarrierEvent }
   /** A model request starts; `request` counts the requests of this turn from 1 (continuations after tool results too). */
   | { readonly type: 'assistant_start'; readonly turnId: string; readonly request: number }
@@ -65,7 +65,7 @@ export type AgentEvent =
       readonly model: string;
       readonly contextWindow: number;
       readonly maxOutputTokens: number;
-      /** A mandatory protective handoff compaction ran with the previous model before the switch (S5). */
+      /** A mandatory protective handoff compaction ran with the previous model before the switch (docs/behaviour.md#triggers). */
       readonly handoff: boolean;
     }
   | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string };

@@ -1,4 +1,4 @@
-// Prompt-cache epochs (SPEC S14): the frozen system prompt of an epoch, appended instruction updates, and the per-response cache line.
+// Prompt-cache epochs (docs/behaviour.md#cache-epochs): the frozen system prompt of an epoch, appended instruction updates, and the per-response cache line.
 import { groupDigits } from '../compaction/flightRecord.js';
 import { systemPromptOf } from '../transcript/modelInput.js';
 import type { Entry, SystemUpdateEntry, Usage } from '../transcript/schema.js';

@@ -1,10 +1,10 @@
-// One streamed model request of a turn (S16): deltas out as they arrive, transient faults retried while nothing was streamed, a stall timeout.
+// One streamed model request of a turn (docs/behaviour.md#agent): deltas out as they arrive, transient faults retried while nothing was streamed, a stall timeout.
 import { backoffDelayMs } from '../compaction/summarizer.js';
 import type { ChatModel, ChatRequest, ChatStreamEvent, Clock } from '../ports.js';
 import type { ToolCall, Usage } from '../transcript/schema.js';
-import { classifyError, type FaultInfo } from './faults.js';
+import { classifyError, type FaultInfo } from '../provider/faults.js';
 
-/** Like the summarizer (S8): at most 4 network attempts for one request. */
+/** Like the summarizer (docs/behaviour.md#capsule): at most 4 network attempts for one request. */
 export const MAX_CHAT_ATTEMPTS = 4;
 /** A provider asking us to wait longer than this is treated as down: the user is better told than kept waiting. */
 export const MAX_RETRY_WAIT_MS = 60_000;
@@ -52,7 +52,7 @@ type Attempt =
 /**
  * Sends the request, retrying transient faults (network, timeout, 408/425/429, 5xx) with backoff only while
  * nothing was streamed: once the user saw text, a second answer would contradict the first. Overflow is
- * returned to the caller, which owns the S10 recovery; it is never retried here.
+ * returned to the caller, which owns the docs/behaviour.md#overflow recovery; it is never retried here.
  */
 export async function callModel(args: CallArgs): Promise<CallOutcome> {
   const maxAttempts = Math.max(1, Math.min(MAX_CHAT_ATTEMPTS, args.maxAttempts ?? MAX_CHAT_ATTEMPTS));

@@ -1,9 +1,10 @@
-// The model switch of SPEC S5: the mandatory protective handoff, made by the previous (larger) model before the new one sees anything.
+// The model switch of docs/behaviour.md#triggers: the mandatory protective handoff, made by the previous (larger) model before the new one sees anything.
 import type { BarrierModelInfo, PreflightBarrier, PreflightResult } from '../compaction/barrier.js';
 import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
 import type { ChatModel } from '../ports.js';
-import { computeLimits, type Limits } from '../tokens/limits.js';
+import type { EntryTokenCache } from '../tokens/entryCache.js';
+import { limitsOf, type Limits } from '../tokens/limits.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */
 export interface AgentModel {
@@ -15,6 +16,8 @@ export interface AgentModel {
 export interface SwitchTarget extends AgentModel {
   /** Settings validated against the new model; the current ones are kept when omitted. */
   readonly resolved?: ResolvedSettings;
+  /** Token counts for the new model's tokenizer; without it the barrier keeps counting with the old one. */
+  readonly cache?: EntryTokenCache;
 }
 
 export type SwitchResult =
@@ -37,14 +40,7 @@ export interface HandoffResult {
 }
 
 export function limitsFor(model: Pick<AgentModel, 'contextWindow' | 'maxOutputTokens'>, resolved: ResolvedSettings): Limits {
-  const s = resolved.settings;
-  return computeLimits({
-    contextWindow: model.contextWindow,
-    maxOutputTokens: model.maxOutputTokens,
-    safetyReserveTokens: s.safetyReserveTokens,
-    minTokensForAutoCompact: s.minTokensForAutoCompact,
-    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-  });
+  return limitsOf(model, resolved.settings);
 }
 
 function completed(r: PreflightResult): boolean {

@@ -1,4 +1,4 @@
-// The agent (SPEC S6, S10, S14, S16): user message → preflight → stream → tools → preflight → … → final answer, over ports only.
+// The agent (docs/behaviour.md#barrier, #overflow, #cache-epochs, #agent): user message → preflight → stream → tools → preflight → … → final answer, over ports only.
 import { PreflightBarrier, type BarrierModelInfo, type PreflightResult } from '../compaction/barrier.js';
 import { BranchReader } from '../compaction/branchReader.js';
 import type { FlightRecord } from '../compaction/flightRecord.js';
@@ -28,7 +28,7 @@ export interface AgentDeps {
   readonly model: AgentModel;
   readonly tools: ToolHost;
   readonly resolved: ResolvedSettings;
-  /** The system prompt a new cache epoch is frozen with (S14). */
+  /** The system prompt a new cache epoch is frozen with (docs/behaviour.md#cache-epochs). */
   readonly systemPrompt: string;
   /** Pending intents restored from a previous run; a fresh state otherwise. */
   readonly triggers?: TriggerState;
@@ -135,7 +135,7 @@ export class Agent {
     return typeof op === 'string' ? op : undefined;
   }
 
-  /** Opens the session for work: the epoch's frozen system prompt (S14), the model in use, queued instruction updates. */
+  /** Opens the session for work: the epoch's frozen system prompt (docs/behaviour.md#cache-epochs), the model in use, queued instruction updates. */
   start(): Promise<void> {
     return this.exclusive(() => this.prepare());
   }
@@ -155,7 +155,7 @@ export class Agent {
 
   /**
    * An instruction change (mode, rules, Project Memory, tools) as one appended system update instead of a new
-   * prefix (S14). While a turn runs it waits for the next safe point (before the next request). False when that
+   * prefix (docs/behaviour.md#cache-epochs). While a turn runs it waits for the next safe point (before the next request). False when that
    * text already reaches the model.
    */
   async appendSystemUpdate(content: string, reason?: string): Promise<boolean> {
@@ -166,7 +166,7 @@ export class Agent {
     return this.epochs.appendUpdate(content, reason);
   }
 
-  /** A checkpoint (S12) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (S5). */
+  /** A checkpoint (docs/behaviour.md#rewind) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (docs/behaviour.md#triggers). */
   async recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
     const checkpointId = this.deps.ids.next('ck_');
     const entry: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId, kind, ...(note === undefined ? {} : { note }) };
@@ -181,7 +181,7 @@ export class Agent {
   }
 
   /**
-   * Switches the model (S5). When the new model's hard limit is below the current effective tokens, the current
+   * Switches the model (docs/behaviour.md#triggers). When the new model's hard limit is below the current effective tokens, the current
    * model first makes the mandatory handoff compaction; if that fails the switch is refused and the new model
    * receives nothing. Otherwise compactOnModelSwitch only records an intent. A `model_change` entry marks the switch.
    */
@@ -196,21 +196,21 @@ export class Agent {
       }
       this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens };
       if (target.resolved !== undefined) this.resolved = target.resolved;
-      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved });
+      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved, ...(target.cache === undefined ? {} : { cache: target.cache }) });
       if (!this.deps.store.readOnly) await this.recordModel();
       this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: r.handoff });
       return r;
     });
   }
 
-  /** New settings (S4 change or validation against the model) take effect at the next barrier. */
+  /** New settings (docs/behaviour.md#settings change or validation against the model) take effect at the next barrier. */
   updateSettings(resolved: ResolvedSettings): void {
     this.resolved = resolved;
     this.barrier.update({ resolved });
   }
 
   /**
-   * The idle trigger (S5, off by default): after `idleMinutes` without activity and with ≥ 30k tokens, records the
+   * The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` without activity and with ≥ 30k tokens, records the
    * intent and runs the barrier that consumes it now, while nobody waits. Undefined when nothing was due.
    */
   async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
@@ -269,7 +269,7 @@ export class Agent {
     }
   }
 
-  /** Runs a barrier; a completed compaction starts a new cache epoch (S14). */
+  /** Runs a barrier; a completed compaction starts a new cache epoch (docs/behaviour.md#cache-epochs). */
   private async withEpoch(run: () => Promise<PreflightResult>): Promise<PreflightResult> {
     const r = await run();
     const done = [...r.outcomes].reverse().find((o) => o.outcome === 'completed');
@@ -292,7 +292,7 @@ export class Agent {
       for (;;) {
         if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
         await this.flushUpdates();
-        // S6: before every inference, the first of the turn and each continuation after tool results (same turn id).
+        // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
         const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
         if (!pre.mayProceed) return this.finish(st, this.blockedStatus(pre, st.signal), pre.error);
         const step = await runRequest(
@@ -380,7 +380,7 @@ export class Agent {
     this.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) });
     this.deps.logger?.log(status === 'failed' ? 'warn' : 'info', `Turn ${st.turnId} ${status}${error ? `: ${error}` : ''}`, { turnId: st.turnId, requests: st.requests });
     if (status === 'completed') {
-      // S5: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
+      // docs/behaviour.md#triggers: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
       try {
         if (this.barrier.measure().tokens >= this.barrier.limits().softLimit) this.triggers.recordIntent('turn_complete', st.turnId);
       } catch (err) {

@@ -1,4 +1,4 @@
-// One step of a turn: a model request, its assistant entry and cache line, and the S10 overflow recovery (one compaction, one resend).
+// One step of a turn: a model request, its assistant entry and cache line, and the docs/behaviour.md#overflow overflow recovery (one compaction, one resend).
 import type { PreflightResult } from '../compaction/barrier.js';
 import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
@@ -10,7 +10,7 @@ import type { AgentModel } from './modelSwitch.js';
 export interface AgentOptions {
   /** No stream event for this long ends a request attempt as a transient fault. */
   readonly stallTimeoutMs: number;
-  /** Network attempts per model request (S16: at most 4). */
+  /** Network attempts per model request (docs/behaviour.md#agent: at most 4). */
   readonly maxAttempts: number;
   /** A runaway tool loop ends the turn after this many model requests. */
   readonly maxRequestsPerTurn: number;
@@ -37,7 +37,7 @@ export interface RequestDeps {
   readonly emit: (e: AgentEvent) => void;
   readonly append: (e: AssistantEntry) => Promise<void>;
   readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
-  /** The request exactly as the barrier measured it, with its calibration fingerprint (S3). */
+  /** The request exactly as the barrier measured it, with its calibration fingerprint (docs/behaviour.md#tokens). */
   readonly build: () => { readonly request: ChatRequest; readonly fingerprint: string };
   /** barrier.recoverOverflow, opening a new cache epoch when it compacts. */
   readonly recoverOverflow: () => Promise<PreflightResult>;

@@ -1,9 +1,9 @@
-// The deferred preflight barrier of SPEC S6: measure, pick a trigger, freeze a plan, compact (escalating, S7), decide if the request may go.
+// The deferred preflight barrier of docs/behaviour.md#barrier: measure, pick a trigger, freeze a plan, compact (escalating, docs/behaviour.md#cut), decide if the request may go.
 import type { ResolvedSettings } from '../config.js';
 import { evaluateRoi } from '../tokens/budget.js';
 import { effectiveTokens, requestFingerprint } from '../tokens/calibration.js';
 import { estimateRequest } from '../tokens/estimate.js';
-import { computeLimits, type Limits } from '../tokens/limits.js';
+import { limitsOf, type Limits } from '../tokens/limits.js';
 import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
@@ -17,7 +17,7 @@ import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers
 export type { BarrierEvent } from './barrierEvents.js';
 
 export interface BarrierModelInfo {
-  /** Provider and model of the requests the agent sends: part of the calibration fingerprint (S3). */
+  /** Provider and model of the requests the agent sends: part of the calibration fingerprint (docs/behaviour.md#tokens). */
   readonly provider: string;
   readonly model: string;
   readonly contextWindow: number;
@@ -36,7 +36,7 @@ export interface PreflightResult {
   readonly mayProceed: boolean;
   /** Every compaction this barrier ran, in order (empty when no trigger was due). */
   readonly outcomes: readonly CompactionOutcome[];
-  /** One persistent result line per compaction (S6). */
+  /** One persistent result line per compaction (docs/behaviour.md#barrier). */
   readonly lines: readonly string[];
   /** Effective tokens of the request as it stands after the barrier. */
   readonly tokens: number;
@@ -44,7 +44,7 @@ export interface PreflightResult {
   readonly limits: Limits;
   /** Set with mayProceed false: the one-line reason for the user. */
   readonly error?: string;
-  /** The S7 cap was hit (or nothing was left to compact) and the request is still over the hard limit. */
+  /** The docs/behaviour.md#cut cap was hit (or nothing was left to compact) and the request is still over the hard limit. */
   readonly exhausted: boolean;
 }
 
@@ -83,24 +83,16 @@ export class PreflightBarrier {
     this.branches = new BranchReader(deps.store);
   }
 
-  /** New settings, model or tools take effect at the next barrier. */
-  update(patch: Partial<Pick<BarrierDeps, 'resolved' | 'modelInfo' | 'tools' | 'model' | 'defaultSystem'>>): void {
+  /** New settings, model, tools or token cache (another model's tokenizer) take effect at the next barrier. */
+  update(patch: Partial<Pick<BarrierDeps, 'resolved' | 'modelInfo' | 'tools' | 'model' | 'defaultSystem' | 'cache'>>): void {
     this.deps = { ...this.deps, ...patch };
   }
 
   limits(): Limits {
-    const s = this.deps.resolved.settings;
-    const m = this.deps.modelInfo;
-    return computeLimits({
-      contextWindow: m.contextWindow,
-      maxOutputTokens: m.maxOutputTokens,
-      safetyReserveTokens: s.safetyReserveTokens,
-      minTokensForAutoCompact: s.minTokensForAutoCompact,
-      autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-    });
+    return limitsOf(this.deps.modelInfo, this.deps.resolved.settings);
   }
 
-  /** Effective tokens (S3) of the request the current branch would produce. */
+  /** Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. */
   measure(): Measure {
     const d = this.deps;
     const branch = this.branches.branch();
@@ -112,10 +104,10 @@ export class PreflightBarrier {
   }
 
   /**
-   * Before every inference: picks the highest-priority due trigger (S5) and runs it to a terminal outcome,
+   * Before every inference: picks the highest-priority due trigger (docs/behaviour.md#triggers) and runs it to a terminal outcome,
    * escalating while the request stays over the hard limit. Serialized: two barriers never overlap.
-   * The S7 cap of MAX_COMPACTIONS_PER_TURN counts the compactions of one barrier, i.e. between two requests:
-   * a long autonomous turn may compact again between later tool batches "as often as needed" (S10), but one
+   * The docs/behaviour.md#cut cap of MAX_COMPACTIONS_PER_TURN counts the compactions of one barrier, i.e. between two requests:
+   * a long autonomous turn may compact again between later tool batches "as often as needed" (docs/behaviour.md#overflow), but one
    * request never waits on more than four compactions, and is never sent while still over the hard limit.
    */
   preflight(args: { readonly signal: AbortSignal; readonly turnId?: string; readonly userRequest?: { readonly focus?: string }; readonly mandatoryModelSwitch?: boolean }): Promise<PreflightResult> {
@@ -154,7 +146,7 @@ export class PreflightBarrier {
   }
 
   /**
-   * S10: the provider reported a real overflow. One mandatory recovery per turn, one level above the turn's last
+   * docs/behaviour.md#overflow: the provider reported a real overflow. One mandatory recovery per turn, one level above the turn's last
    * compaction; a second overflow in the same turn ends it (mayProceed false).
    */
   recoverOverflow(args: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<PreflightResult> {
@@ -208,7 +200,7 @@ export class PreflightBarrier {
       ...(seq.turnId === undefined ? {} : { turnId: seq.turnId }),
       sequence,
     };
-    // S9 before generating, for soft triggers only (the preflight's choose() already applied it; compactWith did not).
+    // docs/behaviour.md#roi before generating, for soft triggers only (the preflight's choose() already applied it; compactWith did not).
     const roi = evaluateRoi(m.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
     if (!choice.roiExempt && !roi.pass) {
       const why = `only ${roi.reclaimable} tokens (${Math.round(roi.savingsRatio * 100)}%) are reclaimable; ${choice.trigger} needs at least ${s.minReclaimableTokens} and ${Math.round(s.minSavingsRatio * 100)}%`;
@@ -248,7 +240,7 @@ export class PreflightBarrier {
       // plan() already looked at every deeper level of a mandatory compaction: another round could only skip again.
       if (plan.mandatory && isNothingToCompact(plan.cut)) break;
       const over = m.tokens > limits.hardLimit;
-      // S7: a mandatory compaction that did not cut 10% escalates even when it squeezed under the limit.
+      // docs/behaviour.md#cut: a mandatory compaction that did not cut 10% escalates even when it squeezed under the limit.
       if (!over && !(plan.mandatory && !effective)) break;
       if (outcomes.length >= MAX_COMPACTIONS_PER_TURN) break;
       const next = nextLevel(level);

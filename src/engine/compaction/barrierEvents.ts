@@ -1,4 +1,4 @@
-// The events the preflight barrier emits for the UI (SPEC S6): start, live progress, the one terminal outcome, a blocked request.
+// The events the preflight barrier emits for the UI (docs/behaviour.md#barrier): start, live progress, the one terminal outcome, a blocked request.
 import type { Trigger, Usage } from '../transcript/schema.js';
 import type { ProgressPhase } from './compactor.js';
 import type { FlightOutcome } from './flightRecord.js';
@@ -33,7 +33,7 @@ export type BarrierEvent =
       readonly reason?: string;
       readonly durationMs: number;
       readonly attempts: number;
-      /** Cut at least 10% of the request (S7); false for every outcome that changed nothing. */
+      /** Cut at least 10% of the request (docs/behaviour.md#cut); false for every outcome that changed nothing. */
       readonly effective: boolean;
       readonly usage?: Usage;
       /** The one persistent result line, e.g. `Context compacted (auto_threshold): 52,310 → 18,904 tokens, reclaimed 64% · ck_abc`. */

@@ -1,4 +1,4 @@
-// The capsule's seven sections (SPEC S8): rendering to markdown and tolerant parsing of what a model writes.
+// The capsule's seven sections (docs/behaviour.md#capsule): rendering to markdown and tolerant parsing of what a model writes.
 import type { Ledger } from './ledger.js';
 import { code, renderLedger } from './ledgerFormat.js';
 
@@ -162,7 +162,7 @@ export function parseCapsuleSections(markdown: string): ParsedSections {
 
 /** Below this a capsule is a truncated or empty answer: the headings and ledger alone take ~60 tokens. */
 export const CAPSULE_MIN_TOKENS = 64;
-/** Capsules are ~2–10k tokens (SPEC S8); a larger one eats the room compaction was meant to free. */
+/** Capsules are ~2–10k tokens (docs/behaviour.md#capsule); a larger one eats the room compaction was meant to free. */
 export const CAPSULE_MAX_TOKENS = 10_000;
 const MAX_FILLED_FILES = 50;
 const MAX_FILLED_REQUEST_CHARS = 1500;

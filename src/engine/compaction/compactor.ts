@@ -1,4 +1,4 @@
-// The one async apply step of a compaction (SPEC S6–S9, S11, S12): summary, capsule, gates, evidence, then checkpoint + capsule, guarded.
+// The one async apply step of a compaction (docs/behaviour.md#barrier, #cut, #capsule, #roi, #evidence, #rewind): summary, capsule, gates, evidence, then checkpoint + capsule, guarded.
 import type { CompactionSettings } from '../config.js';
 import type { ChatModel, Clock, EvidenceArchive, IdSource, Logger, ToolSchema, TranscriptStore } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
@@ -33,7 +33,7 @@ export interface CompactionDeps {
   readonly defaultSystem: string;
   readonly settings: Pick<CompactionSettings, 'timeoutMs' | 'minReclaimableTokens' | 'minSavingsRatio'>;
   readonly maxOutputTokens: number;
-  /** Receives one record per operation, whatever its outcome (S15). Failures here are logged, never fatal. */
+  /** Receives one record per operation, whatever its outcome (docs/behaviour.md#observability). Failures here are logged, never fatal. */
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
   /** Shared with the barrier so the tree is not rebuilt per call; one is made from `store` otherwise. */
@@ -61,8 +61,8 @@ function errText(err: unknown): string {
 
 /**
  * Runs one planned compaction to exactly one outcome; never throws. Order: summary (or fallback), validation,
- * exact measurement and the S9 post-gate, evidence archived (S11), then the commit: the automatic checkpoint
- * (S12) and the capsule, each appended only after a synchronous check that the turn was not cancelled and the
+ * exact measurement and the docs/behaviour.md#roi post-gate, evidence archived (docs/behaviour.md#evidence), then the commit: the automatic checkpoint
+ * (docs/behaviour.md#rewind) and the capsule, each appended only after a synchronous check that the turn was not cancelled and the
  * leaf is still the one planned against (then our checkpoint). A compaction that ends skipped, cancelled or
  * stale before the commit therefore leaves the session untouched: no capsule and no checkpoint, so a soft
  * trigger that fails its gate every turn cannot litter the checkpoint list. Only a cancel landing between the
@@ -195,7 +195,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
       ...(plan.focus === undefined ? {} : { focus: plan.focus }),
     },
   };
-  // S9: the complete continuation, measured exactly as the next request will be built.
+  // docs/behaviour.md#roi: the complete continuation, measured exactly as the next request will be built.
   const after = buildModelInput([...branch, checkpoint, candidate], deps.defaultSystem);
   const tokensAfter = estimateRequest(after, deps.tools, deps.cache, deps.maxOutputTokens).total;
   if (!plan.roiExempt) {

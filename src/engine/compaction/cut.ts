@@ -1,7 +1,7 @@
-// Cut planning and escalation (SPEC S7): which span becomes the capsule, which tail stays verbatim.
+// Cut planning and escalation (docs/behaviour.md#cut): which span becomes the capsule, which tail stays verbatim.
 import { latestCapsule } from '../transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
-import { truncateToolResult } from './truncation.js';
+import { truncateToolResult } from '../transcript/truncation.js';
 import { isMessageEntry, splitUnits, type Unit } from './units.js';
 
 export type CompactionLevel = 0 | 1 | 2 | 3;

@@ -1,4 +1,4 @@
-// Pages a compaction's archived evidence for the model: the read_compaction_evidence tool, its arguments and page text (SPEC S11).
+// Pages a compaction's archived evidence for the model: the read_compaction_evidence tool, its arguments and page text (docs/behaviour.md#evidence).
 import { z } from 'zod';
 import type { EvidenceArchive, EvidenceSnapshot, ToolResult, ToolSchema } from '../ports.js';
 import type { ModelMessage } from '../transcript/modelInput.js';

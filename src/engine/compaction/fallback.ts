@@ -1,4 +1,4 @@
-// The deterministic fallback capsule (SPEC S8): built locally from the transcript when the model cannot summarize.
+// The deterministic fallback capsule (docs/behaviour.md#capsule): built locally from the transcript when the model cannot summarize.
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
 import {
   type CapsuleContent,

@@ -1,4 +1,4 @@
-// Flight records (SPEC S15): one strict, content-free record per compaction operation, its builder and its log line.
+// Flight records (docs/behaviour.md#observability): one strict, content-free record per compaction operation, its builder and its log line.
 import { z } from 'zod';
 import { TriggerSchema } from '../transcript/schema.js';
 import type { Trigger } from '../transcript/schema.js';
@@ -11,7 +11,7 @@ export const FLIGHT_REASON_MAX = 1_000;
 
 const tokens = z.number().int().nonnegative();
 
-// Strict on purpose: a field not listed here (such as `summary`) is rejected, never stored (S15).
+// Strict on purpose: a field not listed here (such as `summary`) is rejected, never stored (docs/behaviour.md#observability).
 export const FlightRecordSchema = z.strictObject({
   ts: z.string().min(1).max(64),
   operationId: z.string().min(1).max(200),

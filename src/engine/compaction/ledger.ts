@@ -1,4 +1,4 @@
-// The exact ledger of a capsule: files, commands, verification, skills and requests, built from the transcript's recorded effects.
+// The exact ledger of a capsule (docs/behaviour.md#capsule, docs/ledger.md): files, commands, verification, skills and requests, built from the transcript's recorded effects.
 import { z } from 'zod';
 import { personText } from '../effects/personText.js';
 import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';

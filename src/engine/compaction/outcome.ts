@@ -1,4 +1,4 @@
-// The one terminal outcome of a compaction (SPEC S6), its persistent result line, and its content-free flight record (S15).
+// The one terminal outcome of a compaction (docs/behaviour.md#barrier), its persistent result line, and its content-free flight record (docs/behaviour.md#observability).
 import type { CapsuleEntry, Trigger, Usage } from '../transcript/schema.js';
 import { buildFlightRecord, groupDigits, type FlightOutcome, type FlightRecord } from './flightRecord.js';
 import type { CompactionPlan } from './plan.js';
@@ -12,7 +12,7 @@ interface OutcomeBase {
   readonly durationMs: number;
   /** Summarizer network attempts (0 when no model was asked). */
   readonly attempts: number;
-  /** The automatic checkpoint appended before the capsule, when the operation got that far (S12). */
+  /** The automatic checkpoint appended before the capsule, when the operation got that far (docs/behaviour.md#rewind). */
   readonly checkpointId?: string;
 }
 
@@ -66,7 +66,7 @@ function oneLine(text: string, max = 240): string {
 }
 
 /**
- * The one line that stays in the chat after the barrier (S6), e.g.
+ * The one line that stays in the chat after the barrier (docs/behaviour.md#barrier), e.g.
  * `Context compacted (auto_threshold): 52,310 → 18,904 tokens, reclaimed 64% · ck_abc`.
  */
 export function outcomeLine(o: CompactionOutcome): string {

@@ -1,4 +1,4 @@
-// The immutable compaction plan of SPEC S6: what the barrier decided before any await, frozen so nothing can drift.
+// The immutable compaction plan of docs/behaviour.md#barrier: what the barrier decided before any await, frozen so nothing can drift.
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { type CompactionLevel, type CutResult, isNothingToCompact, planCut } from './cut.js';
 
@@ -13,7 +13,7 @@ export interface CompactionPlan {
   readonly trigger: Trigger;
   /** Fail-closed: the turn's request must not be sent unless the context ends up under the hard limit. */
   readonly mandatory: boolean;
-  /** Exempt from the post-generation ROI gate (S9): hard_limit, context_overflow, user, the mandatory model switch. */
+  /** Exempt from the post-generation ROI gate (docs/behaviour.md#roi): hard_limit, context_overflow, user, the mandatory model switch. */
   readonly roiExempt: boolean;
   /** The user's `/compact <focus>` text; data for the summary instruction, never an instruction to us. */
   readonly focus?: string;
@@ -22,7 +22,7 @@ export interface CompactionPlan {
   readonly level: CompactionLevel;
   /** The cut, or why there is nothing safe to compact (then the operation ends `skipped` without touching the session). */
   readonly cut: CutResult;
-  /** Effective tokens (S3) of the request at plan time. */
+  /** Effective tokens (docs/behaviour.md#tokens) of the request at plan time. */
   readonly tokensBefore: number;
   readonly tokensSource: 'provider_usage' | 'estimated';
   readonly limits: PlanLimits;
@@ -48,7 +48,7 @@ export interface MakePlanArgs {
   readonly keepRecentTokens: number;
   readonly turnId?: string;
   readonly sequence?: number;
-  /** Set when a gate already decided against compacting (e.g. the S9 pre-generation ROI gate): the plan ends skipped. */
+  /** Set when a gate already decided against compacting (e.g. the docs/behaviour.md#roi pre-generation ROI gate): the plan ends skipped. */
   readonly skipReason?: string;
 }
 

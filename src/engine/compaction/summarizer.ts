@@ -1,9 +1,9 @@
-// Asks the model for the capsule text (SPEC S8): retries transient faults only, per-attempt + overall deadlines, fallback hook.
-import { classifyError, type FaultInfo } from '../agent/faults.js';
+// Asks the model for the capsule text (docs/behaviour.md#capsule): retries transient faults only, per-attempt + overall deadlines, fallback hook.
+import { classifyError, type FaultInfo } from '../provider/faults.js';
 import type { ChatModel, ChatRequest, Clock } from '../ports.js';
 import type { Usage } from '../transcript/schema.js';
 
-/** SPEC S8: "at most 4 network attempts"; a larger maxAttempts is clamped to this. */
+/** docs/behaviour.md#capsule: "at most 4 network attempts"; a larger maxAttempts is clamped to this. */
 export const MAX_SUMMARY_ATTEMPTS = 4;
 
 export interface SummarizeArgs {

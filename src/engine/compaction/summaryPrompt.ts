@@ -1,6 +1,6 @@
-// The summary request of SPEC S8: the compaction instruction, the cache-friendly message list, and bounding it.
+// The summary request of docs/behaviour.md#capsule: the compaction instruction, the cache-friendly message list, and bounding it.
 import { CAPSULE_QUESTION, type ModelMessage } from '../transcript/modelInput.js';
-import { truncateToolResult } from './truncation.js';
+import { truncateToolResult } from '../transcript/truncation.js';
 
 export const COMPACTION_INSTRUCTION = `Stop here: do not call tools and do not continue the task. Your job now is to compact this conversation so the work can continue in a fresh context window. Write a Context Capsule: a structured summary of everything above that a coding agent needs to carry on without the original messages.
 

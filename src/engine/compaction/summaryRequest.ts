@@ -1,4 +1,4 @@
-// Asks the model for a capsule (SPEC S8): the cache-friendly request, bounded when it would overflow, one bounded retry on overflow.
+// Asks the model for a capsule (docs/behaviour.md#capsule): the cache-friendly request, bounded when it would overflow, one bounded retry on overflow.
 import type { ChatModel, ChatRequest, ChatStreamEvent, Clock, ToolSchema } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import { estimateRequest } from '../tokens/estimate.js';

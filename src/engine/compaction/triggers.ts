@@ -1,4 +1,4 @@
-// Compaction triggers and pending intents (SPEC S5): which trigger, if any, fires at a preflight barrier.
+// Compaction triggers and pending intents (docs/behaviour.md#triggers): which trigger, if any, fires at a preflight barrier.
 import { z } from 'zod';
 import type { ResolvedSettings } from '../config.js';
 import type { Trigger } from '../transcript/schema.js';
@@ -29,7 +29,7 @@ export interface TriggerChoice {
   readonly trigger: Trigger;
   /** Fail-closed: the request must not be sent unless this compaction succeeds. */
   readonly mandatory: boolean;
-  /** Exempt from the ROI gates of S9: hard_limit, context_overflow, user and the mandatory model switch. */
+  /** Exempt from the ROI gates of docs/behaviour.md#roi: hard_limit, context_overflow, user and the mandatory model switch. */
   readonly roiExempt: boolean;
   /** The user's `/compact <focus>` text, carried whichever trigger wins. */
   readonly focus?: string;
@@ -41,7 +41,7 @@ export interface ChooseArgs {
   readonly effective: number;
   readonly limits: { readonly hardLimit: number; readonly softLimit: number };
   readonly settings: ResolvedSettings;
-  /** The pre-generation ROI gate (S9) for the current effective tokens. */
+  /** The pre-generation ROI gate (docs/behaviour.md#roi) for the current effective tokens. */
   readonly roi: { readonly pass: boolean };
   /** The new model's hard limit is below the current effective tokens: the handoff cannot be skipped. */
   readonly mandatoryModelSwitch?: boolean;
@@ -109,7 +109,7 @@ export class TriggerState {
     this.overflowRecoveries = 0;
   }
 
-  /** The provider reported a real overflow: one mandatory recovery per turn, then the turn must end (S10). */
+  /** The provider reported a real overflow: one mandatory recovery per turn, then the turn must end (docs/behaviour.md#overflow). */
   overflowRecovery(): TriggerChoice | undefined {
     if (this.overflowRecoveries > 0) return undefined;
     this.overflowRecoveries += 1;

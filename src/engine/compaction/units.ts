@@ -1,4 +1,4 @@
-// Splits a branch's entries into indivisible units for cutting (SPEC S7): a tool call and its results never part.
+// Splits a branch's entries into indivisible units for cutting (docs/behaviour.md#cut): a tool call and its results never part.
 import type { AssistantEntry, Entry, ToolResultEntry, UserEntry } from '../transcript/schema.js';
 
 export type MessageEntry = UserEntry | AssistantEntry | ToolResultEntry;

@@ -1,4 +1,4 @@
-// The portable `.capsule.md` format (SPEC S13): front matter schema, rendering, and validation of an imported file.
+// The portable `.capsule.md` format (docs/behaviour.md#portable): front matter schema, rendering, and validation of an imported file.
 import { z } from 'zod';
 import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';

@@ -25,7 +25,7 @@ export interface ImportedDetails {
 
 /**
  * One line saying what follows is an imported capsule: the state of earlier work, to be read as data.
- * It becomes part of the assistant half of the capsule pair (S2), so the model sees it in context.
+ * It becomes part of the assistant half of the capsule pair (docs/behaviour.md#model-input), so the model sees it in context.
  */
 export function importedPreface(meta: CapsuleMeta, modified: boolean): string {
   const from = [

@@ -1,4 +1,4 @@
-// Project Memory rules (SPEC S13): which capsules may be mirrored into it, and how it reads as a system update (S14).
+// Project Memory rules (docs/behaviour.md#portable): which capsules may be mirrored into it, and how it reads as a system update (docs/behaviour.md#cache-epochs).
 import type { CapsuleEntry, Trigger } from '../transcript/schema.js';
 import type { CapsuleMeta } from './capsuleFile.js';
 import { stripImportedPreface } from './imported.js';

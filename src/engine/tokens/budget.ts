@@ -1,4 +1,4 @@
-// The /budget figures of SPEC S15 and the S9 pre-generation ROI gate, computed from a branch and the settings.
+// The /budget figures of docs/behaviour.md#observability and the docs/behaviour.md#roi pre-generation ROI gate, computed from a branch and the settings.
 import type { ResolvedSettings } from '../config.js';
 import type { ToolSchema } from '../ports.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
@@ -6,10 +6,9 @@ import type { Entry } from '../transcript/schema.js';
 import { effectiveTokens, requestFingerprint } from './calibration.js';
 import type { EntryTokenCache } from './entryCache.js';
 import { estimateRequest, type TokenCategories } from './estimate.js';
-import { computeLimits } from './limits.js';
+import { limitsOf } from './limits.js';
 import type { ModelInfo } from './modelLimits.js';
 
-export { formatBudget } from './budgetFormat.js';
 
 export interface Budget {
   readonly model: string;
@@ -36,7 +35,7 @@ export interface Budget {
   readonly percentOfHard: number;
 }
 
-/** S9: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
+/** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
 export function evaluateRoi(effective: number, keepRecent: number, minReclaimable: number, minSavingsRatio: number): { reclaimable: number; savingsRatio: number; pass: boolean } {
   const reclaimable = Math.max(0, effective - keepRecent);
   const savingsRatio = effective > 0 ? Math.min(1, reclaimable / effective) : 0;
@@ -91,13 +90,7 @@ export function computeBudget(args: {
   const estimate = estimateRequest(input, args.tools, cache, model.maxOutputTokens);
   const currentFingerprint = requestFingerprint(args.provider, model.model, input.system, args.tools);
   const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache });
-  const limits = computeLimits({
-    contextWindow: model.contextWindow,
-    maxOutputTokens: model.maxOutputTokens,
-    safetyReserveTokens: s.safetyReserveTokens,
-    minTokensForAutoCompact: s.minTokensForAutoCompact,
-    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-  });
+  const limits = limitsOf(model, s);
 
   let capsules = 0;
   let messages = 0;

@@ -1,4 +1,4 @@
-// The /budget text block (SPEC S15), laid out like the seed's "Context Stats" example.
+// The /budget text block (docs/behaviour.md#observability), laid out like the seed's "Context Stats" example.
 import type { Budget } from './budget.js';
 
 /** 38420 → "38,420", independent of the host's locale data. */

@@ -1,4 +1,4 @@
-// Provider calibration of SPEC S3: project the provider's reported prompt tokens onto the current input.
+// Provider calibration of docs/behaviour.md#tokens: project the provider's reported prompt tokens onto the current input.
 import type { ModelInput } from '../transcript/modelInput.js';
 import type { AssistantEntry, Entry } from '../transcript/schema.js';
 import type { EntryTokenCache } from './entryCache.js';

@@ -1,4 +1,4 @@
-// Per-entry token counts, cached by immutable entry id, so a preflight after one new entry costs O(that entry) (SPEC S3).
+// Per-entry token counts, cached by immutable entry id, so a preflight after one new entry costs O(that entry) (docs/behaviour.md#tokens).
 import { CAPSULE_QUESTION, toModelMessage, type ModelMessage } from '../transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
 import { countMessage, countText, MESSAGE_OVERHEAD, ROLE_TOKENS } from './messageTokens.js';
@@ -37,7 +37,7 @@ export class EntryTokenCache {
 
   /**
    * Cached by entry id when the message has one. A tool result is also checked against the content length it
-   * was counted at, because level ≥ 2 compaction sends a truncated copy of the same entry (S7) which must not
+   * was counted at, because level ≥ 2 compaction sends a truncated copy of the same entry (docs/behaviour.md#cut) which must not
    * reuse the full count. An entry has only those two forms, so two slots per id are enough.
    */
   tokensOfMessage(m: ModelMessage): number {

@@ -1,4 +1,4 @@
-// The request estimate of SPEC S3: system, tool schemas, capsule, messages and tool results, plus a 5% margin.
+// The request estimate of docs/behaviour.md#tokens: system, tool schemas, capsule, messages and tool results, plus a 5% margin.
 import type { ToolSchema } from '../ports.js';
 import type { ModelInput } from '../transcript/modelInput.js';
 import type { EntryTokenCache } from './entryCache.js';

@@ -1,4 +1,4 @@
-// Hard and soft limits of SPEC S3, computed from a model's window and the compaction settings.
+// Hard and soft limits of docs/behaviour.md#tokens, computed from a model's window and the compaction settings.
 export interface LimitInputs {
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
@@ -34,4 +34,18 @@ export function computeLimits(i: LimitInputs): Limits {
     hardLimit,
     softLimit: softLimitOf(hardLimit, i.minTokensForAutoCompact, i.autoCompactThresholdRatio),
   };
+}
+
+/** The limits of a model under compaction settings: the one way every caller (barrier, budget, switch, picker) gets them. */
+export function limitsOf(
+  model: Pick<LimitInputs, 'contextWindow' | 'maxOutputTokens'>,
+  settings: Pick<LimitInputs, 'safetyReserveTokens' | 'minTokensForAutoCompact' | 'autoCompactThresholdRatio'>,
+): Limits {
+  return computeLimits({
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    safetyReserveTokens: settings.safetyReserveTokens,
+    minTokensForAutoCompact: settings.minTokensForAutoCompact,
+    autoCompactThresholdRatio: settings.autoCompactThresholdRatio,
+  });
 }

@@ -1,4 +1,4 @@
-// How one chat message is counted (SPEC S3): OpenAI chat-format overheads, tool calls, tool results and images.
+// How one chat message is counted (docs/behaviour.md#tokens): OpenAI chat-format overheads, tool calls, tool results and images.
 import type { ModelMessage } from '../transcript/modelInput.js';
 import type { ImagePart } from '../transcript/schema.js';
 import type { TokenCounter } from './tokenizer.js';

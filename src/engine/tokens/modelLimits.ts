@@ -1,4 +1,4 @@
-// A model's context window and output budget (SPEC S3): user override > provider report > built-in table > default.
+// A model's context window and output budget (docs/behaviour.md#tokens): user override > provider report > built-in table > default.
 import { z } from 'zod';
 import { lookupModel } from './modelTable.js';
 

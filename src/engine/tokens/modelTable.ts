@@ -1,4 +1,4 @@
-// Built-in context windows and output limits of well-known models (SPEC S3), matched by pattern on a normalized id.
+// Built-in context windows and output limits of well-known models (docs/behaviour.md#tokens), matched by pattern on a normalized id.
 export interface ModelLimitRow {
   readonly pattern: RegExp;
   readonly contextWindow: number;

@@ -1,4 +1,4 @@
-// Token counters over gpt-tokenizer (SPEC S3): which BPE encoding a model uses, and a counter that records its calls.
+// Token counters over gpt-tokenizer (docs/behaviour.md#tokens): which BPE encoding a model uses, and a counter that records its calls.
 import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import o200k from 'gpt-tokenizer/encoding/o200k_base';
 

@@ -1,5 +1,5 @@
-// Builds the model input of SPEC S2 from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
-import { truncateToolResult } from '../compaction/truncation.js';
+// Builds the model input of docs/behaviour.md#model-input from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
+import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
@@ -67,7 +67,7 @@ export function toModelMessage(e: Entry, truncateResults = false): ModelMessage 
 }
 
 /**
- * S2: `[system]` + `[user:"What did we do so far?" / assistant:<capsule>]` + all entries from the
+ * docs/behaviour.md#model-input: `[system]` + `[user:"What did we do so far?" / assistant:<capsule>]` + all entries from the
  * capsule's firstKeptEntryId to the leaf. Only the latest capsule on the branch counts; entries it
  * pins stay verbatim right after the pair.
  */

@@ -1,4 +1,4 @@
-// zod schemas for the session JSONL: the header line and every entry kind (SPEC S1, S2, S12).
+// zod schemas for the session JSONL: the header line and every entry kind (docs/behaviour.md#transcript, #model-input, #rewind).
 import { z } from 'zod';
 import { EffectsSchema } from './effects.js';
 
@@ -63,7 +63,7 @@ export const AssistantEntrySchema = z.object({
   model: z.string().optional(),
   provider: z.string().optional(),
   usage: UsageSchema.optional(),
-  /** Hash of (provider, model, system prompt, tool schemas) of the request that produced this reply (S3). */
+  /** Hash of (provider, model, system prompt, tool schemas) of the request that produced this reply (docs/behaviour.md#tokens). */
   prefixFingerprint: z.string().optional(),
   finishReason: z.string().optional(),
   turnId: z.string().optional(),
@@ -87,7 +87,7 @@ export const ToolResultEntrySchema = z.object({
 export const SystemUpdateEntrySchema = z.object({
   ...base,
   type: z.literal('system_update'),
-  /** `base` starts a cache epoch with a full system prompt; `append` adds one chronological update (S14). */
+  /** `base` starts a cache epoch with a full system prompt; `append` adds one chronological update (docs/behaviour.md#cache-epochs). */
   mode: z.enum(['base', 'append']),
   content: z.string(),
   reason: z.string().optional(),
@@ -114,7 +114,7 @@ export const CapsuleEntrySchema = z.object({
   summary: z.string().min(1),
   /** First entry kept verbatim after the capsule; null when nothing before the capsule is kept. */
   firstKeptEntryId: id.nullable(),
-  /** Entries inside the summarized span that stay verbatim (the active turn's user task, S7). */
+  /** Entries inside the summarized span that stay verbatim (the active turn's user task, docs/behaviour.md#cut). */
   pinnedEntryIds: z.array(id).default([]),
   tokensBefore: z.number().int().nonnegative(),
   tokensAfter: z.number().int().nonnegative(),
@@ -187,5 +187,5 @@ export type ModelChangeEntry = z.infer<typeof ModelChangeEntrySchema>;
 export type LeafEntry = z.infer<typeof LeafEntrySchema>;
 export type TurnEndEntry = z.infer<typeof TurnEndEntrySchema>;
 
-/** Entry kinds that are fsynced on append (S1). */
+/** Entry kinds that are fsynced on append (docs/behaviour.md#transcript). */
 export const DURABLE_TYPES: ReadonlySet<EntryType> = new Set(['capsule', 'checkpoint', 'turn_end', 'leaf']);

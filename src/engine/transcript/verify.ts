@@ -169,7 +169,7 @@ function checkCapsule(capsule: CapsuleEntry, index: number, branch: readonly Ent
   if (missing.length > 0) {
     report({ kind: 'capsule_pin_missing', severity: 'error', entryId: capsule.id, message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it` });
   }
-  // S7: the cut must not separate a tool call (summarized) from its result (kept verbatim).
+  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim).
   const pinned = new Set(capsule.pinnedEntryIds);
   for (let i = keptFrom; i < branch.length; i++) {
     const e = branch[i];

@@ -1,4 +1,4 @@
-// The ToolHost of the agent: the workspace tools (SPEC S16) behind one run() that never throws and answers every problem as a tool error.
+// The ToolHost of the agent: the workspace tools (docs/behaviour.md#agent) behind one run() that never throws and answers every problem as a tool error.
 import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
 import { listFilesTool } from './listFiles.js';

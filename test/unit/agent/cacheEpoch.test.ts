@@ -1,4 +1,4 @@
-// S14 prompt-cache epochs: a frozen base, instruction changes appended (surviving reload), a new epoch after compaction, the cache line.
+// docs/behaviour.md#cache-epochs prompt-cache epochs: a frozen base, instruction changes appended (surviving reload), a new epoch after compaction, the cache line.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cacheMetricsOf } from '../../../src/engine/agent/cacheEpoch.js';

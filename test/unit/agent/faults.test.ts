@@ -1,9 +1,9 @@
-// Fault classification (SPEC S8, S10): every known overflow wording, transient vs fatal, abort, Retry-After — on plain and real SDK errors.
+// Fault classification (docs/behaviour.md#capsule, #overflow): every known overflow wording, transient vs fatal, abort, Retry-After — on plain and real SDK errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { classifyError } from '../../../src/engine/agent/faults.js';
-import { OVERFLOW_CODES, OVERFLOW_PATTERNS, type OverflowSample } from '../../../src/engine/agent/overflowPatterns.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
+import { OVERFLOW_CODES, OVERFLOW_PATTERNS, type OverflowSample } from '../../../src/engine/provider/overflowPatterns.js';
 
 /** The error the openai SDK throws for a JSON error body (`{ error: {...} }`) with this status. */
 function sdkError(status: number, error: Record<string, unknown> | string, headers: Record<string, string> = {}): APIError {

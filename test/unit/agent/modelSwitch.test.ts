@@ -1,4 +1,4 @@
-// S5 model switch: 128k → 32k with ~60k in context; the handoff summary is made by the 128k model before the 32k one sees anything.
+// docs/behaviour.md#triggers model switch: 128k → 32k with ~60k in context; the handoff summary is made by the 128k model before the 32k one sees anything.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// S10 against a server whose real window is smaller than configured: one recovery compaction, one resend, never a third request.
+// docs/behaviour.md#overflow against a server whose real window is smaller than configured: one recovery compaction, one resend, never a third request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TurnEndEntry } from '../../../src/engine/transcript/schema.js';

@@ -1,4 +1,4 @@
-// Provider faults on chat requests and on summary requests (S8, S10, S16): 429, 500, timeout, truncated JSON, broken streams.
+// Provider faults on chat requests and on summary requests (docs/behaviour.md#capsule, #overflow, #agent): 429, 500, timeout, truncated JSON, broken streams.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AssistantEntry } from '../../../src/engine/transcript/schema.js';
@@ -77,7 +77,7 @@ test('chat: a stream that breaks after text is not retried; the text the user sa
   assert.ok((kept[0]?.content.length ?? 0) > 0);
 });
 
-test('chat: truncated JSON counts as an overflow (S10): one recovery compaction, the cut answer discarded, one resend', async (t) => {
+test('chat: truncated JSON counts as an overflow (docs/behaviour.md#overflow): one recovery compaction, the cut answer discarded, one resend', async (t) => {
   const o = await setup(t, 6);
   o.server.onMatch({ summary: false }, { truncatedJson: true }, { times: 1 });
   const r = await turn(o);

@@ -1,4 +1,4 @@
-// S5 soft triggers driven by the agent: turn_complete after a turn at the soft limit, milestone from the checkpoint tool, idle.
+// docs/behaviour.md#triggers soft triggers driven by the agent: turn_complete after a turn at the soft limit, milestone from the checkpoint tool, idle.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CheckpointEntry } from '../../../src/engine/transcript/schema.js';

@@ -33,7 +33,7 @@ test('a turn runs user → tool call → tool result → final answer, and the t
   const streamed = events.flatMap((e) => (e.type === 'text_delta' ? [e.delta] : [])).join('');
   assert.equal(streamed, 'The file exports 20 constants.');
 
-  // Calibration (S3): the reply carries the provider's usage under the prefix fingerprint the barrier computes.
+  // Calibration (docs/behaviour.md#tokens): the reply carries the provider's usage under the prefix fingerprint the barrier computes.
   const measured = session.agent.barrier.measure();
   assert.equal(measured.source, 'provider_usage');
   assert.ok(measured.tokens > 9000, String(measured.tokens));

@@ -26,7 +26,7 @@ function run(...args: string[]): { status: number | null; stdout: string; stderr
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-test('budget --json reproduces the S3 worked example: window 65000, max output 8000 → hard 48808, soft 39046', () => {
+test('budget --json reproduces the docs/behaviour.md#tokens worked example: window 65000, max output 8000 → hard 48808, soft 39046', () => {
   const r = run('budget', '--window', '65000', '--max-output', '8000', join(fixtures, 'basic.jsonl'), '--json');
   assert.equal(r.status, 0, r.stderr);
   const b = JSON.parse(r.stdout) as Record<string, unknown>;
@@ -39,7 +39,7 @@ test('budget --json reproduces the S3 worked example: window 65000, max output 8
   assert.ok(b.source === 'estimated' || b.source === 'provider_usage');
 });
 
-test('budget prints every /budget field of S15 in text form', () => {
+test('budget prints every /budget field of docs/behaviour.md#observability in text form', () => {
   const r = run('budget', join(fixtures, 'basic.jsonl'), '--window', '65536', '--max-output', '8192');
   assert.equal(r.status, 0, r.stderr);
   for (const label of ['Effective tokens', 'Measurement source', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Capsules', 'Messages', 'Turns', 'Last capsule', 'Savings ratio', 'Auto-compact', 'Next trigger']) {

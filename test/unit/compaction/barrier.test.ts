@@ -1,4 +1,4 @@
-// The preflight barrier (SPEC S5–S7, S9, S10): triggers, events, the result line, escalation, exhaustion, nothing oversized sent.
+// The preflight barrier (docs/behaviour.md#triggers, #barrier, #cut, #roi, #overflow): triggers, events, the result line, escalation, exhaustion, nothing oversized sent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrier.js';

@@ -1,4 +1,4 @@
-// Property tests of the preflight barrier (SPEC S6, S7): fits or blocked with nothing sent, no capsule after an abort or leaf change, no split tool pair, nothing dropped.
+// Property tests of the preflight barrier (docs/behaviour.md#barrier, #cut): fits or blocked with nothing sent, no capsule after an abort or leaf change, no split tool pair, nothing dropped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -166,9 +166,9 @@ async function runCase(c: Case, tally: Tally, counter: TokenCounter | undefined)
       tally.blocked++;
       if (result.exhausted) tally.exhausted++;
     }
-    // A compaction that was cancelled or went stale always blocks the request (S6).
+    // A compaction that was cancelled or went stale always blocks the request (docs/behaviour.md#barrier).
     if (result.outcomes.some((o) => o.outcome === 'cancelled' || o.outcome === 'stale')) assert.equal(result.mayProceed, false);
-    // After an abort no capsule is appended (a lone checkpoint is allowed, S6/S12); after a leaf change only a
+    // After an abort no capsule is appended (a lone checkpoint is allowed, docs/behaviour.md#barrier, #rewind); after a leaf change only a
     // compaction planned against the new leaf may append one.
     for (const e of appendedAfterInjection) {
       if (e.type !== 'capsule') continue;

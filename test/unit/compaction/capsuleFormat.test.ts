@@ -1,4 +1,4 @@
-// Capsule sections (SPEC S8): render/parse round trip, tolerant parsing, filling from the ledger, invented paths, validation.
+// Capsule sections (docs/behaviour.md#capsule): render/parse round trip, tolerant parsing, filling from the ledger, invented paths, validation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

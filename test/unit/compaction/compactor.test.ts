@@ -1,4 +1,4 @@
-// The compaction apply step (SPEC S6–S9, S11, S12): guarded append, fallback, gates, evidence, flight records, every await point.
+// The compaction apply step (docs/behaviour.md#barrier, #cut, #capsule, #roi, #evidence, #rewind): guarded append, fallback, gates, evidence, flight records, every await point.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

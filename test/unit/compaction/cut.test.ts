@@ -1,4 +1,4 @@
-// Cut planning (SPEC S7): unit boundaries, the retained tail, repeated compaction, active turns, escalation.
+// Cut planning (docs/behaviour.md#cut): unit boundaries, the retained tail, repeated compaction, active turns, escalation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -121,7 +121,7 @@ function checkPlan(branch: readonly Entry[], tokensOf: (e: Entry) => number, pla
   assert.equal(plan.keptTokens, total(plan.kept, tokensOf));
   assert.equal(plan.summarizedTokens + plan.pinnedTokens + plan.keptTokens, plan.spanTokens);
   assert.equal(plan.truncateResults, plan.level >= 2);
-  // S2 after appending the capsule: the model sees exactly the pinned entries and the kept tail.
+  // docs/behaviour.md#model-input after appending the capsule: the model sees exactly the pinned entries and the kept tail.
   const capsule = new SessionBuilder();
   const after: Entry[] = [
     ...branch,

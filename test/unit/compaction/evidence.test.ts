@@ -1,4 +1,4 @@
-// read_compaction_evidence paging (SPEC S11): every item exactly once, filters, split items, projection labels, clear errors.
+// read_compaction_evidence paging (docs/behaviour.md#evidence): every item exactly once, filters, split items, projection labels, clear errors.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
@@ -15,7 +15,7 @@ import {
   splitText,
 } from '../../../src/engine/compaction/evidence.js';
 import type { ArchivedEvidence } from '../../../src/engine/compaction/evidence.js';
-import { truncateToolResult } from '../../../src/engine/compaction/truncation.js';
+import { truncateToolResult } from '../../../src/engine/transcript/truncation.js';
 import type { EvidenceArchive } from '../../../src/engine/ports.js';
 import type { ModelMessage } from '../../../src/engine/transcript/modelInput.js';
 

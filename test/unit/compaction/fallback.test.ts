@@ -1,4 +1,4 @@
-// The deterministic fallback capsule (SPEC S8): complete, degraded, names every change and command, byte-stable, bounded.
+// The deterministic fallback capsule (docs/behaviour.md#capsule): complete, degraded, names every change and command, byte-stable, bounded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

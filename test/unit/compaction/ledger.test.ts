@@ -1,4 +1,4 @@
-// The exact ledger (SPEC S8): files, commands with exit status, last verification, skills, original and latest request.
+// The exact ledger (docs/behaviour.md#capsule): files, commands with exit status, last verification, skills, original and latest request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -8,7 +8,7 @@ import { runCompaction } from '../../../src/engine/compaction/compactor.js';
 import { makePlan } from '../../../src/engine/compaction/plan.js';
 import { measureRetention, retentionFromDetails, retentionLine, spanFacts } from '../../../src/engine/compaction/retention.js';
 import { CompactionCardSchema } from '../../../src/protocol/transcript.js';
-import { liveCard } from '../../../src/vscode/compactionViews.js';
+import { liveCard } from '../../../src/vscode/projection/compactionViews.js';
 import { main } from '../../../src/cli/main.js';
 import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import type { CapsuleEntry } from '../../../src/engine/transcript/schema.js';

@@ -17,7 +17,7 @@ export const SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS
 export interface RigOptions {
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
-  /** Raw settings; anything left out takes the product default (S4). */
+  /** Raw settings; anything left out takes the product default (docs/behaviour.md#settings). */
   readonly settings?: Partial<CompactionSettings>;
   /** The summarizer; undefined means the deterministic fallback capsule. */
   readonly summarizer?: ChatModel;
@@ -100,7 +100,7 @@ export function exchanges(b: SessionBuilder, count: number, readLines: number, t
   }
 }
 
-/** One assistant message with `calls` parallel reads of `readLines` lines each: one indivisible unit (S7). */
+/** One assistant message with `calls` parallel reads of `readLines` lines each: one indivisible unit (docs/behaviour.md#cut). */
 export function parallelReads(b: SessionBuilder, calls: number, readLines: number, tag: string): void {
   b.assistant(`Reading ${calls} files at once.`, 10, Array.from({ length: calls }, (_, i) => ({ name: 'read_file', args: { path: `${tag}/${i}.log` }, result: output(readLines, `${tag}${i}`) })));
 }

@@ -1,13 +1,13 @@
-// The seed's escalation scenarios with their numbers (SPEC S7, seed 004) through the preflight barrier, plus the level-2 truncation-only plan.
+// The seed's escalation scenarios with their numbers (docs/behaviour.md#cut, seed 004) through the preflight barrier, plus the level-2 truncation-only plan.
 import { test } from 'node:test';
+import { tempDir as sharedTempDir } from '../../support/tempDir.js';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrier.js';
 import { COMPACTION_EXHAUSTED_MESSAGE, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, planCut } from '../../../src/engine/compaction/cut.js';
 import type { CompactionOutcome } from '../../../src/engine/compaction/outcome.js';
-import { truncationMarker } from '../../../src/engine/compaction/truncation.js';
+import { truncationMarker } from '../../../src/engine/transcript/truncation.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
@@ -30,13 +30,8 @@ const starts = (events: readonly BarrierEvent[]) => events.flatMap((e) => (e.typ
 const toolTexts = (s: Sent | undefined): string[] => (s?.input.messages ?? []).flatMap((m) => (m.role === 'tool' ? [m.content] : []));
 
 /** A temp dir removed after the test, once everything in `closeFirst` (filled in later, e.g. open stores) is closed. */
-async function tempDir(t: { after(fn: () => Promise<void>): void }, closeFirst: (() => Promise<void>)[] = []): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'capsule-scenarios-'));
-  t.after(async () => {
-    for (const close of closeFirst) await close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return dir;
+function tempDir(t: Parameters<typeof sharedTempDir>[0], closeFirst: (() => Promise<void>)[] = []): Promise<string> {
+  return sharedTempDir(t, 'capsule-scenarios-', closeFirst);
 }
 
 function report(name: string, before: number, hard: number, outcomes: readonly CompactionOutcome[], sent: Sent | undefined): void {
@@ -87,7 +82,7 @@ test('seed scenario 2: 200k tokens in a 128k window — level 0 is not enough, l
   assert.ok(sent && sent.tokens <= r.hardLimit, `${sent?.tokens} <= ${r.hardLimit}`);
   assert.equal(sent.tokens, result.tokens);
   assert.ok(!toolTexts(sent).some((t) => MARKER.test(t)), 'level 1 does not truncate');
-  // The turn's task stays verbatim right after the capsule pair (S7).
+  // The turn's task stays verbatim right after the capsule pair (docs/behaviour.md#cut).
   assert.equal(sent.input.messages[2]?.content, task.type === 'user' ? task.content : '');
 });
 

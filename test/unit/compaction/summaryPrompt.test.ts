@@ -1,4 +1,4 @@
-// The summary request (SPEC S8): cache-friendly prefix, instruction last, bounding that never splits a tool pair.
+// The summary request (docs/behaviour.md#capsule): cache-friendly prefix, instruction last, bounding that never splits a tool pair.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Triggers and intents (SPEC S5): the preflight priority table, intents consumed once, one soft attempt per turn, auto-off keeps hard protection.
+// Triggers and intents (docs/behaviour.md#triggers): the preflight priority table, intents consumed once, one soft attempt per turn, auto-off keeps hard protection.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type CompactionSettings, type ResolvedSettings, resolveSettings } from '../../../src/engine/config.js';
@@ -15,7 +15,7 @@ import {
 } from '../../../src/engine/compaction/triggers.js';
 import { TRIGGERS } from '../../../src/engine/transcript/schema.js';
 
-// SPEC S3's worked example: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046.
+// docs/behaviour.md#tokens's worked example: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046.
 const LIMITS = computeLimits({ contextWindow: 65000, maxOutputTokens: 8000, safetyReserveTokens: 8192, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.8 });
 const HARD = LIMITS.hardLimit;
 const SOFT = LIMITS.softLimit;
@@ -38,7 +38,7 @@ function stateWith(...intents: readonly IntentKind[]): TriggerState {
   return s;
 }
 
-test('the limits used here are the SPEC worked example', () => {
+test('the limits used here are worked example of docs/behaviour.md#tokens', () => {
   assert.deepEqual([HARD, SOFT], [48808, 39046]);
 });
 

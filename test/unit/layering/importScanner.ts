@@ -126,7 +126,7 @@ function packageName(specifier: string): string {
 }
 
 /**
- * Breaches of DESIGN rule 1 in one engine file. `resolveRelative` maps a relative specifier to a path
+ * Breaches of docs/ARCHITECTURE.md rule 1 in one engine file. `resolveRelative` maps a relative specifier to a path
  * relative to the repository, so imports that leave src/engine (into src/node, src/vscode...) are caught too.
  */
 export function engineViolations(fileName: string, text: string, resolveRelative?: (specifier: string) => string): string[] {

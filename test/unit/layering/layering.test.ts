@@ -1,8 +1,10 @@
-// DESIGN rule 1 and the webview rule: src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only.
+// The layering rules (docs/ARCHITECTURE.md): src/engine stays pure, only src/vscode touches `vscode`, the webview imports types only, no import cycles, the engine's folders in order.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { test } from 'node:test';
+import { ENGINE_ORDER, HOST_ORDER, importCycles, importGraph, orderViolations } from './importGraph.js';
 import { engineViolations, isNodeBuiltin, scanDomGlobals, scanImports } from './importScanner.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -42,7 +44,11 @@ test("only src/vscode and src/extension.ts import 'vscode'", () => {
   assert.deepEqual(offenders, []);
 });
 
-test('the webview reaches into src/ only for src/protocol, and only with type imports', () => {
+/** Plain data shared by the schemas and the webview's checks; it may import nothing, so the webview bundle stays free of zod. */
+const PROTOCOL_LIMITS = 'src/protocol/limits.js';
+
+test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table excepted)', () => {
+  assert.deepEqual(scanImports('src/protocol/limits.ts', readFileSync(join(ROOT, 'src', 'protocol', 'limits.ts'), 'utf8')), [], 'the limits table imports nothing');
   const problems: string[] = [];
   const files = tsFiles(join(ROOT, 'webview'));
   assert.ok(files.length > 0);
@@ -59,10 +65,71 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
       const target = resolverFor(f)(s);
       if (!target.startsWith('src/')) continue;
       if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
-      else if (!ref.typeOnly) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\``);
+      else if (!ref.typeOnly && target !== PROTOCOL_LIMITS) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table is shared as data)`);
     }
   }
   assert.deepEqual(problems, []);
+});
+
+test('no import cycles anywhere under src/ and webview/ (type imports count)', () => {
+  const graph = importGraph(ROOT, ['src', 'webview']);
+  assert.ok(graph.size > 50, 'expected the whole source tree');
+  assert.deepEqual(importCycles(graph), []);
+});
+
+test(`the engine's folders depend one way: ${ENGINE_ORDER.join(' ← ')}`, () => {
+  const graph = importGraph(ROOT, ['src/engine']);
+  const folders = new Set([...graph.keys()].map((f) => f.split('/')[2] ?? '').filter((f) => !f.endsWith('.ts')));
+  assert.deepEqual([...folders].sort(), [...ENGINE_ORDER].sort(), 'every engine folder has a place in the order');
+  assert.deepEqual(orderViolations(graph, 'src/engine/', ENGINE_ORDER), []);
+});
+
+test(`the host layer depends one way: ${HOST_ORDER.join(' ← ')} ← extension.ts`, () => {
+  const graph = importGraph(ROOT, ['src/vscode']);
+  const folders = new Set([...graph.keys()].map((f) => f.split('/')[2] ?? ''));
+  assert.deepEqual([...folders].sort(), [...HOST_ORDER].sort(), 'every file of src/vscode sits in one of the layers');
+  assert.deepEqual(orderViolations(graph, 'src/vscode/', HOST_ORDER), []);
+  const intoExtension = [...importGraph(ROOT, ['src']).entries()].filter(([, to]) => to.includes('src/extension.ts')).map(([from]) => from);
+  assert.deepEqual(intoExtension, [], 'extension.ts only composes; nothing imports it');
+});
+
+test('only the settings service reads or writes the configuration', () => {
+  const offenders: string[] = [];
+  for (const f of [...tsFiles(join(ROOT, 'src'))]) {
+    const r = rel(f);
+    if (r === 'src/vscode/services/settings.ts') continue;
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (/\bgetConfiguration\s*\(|\bConfigurationTarget\b/.test(line)) offenders.push(`${r}:${i + 1}`);
+      });
+  }
+  assert.deepEqual(offenders, []);
+});
+
+test('no file in the repository refers to anything outside it', () => {
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|mjs|js|json|md|sh|css|html|yml)$/.test(f) || f === '.ci/run');
+  assert.ok(tracked.length > 100, 'expected the tracked files');
+  const outside = /\.\.\/shared\b|\b(SPEC|DESIGN|TESTING)\.md\b/;
+  const offenders = tracked.filter((f) => f !== 'package-lock.json' && outside.test(readFileSync(join(ROOT, f), 'utf8')));
+  assert.deepEqual(offenders, []);
+});
+
+test('the cycle finder and the order check catch what they should', () => {
+  const graph = new Map([
+    ['a.ts', ['b.ts']],
+    ['b.ts', ['c.ts']],
+    ['c.ts', ['a.ts']],
+    ['d.ts', ['d.ts']],
+    ['e.ts', ['a.ts']],
+  ]);
+  assert.deepEqual(importCycles(graph), [['a.ts', 'b.ts', 'c.ts'], ['d.ts']]);
+  const layered = new Map([
+    ['p/low/x.ts', ['p/low/y.ts']],
+    ['p/high/z.ts', ['p/low/x.ts']],
+    ['p/low/y.ts', ['p/high/z.ts', 'p/top.ts']],
+  ]);
+  assert.deepEqual(orderViolations(layered, 'p/', ['low', 'high']), ['p/low/y.ts imports p/high/z.ts (low may not depend on high)']);
 });
 
 test('the scanner catches every kind of breach in a synthetic engine file', () => {

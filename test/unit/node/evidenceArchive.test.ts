@@ -1,11 +1,11 @@
-// FileEvidenceArchive (SPEC S11): immutable snapshots via temp file + publish, validated loads, safe ids, no paths shown to the model.
+// FileEvidenceArchive (docs/behaviour.md#evidence): immutable snapshots via temp file + publish, validated loads, safe ids, no paths shown to the model.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runEvidenceTool, runEvidenceToolFromArchive } from '../../../src/engine/compaction/evidence.js';
-import { truncateToolResult } from '../../../src/engine/compaction/truncation.js';
+import { truncateToolResult } from '../../../src/engine/transcript/truncation.js';
 import type { EvidenceSnapshot } from '../../../src/engine/ports.js';
 import type { ModelMessage } from '../../../src/engine/transcript/modelInput.js';
 import { EvidenceArchiveError, FileEvidenceArchive } from '../../../src/node/evidenceArchive.js';

@@ -1,4 +1,4 @@
-// Flight records (SPEC S15): strict content-free records, one human log line each, JSONL append and tolerant read-back.
+// Flight records (docs/behaviour.md#observability): strict content-free records, one human log line each, JSONL append and tolerant read-back.
 import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

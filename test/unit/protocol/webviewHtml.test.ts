@@ -1,7 +1,7 @@
 // The chat view's HTML shell: a strict CSP with a nonce, and nothing loadable from outside the webview's own source.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contentSecurityPolicy, newNonce, webviewHtml } from '../../../src/vscode/webviewHtml.js';
+import { contentSecurityPolicy, newNonce, webviewHtml } from '../../../src/vscode/views/webviewHtml.js';
 
 const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 

@@ -1,8 +1,9 @@
-// /budget (SPEC S15): the figures computeBudget derives from a branch, and the seed's "Context Stats" layout.
+// /budget (docs/behaviour.md#observability): the figures computeBudget derives from a branch, and the seed's "Context Stats" layout.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings, type ResolvedSettings } from '../../../src/engine/config.js';
-import { averageTurnTokens, computeBudget, formatBudget, type Budget } from '../../../src/engine/tokens/budget.js';
+import { averageTurnTokens, computeBudget, type Budget } from '../../../src/engine/tokens/budget.js';
+import { formatBudget } from '../../../src/engine/tokens/budgetFormat.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
@@ -99,7 +100,7 @@ test('savings ratio is clamped to [0, 1]', () => {
   assert.equal(budget.reclaimableTokens, 0);
 });
 
-test('formatBudget reproduces the seed\'s Context Stats block and adds the S15 extras', () => {
+test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/behaviour.md#observability extras', () => {
   const seed: Budget = {
     model: 'gpt-4o',
     contextWindow: 65_000,

@@ -1,4 +1,4 @@
-// Provider calibration (SPEC S3): reported prompt tokens projected onto the current input while the prefix is unchanged.
+// Provider calibration (docs/behaviour.md#tokens): reported prompt tokens projected onto the current input while the prefix is unchanged.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ToolSchema } from '../../../src/engine/ports.js';

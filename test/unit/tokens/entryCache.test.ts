@@ -1,4 +1,4 @@
-// Per-entry caching (SPEC S3): a preflight after one new entry tokenizes only that entry, however long the session.
+// Per-entry caching (docs/behaviour.md#tokens): a preflight after one new entry tokenizes only that entry, however long the session.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings } from '../../../src/engine/config.js';

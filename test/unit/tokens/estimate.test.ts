@@ -1,4 +1,4 @@
-// The request estimate (SPEC S3) against gpt-tokenizer's own counts of the same payload.
+// The request estimate (docs/behaviour.md#tokens) against gpt-tokenizer's own counts of the same payload.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens, encodeChat } from 'gpt-tokenizer/encoding/o200k_base';

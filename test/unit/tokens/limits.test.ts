@@ -1,4 +1,4 @@
-// SPEC S3 worked examples for the hard and soft limits, and the S9 pre-generation ROI gate.
+// docs/behaviour.md#tokens worked examples for the hard and soft limits, and the docs/behaviour.md#roi pre-generation ROI gate.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings } from '../../../src/engine/config.js';
@@ -11,14 +11,14 @@ import { BranchBuilder, T0 } from './entries.js';
 
 const defaults = resolveSettings({ raw: {} });
 
-test('S3: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046', () => {
+test('docs/behaviour.md#tokens: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046', () => {
   const s = defaults.settings;
   const l = computeLimits({ contextWindow: 65000, maxOutputTokens: 8000, safetyReserveTokens: 8192, minTokensForAutoCompact: s.minTokensForAutoCompact, autoCompactThresholdRatio: s.autoCompactThresholdRatio });
   assert.equal(l.hardLimit, 48808);
   assert.equal(l.softLimit, 39046);
 });
 
-test('S3: window 65536, output 8192, reserve 8192 → hard 49152', () => {
+test('docs/behaviour.md#tokens: window 65536, output 8192, reserve 8192 → hard 49152', () => {
   const s = defaults.settings;
   const l = computeLimits({ contextWindow: 65536, maxOutputTokens: 8192, safetyReserveTokens: 8192, minTokensForAutoCompact: s.minTokensForAutoCompact, autoCompactThresholdRatio: s.autoCompactThresholdRatio });
   assert.equal(l.hardLimit, 49152);
@@ -30,7 +30,7 @@ test('soft limit never drops below minTokensForAutoCompact, nor reaches the hard
   assert.equal(computeLimits({ contextWindow: 30000, maxOutputTokens: 0, safetyReserveTokens: 0, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.8 }).softLimit, 29999);
 });
 
-test('computeBudget reproduces the S3 worked examples from the model info and default settings', () => {
+test('computeBudget reproduces the docs/behaviour.md#tokens worked examples from the model info and default settings', () => {
   const b = new BranchBuilder().user('hello').assistant('hi');
   const cache = new EntryTokenCache(counterForModel('gpt-4o'));
   const run = (contextWindow: number, maxOutputTokens: number) =>
@@ -51,15 +51,15 @@ test('computeBudget reproduces the S3 worked examples from the model info and de
   assert.equal(run(65536, 8192).hardLimit, 49152);
 });
 
-test('S9: 50k effective, 20k keep → 30k reclaimable, 0.6: go', () => {
+test('docs/behaviour.md#roi: 50k effective, 20k keep → 30k reclaimable, 0.6: go', () => {
   assert.deepEqual(evaluateRoi(50000, 20000, 12000, 0.25), { reclaimable: 30000, savingsRatio: 0.6, pass: true });
 });
 
-test('S9: 25k effective, 20k keep → 5k reclaimable, 0.2: skip', () => {
+test('docs/behaviour.md#roi: 25k effective, 20k keep → 5k reclaimable, 0.2: skip', () => {
   assert.deepEqual(evaluateRoi(25000, 20000, 12000, 0.25), { reclaimable: 5000, savingsRatio: 0.2, pass: false });
 });
 
-test('S9: each minimum alone can block, and nothing is reclaimable below keepRecent', () => {
+test('docs/behaviour.md#roi: each minimum alone can block, and nothing is reclaimable below keepRecent', () => {
   assert.equal(evaluateRoi(200000, 190000, 5000, 0.25).pass, false); // 10k ≥ 5k but ratio 0.05
   assert.equal(evaluateRoi(16000, 8000, 12000, 0.25).pass, false); // ratio 0.5 but 8k < 12k
   assert.deepEqual(evaluateRoi(10000, 20000, 0, 0), { reclaimable: 0, savingsRatio: 0, pass: true });

@@ -1,4 +1,4 @@
-// Model limits (SPEC S3): override > provider > built-in table > default, and /v1/models parsing across servers.
+// Model limits (docs/behaviour.md#tokens): override > provider > built-in table > default, and /v1/models parsing across servers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_MODEL_INFO, modelInfoFromProviderModel, resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';

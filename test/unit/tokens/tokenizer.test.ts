@@ -1,4 +1,4 @@
-// Encoding choice per model and the counter's behaviour on real text (SPEC S3).
+// Encoding choice per model and the counter's behaviour on real text (docs/behaviour.md#tokens).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';

@@ -1,4 +1,4 @@
-// Confinement (SPEC S16): ../, absolute paths outside, symlinks out of the workspace and prefix-sharing siblings are refused by every tool.
+// Confinement (docs/behaviour.md#agent): ../, absolute paths outside, symlinks out of the workspace and prefix-sharing siblings are refused by every tool.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, symlink } from 'node:fs/promises';

@@ -1,4 +1,4 @@
-// Tests for importing OpenAI chat-completions messages: formats, tool calls, images, legacy calls, errors and the S2 round trip.
+// Tests for importing OpenAI chat-completions messages: formats, tool calls, images, legacy calls, errors and the docs/behaviour.md#model-input round trip.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';

@@ -1,10 +1,10 @@
-// Tests for the S2 model-input builder and the session tree: capsule pair, kept tail, pins, truncation, system updates, branches.
+// Tests for the docs/behaviour.md#model-input model-input builder and the session tree: capsule pair, kept tail, pins, truncation, system updates, branches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildModelInput, CAPSULE_QUESTION, latestCapsule, systemPromptOf } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry, ToolCall } from '../../../src/engine/transcript/schema.js';
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
-import { truncationMarker } from '../../../src/engine/compaction/truncation.js';
+import { truncationMarker } from '../../../src/engine/transcript/truncation.js';
 
 const T = '2025-01-01T00:00:00.000Z';
 
@@ -65,7 +65,7 @@ test('without a capsule every conversation entry becomes a message, in order, wi
   assert.equal(input.messages[2]?.role === 'tool' ? input.messages[2].toolCallId : undefined, 'c1');
 });
 
-test('S2: system + capsule pair + firstKept..capsule + everything after the capsule', () => {
+test('docs/behaviour.md#model-input: system + capsule pair + firstKept..capsule + everything after the capsule', () => {
   const s = new Session()
     .user('u1', 'task one').assistant('a1', 'did one')
     .user('u2', 'task two').assistant('a2', 'did two')
@@ -89,7 +89,7 @@ test('only the latest capsule on the branch enters the input; repeated compactio
     .user('u2', 'two').assistant('a2', 'r2')
     .capsule('cap1', 'OLD', 'u2')
     .user('u3', 'three').assistant('a3', 'r3')
-    // S7: the second compaction summarizes from the previous firstKept (u2) and keeps from u3.
+    // docs/behaviour.md#cut: the second compaction summarizes from the previous firstKept (u2) and keeps from u3.
     .capsule('cap2', 'NEW', 'u3')
     .user('u4', 'four');
   const input = buildModelInput(s.tree.branch(), '');

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { QueuedInput } from '../../../src/protocol/messages.js';
-import { JobQueue, type InputJob } from '../../../src/vscode/jobQueue.js';
+import { JobQueue, type InputJob } from '../../../src/vscode/services/jobQueue.js';
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve: () => void = () => undefined;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type * as vscode from 'vscode';
-import { classifyError } from '../../../src/engine/agent/faults.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
 import type { ChatRequest, ChatStreamEvent } from '../../../src/engine/ports.js';
 import { hardLimitOf } from '../../../src/engine/tokens/limits.js';
 import {
@@ -19,11 +19,11 @@ import {
 } from './fakeLm.js';
 
 const fake = installFakeLmVscode();
-type LmModule = typeof import('../../../src/vscode/lmModel.js');
+type LmModule = typeof import('../../../src/vscode/services/lmModel.js');
 let lm: LmModule;
 
 before(async () => {
-  lm = await import('../../../src/vscode/lmModel.js');
+  lm = await import('../../../src/vscode/services/lmModel.js');
 });
 
 const asChat = (m: FakeLanguageModelChat): vscode.LanguageModelChat => m as unknown as vscode.LanguageModelChat;

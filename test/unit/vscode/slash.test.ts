@@ -1,9 +1,9 @@
 // Slash commands typed in the chat: what each parses to, and what stays a plain message.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseSlash, runsImmediately } from '../../../src/vscode/slash.js';
+import { parseSlash, runsImmediately } from '../../../src/vscode/base/slash.js';
 
-test('the commands of S15 and S13 parse with their arguments', () => {
+test('the commands of docs/behaviour.md#observability and #portable parse with their arguments', () => {
   assert.deepEqual(parseSlash('/compact'), { kind: 'compact' });
   assert.deepEqual(parseSlash('  /compact   keep the auth decisions '), { kind: 'compact', focus: 'keep the auth decisions' });
   assert.deepEqual(parseSlash('/budget'), { kind: 'budget' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EntrySchema, type Entry } from '../../../src/engine/transcript/schema.js';
 import type { CompactionCard, TranscriptItem } from '../../../src/protocol/messages.js';
-import { argsSummary, branchItems, pageOf, toolItemId } from '../../../src/vscode/transcriptItems.js';
+import { argsSummary, branchItems, pageOf, toolItemId } from '../../../src/vscode/projection/transcriptItems.js';
 
 const ts = '2026-01-01T00:00:00.000Z';
 let n = 0;

@@ -1,0 +1,51 @@
+// The budget of a session's next request, and the token caches it is counted with: one source for every meter and report.
+import { computeBudget, type Budget } from '../engine/tokens/budget.js';
+import { EntryTokenCache } from '../engine/tokens/entryCache.js';
+import { estimateRequest, type TokenCategories } from '../engine/tokens/estimate.js';
+import type { ModelInfo } from '../engine/tokens/modelLimits.js';
+import { counterForModel } from '../engine/tokens/tokenizer.js';
+import { buildModelInput } from '../engine/transcript/modelInput.js';
+import type { Entry } from '../engine/transcript/schema.js';
+import type { ResolvedSettings } from '../engine/config.js';
+import type { ToolSchema } from '../engine/ports.js';
+
+/** What a request is measured against: its model, the tools it carries, the settings and the counts' cache. */
+export interface BudgetBasis {
+  readonly model: ModelInfo;
+  readonly provider: string;
+  readonly tools: readonly ToolSchema[];
+  readonly resolved: ResolvedSettings;
+  readonly cache: EntryTokenCache;
+  /** The system prompt used when the branch has no frozen epoch yet. */
+  readonly system: string;
+}
+
+/**
+ * Counts are cached by entry id, which is only valid for one tokenizer: each model gets its own cache. The last two
+ * are kept, so a refused model switch returns to the counts it already had.
+ */
+export class TokenCaches {
+  readonly #byModel = new Map<string, EntryTokenCache>();
+
+  forModel(model: string): EntryTokenCache {
+    const hit = this.#byModel.get(model);
+    if (hit) {
+      this.#byModel.delete(model);
+      this.#byModel.set(model, hit);
+      return hit;
+    }
+    const cache = new EntryTokenCache(counterForModel(model));
+    this.#byModel.set(model, cache);
+    for (const old of this.#byModel.keys()) if (this.#byModel.size > 2) this.#byModel.delete(old);
+    return cache;
+  }
+}
+
+export function budgetOf(branch: readonly Entry[], basis: BudgetBasis, now: number): Budget {
+  return computeBudget({ branch, defaultSystem: basis.system, tools: basis.tools, model: basis.model, provider: basis.provider, resolved: basis.resolved, now, cache: basis.cache });
+}
+
+export function categoriesOf(branch: readonly Entry[], basis: BudgetBasis): TokenCategories {
+  const input = buildModelInput(branch, basis.system);
+  return estimateRequest(input, basis.tools, basis.cache, basis.model.maxOutputTokens).categories;
+}

@@ -1,0 +1,46 @@
+// The one table of sizes in the host⇄webview contract: the schemas, the host's clamps and the webview's checks all read it.
+
+/** String lengths (UTF-16 units) by what the text is. */
+export const LIMITS = {
+  /** Ids, names, models, labels of one line. */
+  id: 200,
+  /** ISO timestamps. */
+  stamp: 64,
+  /** Titles, short descriptions, argument summaries. */
+  label: 500,
+  /** One-line reasons and result lines. */
+  line: 2000,
+  /** Notices, warnings and errors. */
+  notice: 4000,
+  /** A link the user clicked. */
+  link: 8192,
+  /** Longer details (a tool's result preview). */
+  detail: 10_000,
+  /** A webview error's stack. */
+  stack: 16_000,
+  /** Answers to commands shown in the chat. */
+  answer: 20_000,
+  /** One streamed delta. */
+  delta: 200_000,
+  /** A capsule's text in the viewer. */
+  capsule: 500_000,
+  /** What the user typed. */
+  input: 1_000_000,
+  /** A whole answer or a copied text. */
+  document: 2_000_000,
+} as const;
+
+/** List lengths. */
+export const LIST_LIMITS = {
+  /** Transcript items in one message. */
+  items: 10_000,
+  /** Models in the picker, and VS Code models on the setup panel. */
+  models: 500,
+  /** Inputs waiting in the queue. */
+  queue: 100,
+  /** Sections of a capsule. */
+  sections: 32,
+} as const;
+
+/** A key pasted into the setup panel. */
+export const API_KEY_MAX = 4096;

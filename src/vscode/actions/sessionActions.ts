@@ -1,0 +1,177 @@
+// Actions that change which chat, branch or model is current: new/switch/delete chat, rewind, model and provider choice.
+import * as vscode from 'vscode';
+import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../../node/capsuleFiles.js';
+import { nodeIds } from '../../node/nodeClock.js';
+import type { ProviderChoice } from '../../protocol/messages.js';
+import { workspaceRoot } from './chatActions.js';
+import type { Services } from './services.js';
+import { errorMessage } from '../base/log.js';
+import { LM_OPTION_PREFIX } from '../services/providers.js';
+import { writeSetting } from '../services/settings.js';
+
+/** New chat: whatever runs is stopped and queued input dropped, then a fresh session opens. */
+export async function newChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('newChat', async () => {
+    await host.chat.detach();
+    await host.sessions.newChat();
+  });
+}
+
+export async function switchChat(host: Pick<Services, 'chat' | 'sessions'>, id: string): Promise<void> {
+  if (host.chat.store?.header.id === id) return;
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('switchChat', async () => {
+    await host.chat.detach();
+    await host.sessions.switchTo(id);
+  });
+}
+
+/** Deletes a chat and its evidence archive after a modal confirmation. */
+export async function deleteChat(host: Pick<Services, 'chat' | 'sessions'>, id: string, title: string): Promise<boolean> {
+  const answer = await vscode.window.showWarningMessage(
+    `Delete the chat "${title}"?`,
+    { modal: true, detail: 'Its transcript, checkpoints, capsules and evidence archive are deleted from this workspace. This cannot be undone.' },
+    'Delete',
+  );
+  if (answer !== 'Delete') return false;
+  const current = host.chat.store?.header.id === id;
+  if (current) host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('deleteChat', async () => {
+    if (current) await host.chat.detach();
+    await host.sessions.delete(id);
+  });
+  return true;
+}
+
+export async function reloadChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
+  host.chat.jobs.preempt();
+  await host.chat.jobs.addTask('reload', async () => {
+    await host.chat.detach();
+    await host.sessions.reload();
+  });
+}
+
+/**
+ * Rewind, after a modal confirmation: the engine facade moves the active leaf to the checkpoint (nothing is
+ * rewritten; the next request is exactly what it was then).
+ */
+export async function rewind(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, confirm = true): Promise<boolean> {
+  const store = host.chat.store;
+  const known = store?.entries().some((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId) === true;
+  if (!store || !known) {
+    host.out.notify('error', `Checkpoint ${checkpointId} is not in this chat.`);
+    return false;
+  }
+  if (store.readOnly) {
+    host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
+    return false;
+  }
+  if (confirm) {
+    const answer = await vscode.window.showWarningMessage(
+      `Rewind this chat to ${checkpointId}?`,
+      { modal: true, detail: 'The chat continues from that moment on a new branch; the model sees exactly what it saw then. Nothing is deleted: later messages stay in the file on their branch.' },
+      'Rewind',
+    );
+    if (answer !== 'Rewind') return false;
+  }
+  host.chat.jobs.preempt();
+  let done = false;
+  await host.chat.jobs.addTask('rewind', async () => {
+    done = await host.chat.rewind(store, checkpointId);
+  });
+  return done;
+}
+
+/** The picker's choice: the agent switches first (with the protective handoff), then the settings follow. */
+export async function selectModel(host: Pick<Services, 'chat' | 'out' | 'settings' | 'providers'>, optionId: string): Promise<void> {
+  await host.chat.jobs.addTask('selectModel', async (signal) => {
+    const s = host.settings.current;
+    const lm = optionId.startsWith(LM_OPTION_PREFIX);
+    const modelId = lm ? optionId.slice(LM_OPTION_PREFIX.length) : optionId;
+    const target = { ...s, providerKind: lm ? ('vscode-lm' as const) : ('openai' as const), modelId, provider: lm ? 'vscode-lm' : s.baseUrl === '' ? 'openai' : 'openai-compatible' };
+    const r = await host.providers.resolve(target);
+    if (!r.ok) {
+      host.out.notify('error', r.message);
+      host.chat.changed();
+      return;
+    }
+    // A refused switch (the handoff could not make room) leaves model and settings as they were; the agent said why.
+    if (host.chat.agent && !(await host.chat.switchTo(r, signal))) {
+      host.chat.changed();
+      return;
+    }
+    await writeSetting('provider.kind', target.providerKind);
+    await writeSetting('model.id', modelId);
+    host.chat.changed();
+  });
+}
+
+export async function setupProvider(host: Pick<Services, 'chat' | 'providers'>, p: ProviderChoice): Promise<void> {
+  if (p.kind === 'lm') {
+    await writeSetting('provider.kind', 'vscode-lm');
+    await writeSetting('model.id', p.modelId);
+  } else {
+    await writeSetting('provider.kind', 'openai');
+    await writeSetting('provider.baseUrl', p.baseUrl);
+    await writeSetting('model.id', p.model);
+  }
+  host.providers.invalidateCatalog();
+  await host.chat.scheduleReconcile();
+}
+
+/** The key goes to SecretStorage under the endpoint now configured; it is never written to settings or the log. */
+export async function setApiKey(host: Pick<Services, 'chat' | 'settings' | 'keys' | 'providers'>, key: string): Promise<void> {
+  await host.keys.set(host.settings.reread().baseUrl, key);
+  host.providers.invalidateCatalog();
+  await host.chat.scheduleReconcile();
+}
+
+/**
+ * Shows the capsule (sanitized markdown preview) and its front matter before anything is loaded; an edited
+ * body (checksum mismatch) loads only after an explicit "Load Anyway". Undefined when the user declines.
+ */
+async function readForLoading(uri: vscode.Uri): Promise<Awaited<ReturnType<typeof readCapsuleFile>> | undefined> {
+  let file: Awaited<ReturnType<typeof readCapsuleFile>>;
+  let edited = false;
+  try {
+    file = await readCapsuleFile(uri.fsPath);
+  } catch (err) {
+    if (!(err instanceof CapsuleFileError) || err.kind !== 'modified') throw err;
+    await vscode.commands.executeCommand('markdown.showPreviewToSide', uri).then(undefined, () => undefined);
+    const anyway = await vscode.window.showWarningMessage(
+      'This capsule was edited after it was exported (its checksum does not match).',
+      { modal: true, detail: `${errorMessage(err)}\nLoad it anyway only if you made or trust the edit; its text is loaded as data, never as instructions.` },
+      'Load Anyway',
+    );
+    if (anyway !== 'Load Anyway') return undefined;
+    file = await readCapsuleFile(uri.fsPath, { allowModified: true });
+    edited = true;
+  }
+  if (!edited) await vscode.commands.executeCommand('markdown.showPreviewToSide', uri).then(undefined, () => undefined);
+  const m = file.meta;
+  const detail = [`Quality: ${m.quality} · ${m.tokens} tokens · created ${m.created}`, m.model ? `Model: ${m.model}` : '', m.sourceSession ? `From session ${m.sourceSession}${m.sourceCheckpoint ? ` at ${m.sourceCheckpoint}` : ''}` : '', 'A new chat starts from this capsule as its state.']
+    .filter((l) => l !== '')
+    .join('\n');
+  const ok = await vscode.window.showInformationMessage(`Load capsule "${m.title}" into a new chat?`, { modal: true, detail }, 'Load');
+  return ok === 'Load' ? file : undefined;
+}
+
+/** Palette "Load Capsule": a `.capsule.md` file starts a new chat of this workspace. */
+export async function loadCapsuleAsNewChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
+  const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Portable capsule': ['md'] }, openLabel: 'Load Capsule', title: 'Load a portable capsule into a new chat' });
+  const uri = picked?.[0];
+  if (!uri) return;
+  try {
+    const file = await readForLoading(uri);
+    if (!file) return;
+    const sessionId = nodeIds.next('s_');
+    // The file name and the header carry the same id, so the chat lists and opens like any other.
+    const ids = { next: (prefix: string): string => (prefix === 's_' ? sessionId : nodeIds.next(prefix)) };
+    await loadCapsuleIntoNewSession(file, host.sessions.directory.sessionPath(sessionId), { cwd: workspaceRoot(), ids });
+    await switchChat(host, sessionId);
+    void vscode.window.showInformationMessage(`Capsule: loaded "${file.meta.title}" into a new chat.`);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`Capsule: not loaded: ${errorMessage(err)}`);
+  }
+}

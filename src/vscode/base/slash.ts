@@ -1,0 +1,87 @@
+// Parses the chat's slash commands (docs/behaviour.md#observability, #portable): /compact [focus], /budget, /auto-compact on|off, /capsule [create|export|load].
+
+export type SlashCommand =
+  | { readonly kind: 'compact'; readonly focus?: string }
+  | { readonly kind: 'budget' }
+  | { readonly kind: 'autoCompact'; readonly on: boolean }
+  | { readonly kind: 'capsuleShow' }
+  | { readonly kind: 'capsuleCreate'; readonly title: string }
+  | { readonly kind: 'capsuleExport'; readonly checkpointId: string; readonly path: string }
+  | { readonly kind: 'capsuleLoad'; readonly path: string }
+  /** A command with bad arguments, or an unknown one: the message says what would work. */
+  | { readonly kind: 'invalid'; readonly message: string };
+
+export const SLASH_HELP = 'Commands: /compact [focus], /budget, /auto-compact on|off, /capsule, /capsule create "title", /capsule export ck_… path, /capsule load path';
+
+/** A whole argument: surrounding matching quotes removed. */
+function unquote(text: string): string {
+  const t = text.trim();
+  const q = t[0];
+  return (q === '"' || q === "'") && t.length >= 2 && t.endsWith(q) ? t.slice(1, -1) : t;
+}
+
+function invalid(message: string): SlashCommand {
+  return { kind: 'invalid', message: `${message}. ${SLASH_HELP}` };
+}
+
+function capsule(rest: string): SlashCommand {
+  const m = /^(\S+)\s*([\s\S]*)$/.exec(rest);
+  if (!m) return { kind: 'capsuleShow' };
+  const [, sub = '', args = ''] = m;
+  switch (sub) {
+    case 'create': {
+      const title = unquote(args);
+      return title === '' ? invalid('Give the capsule a title: /capsule create "title"') : { kind: 'capsuleCreate', title };
+    }
+    case 'export': {
+      const e = /^(ck_[A-Za-z0-9_-]+)\s+([\s\S]+)$/.exec(args.trim());
+      return e?.[1] && e[2] ? { kind: 'capsuleExport', checkpointId: e[1], path: unquote(e[2]) } : invalid('Usage: /capsule export ck_… path');
+    }
+    case 'load': {
+      const path = unquote(args);
+      return path === '' ? invalid('Usage: /capsule load path') : { kind: 'capsuleLoad', path };
+    }
+    default:
+      return invalid(`Unknown /capsule command "${sub}"`);
+  }
+}
+
+/**
+ * The command in `text`, or undefined when it is a plain message. Only `/word` at the very start counts,
+ * so a message that begins with a path such as `/usr/bin/env` still goes to the model.
+ */
+export function parseSlash(text: string): SlashCommand | undefined {
+  const m = /^\/([a-z][a-z-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const [, name = '', rawRest = ''] = m;
+  const rest = rawRest.trim();
+  switch (name) {
+    case 'compact':
+      return rest === '' ? { kind: 'compact' } : { kind: 'compact', focus: unquote(rest) };
+    case 'budget':
+      return rest === '' ? { kind: 'budget' } : invalid('/budget takes no arguments');
+    case 'auto-compact':
+      if (rest === 'on' || rest === 'off') return { kind: 'autoCompact', on: rest === 'on' };
+      return invalid('Usage: /auto-compact on|off');
+    case 'capsule':
+      return capsule(rest);
+    default:
+      return invalid(`Unknown command /${name}`);
+  }
+}
+
+/** Commands that only read or flip a setting run at once, even while a turn is busy; the rest wait their turn. */
+export function runsImmediately(c: SlashCommand): boolean {
+  switch (c.kind) {
+    case 'budget':
+    case 'autoCompact':
+    case 'capsuleShow':
+    case 'capsuleExport':
+    case 'invalid':
+      return true;
+    case 'compact':
+    case 'capsuleCreate':
+    case 'capsuleLoad':
+      return false;
+  }
+}

@@ -1,0 +1,100 @@
+// The one switch over what the chat webview asks for: typed intents and toolbar buttons, each mapped to the action the palette uses too.
+import * as vscode from 'vscode';
+import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
+import { exportWithDialog } from '../actions/chatActions.js';
+import { paletteActions } from '../actions/paletteActions.js';
+import type { Services } from '../actions/services.js';
+import { rewind, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { Sequencer } from '../base/sequencer.js';
+import type { ChatProjection } from '../projection/chatProjection.js';
+
+/** Links from model output open outside VS Code only for these schemes; `command:`, `file:`, `javascript:`… never. */
+const OPEN_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
+
+export function allowedLink(href: string): boolean {
+  try {
+    return OPEN_SCHEMES.has(new URL(href).protocol);
+  } catch {
+    return false;
+  }
+}
+
+export interface RouterDeps extends Services {
+  readonly projection: ChatProjection;
+}
+
+export class IntentRouter {
+  /** Provider setup and the key arrive as two messages; they must apply in that order (the key belongs to the new URL). */
+  readonly #setup = new Sequencer();
+
+  constructor(private readonly d: RouterDeps) {}
+
+  async handle(i: ChatIntent): Promise<void> {
+    const d = this.d;
+    switch (i.type) {
+      case 'send':
+        d.chat.send(i.text, i.clientId);
+        return;
+      case 'command':
+        return this.#toolbar(i.command);
+      case 'cancel':
+        d.chat.jobs.cancel();
+        return;
+      case 'selectModel':
+        return selectModel(d, i.id);
+      case 'setupProvider':
+        return this.#setup.queue(() => setupProvider(d, i.provider));
+      case 'setApiKey':
+        return this.#setup.queue(() => setApiKey(d, i.key));
+      case 'loadOlder':
+        d.projection.postOlder(i.beforeId);
+        return;
+      case 'viewCapsule':
+        d.out.showCapsule(i.checkpointId);
+        return;
+      case 'rewind':
+        await rewind(d, i.checkpointId);
+        return;
+      case 'exportCapsule':
+        await exportWithDialog(d, i.checkpointId);
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(i.text);
+        return;
+      case 'openLink':
+        if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));
+        else {
+          d.logger.log('warn', 'Refused to open a link from the chat (only http, https and mailto links open)', { scheme: i.href.split(':')[0]?.slice(0, 20) ?? '' });
+          d.out.notify('warning', 'That link was not opened: only http, https and mailto links open from the chat.');
+        }
+        return;
+      default: {
+        const _exhaustive: never = i;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** The header's buttons run the palette's actions directly (no command ids, no slash strings parsed again). */
+  #toolbar(c: WebviewCommand): Promise<void> {
+    const a = paletteActions(this.d);
+    switch (c) {
+      case 'compactContext':
+        return a.compactContext();
+      case 'showBudget':
+        return a.showBudget();
+      case 'toggleAutoCompact':
+        return a.toggleAutoCompact();
+      case 'newChat':
+        return a.newChat();
+      case 'showLatestCapsule':
+        return a.showLatestCapsule();
+      case 'refresh':
+        return a.refresh();
+      default: {
+        const _exhaustive: never = c;
+        return _exhaustive;
+      }
+    }
+  }
+}

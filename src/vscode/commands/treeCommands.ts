@@ -1,0 +1,94 @@
+// Commands of the Checkpoints tree (inline and context menu) that also work from the palette with a quick pick.
+import * as vscode from 'vscode';
+import type { SessionSummary } from '../../node/sessions.js';
+import { exportWithDialog } from '../actions/chatActions.js';
+import type { Services } from '../actions/services.js';
+import { deleteChat, rewind, switchChat } from '../actions/sessionActions.js';
+import type { CheckpointNode } from '../views/checkpointsTree.js';
+
+type EntryNode = Extract<CheckpointNode, { kind: 'entry' }>;
+type SessionNode = Extract<CheckpointNode, { kind: 'session' }>;
+
+function isNode(v: unknown): v is CheckpointNode {
+  return typeof v === 'object' && v !== null && 'kind' in v && typeof v.kind === 'string';
+}
+
+function entryNode(v: unknown): EntryNode | undefined {
+  return isNode(v) && v.kind === 'entry' ? v : undefined;
+}
+
+function sessionNode(v: unknown): SessionNode | undefined {
+  return isNode(v) && v.kind === 'session' ? v : undefined;
+}
+
+function chatLabel(s: SessionSummary): string {
+  return s.title && s.title.length > 0 ? s.title : `Chat of ${new Date(s.createdAt).toLocaleString()}`;
+}
+
+/** Actions on another chat's entries first make that chat current: rewind and the viewer work on the open chat. */
+async function openChatOf(host: Services, node: EntryNode): Promise<boolean> {
+  if (host.chat.store?.header.id === node.sessionId) return true;
+  await switchChat(host, node.sessionId);
+  return host.chat.store?.header.id === node.sessionId;
+}
+
+async function pickChat(host: Services, title: string): Promise<SessionSummary | undefined> {
+  const list = await host.sessions.directory.list();
+  const current = host.chat.store?.header.id;
+  const picks = list.map((s) => ({ label: chatLabel(s), description: `${s.id === current ? 'current · ' : ''}${s.entries} entries`, detail: new Date(s.mtimeMs).toLocaleString(), summary: s }));
+  return (await vscode.window.showQuickPick(picks, { title, matchOnDescription: true }))?.summary;
+}
+
+async function pickCapsule(host: Services): Promise<string | undefined> {
+  const picks = (host.chat.store?.entries() ?? []).flatMap((e) =>
+    e.type === 'capsule' ? [{ label: e.checkpointId, description: `${e.trigger} · ${e.quality} · ${e.tokensBefore} → ${e.tokensAfter} tokens`, detail: new Date(e.timestamp).toLocaleString(), id: e.checkpointId }] : [],
+  );
+  if (picks.length === 0) {
+    void vscode.window.showInformationMessage('Capsule: this chat has no capsule yet.');
+    return undefined;
+  }
+  return (await vscode.window.showQuickPick(picks.reverse(), { title: 'Export Capsule' }))?.id;
+}
+
+export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: Services): void {
+  add(
+    vscode.commands.registerCommand('capsule.rewindHere', async (arg: unknown) => {
+      const node = entryNode(arg);
+      if (!node || !(await openChatOf(host, node))) return;
+      await rewind(host, node.entry.checkpointId);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.inspectCapsule', async (arg: unknown) => {
+      const node = entryNode(arg);
+      if (!node || !(await openChatOf(host, node))) return;
+      await host.view.reveal();
+      host.out.showCapsule(node.entry.checkpointId);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.exportCapsule', async (arg: unknown) => {
+      const node = entryNode(arg);
+      const checkpointId = node?.entry.checkpointId ?? (await pickCapsule(host));
+      if (checkpointId === undefined) return;
+      const path = node ? (await host.sessions.directory.list()).find((s) => s.id === node.sessionId)?.path : undefined;
+      await exportWithDialog(host, checkpointId, path);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.switchChat', async (arg: unknown) => {
+      const id = sessionNode(arg)?.summary.id ?? (await pickChat(host, 'Switch Chat'))?.id;
+      if (id !== undefined) await switchChat(host, id);
+    }),
+  );
+
+  add(
+    vscode.commands.registerCommand('capsule.deleteChat', async (arg: unknown) => {
+      const summary = sessionNode(arg)?.summary ?? (await pickChat(host, 'Delete Chat'));
+      if (summary) await deleteChat(host, summary.id, chatLabel(summary));
+    }),
+  );
+}

@@ -1,0 +1,60 @@
+// Host state → the plain protocol shapes the webview draws (one place, so the webview never sees engine types).
+import type { Budget } from '../../engine/tokens/budget.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { BudgetView, SessionView, SettingsView } from '../../protocol/messages.js';
+import type { HostSettings } from '../services/settings.js';
+
+export function toBudgetView(b: Budget): BudgetView {
+  return {
+    model: b.model,
+    contextWindow: b.contextWindow,
+    maxOutputTokens: b.maxOutputTokens,
+    effectiveTokens: b.effectiveTokens,
+    source: b.source,
+    softLimit: b.softLimit,
+    hardLimit: b.hardLimit,
+    safetyReserveTokens: b.safetyReserveTokens,
+    keepRecentTokens: b.keepRecentTokens,
+    capsules: b.capsules,
+    messages: b.messages,
+    turns: b.turns,
+    lastCapsule: b.lastCapsule
+      ? { ageMs: b.lastCapsule.ageMs, tokens: b.lastCapsule.tokens, checkpointId: b.lastCapsule.checkpointId, quality: b.lastCapsule.quality }
+      : undefined,
+    savingsRatio: b.savingsRatio,
+    reclaimableTokens: b.reclaimableTokens,
+    autoCompact: b.autoCompact,
+    nextTrigger: b.nextTrigger,
+    categories: {
+      system: b.categories.system,
+      tools: b.categories.tools,
+      capsule: b.categories.capsule,
+      messages: b.categories.messages,
+      toolResults: b.categories.toolResults,
+      reservedOutput: b.categories.reservedOutput,
+    },
+    percentOfHard: b.percentOfHard,
+  };
+}
+
+export function toSessionView(store: JsonlSessionStore): SessionView {
+  return {
+    id: store.header.id,
+    title: store.header.title,
+    createdAt: store.header.createdAt,
+    entries: store.entries().length,
+    readOnly: store.readOnly,
+    readOnlyReason: store.readOnlyReason,
+    problems: store.problems.length,
+  };
+}
+
+export function toSettingsView(s: HostSettings): SettingsView {
+  return {
+    modelId: s.modelId,
+    provider: s.provider,
+    autoCompact: s.resolved.settings.auto,
+    softTriggersEnabled: s.resolved.softTriggersEnabled,
+    warning: s.resolved.warning,
+  };
+}

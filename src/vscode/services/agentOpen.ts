@@ -1,0 +1,66 @@
+// Opens the engine facade for a chat the session service already holds open: model, tools, Project Memory, sidecars in its archive folder.
+import { join } from 'node:path';
+import type { AgentListener } from '../../engine/agent/agentEvents.js';
+import type { Logger } from '../../engine/ports.js';
+import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
+import { readFlightRecords } from '../../node/flightRecorder.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ProjectMemory } from '../../node/projectMemory.js';
+import { errorMessage } from '../base/log.js';
+import { readLedgerTestCommands } from './settings.js';
+import { workspaceToolsConfig } from './workspaceTools.js';
+
+export interface OpenAgentArgs {
+  readonly store: JsonlSessionStore;
+  /** `<storage>/archive/<id>`: deleting the chat deletes it, flight log included. */
+  readonly archiveDir: string;
+  readonly model: ModelConfig;
+  readonly rawSettings: Readonly<Record<string, unknown>>;
+  readonly memory: ProjectMemory;
+  readonly logger: Logger;
+  readonly listener: AgentListener;
+  /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
+  readonly legacyIntents: unknown;
+}
+
+export interface OpenedAgent {
+  readonly session: AgentSession;
+  /** Compaction durations by checkpoint id, from the flight log (cards of earlier compactions show them). */
+  readonly durations: Map<string, number>;
+}
+
+export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
+  const flightLog = join(a.archiveDir, 'flight.jsonl');
+  const records = await readFlightRecords(flightLog).catch(() => []);
+  const durations = new Map(records.flatMap((f) => (f.checkpointId === undefined ? [] : [[f.checkpointId, f.durationMs] as const])));
+  // Project Memory seeds a chat once, when it starts. Appending it to a chat with history on every open would
+  // change the model input of a resumed or rewound chat behind the user's back (docs/behaviour.md#transcript: reopening rebuilds exactly
+  // the input it had; docs/behaviour.md#rewind: a rewind restores exactly that moment's input).
+  const fresh = !a.store.tree.branch().some((e) => e.type === 'user');
+  const memory = fresh
+    ? await a.memory.read().catch((err: unknown) => {
+        a.logger.log('warn', `Project Memory was not loaded: ${errorMessage(err)}`);
+        return undefined;
+      })
+    : undefined;
+  // docs/behaviour.md#cache-epochs: the memory reaches the model as one appended system update, not as a rewritten prefix.
+  const update = memory === undefined ? undefined : a.memory.asSystemUpdate();
+  const workspace = workspaceToolsConfig();
+  const session = await AgentSession.open({
+    sessionPath: a.store.path,
+    store: a.store,
+    archiveDir: a.archiveDir,
+    flightLog,
+    model: a.model,
+    settings: a.rawSettings,
+    env: process.env,
+    ...(workspace === undefined ? {} : { workspace }),
+    instructions: update === undefined ? [] : [{ content: update, reason: 'Project Memory' }],
+    logger: a.logger,
+    listener: a.listener,
+    intentsFile: join(a.archiveDir, 'intents.json'),
+    triggerState: a.legacyIntents,
+    testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
+  });
+  return { session, durations };
+}

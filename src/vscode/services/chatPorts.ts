@@ -1,0 +1,33 @@
+// The narrow interfaces actions and views use: what the open chat is, what to tell the user, and the work queue.
+import type { AgentSession } from '../../node/agentSession.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { Budget } from '../../engine/tokens/budget.js';
+import type { ModelOption } from '../../protocol/messages.js';
+import type { SlashCommand } from '../base/slash.js';
+import type { MeterBasis } from './meter.js';
+
+/** What is open: the chat's store, its agent, why either is missing, and its figures. */
+export interface OpenChat {
+  readonly store: JsonlSessionStore | undefined;
+  readonly agent: AgentSession | undefined;
+  /** Why no chat or no model is available, in words. */
+  readonly problem: string | undefined;
+  readonly budget: Budget | undefined;
+  readonly models: readonly ModelOption[];
+  basis(): MeterBasis;
+  currentModelId(): string | null;
+}
+
+/** Answers to the user: kept in the chat after the current leaf (not entries), or a transient notice. */
+export interface ChatOutput {
+  /** What the user typed, echoed when it is not a model turn (a command, or a message that could not be sent). */
+  echo(text: string, clientId?: string): void;
+  info(text: string): void;
+  fail(text: string): void;
+  notify(level: 'info' | 'warning' | 'error', text: string): void;
+  /** Opens the capsule made at `checkpointId` in the chat's viewer (or says there is none). */
+  showCapsule(checkpointId: string): void;
+}
+
+/** Runs a parsed slash command (the actions layer installs it). */
+export type CommandRunner = (command: SlashCommand, signal: AbortSignal) => Promise<void>;

@@ -1,0 +1,316 @@
+// The open chat's agent: one engine facade per chat, kept in line with the settings, the key and the models; its work in one queue; what changed, as events.
+import * as vscode from 'vscode';
+import type { AgentEvent } from '../../engine/agent/agentEvents.js';
+import { resolveSettings } from '../../engine/config.js';
+import type { Logger } from '../../engine/ports.js';
+import type { Budget } from '../../engine/tokens/budget.js';
+import { planRewind, type RewindPlan } from '../../engine/transcript/rewind.js';
+import { budgetOf } from '../../node/sessionBudget.js';
+import type { AgentSession } from '../../node/agentSession.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { nodeClock, nodeIds } from '../../node/nodeClock.js';
+import type { ProjectMemory } from '../../node/projectMemory.js';
+import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
+import { Disposable } from '../base/disposable.js';
+import { ephemeralId } from '../base/ids.js';
+import { errorMessage } from '../base/log.js';
+import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
+import { openAgent } from './agentOpen.js';
+import type { ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
+import { JobQueue, type InputJob } from './jobQueue.js';
+import { Meter, type MeterBasis } from './meter.js';
+import { pickerIdOf, type Providers, type Resolution } from './providers.js';
+import type { ApiKeys } from './secrets.js';
+import type { SessionService } from './sessionService.js';
+import type { SettingsReader } from './settings.js';
+
+export interface ChatServiceDeps {
+  readonly sessions: SessionService;
+  readonly settings: SettingsReader;
+  readonly keys: ApiKeys;
+  readonly providers: Providers;
+  readonly memory: ProjectMemory;
+  readonly logger: Logger;
+  /** Where hosts before the facade kept pending intents; read once for a chat that has no intents file yet. */
+  readonly legacyIntents: (sessionId: string) => unknown;
+}
+
+/**
+ * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
+ * (`cards`: earlier compaction cards must be measured again). `agent`: an event of the running agent. `opened` /
+ * `closed`: an agent started or stopped for the open chat. `turn`: the next turn belongs to this `send`.
+ */
+export type ChatChange =
+  | { readonly kind: 'budget' }
+  | { readonly kind: 'tree' }
+  | { readonly kind: 'state'; readonly cards: boolean }
+  | { readonly kind: 'setup'; readonly setup: SetupState }
+  | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
+  | { readonly kind: 'busy'; readonly busy: boolean }
+  | { readonly kind: 'agent'; readonly event: AgentEvent }
+  | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
+  | { readonly kind: 'closed' }
+  | { readonly kind: 'turn'; readonly clientId: string | undefined }
+  | { readonly kind: 'rewound' };
+
+const RECONCILE = 'reconcile';
+
+async function rewindStore(store: JsonlSessionStore, checkpointId: string): Promise<RewindPlan> {
+  const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: nodeIds, clock: nodeClock });
+  if (plan.ok) await store.append(plan.leaf);
+  return plan;
+}
+
+export class ChatService extends Disposable implements OpenChat {
+  readonly jobs: JobQueue;
+  readonly #meter = new Meter();
+  readonly #emitter = this._register(new vscode.EventEmitter<ChatChange>());
+  readonly onDidChange = this.#emitter.event;
+  #agent: AgentSession | undefined;
+  #agentKey: string | undefined;
+  #problem: string | undefined;
+  #setup: SetupState | null = null;
+  #models: ModelOption[] = [];
+  #budget: Budget | undefined;
+  #output: ChatOutput | undefined;
+  #runCommand: CommandRunner | undefined;
+
+  constructor(private readonly d: ChatServiceDeps) {
+    super();
+    this.jobs = new JobQueue({
+      runInput: (job, signal) => this.#runInput(job, signal),
+      queueChanged: (items) => this.#emitter.fire({ kind: 'queue', items }),
+      busyChanged: (busy) => this.#emitter.fire({ kind: 'busy', busy }),
+      inputFailed: (_job, err) => this.#output?.fail(errorMessage(err)),
+    });
+    this._register({ dispose: () => this.jobs.dispose() });
+    this._register(
+      d.sessions.onDidChange(() => {
+        this.#emitter.fire({ kind: 'tree' });
+        void this.scheduleReconcile();
+      }),
+    );
+    this._register(d.settings.onDidChange(() => this.#settingsChanged()));
+    this._register(
+      d.keys.onDidChange(() => {
+        d.providers.invalidateCatalog();
+        void this.scheduleReconcile();
+      }),
+    );
+  }
+
+  /** The projection answers the user; the actions run commands. Both sit above this layer, so they are installed. */
+  connect(output: ChatOutput, runCommand: CommandRunner): void {
+    this.#output = output;
+    this.#runCommand = runCommand;
+  }
+
+  get store(): JsonlSessionStore | undefined {
+    return this.d.sessions.store;
+  }
+
+  get agent(): AgentSession | undefined {
+    return this.#agent;
+  }
+
+  get models(): readonly ModelOption[] {
+    return this.#models;
+  }
+
+  get budget(): Budget | undefined {
+    return this.#budget;
+  }
+
+  get setup(): SetupState | null {
+    return this.#setup;
+  }
+
+  get problem(): string | undefined {
+    return this.d.sessions.error ?? this.#problem;
+  }
+
+  /** A picker id: VS Code language models carry a prefix. */
+  currentModelId(): string | null {
+    return pickerIdOf(this.#agent, this.d.settings.current);
+  }
+
+  basis(): MeterBasis {
+    return this.#meter.basisOf(this.#agent, this.d.settings.current);
+  }
+
+  /** Recomputes the figures (the agent's own budget when one runs) and announces them. */
+  remeasure(): void {
+    const store = this.store;
+    try {
+      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOf(store.tree.branch(), this.basis(), Date.now()) : undefined;
+    } catch (err) {
+      this.#budget = undefined;
+      this.d.logger.log('error', 'Could not compute the context budget', { error: errorMessage(err) });
+    }
+    this.#emitter.fire({ kind: 'budget' });
+  }
+
+  /** The chat changed under the webview (a rewind, a loaded capsule, another model): figures and snapshot again. */
+  changed(cards = false): void {
+    this.remeasure();
+    this.#emitter.fire({ kind: 'state', cards });
+    this.#emitter.fire({ kind: 'tree' });
+  }
+
+  // ---- input ----------------------------------------------------------------------------------------------
+
+  /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
+  send(text: string, clientId?: string): void {
+    this.enqueue(text, parseSlash(text), clientId);
+  }
+
+  /** A command from the palette or the toolbar: queued like the typed one, shown as `text`, never parsed again. */
+  enqueue(text: string, command: SlashCommand | undefined, clientId?: string): void {
+    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }) };
+    if (command !== undefined && runsImmediately(command)) {
+      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
+      return;
+    }
+    this.jobs.addInput(job);
+  }
+
+  async #runInput(job: InputJob, signal: AbortSignal): Promise<void> {
+    const out = this.#output;
+    if (job.command !== undefined) {
+      out?.echo(job.text, job.clientId);
+      await this.#runCommand?.(job.command, signal);
+      return;
+    }
+    const agent = this.#agent;
+    if (!agent) {
+      out?.echo(job.text, job.clientId);
+      out?.fail(`Not sent: ${this.problem ?? 'no model is set up yet'}`);
+      return;
+    }
+    this.#emitter.fire({ kind: 'turn', clientId: job.clientId });
+    await agent.turn({ userText: job.text, signal });
+    this.#emitter.fire({ kind: 'tree' });
+  }
+
+  // ---- the agent for the open chat ------------------------------------------------------------------------
+
+  /** Brings the agent in line with the open chat, the settings, the key and the models VS Code offers. */
+  scheduleReconcile(): Promise<void> {
+    if (this.isDisposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
+    return this.jobs.addTask(RECONCILE, (signal) => this.#reconcile(signal)).catch((err: unknown) => {
+      this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
+      this.#output?.notify('error', `Could not set up the chat: ${errorMessage(err)}`);
+    });
+  }
+
+  async #reconcile(signal: AbortSignal): Promise<void> {
+    const store = this.store;
+    const p = this.d.providers;
+    if (this.#agent && this.#agent.store !== store) await this.detach();
+    const s = this.d.settings.current;
+    await p.refreshLm();
+    if (s.providerKind === 'openai') await p.refreshCatalog(s);
+    const r = store ? await p.resolve(s) : undefined;
+    this.#problem = r && !r.ok ? r.message : undefined;
+    if (store && r?.ok) {
+      try {
+        if (!this.#agent) await this.#open(store, r);
+        else if (this.#agentKey !== r.key) await this.switchTo(r, signal);
+      } catch (err) {
+        // The setup panel opens with the reason; nothing is sent until it is fixed.
+        this.#problem = `Could not start the chat with ${r.info.model}: ${errorMessage(err)}`;
+        this.d.logger.log('error', this.#problem);
+      }
+    } else if (this.#agent) await this.detach();
+    this.#models = p.modelOptions(s);
+    const setup = await p.setupState(s, this.#problem);
+    this.#setup = setup;
+    this.#emitter.fire({ kind: 'setup', setup });
+    this.changed();
+  }
+
+  async #open(store: JsonlSessionStore, r: Extract<Resolution, { ok: true }>): Promise<void> {
+    const id = store.header.id;
+    const opened = await openAgent({
+      store,
+      archiveDir: this.d.sessions.directory.archiveDir(id),
+      model: r.model,
+      rawSettings: this.d.settings.current.raw,
+      memory: this.d.memory,
+      logger: this.d.logger,
+      listener: (event) => this.#onAgentEvent(event),
+      legacyIntents: this.d.legacyIntents(id),
+    });
+    this.#agent = opened.session;
+    this.#agentKey = r.key;
+    const chat = opened.session.agent.currentModel.chat;
+    this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
+    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (window ${r.info.contextWindow}, max output ${r.info.maxOutputTokens})`);
+  }
+
+  #onAgentEvent(event: AgentEvent): void {
+    this.#emitter.fire({ kind: 'agent', event });
+    // A finished compaction adds a checkpoint and a capsule: the tree shows them.
+    if (event.type === 'barrier' && event.event.type === 'compaction_end') this.#emitter.fire({ kind: 'tree' });
+  }
+
+  /** Switches the running agent's model; the engine compacts first when the new model has less room. */
+  async switchTo(r: Extract<Resolution, { ok: true }>, signal: AbortSignal): Promise<boolean> {
+    const a = this.#agent;
+    if (!a) return false;
+    const result = await a.switchModel(r.model, signal, this.d.settings.current.raw);
+    if (!result.ok) return false;
+    this.#agentKey = r.key;
+    this.#emitter.fire({ kind: 'state', cards: true });
+    return true;
+  }
+
+  /** Rewind through the facade after the user confirmed; false (and a notice) when it could not be done. */
+  async rewind(store: JsonlSessionStore, checkpointId: string): Promise<boolean> {
+    if (this.store !== store) return false; // the chat changed while the dialog was open
+    const a = this.#agent;
+    // Without a model there is no facade; the chat still rewinds by the same engine plan.
+    const r = a ? await a.rewind(checkpointId) : await rewindStore(store, checkpointId);
+    if (!r.ok) {
+      this.#output?.notify('error', r.error);
+      return false;
+    }
+    this.#emitter.fire({ kind: 'rewound' });
+    this.changed();
+    return true;
+  }
+
+  /** Closes the agent (waiting for its work; the facade keeps the pending intents beside the chat). */
+  async detach(): Promise<void> {
+    const a = this.#agent;
+    this.#agent = undefined;
+    this.#agentKey = undefined;
+    if (!a) return;
+    this.#emitter.fire({ kind: 'closed' });
+    await a.close();
+  }
+
+  #settingsChanged(): void {
+    const a = this.#agent;
+    const s = this.d.settings.current;
+    // Compaction settings apply at the next barrier, validated against the model actually in use.
+    if (a) a.agent.updateSettings(resolveSettings({ raw: s.raw, env: process.env, model: { contextWindow: a.agent.currentModel.contextWindow, maxOutputTokens: a.agent.currentModel.maxOutputTokens } }));
+    this.#models = this.d.providers.modelOptions(s);
+    this.changed(true);
+    void this.scheduleReconcile();
+  }
+
+  /** The idle trigger (off by default): only looked at while nothing runs or waits. */
+  checkIdle(): void {
+    const a = this.#agent;
+    if (!a || this.jobs.occupied || !a.agent.settings.settings.compactOnIdle) return;
+    void this.jobs.addTask('idle', (signal) => a.noteIdle(signal)).catch((err: unknown) => this.d.logger.log('warn', `Idle compaction: ${errorMessage(err)}`));
+  }
+
+  /** Deactivation: stop what runs, close the agent (keeping its intents), release the chat's writer lock. */
+  async close(): Promise<void> {
+    this.jobs.preempt();
+    await this.jobs.addTask('close', () => this.detach()).catch(() => undefined);
+    await this.d.sessions.close();
+  }
+}

@@ -1,0 +1,189 @@
+// Which model the chat talks to: the configured provider resolved to a ModelConfig, the picker's model list, the setup panel's state.
+import { LIMITS } from '../../protocol/limits.js';
+import { createHash } from 'node:crypto';
+import type { Logger } from '../../engine/ports.js';
+import { limitsOf } from '../../engine/tokens/limits.js';
+import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
+import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
+import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
+import type { ModelOption, ProviderChoice, SetupState } from '../../protocol/messages.js';
+import { errorMessage } from '../base/log.js';
+import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from './lmModel.js';
+import { endpointOf, type ApiKeys } from './secrets.js';
+import type { HostSettings } from './settings.js';
+
+/** How a /models answer says the API key is missing or wrong. */
+const AUTH_REFUSED = /\b(401|403)\b|incorrect api key|invalid api key|unauthori[sz]ed/i;
+
+/** Picker ids of VS Code language models carry this prefix, so `gpt-4o` from Copilot and from an endpoint stay apart. */
+export const LM_OPTION_PREFIX = 'lm:';
+/** A /models list that takes longer than this is left out of the picker rather than holding it up. */
+const CATALOG_TIMEOUT_MS = 10_000;
+const MAX_OPTIONS = 500;
+
+/** The picker id of the model in use: the agent's when it runs, else the settings'. */
+export function pickerIdOf(agent: AgentSession | undefined, s: Pick<HostSettings, 'providerKind' | 'modelId'>): string {
+  const chat = agent?.agent.currentModel.chat;
+  const lm = chat ? chat.provider.startsWith('vscode-lm') : s.providerKind === 'vscode-lm';
+  const id = chat ? chat.model : s.modelId;
+  return (lm ? `${LM_OPTION_PREFIX}${id}` : id).slice(0, LIMITS.id);
+}
+
+export type Resolution =
+  | {
+      readonly ok: true;
+      /** Changes whenever the model, its limits, the endpoint or the key change: a different key means a switch. */
+      readonly key: string;
+      readonly model: ModelConfig;
+      readonly info: ModelInfo;
+      /** The picker id of this model. */
+      readonly optionId: string;
+    }
+  | { readonly ok: false; readonly message: string };
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+function option(id: string, label: string, provider: ModelOption['provider'], info: ModelInfo, s: HostSettings): ModelOption {
+  const limits = limitsOf(info, s.resolved.settings);
+  return {
+    id: id.slice(0, LIMITS.id),
+    label: label.slice(0, LIMITS.id),
+    provider,
+    contextWindow: info.contextWindow,
+    maxOutputTokens: info.maxOutputTokens,
+    hardLimit: Math.max(0, limits.hardLimit),
+    softLimit: Math.max(0, limits.softLimit),
+  };
+}
+
+export class Providers {
+  #catalog: { readonly endpoint: string; readonly keyHash: string; readonly models: readonly CatalogModel[] } | undefined;
+  #lm: readonly LmModelSummary[] = [];
+  /** Why the endpoint's model list could not be read (a wrong URL or key shows up here first). */
+  #catalogError: string | undefined;
+
+  constructor(
+    private readonly keys: ApiKeys,
+    private readonly log: Logger,
+  ) {}
+
+  get lmModels(): readonly LmModelSummary[] {
+    return this.#lm;
+  }
+
+  /** Re-reads VS Code's language models (after `vscode.lm.onDidChangeChatModels`); none when the API is unavailable. */
+  async refreshLm(): Promise<void> {
+    try {
+      this.#lm = await listLmModels();
+    } catch (err) {
+      this.#lm = [];
+      this.log.log('debug', 'No VS Code language models', { error: errorMessage(err) });
+    }
+  }
+
+  /** Best effort: the endpoint's /models list with its limits; a failure leaves only the configured model in the picker. */
+  async refreshCatalog(s: HostSettings): Promise<void> {
+    const endpoint = endpointOf(s.baseUrl);
+    const key = await this.keys.get(s.baseUrl);
+    if (s.baseUrl === '' && key === '') {
+      this.#catalog = undefined;
+      this.#catalogError = undefined;
+      return;
+    }
+    const keyHash = digest(key);
+    if (this.#catalog?.endpoint === endpoint && this.#catalog.keyHash === keyHash) return;
+    try {
+      const models = await fetchModelCatalog(endpoint, key, AbortSignal.timeout(CATALOG_TIMEOUT_MS));
+      this.#catalog = { endpoint, keyHash, models };
+      this.#catalogError = undefined;
+    } catch (err) {
+      this.#catalog = { endpoint, keyHash, models: [] };
+      this.#catalogError = errorMessage(err);
+      this.log.log('warn', this.#catalogError);
+    }
+  }
+
+  /** Forget the cached list so the next refresh asks the endpoint again (after a new key or URL). */
+  invalidateCatalog(): void {
+    this.#catalog = undefined;
+  }
+
+  #catalogLimits(s: HostSettings, id: string): PartialLimits {
+    const entry = this.#catalog?.endpoint === endpointOf(s.baseUrl) ? this.#catalog.models.find((m) => m.id === id) : undefined;
+    return { ...(entry?.contextWindow === undefined ? {} : { contextWindow: entry.contextWindow }), ...(entry?.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }) };
+  }
+
+  /** The model the settings describe, ready for AgentSession; or why there is none yet (the setup panel says it). */
+  async resolve(s: HostSettings): Promise<Resolution> {
+    if (s.providerKind === 'vscode-lm') {
+      const lm = await findLmModel(s.modelId).catch(() => undefined);
+      if (!lm) return { ok: false, message: `The VS Code language model "${s.modelId}" is not available. Choose another model or an OpenAI-compatible endpoint.` };
+      const info = lmModelInfo(lm, s.modelOverride);
+      const provider = { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens };
+      return {
+        ok: true,
+        key: `lm|${lm.vendor}|${lm.id}|${info.contextWindow}|${info.maxOutputTokens}`,
+        model: { chat: new VsCodeLmChatModel(lm), provider, override: s.modelOverride },
+        info,
+        optionId: `${LM_OPTION_PREFIX}${lm.id}`,
+      };
+    }
+    const endpoint = endpointOf(s.baseUrl);
+    const apiKey = await this.keys.get(s.baseUrl);
+    if (s.baseUrl === '' && apiKey === '') {
+      return { ok: false, message: 'Enter an OpenAI API key, or the base URL of an OpenAI-compatible server (Ollama, LM Studio, vLLM…), or pick a VS Code language model.' };
+    }
+    const provider = this.#catalogLimits(s, s.modelId);
+    const info = resolveModelInfo(s.modelId, { provider, override: s.modelOverride });
+    return {
+      ok: true,
+      key: `openai|${endpoint}|${s.modelId}|${digest(apiKey)}|${info.contextWindow}|${info.maxOutputTokens}`,
+      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider }, provider, override: s.modelOverride },
+      info,
+      optionId: s.modelId,
+    };
+  }
+
+  /** The picker: the endpoint's models (the configured one first) and VS Code's language models, each with its limits. */
+  modelOptions(s: HostSettings): ModelOption[] {
+    const out: ModelOption[] = [];
+    const seen = new Set<string>();
+    const add = (o: ModelOption): void => {
+      if (seen.has(o.id) || out.length >= MAX_OPTIONS) return;
+      seen.add(o.id);
+      out.push(o);
+    };
+    const endpointConfigured = s.baseUrl !== '' || this.#catalog !== undefined;
+    if (s.providerKind === 'openai' || endpointConfigured) {
+      const own = s.providerKind === 'openai' ? [s.modelId] : [];
+      for (const id of [...own, ...(this.#catalog?.models.map((m) => m.id) ?? [])]) {
+        const limits = this.#catalogLimits(s, id);
+        const override = id === s.modelId && s.providerKind === 'openai' ? s.modelOverride : {};
+        add(option(id, id, 'openai', resolveModelInfo(id, { provider: limits, override }), s));
+      }
+    }
+    for (const m of this.#lm) {
+      const override = s.providerKind === 'vscode-lm' && m.id === s.modelId ? s.modelOverride : undefined;
+      add(option(`${LM_OPTION_PREFIX}${m.id}`, `${m.name} (${m.vendor})`, 'lm', lmModelInfo(m, override), s));
+    }
+    return out;
+  }
+
+  /** What the setup panel shows; `problem` is why no provider works (then the panel opens by itself). */
+  async setupState(s: HostSettings, problem: string | undefined): Promise<SetupState> {
+    const message = problem ?? (s.providerKind === 'openai' ? this.#catalogError : undefined);
+    const provider: ProviderChoice =
+      s.providerKind === 'vscode-lm' ? { kind: 'lm', modelId: s.modelId } : { kind: 'openai', baseUrl: s.baseUrl === '' || /^https?:\/\/\S+$/.test(s.baseUrl) ? s.baseUrl : '', model: s.modelId };
+    // A keyless endpoint is fine (local servers need none), but one that refuses the key needs the user now.
+    const refused = s.providerKind === 'openai' && AUTH_REFUSED.test(this.#catalogError ?? '');
+    return {
+      required: problem !== undefined || refused,
+      lmModels: this.#lm.slice(0, LIMITS.label).map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
+      provider,
+      hasApiKey: s.providerKind === 'openai' ? await this.keys.has(s.baseUrl) : false,
+      ...(message === undefined ? {} : { message: message.slice(0, LIMITS.line) }),
+    };
+  }
+}

@@ -1,0 +1,146 @@
+// The one module that reads and writes `capsule.*` settings: validated compaction settings plus the model and provider choice, and the one scope rule for writes.
+import * as vscode from 'vscode';
+import { resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
+import { compileTestPatterns } from '../../engine/effects/testRunners.js';
+import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
+
+/** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
+const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;
+
+export const DEFAULT_MODEL_ID = 'gpt-4o';
+
+/** `openai`: any OpenAI-compatible endpoint; `vscode-lm`: a VS Code language model (`capsule.model.id` is its id). */
+export type ProviderKind = 'openai' | 'vscode-lm';
+export const DEFAULT_PROVIDER_KIND: ProviderKind = 'openai';
+
+export interface HostSettings {
+  readonly resolved: ResolvedSettings;
+  /** The explicitly set `capsule.compaction.*` values, for validating them again against another model. */
+  readonly raw: Readonly<Record<string, unknown>>;
+  readonly providerKind: ProviderKind;
+  readonly modelId: string;
+  /** Empty means OpenAI itself. */
+  readonly baseUrl: string;
+  /** Provider name used in budgets and prefix fingerprints. */
+  readonly provider: string;
+  /** User overrides; 0 in settings means "automatic" and is left out here. */
+  readonly modelOverride: PartialLimits;
+  readonly model: ModelInfo;
+}
+
+/**
+ * Only explicitly set values count: `get()` would return package.json defaults, which would hide a user's
+ * deprecated `backgroundTimeoutMs` behind the default `timeoutMs`, and a type-less default of 0.
+ */
+function explicit<T>(cfg: vscode.WorkspaceConfiguration, key: string): T | undefined {
+  const i = cfg.inspect<T>(key);
+  if (!i) return undefined;
+  return i.workspaceFolderValue ?? i.workspaceValue ?? i.globalValue;
+}
+
+function positiveOrUndefined(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readonly<Record<string, string | undefined>>): HostSettings {
+  const raw: Record<string, unknown> = {};
+  for (const key of [...SETTING_KEYS, ...DEPRECATED_KEYS]) raw[key] = explicit<unknown>(cfg, `compaction.${key}`);
+
+  const idSetting = cfg.get<unknown>('model.id');
+  const modelId = typeof idSetting === 'string' && idSetting.trim().length > 0 ? idSetting.trim() : DEFAULT_MODEL_ID;
+  const providerKind: ProviderKind = cfg.get<unknown>('provider.kind') === 'vscode-lm' ? 'vscode-lm' : DEFAULT_PROVIDER_KIND;
+  const urlSetting = cfg.get<unknown>('provider.baseUrl');
+  const baseUrl = typeof urlSetting === 'string' ? urlSetting.trim() : '';
+  const modelOverride: PartialLimits = {
+    contextWindow: positiveOrUndefined(cfg.get<unknown>('model.contextWindow')),
+    maxOutputTokens: positiveOrUndefined(cfg.get<unknown>('model.maxOutputTokens')),
+  };
+  const model = resolveModelInfo(modelId, { override: modelOverride });
+  const resolved = resolveSettings({ raw, env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
+  const provider = providerKind === 'vscode-lm' ? 'vscode-lm' : baseUrl === '' ? 'openai' : 'openai-compatible';
+  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model };
+}
+
+/** `capsule.ledger.testCommands`: extra test-runner patterns; invalid entries are dropped with a logged reason. */
+export function readLedgerTestCommands(log?: (message: string) => void): string[] {
+  const v = vscode.workspace.getConfiguration('capsule').get<unknown>('ledger.testCommands');
+  const list = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+  const { errors } = compileTestPatterns(list);
+  for (const e of errors) log?.(`capsule.ledger.${e}`);
+  return list;
+}
+
+/** Holds the current settings, re-reads them on change, and shows each new validation warning once. */
+export class SettingsReader implements vscode.Disposable {
+  readonly #emitter = new vscode.EventEmitter<HostSettings>();
+  readonly #listener: vscode.Disposable;
+  #current: HostSettings;
+  #shownWarning: string | undefined;
+  #loggedNotices = '';
+
+  /** Fires after the settings were re-read. */
+  readonly onDidChange = this.#emitter.event;
+
+  constructor(private readonly log: vscode.LogOutputChannel) {
+    this.#current = this.#read();
+    this.#listener = vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('capsule')) return;
+      this.#current = this.#read();
+      this.#emitter.fire(this.#current);
+    });
+  }
+
+  get current(): HostSettings {
+    return this.#current;
+  }
+
+  /** Reads again now: a write just made may not have announced itself yet (setup, then the key for that endpoint). */
+  reread(): HostSettings {
+    this.#current = this.#read();
+    return this.#current;
+  }
+
+  #read(): HostSettings {
+    const s = readHostSettings(vscode.workspace.getConfiguration('capsule'), process.env);
+    const { warning, notices } = s.resolved;
+    if (warning !== this.#shownWarning) {
+      this.#shownWarning = warning;
+      if (warning !== undefined) {
+        this.log.warn(warning);
+        void vscode.window.showWarningMessage(`Capsule: ${warning}`);
+      }
+    }
+    const joined = notices.join('\n');
+    if (joined !== this.#loggedNotices) {
+      this.#loggedNotices = joined;
+      for (const n of notices) this.log.info(n);
+    }
+    return s;
+  }
+
+  dispose(): void {
+    this.#listener.dispose();
+    this.#emitter.dispose();
+  }
+}
+
+/** The value of `capsule.<key>` VS Code resolves now (folder over workspace over user over default). */
+export function readSetting<T>(key: string): T | undefined {
+  return vscode.workspace.getConfiguration('capsule').get<T>(key);
+}
+
+/**
+ * The one scope rule for every write (toggles, the picker, setup): writes `capsule.<key>` where the user set it before (folder, workspace or user settings), so a value in a more
+ * specific scope cannot silently win over the one just written; user settings when it was never set.
+ */
+export async function writeSetting(key: string, value: unknown): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const i = cfg.inspect<unknown>(key);
+  const target =
+    i?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : i?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  await cfg.update(key, value, target);
+}

@@ -1,0 +1,48 @@
+// The agent's workspace tools in VS Code: the folders they may touch, modal approval for writes and commands, trust, ripgrep.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { WorkspaceConfig } from '../../node/agentSession.js';
+import type { ApprovalRequest } from '../../node/tools/types.js';
+
+/** A modal has room for a long diff, but not for megabytes of it. */
+const MAX_DETAIL_CHARS = 12_000;
+
+function cut(detail: string): string {
+  return detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}\n… (${detail.length - MAX_DETAIL_CHARS} more characters not shown)` : detail;
+}
+
+/**
+ * Asks with a modal dialog showing the diff or the command. A cancelled turn answers "no" at once: the dialog
+ * may stay open, but nothing waits for it and its late answer changes nothing.
+ */
+export async function approveInVsCode(req: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return false;
+  const detail = `${req.kind === 'write' ? 'Capsule wants to change this file:' : 'Capsule wants to run this command:'}\n\n${cut(req.detail)}`;
+  const answer = vscode.window.showWarningMessage(req.title, { modal: true, detail }, 'Allow');
+  const cancelled = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
+  return (await Promise.race([answer, cancelled])) === 'Allow';
+}
+
+/** VS Code ships ripgrep; use it when it is where VS Code keeps it, else the one on PATH. */
+function ripgrep(): string | undefined {
+  const root = vscode.env.appRoot;
+  if (typeof root !== 'string' || root === '') return undefined;
+  const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
+  const candidates = [join(root, 'node_modules', '@vscode', 'ripgrep', 'bin', name), join(root, 'node_modules.asar.unpacked', '@vscode', 'ripgrep', 'bin', name)];
+  return candidates.find((p) => existsSync(p));
+}
+
+/** Tools confined to the open folders; without a folder the agent has no workspace tools. */
+export function workspaceToolsConfig(): WorkspaceConfig | undefined {
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  if (roots.length === 0) return undefined;
+  const rg = ripgrep();
+  return {
+    roots,
+    approve: approveInVsCode,
+    // Read live: the user may trust the folder while the chat is open.
+    trusted: () => vscode.workspace.isTrusted,
+    ...(rg === undefined ? {} : { ripgrepPath: rg }),
+  };
+}

@@ -1,0 +1,142 @@
+// The Chat webview view, transport only: strict CSP shell, ready handshake, zod-checked input handed on as intents, one guarded post chokepoint.
+import { LIMITS } from '../../protocol/limits.js';
+import * as vscode from 'vscode';
+import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../../protocol/messages.js';
+import { Disposable } from '../base/disposable.js';
+import type { ChatTransport } from '../projection/chatProjection.js';
+import { newNonce, webviewHtml } from './webviewHtml.js';
+
+export const CHAT_VIEW_ID = 'capsule.chat';
+
+export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider, ChatTransport {
+  #view: vscode.WebviewView | undefined;
+  /** The webview script has loaded and said `ready`; before that, posts are queued. */
+  #ready = false;
+  #queue: HostToWebview[] = [];
+  readonly #intents = this._register(new vscode.EventEmitter<ChatIntent>());
+  /** User intents from the chat (send, toolbar buttons, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
+  readonly onIntent: vscode.Event<ChatIntent> = this.#intents.event;
+
+  /** Builds the full state sent after every `ready`; the projection installs it. */
+  #snapshot: (() => HostToWebview) | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+  }
+
+  setSnapshotSource(source: () => HostToWebview): void {
+    this.#snapshot = source;
+  }
+
+  /** Shows the chat view (resolving it if it was never opened). */
+  async reveal(): Promise<void> {
+    const view = this.#view;
+    if (view) view.show(true);
+    else {
+      // VS Code adds `<view id>.focus` for every view; showing is a courtesy, so a failure only goes to the log.
+      await Promise.resolve(vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)).catch((err: unknown) => this.log.debug(`Could not reveal the chat view: ${String(err)}`));
+    }
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.#view = view;
+    this.#ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = webviewHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.js')).toString(),
+      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
+      nonce: newNonce(),
+    });
+    this._register(view.webview.onDidReceiveMessage((data: unknown) => this.#receive(data)));
+    this._register(
+      view.onDidDispose(() => {
+        if (this.#view === view) this.#view = undefined;
+        this.#ready = false;
+      }),
+    );
+  }
+
+  /** Shows a transient line in the view (and queues it if the view is not ready). */
+  notify(level: 'info' | 'warning' | 'error', text: string): void {
+    this.post({ type: 'notice', level, text: text.slice(0, LIMITS.notice) });
+  }
+
+  #receive(data: unknown): void {
+    const parsed = parseWebviewMessage(data);
+    if (!parsed.ok) {
+      this.log.warn(`Ignored a malformed message from the chat view: ${parsed.error}`);
+      return;
+    }
+    const msg: WebviewToHost = parsed.message;
+    switch (msg.type) {
+      case 'ready': {
+        this.#ready = true;
+        // The snapshot supersedes queued snapshots and budgets; only notices still need delivering.
+        const pending = this.#queue.filter((m) => m.type === 'notice');
+        this.#queue = [];
+        const snapshot = this.#snapshot?.();
+        if (snapshot) this.post(snapshot);
+        for (const m of pending) this.post(m);
+        break;
+      }
+      case 'webviewError':
+        this.log.error(`Chat view error: ${msg.message}${msg.stack ? `\n${msg.stack}` : ''}`);
+        break;
+      case 'command':
+      case 'send':
+      case 'cancel':
+      case 'selectModel':
+      case 'setupProvider':
+      case 'setApiKey':
+      case 'loadOlder':
+      case 'viewCapsule':
+      case 'rewind':
+      case 'exportCapsule':
+      case 'copy':
+      case 'openLink':
+        this.#intents.fire(msg);
+        break;
+      default: {
+        const _exhaustive: never = msg;
+        return _exhaustive;
+      }
+    }
+  }
+
+  /** The only place that posts to the webview: queues until ready, never touches a disposed view. */
+  post(message: HostToWebview): void {
+    const view = this.#view;
+    if (!view || !this.#ready) {
+      // Keep the queue bounded: only the latest state matters, and the next `ready` sends a snapshot anyway.
+      this.#queue = [...this.#queue.filter((m) => m.type === 'notice').slice(-9), message];
+      return;
+    }
+    try {
+      view.webview.postMessage(message).then(
+        (delivered) => {
+          // Undelivered means the page is gone (a hidden view loses it); when it reloads it says `ready` again.
+          if (!delivered) this.#ready = false;
+        },
+        (err: unknown) => this.#lost(err),
+      );
+    } catch (err) {
+      this.#lost(err); // a disposed webview throws synchronously
+    }
+  }
+
+  #lost(err: unknown): void {
+    this.#ready = false;
+    this.log.debug(`Chat view post failed (view gone): ${String(err)}`);
+  }
+
+  override dispose(): void {
+    this.#view = undefined;
+    this.#ready = false;
+    super.dispose();
+  }
+}

@@ -1,0 +1,64 @@
+// The status bar meter: "$(pulse) 38.4k / 48.8k", warning/error colours past the soft/hard limits, click for the report.
+import * as vscode from 'vscode';
+import type { Budget } from '../../engine/tokens/budget.js';
+import { fullTokens, shortTokens } from '../base/format.js';
+import type { OpenChat } from '../services/chatPorts.js';
+import type { ChatChange } from '../services/chatService.js';
+
+export class BudgetStatusBar implements vscode.Disposable {
+  readonly #item: vscode.StatusBarItem;
+  readonly #listener: vscode.Disposable;
+
+  constructor(
+    private readonly host: OpenChat,
+    onDidChange: vscode.Event<ChatChange>,
+  ) {
+    this.#item = vscode.window.createStatusBarItem('capsule.budget', vscode.StatusBarAlignment.Right, 100);
+    this.#item.name = 'Capsule Context Budget';
+    this.#item.command = 'capsule.showBudget';
+    this.#listener = onDidChange((c) => {
+      if (c.kind === 'budget' || c.kind === 'state') this.update();
+    });
+    this.update();
+  }
+
+  update(): void {
+    const b = this.host.budget;
+    if (!b) {
+      this.#item.text = '$(pulse) –';
+      this.#item.tooltip = this.host.problem ?? 'Capsule: no chat open yet';
+      this.#item.backgroundColor = undefined;
+      this.#item.show();
+      return;
+    }
+    // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
+    this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}`;
+    this.#item.tooltip = tooltipOf(b);
+    this.#item.accessibilityInformation = {
+      label: `Capsule context: ${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens, ${b.source}`,
+      role: 'button',
+    };
+    this.#item.backgroundColor =
+      b.effectiveTokens > b.hardLimit
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : b.effectiveTokens >= b.softLimit
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
+    this.#item.show();
+  }
+
+  dispose(): void {
+    this.#listener.dispose();
+    this.#item.dispose();
+  }
+}
+
+function tooltipOf(b: Budget): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown('**Capsule context budget**\n\n');
+  md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})\n`);
+  md.appendMarkdown('\n\n');
+  md.appendText(`Source: ${b.source} · soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · auto-compact ${b.autoCompact ? 'on' : 'off'}`);
+  md.appendMarkdown('\n\n_Click for the full report._');
+  return md;
+}

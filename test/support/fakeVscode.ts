@@ -1,0 +1,272 @@
+// A small typed in-memory stand-in for the `vscode` module, enough to activate the extension in plain Node and drive its views; installing it returns its undo.
+import Module from 'node:module';
+
+type Listener<T> = (e: T) => unknown;
+
+export class EventEmitter<T> {
+  #listeners: Listener<T>[] = [];
+  readonly event = (l: Listener<T>): { dispose(): void } => {
+    this.#listeners.push(l);
+    return { dispose: () => (this.#listeners = this.#listeners.filter((x) => x !== l)) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.#listeners]) l(e);
+  }
+  dispose(): void {
+    this.#listeners = [];
+  }
+}
+
+class Uri {
+  private constructor(
+    readonly fsPath: string,
+    readonly scheme = 'file',
+    private readonly raw?: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri(p);
+  }
+  static parse(href: string): Uri {
+    return new Uri('', href.split(':')[0] ?? '', href);
+  }
+  static joinPath(u: Uri, ...parts: string[]): Uri {
+    return new Uri([u.fsPath, ...parts].join('/'));
+  }
+  toString(): string {
+    return this.raw ?? `file://${this.fsPath}`;
+  }
+}
+
+/** VS Code's SecretStorage, in memory; `stored` lets a test look at what was written. */
+export class FakeSecrets {
+  readonly stored = new Map<string, string>();
+  readonly #changes = new EventEmitter<{ key: string }>();
+  readonly onDidChange = this.#changes.event;
+  async get(key: string): Promise<string | undefined> {
+    return this.stored.get(key);
+  }
+  async store(key: string, value: string): Promise<void> {
+    this.stored.set(key, value);
+    this.#changes.fire({ key });
+  }
+  async delete(key: string): Promise<void> {
+    this.stored.delete(key);
+    this.#changes.fire({ key });
+  }
+}
+
+/** What a dialog or picker answers: a function of what it was asked, or undefined (dismissed). */
+export type Answer = (kind: 'modal' | 'quickPick' | 'inputBox' | 'saveDialog' | 'openDialog', prompt: string, items: readonly unknown[]) => unknown;
+
+export interface FakeWebview {
+  options: unknown;
+  html: string;
+  readonly cspSource: string;
+  readonly posted: unknown[];
+  asWebviewUri(u: Uri): Uri;
+  postMessage(m: unknown): Promise<boolean>;
+  onDidReceiveMessage: (l: Listener<unknown>) => { dispose(): void };
+  /** Test side: deliver a message as if the webview script sent it. */
+  send(m: unknown): void;
+}
+
+export function fakeWebviewView(): { view: unknown; webview: FakeWebview; dispose(): void } {
+  const incoming = new EventEmitter<unknown>();
+  const disposed = new EventEmitter<void>();
+  let isDisposed = false;
+  const webview: FakeWebview = {
+    options: undefined,
+    html: '',
+    cspSource: 'https://fake.vscode-resource',
+    posted: [],
+    asWebviewUri: (u) => u,
+    postMessage: (m) => {
+      if (isDisposed) throw new Error('Webview is disposed');
+      webview.posted.push(JSON.parse(JSON.stringify(m)) as unknown);
+      return Promise.resolve(true);
+    },
+    onDidReceiveMessage: incoming.event,
+    send: (m) => incoming.fire(m),
+  };
+  const view = { webview, visible: true, show: () => undefined, onDidChangeVisibility: new EventEmitter<void>().event, onDidDispose: disposed.event };
+  return {
+    view,
+    webview,
+    dispose: () => {
+      isDisposed = true;
+      disposed.fire();
+    },
+  };
+}
+
+export interface FakeState {
+  readonly config: Map<string, unknown>;
+  readonly commands: Map<string, (...args: unknown[]) => unknown>;
+  readonly messages: { readonly level: string; readonly text: string }[];
+  readonly log: string[];
+  readonly providers: Map<string, unknown>;
+  readonly configEvents: EventEmitter<{ affectsConfiguration(s: string): boolean }>;
+  readonly statusText: () => string;
+  /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
+  answer: Answer;
+  /** Every modal, pick, input box or dialog shown, in order. */
+  readonly asked: { readonly kind: string; readonly prompt: string }[];
+  readonly clipboard: string[];
+  readonly opened: string[];
+  readonly documents: unknown[];
+  /** Where a configured key lives (`user` settings or the `workspace`'s); keys not listed are workspace settings. */
+  readonly scopes: Map<string, 'user' | 'workspace'>;
+  /** Every configuration write, with the ConfigurationTarget it went to (1 user, 2 workspace, 3 folder). */
+  readonly writes: { readonly key: string; readonly value: unknown; readonly target: unknown }[];
+}
+
+/** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
+export function createFakeVscode(workspaceFolder: string | undefined) {
+  const config = new Map<string, unknown>();
+  const scopes = new Map<string, 'user' | 'workspace'>();
+  const writes: FakeState['writes'][number][] = [];
+  const commands = new Map<string, (...args: unknown[]) => unknown>();
+  const messages: { level: string; text: string }[] = [];
+  const log: string[] = [];
+  const providers = new Map<string, unknown>();
+  const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
+  let status = '';
+  const asked: { kind: string; prompt: string }[] = [];
+  const clipboard: string[] = [];
+  const opened: string[] = [];
+  const documents: unknown[] = [];
+  const lmChanges = new EventEmitter<void>();
+  let state: FakeState;
+  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[]): Promise<unknown> => {
+    asked.push({ kind, prompt });
+    return Promise.resolve(state.answer(kind, prompt, items));
+  };
+  const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
+  const api = {
+    EventEmitter,
+    Uri,
+    Disposable: class {
+      constructor(private readonly f: () => void) {}
+      dispose(): void {
+        this.f();
+      }
+    },
+    ThemeIcon: class {
+      constructor(readonly id: string, readonly color?: unknown) {}
+    },
+    ThemeColor: class {
+      constructor(readonly id: string) {}
+    },
+    MarkdownString: class {
+      value = '';
+      constructor(v?: string) {
+        this.value = v ?? '';
+      }
+      appendMarkdown(t: string): this {
+        this.value += t;
+        return this;
+      }
+      appendText(t: string): this {
+        this.value += t;
+        return this;
+      }
+    },
+    TreeItem: class {
+      constructor(readonly label: string, readonly collapsibleState: number) {}
+    },
+    TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+    StatusBarAlignment: { Left: 1, Right: 2 },
+    ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+    window: {
+      createOutputChannel: () => ({ ...channel, show: () => undefined, dispose: () => undefined }),
+      createStatusBarItem: () => {
+        const item = { text: '', show: () => (status = item.text), hide: () => undefined, dispose: () => undefined };
+        return item;
+      },
+      registerWebviewViewProvider: (id: string, p: unknown) => {
+        providers.set(id, p);
+        return { dispose: () => providers.delete(id) };
+      },
+      createTreeView: (id: string, o: { treeDataProvider: unknown }) => {
+        providers.set(id, o.treeDataProvider);
+        return { dispose: () => providers.delete(id) };
+      },
+      showWarningMessage: (text: string, ...rest: unknown[]) => {
+        messages.push({ level: 'warning', text });
+        const first = rest[0];
+        const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
+        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+      },
+      showQuickPick: (items: readonly unknown[], o?: { title?: string }) => ask('quickPick', o?.title ?? '', items),
+      showInputBox: (o?: { prompt?: string; title?: string }) => ask('inputBox', o?.title ?? o?.prompt ?? '', []),
+      showSaveDialog: (o?: { title?: string }) => ask('saveDialog', o?.title ?? '', []),
+      showOpenDialog: (o?: { title?: string }) => ask('openDialog', o?.title ?? '', []),
+      showInformationMessage: (text: string, ...rest: unknown[]) => {
+        messages.push({ level: 'info', text });
+        const first = rest[0];
+        const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
+        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+      },
+      showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
+      showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
+    },
+    env: {
+      appRoot: '',
+      clipboard: { writeText: (t: string) => (clipboard.push(t), Promise.resolve()) },
+      openExternal: (u: { toString(): string }) => (opened.push(u.toString()), Promise.resolve(true)),
+    },
+    lm: {
+      selectChatModels: () => Promise.resolve([]),
+      onDidChangeChatModels: lmChanges.event,
+    },
+    workspace: {
+      workspaceFolders: workspaceFolder === undefined ? undefined : [{ uri: Uri.file(workspaceFolder), name: 'ws', index: 0 }],
+      getConfiguration: (section: string) => ({
+        get: (k: string) => config.get(`${section}.${k}`),
+        inspect: (k: string) => {
+          const key = `${section}.${k}`;
+          return scopes.get(key) === 'user' ? { key, globalValue: config.get(key) } : { key, workspaceValue: config.get(key) };
+        },
+        update: (k: string, v: unknown, target?: unknown) => {
+          writes.push({ key: `${section}.${k}`, value: v, target });
+          config.set(`${section}.${k}`, v);
+          configEvents.fire({ affectsConfiguration: (s: string) => `${section}.${k}`.startsWith(s) });
+          return Promise.resolve();
+        },
+      }),
+      onDidChangeConfiguration: configEvents.event,
+      isTrusted: true,
+      openTextDocument: (o: unknown) => Promise.resolve(o),
+    },
+    commands: {
+      registerCommand: (id: string, f: (...args: unknown[]) => unknown) => {
+        if (commands.has(id)) throw new Error(`command ${id} already registered`);
+        commands.set(id, f);
+        return { dispose: () => commands.delete(id) };
+      },
+      executeCommand: async (id: string, ...args: unknown[]) => {
+        const f = commands.get(id);
+        if (!f) throw new Error(`command '${id}' not found`);
+        return f(...args);
+      },
+    },
+  };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes };
+  return { api, state };
+}
+
+export type FakeVscodeApi = ReturnType<typeof createFakeVscode>['api'];
+
+/** Makes `require('vscode')` return `api` for modules loaded after this call; the returned function puts the loader back. */
+export function installFakeVscode(api: object): () => void {
+  const m = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = m._load;
+  const load = function load(this: unknown, request: string, ...rest: unknown[]): unknown {
+    return request === 'vscode' ? api : original.call(this, request, ...rest);
+  };
+  m._load = load;
+  return () => {
+    // Only undo our own patch: a later install that wrapped this one restores itself.
+    if (m._load === load) m._load = original;
+  };
+}

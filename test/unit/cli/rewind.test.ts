@@ -1,0 +1,65 @@
+// `capsule compact` then `capsule rewind` through main(): both go through the engine facade; rewind moves the leaf, keeps every entry, and says why when it cannot.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CliError } from '../../../src/cli/args.js';
+import { main } from '../../../src/cli/main.js';
+import { loadSessionFile } from '../../../src/node/jsonlStore.js';
+import { session } from '../compaction/harness.js';
+import { tempDir, writeSession } from '../agent/agentHelpers.js';
+
+async function cli(argv: readonly string[]): Promise<{ code: number; out: string }> {
+  const lines: string[] = [];
+  const code = await main(argv, (s) => lines.push(s));
+  return { code, out: lines.join('\n') };
+}
+
+async function fails(argv: readonly string[], message: RegExp, exitCode: number): Promise<void> {
+  await assert.rejects(cli(argv), (e: unknown) => {
+    assert.ok(e instanceof CliError, String(e));
+    assert.match(e.message, message);
+    assert.ok(!e.message.includes('\n'), 'one line');
+    assert.equal(e.exitCode, exitCode);
+    return true;
+  });
+}
+
+test('rewind to the checkpoint a compaction made: the branch returns to before the capsule, the file only grows, verify passes', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 'chat.jsonl');
+  await writeSession(path, session(30, 100));
+  const budgetBefore = JSON.parse((await cli(['budget', path, '--window', '65000', '--json'])).out) as { effectiveTokens: number };
+  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as { outcomes: { checkpointId: string | null }[] };
+  const ck = compacted.outcomes[0]?.checkpointId ?? '';
+  assert.match(ck, /^ck_/);
+  const entriesBefore = (await loadSessionFile(path)).tree.entries().length;
+
+  const r = await cli(['rewind', path, ck, '--window', '65000', '--json']);
+  assert.equal(r.code, 0);
+  const out = JSON.parse(r.out) as { checkpointId: string; tokens: number };
+  assert.equal(out.checkpointId, ck);
+
+  const load = await loadSessionFile(path);
+  assert.equal(load.tree.entries().length, entriesBefore + 1, 'one leaf entry appended, nothing removed');
+  const last = load.tree.branch().at(-1);
+  assert.equal(last?.type === 'checkpoint' ? last.checkpointId : undefined, ck, 'the active branch ends at the checkpoint');
+  assert.ok(!load.tree.branch().some((e) => e.type === 'capsule'), 'the capsule made after the checkpoint is off the branch');
+  assert.equal(out.tokens, budgetBefore.effectiveTokens, 'the model input is what it was at the checkpoint');
+  assert.equal((await cli(['verify', path])).code, 0);
+
+  const human = await cli(['rewind', path, ck]);
+  assert.match(human.out, new RegExp(`^Rewound .* to ${ck}:`));
+});
+
+test('rewind errors are one line, exit 1 or 2, and leave the file as it was', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 'chat.jsonl');
+  await writeSession(path, session(3, 10));
+  const before = await readFile(path, 'utf8');
+  await fails(['rewind', path, 'ck_nope'], /Checkpoint ck_nope is not in/, 1);
+  await fails(['rewind', path], /missing checkpoint id/, 2);
+  await fails(['rewind', path, 'e_123'], /is not a checkpoint id/, 2);
+  await fails(['rewind', join(dir, 'missing.jsonl'), 'ck_x'], /missing\.jsonl/, 1);
+  assert.equal(await readFile(path, 'utf8'), before);
+});
