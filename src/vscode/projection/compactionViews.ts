@@ -1,6 +1,5 @@
 // Compaction cards (before/after by the meter's categories) and the capsule viewer's content, from capsule entries.
 import { LIMITS } from '../../protocol/limits.js';
-import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { SECTION_NAMES, headingOf, parseCapsuleSections } from '../../engine/compaction/capsuleFormat.js';
 import { IMPORTED_DETAILS_KEY } from '../../engine/portable/imported.js';
 import type { TokenCategories } from '../../engine/tokens/estimate.js';
@@ -10,8 +9,6 @@ import type { SessionTree } from '../../engine/transcript/tree.js';
 import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
 import { categoriesOf } from '../../node/sessionBudget.js';
 import { capsuleTokens, type MeterBasis } from '../services/meter.js';
-
-type EndEvent = Extract<BarrierEvent, { type: 'compaction_end' }>;
 
 function categoriesView(c: TokenCategories): BudgetCategories {
   return { system: c.system, tools: c.tools, capsule: c.capsule, messages: c.messages, toolResults: c.toolResults, reservedOutput: c.reservedOutput };
@@ -42,23 +39,6 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(capsule.level),
-  };
-}
-
-/** The card of a compaction that just completed; `before` was measured when it started. */
-export function liveCard(e: EndEvent & { readonly checkpointId: string }, before: TokenCategories, after: TokenCategories): CompactionCard {
-  return {
-    checkpointId: e.checkpointId,
-    trigger: e.trigger,
-    operationId: e.operationId.slice(0, LIMITS.id),
-    tokensBefore: e.tokensBefore,
-    tokensAfter: e.tokensAfter ?? e.tokensBefore,
-    before: categoriesView(before),
-    after: categoriesView(after),
-    durationMs: Math.max(0, e.durationMs),
-    quality: e.quality ?? 'full',
-    ...(e.quality === 'degraded' && e.fallbackReason !== undefined ? { fallbackReason: e.fallbackReason.slice(0, LIMITS.line) } : {}),
-    level: level(e.level),
   };
 }
 
