@@ -46,29 +46,38 @@ async function turn(text: string): Promise<HostToWebview[]> {
   return v.since(mark);
 }
 
+/** What `v` built since `mark` without a new snapshot equals what a freshly opened view is sent now. */
+async function agrees(mark: number, stage: string): Promise<void> {
+  assert.equal(v.since(mark).filter((m) => m.type === 'snapshot').length, 0, `${stage}: shown by live updates only`);
+  const live = replayItems(v.messages());
+  // A reloaded webview says `ready` again and gets a fresh snapshot.
+  const reload = v.mark();
+  v.send({ type: 'ready' });
+  await until(() => lastOf(v.since(reload), 'snapshot') !== undefined, 'the reloaded view');
+  const snapshot = lastOf(v.since(reload), 'snapshot');
+  assert.deepEqual(live, snapshot?.transcript.items, `${stage}: live items equal a fresh snapshot (ids, timestamps, cards included)`);
+}
+
 test('tool calls, a compaction and a model switch: what the view built live is what a reloaded view is sent', async () => {
+  let mark = v.mark();
   server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'The notes list three words.' });
   await turn('Read notes.txt');
   for (const n of [1, 2, 3]) await turn(`Report every finding of set ${n}.`);
-  const mark = v.mark();
+  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'tool' && i.status === 'ok' && i.resultPreview?.includes('beta') === true), 'the tool finished with its result');
+  await agrees(mark, 'tool calls and answers');
+
+  mark = v.mark();
   await turn('/compact the findings');
-  assert.ok(v.since(mark).some((m) => m.type === "barrier" && m.phase === "end" && m.result?.outcome === "completed"), `the compaction completed: ${JSON.stringify(v.since(mark).map((m) => (m.type === "itemsAppended" ? m.items : m.type === "barrier" ? m : m.type)))}`);
-  const switched = v.mark();
-  v.send({ type: 'send', text: 'and now?' });
+  assert.ok(v.since(mark).some((m) => m.type === 'barrier' && m.phase === 'end' && m.result?.outcome === 'completed'), 'the compaction completed');
+  const kinds = new Set(replayItems(v.since(mark)).map((i) => i.kind));
+  assert.ok(kinds.has('checkpoint') && kinds.has('compaction'), 'the checkpoint and the card arrived live');
+  await agrees(mark, 'the compaction');
+
   v.send({ type: 'selectModel', id: 'small-model' });
-  await until(() => lastOf(v.since(switched), 'snapshot')?.currentModelId === 'small-model', 'the switch');
+  await until(() => lastOf(v.messages(), 'snapshot')?.currentModelId === 'small-model', 'the switch');
+  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'info' && i.text.includes('small-model')), 'the switch is announced');
+  mark = v.mark();
   await turn('Anything else?');
-
-  const live = replayItems(v.messages());
-  const kinds = new Set(live.map((i) => i.kind));
-  for (const k of ['user', 'assistant', 'tool', 'checkpoint', 'compaction', 'info'] as const) assert.ok(kinds.has(k), `the chat shows a ${k} item`);
-  assert.ok(live.some((i) => i.kind === 'tool' && i.status === 'ok' && i.resultPreview?.includes('beta') === true), 'the tool finished with its result');
-  assert.ok(live.some((i) => i.kind === 'info' && i.text.includes('small-model')), 'the switch is announced');
-  assert.ok(!live.some((i) => i.kind === 'assistant' && i.streaming === true), 'no answer is left streaming');
-
-  const reloaded = h.openView();
-  await until(() => reloaded.messages().some((m) => m.type === 'snapshot'), 'the reloaded view');
-  const snapshot = lastOf(reloaded.messages(), 'snapshot');
-  assert.deepEqual(live, snapshot?.transcript.items, 'live items equal the fresh snapshot, ids, timestamps and cards included');
-  reloaded.dispose();
+  assert.ok(!replayItems(v.messages()).some((i) => i.kind === 'assistant' && i.streaming === true), 'no answer is left streaming');
+  await agrees(mark, 'a turn after the switch');
 });
