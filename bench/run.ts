@@ -17,6 +17,8 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   counting: () => import('./counting.js'),
   cache: () => import('./cache.js'),
   vsix: () => import('./vsix.js'),
+  garbage: () => import('./garbage.js'),
+  longTurn: () => import('./longTurn.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

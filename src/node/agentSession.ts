@@ -7,7 +7,7 @@ import { PreflightBarrier, type PreflightResult } from '../engine/compaction/bar
 import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
-import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
+import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
@@ -21,6 +21,9 @@ import { readIntents, writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
+import { hardLimitOf } from '../engine/tokens/limits.js';
+import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
@@ -33,6 +36,8 @@ export interface OfflineModel {
   /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
   readonly summarizer?: ChatModel;
   readonly resolved: ResolvedSettings;
+  /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
+  readonly tools?: readonly ToolSchema[];
 }
 
 /** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
@@ -66,6 +71,14 @@ interface Parts {
   intentsSaved: boolean;
   readonly caches: TokenCaches;
   readonly logger: Logger | undefined;
+  /** The API keys this session holds, kept out of every command's environment. */
+  readonly secrets: string[];
+}
+
+/** The key of an OpenAI-compatible endpoint, if the config carries one. */
+function keysOf(model: ModelConfig): string[] {
+  const c = model.chat;
+  return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
 }
 
 async function openParts(path: string, dirs: { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string }, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown): Promise<Parts> {
@@ -82,6 +95,7 @@ async function openParts(path: string, dirs: { readonly archiveDir?: string; rea
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
     caches: new TokenCaches(),
     logger,
+    secrets: [],
   };
 }
 
@@ -115,6 +129,9 @@ export class AgentSession {
       }));
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState);
+      parts.secrets.push(...keysOf(config.model));
+      const paths = sidecarPaths(resolve(config.sessionPath));
+      const ownFiles = [...sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog), resolve(config.intentsFile ?? paths.intentsFile)];
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
@@ -126,7 +143,11 @@ export class AgentSession {
               approve: ws.approve,
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
-              ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              // Results are bounded at creation relative to the window; explicit limits from the host still win.
+              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
+              ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
+              secrets: () => parts.secrets,
+              ownFiles: () => ownFiles,
               evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
@@ -147,6 +168,7 @@ export class AgentSession {
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
+        resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
@@ -171,7 +193,7 @@ export class AgentSession {
         ids: nodeIds,
         cache: parts.caches.forModel(m.model.model),
         ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
-        tools: [],
+        tools: m.tools ?? [],
         defaultSystem: DEFAULT_SYSTEM_PROMPT,
         resolved: m.resolved,
         modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
@@ -248,6 +270,7 @@ export class AgentSession {
 
   /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
   async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
+    this.parts.secrets.push(...keysOf(model));
     const target = resolveTarget(model, settings, this.config?.env);
     const chat = withCacheKey(target.chat, chatCacheKey(this.parts.store.header.id));
     const r = await this.agent.switchModel({ ...target, chat, cache: this.parts.caches.forModel(target.chat.model) }, signal);
@@ -268,7 +291,7 @@ export class AgentSession {
       // openOffline is the only way to a session without an agent, and it always sets the offline model.
       const o = this.offline;
       if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
-      return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+      return { model: o.model, provider: o.provider, tools: o.tools ?? [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
     }
     const m = a.currentModel;
     return {
@@ -305,6 +328,8 @@ export class AgentSession {
   /** Waits for the running turn (cancel it first to stop sooner), saves the intents, then releases the session file if this session opened it. */
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
+    // Whatever the commands left running (kept background jobs included) stops with the session.
+    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }
