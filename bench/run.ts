@@ -19,6 +19,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   vsix: () => import('./vsix.js'),
   garbage: () => import('./garbage.js'),
   longTurn: () => import('./longTurn.js'),
+  effects: () => import('./effects.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -30,6 +30,8 @@ export const CLI_OPTIONS = {
   focus: { type: 'string' },
   set: { type: 'string', multiple: true },
   'no-auto-compact': { type: 'boolean' },
+  from: { type: 'string' },
+  retention: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;
