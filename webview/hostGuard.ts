@@ -152,7 +152,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   itemsAppended: { items },
   itemUpdated: { item },
   streamDelta: { itemId: id, text: str(LIMITS.delta) },
-  streamEnd: { itemId: id, markdown: optional(str(LIMITS.document)) },
+  streamEnd: { itemId: id, markdown: optional(str(LIMITS.document)), item: optional(item) },
   barrier: barrierFields,
   compactionCard: { id, timestamp: optional(str(LIMITS.stamp)), card },
   capsule: { capsule },

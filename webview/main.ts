@@ -176,7 +176,7 @@ function onMessage(msg: HostToWebview): void {
       list.streamDelta(msg.itemId, msg.text);
       break;
     case 'streamEnd':
-      list.streamEnd(msg.itemId, msg.markdown);
+      list.streamEnd(msg.itemId, msg.markdown, msg.item);
       announcer.say('Answer complete');
       break;
     case 'barrier': {

@@ -143,10 +143,21 @@ export class TranscriptList {
     if (this.#frame === 0) this.#frame = requestAnimationFrame(() => this.#flush());
   }
 
-  streamEnd(itemId: string, markdown: string | undefined): void {
+  /** The stream ended; `final`, when given, is the item it became and takes its place (under the entry's id). */
+  streamEnd(itemId: string, markdown: string | undefined, final?: TranscriptItem): void {
     const item = this.get(itemId);
     if (item?.kind !== 'assistant') return;
-    this.update({ ...item, markdown: markdown ?? item.markdown, streaming: false });
+    if (final === undefined) return this.update({ ...item, markdown: markdown ?? item.markdown, streaming: false });
+    const seq = this.#seq.get(itemId);
+    if (final.id !== itemId && seq !== undefined && !this.#seq.has(final.id)) {
+      this.#seq.delete(itemId);
+      this.#seq.set(final.id, seq);
+      this.#dirty.delete(itemId);
+      const node = this.#rendered.get(itemId);
+      this.#rendered.delete(itemId);
+      if (node) this.#rendered.set(final.id, node);
+    }
+    this.update(final);
   }
 
   /** The host's answer to `loadOlder`: they go above, into the top spacer, without moving what is on screen. */

@@ -78,6 +78,8 @@ export class JsonlSessionStore implements TranscriptStore {
   private queue: Promise<void> = Promise.resolve();
   private closing: Promise<void> | undefined;
   private readonly maxLineBytes: number;
+  /** Who shows the session (the chat's projection) learns of each entry once it is on disk and in the tree. */
+  private readonly appendListeners = new Set<(entry: Entry) => void>();
 
   private constructor(init: {
     path: string;
@@ -207,6 +209,12 @@ export class JsonlSessionStore implements TranscriptStore {
     return run;
   }
 
+  /** Calls `listener` after every successful append, in append order; returns the unsubscribe. A throwing listener never fails the append. */
+  onAppended(listener: (entry: Entry) => void): () => void {
+    this.appendListeners.add(listener);
+    return () => this.appendListeners.delete(listener);
+  }
+
   /** Waits for pending appends, closes the file and releases the lock. Idempotent. */
   close(): Promise<void> {
     this.closing ??= this.doClose();
@@ -265,6 +273,13 @@ export class JsonlSessionStore implements TranscriptStore {
     }
     this.size += line.length;
     this.tree.add(e);
+    for (const listener of [...this.appendListeners]) {
+      try {
+        listener(e);
+      } catch {
+        // The entry is written; how it is shown is the listener's concern, not the writer's.
+      }
+    }
   }
 
   /** Cuts a partly written line back off, so a failed append never leaves a line to glue onto. */

@@ -28,8 +28,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('itemUpdated'), item: TranscriptItemSchema }),
   /** More text for a streaming assistant item. */
   z.object({ type: z.literal('streamDelta'), itemId, text: text(LIMITS.delta) }),
-  /** The stream ended; `markdown`, when given, is the final text and wins over the deltas. */
-  z.object({ type: z.literal('streamEnd'), itemId, markdown: text(LIMITS.document).optional() }),
+  /** The stream ended; `markdown`, when given, is the final text and wins over the deltas; `item`, the entry it became, replaces it. */
+  z.object({ type: z.literal('streamEnd'), itemId, markdown: text(LIMITS.document).optional(), item: TranscriptItemSchema.optional() }),
   z.object({ type: z.literal('barrier'), ...BarrierViewSchema.shape }),
   /** A completed compaction: shown as a card in the transcript (same as appending a `compaction` item). */
   z.object({ type: z.literal('compactionCard'), id: itemId, timestamp: text(LIMITS.stamp).optional(), card: CompactionCardSchema }),

@@ -76,8 +76,8 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
   // The figures follow the compaction's own events (the projection measures at its end); nothing to post here.
 }
 
+/** `/budget`: the figures the meter shows (the chat service keeps them current as entries are appended). */
 export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): void {
-  host.chat.remeasure();
   const b = host.chat.budget;
   if (!b) {
     host.out.fail(host.chat.problem ?? 'No chat is open yet.');
@@ -154,8 +154,8 @@ async function loadInto(host: Pick<Services, 'chat' | 'out'>, path: string): Pro
   if (!store) return host.out.fail(host.chat.problem ?? 'No chat is open.');
   try {
     const file = await readCapsuleFile(resolveUserPath(path));
+    // Its entries reach the view and the figures through the store's append events.
     const r = await appendCapsule(store, file);
-    host.chat.changed();
     host.out.info(`Loaded capsule "${file.meta.title}" (${file.meta.quality}) ${r.mode === 'seed' ? 'as the start of this chat' : 'as a handoff'}; the next request starts from it.`);
   } catch (err) {
     host.out.fail(`Not loaded: ${fileProblem(err)}`);

@@ -84,26 +84,16 @@ export async function rewind(host: Pick<Services, 'chat' | 'out'>, checkpointId:
 }
 
 /** The picker's choice: the agent switches first (with the protective handoff), then the settings follow. */
-export async function selectModel(host: Pick<Services, 'chat' | 'out' | 'settings' | 'providers'>, optionId: string): Promise<void> {
+export async function selectModel(host: Pick<Services, 'chat' | 'settings'>, optionId: string): Promise<void> {
   await host.chat.jobs.addTask('selectModel', async (signal) => {
     const s = host.settings.current;
     const lm = optionId.startsWith(LM_OPTION_PREFIX);
     const modelId = lm ? optionId.slice(LM_OPTION_PREFIX.length) : optionId;
     const target = { ...s, providerKind: lm ? ('vscode-lm' as const) : ('openai' as const), modelId, provider: lm ? 'vscode-lm' : s.baseUrl === '' ? 'openai' : 'openai-compatible' };
-    const r = await host.providers.resolve(target);
-    if (!r.ok) {
-      host.out.notify('error', r.message);
-      host.chat.changed();
-      return;
-    }
-    // A refused switch (the handoff could not make room) leaves model and settings as they were; the agent said why.
-    if (host.chat.agent && !(await host.chat.switchTo(r, signal))) {
-      host.chat.changed();
-      return;
-    }
+    if (!(await host.chat.chooseModel(target, signal))) return;
+    // The settings' change event brings the view up to date.
     await writeSetting('provider.kind', target.providerKind);
     await writeSetting('model.id', modelId);
-    host.chat.changed();
   });
 }
 

@@ -1,14 +1,14 @@
-// What the chat webview shows, projected from the chat service's events and its store: snapshots, live agent events, answers to the user.
+// What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, answers to the user.
 import { LIMITS } from '../../protocol/limits.js';
 import type { HostToWebview, TranscriptItem } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
+import type { Entry } from '../../engine/transcript/schema.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
 import type { SettingsReader } from '../services/settings.js';
-import { categoriesOf } from '../../node/sessionBudget.js';
 import { capsuleView } from './compactionViews.js';
 import { EventBridge, type BridgeHost } from './eventBridge.js';
 import { pageOf } from './transcriptItems.js';
@@ -31,6 +31,8 @@ export interface ProjectionDeps {
 export class ChatProjection extends Disposable implements ChatOutput {
   readonly #transcript = new TranscriptView();
   #bridge: EventBridge;
+  /** The composer's id of the `send` whose turn runs next; its user entry carries it. */
+  #clientId: string | undefined;
 
   constructor(private readonly d: ProjectionDeps) {
     super();
@@ -53,6 +55,9 @@ export class ChatProjection extends Disposable implements ChatOutput {
         if (c.cards) this.#transcript.reset();
         this.#post(this.snapshot());
         return;
+      case 'appended':
+        this.#appended(c.entry);
+        return;
       case 'setup':
         this.#post({ type: 'setup', setup: c.setup });
         return;
@@ -64,21 +69,18 @@ export class ChatProjection extends Disposable implements ChatOutput {
         return;
       case 'agent':
         this.#bridge.handle(c.event);
+        if (c.event.type === 'turn_end') this.#clientId = undefined;
         return;
       case 'opened':
         this.#transcript.reset(c.durations);
-        this.#bridge.setModel(c.model, c.provider);
+        this.#bridge.setModel(c.model);
         return;
       case 'closed':
         // The old chat's barrier line and stream must not show in the next one.
         this.#bridge = new EventBridge(this.#bridgeHost());
         return;
       case 'turn':
-        this.#bridge.expectTurn(c.clientId);
-        return;
-      case 'rewound':
-        // The last result line speaks of a compaction on the branch the chat left.
-        this.#bridge.forgetResultLine();
+        this.#clientId = c.clientId;
         return;
       case 'tree':
         return;
@@ -87,6 +89,32 @@ export class ChatProjection extends Disposable implements ChatOutput {
         return _exhaustive;
       }
     }
+  }
+
+  /** An entry reached the store: the items it adds, by the fold that built the last snapshot; another branch needs a snapshot. */
+  #appended(entry: Entry): void {
+    const store = this.d.chat.store;
+    if (!store) return;
+    if (entry.type === 'user' && this.#clientId !== undefined) {
+      this.#transcript.sentAs(entry.id, this.#clientId);
+      this.#clientId = undefined;
+    }
+    const changes = this.#transcript.appended(store, entry);
+    if (!changes) {
+      // The chat moved to another branch (a rewind): a result line of the old branch no longer applies.
+      if (entry.type === 'leaf') this.#bridge.forgetResultLine();
+      this.#post(this.snapshot());
+      return;
+    }
+    let appended = changes.appended;
+    const stream = entry.type === 'assistant' ? this.#bridge.takeStream() : undefined;
+    const answer = appended[0];
+    if (stream && answer?.kind === 'assistant') {
+      this.#post({ type: 'streamEnd', itemId: stream.id, markdown: answer.markdown.slice(0, LIMITS.document), item: answer });
+      appended = appended.slice(1);
+    } else if (stream) this.#post({ type: 'streamEnd', itemId: stream.id, markdown: stream.text });
+    if (appended.length > 0) this.#post({ type: 'itemsAppended', items: [...appended] });
+    for (const item of changes.updated) this.#post({ type: 'itemUpdated', item });
   }
 
   /** Everything the webview shows; sent after every `ready` and whenever the chat changed under it. */
@@ -116,9 +144,9 @@ export class ChatProjection extends Disposable implements ChatOutput {
     return store ? this.#transcript.items(store, this.d.chat.basis()) : [];
   }
 
-  /** Answers `loadOlder`: the page before `beforeId`, which may be a live item id the webview still holds. */
+  /** Answers `loadOlder`: the page before `beforeId`. */
   postOlder(beforeId: string): void {
-    const page = pageOf(this.items(), this.#bridge.entryIdOf(beforeId) ?? beforeId);
+    const page = pageOf(this.items(), beforeId);
     this.#post({ type: 'olderItems', beforeId, items: page.items, hasMore: page.hasMore });
   }
 
@@ -156,19 +184,17 @@ export class ChatProjection extends Disposable implements ChatOutput {
     const chat = this.d.chat;
     return {
       post: (m) => this.#post(m),
-      entry: (id) => chat.store?.tree.get(id),
       leaf: () => {
         const id = chat.store?.leafId();
         return id === null || id === undefined ? undefined : chat.store?.tree.get(id);
       },
-      entries: () => chat.store?.entries() ?? [],
-      categories: () => categoriesOf(chat.store?.tree.branch() ?? [], chat.basis()),
-      measured: () => chat.remeasure(),
       ephemeral: (item) => this.#addEphemeral(item),
       compacted: (e) => {
-        if (e.outcome === 'completed' && e.checkpointId !== undefined) this.#transcript.compacted(e.checkpointId, e.durationMs);
+        const store = chat.store;
+        if (e.outcome !== 'completed' || e.checkpointId === undefined || !store) return;
+        const card = this.#transcript.compacted(store, e.checkpointId, e.durationMs);
+        if (card) this.#post({ type: 'itemUpdated', item: card });
       },
-      log: (level, text) => this.d.logger.log(level, text),
     };
   }
 }

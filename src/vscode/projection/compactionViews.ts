@@ -1,6 +1,5 @@
 // Compaction cards (before/after by the meter's categories) and the capsule viewer's content, from capsule entries.
 import { LIMITS } from '../../protocol/limits.js';
-import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { SECTION_NAMES, headingOf, parseCapsuleSections } from '../../engine/compaction/capsuleFormat.js';
 import { IMPORTED_DETAILS_KEY } from '../../engine/portable/imported.js';
 import type { TokenCategories } from '../../engine/tokens/estimate.js';
@@ -11,8 +10,6 @@ import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protoc
 import { categoriesOf } from '../../node/sessionBudget.js';
 import { capsuleTokens, type MeterBasis } from '../services/meter.js';
 import { RETENTION_CATEGORIES, retentionFromDetails, retentionLine } from '../../engine/compaction/retention.js';
-
-type EndEvent = Extract<BarrierEvent, { type: 'compaction_end' }>;
 
 function categoriesView(c: TokenCategories): BudgetCategories {
   return { system: c.system, tools: c.tools, capsule: c.capsule, messages: c.messages, toolResults: c.toolResults, reservedOutput: c.reservedOutput };
@@ -28,7 +25,8 @@ function level(n: number): number {
 }
 
 /** The card's retention figures, from the report stored in the capsule (absent on capsules made before it existed). */
-function retentionView(capsule: CapsuleEntry | undefined): Pick<CompactionCard, 'retention'> {
+/** The card's retention report, from what the compaction stored in the capsule. */
+export function retentionView(capsule: CapsuleEntry | undefined): Pick<CompactionCard, 'retention'> {
   const r = capsule === undefined ? undefined : retentionFromDetails(capsule.details);
   if (r === undefined) return {};
   const dropped = RETENTION_CATEGORIES.flatMap((category) => r[category].dropped.map((item) => ({ category, item: item.slice(0, 500) }))).slice(0, 200);
@@ -51,24 +49,6 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(capsule.level),
-    ...retentionView(capsule),
-  };
-}
-
-/** The card of a compaction that just completed; `before` was measured when it started. */
-export function liveCard(e: EndEvent & { readonly checkpointId: string }, before: TokenCategories, after: TokenCategories, capsule?: CapsuleEntry): CompactionCard {
-  return {
-    checkpointId: e.checkpointId,
-    trigger: e.trigger,
-    operationId: e.operationId.slice(0, LIMITS.id),
-    tokensBefore: e.tokensBefore,
-    tokensAfter: e.tokensAfter ?? e.tokensBefore,
-    before: categoriesView(before),
-    after: categoriesView(after),
-    durationMs: Math.max(0, e.durationMs),
-    quality: e.quality ?? 'full',
-    ...(e.quality === 'degraded' && e.fallbackReason !== undefined ? { fallbackReason: e.fallbackReason.slice(0, LIMITS.line) } : {}),
-    level: level(e.level),
     ...retentionView(capsule),
   };
 }

@@ -14,6 +14,8 @@ export interface ItemContext {
   readonly ephemeral: ReadonlyMap<string | null, readonly TranscriptItem[]>;
   /** The compaction card of a capsule on the branch. */
   readonly card: (capsule: CapsuleEntry) => CompactionCard;
+  /** The composer's id of the `send` that became this user entry (the webview matches its pending bubble by it). */
+  readonly clientIdOf?: (userEntryId: string) => string | undefined;
 }
 
 /** Tool items are keyed by the assistant entry that asked, so call ids a provider reuses across turns never collide. */
@@ -64,62 +66,120 @@ export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'fai
   return undefined;
 }
 
-/** Every item of the branch in order; tool results fold into the item of their call. */
-export function branchItems(branch: readonly Entry[], ctx: ItemContext): TranscriptItem[] {
-  const out: TranscriptItem[] = [...(ctx.ephemeral.get(null) ?? [])];
-  /** Open calls: call id → index of its tool item in `out`. */
-  const open = new Map<string, number>();
-  let lastModel: ModelChangeEntry | undefined;
+/** What one entry changed in the item list: items to add at the end, items already shown that changed. */
+export interface ItemChanges {
+  readonly appended: readonly TranscriptItem[];
+  readonly updated: readonly TranscriptItem[];
+}
+
+/**
+ * The item list of one branch, built one entry at a time: a snapshot folds the whole branch, the live view folds
+ * each appended entry into the same fold, so both show the same items by construction.
+ */
+export class ItemFold {
+  readonly #out: TranscriptItem[] = [];
+  /** Open calls: call id → index of its tool item in `#out`. */
+  readonly #open = new Map<string, number>();
+  #lastModel: ModelChangeEntry | undefined;
   /** The last entry that says something (not a checkpoint, system update or leaf move). */
-  let lastSaid: Entry | undefined;
-  for (const e of branch) {
+  #lastSaid: Entry | undefined;
+  #tip: string | null = null;
+
+  constructor(private readonly ctx: ItemContext) {
+    this.#out.push(...(ctx.ephemeral.get(null) ?? []));
+  }
+
+  get items(): readonly TranscriptItem[] {
+    return this.#out;
+  }
+
+  /** The last entry folded in (null: none yet); an entry appended after it extends this branch. */
+  get tip(): string | null {
+    return this.#tip;
+  }
+
+  add(e: Entry): ItemChanges {
+    const appended: TranscriptItem[] = [];
+    const updated: TranscriptItem[] = [];
+    const push = (item: TranscriptItem): void => {
+      appended.push(item);
+      this.#out.push(item);
+    };
     switch (e.type) {
       case 'user':
-        out.push(userItem(e));
+        push(userItem(e, this.ctx.clientIdOf?.(e.id)));
         break;
       case 'assistant':
-        if (e.content.trim() !== '') out.push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }) });
+        if (e.content.trim() !== '') push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }) });
         for (const c of e.toolCalls) {
-          open.set(c.id, out.length);
-          out.push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
+          this.#open.set(c.id, this.#out.length);
+          push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
         }
         break;
       case 'tool_result': {
-        const at = open.get(e.toolCallId);
-        const item = at === undefined ? undefined : out[at];
+        const at = this.#open.get(e.toolCallId);
+        const item = at === undefined ? undefined : this.#out[at];
         if (at !== undefined && item?.kind === 'tool') {
-          open.delete(e.toolCallId);
+          this.#open.delete(e.toolCallId);
           const done: ToolItem = { ...item, status: toolStatusOf(e, e.content === CANCELLED_BEFORE_RUN), resultPreview: resultPreview(e.content), ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }) };
-          out[at] = done;
+          this.#out[at] = done;
+          // A call answered in the same batch of entries is still new to whoever receives this batch.
+          const fresh = appended.findIndex((i) => i.id === done.id);
+          if (fresh >= 0) appended[fresh] = done;
+          else updated.push(done);
         }
         break;
       }
       case 'capsule':
-        out.push({ id: e.id, kind: 'compaction', card: ctx.card(e), timestamp: e.timestamp });
+        push(capsuleItem(e, this.ctx));
         break;
       case 'checkpoint':
-        out.push({ id: e.id, kind: 'checkpoint', checkpointId: e.checkpointId, checkpointKind: e.kind, timestamp: e.timestamp, ...(e.note === undefined ? {} : { note: e.note }) });
+        push({ id: e.id, kind: 'checkpoint', checkpointId: e.checkpointId, checkpointKind: e.kind, timestamp: e.timestamp, ...(e.note === undefined ? {} : { note: e.note }) });
         break;
       case 'model_change':
         // The first model of a chat is not news; a later different one is a switch the user should see.
-        // A capsule right before the switch is the protective handoff: the live announcement said so too.
-        if (lastModel !== undefined && (lastModel.model !== e.model || lastModel.provider !== e.provider)) out.push({ id: e.id, kind: 'info', text: modelChangeText(e, lastSaid?.type === 'capsule'), timestamp: e.timestamp });
-        lastModel = e;
+        // A capsule right before the switch is the protective handoff, and the line says so.
+        if (this.#lastModel !== undefined && (this.#lastModel.model !== e.model || this.#lastModel.provider !== e.provider)) push({ id: e.id, kind: 'info', text: modelChangeText(e, this.#lastSaid?.type === 'capsule'), timestamp: e.timestamp });
+        this.#lastModel = e;
         break;
       case 'turn_end': {
         const item = turnEndItem(e.id, e.status, e.error, e.timestamp);
-        if (item) out.push(item);
+        if (item) push(item);
         break;
       }
       case 'system_update':
       case 'leaf':
         break;
     }
-    if (e.type !== 'checkpoint' && e.type !== 'system_update' && e.type !== 'leaf') lastSaid = e;
-    const extra = ctx.ephemeral.get(e.id);
-    if (extra) out.push(...extra);
+    if (e.type !== 'checkpoint' && e.type !== 'system_update' && e.type !== 'leaf') this.#lastSaid = e;
+    for (const extra of this.ctx.ephemeral.get(e.id) ?? []) push(extra);
+    this.#tip = e.id;
+    return { appended, updated };
   }
-  return out;
+
+  /** An item that is not an entry, after the tip (a command's answer, a note on a discarded answer). */
+  addExtra(item: TranscriptItem): void {
+    this.#out.push(item);
+  }
+
+  /** Replaces a folded item by id (a card whose duration became known); false when it is not in this fold. */
+  replace(item: TranscriptItem): boolean {
+    const at = this.#out.findIndex((i) => i.id === item.id);
+    if (at < 0) return false;
+    this.#out[at] = item;
+    return true;
+  }
+}
+
+export function capsuleItem(e: CapsuleEntry, ctx: Pick<ItemContext, 'card'>): TranscriptItem {
+  return { id: e.id, kind: 'compaction', card: ctx.card(e), timestamp: e.timestamp };
+}
+
+/** Every item of the branch in order; tool results fold into the item of their call. */
+export function branchItems(branch: readonly Entry[], ctx: ItemContext): TranscriptItem[] {
+  const fold = new ItemFold(ctx);
+  for (const e of branch) fold.add(e);
+  return [...fold.items];
 }
 
 /** The page of items just before `beforeId` (the newest page without it), oldest first. */

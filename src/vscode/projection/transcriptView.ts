@@ -1,10 +1,14 @@
-// The open chat as webview items: the active branch, cards of its compactions (cached), and command answers kept beside it.
+// The open chat as webview items: the active branch folded into items (whole for a snapshot, then entry by entry as they are appended), cards cached, command answers kept beside it.
+import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
 import type { MeterBasis } from '../services/meter.js';
-import { branchItems } from './transcriptItems.js';
+import { capsuleItem, ItemFold, type ItemChanges, type ItemContext } from './transcriptItems.js';
+
+/** Client ids are only needed while the composer still shows the pending bubble; a few recent ones suffice. */
+const MAX_CLIENT_IDS = 50;
 
 export class TranscriptView {
   readonly #ephemeral = new EphemeralItems();
@@ -12,6 +16,9 @@ export class TranscriptView {
   readonly #cards = new Map<string, CompactionCard>();
   /** Compaction durations by checkpoint id (from the flight log, then live). */
   #durations = new Map<string, number>();
+  readonly #clientIds = new Map<string, string>();
+  /** The fold of the items last sent in full; appended entries continue it. */
+  #live: { readonly sessionId: string; readonly fold: ItemFold; readonly ctx: ItemContext } | undefined;
 
   /** A new chat or model: cards are measured again, with the durations known for that chat. */
   reset(durations?: Map<string, number>): void {
@@ -19,18 +26,52 @@ export class TranscriptView {
     if (durations) this.#durations = durations;
   }
 
-  compacted(checkpointId: string, durationMs: number): void {
+  /** A compaction's duration is known only after its capsule was appended: the card is built again, once. */
+  compacted(store: JsonlSessionStore, checkpointId: string, durationMs: number): TranscriptItem | undefined {
     this.#durations.set(checkpointId, durationMs);
+    const live = this.#live;
+    if (live?.sessionId !== store.header.id) return undefined;
+    const capsule = [...store.tree.branch()].reverse().find((e): e is CapsuleEntry => e.type === 'capsule' && e.checkpointId === checkpointId);
+    if (!capsule) return undefined;
+    for (const key of [...this.#cards.keys()]) if (key.startsWith(`${capsule.id}|`)) this.#cards.delete(key);
+    const item = capsuleItem(capsule, live.ctx);
+    return live.fold.replace(item) ? item : undefined;
+  }
+
+  /** The next user entry came from the `send` with this client id. */
+  sentAs(userEntryId: string, clientId: string): void {
+    this.#clientIds.set(userEntryId, clientId);
+    const oldest = this.#clientIds.keys().next();
+    if (this.#clientIds.size > MAX_CLIENT_IDS && !oldest.done) this.#clientIds.delete(oldest.value);
   }
 
   /** Keeps an item that is not an entry right after the current leaf of `store`. */
   addEphemeral(store: JsonlSessionStore | undefined, item: TranscriptItem): void {
     this.#ephemeral.add(store?.header.id, store?.leafId() ?? null, item);
+    if (store && this.#live?.sessionId === store.header.id && this.#live.fold.tip === store.leafId()) this.#live.fold.addExtra(item);
   }
 
+  /** Every item of the active branch; the live fold starts over from here. */
   items(store: JsonlSessionStore, basis: MeterBasis): TranscriptItem[] {
-    return branchItems(store.tree.branch(), {
+    const ctx = this.#context(store, basis);
+    const fold = new ItemFold(ctx);
+    for (const e of store.tree.branch()) fold.add(e);
+    this.#live = { sessionId: store.header.id, fold, ctx };
+    return [...fold.items];
+  }
+
+  /** What an appended entry adds to the items last sent; undefined when it does not extend them (another chat or branch). */
+  appended(store: JsonlSessionStore, entry: Entry): ItemChanges | undefined {
+    const live = this.#live;
+    // A leaf move changes the branch itself: only a new snapshot can show it.
+    if (live?.sessionId !== store.header.id || entry.type === 'leaf' || entry.parentId !== live.fold.tip) return undefined;
+    return live.fold.add(entry);
+  }
+
+  #context(store: JsonlSessionStore, basis: MeterBasis): ItemContext {
+    return {
       ephemeral: this.#ephemeral.of(store.header.id),
+      clientIdOf: (id) => this.#clientIds.get(id),
       card: (capsule) => {
         const key = `${capsule.id}|${basis.model.model}`;
         const hit = this.#cards.get(key);
@@ -39,6 +80,6 @@ export class TranscriptView {
         this.#cards.set(key, card);
         return card;
       },
-    });
+    };
   }
 }

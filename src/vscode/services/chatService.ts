@@ -4,6 +4,7 @@ import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
+import type { Entry } from '../../engine/transcript/schema.js';
 import { planRewind, type RewindPlan } from '../../engine/transcript/rewind.js';
 import { budgetOf } from '../../node/sessionBudget.js';
 import type { AgentSession } from '../../node/agentSession.js';
@@ -22,7 +23,7 @@ import { Meter, type MeterBasis } from './meter.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';
-import type { SettingsReader } from './settings.js';
+import type { HostSettings, SettingsReader } from './settings.js';
 
 export interface ChatServiceDeps {
   readonly sessions: SessionService;
@@ -37,21 +38,22 @@ export interface ChatServiceDeps {
 
 /**
  * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
- * (`cards`: earlier compaction cards must be measured again). `agent`: an event of the running agent. `opened` /
- * `closed`: an agent started or stopped for the open chat. `turn`: the next turn belongs to this `send`.
+ * (`cards`: earlier compaction cards must be measured again). `appended`: an entry reached the open chat's store.
+ * `agent`: an event of the running agent. `opened` / `closed`: an agent started or stopped for the open chat.
+ * `turn`: the next turn belongs to this `send`.
  */
 export type ChatChange =
   | { readonly kind: 'budget' }
   | { readonly kind: 'tree' }
   | { readonly kind: 'state'; readonly cards: boolean }
+  | { readonly kind: 'appended'; readonly entry: Entry }
   | { readonly kind: 'setup'; readonly setup: SetupState }
   | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
   | { readonly kind: 'busy'; readonly busy: boolean }
   | { readonly kind: 'agent'; readonly event: AgentEvent }
   | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
   | { readonly kind: 'closed' }
-  | { readonly kind: 'turn'; readonly clientId: string | undefined }
-  | { readonly kind: 'rewound' };
+  | { readonly kind: 'turn'; readonly clientId: string | undefined };
 
 const RECONCILE = 'reconcile';
 
@@ -72,6 +74,10 @@ export class ChatService extends Disposable implements OpenChat {
   #setup: SetupState | null = null;
   #models: ModelOption[] = [];
   #budget: Budget | undefined;
+  /** When `#budget` was measured: a capsule's age moves with the clock between measurements. */
+  #measuredAt = 0;
+  /** The store whose appends are being announced, and how to stop. */
+  #watched: { readonly store: JsonlSessionStore; readonly stop: () => void } | undefined;
   #output: ChatOutput | undefined;
   #runCommand: CommandRunner | undefined;
 
@@ -84,8 +90,11 @@ export class ChatService extends Disposable implements OpenChat {
       inputFailed: (_job, err) => this.#output?.fail(errorMessage(err)),
     });
     this._register({ dispose: () => this.jobs.dispose() });
+    this.#watch();
+    this._register({ dispose: () => this.#watched?.stop() });
     this._register(
       d.sessions.onDidChange(() => {
+        this.#watch();
         this.#emitter.fire({ kind: 'tree' });
         void this.scheduleReconcile();
       }),
@@ -117,8 +126,11 @@ export class ChatService extends Disposable implements OpenChat {
     return this.#models;
   }
 
+  /** The figures as of the last change; only the last capsule's age is brought up to now. */
   get budget(): Budget | undefined {
-    return this.#budget;
+    const b = this.#budget;
+    if (!b?.lastCapsule) return b;
+    return { ...b, lastCapsule: { ...b.lastCapsule, ageMs: b.lastCapsule.ageMs + Math.max(0, Date.now() - this.#measuredAt) } };
   }
 
   get setup(): SetupState | null {
@@ -138,11 +150,27 @@ export class ChatService extends Disposable implements OpenChat {
     return this.#meter.basisOf(this.#agent, this.d.settings.current);
   }
 
+  /** Announces each entry appended to the open chat's store (the projection shows it, the figures follow it). */
+  #watch(): void {
+    const store = this.store;
+    if (this.#watched?.store === store) return;
+    this.#watched?.stop();
+    this.#watched = store ? { store, stop: store.onAppended((entry) => this.#appended(entry)) } : undefined;
+  }
+
+  #appended(entry: Entry): void {
+    this.#emitter.fire({ kind: 'appended', entry });
+    this.#remeasure();
+    // Checkpoints and capsules are what the checkpoints tree lists; a leaf move changes which are on the branch.
+    if (entry.type === 'checkpoint' || entry.type === 'capsule' || entry.type === 'leaf') this.#emitter.fire({ kind: 'tree' });
+  }
+
   /** Recomputes the figures (the agent's own budget when one runs) and announces them. */
-  remeasure(): void {
+  #remeasure(): void {
     const store = this.store;
     try {
-      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOf(store.tree.branch(), this.basis(), Date.now()) : undefined;
+      this.#measuredAt = Date.now();
+      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOf(store.tree.branch(), this.basis(), this.#measuredAt) : undefined;
     } catch (err) {
       this.#budget = undefined;
       this.d.logger.log('error', 'Could not compute the context budget', { error: errorMessage(err) });
@@ -150,9 +178,9 @@ export class ChatService extends Disposable implements OpenChat {
     this.#emitter.fire({ kind: 'budget' });
   }
 
-  /** The chat changed under the webview (a rewind, a loaded capsule, another model): figures and snapshot again. */
-  changed(cards = false): void {
-    this.remeasure();
+  /** The chat changed under the webview (another chat, model or settings): figures and snapshot again. */
+  #changed(cards = false): void {
+    this.#remeasure();
     this.#emitter.fire({ kind: 'state', cards });
     this.#emitter.fire({ kind: 'tree' });
   }
@@ -226,7 +254,7 @@ export class ChatService extends Disposable implements OpenChat {
     const setup = await p.setupState(s, this.#problem);
     this.#setup = setup;
     this.#emitter.fire({ kind: 'setup', setup });
-    this.changed();
+    this.#changed();
   }
 
   async #open(store: JsonlSessionStore, r: Extract<Resolution, { ok: true }>): Promise<void> {
@@ -251,6 +279,8 @@ export class ChatService extends Disposable implements OpenChat {
 
   #onAgentEvent(event: AgentEvent): void {
     this.#emitter.fire({ kind: 'agent', event });
+    // The figures depend on the model in use and on the compaction state, which change after their entries are appended.
+    if (event.type === 'model_changed' || event.type === 'turn_end' || (event.type === 'barrier' && event.event.type === 'compaction_end')) this.#remeasure();
     // A finished compaction adds a checkpoint and a capsule: the tree shows them.
     if (event.type === 'barrier' && event.event.type === 'compaction_end') this.#emitter.fire({ kind: 'tree' });
   }
@@ -266,6 +296,19 @@ export class ChatService extends Disposable implements OpenChat {
     return true;
   }
 
+  /**
+   * The picker's choice: the running agent switches first (with the protective handoff); true when the settings
+   * should follow. A refused or unknown model leaves everything as it was, and the picker shows the model in use again.
+   */
+  async chooseModel(target: HostSettings, signal: AbortSignal): Promise<boolean> {
+    const r = await this.d.providers.resolve(target);
+    if (!r.ok) this.#output?.notify('error', r.message);
+    // A refused switch (the handoff could not make room) leaves the model as it was; the agent said why.
+    const ok = r.ok && (!this.#agent || (await this.switchTo(r, signal)));
+    if (!ok) this.#changed();
+    return ok;
+  }
+
   /** Rewind through the facade after the user confirmed; false (and a notice) when it could not be done. */
   async rewind(store: JsonlSessionStore, checkpointId: string): Promise<boolean> {
     if (this.store !== store) return false; // the chat changed while the dialog was open
@@ -276,8 +319,8 @@ export class ChatService extends Disposable implements OpenChat {
       this.#output?.notify('error', r.error);
       return false;
     }
-    this.#emitter.fire({ kind: 'rewound' });
-    this.changed();
+    // The leaf entry it appended already moved the view to the new branch; the facade may have changed more since.
+    this.#remeasure();
     return true;
   }
 
@@ -297,7 +340,7 @@ export class ChatService extends Disposable implements OpenChat {
     // Compaction settings apply at the next barrier, validated against the model actually in use.
     if (a) a.agent.updateSettings(resolveSettings({ raw: s.raw, env: process.env, model: { contextWindow: a.agent.currentModel.contextWindow, maxOutputTokens: a.agent.currentModel.maxOutputTokens } }));
     this.#models = this.d.providers.modelOptions(s);
-    this.changed(true);
+    this.#changed(true);
     void this.scheduleReconcile();
   }
 

@@ -8,7 +8,8 @@ import { runCompaction } from '../../../src/engine/compaction/compactor.js';
 import { makePlan } from '../../../src/engine/compaction/plan.js';
 import { measureRetention, retentionFromDetails, retentionLine, spanFacts } from '../../../src/engine/compaction/retention.js';
 import { CompactionCardSchema } from '../../../src/protocol/transcript.js';
-import { liveCard } from '../../../src/vscode/projection/compactionViews.js';
+import { retentionView } from '../../../src/vscode/projection/compactionViews.js';
+import { card as sampleCard } from '../protocol/samples.js';
 import { main } from '../../../src/cli/main.js';
 import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import type { CapsuleEntry } from '../../../src/engine/transcript/schema.js';
@@ -65,14 +66,8 @@ test('the summary dropped a named path and an old command: the report says so, a
   assert.deepEqual(flight?.retention?.files, { total: r.files.total, kept: r.files.kept });
   assert.ok(!JSON.stringify(flight).includes('docs/api.md'));
 
-  const card = CompactionCardSchema.parse(
-    liveCard(
-      { type: 'compaction_end', operationId: 'op_r', outcome: 'completed', trigger: 'user', level: 0, tokensBefore: 10, tokensAfter: 5, durationMs: 1, attempts: 1, effective: true, line: '', checkpointId: capsule.checkpointId },
-      { system: 1, tools: 1, capsule: 0, messages: 1, toolResults: 1, reservedOutput: 1 },
-      { system: 1, tools: 1, capsule: 1, messages: 1, toolResults: 0, reservedOutput: 1 },
-      capsule,
-    ),
-  );
+  // Every card (live or in a snapshot) is built from the capsule entry; its retention part comes from here.
+  const card = CompactionCardSchema.parse({ ...sampleCard, checkpointId: capsule.checkpointId, ...retentionView(capsule) });
   assert.equal(card.retention?.line, retentionLine(r));
   assert.ok(card.retention?.dropped.some((d) => d.category === 'files' && d.item === 'docs/api.md'));
   assert.ok(card.retention?.dropped.some((d) => d.category === 'commands' && d.item === OLD_COMMAND));

@@ -1,56 +1,83 @@
-// The live projection (agent events) and the snapshot projection (entries) show a model switch with a handoff in the same words and under the same id.
-import { test } from 'node:test';
+// The webview's transcript built live from a chat's updates equals the snapshot a reloaded view gets: one projection of the store.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HostToWebview, TranscriptItem } from '../../../src/protocol/messages.js';
-import { EventBridge } from '../../../src/vscode/projection/eventBridge.js';
-import { branchItems } from '../../../src/vscode/projection/transcriptItems.js';
-import type { AgentSession } from '../../../src/node/agentSession.js';
-import { startFakeOpenAI } from '../../fakes/openaiServer.js';
-import { session as historyOf } from '../compaction/harness.js';
-import { GOOD_SUMMARY, openSession, tempDir, writeSession } from '../agent/agentHelpers.js';
-import { card } from '../protocol/samples.js';
+import { after, before, test } from 'node:test';
+import type { HostToWebview } from '../../../src/protocol/messages.js';
+import { isSummaryRequest, startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
+import { GOOD_SUMMARY } from '../compaction/harness.js';
+import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { replayItems } from './webviewReplay.js';
 
-test('a switch whose handoff compacted first reads the same live and after a reload', async (t) => {
-  const dir = await tempDir(t);
-  const server = await startFakeOpenAI({ models: [{ id: 'big', contextLength: 128_000 }, { id: 'small', contextLength: 32_768 }] });
-  t.after(() => server.close());
-  server.setFallback((req) => (req.body.tool_choice === 'none' ? { text: GOOD_SUMMARY } : { text: 'ok' }));
-  const path = join(dir, 'chat.jsonl');
-  await writeSession(path, historyOf(29, 100));
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'big-model',
+    'capsule.compaction.safetyReserveTokens': 500,
+    'capsule.compaction.keepRecentTokens': 300,
+    'capsule.compaction.minReclaimableTokens': 300,
+    'capsule.compaction.minTokensForAutoCompact': 0,
+  },
+});
+let server: FakeOpenAIServer;
+let v: OpenView;
 
-  const posted: HostToWebview[] = [];
-  let opened: AgentSession | undefined;
-  const store = () => {
-    if (!opened) throw new Error('not open yet');
-    return opened.store;
-  };
-  const bridge = new EventBridge({
-    post: (m) => posted.push(m),
-    entry: (id) => store().tree.get(id),
-    leaf: () => {
-      const id = store().leafId();
-      return id === null ? undefined : store().tree.get(id);
-    },
-    entries: () => store().entries(),
-    categories: () => ({ system: 0, tools: 0, capsule: 0, messages: 0, toolResults: 0, reservedOutput: 0 }),
-    measured: () => undefined,
-    ephemeral: () => undefined,
-    compacted: () => undefined,
-    log: () => undefined,
-  });
-  const o = await openSession(server, dir, { sessionPath: path, model: 'big', window: 128_000, maxOutput: 4096, settings: { keepRecentTokens: 8000, minReclaimableTokens: 4000, timeoutMs: 5000 }, listener: (e) => bridge.handle(e) });
-  opened = o.session;
-  t.after(() => o.session.close());
-  bridge.setModel('big', o.session.agent.currentModel.chat.provider);
+const LONG = Array.from({ length: 60 }, (_, i) => `Finding ${i}: module ${i % 7} behaves as documented and its tests pass.`).join('\n');
 
-  const r = await o.session.switchModel({ chat: { baseURL: server.url, apiKey: '', model: 'small' }, override: { contextWindow: 32_768, maxOutputTokens: 4096 } });
-  assert.equal(r.ok && r.handoff, true, 'the switch needed the handoff');
+before(async () => {
+  server = await startFakeOpenAI({ models: [{ id: 'big-model', contextLength: 24_000 }, { id: 'small-model', contextLength: 8_000 }] });
+  server.setFallback((req) => (isSummaryRequest(req.body) ? { text: GOOD_SUMMARY } : { text: LONG }));
+  h.state.config.set('capsule.provider.baseUrl', server.url);
+  writeFileSync(join(h.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
+  await h.start();
+  v = h.openView();
+  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+});
 
-  const live = posted.flatMap((m) => (m.type === 'itemsAppended' ? m.items : [])).filter((i): i is Extract<TranscriptItem, { kind: 'info' }> => i.kind === 'info');
-  assert.equal(live.length, 1, 'one announcement of the switch');
-  const snapshot = branchItems(o.session.store.tree.branch(), { ephemeral: new Map(), card: () => card }).find((i) => i.id === live[0]?.id);
-  assert.ok(snapshot?.kind === 'info', 'the snapshot shows the same item (same id)');
-  assert.equal(snapshot.text, live[0]?.text);
-  assert.match(snapshot.text, /small/);
+after(async () => {
+  v.dispose();
+  await h.stop();
+  await server.close();
+});
+
+async function turn(text: string): Promise<HostToWebview[]> {
+  const mark = v.mark();
+  v.send({ type: 'send', text, clientId: `c_${mark}` });
+  await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), `the turn "${text}" to finish`);
+  return v.since(mark);
+}
+
+/** What `v` built since `mark` without a new snapshot equals what a freshly opened view is sent now. */
+async function agrees(mark: number, stage: string): Promise<void> {
+  assert.equal(v.since(mark).filter((m) => m.type === 'snapshot').length, 0, `${stage}: shown by live updates only`);
+  const live = replayItems(v.messages());
+  // A reloaded webview says `ready` again and gets a fresh snapshot.
+  const reload = v.mark();
+  v.send({ type: 'ready' });
+  await until(() => lastOf(v.since(reload), 'snapshot') !== undefined, 'the reloaded view');
+  const snapshot = lastOf(v.since(reload), 'snapshot');
+  assert.deepEqual(live, snapshot?.transcript.items, `${stage}: live items equal a fresh snapshot (ids, timestamps, cards included)`);
+}
+
+test('tool calls, a compaction and a model switch: what the view built live is what a reloaded view is sent', async () => {
+  let mark = v.mark();
+  server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'The notes list three words.' });
+  await turn('Read notes.txt');
+  for (const n of [1, 2, 3]) await turn(`Report every finding of set ${n}.`);
+  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'tool' && i.status === 'ok' && i.resultPreview?.includes('beta') === true), 'the tool finished with its result');
+  await agrees(mark, 'tool calls and answers');
+
+  mark = v.mark();
+  await turn('/compact the findings');
+  assert.ok(v.since(mark).some((m) => m.type === 'barrier' && m.phase === 'end' && m.result?.outcome === 'completed'), 'the compaction completed');
+  const kinds = new Set(replayItems(v.since(mark)).map((i) => i.kind));
+  assert.ok(kinds.has('checkpoint') && kinds.has('compaction'), 'the checkpoint and the card arrived live');
+  await agrees(mark, 'the compaction');
+
+  v.send({ type: 'selectModel', id: 'small-model' });
+  await until(() => lastOf(v.messages(), 'snapshot')?.currentModelId === 'small-model', 'the switch');
+  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'info' && i.text.includes('small-model')), 'the switch is announced');
+  mark = v.mark();
+  await turn('Anything else?');
+  assert.ok(!replayItems(v.messages()).some((i) => i.kind === 'assistant' && i.streaming === true), 'no answer is left streaming');
+  await agrees(mark, 'a turn after the switch');
 });

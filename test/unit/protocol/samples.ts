@@ -127,6 +127,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'streamDelta', itemId: 'i9', text: 'Hello **wor' },
   { type: 'streamEnd', itemId: 'i9' },
   { type: 'streamEnd', itemId: 'i9', markdown: 'Hello **world**' },
+  { type: 'streamEnd', itemId: 'live_t1_1', markdown: 'Hello', item: { id: 'e_9', kind: 'assistant', markdown: 'Hello', timestamp: '2026-01-01T00:00:00.000Z', model: 'm' } },
   { type: 'barrier', phase: 'start', operationId: 'op_2', trigger: 'auto_threshold', percent: 0 },
   { type: 'barrier', phase: 'progress', operationId: 'op_2', trigger: 'auto_threshold', percent: 82 },
   { type: 'barrier', phase: 'end', operationId: 'op_2', trigger: 'auto_threshold', percent: 100, result: { outcome: 'completed', tokensBefore: 41000, tokensAfter: 12300, checkpointId: 'ck_abc123', durationMs: 3200, quality: 'full' } },
