@@ -27,6 +27,11 @@ export const CLI_OPTIONS = {
   into: { type: 'string' },
   anyway: { type: 'boolean' },
   focus: { type: 'string' },
+  files: { type: 'boolean' },
+  'files-only': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  'up-to': { type: 'string' },
+  redo: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean>;

@@ -96,6 +96,8 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
         out.push({ id: e.id, kind: 'compaction', card: ctx.card(e), timestamp: e.timestamp });
         break;
       case 'checkpoint':
+        // A message's own checkpoint is the message's rewind action, not a row of its own.
+        if (e.forEntryId !== undefined) break;
         out.push({ id: e.id, kind: 'checkpoint', checkpointId: e.checkpointId, checkpointKind: e.kind, timestamp: e.timestamp, ...(e.note === undefined ? {} : { note: e.note }) });
         break;
       case 'model_change':
@@ -108,6 +110,9 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
         if (item) out.push(item);
         break;
       }
+      case 'compaction_undo':
+        out.push({ id: e.id, kind: 'info', text: e.action === 'undo' ? `Compaction ${e.checkpointId} undone: the model sees the history it had summarized again.` : `Compaction ${e.checkpointId} redone: its capsule is in force again.`, timestamp: e.timestamp });
+        break;
       case 'system_update':
       case 'leaf':
         break;

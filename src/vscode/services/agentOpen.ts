@@ -58,6 +58,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     logger: a.logger,
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),
+    snapshotsDir: join(a.archiveDir, 'files'),
     triggerState: a.legacyIntents,
   });
   return { session, durations };
