@@ -1,7 +1,9 @@
 // File snapshots of one session: what each agent write or command changed (content-addressed pre-images), and restoring the files of an earlier moment.
 import { lstat, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Logger } from '../../engine/ports.js';
 import { oneLine } from '../fsUtil.js';
+import { realRoots } from '../tools/paths.js';
 import { ChangeLog, type Change, type FileState } from './changeLog.js';
 import { hashOf, ObjectStore } from './objectStore.js';
 import { changedPaths, scanWorkspace, type FileStat, type Scan } from './workspaceScan.js';
@@ -89,7 +91,7 @@ export class FileSnapshots implements FileCapture {
     const r = await run();
     if (pre !== undefined) {
       try {
-        const post = await scanWorkspace(this.deps.roots, { maxFiles: this.limits.maxScanFiles });
+        const post = await scanWorkspace(await realRoots(this.deps.roots), this.scanLimits());
         const changed = changedPaths(pre.scan, post);
         await this.record(changed, pre.states, leaf, 'command');
       } catch (err) {
@@ -117,7 +119,7 @@ export class FileSnapshots implements FileCapture {
   }
 
   private async prepareCommand(): Promise<{ readonly scan: Scan; readonly states: Map<string, FileState> }> {
-    const scan = await scanWorkspace(this.deps.roots, { maxFiles: this.limits.maxScanFiles });
+    const scan = await scanWorkspace(await realRoots(this.deps.roots), this.scanLimits());
     const states = new Map<string, FileState>();
     for (const [path, st] of scan.files) {
       const cached = this.statCache.get(path);
@@ -130,6 +132,11 @@ export class FileSnapshots implements FileCapture {
       states.set(path, state);
     }
     return { scan, states };
+  }
+
+  private scanLimits(): { readonly maxFiles: number; readonly skip: readonly string[] } {
+    // Sessions may live inside the workspace (the CLI's default): their own snapshots are not workspace files.
+    return { maxFiles: this.limits.maxScanFiles, skip: [resolve(this.deps.dir)] };
   }
 
   private warn(err: unknown): undefined {

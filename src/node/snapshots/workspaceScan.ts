@@ -3,7 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Folders never walked: version control, dependency and build caches; restoring them is not Capsule's job. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'out', 'build', 'target', '.next', '.capsule-snapshots']);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'out', 'build', 'target', '.next']);
 
 export interface FileStat {
   readonly size: number;
@@ -13,6 +13,8 @@ export interface FileStat {
 export interface ScanLimits {
   /** Most files one walk records; beyond it the walk is marked incomplete. */
   readonly maxFiles: number;
+  /** Folders never walked (the snapshot store itself when it lies inside the workspace). */
+  readonly skip?: readonly string[];
 }
 
 export interface Scan {
@@ -23,6 +25,7 @@ export interface Scan {
 
 export async function scanWorkspace(roots: readonly string[], limits: ScanLimits): Promise<Scan> {
   const files = new Map<string, FileStat>();
+  const skip = new Set(limits.skip ?? []);
   const stack = [...roots];
   let complete = true;
   while (stack.length > 0) {
@@ -32,7 +35,7 @@ export async function scanWorkspace(roots: readonly string[], limits: ScanLimits
     for (const d of names) {
       const p = join(dir, d.name);
       if (d.isDirectory()) {
-        if (!SKIPPED_DIRS.has(d.name)) stack.push(p);
+        if (!SKIPPED_DIRS.has(d.name) && !skip.has(p)) stack.push(p);
         continue;
       }
       // Symlinks are neither followed nor restored: the tools confine writes to real paths, and a link's target is someone else's file.
