@@ -1,4 +1,5 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
+import { isUndone } from '../../engine/compaction/undo.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
@@ -72,6 +73,7 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
   let lastModel: ModelChangeEntry | undefined;
   /** The last entry that says something (not a checkpoint, system update or leaf move). */
   let lastSaid: Entry | undefined;
+  const undone = new Set(branch.filter((e) => e.type === 'capsule' && isUndone(branch, e.id)).map((e) => e.id));
   for (const e of branch) {
     switch (e.type) {
       case 'user':
@@ -95,7 +97,7 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
         break;
       }
       case 'capsule':
-        out.push({ id: e.id, kind: 'compaction', card: ctx.card(e), timestamp: e.timestamp });
+        out.push({ id: e.id, kind: 'compaction', card: undone.has(e.id) ? { ...ctx.card(e), undone: true } : ctx.card(e), timestamp: e.timestamp });
         break;
       case 'checkpoint':
         // A message's own checkpoint is the message's rewind action, not a row of its own.

@@ -4,9 +4,10 @@ import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
-import { planRewind, type RewindPlan } from '../../engine/transcript/rewind.js';
+import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
-import type { AgentSession } from '../../node/agentSession.js';
+import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
+import { previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindPreview } from '../../node/sessionRewind.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
@@ -55,10 +56,9 @@ export type ChatChange =
 
 const RECONCILE = 'reconcile';
 
-async function rewindStore(store: JsonlSessionStore, checkpointId: string): Promise<RewindPlan> {
-  const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: nodeIds, clock: nodeClock });
-  if (plan.ok) await store.append(plan.leaf);
-  return plan;
+/** A chat without a model has no facade (and no snapshots: no tool ever ran); its conversation still rewinds by the same operation. */
+function storeOnly(store: JsonlSessionStore): Parameters<typeof rewindSession>[0] {
+  return { store, snapshots: undefined, ids: nodeIds, clock: nodeClock };
 }
 
 export class ChatService extends Disposable implements OpenChat {
@@ -265,12 +265,34 @@ export class ChatService extends Disposable implements OpenChat {
     return true;
   }
 
-  /** Rewind through the facade after the user confirmed; false (and a notice) when it could not be done. */
-  async rewind(store: JsonlSessionStore, checkpointId: string): Promise<boolean> {
-    if (this.store !== store) return false; // the chat changed while the dialog was open
+  /** What a rewind to `ref` would do (files that differ, the message that comes back). */
+  previewRewind(store: JsonlSessionStore, ref: string): Promise<RewindPreview | RewindFailure> {
     const a = this.#agent;
-    // Without a model there is no facade; the chat still rewinds by the same engine plan.
-    const r = a ? await a.rewind(checkpointId) : await rewindStore(store, checkpointId);
+    return a && this.store === store ? a.previewRewind(ref) : previewRewind(storeOnly(store), ref);
+  }
+
+  /** Rewind through the facade after the user confirmed; undefined (and a notice) when it could not be done. */
+  async rewind(store: JsonlSessionStore, ref: string, opts: RewindOptions = {}): Promise<RewindDone | undefined> {
+    if (this.store !== store) return undefined; // the chat changed while the dialog was open
+    const a = this.#agent;
+    const r = a ? await a.rewind(ref, opts) : await rewindSession(storeOnly(store), ref, opts);
+    if (!r.ok) {
+      this.#output?.notify('error', r.error);
+      return undefined;
+    }
+    if (r.mode !== 'files') this.#emitter.fire({ kind: 'rewound' });
+    this.changed();
+    return r;
+  }
+
+  /** Undo or redo one compaction through the facade; false (and a notice saying why) when refused. */
+  async undoCompaction(ref: string, action: UndoAction): Promise<boolean> {
+    const a = this.#agent;
+    if (!a) {
+      this.#output?.notify('error', 'Set up a model first: undoing a compaction measures the result against its context window.');
+      return false;
+    }
+    const r = await a.undoCompaction(ref, action);
     if (!r.ok) {
       this.#output?.notify('error', r.error);
       return false;
