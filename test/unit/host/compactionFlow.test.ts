@@ -50,6 +50,14 @@ async function turn(text: string): Promise<HostToWebview[]> {
   return v.since(mark);
 }
 
+/** A queued command (/milestone): it waits its turn, then answers with an info line. */
+async function quickOrTurn(text: string): Promise<HostToWebview[]> {
+  const mark = v.mark();
+  v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
+  await until(() => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => (i.kind === 'info' && !i.text.startsWith('/')) || i.kind === 'error')), `the answer to "${text}"`);
+  return v.since(mark);
+}
+
 /** Quick commands (/budget, /capsule export…) answer at once, without a busy span. */
 async function quick(text: string): Promise<HostToWebview[]> {
   const mark = v.mark();
@@ -119,6 +127,22 @@ test('a turn that crosses the soft limit shows the barrier start → progress �
   const children = (await Promise.all(messages.map((m) => tree().getChildren(m)))).flat();
   assert.deepEqual(children.map((n) => n.child?.kind), ['compaction']);
   assert.equal(children[0]?.child?.entry.checkpointId, card.checkpointId);
+
+  // "Undo this compaction" on the card: here the history it summarized would not fit the hard limit any more, so
+  // it is refused with a way forward and nothing is appended (the undo that fits is tested on the facade and CLI).
+  const entriesBefore = readFileSync(join(h.storage, 'sessions', `${lastOf(v.messages(), 'snapshot')?.session?.id ?? ''}.jsonl`), 'utf8');
+  const step = v.mark();
+  v.send({ type: 'compactionAction', action: 'undo', checkpointId: card.checkpointId });
+  await until(() => v.since(step).some((m) => m.type === 'notice'), 'the answer to the undo');
+  const notice = v.since(step).find((m) => m.type === 'notice');
+  assert.match(notice?.type === 'notice' ? notice.text : '', /above the hard limit \(\d+\); nothing was changed\. Compact again with a focus/);
+  assert.equal(readFileSync(join(h.storage, 'sessions', `${lastOf(v.messages(), 'snapshot')?.session?.id ?? ''}.jsonl`), 'utf8'), entriesBefore);
+
+  // /milestone records a checkpoint with its note; the tree shows it under its message.
+  const said = await quickOrTurn('/milestone parser done');
+  assert.ok(said.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Milestone ck_\w+ recorded: parser done/.test(i.text))));
+  const rows = (await Promise.all((await tree().getChildren(session)).map((m) => tree().getChildren(m)))).flat();
+  assert.ok(rows.some((n) => n.child?.kind === 'checkpoint' && n.child.entry.checkpointId.startsWith('ck_')), 'the milestone is in the tree');
 });
 
 function requestMessages(i: number): unknown {
