@@ -13,6 +13,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   load: () => import('./load.js'),
   webview: () => import('./webview.js'),
   compaction: () => import('./compaction.js'),
+  snapshots: () => import('./snapshots.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {
