@@ -1,8 +1,8 @@
 // The append-only log of workspace file changes a session made: one JSON line per changed path, with the content hashes before and after.
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { errCode } from '../fsUtil.js';
+import { readJsonLines } from '../fsUtil.js';
 
 /** A content hash, `null` for "the file did not exist", or `unavailable` when the content was not kept (too large, store full). */
 const StateSchema = z.union([z.string().regex(/^[0-9a-f]{64}$/), z.null(), z.literal('unavailable')]);
@@ -34,28 +34,13 @@ export class ChangeLog {
 
   private async load(): Promise<Change[]> {
     if (this.loaded !== undefined) return this.loaded;
-    let text = '';
-    try {
-      text = await readFile(this.file, 'utf8');
-    } catch (err) {
-      if (errCode(err) !== 'ENOENT') throw err;
-    }
-    const out: Change[] = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(line);
-      } catch {
-        this.skippedLines++;
-        continue;
-      }
+    const r = await readJsonLines(this.file, (raw) => {
       const c = ChangeSchema.safeParse(raw);
-      if (c.success) out.push(c.data);
-      else this.skippedLines++;
-    }
-    this.loaded = out;
-    return out;
+      return c.success ? c.data : undefined;
+    });
+    this.skippedLines = r.skipped;
+    this.loaded = r.items;
+    return r.items;
   }
 
   /** Appends changes in call order, each as one whole line. */
