@@ -51,6 +51,7 @@ const list = new TranscriptList({
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   messageAction: (action, entryId) => host.post({ type: 'messageAction', action, entryId }),
   compactionAction: (action, checkpointId) => host.post({ type: 'compactionAction', action, checkpointId }),
+  continueLoop: () => host.post({ type: 'send', text: 'Continue' }),
   loadOlder: (beforeId) => host.post({ type: 'loadOlder', beforeId }),
   scrolled: (scroll) => host.updateState({ scroll }),
 });

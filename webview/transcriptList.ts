@@ -16,6 +16,8 @@ export interface ListActions {
   /** A user message's action, or retry of the answer (sent with the message it answered). */
   messageAction(action: 'rewind' | 'edit' | 'retry' | 'compactUpTo', entryId: string): void;
   compactionAction(action: 'undo' | 'redo', checkpointId: string): void;
+  /** The doom-loop card's "Continue": the turn goes on as a new message. */
+  continueLoop(): void;
   loadOlder(beforeId: string): void;
   /** The reading position changed (null: following the newest). */
   scrolled(anchor: ScrollAnchor | null): void;
@@ -386,6 +388,11 @@ export class TranscriptList {
       if (user === undefined || user.kind !== 'user') return;
       const action = name === 'retry' ? 'retry' : name === 'message-rewind' ? 'rewind' : name === 'message-edit' ? 'edit' : 'compactUpTo';
       this.actions.messageAction(action, user.id);
+    }
+    else if (name === 'loop-continue' || name === 'loop-stop') {
+      // Either answer settles the card; only Continue asks the agent for more.
+      btn.closest('.loop-actions')?.replaceChildren(el('span', { className: 'muted', text: name === 'loop-continue' ? 'Continued.' : 'Stopped.' }));
+      if (name === 'loop-continue') this.actions.continueLoop();
     }
     else if (name === 'copy-item') {
       const item = this.get(btn.closest('[data-id]')?.getAttribute('data-id') ?? '');

@@ -18,6 +18,7 @@ export const CLI_OPTIONS = {
   session: { type: 'string' },
   workspace: { type: 'string' },
   yes: { type: 'boolean' },
+  'keep-background': { type: 'boolean' },
   checkpoint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   provider: { type: 'string' },
@@ -32,9 +33,11 @@ export const CLI_OPTIONS = {
   'dry-run': { type: 'boolean' },
   'up-to': { type: 'string' },
   redo: { type: 'boolean' },
+  set: { type: 'string', multiple: true },
+  'no-auto-compact': { type: 'boolean' },
 } as const;
 
-export type Flags = Record<string, string | boolean>;
+export type Flags = Record<string, string | boolean | readonly string[]>;
 
 export interface ParsedCli {
   /** The first positional ('' when there is none, e.g. `capsule --help`). */
@@ -52,6 +55,7 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     const flags: Flags = {};
     for (const [name, value] of Object.entries(parsed.values)) {
       if (typeof value === 'string' || typeof value === 'boolean') flags[name] = value;
+      else if (Array.isArray(value)) flags[name] = value.filter((v): v is string => typeof v === 'string');
     }
     const [command = '', ...positionals] = parsed.positionals;
     return { command, positionals, flags };

@@ -10,6 +10,7 @@ import { LOAD_USAGE, loadCommand } from './commands/load.js';
 import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
 import { UNDO_COMPACTION_USAGE, undoCompactionCommand } from './commands/undoCompaction.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
+import { setLockHolderName } from '../node/sessionLock.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 
@@ -54,7 +55,18 @@ function fail(e: unknown): number {
   return e instanceof CliError ? e.exitCode : 1;
 }
 
+/** `capsule … | head`: the reader went away, which is how a pipe ends, not an error worth a stack trace. */
+export function quietOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    else throw e;
+  });
+}
+
 if (require.main === module) {
+  setLockHolderName('the capsule CLI');
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -7,7 +7,7 @@ import { PreflightBarrier, type PreflightResult } from '../engine/compaction/bar
 import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
-import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
+import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
@@ -23,6 +23,9 @@ import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
 import { lastEntryId, previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
+import { hardLimitOf } from '../engine/tokens/limits.js';
+import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
@@ -35,6 +38,8 @@ export interface OfflineModel {
   /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
   readonly summarizer?: ChatModel;
   readonly resolved: ResolvedSettings;
+  /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
+  readonly tools?: readonly ToolSchema[];
 }
 
 /** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
@@ -69,6 +74,14 @@ interface Parts {
   readonly caches: TokenCaches;
   readonly logger: Logger | undefined;
   readonly snapshots: FileSnapshots;
+  /** The API keys this session holds, kept out of every command's environment. */
+  readonly secrets: string[];
+}
+
+/** The key of an OpenAI-compatible endpoint, if the config carries one. */
+function keysOf(model: ModelConfig): string[] {
+  const c = model.chat;
+  return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
 }
 
 type Dirs = { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string; readonly snapshotsDir?: string };
@@ -88,6 +101,7 @@ async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, own
     caches: new TokenCaches(),
     logger,
     snapshots: new FileSnapshots({ dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)), roots, leaf: () => lastEntryId(store), ...(logger === undefined ? {} : { logger }) }),
+    secrets: [],
   };
 }
 
@@ -127,6 +141,9 @@ export class AgentSession {
       }));
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
+      parts.secrets.push(...keysOf(config.model));
+      const paths = sidecarPaths(resolve(config.sessionPath));
+      const ownFiles = [...sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog), resolve(config.intentsFile ?? paths.intentsFile)];
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
@@ -138,7 +155,11 @@ export class AgentSession {
               approve: ws.approve,
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
-              ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              // Results are bounded at creation relative to the window; explicit limits from the host still win.
+              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
+              ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
+              secrets: () => parts.secrets,
+              ownFiles: () => ownFiles,
               capture: parts.snapshots,
               evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
@@ -160,6 +181,7 @@ export class AgentSession {
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
+        resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
@@ -184,7 +206,7 @@ export class AgentSession {
         ids: nodeIds,
         cache: parts.caches.forModel(m.model.model),
         ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
-        tools: [],
+        tools: m.tools ?? [],
         defaultSystem: DEFAULT_SYSTEM_PROMPT,
         resolved: m.resolved,
         modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
@@ -316,6 +338,7 @@ export class AgentSession {
 
   /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
   async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
+    this.parts.secrets.push(...keysOf(model));
     const target = resolveTarget(model, settings, this.config?.env);
     const chat = withCacheKey(target.chat, chatCacheKey(this.parts.store.header.id));
     const r = await this.agent.switchModel({ ...target, chat, cache: this.parts.caches.forModel(target.chat.model) }, signal);
@@ -336,7 +359,7 @@ export class AgentSession {
       // openOffline is the only way to a session without an agent, and it always sets the offline model.
       const o = this.offline;
       if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
-      return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+      return { model: o.model, provider: o.provider, tools: o.tools ?? [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
     }
     const m = a.currentModel;
     return {
@@ -378,6 +401,8 @@ export class AgentSession {
   /** Waits for the running turn (cancel it first to stop sooner), saves the intents, then releases the session file if this session opened it. */
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
+    // Whatever the commands left running (kept background jobs included) stops with the session.
+    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

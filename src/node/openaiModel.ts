@@ -2,6 +2,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
+import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
 
@@ -47,6 +48,7 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
     apiKey: opts.apiKey === '' ? NO_KEY_PLACEHOLDER : opts.apiKey,
     maxRetries: 0,
     logLevel: 'off',
+    fetch: errorBodyFetch(),
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     ...(opts.headers ? { defaultHeaders: { ...opts.headers } } : {}),
   });
@@ -96,8 +98,8 @@ export class OpenAIChatModel implements ChatModel {
     }
     // Cancelled after the finish chunk but before the usage chunk: still a cancel, as the caller asked.
     if (signal.aborted) throw abortError();
-    // A stream that stops before any finish_reason lost the rest of the answer: a transient fault to retry.
-    if (!assembler.finished) throw new Error('stream ended unexpectedly');
+    // A stream that stops before any finish_reason lost the rest of the answer (or was never SSE): a transient fault to retry.
+    if (!assembler.finished) throw Object.assign(new Error('the stream ended before the answer was complete'), { name: 'IncompleteStreamError' });
     yield* assembler.finish();
   }
 }

@@ -66,6 +66,8 @@ export const CheckpointItemSchema = z.object({
 });
 export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer) });
 export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
+/** The agent stopped a doom loop (the same tool call three times in a row): the user chooses Continue or Stop. */
+export const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema,
@@ -75,6 +77,7 @@ export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   CheckpointItemSchema,
   ErrorItemSchema,
   InfoItemSchema,
+  LoopItemSchema,
 ]);
 
 /** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
@@ -110,6 +113,7 @@ export type CompactionItem = z.infer<typeof CompactionItemSchema>;
 export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
 export type ErrorItem = z.infer<typeof ErrorItemSchema>;
 export type InfoItem = z.infer<typeof InfoItemSchema>;
+export type LoopItem = z.infer<typeof LoopItemSchema>;
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type TranscriptItemKind = TranscriptItem['kind'];
 export type CapsuleView = z.infer<typeof CapsuleViewSchema>;

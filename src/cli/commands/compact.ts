@@ -5,10 +5,11 @@ import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/s
 import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
-import { cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 
 export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -95,10 +96,13 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo)) throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
   if (upTo !== undefined && trigger !== undefined) throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
   const summarizer = summarizerFlags(cli.flags);
+  const raw = settingsFlags(cli.flags).compaction;
   const session = await openOffline(path, (info) => ({
     model: info,
-    provider: 'cli',
-    resolved: cliSettings(info),
+    provider: CLI_PROVIDER,
+    resolved: cliSettings(info, raw),
+    // The schemas chat sends: the measurement counts them and the summary request repeats them.
+    tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);
   try {

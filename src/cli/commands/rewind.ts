@@ -2,7 +2,7 @@
 import type { RewindDone, RewindPreview } from '../../node/sessionRewind.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
 import { CliError, type ParsedCli } from '../args.js';
-import { cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 
 export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--json]';
 
@@ -40,7 +40,7 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
   if (cli.flags.files === true && cli.flags['files-only'] === true) throw new CliError(`--files and --files-only exclude each other: ${REWIND_USAGE}`);
   const mode = cli.flags['files-only'] === true ? 'files' : cli.flags.files === true ? 'both' : 'conversation';
   // No model is called: the settings only decide the budget line printed after the move.
-  const session = await openOffline(path, (info) => ({ model: info, provider: 'cli', resolved: cliSettings(info) }), cli.flags);
+  const session = await openOffline(path, (info) => { const resolved = cliSettings(info); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }; }, cli.flags);
   try {
     const preview = await session.previewRewind(ref);
     if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);

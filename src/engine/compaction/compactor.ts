@@ -7,14 +7,15 @@ import { buildModelInput, CAPSULE_QUESTION, toModelMessage, type ModelMessage } 
 import type { CapsuleEntry, CheckpointEntry, Entry } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { assembleCapsule, transcriptTextOf } from './capsuleAssembly.js';
-import { validateCapsule } from './capsuleFormat.js';
+import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES, validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
+import { truncateToolResult } from '../transcript/truncation.js';
 import { buildFallbackCapsule } from './fallback.js';
 import type { FlightRecord } from './flightRecord.js';
 import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
 import { type CompactionOutcome, flightRecordOf } from './outcome.js';
 import type { CompactionPlan } from './plan.js';
-import { generateSummary, type SummaryAttempt } from './summaryRequest.js';
+import { generateSummary, SUMMARY_MAX_OUTPUT_TOKENS, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
 import { compactionInstruction } from './summaryPrompt.js';
 
 export interface CompactionDeps {
@@ -30,6 +31,8 @@ export interface CompactionDeps {
   readonly defaultSystem: string;
   readonly settings: Pick<CompactionSettings, 'timeoutMs' | 'minReclaimableTokens' | 'minSavingsRatio'>;
   readonly maxOutputTokens: number;
+  /** Summary requests already sent in this turn (see generateSummary). */
+  readonly summaryMemo?: SummaryMemo;
   /** Receives one record per operation, whatever its outcome (docs/behaviour.md#observability). Failures here are logged, never fatal. */
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
@@ -140,14 +143,16 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     system: input.system,
     tools: deps.tools,
     lastSent: input.messages,
-    instruction: compactionInstruction(plan.focus),
+    instruction: (words) => compactionInstruction(plan.focus, words),
     cache: deps.cache,
-    hardLimit: plan.limits.hardLimit,
+    // Bounded by what the provider accepts, so the unchanged (cached) prefix is kept whenever the full request fits.
+    hardLimit: Math.max(plan.limits.hardLimit, plan.limits.contextWindow - Math.min(deps.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS)),
     maxOutputTokens: deps.maxOutputTokens,
     timeoutMs: deps.settings.timeoutMs,
     clock,
     signal,
     onProgress: (f) => progress(15 + Math.round(70 * f), 'summarizing'),
+    ...(deps.summaryMemo === undefined ? {} : { memo: deps.summaryMemo }),
   });
   run.attempts = summary.attempts;
   if (summary.kind === 'cancelled') return end('cancelled', 'the turn was cancelled while the summary was generated; nothing was appended');
@@ -251,6 +256,14 @@ function excludedMessages(cut: CutPlan): ModelMessage[] {
     const m = toModelMessage(e);
     if (m) out.push(m);
   }
+  // Results the retained tail only shows truncated: their exact originals are evidence too (readable on request).
+  if (cut.truncateResults) {
+    for (const e of cut.kept) {
+      if (e.type !== 'tool_result' || truncateToolResult(e.content) === e.content) continue;
+      const m = toModelMessage(e);
+      if (m) out.push(m);
+    }
+  }
   return out;
 }
 
@@ -259,6 +272,16 @@ interface ChosenText {
   readonly quality: 'full' | 'degraded';
   readonly fallbackReason?: string;
   readonly flaggedPaths: readonly string[];
+}
+
+function mergeArrived(content: CapsuleContent, answer: string): { readonly text: string } {
+  const arrived = parseCapsuleSections(answer).sections;
+  const sections = { ...content.sections };
+  for (const name of SECTION_NAMES) {
+    const body = arrived[name]?.trim();
+    if (body !== undefined && body !== '') sections[name] = body;
+  }
+  return { text: renderCapsule({ ...content, sections }) };
 }
 
 /** The model's capsule when it validates, else the deterministic fallback; a skip when even that would not be smaller. */
@@ -270,8 +293,10 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
     const v = validateCapsule(assembled.text, sizes(assembled.text));
     if (v.ok) return { text: assembled.text, quality: 'full', flaggedPaths: assembled.flaggedPaths };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
-  } else reason = summary.kind === 'failed' ? summary.reason : 'cancelled';
-  const fb = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason });
+  } else reason = summary.kind === 'failed' || summary.kind === 'partial' ? summary.reason : 'cancelled';
+  const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason });
+  // What did arrive of a cut-off or incomplete summary replaces the fallback's guesses section by section.
+  const fb = summary.kind === 'partial' ? mergeArrived(built.content, summary.text) : built;
   const size = sizes(fb.text);
   if (size.tokens >= size.beforeTokens) {
     return { skip: `the capsule (${size.tokens} tokens) would not be smaller than the history it replaces (${size.beforeTokens} tokens)` };

@@ -3,7 +3,7 @@ import type { LoadProblem, LoadProblemKind } from '../ports.js';
 import type { CapsuleEntry, Entry } from './schema.js';
 import type { SessionTree } from './tree.js';
 
-export type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'dangling_first_kept' | 'capsule_pin_missing';
+export type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'interrupted_tool_call' | 'dangling_first_kept' | 'capsule_pin_missing';
 
 export interface VerifyIssue {
   readonly kind: VerifyIssueKind;
@@ -106,6 +106,9 @@ function checkBranch(branch: readonly Entry[], isActive: boolean, report: Report
         break;
       case 'tool_result':
         checkToolResult(e.id, e.toolCallId, group, callAt, report);
+        if (e.interrupted === true) {
+          report({ kind: 'interrupted_tool_call', severity: 'warning', entryId: e.id, message: `tool call ${e.toolCallId} (${e.toolName}) was interrupted before its result was recorded; repaired with an "interrupted" result` });
+        }
         break;
       case 'capsule':
         checkCapsule(e, index, branch, callAt, report);
@@ -170,12 +173,16 @@ function checkCapsule(capsule: CapsuleEntry, index: number, branch: readonly Ent
   if (missing.length > 0) {
     report({ kind: 'capsule_pin_missing', severity: 'error', entryId: capsule.id, message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it` });
   }
-  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim).
+  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim). A result pairs with the
+  // nearest earlier call of its id: some servers reuse ids such as "call_0" in every turn, and a later call in the
+  // kept tail is the one a result after it answers.
   const pinned = new Set(capsule.pinnedEntryIds);
+  const keptCalls = new Set<string>();
   for (let i = keptFrom; i < branch.length; i++) {
     const e = branch[i];
     if (!e || (e.type === 'capsule' && i > index)) break;
-    if (e.type !== 'tool_result') continue;
+    if (e.type === 'assistant') for (const c of e.toolCalls) keptCalls.add(c.id);
+    if (e.type !== 'tool_result' || keptCalls.has(e.toolCallId)) continue;
     const at = callAt.get(e.toolCallId);
     const caller = at === undefined ? undefined : branch[at];
     if (at !== undefined && at < keptFrom && caller && !pinned.has(caller.id)) {

@@ -1,5 +1,6 @@
 // Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
 import type { ToolResult } from '../../engine/ports.js';
+import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
   readonly kind: 'write' | 'command';
@@ -25,6 +26,8 @@ export interface ToolLimits {
   readonly searchMaxResults: number;
   /** Characters of one matching line shown by search; minified files have megabyte lines. */
   readonly searchLineChars: number;
+  /** ripgrep is stopped after this long (a pathological regex, a huge tree); what it found so far is returned. */
+  readonly searchTimeoutMs: number;
   readonly commandDefaultTimeoutMs: number;
   readonly commandMaxTimeoutMs: number;
   /** run_command keeps the first and the last this many bytes of output and drops the middle. */
@@ -42,6 +45,7 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   searchDefaultResults: 100,
   searchMaxResults: 1_000,
   searchLineChars: 300,
+  searchTimeoutMs: 30_000,
   commandDefaultTimeoutMs: 120_000,
   commandMaxTimeoutMs: 600_000,
   outputHeadBytes: 100 * 1024,
@@ -82,9 +86,38 @@ export interface ToolContext {
   readonly trusted: () => boolean;
   /** The ripgrep executable: a path, or "rg" to look it up on PATH. */
   readonly ripgrepPath: string;
+  /** The processes run_command started, so they can be stopped at the turn's end and on exit. */
+  readonly commands: CommandTracker;
+  /** Values (API keys) that must never appear in a command's environment. */
+  readonly secrets: () => readonly string[];
+  /** Background processes survive the turn's end (they still die with Capsule). */
+  readonly keepBackground: boolean;
+  /** Capsule's own files (session, archive, locks, flight log): the write tools refuse them. */
+  readonly ownFiles: () => readonly string[];
 }
 
 /** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */
 export function formatBytes(n: number): string {
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
+}
+
+/** One tool result may take at most this share of the hard limit, so a single result always fits beside the rest. */
+export const RESULT_SHARE_OF_HARD_LIMIT = 0.25;
+/** Bytes per token assumed when turning a token budget into a byte cap: code and JSON run about 3, prose 4. */
+const BYTES_PER_TOKEN = 3;
+
+/**
+ * Read and command caps for a window: a result larger than a quarter of the hard limit comes back paged (read_file
+ * says how to read on) or head + tail (run_command), so one result can never exceed what the window holds.
+ */
+export function toolLimitsForWindow(hardLimit: number, base: ToolLimits = DEFAULT_TOOL_LIMITS): ToolLimits {
+  const bytes = Math.max(1024, Math.floor(Math.max(0, hardLimit) * RESULT_SHARE_OF_HARD_LIMIT * BYTES_PER_TOKEN));
+  const half = Math.floor(bytes / 2);
+  return {
+    ...base,
+    readMaxBytes: Math.min(base.readMaxBytes, bytes),
+    outputHeadBytes: Math.min(base.outputHeadBytes, half),
+    outputTailBytes: Math.min(base.outputTailBytes, half),
+    diffMaxChars: base.diffMaxChars,
+  };
 }

@@ -20,6 +20,7 @@ export interface OpenAgentArgs {
   readonly listener: AgentListener;
   /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
   readonly legacyIntents: unknown;
+  readonly maxRequestsPerTurn?: number;
 }
 
 export interface OpenedAgent {
@@ -60,6 +61,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     intentsFile: join(a.archiveDir, 'intents.json'),
     snapshotsDir: join(a.archiveDir, 'files'),
     triggerState: a.legacyIntents,
+    ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
   });
   return { session, durations };
 }

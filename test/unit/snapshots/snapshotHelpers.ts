@@ -5,6 +5,7 @@ import { FileSnapshots } from '../../../src/node/snapshots/fileSnapshots.js';
 import { applyRestore, planRestore, type RestorePlan } from '../../../src/node/snapshots/restore.js';
 import { executeCommand } from '../../../src/node/tools/runCommand.js';
 import { DEFAULT_TOOL_LIMITS } from '../../../src/node/tools/types.js';
+import { CommandTracker } from '../../../src/node/tools/processGroups.js';
 
 /** A timeline of moments m0, m1, …: a change made while moment k is the newest is "after m0..mk". */
 export class Timeline {
@@ -40,7 +41,7 @@ export class Timeline {
 
   /** A shell command in the workspace, around the capture. */
   async command(cmd: string): Promise<void> {
-    const r = await this.snapshots.aroundCommand(() => executeCommand(cmd, this.ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal));
+    const r = await this.snapshots.aroundCommand(() => executeCommand(cmd, this.ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker: new CommandTracker(), secrets: [] }));
     if (r.code !== 0) throw new Error(`${cmd} failed with ${String(r.code)}: ${r.output}`);
   }
 

@@ -5,7 +5,7 @@ import { resolveRewindPoint } from '../../../src/engine/transcript/rewindPoint.j
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
-import { unansweredCalls } from '../../../src/engine/agent/toolBatch.js';
+import { unansweredAtLeaf } from '../../../src/engine/transcript/repair.js';
 
 const ts = '2025-01-01T00:00:00.000Z';
 
@@ -74,7 +74,7 @@ test('no entry of any kind yields a point with an unanswered call', () => {
       assert.equal(e.type, 'leaf');
       continue;
     }
-    assert.deepEqual(unansweredCalls(r.targetId === null ? [] : t.branch(r.targetId)), [], `rewind to ${e.id} (${e.type})`);
+    assert.deepEqual(unansweredAtLeaf(r.targetId === null ? [] : t.branch(r.targetId)), [], `rewind to ${e.id} (${e.type})`);
   }
 });
 
