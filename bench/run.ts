@@ -20,6 +20,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   snapshots: () => import('./snapshots.js'),
   garbage: () => import('./garbage.js'),
   longTurn: () => import('./longTurn.js'),
+  effects: () => import('./effects.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -35,6 +35,8 @@ export const CLI_OPTIONS = {
   redo: { type: 'boolean' },
   set: { type: 'string', multiple: true },
   'no-auto-compact': { type: 'boolean' },
+  from: { type: 'string' },
+  retention: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

@@ -182,6 +182,7 @@ export class AgentSession {
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
         resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
+        ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();

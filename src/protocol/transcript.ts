@@ -27,6 +27,15 @@ export const CompactionCardSchema = z.object({
   level: z.number().int().min(0).max(3).optional(),
   /** The compaction was undone on this branch: the model sees the history it summarized (redo is offered). */
   undone: z.boolean().optional(),
+  /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */
+  retention: z
+    .object({
+      line: text(300),
+      dropped: z.array(z.object({ category: z.enum(['files', 'commands', 'errors', 'identifiers']), item: text(500) })).max(200),
+      /** Lost files and commands appended to the capsule from the transcript. */
+      appended: amount,
+    })
+    .optional(),
 });
 
 const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };

@@ -24,6 +24,8 @@ export interface AgentDeps {
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
   readonly options?: Partial<AgentOptions>;
+  /** Project-specific test-command patterns for the ledger (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
   /** Settings validated against another window (the user's raw values): used when an overflow teaches the real window. */
   readonly resolveFor?: (contextWindow: number, maxOutputTokens: number) => ResolvedSettings;
 }

@@ -65,6 +65,7 @@ export class Agent {
       triggers: this.triggers,
       ...(deps.recordFlight === undefined ? {} : { recordFlight: deps.recordFlight }),
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      ...(deps.testCommands === undefined ? {} : { testCommands: deps.testCommands }),
       listener: (event) => this.emit({ type: 'barrier', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), event }),
     });
     this.epochs = new EpochKeeper({

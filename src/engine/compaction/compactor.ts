@@ -11,8 +11,11 @@ import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES
 import { type CutPlan, isNothingToCompact } from './cut.js';
 import { truncateToolResult } from '../transcript/truncation.js';
 import { buildFallbackCapsule } from './fallback.js';
+import { measureRetention, RETENTION_DETAILS_KEY, spanFacts, withLostFacts, type Retention } from './retention.js';
 import type { FlightRecord } from './flightRecord.js';
-import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
+import { personText } from '../effects/personText.js';
+import { compileTestPatterns } from '../effects/testRunners.js';
+import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger, type LedgerOptions } from './ledger.js';
 import { type CompactionOutcome, flightRecordOf } from './outcome.js';
 import type { CompactionPlan } from './plan.js';
 import { generateSummary, SUMMARY_MAX_OUTPUT_TOKENS, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
@@ -38,6 +41,8 @@ export interface CompactionDeps {
   readonly logger?: Logger;
   /** Shared with the barrier so the tree is not rebuilt per call; one is made from `store` otherwise. */
   readonly branches?: BranchReader;
+  /** Project-specific test-command patterns for the ledger's last verification (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
 }
 
 export type ProgressPhase = 'planning' | 'checkpoint' | 'summarizing' | 'validating' | 'archiving' | 'appended';
@@ -136,7 +141,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 
   const branch = (deps.branches ?? new BranchReader(store)).branch();
   const input = buildModelInput(branch, deps.defaultSystem);
-  const ledger = ledgerOf(cut, branch);
+  const ledger = ledgerOf(cut, branch, { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
@@ -162,8 +167,9 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 
   // Truncated tool-result text leaves the input too: a truncation-only plan (level >= 2) summarizes nothing new.
   const replacedTokens = cut.summarizedTokens + cut.truncatedTokens + (cut.previousCapsule ? deps.cache.tokensOfCapsule(cut.previousCapsule) : 0);
-  const text = capsuleText(deps, cut, ledger, summary, replacedTokens);
-  if ('skip' in text) return end('skipped', text.skip);
+  const chosen = capsuleText(deps, cut, ledger, summary, replacedTokens);
+  if ('skip' in chosen) return end('skipped', chosen.skip);
+  const { text, retention } = withRetention(chosen, cut, store.header.cwd);
   progress(90, 'validating');
 
   const candidate: CapsuleEntry = {
@@ -183,6 +189,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     checkpointId: checkpoint.checkpointId,
     details: {
       [LEDGER_DETAILS_KEY]: ledger,
+      [RETENTION_DETAILS_KEY]: retention,
       operationId: plan.operationId,
       attempts: summary.attempts,
       flaggedPaths: text.flaggedPaths,
@@ -237,12 +244,25 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   };
 }
 
-/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the branch's first ask. */
-function ledgerOf(cut: CutPlan, branch: readonly Entry[]): Ledger {
+/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the person's first ask on the branch. */
+function ledgerOf(cut: CutPlan, branch: readonly Entry[], opts: LedgerOptions): Ledger {
   const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
-  const firstAsk = branch.find((e) => e.type === 'user');
-  const previous = stored ?? (firstAsk?.type === 'user' ? { ...EMPTY_LEDGER, originalTask: firstAsk.content } : undefined);
-  return buildLedger([...cut.summarize, ...cut.kept], previous);
+  const firstAsk = branch.flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
+  const previous = stored ?? (firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk });
+  return buildLedger([...cut.summarize, ...cut.kept], previous, opts);
+}
+
+/**
+ * Measures what the chosen capsule kept of the span (before anything is added), then appends the files and
+ * commands it lost, so the figures say how good the summary was and the model still gets every fact.
+ */
+function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: ChosenText; retention: Retention } {
+  const pinned = new Set(cut.pinnedEntryIds);
+  const facts = spanFacts(cut.summarize.filter((e) => !pinned.has(e.id)), root);
+  const tail = transcriptTextOf([...cut.summarize.filter((e) => pinned.has(e.id)), ...cut.kept]);
+  const measured = measureRetention(facts, chosen.text, tail);
+  const lost = withLostFacts(chosen.text, facts, tail);
+  return { text: { ...chosen, text: lost.text }, retention: { ...measured, appended: lost.appended } };
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
@@ -294,7 +314,7 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
     if (v.ok) return { text: assembled.text, quality: 'full', flaggedPaths: assembled.flaggedPaths };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
   } else reason = summary.kind === 'failed' || summary.kind === 'partial' ? summary.reason : 'cancelled';
-  const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason });
+  const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason, root: deps.store.header.cwd });
   // What did arrive of a cut-off or incomplete summary replaces the fallback's guesses section by section.
   const fb = summary.kind === 'partial' ? mergeArrived(built.content, summary.text) : built;
   const size = sizes(fb.text);

@@ -7,6 +7,7 @@ import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { createCheckpoint, rewind } from '../actions/rewindActions.js';
 import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
+import { importConversation } from '../actions/importConversation.js';
 import { shortTokens } from '../base/format.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';
@@ -87,6 +88,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   );
 
   add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(d)));
+  add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 
   add(
     vscode.commands.registerCommand('capsule.showProjectMemory', async () => {

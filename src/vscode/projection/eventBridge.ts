@@ -244,7 +244,7 @@ export class EventBridge {
         const note = checkpoint.note === undefined ? {} : { note: checkpoint.note };
         h.post({ type: 'itemsAppended', items: [{ id: checkpoint.id, kind: 'checkpoint', checkpointId: ck, checkpointKind: checkpoint.kind, timestamp: checkpoint.timestamp, ...note }] });
       }
-      const card = liveCard({ ...b, checkpointId: ck }, started?.before ?? h.categories(), h.categories());
+      const card = liveCard({ ...b, checkpointId: ck }, started?.before ?? h.categories(), h.categories(), capsule);
       h.post({ type: 'compactionCard', id: capsule?.id ?? ephemeralId(), ...(capsule ? { timestamp: capsule.timestamp } : {}), card });
     }
     h.measured();

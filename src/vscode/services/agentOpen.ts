@@ -7,6 +7,7 @@ import { readFlightRecords } from '../../node/flightRecorder.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import { errorMessage } from '../base/log.js';
+import { readLedgerTestCommands } from './settings.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {
@@ -62,6 +63,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     snapshotsDir: join(a.archiveDir, 'files'),
     triggerState: a.legacyIntents,
     ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
+    testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
   });
   return { session, durations };
 }

@@ -1,6 +1,7 @@
 // The one module that reads and writes `capsule.*` settings: validated compaction settings plus the model and provider choice, and the one scope rule for writes.
 import * as vscode from 'vscode';
 import { checkSetting, DEFAULT_MAX_REQUESTS_PER_TURN, resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
+import { compileTestPatterns } from '../../engine/effects/testRunners.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
@@ -65,6 +66,15 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
   const maxRequestsPerTurn = maxRequests.ok ? Number(maxRequests.value) : DEFAULT_MAX_REQUESTS_PER_TURN;
   const sendCacheKey = cfg.get<unknown>('provider.sendCacheKey') !== false;
   return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, sendCacheKey, maxRequestsPerTurn };
+}
+
+/** `capsule.ledger.testCommands`: extra test-runner patterns; invalid entries are dropped with a logged reason. */
+export function readLedgerTestCommands(log?: (message: string) => void): string[] {
+  const v = vscode.workspace.getConfiguration('capsule').get<unknown>('ledger.testCommands');
+  const list = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+  const { errors } = compileTestPatterns(list);
+  for (const e of errors) log?.(`capsule.ledger.${e}`);
+  return list;
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */

@@ -21,6 +21,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.createCheckpoint',
     'capsule.deleteChat',
     'capsule.exportCapsule',
+    'capsule.importConversation',
     'capsule.inspectCapsule',
     'capsule.loadCapsule',
     'capsule.markMilestone',
