@@ -17,6 +17,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   counting: () => import('./counting.js'),
   cache: () => import('./cache.js'),
   vsix: () => import('./vsix.js'),
+  snapshots: () => import('./snapshots.js'),
   garbage: () => import('./garbage.js'),
   longTurn: () => import('./longTurn.js'),
   effects: () => import('./effects.js'),

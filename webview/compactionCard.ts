@@ -65,9 +65,10 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
   const details = el('details', { className: 'card-breakdown' }, [el('summary', { text: 'Before and after by category' }), categoryTable(card)]);
   const retention = card.retention === undefined ? [] : [retentionView(card.retention)];
 
-  return el('section', { className: 'card', attrs: { 'aria-label': title } }, [
+  return el('section', { className: card.undone === true ? 'card undone' : 'card', attrs: { 'aria-label': title } }, [
     el('header', { className: 'card-head' }, [icon('fold'), el('span', { className: 'card-title', text: 'Context compacted' }), el('span', { className: 'chip reason', text: reason(card.trigger) })]),
     el('p', { className: 'card-figures', text: figures.join(' · ') }),
+    ...(card.undone === true ? [el('p', { className: 'card-undone', text: 'Undone: the next request is built as if this capsule did not exist.' })] : []),
     miniBar('Before', card.before, card.tokensBefore, scale),
     miniBar('After', card.after, card.tokensAfter, scale),
     details,
@@ -77,6 +78,9 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
       el('span', { className: 'muted', text: 'Checkpoint ' }),
       el('code', { className: 'ck', text: card.checkpointId }),
       button({ icon: 'eye', text: 'View capsule', label: `View the capsule of ${card.checkpointId}`, action: 'view-capsule', data: { ck: card.checkpointId } }),
+      card.undone === true
+        ? button({ icon: 'redo', text: 'Redo', label: `Redo the compaction ${card.checkpointId}: use its capsule again`, action: 'redo-compaction', data: { ck: card.checkpointId } })
+        : button({ icon: 'discard', text: 'Undo this compaction', label: `Undo the compaction ${card.checkpointId}: the model sees the summarized history again, later turns kept`, action: 'undo-compaction', data: { ck: card.checkpointId } }),
     ]),
   ]);
 }

@@ -51,6 +51,15 @@ export class Composer {
     this.#resize();
   }
 
+  /** Puts text in the composer (a message a rewind brought back), cursor at the end, ready to edit and send. */
+  setText(text: string): void {
+    this.#textarea.value = text;
+    this.#textarea.setSelectionRange(text.length, text.length);
+    this.#resize();
+    this.actions.draftChanged(text);
+    this.#textarea.focus();
+  }
+
   focus(): void {
     this.#textarea.focus();
   }

@@ -66,6 +66,7 @@ const cardFields = {
   quality,
   fallbackReason: optional(str(LIMITS.line)),
   level: optional((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 3),
+  undone: optional(bool),
 };
 const card = shape(cardFields);
 const base = { id, timestamp: optional(str(LIMITS.stamp)) };
@@ -160,6 +161,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   setup: { setup },
   queue: { items: queue },
   busy: { busy: bool },
+  composer: { text: str(LIMITS.input) },
 };
 const message = union('type', MESSAGE_SHAPES);
 

@@ -47,14 +47,24 @@ function checkpointView(item: CheckpointItem): HTMLElement[] {
   ];
 }
 
+/** A message's hover actions; ephemeral echoes (commands, unsent text) have no entry to act on. */
+function userActions(id: string): HTMLElement[] {
+  if (id.startsWith('x_')) return [];
+  return [
+    button({ icon: 'discard', label: 'Rewind to before this message (conversation and files)', action: 'message-rewind', className: 'item-action' }),
+    button({ icon: 'edit', label: 'Edit and resend: a new branch from here', action: 'message-edit', className: 'item-action' }),
+    button({ icon: 'fold-up', label: 'Compact up to here: summarize everything before this message', action: 'message-compact', className: 'item-action' }),
+  ];
+}
+
 export function renderItem(item: TranscriptItem): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return article(item, [who('account', 'You'), el('div', { className: 'user-text', text: item.text })], 'You said');
+      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text', text: item.text })], 'You said');
     case 'assistant':
       return article(
         item,
-        [who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' })]), assistantBody(item)],
+        [who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' }), button({ icon: 'refresh', label: 'Retry: ask again on a new branch', action: 'retry', className: 'item-action retry' })]), assistantBody(item)],
         'Assistant answer',
       );
     case 'tool':

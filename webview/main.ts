@@ -49,6 +49,8 @@ const list = new TranscriptList({
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
+  messageAction: (action, entryId) => host.post({ type: 'messageAction', action, entryId }),
+  compactionAction: (action, checkpointId) => host.post({ type: 'compactionAction', action, checkpointId }),
   continueLoop: () => host.post({ type: 'send', text: 'Continue' }),
   loadOlder: (beforeId) => host.post({ type: 'loadOlder', beforeId }),
   scrolled: (scroll) => host.updateState({ scroll }),
@@ -203,6 +205,9 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
+      break;
+    case 'composer':
+      composer.setText(msg.text);
       break;
     default: {
       const _exhaustive: never = msg;

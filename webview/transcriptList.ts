@@ -13,6 +13,9 @@ export interface ListActions {
   openLink(href: string): void;
   viewCapsule(checkpointId: string, opener: HTMLElement): void;
   rewind(checkpointId: string): void;
+  /** A user message's action, or retry of the answer (sent with the message it answered). */
+  messageAction(action: 'rewind' | 'edit' | 'retry' | 'compactUpTo', entryId: string): void;
+  compactionAction(action: 'undo' | 'redo', checkpointId: string): void;
   /** The doom-loop card's "Continue": the turn goes on as a new message. */
   continueLoop(): void;
   loadOlder(beforeId: string): void;
@@ -387,6 +390,16 @@ export class TranscriptList {
     const ck = btn.dataset.ck ?? '';
     if (name === 'view-capsule') this.actions.viewCapsule(ck, btn);
     else if (name === 'rewind') this.actions.rewind(ck);
+    else if (name === 'undo-compaction' || name === 'redo-compaction') this.actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
+    else if (name.startsWith('message-') || name === 'retry') {
+      const id = btn.closest('[data-id]')?.getAttribute('data-id') ?? '';
+      const at = this.#items.findIndex((i) => i.id === id);
+      // Retry re-asks the message the answer belongs to: the nearest user message above it.
+      const user = name === 'retry' ? this.#items.slice(0, at).reverse().find((i) => i.kind === 'user' && !i.id.startsWith('x_')) : this.#items[at];
+      if (user === undefined || user.kind !== 'user') return;
+      const action = name === 'retry' ? 'retry' : name === 'message-rewind' ? 'rewind' : name === 'message-edit' ? 'edit' : 'compactUpTo';
+      this.actions.messageAction(action, user.id);
+    }
     else if (name === 'loop-continue' || name === 'loop-stop') {
       // Either answer settles the card; only Continue asks the agent for more.
       btn.closest('.loop-actions')?.replaceChildren(el('span', { className: 'muted', text: name === 'loop-continue' ? 'Continued.' : 'Stopped.' }));

@@ -8,6 +8,7 @@ import { IMPORT_USAGE, importCommand } from './commands/import.js';
 import { SHOW_USAGE, showCommand } from './commands/show.js';
 import { LOAD_USAGE, loadCommand } from './commands/load.js';
 import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
+import { UNDO_COMPACTION_USAGE, undoCompactionCommand } from './commands/undoCompaction.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
 import { setLockHolderName } from '../node/sessionLock.js';
 
@@ -18,7 +19,8 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   verify: { run: verifyCommand, usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
   import: { run: importCommand, usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
   compact: { run: compactCommand, usage: COMPACT_USAGE, about: 'compact a session now (same engine as the extension) and print the result line' },
-  rewind: { run: rewindCommand, usage: REWIND_USAGE, about: 'move the active leaf back to a checkpoint (the chat\'s Rewind); nothing is deleted' },
+  rewind: { run: rewindCommand, usage: REWIND_USAGE, about: 'rewind to a checkpoint or message (the chat\'s Rewind): the conversation, with --files also the files; nothing is deleted' },
+  'undo-compaction': { run: undoCompactionCommand, usage: UNDO_COMPACTION_USAGE, about: 'undo (or --redo) one compaction, keeping later turns; refused when the result would not fit' },
   show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
   export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
   load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },

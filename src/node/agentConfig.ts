@@ -57,6 +57,8 @@ export interface AgentSessionConfig {
   readonly flightLog?: string;
   /** Pending compaction intents, kept across restarts. Default: `<session stem>.intents.json` next to the session file. */
   readonly intentsFile?: string;
+  /** File snapshots for rewind (docs/rewind.md). Default: `<session stem>.files/` next to the session file. */
+  readonly snapshotsDir?: string;
   readonly model: ModelConfig;
   /** Raw `capsule.compaction.*` values (docs/behaviour.md#settings); validated against the model. */
   readonly settings?: Readonly<Record<string, unknown>>;

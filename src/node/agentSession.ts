@@ -11,8 +11,8 @@ import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResu
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
-import { planRewind, type RewindPlan } from '../engine/transcript/rewind.js';
-import type { Entry, Trigger } from '../engine/transcript/schema.js';
+import { planUndo, type UndoAction, type UndoPlan } from '../engine/compaction/undo.js';
+import type { CheckpointKind, Entry, Trigger } from '../engine/transcript/schema.js';
 import { resolveTarget, sidecarPaths, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
 import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
@@ -21,6 +21,8 @@ import { readIntents, writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
+import { lastEntryId, previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview } from './sessionRewind.js';
+import { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
@@ -71,6 +73,7 @@ interface Parts {
   intentsSaved: boolean;
   readonly caches: TokenCaches;
   readonly logger: Logger | undefined;
+  readonly snapshots: FileSnapshots;
   /** The API keys this session holds, kept out of every command's environment. */
   readonly secrets: string[];
 }
@@ -81,7 +84,9 @@ function keysOf(model: ModelConfig): string[] {
   return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
 }
 
-async function openParts(path: string, dirs: { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string }, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown): Promise<Parts> {
+type Dirs = { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string; readonly snapshotsDir?: string };
+
+async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = []): Promise<Parts> {
   const paths = sidecarPaths(resolve(path));
   const intentsFile = dirs.intentsFile ?? paths.intentsFile;
   const saved = (await readIntents(intentsFile).catch(() => undefined)) ?? fallbackTriggers;
@@ -95,8 +100,15 @@ async function openParts(path: string, dirs: { readonly archiveDir?: string; rea
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
     caches: new TokenCaches(),
     logger,
+    snapshots: new FileSnapshots({ dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)), roots, leaf: () => lastEntryId(store), ...(logger === undefined ? {} : { logger }) }),
     secrets: [],
   };
+}
+
+/** What a user asked to rewind: which parts, and whether files edited outside Capsule may be overwritten. */
+export interface RewindOptions {
+  readonly mode?: RewindMode;
+  readonly overwriteOutside?: boolean;
 }
 
 export class AgentSession {
@@ -128,7 +140,7 @@ export class AgentSession {
         ...(create === undefined ? {} : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
       }));
     try {
-      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState);
+      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
       parts.secrets.push(...keysOf(config.model));
       const paths = sidecarPaths(resolve(config.sessionPath));
       const ownFiles = [...sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog), resolve(config.intentsFile ?? paths.intentsFile)];
@@ -148,6 +160,7 @@ export class AgentSession {
               ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
+              capture: parts.snapshots,
               evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
@@ -253,20 +266,75 @@ export class AgentSession {
     return r;
   }
 
+  /** What rewinding to `ref` (a `ck_…` id or an entry id) would do: the point, and the files that differ from that moment. */
+  previewRewind(ref: string): Promise<RewindPreview | RewindFailure> {
+    return previewRewind(this.rewindDeps(), ref);
+  }
+
   /**
-   * Rewind: waits for the running work, then moves the active leaf to the checkpoint with one appended `leaf`
-   * entry. Pending intents are dropped: they describe the branch the session has left.
+   * Rewind (docs/rewind.md): the conversation moves its leaf (one appended `leaf` entry, a new branch), the files come
+   * back from their snapshots, or both. Refused while a turn runs: the caller stops it first. Pending intents are
+   * dropped with the branch they describe.
    */
-  async rewind(checkpointId: string): Promise<RewindPlan> {
+  async rewind(ref: string, opts: RewindOptions = {}): Promise<RewindDone | RewindFailure> {
+    if (this.agentOrUndefined?.busy === true) return { ok: false, error: 'A turn is running; stop it first, then rewind.' };
+    const r = await rewindSession(this.rewindDeps(), ref, opts);
+    if (r.ok && r.mode !== 'files') {
+      this.parts.triggers.clearIntents();
+      await this.saveIntents();
+    }
+    return r;
+  }
+
+  /** Undo (or redo) one compaction: refused when the model input without that capsule would not fit the hard limit. */
+  async undoCompaction(ref: string, action: UndoAction = 'undo'): Promise<UndoPlan> {
     const store = this.parts.store;
-    if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
-    await this.agentOrUndefined?.idle();
-    const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: this.ids, clock: this.clock });
+    if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}).` };
+    if (this.agentOrUndefined?.busy === true) return { ok: false, error: 'A turn is running; stop it first, then undo the compaction.' };
+    const branch = store.tree.branch();
+    const plan = planUndo(branch, store.leafId(), ref, action, { ids: this.ids, clock: this.clock });
     if (!plan.ok) return plan;
-    await store.append(plan.leaf);
-    this.parts.triggers.clearIntents();
-    await this.saveIntents();
+    const after = budgetOf([...branch, plan.entry], this.basis(), this.clock.now());
+    if (action === 'undo' && after.effectiveTokens > after.hardLimit) {
+      return {
+        ok: false,
+        error: `Undoing compaction ${plan.capsule.checkpointId} would make the next request ${after.effectiveTokens} tokens, above the hard limit (${after.hardLimit}); nothing was changed. Compact again with a focus instead (/compact <what to keep>).`,
+      };
+    }
+    await store.append(plan.entry);
     return plan;
+  }
+
+  /** "Compact up to here": a user compaction that summarizes everything before the message `entryId` and keeps it and all after it. */
+  async compactUpTo(entryId: string, opts: Omit<CompactOptions, 'trigger'> = {}): Promise<PreflightResult> {
+    const r = await this.barrier.compactWith('user', { signal: opts.signal ?? new AbortController().signal, cutBefore: entryId, ...(opts.focus === undefined ? {} : { focus: opts.focus }) });
+    await this.saveIntents();
+    return r;
+  }
+
+  /** A checkpoint the user asked for (`/checkpoint`, `/milestone`, `/pivot`); milestone and pivot record their intents. */
+  async checkpoint(kind: CheckpointKind, note?: string): Promise<string> {
+    const a = this.agentOrUndefined;
+    const id = a !== undefined ? await a.recordCheckpoint(kind, note) : await this.appendCheckpoint(kind, note);
+    await this.saveIntents();
+    return id;
+  }
+
+  private async appendCheckpoint(kind: CheckpointKind, note?: string): Promise<string> {
+    const store = this.parts.store;
+    const checkpointId = this.ids.next('ck_');
+    const ts = new Date(this.clock.now()).toISOString();
+    await store.append({ type: 'checkpoint', id: this.ids.next('e_'), parentId: store.leafId(), timestamp: ts, checkpointId, kind, ...(note === undefined ? {} : { note }) });
+    if (kind === 'milestone' || kind === 'plan_pivot') this.parts.triggers.recordIntent(kind, checkpointId);
+    return checkpointId;
+  }
+
+  get snapshots(): FileSnapshots {
+    return this.parts.snapshots;
+  }
+
+  private rewindDeps(): Parameters<typeof rewindSession>[0] {
+    return { store: this.parts.store, snapshots: this.parts.snapshots, ids: this.ids, clock: this.clock };
   }
 
   /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
@@ -307,6 +375,11 @@ export class AgentSession {
 
   budget(now = this.clock.now()): Budget {
     return budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+  }
+
+  /** The budget another branch would have (where a rewind would land). */
+  budgetOf(branch: readonly Entry[], now = this.clock.now()): Budget {
+    return budgetOf(branch, this.basis(), now);
   }
 
   /** The meter's categories of a branch's model input (a compaction card's before or after). */

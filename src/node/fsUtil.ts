@@ -1,5 +1,5 @@
-// Small file-system helpers shared by the Node ports: error codes, one-line messages, existence, directory fsync.
-import { open, stat } from 'node:fs/promises';
+// Small file-system helpers shared by the Node ports: error codes, one-line messages, existence, directory fsync, JSON-lines sidecars.
+import { open, readFile, stat } from 'node:fs/promises';
 
 /** The `code` of a Node system error (`ENOENT`, `EEXIST`, …), or '' when there is none. */
 export function errCode(err: unknown): string {
@@ -30,4 +30,31 @@ export async function syncDir(dir: string): Promise<void> {
   } catch {
     // The file itself was fsynced; that is the best this platform allows.
   }
+}
+
+/** The lines of a JSON-lines sidecar that `parse` accepts, in order; a missing file is empty, torn or bad lines are counted and skipped. */
+export async function readJsonLines<T>(file: string, parse: (raw: unknown) => T | undefined): Promise<{ readonly items: T[]; readonly skipped: number }> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if (errCode(err) === 'ENOENT') return { items: [], skipped: 0 };
+    throw err;
+  }
+  const items: T[] = [];
+  let skipped = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      skipped++;
+      continue;
+    }
+    const item = parse(raw);
+    if (item === undefined) skipped++;
+    else items.push(item);
+  }
+  return { items, skipped };
 }

@@ -41,7 +41,13 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('queue'), items: QueueSchema }),
   /** An agent turn started or ended. */
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
+  /** Puts text in the composer (the message a rewind went back before, ready to edit and send again). */
+  z.object({ type: z.literal('composer'), text: text(LIMITS.input) }),
 ]);
+
+/** What a user message's hover actions ask for; `retry` is offered on the last answer and names its message. */
+export const MessageActionSchema = z.enum(['rewind', 'edit', 'retry', 'compactUpTo']);
+export type MessageAction = z.infer<typeof MessageActionSchema>;
 
 /** The header's buttons; each runs the same action as the contributed `capsule.*` command of that name. */
 export const WebviewCommandSchema = z.enum(['compactContext', 'showBudget', 'toggleAutoCompact', 'newChat', 'showLatestCapsule', 'refresh']);
@@ -62,6 +68,9 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('loadOlder'), beforeId: itemId }),
   z.object({ type: z.literal('viewCapsule'), checkpointId }),
   z.object({ type: z.literal('rewind'), checkpointId }),
+  z.object({ type: z.literal('messageAction'), action: MessageActionSchema, entryId: itemId }),
+  /** "Undo this compaction" / "Redo" on a compaction card. */
+  z.object({ type: z.literal('compactionAction'), action: z.enum(['undo', 'redo']), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),
   /** Put text on the clipboard (code blocks, answers, capsules). */
   z.object({ type: z.literal('copy'), text: text(LIMITS.document) }),

@@ -174,8 +174,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const session = checkpointsPane(page).locator('.monaco-list-row[aria-level="1"]').first();
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
-    await treeRows(page, `${autoCk} · auto`).waitFor({ timeout: 30_000 });
-    await treeRows(page, 'Capsule · turn_complete').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Task 1: [long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · turn_complete').waitFor({ timeout: 30_000 });
   });
 
   // ---- 5: Compact Context from the palette (after one more answer, so there is history since the capsule) ----
@@ -196,20 +196,20 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     assert.match(ck, /^ck_\w+$/);
     assert.notEqual(ck, autoCk);
     meter.push(await chat.waitForMeterBelow(meter.at(-1) ?? 0));
-    await treeRows(page, `${ck} · auto`).waitFor({ timeout: 30_000 });
-    await treeRows(page, 'Capsule · user').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · user').waitFor({ timeout: 30_000 });
     return ck;
   });
   const summaries = f.chatRequests.filter((r) => bodyOf(r).tool_choice === 'none');
   assert.equal(summaries.length, 2, 'one summary request (tool_choice none) per compaction');
 
-  // ---- 6: rewind from the tree; the next request resumes exactly the model input of that moment ----
+  // ---- 6: rewind from the tree to before report 4's message; the next request resumes exactly that moment's input ----
   await step('14-rewind-from-tree', async () => {
-    // The last chat request before the checkpoint: the model input at the checkpoint is its messages plus the answer.
-    const then = bodyOf(streamed(f).at(-1)).messages ?? [];
+    // The request of report 4 without its question is the model input of the moment before it was sent.
+    const then = (bodyOf(streamed(f).at(-1)).messages ?? []).slice(0, -1);
     const sentBefore = f.chatRequests.length;
-    await contextMenuAction(page, treeRows(page, `${manualCk} · auto`), 'Rewind Here');
-    assert.match(await answerModal(page, 'Rewind'), new RegExp(`Rewind this chat to ${manualCk}`));
+    await contextMenuAction(page, treeRows(page, 'Write report 4 about the module.'), 'Rewind Here');
+    assert.match(await answerModal(page, 'Rewind'), /Rewind to before "\[long\] Write report 4/);
+    await waitUntil('the message back in the composer', async () => /Write report 4 about the module\./.test(await chat.composer.inputValue()), 30_000);
     await waitUntil('the manual compaction to leave the active branch', async () => (await chat.cards.count()) === 1, 30_000);
     meter.push(await chat.waitForMeterAbove(meter.at(-1) ?? 0));
     await chat.send('After the rewind: one more question.');
@@ -220,7 +220,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const messages = bodyOf(sent[0]).messages ?? [];
     assert.ok(then.length > 2);
     assert.deepEqual(messages.slice(0, then.length), then, 'the request after the rewind starts with the messages sent at the checkpoint');
-    assert.equal(messages.length, then.length + 2, 'followed by that moment’s answer and the new question only');
+    assert.equal(messages.length, then.length + 1, 'followed by the new question only');
+    assert.ok(manualCk.startsWith('ck_'));
     assert.deepEqual(messages.at(-1), { role: 'user', content: 'After the rewind: one more question.' });
   });
 

@@ -181,7 +181,7 @@ test('slash completion: filter, arrows, Enter or Tab to pick, Escape to close, c
     const input = h.page.locator('textarea');
     const options = h.page.locator('#slash-popup [role=option]');
     await input.pressSequentially('/');
-    assert.equal(await options.count(), 8);
+    assert.equal(await options.count(), 11);
     await input.pressSequentially('au');
     assert.deepEqual(await h.page.locator('#slash-popup .slash-label').allTextContents(), ['/auto-compact on', '/auto-compact off']);
     await input.press('ArrowDown');
@@ -315,4 +315,38 @@ test('a malformed host message is ignored and reported to the host log', async (
   } finally {
     await h.close();
   }
+});
+
+test('message hover actions, undo/redo on a card, and the composer filled by a rewind', async () => {
+  await scenario(browser, 'rewind-actions', async (h) => {
+    const items = [
+      { id: 'e_u1', kind: 'user' as const, text: 'Edit the two files' },
+      { id: 'e_a1', kind: 'assistant' as const, markdown: 'Edited both files.' },
+      { id: 'e_c1', kind: 'compaction' as const, card: { ...card, undone: true } },
+    ];
+    await h.send({ ...snapshot, transcript: { items, hasMore: false } });
+    const user = h.page.locator('[data-id="e_u1"]');
+    await user.hover();
+    await user.getByRole('button', { name: /^Rewind to before this message/ }).click();
+    await user.getByRole('button', { name: /^Edit and resend/ }).click();
+    await user.getByRole('button', { name: /^Compact up to here/ }).click();
+    const answer = h.page.locator('[data-id="e_a1"]');
+    await answer.hover();
+    await answer.getByRole('button', { name: /^Retry/ }).click();
+    await h.page.locator('[data-id="e_c1"]').getByRole('button', { name: /^Redo/ }).click();
+    assert.deepEqual(
+      (await ofType(h, 'messageAction')).map((m) => [m.action, m.entryId]),
+      [
+        ['rewind', 'e_u1'],
+        ['edit', 'e_u1'],
+        ['compactUpTo', 'e_u1'],
+        ['retry', 'e_u1'],
+      ],
+      'retry names the message the answer belongs to',
+    );
+    assert.deepEqual((await ofType(h, 'compactionAction')).map((m) => m.action), ['redo']);
+    assert.equal(await h.page.locator('.card.undone').count(), 1, 'an undone compaction looks undone');
+    await h.send({ type: 'composer', text: 'Edit the two files' });
+    await h.until('document.querySelector("textarea").value === "Edit the two files"', 'the message back in the composer');
+  });
 });

@@ -9,7 +9,7 @@ import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../sess
 import { settingsFlags } from '../settingsFlags.js';
 
 export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -92,6 +92,9 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   if (!path) throw new CliError(`missing session file: ${COMPACT_USAGE}`);
   const trigger = triggerFlag(cli.flags);
   const focus = focusFlag(cli.flags);
+  const upTo = typeof cli.flags['up-to'] === 'string' ? cli.flags['up-to'].trim() : undefined;
+  if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo)) throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
+  if (upTo !== undefined && trigger !== undefined) throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
   const summarizer = summarizerFlags(cli.flags);
   const raw = settingsFlags(cli.flags).compaction;
   const session = await openOffline(path, (info) => ({
@@ -113,7 +116,8 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     let result: PreflightResult;
     try {
       // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.
-      result = await session.compact({ signal: ctrl.signal, ...(trigger === undefined ? {} : { trigger }), ...(focus === undefined ? {} : { focus }) });
+      const opts = { signal: ctrl.signal, ...(focus === undefined ? {} : { focus }) };
+      result = upTo !== undefined ? await session.compactUpTo(upTo, opts) : await session.compact({ ...opts, ...(trigger === undefined ? {} : { trigger }) });
     } finally {
       process.off('SIGINT', onInterrupt);
     }

@@ -1,26 +1,71 @@
-// `capsule rewind <session.jsonl> ck_…`: moves the session's active leaf back to a checkpoint, as the chat's Rewind does.
+// `capsule rewind <session.jsonl> <ck_…|entry> [--files|--files-only]`: the chat's Rewind from the command line, conversation and/or files.
+import type { RewindDone, RewindPreview } from '../../node/sessionRewind.js';
+import type { FilePlan } from '../../node/snapshots/restore.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 
-export const REWIND_USAGE = 'capsule rewind <session.jsonl> ck_… [--json]';
+export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--json]';
+
+function fileLine(f: FilePlan): string {
+  const what = f.action === 'delete' ? 'delete (created later)' : f.action === 'recreate' ? 'recreate (deleted later)' : 'restore';
+  const flags = [f.editedOutside ? 'edited outside Capsule since' : undefined, f.unavailable === undefined ? undefined : `cannot be restored: ${f.unavailable}`].filter((x) => x !== undefined);
+  return `  ${what} ${f.path}${flags.length > 0 ? ` — ${flags.join('; ')}` : ''}`;
+}
+
+function report(done: RewindDone | RewindPreview, path: string, tokens: number, hardLimit: number): string[] {
+  const p = done.point;
+  const lines: string[] = [];
+  if ('mode' in done) {
+    const to = p.checkpointId ?? p.targetId ?? 'the start';
+    if (done.mode !== 'files') lines.push(`Rewound ${path} to ${to}: the session continues from there on a new branch (${tokens} tokens of ${hardLimit}); later entries stay in the file.`);
+    if (done.files !== undefined) {
+      lines.push(`Files: ${done.files.restored.length} restored${done.files.skipped.length > 0 ? `, ${done.files.skipped.length} left as they are` : ''}.`);
+      for (const s of done.files.skipped) lines.push(`  kept ${s.path} — ${s.reason}`);
+    }
+    if (done.note !== undefined) lines.push(`The files were not restored; the next request tells the model which files differ from that point.`);
+  } else {
+    lines.push(`Rewinding ${path} to ${p.checkpointId ?? p.targetId ?? 'the start'} would leave ${tokens} tokens of ${hardLimit}.`);
+    lines.push(done.files.length === 0 ? 'No files differ from that point.' : `Files that differ from that point (${done.files.length}):`);
+    for (const f of done.files) lines.push(fileLine(f));
+  }
+  if (p.message !== undefined) lines.push(`The message sent there was: ${JSON.stringify(p.message.text.length > 200 ? `${p.message.text.slice(0, 200)}…` : p.message.text)}`);
+  return lines;
+}
 
 export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
-  const [path, checkpointId] = cli.positionals;
+  const [path, ref] = cli.positionals;
   if (!path) throw new CliError(`missing session file: ${REWIND_USAGE}`);
-  if (!checkpointId) throw new CliError(`missing checkpoint id: ${REWIND_USAGE}`);
-  if (!/^ck_[A-Za-z0-9_-]+$/.test(checkpointId)) throw new CliError(`'${checkpointId}' is not a checkpoint id (they look like ck_…): ${REWIND_USAGE}`);
+  if (!ref) throw new CliError(`missing checkpoint or entry id: ${REWIND_USAGE}`);
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(ref)) throw new CliError(`'${ref}' is not a checkpoint id (ck_…) or an entry id: ${REWIND_USAGE}`);
+  if (cli.flags.files === true && cli.flags['files-only'] === true) throw new CliError(`--files and --files-only exclude each other: ${REWIND_USAGE}`);
+  const mode = cli.flags['files-only'] === true ? 'files' : cli.flags.files === true ? 'both' : 'conversation';
   // No model is called: the settings only decide the budget line printed after the move.
   const session = await openOffline(path, (info) => { const resolved = cliSettings(info); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }; }, cli.flags);
   try {
-    const r = await session.rewind(checkpointId);
+    const preview = await session.previewRewind(ref);
+    if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);
+    const target = preview.point.targetId === null ? [] : session.store.tree.branch(preview.point.targetId);
+    if (cli.flags['dry-run'] === true) {
+      const b = session.budget();
+      const at = target.length === 0 ? { effectiveTokens: 0, hardLimit: b.hardLimit } : session.budgetOf(target);
+      if (cli.flags.json === true) out(JSON.stringify({ session: path, ref, ...preview.point, files: preview.files, tokens: at.effectiveTokens, hardLimit: at.hardLimit }, null, 2));
+      else out(report(preview, path, at.effectiveTokens, at.hardLimit).join('\n'));
+      return 0;
+    }
+    const r = await session.rewind(ref, { mode, overwriteOutside: cli.flags.force === true });
     if (!r.ok) throw new CliError(r.error.replace('this chat', path), 1);
     const budget = session.budget();
     if (cli.flags.json === true) {
-      out(JSON.stringify({ session: path, checkpointId, leafEntryId: r.leaf.id, targetId: r.leaf.targetId, tokens: budget.effectiveTokens, hardLimit: budget.hardLimit }, null, 2));
-    } else {
-      out(`Rewound ${path} to ${checkpointId}: the session continues from there on a new branch (${budget.effectiveTokens} tokens of ${budget.hardLimit}); later entries stay in the file.`);
-    }
-    return 0;
+      out(
+        JSON.stringify(
+          { session: path, ref, mode, checkpointId: r.point.checkpointId, leafEntryId: r.leaf?.id, targetId: r.point.targetId, message: r.point.message?.text, files: r.files, tokens: budget.effectiveTokens, hardLimit: budget.hardLimit },
+          null,
+          2,
+        ),
+      );
+    } else out(report(r, path, budget.effectiveTokens, budget.hardLimit).join('\n'));
+    // Files left alone (edited outside, or not restorable) are an incomplete rewind: say so in the exit status too.
+    return r.files !== undefined && r.files.skipped.length > 0 ? 3 : 0;
   } finally {
     await session.close();
   }

@@ -284,7 +284,11 @@ export class Agent {
     }
     try {
       await this.prepare();
-      const user: UserEntry = { ...this.entryBase(), type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
+      // docs/behaviour.md#rewind: every message gets its checkpoint first, so "rewind to this message" restores the input before it.
+      const userId = this.deps.ids.next('e_');
+      const ck: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId: this.deps.ids.next('ck_'), kind: 'auto', forEntryId: userId };
+      await store.append(ck);
+      const user: UserEntry = { ...this.entryBase(), id: userId, type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
       const loops = new DoomLoopDetector();

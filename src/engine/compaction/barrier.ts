@@ -176,9 +176,15 @@ export class PreflightBarrier {
   }
 
   /** A compaction with a given trigger whether or not it is due (CLI `--trigger`); soft ones still pass the ROI gates. */
-  compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string } = {}): Promise<PreflightResult> {
+  compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string; readonly cutBefore?: string } = {}): Promise<PreflightResult> {
     const mandatory = trigger === 'hard_limit' || trigger === 'context_overflow';
-    const choice: TriggerChoice = { trigger, mandatory, roiExempt: !isSoftTrigger(trigger), ...(opts.focus === undefined ? {} : { focus: opts.focus }) };
+    const choice: TriggerChoice = {
+      trigger,
+      mandatory,
+      roiExempt: !isSoftTrigger(trigger),
+      ...(opts.focus === undefined ? {} : { focus: opts.focus }),
+      ...(opts.cutBefore === undefined ? {} : { cutBefore: opts.cutBefore }),
+    };
     return this.serialized(() => {
       this.budget.enterBarrier(undefined);
       return this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false });
@@ -230,6 +236,7 @@ export class PreflightBarrier {
       mandatory: choice.mandatory,
       roiExempt: choice.roiExempt,
       ...(choice.focus === undefined ? {} : { focus: choice.focus }),
+      ...(choice.cutBefore === undefined ? {} : { cutBefore: choice.cutBefore }),
       branch: m.branch,
       leafAtPlan: m.leaf,
       tokensOf: (e: Entry): number => d.cache.tokensOf(e),

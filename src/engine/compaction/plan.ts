@@ -1,6 +1,7 @@
 // The immutable compaction plan of docs/behaviour.md#barrier: what the barrier decided before any await, frozen so nothing can drift.
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { type CompactionLevel, type CutResult, isNothingToCompact, planCut } from './cut.js';
+import { planCutAt } from './cutAt.js';
 
 export interface PlanLimits {
   readonly contextWindow: number;
@@ -48,6 +49,8 @@ export interface MakePlanArgs {
   readonly keepRecentTokens: number;
   readonly turnId?: string;
   readonly sequence?: number;
+  /** An explicit cut right before this user message (compact up to here); the level is ignored. */
+  readonly cutBefore?: string;
   /** Set when a gate already decided against compacting (e.g. the docs/behaviour.md#roi pre-generation ROI gate): the plan ends skipped. */
   readonly skipReason?: string;
 }
@@ -68,7 +71,9 @@ export function makePlan(a: MakePlanArgs): CompactionPlan {
   const planned: CutResult =
     a.skipReason !== undefined
       ? { nothingToCompact: true, reason: a.skipReason }
-      : planCut({
+      : a.cutBefore !== undefined
+        ? planCutAt(a.branch, a.tokensOf, a.cutBefore)
+        : planCut({
           branch: a.branch,
           tokensOf: a.tokensOf,
           keepRecentTokens: a.keepRecentTokens,

@@ -35,6 +35,8 @@ export interface TriggerChoice {
   readonly focus?: string;
   /** The detail recorded with the intent that fired. */
   readonly detail?: string;
+  /** "Compact up to here": the user message the cut goes right before (a user compaction with an explicit cut). */
+  readonly cutBefore?: string;
 }
 
 export interface ChooseArgs {

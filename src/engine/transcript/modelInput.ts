@@ -21,11 +21,16 @@ export interface ModelInput {
   readonly entryIds: readonly string[];
 }
 
-/** The latest capsule on a branch, with its index. */
+/** The latest capsule in force on a branch, with its index: a capsule whose latest undo/redo event on the branch is an undo does not count. */
 export function latestCapsule(branch: readonly Entry[]): { capsule: CapsuleEntry; index: number } | undefined {
+  let toggled: Map<string, 'undo' | 'redo'> | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
-    if (e?.type === 'capsule') return { capsule: e, index: i };
+    if (e?.type === 'compaction_undo') {
+      toggled ??= new Map();
+      // Walking backwards, the first event seen for a capsule is its latest.
+      if (!toggled.has(e.capsuleId)) toggled.set(e.capsuleId, e.action);
+    } else if (e?.type === 'capsule' && toggled?.get(e.id) !== 'undo') return { capsule: e, index: i };
   }
   return undefined;
 }
@@ -63,6 +68,7 @@ export function toModelMessage(e: Entry, truncateResults = false): ModelMessage 
     case 'model_change':
     case 'leaf':
     case 'turn_end':
+    case 'compaction_undo':
       return undefined;
   }
 }

@@ -137,6 +137,8 @@ export const CheckpointEntrySchema = z.object({
   checkpointId: z.string().regex(/^ck_[A-Za-z0-9_-]+$/),
   kind: CheckpointKindSchema,
   note: z.string().max(10_000).optional(),
+  /** The user message this checkpoint was taken before (the automatic checkpoint of each message). */
+  forEntryId: id.optional(),
 });
 
 export const ModelChangeEntrySchema = z.object({
@@ -165,6 +167,15 @@ export const TurnEndEntrySchema = z.object({
   error: z.string().optional(),
 });
 
+/** Undoes or redoes one compaction: the model input is built as if that capsule did not exist (or again with it); nothing is removed. */
+export const CompactionUndoEntrySchema = z.object({
+  ...base,
+  type: z.literal('compaction_undo'),
+  capsuleId: id,
+  checkpointId: z.string().min(1),
+  action: z.enum(['undo', 'redo']),
+});
+
 export const EntrySchema = z.discriminatedUnion('type', [
   UserEntrySchema,
   AssistantEntrySchema,
@@ -175,6 +186,7 @@ export const EntrySchema = z.discriminatedUnion('type', [
   ModelChangeEntrySchema,
   LeafEntrySchema,
   TurnEndEntrySchema,
+  CompactionUndoEntrySchema,
 ]);
 
 export type Entry = z.infer<typeof EntrySchema>;
@@ -188,6 +200,7 @@ export type CheckpointEntry = z.infer<typeof CheckpointEntrySchema>;
 export type ModelChangeEntry = z.infer<typeof ModelChangeEntrySchema>;
 export type LeafEntry = z.infer<typeof LeafEntrySchema>;
 export type TurnEndEntry = z.infer<typeof TurnEndEntrySchema>;
+export type CompactionUndoEntry = z.infer<typeof CompactionUndoEntrySchema>;
 
 /** Entry kinds that are fsynced on append (docs/behaviour.md#transcript). */
-export const DURABLE_TYPES: ReadonlySet<EntryType> = new Set(['capsule', 'checkpoint', 'turn_end', 'leaf']);
+export const DURABLE_TYPES: ReadonlySet<EntryType> = new Set(['capsule', 'checkpoint', 'turn_end', 'leaf', 'compaction_undo']);

@@ -18,11 +18,14 @@ export function reachableTail(tree: EntryLookup, leafId: string | null): Entry[]
   let capsule: CapsuleEntry | undefined;
   let missing = new Set<string>();
   let baseSeen = false;
+  // Undo/redo events come after their capsule: walking back, the first one seen per capsule is its latest.
+  const toggled = new Map<string, 'undo' | 'redo'>();
   let cur = leafId === null ? undefined : tree.get(leafId);
   while (cur !== undefined) {
     if (cur.type !== 'leaf') {
       rev.push(cur);
-      if (capsule === undefined && cur.type === 'capsule') {
+      if (cur.type === 'compaction_undo' && !toggled.has(cur.capsuleId)) toggled.set(cur.capsuleId, cur.action);
+      if (capsule === undefined && cur.type === 'capsule' && toggled.get(cur.id) !== 'undo') {
         capsule = cur;
         missing = new Set(cur.pinnedEntryIds);
         if (cur.firstKeptEntryId !== null) missing.add(cur.firstKeptEntryId);

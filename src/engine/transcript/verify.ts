@@ -118,6 +118,7 @@ function checkBranch(branch: readonly Entry[], isActive: boolean, report: Report
       case 'model_change':
       case 'leaf':
       case 'turn_end':
+      case 'compaction_undo':
         break;
     }
   });

@@ -10,6 +10,8 @@ import { runCommandTool } from './runCommand.js';
 import { DEFAULT_TOOL_LIMITS, ToolError, errorMessage, toolError, toolOk } from './types.js';
 import type { ApprovalFn, CheckpointKind, ToolContext, ToolLimits } from './types.js';
 import { editFileTool, writeFileTool } from './writeFile.js';
+import { resolveWorkspacePath } from './paths.js';
+import type { FileCapture } from '../snapshots/fileSnapshots.js';
 
 export interface WorkspaceToolHostOptions {
   /** Workspace folders; relative paths resolve against the first. */
@@ -24,6 +26,8 @@ export interface WorkspaceToolHostOptions {
   readonly evidence?: (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
   /** Records a checkpoint and returns its id; without it the checkpoint tool is not offered. */
   readonly checkpoint?: (kind: CheckpointKind, note: string) => Promise<string>;
+  /** Keeps what rewind needs to restore the files that writes and commands change (docs/rewind.md). */
+  readonly capture?: FileCapture;
   /** Values (the API key) kept out of every command's environment. */
   readonly secrets?: () => readonly string[];
   /** Let background processes a command started outlive the turn (default: they are stopped when it ends). */
@@ -38,8 +42,10 @@ export class WorkspaceToolHost implements ToolHost {
   private readonly ctx: ToolContext;
   private readonly toolList: readonly ToolSchema[];
   private readonly runners: ReadonlyMap<string, Runner>;
+  private readonly capture: FileCapture | undefined;
 
   constructor(opts: WorkspaceToolHostOptions) {
+    this.capture = opts.capture;
     const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, ...opts.limits };
     this.ctx = {
       roots: [...opts.roots],
@@ -59,9 +65,9 @@ export class WorkspaceToolHost implements ToolHost {
       [TOOL_NAMES.readFile, (a) => readFileTool(ctx, a)],
       [TOOL_NAMES.listFiles, (a, s) => listFilesTool(ctx, a, s)],
       [TOOL_NAMES.search, (a, s) => searchTool(ctx, a, s)],
-      [TOOL_NAMES.writeFile, (a, s) => writeFileTool(ctx, a, s)],
-      [TOOL_NAMES.editFile, (a, s) => editFileTool(ctx, a, s)],
-      [TOOL_NAMES.runCommand, (a, s) => runCommandTool(ctx, a, s)],
+      [TOOL_NAMES.writeFile, (a, s) => this.aroundWrite(a, () => writeFileTool(ctx, a, s))],
+      [TOOL_NAMES.editFile, (a, s) => this.aroundWrite(a, () => editFileTool(ctx, a, s))],
+      [TOOL_NAMES.runCommand, (a, s) => (this.capture === undefined ? runCommandTool(ctx, a, s) : this.capture.aroundCommand(() => runCommandTool(ctx, a, s)))],
     ]);
     const { checkpoint, evidence } = opts;
     if (checkpoint !== undefined) runners.set(TOOL_NAMES.checkpoint, (a) => this.runCheckpoint(checkpoint, a));
@@ -99,6 +105,20 @@ export class WorkspaceToolHost implements ToolHost {
       if (signal.aborted) return toolError(`Cancelled: ${name} was stopped.`);
       return toolError(`${name} failed: ${errorMessage(err)}`);
     }
+  }
+
+  /** A write's file is resolved the way the tool resolves it; a path the tool will refuse is not captured. */
+  private async aroundWrite(argsJson: string, run: () => Promise<ToolResult>): Promise<ToolResult> {
+    const capture = this.capture;
+    if (capture === undefined) return run();
+    let path: unknown;
+    try {
+      path = (JSON.parse(argsJson) as { path?: unknown }).path;
+    } catch {
+      return run();
+    }
+    const target = typeof path === 'string' ? await resolveWorkspacePath(this.ctx.roots, path).catch(() => undefined) : undefined;
+    return target === undefined ? run() : capture.aroundWrite(target.real, run);
   }
 
   private async runCheckpoint(record: (kind: CheckpointKind, note: string) => Promise<string>, argsJson: string): Promise<ToolResult> {

@@ -1,4 +1,5 @@
 // The chat's slash commands and the capsule actions behind them: /compact, /budget, /auto-compact, /capsule show|create|export|load.
+import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -45,10 +46,25 @@ export async function runSlash(host: Services, c: SlashCommand, signal: AbortSig
       return exportTo(host, c.checkpointId, c.path);
     case 'capsuleLoad':
       return loadInto(host, c.path);
+    case 'checkpoint':
+      return recordCheckpoint(host, c.checkpointKind, c.note);
     case 'invalid':
       host.out.fail(c.message);
       return;
   }
+}
+
+/** `/checkpoint`, `/milestone`, `/pivot` (inside the work queue): milestone and pivot record their compaction intents. */
+export async function recordCheckpoint(host: Pick<Services, 'chat' | 'out'>, kind: CheckpointKind, note?: string): Promise<void> {
+  const a = host.chat.agent;
+  if (!a) {
+    host.out.fail(host.chat.problem ?? 'Set up a model first.');
+    return;
+  }
+  const id = await a.checkpoint(kind, note);
+  const what = kind === 'milestone' ? 'Milestone' : kind === 'plan_pivot' ? 'Plan pivot' : 'Checkpoint';
+  const soon = kind === 'user' ? '' : ' The next request compacts first when auto-compact allows it.';
+  host.out.info(`${what} ${id} recorded${note ? `: ${note}` : ''}. Rewind to it from the Checkpoints tree.${soon}`);
 }
 
 function completedOf(outcomes: readonly { readonly outcome: string }[]): CompletedOutcome | undefined {

@@ -52,37 +52,6 @@ export async function reloadChat(host: Pick<Services, 'chat' | 'sessions'>): Pro
   });
 }
 
-/**
- * Rewind, after a modal confirmation: the engine facade moves the active leaf to the checkpoint (nothing is
- * rewritten; the next request is exactly what it was then).
- */
-export async function rewind(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, confirm = true): Promise<boolean> {
-  const store = host.chat.store;
-  const known = store?.entries().some((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId) === true;
-  if (!store || !known) {
-    host.out.notify('error', `Checkpoint ${checkpointId} is not in this chat.`);
-    return false;
-  }
-  if (store.readOnly) {
-    host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
-    return false;
-  }
-  if (confirm) {
-    const answer = await vscode.window.showWarningMessage(
-      `Rewind this chat to ${checkpointId}?`,
-      { modal: true, detail: 'The chat continues from that moment on a new branch; the model sees exactly what it saw then. Nothing is deleted: later messages stay in the file on their branch.' },
-      'Rewind',
-    );
-    if (answer !== 'Rewind') return false;
-  }
-  host.chat.jobs.preempt();
-  let done = false;
-  await host.chat.jobs.addTask('rewind', async () => {
-    done = await host.chat.rewind(store, checkpointId);
-  });
-  return done;
-}
-
 /** The picker's choice: the agent switches first (with the protective handoff), then the settings follow. */
 export async function selectModel(host: Pick<Services, 'chat' | 'settings'>, optionId: string): Promise<void> {
   await host.chat.jobs.addTask('selectModel', async (signal) => {

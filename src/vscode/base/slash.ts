@@ -1,4 +1,4 @@
-// Parses the chat's slash commands (docs/behaviour.md#observability, #portable): /compact [focus], /budget, /auto-compact on|off, /capsule [create|export|load].
+// Parses the chat's slash commands (docs/behaviour.md#observability, #portable, docs/rewind.md): /compact, /budget, /auto-compact, /checkpoint, /milestone, /pivot, /capsule.
 
 export type SlashCommand =
   | { readonly kind: 'compact'; readonly focus?: string }
@@ -8,10 +8,12 @@ export type SlashCommand =
   | { readonly kind: 'capsuleCreate'; readonly title: string }
   | { readonly kind: 'capsuleExport'; readonly checkpointId: string; readonly path: string }
   | { readonly kind: 'capsuleLoad'; readonly path: string }
+  /** `/checkpoint [note]`, `/milestone [note]`, `/pivot [note]`: a checkpoint of that kind. */
+  | { readonly kind: 'checkpoint'; readonly checkpointKind: 'user' | 'milestone' | 'plan_pivot'; readonly note?: string }
   /** A command with bad arguments, or an unknown one: the message says what would work. */
   | { readonly kind: 'invalid'; readonly message: string };
 
-export const SLASH_HELP = 'Commands: /compact [focus], /budget, /auto-compact on|off, /capsule, /capsule create "title", /capsule export ck_… path, /capsule load path';
+export const SLASH_HELP = 'Commands: /compact [focus], /budget, /auto-compact on|off, /checkpoint [note], /milestone [note], /pivot [note], /capsule, /capsule create "title", /capsule export ck_… path, /capsule load path';
 
 /** A whole argument: surrounding matching quotes removed. */
 function unquote(text: string): string {
@@ -65,6 +67,13 @@ export function parseSlash(text: string): SlashCommand | undefined {
       return invalid('Usage: /auto-compact on|off');
     case 'capsule':
       return capsule(rest);
+    case 'checkpoint':
+    case 'milestone':
+    case 'pivot': {
+      const checkpointKind = name === 'checkpoint' ? 'user' : name === 'milestone' ? 'milestone' : 'plan_pivot';
+      const note = unquote(rest);
+      return note === '' ? { kind: 'checkpoint', checkpointKind } : { kind: 'checkpoint', checkpointKind, note };
+    }
     default:
       return invalid(`Unknown command /${name}`);
   }
@@ -82,6 +91,7 @@ export function runsImmediately(c: SlashCommand): boolean {
     case 'compact':
     case 'capsuleCreate':
     case 'capsuleLoad':
+    case 'checkpoint':
       return false;
   }
 }

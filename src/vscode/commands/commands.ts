@@ -3,13 +3,22 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
+import type { CheckpointKind } from '../../engine/transcript/schema.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { createCheckpoint, rewind } from '../actions/rewindActions.js';
+import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
-import { loadCapsuleAsNewChat, rewind, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { shortTokens } from '../base/format.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';
 
 /** Registers every command into context.subscriptions as it is created. */
+function messageText(store: JsonlSessionStore | undefined, id: string): string {
+  const e = store?.tree.get(id);
+  const text = e?.type === 'user' ? e.content.replace(/\s+/g, ' ') : id;
+  return text.length > 70 ? `${text.slice(0, 69)}…` : text;
+}
+
 export function registerCommands(context: vscode.ExtensionContext, d: Services): void {
   const add = (disposable: vscode.Disposable): void => {
     context.subscriptions.push(disposable);
@@ -21,13 +30,21 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   add(vscode.commands.registerCommand('capsule.newChat', () => a.newChat()));
   add(vscode.commands.registerCommand('capsule.showLatestCapsule', () => a.showLatestCapsule()));
   add(vscode.commands.registerCommand('capsule.refresh', () => a.refresh()));
+  const checkpointCommand = (kind: CheckpointKind, prompt: string) => async (): Promise<void> => {
+    const note = await vscode.window.showInputBox({ title: prompt, prompt: 'Shown in the Checkpoints tree', ignoreFocusOut: true });
+    if (note === undefined) return;
+    await createCheckpoint(d, kind, note.trim() === '' ? undefined : note.trim());
+  };
+  add(vscode.commands.registerCommand('capsule.createCheckpoint', checkpointCommand('user', 'A note for this checkpoint (optional)')));
+  add(vscode.commands.registerCommand('capsule.markMilestone', checkpointCommand('milestone', 'What was reached (optional)')));
+  add(vscode.commands.registerCommand('capsule.markPivot', checkpointCommand('plan_pivot', 'What changes in the plan (optional)')));
   add(
     vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
       const store = d.chat.store;
       const onBranch = new Set(store?.tree.branch().map((e) => e.id));
       const picks = (store?.entries() ?? []).flatMap((e) =>
         e.type === 'checkpoint'
-          ? [{ label: e.checkpointId, description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`, detail: e.note?.split('\n')[0], id: e.checkpointId }]
+          ? [{ label: e.forEntryId ? `Before: ${messageText(store, e.forEntryId)}` : e.checkpointId, description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`, detail: e.note?.split('\n')[0], id: e.checkpointId }]
           : [],
       );
       if (picks.length === 0) {

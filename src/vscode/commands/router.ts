@@ -4,7 +4,8 @@ import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
 import { exportWithDialog } from '../actions/chatActions.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
-import { rewind, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { compactUpTo, retry, rewind, undoCompaction } from '../actions/rewindActions.js';
+import { selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
 import { Sequencer } from '../base/sequencer.js';
 import type { ChatProjection } from '../projection/chatProjection.js';
 
@@ -55,6 +56,14 @@ export class IntentRouter {
       case 'rewind':
         await rewind(d, i.checkpointId);
         return;
+      case 'messageAction':
+        // Edit and rewind both go back to before the message with its text in the composer; sending it makes the branch.
+        if (i.action === 'retry') return retry(d, i.entryId);
+        if (i.action === 'compactUpTo') return compactUpTo(d, i.entryId);
+        await rewind(d, i.entryId);
+        return;
+      case 'compactionAction':
+        return undoCompaction(d, i.checkpointId, i.action);
       case 'exportCapsule':
         await exportWithDialog(d, i.checkpointId);
         return;

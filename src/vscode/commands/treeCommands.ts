@@ -3,10 +3,11 @@ import * as vscode from 'vscode';
 import type { SessionSummary } from '../../node/sessions.js';
 import { exportWithDialog } from '../actions/chatActions.js';
 import type { Services } from '../actions/services.js';
-import { deleteChat, rewind, switchChat } from '../actions/sessionActions.js';
+import { compactUpTo, rewind, undoCompaction } from '../actions/rewindActions.js';
+import { deleteChat, switchChat } from '../actions/sessionActions.js';
 import type { CheckpointNode } from '../views/checkpointsTree.js';
 
-type EntryNode = Extract<CheckpointNode, { kind: 'entry' }>;
+type EntryNode = Extract<CheckpointNode, { kind: 'entry' | 'message' }>;
 type SessionNode = Extract<CheckpointNode, { kind: 'session' }>;
 
 function isNode(v: unknown): v is CheckpointNode {
@@ -14,7 +15,18 @@ function isNode(v: unknown): v is CheckpointNode {
 }
 
 function entryNode(v: unknown): EntryNode | undefined {
-  return isNode(v) && v.kind === 'entry' ? v : undefined;
+  return isNode(v) && (v.kind === 'entry' || v.kind === 'message') ? v : undefined;
+}
+
+/** What a row rewinds to: a message's id (before it), a checkpoint's id, a compaction's capsule (just after it). */
+function rewindRef(node: EntryNode): string | undefined {
+  if (node.kind === 'message') return node.moment.message?.id;
+  return node.child.kind === 'checkpoint' ? node.child.entry.checkpointId : node.child.entry.id;
+}
+
+/** The compaction checkpoint of a compaction row. */
+function capsuleCheckpoint(node: EntryNode | undefined): string | undefined {
+  return node?.kind === 'entry' && node.child.kind === 'compaction' ? node.child.entry.checkpointId : undefined;
 }
 
 function sessionNode(v: unknown): SessionNode | undefined {
@@ -54,24 +66,44 @@ export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: 
   add(
     vscode.commands.registerCommand('capsule.rewindHere', async (arg: unknown) => {
       const node = entryNode(arg);
-      if (!node || !(await openChatOf(host, node))) return;
-      await rewind(host, node.entry.checkpointId);
+      const ref = node === undefined ? undefined : rewindRef(node);
+      if (!node || ref === undefined || !(await openChatOf(host, node))) return;
+      await rewind(host, ref);
+    }),
+  );
+
+  const undoOrRedo = (action: 'undo' | 'redo') => async (arg: unknown): Promise<void> => {
+    const node = entryNode(arg);
+    const ck = capsuleCheckpoint(node);
+    if (!node || ck === undefined || !(await openChatOf(host, node))) return;
+    await undoCompaction(host, ck, action);
+  };
+  add(vscode.commands.registerCommand('capsule.undoCompaction', undoOrRedo('undo')));
+  add(vscode.commands.registerCommand('capsule.redoCompaction', undoOrRedo('redo')));
+
+  add(
+    vscode.commands.registerCommand('capsule.compactUpToHere', async (arg: unknown) => {
+      const node = entryNode(arg);
+      const id = node?.kind === 'message' ? node.moment.message?.id : undefined;
+      if (!node || id === undefined || !(await openChatOf(host, node))) return;
+      await compactUpTo(host, id);
     }),
   );
 
   add(
     vscode.commands.registerCommand('capsule.inspectCapsule', async (arg: unknown) => {
       const node = entryNode(arg);
-      if (!node || !(await openChatOf(host, node))) return;
+      const ck = capsuleCheckpoint(node);
+      if (!node || ck === undefined || !(await openChatOf(host, node))) return;
       await host.view.reveal();
-      host.out.showCapsule(node.entry.checkpointId);
+      host.out.showCapsule(ck);
     }),
   );
 
   add(
     vscode.commands.registerCommand('capsule.exportCapsule', async (arg: unknown) => {
       const node = entryNode(arg);
-      const checkpointId = node?.entry.checkpointId ?? (await pickCapsule(host));
+      const checkpointId = capsuleCheckpoint(node) ?? (await pickCapsule(host));
       if (checkpointId === undefined) return;
       const path = node ? (await host.sessions.directory.list()).find((s) => s.id === node.sessionId)?.path : undefined;
       await exportWithDialog(host, checkpointId, path);

@@ -175,6 +175,10 @@ export class ChatProjection extends Disposable implements ChatOutput {
     else this.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
   }
 
+  fillComposer(text: string): void {
+    this.#post({ type: 'composer', text: text.slice(0, LIMITS.input) });
+  }
+
   #addEphemeral(item: TranscriptItem): void {
     this.#transcript.addEphemeral(this.d.chat.store, item);
     this.#post({ type: 'itemsAppended', items: [item] });

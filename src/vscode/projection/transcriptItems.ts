@@ -134,6 +134,8 @@ export class ItemFold {
         push(capsuleItem(e, this.ctx));
         break;
       case 'checkpoint':
+        // A message's own checkpoint is the message's rewind action, not a row of its own.
+        if (e.forEntryId !== undefined) break;
         push({ id: e.id, kind: 'checkpoint', checkpointId: e.checkpointId, checkpointKind: e.kind, timestamp: e.timestamp, ...(e.note === undefined ? {} : { note: e.note }) });
         break;
       case 'model_change':
@@ -145,6 +147,19 @@ export class ItemFold {
       case 'turn_end': {
         const item = turnEndItem(e.id, e.status, e.error, e.timestamp);
         if (item) push(item);
+        break;
+      }
+      case 'compaction_undo': {
+        // The card of the undone (or redone) compaction changes in place; the event itself is a line of its own.
+        const at = this.#out.findIndex((i) => i.id === e.capsuleId);
+        const card = this.#out[at];
+        if (at >= 0 && card?.kind === 'compaction') {
+          const { undone: _was, ...rest } = card.card;
+          const next: TranscriptItem = { ...card, card: e.action === 'undo' ? { ...rest, undone: true } : rest };
+          this.#out[at] = next;
+          updated.push(next);
+        }
+        push({ id: e.id, kind: 'info', text: e.action === 'undo' ? `Compaction ${e.checkpointId} undone: the model sees the history it had summarized again.` : `Compaction ${e.checkpointId} redone: its capsule is in force again.`, timestamp: e.timestamp });
         break;
       }
       case 'system_update':

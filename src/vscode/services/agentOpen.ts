@@ -60,6 +60,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     logger: a.logger,
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),
+    snapshotsDir: join(a.archiveDir, 'files'),
     triggerState: a.legacyIntents,
     ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
     testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),

@@ -27,6 +27,8 @@ export interface ChatOutput {
   notify(level: 'info' | 'warning' | 'error', text: string): void;
   /** Opens the capsule made at `checkpointId` in the chat's viewer (or says there is none). */
   showCapsule(checkpointId: string): void;
+  /** Puts text in the composer, to edit and send again. */
+  fillComposer(text: string): void;
 }
 
 /** Runs a parsed slash command (the actions layer installs it). */

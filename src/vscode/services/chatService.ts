@@ -5,9 +5,10 @@ import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
-import { planRewind, type RewindPlan } from '../../engine/transcript/rewind.js';
+import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
-import type { AgentSession } from '../../node/agentSession.js';
+import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
+import { previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindPreview } from '../../node/sessionRewind.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
@@ -57,11 +58,13 @@ export type ChatChange =
 
 const RECONCILE = 'reconcile';
 
-async function rewindStore(store: JsonlSessionStore, checkpointId: string): Promise<RewindPlan> {
-  const plan = planRewind(store.entries(), store.leafId(), checkpointId, { ids: nodeIds, clock: nodeClock });
-  if (plan.ok) await store.append(plan.leaf);
-  return plan;
+/** A chat without a model has no facade (and no snapshots: no tool ever ran); its conversation still rewinds by the same operation. */
+function storeOnly(store: JsonlSessionStore): Parameters<typeof rewindSession>[0] {
+  return { store, snapshots: undefined, ids: nodeIds, clock: nodeClock };
 }
+
+/** Entries the checkpoints tree shows or that change what it shows. */
+const TREE_ENTRY_TYPES: ReadonlySet<Entry['type']> = new Set(['user', 'checkpoint', 'capsule', 'leaf', 'compaction_undo']);
 
 export class ChatService extends Disposable implements OpenChat {
   readonly jobs: JobQueue;
@@ -161,8 +164,8 @@ export class ChatService extends Disposable implements OpenChat {
   #appended(entry: Entry): void {
     this.#emitter.fire({ kind: 'appended', entry });
     this.#remeasure();
-    // Checkpoints and capsules are what the checkpoints tree lists; a leaf move changes which are on the branch.
-    if (entry.type === 'checkpoint' || entry.type === 'capsule' || entry.type === 'leaf') this.#emitter.fire({ kind: 'tree' });
+    // The tree lists messages, checkpoints and compactions (undone or not); a leaf move changes which are on the branch.
+    if (TREE_ENTRY_TYPES.has(entry.type)) this.#emitter.fire({ kind: 'tree' });
   }
 
   /** Recomputes the figures (the agent's own budget when one runs) and announces them. */
@@ -309,12 +312,34 @@ export class ChatService extends Disposable implements OpenChat {
     return ok;
   }
 
-  /** Rewind through the facade after the user confirmed; false (and a notice) when it could not be done. */
-  async rewind(store: JsonlSessionStore, checkpointId: string): Promise<boolean> {
-    if (this.store !== store) return false; // the chat changed while the dialog was open
+  /** What a rewind to `ref` would do (files that differ, the message that comes back). */
+  previewRewind(store: JsonlSessionStore, ref: string): Promise<RewindPreview | RewindFailure> {
     const a = this.#agent;
-    // Without a model there is no facade; the chat still rewinds by the same engine plan.
-    const r = a ? await a.rewind(checkpointId) : await rewindStore(store, checkpointId);
+    return a && this.store === store ? a.previewRewind(ref) : previewRewind(storeOnly(store), ref);
+  }
+
+  /** Rewind through the facade after the user confirmed; undefined (and a notice) when it could not be done. */
+  async rewind(store: JsonlSessionStore, ref: string, opts: RewindOptions = {}): Promise<RewindDone | undefined> {
+    if (this.store !== store) return undefined; // the chat changed while the dialog was open
+    const a = this.#agent;
+    const r = a ? await a.rewind(ref, opts) : await rewindSession(storeOnly(store), ref, opts);
+    if (!r.ok) {
+      this.#output?.notify('error', r.error);
+      return undefined;
+    }
+    // The leaf entry it appended already moved the view to the new branch; the facade may have changed more since.
+    this.#remeasure();
+    return r;
+  }
+
+  /** Undo or redo one compaction through the facade; false (and a notice saying why) when refused. */
+  async undoCompaction(ref: string, action: UndoAction): Promise<boolean> {
+    const a = this.#agent;
+    if (!a) {
+      this.#output?.notify('error', 'Set up a model first: undoing a compaction measures the result against its context window.');
+      return false;
+    }
+    const r = await a.undoCompaction(ref, action);
     if (!r.ok) {
       this.#output?.notify('error', r.error);
       return false;

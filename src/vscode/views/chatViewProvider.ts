@@ -96,6 +96,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'loadOlder':
       case 'viewCapsule':
       case 'rewind':
+      case 'messageAction':
+      case 'compactionAction':
       case 'exportCapsule':
       case 'copy':
       case 'openLink':

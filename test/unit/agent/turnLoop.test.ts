@@ -40,8 +40,9 @@ test('a turn runs user → tool call → tool result → final answer, and the t
   await session.close();
 
   const entries = await entriesOf(path);
-  assert.deepEqual(entries.map((e) => e.type), ['system_update', 'model_change', 'user', 'assistant', 'tool_result', 'assistant', 'turn_end']);
-  const [base, , user, call, result, answer, end] = entries;
+  assert.deepEqual(entries.map((e) => e.type), ['system_update', 'model_change', 'checkpoint', 'user', 'assistant', 'tool_result', 'assistant', 'turn_end']);
+  const [base, , ck, user, call, result, answer, end] = entries;
+  assert.ok(ck?.type === 'checkpoint' && ck.kind === 'auto' && ck.forEntryId === user?.id && user?.parentId === ck.id, 'every message sits under its own checkpoint');
   assert.ok(base?.type === 'system_update' && base.mode === 'base' && base.content === DEFAULT_SYSTEM_PROMPT);
   assert.ok(user?.type === 'user' && user.turnId === r.turnId);
   const a = call as AssistantEntry;

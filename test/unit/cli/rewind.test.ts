@@ -25,7 +25,7 @@ async function fails(argv: readonly string[], message: RegExp, exitCode: number)
   });
 }
 
-test('rewind to the checkpoint a compaction made: the branch returns to before the capsule, the file only grows, verify passes', async (t) => {
+test('rewind to the checkpoint a compaction made lands just after its capsule (never over the hard limit); rewinding to a message lands before it; the file only grows', async (t) => {
   const dir = await tempDir(t);
   const path = join(dir, 'chat.jsonl');
   await writeSession(path, session(30, 100));
@@ -37,15 +37,20 @@ test('rewind to the checkpoint a compaction made: the branch returns to before t
 
   const r = await cli(['rewind', path, ck, '--window', '65000', '--json']);
   assert.equal(r.code, 0);
-  const out = JSON.parse(r.out) as { checkpointId: string; tokens: number };
+  const out = JSON.parse(r.out) as { checkpointId: string; tokens: number; hardLimit: number };
   assert.equal(out.checkpointId, ck);
 
   const load = await loadSessionFile(path);
   assert.equal(load.tree.entries().length, entriesBefore + 1, 'one leaf entry appended, nothing removed');
   const last = load.tree.branch().at(-1);
-  assert.equal(last?.type === 'checkpoint' ? last.checkpointId : undefined, ck, 'the active branch ends at the checkpoint');
-  assert.ok(!load.tree.branch().some((e) => e.type === 'capsule'), 'the capsule made after the checkpoint is off the branch');
-  assert.equal(out.tokens, budgetBefore.effectiveTokens, 'the model input is what it was at the checkpoint');
+  assert.equal(last?.type === 'capsule' ? last.checkpointId : undefined, ck, 'the active branch ends at the capsule of that checkpoint');
+  assert.ok(out.tokens < budgetBefore.effectiveTokens, 'the model input is the compacted one');
+  assert.ok(out.tokens <= out.hardLimit);
+
+  const firstUser = load.tree.branch().find((e) => e.type === 'user');
+  const toMessage = JSON.parse((await cli(['rewind', path, firstUser?.id ?? '', '--window', '65000', '--json'])).out) as { message: string; tokens: number };
+  assert.equal(toMessage.message, firstUser?.type === 'user' ? firstUser.content : undefined, 'the message text comes back');
+  assert.ok(!(await loadSessionFile(path)).tree.branch().some((e) => e.type === 'user'), 'before the first message');
   assert.equal((await cli(['verify', path])).code, 0);
 
   const human = await cli(['rewind', path, ck]);
@@ -58,8 +63,10 @@ test('rewind errors are one line, exit 1 or 2, and leave the file as it was', as
   await writeSession(path, session(3, 10));
   const before = await readFile(path, 'utf8');
   await fails(['rewind', path, 'ck_nope'], /Checkpoint ck_nope is not in/, 1);
-  await fails(['rewind', path], /missing checkpoint id/, 2);
-  await fails(['rewind', path, 'e_123'], /is not a checkpoint id/, 2);
+  await fails(['rewind', path], /missing checkpoint or entry id/, 2);
+  await fails(['rewind', path, 'e_123'], /Entry e_123 is not in/, 1);
+  await fails(['rewind', path, '../etc'], /is not a checkpoint id/, 2);
+  await fails(['rewind', path, 'ck_x', '--files', '--files-only'], /exclude each other/, 2);
   await fails(['rewind', join(dir, 'missing.jsonl'), 'ck_x'], /missing\.jsonl/, 1);
   assert.equal(await readFile(path, 'utf8'), before);
 });

@@ -25,7 +25,7 @@ let v: OpenView;
 
 const LONG = Array.from({ length: 110 }, (_, i) => `Finding ${i}: module ${i % 7} behaves as documented and its tests pass.`).join('\n');
 
-type Node = { kind: string; summary?: { id: string }; entry?: { type: string; checkpointId: string } };
+type Node = { kind: string; summary?: { id: string }; moment?: { message?: { id: string; content: string } }; child?: { kind: string; entry: { type: string; checkpointId: string } } };
 type Tree = { getChildren(n?: unknown): Promise<Node[]> };
 const tree = (): Tree => h.state.providers.get('capsule.checkpoints') as Tree;
 
@@ -48,6 +48,14 @@ async function turn(text: string): Promise<HostToWebview[]> {
   const mark = v.mark();
   v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
   await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), `the turn "${text}" to finish`);
+  return v.since(mark);
+}
+
+/** A queued command (/milestone): it waits its turn, then answers with an info line. */
+async function quickOrTurn(text: string): Promise<HostToWebview[]> {
+  const mark = v.mark();
+  v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
+  await until(() => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => (i.kind === 'info' && !i.text.startsWith('/')) || i.kind === 'error')), `the answer to "${text}"`);
   return v.since(mark);
 }
 
@@ -121,10 +129,29 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   assert.match(capsule.ledger, /^## Ledger/);
   assert.equal(capsule.previous, null);
 
-  // The tree lists the checkpoint and the capsule of the current chat.
+  // The tree lists the chat's messages, with the compaction under the message whose turn made it.
   const [session] = (await tree().getChildren()).filter((n) => n.kind === 'session');
-  const entries = await tree().getChildren(session);
-  assert.deepEqual(entries.map((n) => n.entry?.type), ['checkpoint', 'capsule']);
+  const messages = await tree().getChildren(session);
+  assert.ok(messages.length > 0 && messages.every((n) => n.kind === 'message'));
+  const children = (await Promise.all(messages.map((m) => tree().getChildren(m)))).flat();
+  assert.deepEqual(children.map((n) => n.child?.kind), ['compaction']);
+  assert.equal(children[0]?.child?.entry.checkpointId, card.checkpointId);
+
+  // "Undo this compaction" on the card: here the history it summarized would not fit the hard limit any more, so
+  // it is refused with a way forward and nothing is appended (the undo that fits is tested on the facade and CLI).
+  const entriesBefore = readFileSync(join(h.storage, 'sessions', `${lastOf(v.messages(), 'snapshot')?.session?.id ?? ''}.jsonl`), 'utf8');
+  const step = v.mark();
+  v.send({ type: 'compactionAction', action: 'undo', checkpointId: card.checkpointId });
+  await until(() => v.since(step).some((m) => m.type === 'notice'), 'the answer to the undo');
+  const notice = v.since(step).find((m) => m.type === 'notice');
+  assert.match(notice?.type === 'notice' ? notice.text : '', /above the hard limit \(\d+\); nothing was changed\. Compact again with a focus/);
+  assert.equal(readFileSync(join(h.storage, 'sessions', `${lastOf(v.messages(), 'snapshot')?.session?.id ?? ''}.jsonl`), 'utf8'), entriesBefore);
+
+  // /milestone records a checkpoint with its note; the tree shows it under its message.
+  const said = await quickOrTurn('/milestone parser done');
+  assert.ok(said.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Milestone ck_\w+ recorded: parser done/.test(i.text))));
+  const rows = (await Promise.all((await tree().getChildren(session)).map((m) => tree().getChildren(m)))).flat();
+  assert.ok(rows.some((n) => n.child?.kind === 'checkpoint' && n.child.entry.checkpointId.startsWith('ck_')), 'the milestone is in the tree');
 });
 
 function requestMessages(i: number): unknown {
@@ -156,25 +183,32 @@ test('rewind from the tree: the next request is exactly the model input of that 
   const third = agentRequestIndexes().at(-1) ?? -1;
   assert.notDeepEqual(requestMessages(third), requestMessages(second), 'after the compaction the input starts from the capsule');
 
+  // Rewind to before the third message: its text comes back to the composer, and sending it again sends exactly
+  // the input it had (the compacted one: a rewind never lands above the hard limit).
   const [session] = (await tree().getChildren()).filter((n) => n.kind === 'session');
-  const checkpoint = (await tree().getChildren(session)).find((n) => n.entry?.type === 'checkpoint' && n.entry.checkpointId === card.card.checkpointId);
-  assert.ok(checkpoint);
+  const messageNode = (text: string): Promise<Node | undefined> => tree().getChildren(session).then((ns) => ns.find((n) => n.moment?.message?.content === text));
+  const thirdNode = await messageNode('Third: what next?');
+  assert.ok(thirdNode);
   h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('Rewind') ? 'Rewind' : undefined);
   const mark = v.mark();
-  await h.command('capsule.rewindHere', checkpoint);
-  await until(() => lastOf(v.since(mark), 'snapshot') !== undefined, 'the snapshot after the rewind');
+  await h.command('capsule.rewindHere', thirdNode);
+  await until(() => v.since(mark).some((m) => m.type === 'composer'), 'the message back in the composer');
+  assert.deepEqual(v.since(mark).find((m) => m.type === 'composer'), { type: 'composer', text: 'Third: what next?' });
   const items = lastOf(v.since(mark), 'snapshot')?.transcript.items ?? [];
-  const said = items.flatMap((i) => (i.kind === 'user' && !i.text.startsWith('/') ? [i.text] : []));
-  assert.deepEqual(said, ['First: list every finding.', 'Second: list them again.']);
-  const last = items.at(-1);
-  assert.ok(last?.kind === 'checkpoint' && last.checkpointId === card.card.checkpointId && last.checkpointKind === 'auto', 'the chat ends at the checkpoint');
-  assert.ok(!items.some((i) => i.kind === 'compaction'), 'the capsule is on the other branch now');
-  assert.equal(lastOf(v.since(mark), 'snapshot')?.barrier, null, 'no result line of a compaction the chat rewound past');
-
+  assert.equal(items.filter((i) => i.kind !== 'info').at(-1)?.kind, 'compaction', 'the chat ends where the third message was sent: after the compaction');
   await turn('Third: what next?');
+  assert.deepEqual(requestMessages(agentRequestIndexes().at(-1) ?? -1), requestMessages(third), 'the same model input as the first time');
+
+  // Rewind to before the second message: the compaction is now on another branch, the input is that of then.
+  const secondNode = await messageNode('Second: list them again.');
+  assert.ok(secondNode);
+  await h.command('capsule.rewindHere', secondNode);
+  await turn('Second: list them again.');
   const after = agentRequestIndexes().at(-1) ?? -1;
-  const expected = [...(requestMessages(second) as unknown[]), { role: 'assistant', content: answer('Second: list them again.') }, { role: 'user', content: 'Third: what next?' }];
-  assert.deepEqual(requestMessages(after), expected, 'the model sees exactly what it saw at the checkpoint, plus the new question');
+  assert.deepEqual(requestMessages(after), requestMessages(second), 'exactly the input of the moment before the second message');
+  const snap = lastOf(v.messages(), 'snapshot');
+  assert.ok(!snap?.transcript.items.some((i) => i.kind === 'compaction'), 'the capsule is on the other branch now');
+  const expected = requestMessages(after) as unknown[];
 
   // Reopening the chat (as a window reload does) must not change that input: the Project Memory written by the
   // /compact on the abandoned branch is not appended to a chat that already has history.
@@ -186,11 +220,14 @@ test('rewind from the tree: the next request is exactly the model input of that 
   const system = (i: number): unknown => (requestMessages(i) as unknown[])[0];
   assert.deepEqual(system(fourth), system(after), 'the system prompt is the same after reopening');
   assert.deepEqual((requestMessages(fourth) as unknown[]).slice(0, expected.length), expected, 'and so is the history');
+  const [reopenedSession] = (await tree().getChildren()).filter((n) => n.kind === 'session');
+  assert.ok((await tree().getChildren(reopenedSession)).some((n) => n.kind === 'branches'), 'the abandoned turns are listed under Other branches');
 });
 
 test('/capsule export writes a portable file; /capsule load brings it into another chat as its starting state', async () => {
-  const ck = lastOf(v.messages(), 'snapshot')?.transcript.items.find((i) => i.kind === 'checkpoint');
-  assert.ok(ck?.kind === 'checkpoint');
+  // The compaction of the previous test is on another branch now; its capsule still exports.
+  const ck = [...v.messages()].reverse().map((m) => cardIn([m])).find((c) => c !== undefined);
+  assert.ok(ck);
   const exported = await quick(`/capsule export ${ck.checkpointId} handoff.capsule.md`);
   const said = exported.flatMap((m) => (m.type === 'itemsAppended' ? m.items : [])).find((i) => i.kind === 'info');
   // The answer's facts, not its wording: which checkpoint, its quality and size, and where the file is.

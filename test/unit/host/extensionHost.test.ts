@@ -17,12 +17,17 @@ test('views and all contributed commands are registered on activation', () => {
   assert.ok(state.providers.has('capsule.checkpoints'));
   assert.deepEqual([...state.commands.keys()].sort(), [
     'capsule.compactContext',
+    'capsule.compactUpToHere',
+    'capsule.createCheckpoint',
     'capsule.deleteChat',
     'capsule.exportCapsule',
     'capsule.importConversation',
     'capsule.inspectCapsule',
     'capsule.loadCapsule',
+    'capsule.markMilestone',
+    'capsule.markPivot',
     'capsule.newChat',
+    'capsule.redoCompaction',
     'capsule.refresh',
     'capsule.rewindHere',
     'capsule.rewindToCheckpoint',
@@ -33,6 +38,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.showProjectMemory',
     'capsule.switchChat',
     'capsule.toggleAutoCompact',
+    'capsule.undoCompaction',
   ]);
 });
 

@@ -140,6 +140,8 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'setup', setup: { required: false, lmModels: [], provider: { kind: 'lm', modelId: 'copilot/gpt-4o' }, hasApiKey: true } },
   { type: 'queue', items: [{ id: 'c2', text: 'queued text' }] },
   { type: 'busy', busy: true },
+  { type: 'composer', text: 'first: change a and add b' },
+  { type: 'compactionCard', id: 'card_2', card: { ...card, undone: true } },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
@@ -157,6 +159,12 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'loadOlder', beforeId: 'i1' },
   { type: 'viewCapsule', checkpointId: 'ck_abc123' },
   { type: 'rewind', checkpointId: 'ck_abc123' },
+  { type: 'messageAction', action: 'rewind', entryId: 'e_abc' },
+  { type: 'messageAction', action: 'edit', entryId: 'e_abc' },
+  { type: 'messageAction', action: 'retry', entryId: 'e_abc' },
+  { type: 'messageAction', action: 'compactUpTo', entryId: 'e_abc' },
+  { type: 'compactionAction', action: 'undo', checkpointId: 'ck_abc123' },
+  { type: 'compactionAction', action: 'redo', checkpointId: 'ck_abc123' },
   { type: 'exportCapsule', checkpointId: 'ck_abc123' },
   { type: 'copy', text: 'const a = 1;' },
   { type: 'openLink', href: 'https://example.com/' },
@@ -193,6 +201,9 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'setup', setup: { ...setup, hasApiKey: 'no' } },
   { type: 'queue', items: [{ id: 'q' }] },
   { type: 'busy' },
+  { type: 'composer' },
+  { type: 'composer', text: 'x'.repeat(2_000_000) },
+  { type: 'compactionCard', id: 'c', card: { ...card, undone: 'yes' } },
 ];
 
 /** Webview messages that must fail validation on the host. */
@@ -225,6 +236,9 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'loadOlder' },
   { type: 'viewCapsule', checkpointId: '../../etc/passwd' },
   { type: 'rewind', checkpointId: 'abc' },
+  { type: 'messageAction', action: 'delete', entryId: 'e_abc' },
+  { type: 'messageAction', action: 'rewind' },
+  { type: 'compactionAction', action: 'undo', checkpointId: 'abc' },
   { type: 'exportCapsule', checkpointId: 'ck_a b' },
   { type: 'copy' },
   { type: 'openLink', href: '' },

@@ -12,13 +12,15 @@ import type { TranscriptStore } from '../../../src/engine/ports.js';
 type Op =
   | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'append' | 'checkpoint' }
   | { readonly k: 'capsule'; readonly keep: number; readonly pins: readonly number[]; readonly bogusKeep: boolean; readonly truncate: boolean }
-  | { readonly k: 'rewind'; readonly back: number };
+  | { readonly k: 'rewind'; readonly back: number }
+  | { readonly k: 'toggle'; readonly back: number; readonly redo: boolean };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }) },
   { weight: 2, arbitrary: fc.constantFrom<Op>({ k: 'base' }, { k: 'append' }, { k: 'checkpoint' }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(30), pins: fc.array(fc.nat(40), { maxLength: 3 }), bogusKeep: fc.boolean(), truncate: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(25) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
 );
 
 /** Builds a session tree from the ops: entries go under the current leaf; a rewind moves the leaf back along its branch. */
@@ -77,6 +79,13 @@ function sessionOf(ops: readonly Op[]): SessionTree {
         if (target !== undefined) add({ type: 'leaf', targetId: target.id });
         break;
       }
+      case 'toggle': {
+        // Undo or redo one of the latest capsules of the branch (any of them, in or out of force).
+        const capsules = branch.filter((e) => e.type === 'capsule');
+        const c = capsules[capsules.length - 1 - o.back];
+        if (c?.type === 'capsule') add({ type: 'compaction_undo', capsuleId: c.id, checkpointId: c.checkpointId, action: o.redo ? 'redo' : 'undo' });
+        break;
+      }
     }
   }
   return tree;
@@ -128,4 +137,20 @@ test('BranchReader follows appends, rewinds and branch switches, with its own in
     }),
     { numRuns: 100 },
   );
+});
+
+test('an undone capsule does not end the walk: the tail reaches the history it had summarized', () => {
+  const ts = '2025-01-01T00:00:00.000Z';
+  const tree = SessionTree.from([
+    { type: 'system_update', id: 'b', parentId: null, timestamp: ts, mode: 'base', content: 'sys' },
+    { type: 'user', id: 'u1', parentId: 'b', timestamp: ts, content: 'first' },
+    { type: 'assistant', id: 'a1', parentId: 'u1', timestamp: ts, content: 'one', toolCalls: [] },
+    { type: 'system_update', id: 'b2', parentId: 'a1', timestamp: ts, mode: 'base', content: 'sys 2' },
+    { type: 'user', id: 'u2', parentId: 'b2', timestamp: ts, content: 'second' },
+    { type: 'capsule', id: 'c', parentId: 'u2', timestamp: ts, summary: 'S', firstKeptEntryId: 'u2', pinnedEntryIds: [], tokensBefore: 9, tokensAfter: 3, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_c', details: {} },
+    { type: 'compaction_undo', id: 'x', parentId: 'c', timestamp: ts, capsuleId: 'c', checkpointId: 'ck_c', action: 'undo' },
+  ]);
+  const { input } = modelInputFromLeaf(tree, 'x', 'default');
+  assert.deepEqual(input, buildModelInput(tree.branch('x'), 'default'));
+  assert.deepEqual(input.entryIds, ['u1', 'a1', 'u2']);
 });

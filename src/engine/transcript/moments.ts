@@ -1,0 +1,101 @@
+// The moments of a chat for the checkpoints tree: each user message with the checkpoints and compactions that belong to it, branches apart.
+import type { CapsuleEntry, CheckpointEntry, CompactionUndoEntry, Entry, UserEntry } from './schema.js';
+
+export type MomentChild =
+  | { readonly kind: 'checkpoint'; readonly entry: CheckpointEntry }
+  | { readonly kind: 'compaction'; readonly entry: CapsuleEntry; readonly undone: boolean; readonly events: readonly CompactionUndoEntry[] };
+
+export interface Moment {
+  /** The message, or undefined for what comes before the first message (a loaded capsule, an early checkpoint). */
+  readonly message?: UserEntry;
+  /** 1-based position among the messages of its branch. */
+  readonly index: number;
+  /** The message's own checkpoint (taken right before it was sent). */
+  readonly checkpoint?: CheckpointEntry;
+  /** Provider-reported prompt tokens of the last request before the message: the input size at that moment. */
+  readonly tokens?: number;
+  readonly children: readonly MomentChild[];
+}
+
+export interface Moments {
+  readonly active: readonly Moment[];
+  /** Messages on other branches (after a rewind or an edit), with where they branched off. */
+  readonly other: readonly Moment[];
+}
+
+/** Groups the entries of `path` into moments, one per user message. */
+function group(path: readonly Entry[], byId: ReadonlyMap<string, Entry>, undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>, activeIds: ReadonlySet<string>): Moment[] {
+  const out: { message?: UserEntry; index: number; checkpoint?: CheckpointEntry; tokens?: number; children: MomentChild[] }[] = [];
+  let current: (typeof out)[number] = { index: 0, children: [] };
+  let lastPrompt: number | undefined;
+  let count = 0;
+  for (const e of path) {
+    if (e.type === 'user') {
+      if (current.message !== undefined || current.children.length > 0) out.push(current);
+      count++;
+      const parent = e.parentId === null ? undefined : byId.get(e.parentId);
+      const checkpoint = parent?.type === 'checkpoint' && parent.forEntryId === e.id ? parent : undefined;
+      current = { message: e, index: count, children: [], ...(checkpoint === undefined ? {} : { checkpoint }), ...(lastPrompt === undefined ? {} : { tokens: lastPrompt }) };
+    } else if (e.type === 'assistant' && e.usage !== undefined) lastPrompt = e.usage.promptTokens;
+    else if (e.type === 'checkpoint' && e.forEntryId === undefined && !isCompactionCheckpoint(e, path)) current.children.push({ kind: 'checkpoint', entry: e });
+    else if (e.type === 'capsule') {
+      const events = (undoEvents.get(e.id) ?? []).filter((u) => activeIds.has(u.id));
+      const last = events[events.length - 1];
+      current.children.push({ kind: 'compaction', entry: e, undone: last?.action === 'undo', events });
+    }
+  }
+  if (current.message !== undefined || current.children.length > 0) out.push(current);
+  return out;
+}
+
+function isCompactionCheckpoint(e: CheckpointEntry, path: readonly Entry[]): boolean {
+  return path.some((x) => x.type === 'capsule' && x.checkpointId === e.checkpointId);
+}
+
+/**
+ * The active branch as moments, and the messages that live only on other branches as moments of their own (each
+ * with the entries after its branch point up to the next message).
+ */
+export function momentsOf(entries: readonly Entry[], branch: readonly Entry[]): Moments {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  const activeIds = new Set(branch.map((e) => e.id));
+  const undoEvents = new Map<string, CompactionUndoEntry[]>();
+  for (const e of entries) if (e.type === 'compaction_undo') undoEvents.set(e.capsuleId, [...(undoEvents.get(e.capsuleId) ?? []), e]);
+  const active = group(branch, byId, undoEvents, activeIds);
+  // First child of each entry, found once: other branches are walked child by child.
+  const firstChild = new Map<string, Entry>();
+  for (const e of entries) if (e.parentId !== null && e.type !== 'leaf' && !firstChild.has(e.parentId)) firstChild.set(e.parentId, e);
+  const other: Moment[] = [];
+  for (const e of entries) {
+    if (e.type !== 'user' || activeIds.has(e.id)) continue;
+    // The entries of this message's turn: walk down its first children until the next message.
+    const path: Entry[] = [e];
+    for (let next = firstChild.get(e.id); next !== undefined && next.type !== 'user' && path.length <= entries.length; next = firstChild.get(next.id)) path.push(next);
+    const m = group(path, byId, undoEvents, new Set(path.map((x) => x.id)))[0];
+    if (m !== undefined) other.push({ ...m, index: other.length + 1 });
+  }
+  return { active, other };
+}
+
+/** Chat titles that tell chats apart: two chats that start alike get their start time added. */
+export function distinctTitles<T extends { readonly id: string; readonly title?: string; readonly createdAt: string }>(chats: readonly T[], when: (iso: string) => string): Map<string, string> {
+  const base = new Map(chats.map((c) => [c.id, c.title !== undefined && c.title.trim() !== '' ? oneLine(c.title) : `Chat of ${when(c.createdAt)}`]));
+  const seen = new Map<string, number>();
+  for (const t of base.values()) seen.set(t, (seen.get(t) ?? 0) + 1);
+  const out = new Map<string, string>();
+  const used = new Set<string>();
+  for (const c of chats) {
+    const t = base.get(c.id) ?? c.id;
+    let title = (seen.get(t) ?? 0) > 1 ? `${t} · ${when(c.createdAt)}` : t;
+    // Same title and same minute: the id tells them apart for certain.
+    if (used.has(title)) title = `${title} · ${c.id.slice(-6)}`;
+    used.add(title);
+    out.set(c.id, title);
+  }
+  return out;
+}
+
+function oneLine(s: string): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}

@@ -1,0 +1,142 @@
+// What rewind, edit & resend, retry, undo/redo of a compaction, compact up to here and user checkpoints do in the editor: dialogs, then the facade.
+import * as vscode from 'vscode';
+import type { CheckpointKind } from '../../engine/transcript/schema.js';
+import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
+import type { FilePlan } from '../../node/snapshots/restore.js';
+import { recordCheckpoint, workspaceRoot } from './chatActions.js';
+import type { Services } from './services.js';
+
+type Host = Pick<Services, 'chat' | 'out'>;
+
+const MODE_LABELS: Readonly<Record<RewindMode, string>> = { both: 'Conversation and Files', conversation: 'Conversation Only', files: 'Files Only' };
+const SHOWN_FILES = 12;
+
+function shown(path: string): string {
+  const root = workspaceRoot();
+  return root !== undefined && path.startsWith(`${root}/`) ? path.slice(root.length + 1) : path;
+}
+
+function fileLine(f: FilePlan): string {
+  const what = f.action === 'delete' ? 'removed (created later)' : f.action === 'recreate' ? 'recreated (deleted later)' : 'restored';
+  const notes = [f.editedOutside ? 'edited outside Capsule since' : '', f.unavailable === undefined ? '' : `cannot be restored: ${f.unavailable}`].filter((x) => x !== '');
+  return `• ${shown(f.path)} — ${what}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+}
+
+/** The confirmation's text: where the chat goes, which files change, and what cannot come back. */
+export function rewindDetail(p: RewindPreview): string {
+  const lines: string[] = [];
+  lines.push(p.point.message ? 'The chat goes back to just before this message; the message returns to the composer to edit and send again.' : 'The chat continues from that moment on a new branch; the model sees exactly what it saw then.');
+  lines.push('Nothing is deleted: later messages stay on their branch in the chat file.');
+  if (p.files.length === 0) lines.push(p.snapshots ? 'No workspace files differ from that moment.' : 'This chat keeps no file snapshots.');
+  else {
+    lines.push('', `Files that differ from that moment (${p.files.length}):`, ...p.files.slice(0, SHOWN_FILES).map(fileLine));
+    if (p.files.length > SHOWN_FILES) lines.push(`… and ${p.files.length - SHOWN_FILES} more`);
+    lines.push('', '"Conversation Only" keeps the files as they are and tells the model which ones differ.');
+  }
+  return lines.join('\n');
+}
+
+/** Asks for the mode (and, for files edited outside, whether to overwrite them); undefined when the user backs out. */
+async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode: RewindMode; readonly overwriteOutside: boolean } | undefined> {
+  const modes: RewindMode[] = p.files.length > 0 ? ['both', 'conversation', 'files'] : ['conversation'];
+  const labels = p.files.length > 0 ? modes.map((m) => MODE_LABELS[m]) : ['Rewind'];
+  const answer = await vscode.window.showWarningMessage(title, { modal: true, detail: rewindDetail(p) }, ...labels);
+  const at = answer === undefined ? -1 : labels.indexOf(answer);
+  const mode = modes[at];
+  if (mode === undefined) return undefined;
+  const outside = mode === 'conversation' ? [] : p.files.filter((f) => f.editedOutside && f.unavailable === undefined);
+  if (outside.length === 0) return { mode, overwriteOutside: false };
+  const keep = 'Keep Their Changes';
+  const over = await vscode.window.showWarningMessage(
+    `${outside.length} file${outside.length === 1 ? ' was' : 's were'} edited outside Capsule since. Overwrite ${outside.length === 1 ? 'it' : 'them'}?`,
+    { modal: true, detail: outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}`).join('\n') },
+    'Overwrite',
+    keep,
+  );
+  if (over === undefined) return undefined;
+  return { mode, overwriteOutside: over === 'Overwrite' };
+}
+
+/** A running turn must stop first; the user says whether to stop it. */
+async function stopFirst(host: Host, what: string): Promise<boolean> {
+  if (!host.chat.jobs.busy && host.chat.agent?.agent.busy !== true) return true;
+  const answer = await vscode.window.showWarningMessage(`A turn is running. Stop it and ${what}?`, { modal: true }, 'Stop and Continue');
+  if (answer !== 'Stop and Continue') return false;
+  host.chat.jobs.preempt();
+  return true;
+}
+
+/**
+ * Rewind to a checkpoint or a message (tree, chat, palette): a modal with the files that would change, then the
+ * facade's rewind in the work queue; the message it went back before returns to the composer. True when done.
+ */
+export async function rewind(host: Host, ref: string, opts: { readonly confirm?: boolean; readonly then?: (text: string | undefined) => void } = {}): Promise<boolean> {
+  const store = host.chat.store;
+  if (!store) {
+    host.out.notify('error', 'No chat is open.');
+    return false;
+  }
+  if (store.readOnly) {
+    host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
+    return false;
+  }
+  if (!(await stopFirst(host, 'rewind'))) return false;
+  const preview = await host.chat.previewRewind(store, ref);
+  if (!preview.ok) {
+    host.out.notify('error', preview.error);
+    return false;
+  }
+  const title = preview.point.message ? `Rewind to before "${preview.point.message.text.slice(0, 60)}${preview.point.message.text.length > 60 ? '…' : ''}"?` : `Rewind this chat to ${preview.point.checkpointId ?? ref}?`;
+  const choice = opts.confirm === false ? { mode: 'both' as const, overwriteOutside: false } : await askMode(preview, title);
+  if (choice === undefined) return false;
+  host.chat.jobs.preempt();
+  let done = false;
+  await host.chat.jobs.addTask('rewind', async () => {
+    const r = await host.chat.rewind(store, ref, choice);
+    if (r === undefined) return;
+    done = true;
+    const skipped = r.files?.skipped ?? [];
+    if (skipped.length > 0) host.out.notify('warning', `Not restored: ${skipped.map((s) => `${shown(s.path)} (${s.reason})`).join('; ')}`.slice(0, 900));
+    if (opts.then) opts.then(r.point.message?.text);
+    else if (r.point.message && r.mode !== 'files') host.out.fillComposer(r.point.message.text);
+  });
+  return done;
+}
+
+/** Retry: rewind to before the message (files too) and send it again: a new branch, the old answer stays on its own. */
+export async function retry(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
+  await rewind(host, userEntryId, {
+    then: (text) => {
+      if (text !== undefined) host.chat.send(text);
+    },
+  });
+}
+
+/** Undo or redo one compaction, in the work queue after what runs. */
+export async function undoCompaction(host: Host, checkpointId: string, action: 'undo' | 'redo'): Promise<void> {
+  if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;
+  await host.chat.jobs.addTask(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
+    if (await host.chat.undoCompaction(checkpointId, action)) {
+      host.out.info(action === 'undo' ? `Compaction ${checkpointId} undone: the next request is built as if its capsule did not exist. Redo it from its card.` : `Compaction ${checkpointId} redone: its capsule is in force again.`);
+    }
+  });
+}
+
+/** "Compact up to here": a user compaction that cuts right before the message; the barrier's cards and lines show it like any other. */
+export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
+  const a = host.chat.agent;
+  if (!a) {
+    host.out.notify('error', host.chat.problem ?? 'Set up a model first.');
+    return;
+  }
+  await host.chat.jobs.addTask('compactUpTo', async (signal) => {
+    const r = await a.compactUpTo(userEntryId, { signal });
+    const last = r.outcomes[r.outcomes.length - 1];
+    if (last !== undefined && last.outcome !== 'completed') host.out.fail(`Not compacted: ${last.outcome === 'skipped' || last.outcome === 'failed' ? last.reason : last.outcome}.`);
+  });
+}
+
+/** The palette's Create Checkpoint, Mark Milestone and Mark Plan Pivot: the slash commands' action, queued after what runs. */
+export async function createCheckpoint(host: Pick<Services, 'chat' | 'out'>, kind: CheckpointKind, note?: string): Promise<void> {
+  await host.chat.jobs.addTask('checkpoint', () => recordCheckpoint(host, kind, note));
+}

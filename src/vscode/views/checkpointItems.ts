@@ -1,0 +1,66 @@
+// Tree items of the checkpoints view: a message ("Task 2: read the files… · 7:29 · 16.2k tokens"), its checkpoints and its compactions.
+import * as vscode from 'vscode';
+import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
+import type { CheckpointEntry } from '../../engine/transcript/schema.js';
+import { fullTokens, shortTokens } from '../base/format.js';
+
+const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'bookmark', milestone: 'milestone', plan_pivot: 'git-compare', user: 'pin' };
+const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'Checkpoint', milestone: 'Milestone', plan_pivot: 'Plan pivot', user: 'Checkpoint' };
+
+function time(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+function firstLine(s: string, max: number): string {
+  const line = s.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function dim(onBranch: boolean): vscode.ThemeColor | undefined {
+  return onBranch ? undefined : new vscode.ThemeColor('disabledForeground');
+}
+
+export function messageItem(sessionId: string, m: Moment, onBranch: boolean): vscode.TreeItem {
+  const text = m.message?.content ?? '';
+  const item = new vscode.TreeItem(`Task ${m.index}: ${firstLine(text, 50)}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  item.id = `message/${sessionId}/${m.message?.id ?? 'start'}`;
+  const tokens = m.tokens === undefined ? '' : ` · ${shortTokens(m.tokens)} tokens`;
+  item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? '' : ' · other branch'}`;
+  const tip = new vscode.MarkdownString();
+  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.`);
+  item.tooltip = tip;
+  item.iconPath = new vscode.ThemeIcon('account', dim(onBranch));
+  item.contextValue = onBranch ? 'capsule.message' : 'capsule.message.otherBranch';
+  return item;
+}
+
+export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: boolean): vscode.TreeItem {
+  const label = `${CHECKPOINT_NAMES[e.kind]}${e.note ? `: ${firstLine(e.note, 60)}` : ''}`;
+  const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
+  item.id = `entry/${sessionId}/${e.id}`;
+  item.description = `${time(e.timestamp)} · ${e.checkpointId}${onBranch ? '' : ' · other branch'}`;
+  const tip = new vscode.MarkdownString();
+  tip.appendText(`${CHECKPOINT_NAMES[e.kind]} ${e.checkpointId}\n${e.timestamp}${e.note ? `\n\n${e.note}` : ''}\n\nRewind Here restores exactly the model input of this moment.`);
+  item.tooltip = tip;
+  item.iconPath = new vscode.ThemeIcon(CHECKPOINT_ICONS[e.kind], dim(onBranch));
+  item.contextValue = 'capsule.checkpoint';
+  return item;
+}
+
+export function compactionItem(sessionId: string, c: Extract<MomentChild, { kind: 'compaction' }>, onBranch: boolean): vscode.TreeItem {
+  const e = c.entry;
+  const item = new vscode.TreeItem(`Compaction · ${e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
+  item.id = `entry/${sessionId}/${e.id}`;
+  item.description = `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)} · ${e.quality} · ${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
+  const history = c.events.map((u) => `${u.action === 'undo' ? 'Undone' : 'Redone'} ${u.timestamp}`).join('\n');
+  const tip = new vscode.MarkdownString();
+  tip.appendText(
+    `Compaction ${e.checkpointId} (${e.trigger}, level ${e.level}, quality ${e.quality})\n${fullTokens(e.tokensBefore)} → ${fullTokens(e.tokensAfter)} tokens\n${e.timestamp}${history ? `\n\n${history}` : ''}`,
+  );
+  item.tooltip = tip;
+  const color = e.quality === 'degraded' ? new vscode.ThemeColor('list.warningForeground') : dim(onBranch && !c.undone);
+  item.iconPath = new vscode.ThemeIcon('package', color);
+  item.contextValue = `capsule.capsule${c.undone ? '.undone' : ''}${e.quality === 'degraded' ? '.degraded' : ''}`;
+  return item;
+}
