@@ -1,6 +1,7 @@
 // The exact ledger of a capsule (docs/behaviour.md#capsule): files, commands, verification, skills and requests, built from the transcript.
 import { z } from 'zod';
 import type { Entry } from '../transcript/schema.js';
+import { PlanSchema, latestPlan, type Plan, type PlanItem } from './taskPlan.js';
 import { commandSucceeded, isTestCommand, toolActionsOf } from './toolActions.js';
 
 /** Where the ledger lives inside `CapsuleEntry.details`. */
@@ -40,6 +41,8 @@ export const LedgerSchema = z.object({
   commandsOmitted: z.number().int().nonnegative(),
   lastVerification: VerificationSchema.nullable(),
   activeSkills: z.array(z.string()),
+  /** The agent's plan (update_plan) at the leaf, exactly; null when it never kept one. Older capsules lack it. */
+  plan: PlanSchema.nullable().default(null),
 });
 export type Ledger = z.infer<typeof LedgerSchema>;
 
@@ -52,6 +55,7 @@ export const EMPTY_LEDGER: Ledger = {
   commandsOmitted: 0,
   lastVerification: null,
   activeSkills: [],
+  plan: null,
 };
 
 /** The ledger stored in a capsule's details, or undefined when absent or malformed. */
@@ -104,5 +108,26 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger): Ledge
     commandsOmitted: base.commandsOmitted + dropped,
     lastVerification,
     activeSkills: union(base.activeSkills, skills),
+    plan: ledgerPlan(latestPlan(entries, base.plan)),
   };
+}
+
+/** A mutable copy for the stored ledger, whose type is the schema's. */
+function ledgerPlan(plan: Plan | null): PlanItem[] | null {
+  return plan === null ? null : plan.map((i) => ({ ...i }));
+}
+
+/** The plan shown above the composer: the latest capsule's plan, updated by later successful update_plan calls. */
+export function planOfBranch(branch: readonly Entry[]): Plan | null {
+  let start = 0;
+  let previous: Plan | null = null;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type !== 'capsule') continue;
+    start = i + 1;
+    previous = ledgerFromDetails(e.details)?.plan ?? null;
+    break;
+  }
+  // Plan calls kept verbatim in the capsule's tail are already in its ledger; replaying them yields the same plan.
+  return latestPlan(branch.slice(start), previous);
 }
