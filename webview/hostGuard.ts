@@ -132,6 +132,8 @@ const capsule = shape({
   previous: nullable(shape({ checkpointId, text: str(LIMITS.input) })),
 });
 
+const plan = arrayOf(shape({ step: str(LIMITS.label, 1), status: oneOf<'pending' | 'in_progress' | 'done'>({ pending: true, in_progress: true, done: true }) }), LIST_LIMITS.planSteps);
+
 const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, Check>>>> = {
   snapshot: {
     session: nullable(session),
@@ -145,6 +147,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     queue,
     barrier: nullable(shape(barrierFields)),
     setup: nullable(setup),
+    plan: optional(plan),
   },
   budget: { budget },
   notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice) },
@@ -159,6 +162,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   setup: { setup },
   queue: { items: queue },
   busy: { busy: bool },
+  plan: { plan },
 };
 const message = union('type', MESSAGE_SHAPES);
 

@@ -6,6 +6,7 @@ import { Composer } from './composer.js';
 import { Announcer, button, el } from './dom.js';
 import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
+import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
@@ -54,6 +55,8 @@ const list = new TranscriptList({
 });
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
+
+const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
   {
@@ -142,6 +145,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   composer.resetQueue(msg.queue);
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
+  plan.show(msg.plan ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -203,6 +207,9 @@ function onMessage(msg: HostToWebview): void {
     case 'busy':
       composer.setBusy(msg.busy);
       break;
+    case 'plan':
+      plan.show(msg.plan);
+      break;
     default: {
       const _exhaustive: never = msg;
       return _exhaustive;
@@ -236,6 +243,6 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
   }
 });
 
-root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, composer.element, viewer.element, announcer.element);
+root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, plan.element, composer.element, viewer.element, announcer.element);
 renderBanners();
 host.post({ type: 'ready' });

@@ -62,6 +62,10 @@ export const BarrierViewSchema = z.object({
 export const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
 export const QueueSchema = z.array(QueuedInputSchema).max(LIST_LIMITS.queue);
 
+/** The agent's plan (update_plan), shown as a checklist above the composer. */
+export const PlanViewSchema = z.array(z.object({ step: text(LIMITS.label).min(1), status: z.enum(['pending', 'in_progress', 'done']) })).max(LIST_LIMITS.planSteps);
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 export type ProviderChoice = z.infer<typeof ProviderChoiceSchema>;
 export type SetupState = z.infer<typeof SetupStateSchema>;
@@ -81,6 +85,8 @@ export const ChatStateSchema = z.object({
   /** The running barrier, or the last one's result line, which stays until the next barrier starts. */
   barrier: BarrierViewSchema.nullable(),
   setup: SetupStateSchema.nullable(),
+  /** The agent's current plan; absent or empty when it keeps none. */
+  plan: PlanViewSchema.optional(),
 });
 export type ChatState = z.infer<typeof ChatStateSchema>;
 

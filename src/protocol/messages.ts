@@ -1,7 +1,7 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { API_KEY_MAX, LIMITS } from './limits.js';
 import { z } from 'zod';
-import { BarrierViewSchema, ChatStateSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -39,6 +39,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('olderItems'), beforeId: itemId, items: TranscriptItemsSchema, hasMore: z.boolean() }),
   z.object({ type: z.literal('setup'), setup: SetupStateSchema }),
   z.object({ type: z.literal('queue'), items: QueueSchema }),
+  /** The agent's plan changed (an update_plan call, a rewind, another chat). */
+  z.object({ type: z.literal('plan'), plan: PlanViewSchema }),
   /** An agent turn started or ended. */
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
 ]);

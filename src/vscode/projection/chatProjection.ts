@@ -1,6 +1,8 @@
 // What the chat webview shows, projected from the chat service's events and its store: snapshots, live agent events, answers to the user.
-import { LIMITS } from '../../protocol/limits.js';
-import type { HostToWebview, TranscriptItem } from '../../protocol/messages.js';
+import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
+import type { HostToWebview, PlanView, TranscriptItem } from '../../protocol/messages.js';
+import { planOfBranch } from '../../engine/compaction/ledger.js';
+import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
@@ -64,6 +66,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
         return;
       case 'agent':
         this.#bridge.handle(c.event);
+        // The tool result is in the store by now, so the branch already holds the new plan.
+        if (c.event.type === 'tool_end' && c.event.name === UPDATE_PLAN_TOOL_NAME && !c.event.isError) this.#post({ type: 'plan', plan: this.plan() });
         return;
       case 'opened':
         this.#transcript.reset(c.durations);
@@ -107,7 +111,14 @@ export class ChatProjection extends Disposable implements ChatOutput {
       queue: chat.jobs.inputs,
       barrier: this.#bridge.barrier,
       setup: chat.setup,
+      plan: this.plan(),
     };
+  }
+
+  /** The plan of the active branch: the latest capsule's, updated by later update_plan calls. */
+  plan(): PlanView {
+    const branch = this.d.chat.store?.tree.branch() ?? [];
+    return (planOfBranch(branch) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
   }
 
   /** Every item of the active branch, command answers included. */

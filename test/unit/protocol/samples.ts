@@ -117,6 +117,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
     queue: [{ id: 'q1', text: 'and then run the tests' }],
     barrier: { phase: 'progress', operationId: 'op_1', trigger: 'hard_limit', percent: 82 },
     setup,
+    plan: [{ step: 'Fix parseDate', status: 'in_progress' }],
   },
   { type: 'snapshot', session: null, budget: null, settings: { modelId: 'm', provider: 'openai', autoCompact: false, softTriggersEnabled: false }, error: 'disk full', transcript: { items: [], hasMore: false }, models: [], currentModelId: null, busy: false, queue: [], barrier: null, setup: null },
   { type: 'budget', budget: { ...budget, source: 'provider_usage', lastCapsule: undefined } },
@@ -138,6 +139,8 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'setup', setup: { required: false, lmModels: [], provider: { kind: 'lm', modelId: 'copilot/gpt-4o' }, hasApiKey: true } },
   { type: 'queue', items: [{ id: 'c2', text: 'queued text' }] },
   { type: 'busy', busy: true },
+  { type: 'plan', plan: [{ step: 'Reproduce the bug', status: 'done' }, { step: 'Fix parseDate', status: 'in_progress' }, { step: 'Run npm test', status: 'pending' }] },
+  { type: 'plan', plan: [] },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
@@ -191,6 +194,8 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'setup', setup: { ...setup, hasApiKey: 'no' } },
   { type: 'queue', items: [{ id: 'q' }] },
   { type: 'busy' },
+  { type: 'plan', plan: [{ step: '', status: 'done' }] },
+  { type: 'plan', plan: [{ step: 'x', status: 'started' }] },
 ];
 
 /** Webview messages that must fail validation on the host. */
