@@ -1,24 +1,12 @@
 // Launches Debian's Chromium through playwright-core (never a downloaded browser) and keeps per-step screenshots.
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { ConsoleMessage, Page } from 'playwright-core';
 import { REPO } from './codeServer.js';
 
 export const ARTIFACTS = join(REPO, 'test-artifacts', 'e2e');
 
-export function chromiumPath(): string {
-  const p = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  if (!existsSync(p)) throw new Error(`Chromium not found at ${p}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  return p;
-}
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: chromiumPath(),
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+export { chromiumPath, launchBrowser } from '../support/browser.js';
 
 export interface ConsoleLog {
   readonly errors: string[];

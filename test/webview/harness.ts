@@ -2,7 +2,7 @@
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages.js';
 import { newNonce, webviewHtml } from '../../src/vscode/views/webviewHtml.js';
 
@@ -46,19 +46,7 @@ export async function ensureBundle(): Promise<void> {
   renameSync(tmp, BUNDLE);
 }
 
-export async function launchBrowser(): Promise<Browser> {
-  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-  try {
-    statSync(executablePath);
-  } catch {
-    throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
-  }
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+export { launchBrowser } from '../support/browser.js';
 
 export type Theme = 'dark' | 'light' | 'high-contrast';
 

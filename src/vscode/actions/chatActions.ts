@@ -73,7 +73,7 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
       host.logger.log('warn', `Project Memory was not updated: ${errorMessage(err)}`);
     }
   } else if (r.outcomes.length === 0) host.out.info('Nothing to compact.');
-  host.chat.remeasure();
+  // The figures follow the compaction's own events (the projection measures at its end); nothing to post here.
 }
 
 export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): void {
@@ -135,7 +135,6 @@ async function createPortable(host: Pick<Services, 'chat' | 'out'>, title: strin
   } catch (err) {
     host.out.fail(`No capsule was created: ${fileProblem(err)}`);
   }
-  host.chat.remeasure();
 }
 
 async function exportTo(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, path: string): Promise<void> {

@@ -1,6 +1,6 @@
 // Test helper: an AgentSession on a temp session file and workspace, talking to the scripted fake server through the real openai client.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tempDir as sharedTempDir } from '../../support/tempDir.js';
 import { join } from 'node:path';
 import type { AgentEvent } from '../../../src/engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrierEvents.js';
@@ -25,10 +25,9 @@ export const SMALL_SETTINGS = {
   timeoutMs: 2000,
 } as const;
 
-export async function tempDir(t: { after(fn: () => Promise<void>): void }, prefix = 'capsule-agent-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+/** A temp dir removed after the test (the one helper in test/support, with this area's prefix). */
+export function tempDir(t: Parameters<typeof sharedTempDir>[0], prefix = 'capsule-agent-'): Promise<string> {
+  return sharedTempDir(t, prefix);
 }
 
 /** A workspace with `n` files `src/f<i>.ts` of `lines` lines each. */

@@ -1,8 +1,8 @@
 // `capsule compact` and `capsule show` through main(): the same engine on a real session file, result line, verify afterwards.
 import { test } from 'node:test';
+import { tempDir } from '../../support/tempDir.js';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../../src/cli/args.js';
 import { archiveDirFor, flightLogFor } from '../../../src/cli/commands/compact.js';
@@ -13,11 +13,6 @@ import { readFlightRecords } from '../../../src/node/flightRecorder.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 import { GOOD_SUMMARY, session } from '../compaction/harness.js';
 
-async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-compact-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
-}
 
 async function writeSession(path: string, entries: readonly Entry[]): Promise<void> {
   const store = await JsonlSessionStore.open(path, { create: { id: 's_cli', cwd: '/w' } });

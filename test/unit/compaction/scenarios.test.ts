@@ -1,8 +1,8 @@
 // The seed's escalation scenarios with their numbers (docs/behaviour.md#cut, seed 004) through the preflight barrier, plus the level-2 truncation-only plan.
 import { test } from 'node:test';
+import { tempDir as sharedTempDir } from '../../support/tempDir.js';
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrier.js';
 import { COMPACTION_EXHAUSTED_MESSAGE, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, planCut } from '../../../src/engine/compaction/cut.js';
@@ -30,13 +30,8 @@ const starts = (events: readonly BarrierEvent[]) => events.flatMap((e) => (e.typ
 const toolTexts = (s: Sent | undefined): string[] => (s?.input.messages ?? []).flatMap((m) => (m.role === 'tool' ? [m.content] : []));
 
 /** A temp dir removed after the test, once everything in `closeFirst` (filled in later, e.g. open stores) is closed. */
-async function tempDir(t: { after(fn: () => Promise<void>): void }, closeFirst: (() => Promise<void>)[] = []): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'capsule-scenarios-'));
-  t.after(async () => {
-    for (const close of closeFirst) await close();
-    await rm(dir, { recursive: true, force: true });
-  });
-  return dir;
+function tempDir(t: Parameters<typeof sharedTempDir>[0], closeFirst: (() => Promise<void>)[] = []): Promise<string> {
+  return sharedTempDir(t, 'capsule-scenarios-', closeFirst);
 }
 
 function report(name: string, before: number, hard: number, outcomes: readonly CompactionOutcome[], sent: Sent | undefined): void {

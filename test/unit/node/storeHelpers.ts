@@ -1,13 +1,11 @@
 // Shared helpers for the session-store tests: temp folders and small valid entries of every kind.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { tempDir as sharedTempDir } from '../../support/tempDir.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 
-export async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'capsule-store-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+/** A temp dir removed after the test (the one helper in test/support, with this area's prefix). */
+export function tempDir(t: Parameters<typeof sharedTempDir>[0], prefix = 'capsule-store-'): Promise<string> {
+  return sharedTempDir(t, prefix);
 }
 
 const TS = '2025-01-01T00:00:00.000Z';

@@ -1,7 +1,5 @@
 // Test helpers for portable capsules: temp workspaces, a session with a real rendered capsule, and file builders.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { tempDir as sharedTempDir } from '../../support/tempDir.js';
 import { SECTION_NAMES, renderCapsule, type Sections } from '../../../src/engine/compaction/capsuleFormat.js';
 import { LEDGER_DETAILS_KEY, buildLedger } from '../../../src/engine/compaction/ledger.js';
 import { idSource } from '../../../src/engine/ids.js';
@@ -11,10 +9,9 @@ import type { CapsuleEntry, Entry, Trigger } from '../../../src/engine/transcrip
 import { sha256Hex } from '../../../src/node/capsuleFiles.js';
 import { SessionDirectory } from '../../../src/node/sessions.js';
 
-export async function tempDir(t: { after(fn: () => Promise<void>): void }, prefix = 'capsule-portable-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  return dir;
+/** A temp dir removed after the test (the one helper in test/support, with this area's prefix). */
+export function tempDir(t: Parameters<typeof sharedTempDir>[0], prefix = 'capsule-portable-'): Promise<string> {
+  return sharedTempDir(t, prefix);
 }
 
 /** Deterministic ids for tests (a counter per prefix). */

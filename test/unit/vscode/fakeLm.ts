@@ -1,5 +1,5 @@
 // A fake of the `vscode` Language Model API (message/part classes, errors, tokens, `lm`) and a scripted LanguageModelChat.
-import { installFakeVscode } from '../protocol/fakeVscode.js';
+import { installFakeVscode } from '../../support/fakeVscode.js';
 
 export class LanguageModelTextPart {
   constructor(public value: string) {}

@@ -1,7 +1,7 @@
 // The extension activated in plain Node against a fake `vscode`: handshake order, validation, commands, settings, first-run setup.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { FakeState } from './fakeVscode.js';
+import type { FakeState } from '../../support/fakeVscode.js';
 import { createHarness, lastOf, until } from './hostHarness.js';
 
 const h = createHarness();

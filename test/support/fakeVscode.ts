@@ -1,4 +1,4 @@
-// A small in-memory stand-in for the `vscode` module, enough to activate the extension in plain Node and drive its views.
+// A small typed in-memory stand-in for the `vscode` module, enough to activate the extension in plain Node and drive its views; installing it returns its undo.
 import Module from 'node:module';
 
 type Listener<T> = (e: T) => unknown;
@@ -120,7 +120,8 @@ export interface FakeState {
   readonly writes: { readonly key: string; readonly value: unknown; readonly target: unknown }[];
 }
 
-export function createFakeVscode(workspaceFolder: string | undefined): { api: Record<string, unknown>; state: FakeState } {
+/** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
+export function createFakeVscode(workspaceFolder: string | undefined) {
   const config = new Map<string, unknown>();
   const scopes = new Map<string, 'user' | 'workspace'>();
   const writes: FakeState['writes'][number][] = [];
@@ -141,7 +142,7 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
     return Promise.resolve(state.answer(kind, prompt, items));
   };
   const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
-  const api: Record<string, unknown> = {
+  const api = {
     EventEmitter,
     Uri,
     Disposable: class {
@@ -254,11 +255,18 @@ export function createFakeVscode(workspaceFolder: string | undefined): { api: Re
   return { api, state };
 }
 
-/** Makes `require('vscode')` return `api` for modules loaded after this call. */
-export function installFakeVscode(api: Record<string, unknown>): void {
+export type FakeVscodeApi = ReturnType<typeof createFakeVscode>['api'];
+
+/** Makes `require('vscode')` return `api` for modules loaded after this call; the returned function puts the loader back. */
+export function installFakeVscode(api: object): () => void {
   const m = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
   const original = m._load;
-  m._load = function load(request: string, ...rest: unknown[]): unknown {
+  const load = function load(this: unknown, request: string, ...rest: unknown[]): unknown {
     return request === 'vscode' ? api : original.call(this, request, ...rest);
+  };
+  m._load = load;
+  return () => {
+    // Only undo our own patch: a later install that wrapped this one restores itself.
+    if (m._load === load) m._load = original;
   };
 }

@@ -1,9 +1,9 @@
 // The chat on a VS Code language model: setup waits for the model to appear, then the picker and a streamed turn use it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { EventEmitter } from '../protocol/fakeVscode.js';
-import { createHarness, lastOf, until, type OpenView } from '../protocol/hostHarness.js';
-import { createFakeLmVscode, FakeLanguageModelChat, LanguageModelTextPart } from './fakeLm.js';
+import { EventEmitter } from '../../support/fakeVscode.js';
+import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { createFakeLmVscode, FakeLanguageModelChat, LanguageModelTextPart } from '../vscode/fakeLm.js';
 
 const h = createHarness({ settings: { 'capsule.provider.kind': 'vscode-lm', 'capsule.model.id': 'copilot-gpt' } });
 const lm = createFakeLmVscode();

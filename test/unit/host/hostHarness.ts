@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostToWebviewSchema, type HostToWebview } from '../../../src/protocol/messages.js';
-import { createFakeVscode, fakeWebviewView, FakeSecrets, installFakeVscode, type FakeState, type FakeWebview } from './fakeVscode.js';
+import { createFakeVscode, fakeWebviewView, FakeSecrets, installFakeVscode, type FakeState, type FakeWebview } from '../../support/fakeVscode.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -73,7 +73,7 @@ export function createHarness(opts: { readonly workspace?: boolean; readonly set
   const storage = join(tmp, 'storage');
   const { api, state } = createFakeVscode(opts.workspace === false ? undefined : workspace);
   for (const [k, v] of Object.entries(opts.settings ?? {})) state.config.set(k, v);
-  installFakeVscode(api);
+  const uninstall = installFakeVscode(api);
   const secrets = new FakeSecrets();
   const uri = (p: string): unknown => (api.Uri as { file(p: string): unknown }).file(p);
   const context = {
@@ -103,6 +103,7 @@ export function createHarness(opts: { readonly workspace?: boolean; readonly set
       await ext?.deactivate();
       for (const d of context.subscriptions.splice(0)) d.dispose();
       rmSync(tmp, { recursive: true, force: true });
+      uninstall();
     },
     openView(ready = true) {
       const chat = state.providers.get('capsule.chat') as { resolveWebviewView(v: unknown): void };
