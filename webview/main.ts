@@ -1,5 +1,6 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
 import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
+import { ApprovalCards } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
@@ -56,6 +57,7 @@ const list = new TranscriptList({
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
 
+const approvals = new ApprovalCards({ answer: (id, choice, feedback) => host.post({ type: 'approval', id, choice, ...(feedback === undefined ? {} : { feedback }) }) }, announcer);
 const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
@@ -146,6 +148,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
   plan.show(msg.plan ?? []);
+  approvals.show(msg.approvals ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -210,6 +213,9 @@ function onMessage(msg: HostToWebview): void {
     case 'plan':
       plan.show(msg.plan);
       break;
+    case 'approvals':
+      approvals.show(msg.approvals);
+      break;
     default: {
       const _exhaustive: never = msg;
       return _exhaustive;
@@ -243,6 +249,6 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
   }
 });
 
-root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, plan.element, composer.element, viewer.element, announcer.element);
+root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, approvals.element, plan.element, composer.element, viewer.element, announcer.element);
 renderBanners();
 host.post({ type: 'ready' });

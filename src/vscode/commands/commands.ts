@@ -20,6 +20,16 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   add(vscode.commands.registerCommand('capsule.newChat', () => a.newChat()));
   add(vscode.commands.registerCommand('capsule.showLatestCapsule', () => a.showLatestCapsule()));
   add(vscode.commands.registerCommand('capsule.refresh', () => a.refresh()));
+  // The diff editor's title buttons answer the approval of the edit it shows (the menu passes its resource).
+  const editInView = (uri: unknown): string | undefined => d.approvals.pendingFor(uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri);
+  add(vscode.commands.registerCommand('capsule.acceptEdit', async (uri: unknown) => {
+    const id = editInView(uri);
+    if (id !== undefined) await d.approvals.answer(id, 'allow');
+  }));
+  add(vscode.commands.registerCommand('capsule.rejectEdit', async (uri: unknown) => {
+    const id = editInView(uri);
+    if (id !== undefined) await d.approvals.answer(id, 'deny');
+  }));
   add(
     vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
       const store = d.chat.store;

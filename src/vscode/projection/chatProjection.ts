@@ -6,6 +6,7 @@ import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
+import type { ApprovalService } from '../services/approvals.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
@@ -28,6 +29,7 @@ export interface ProjectionDeps {
   readonly settings: SettingsReader;
   readonly transport: ChatTransport;
   readonly logger: Logger;
+  readonly approvals: ApprovalService;
 }
 
 export class ChatProjection extends Disposable implements ChatOutput {
@@ -38,6 +40,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     super();
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
+    this._register(d.approvals.onDidChange(() => this.#post({ type: 'approvals', approvals: d.approvals.pending })));
   }
 
   #post(message: HostToWebview): void {
@@ -112,6 +115,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
       barrier: this.#bridge.barrier,
       setup: chat.setup,
       plan: this.plan(),
+      approvals: this.d.approvals.pending,
     };
   }
 
