@@ -89,7 +89,8 @@ export class ApprovalService extends Disposable {
       signal.addEventListener('abort', () => settle({ approved: false }), { once: true });
     });
     this.#emitter.fire();
-    if (proposed !== undefined) void this.#openDiff(id);
+    // The card offers Accept / Reject even when the diff editor could not open.
+    if (proposed !== undefined) this.#openDiff(id).catch(() => undefined);
     return answer;
   };
 
@@ -99,7 +100,7 @@ export class ApprovalService extends Disposable {
     if (p === undefined) return;
     switch (choice) {
       case 'openDiff':
-        await this.#openDiff(id);
+        await this.#openDiff(id).catch(() => undefined);
         return;
       case 'allow':
         p.settle({ approved: true });
