@@ -4,7 +4,7 @@ import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
 import type { ChatModel } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
-import { computeLimits, type Limits } from '../tokens/limits.js';
+import { limitsOf, type Limits } from '../tokens/limits.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */
 export interface AgentModel {
@@ -40,14 +40,7 @@ export interface HandoffResult {
 }
 
 export function limitsFor(model: Pick<AgentModel, 'contextWindow' | 'maxOutputTokens'>, resolved: ResolvedSettings): Limits {
-  const s = resolved.settings;
-  return computeLimits({
-    contextWindow: model.contextWindow,
-    maxOutputTokens: model.maxOutputTokens,
-    safetyReserveTokens: s.safetyReserveTokens,
-    minTokensForAutoCompact: s.minTokensForAutoCompact,
-    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-  });
+  return limitsOf(model, resolved.settings);
 }
 
 function completed(r: PreflightResult): boolean {

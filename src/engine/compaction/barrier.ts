@@ -3,7 +3,7 @@ import type { ResolvedSettings } from '../config.js';
 import { evaluateRoi } from '../tokens/budget.js';
 import { effectiveTokens, requestFingerprint } from '../tokens/calibration.js';
 import { estimateRequest } from '../tokens/estimate.js';
-import { computeLimits, type Limits } from '../tokens/limits.js';
+import { limitsOf, type Limits } from '../tokens/limits.js';
 import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
@@ -89,15 +89,7 @@ export class PreflightBarrier {
   }
 
   limits(): Limits {
-    const s = this.deps.resolved.settings;
-    const m = this.deps.modelInfo;
-    return computeLimits({
-      contextWindow: m.contextWindow,
-      maxOutputTokens: m.maxOutputTokens,
-      safetyReserveTokens: s.safetyReserveTokens,
-      minTokensForAutoCompact: s.minTokensForAutoCompact,
-      autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-    });
+    return limitsOf(this.deps.modelInfo, this.deps.resolved.settings);
   }
 
   /** Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. */

@@ -6,7 +6,7 @@ import type { Entry } from '../transcript/schema.js';
 import { effectiveTokens, requestFingerprint } from './calibration.js';
 import type { EntryTokenCache } from './entryCache.js';
 import { estimateRequest, type TokenCategories } from './estimate.js';
-import { computeLimits } from './limits.js';
+import { limitsOf } from './limits.js';
 import type { ModelInfo } from './modelLimits.js';
 
 
@@ -90,13 +90,7 @@ export function computeBudget(args: {
   const estimate = estimateRequest(input, args.tools, cache, model.maxOutputTokens);
   const currentFingerprint = requestFingerprint(args.provider, model.model, input.system, args.tools);
   const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache });
-  const limits = computeLimits({
-    contextWindow: model.contextWindow,
-    maxOutputTokens: model.maxOutputTokens,
-    safetyReserveTokens: s.safetyReserveTokens,
-    minTokensForAutoCompact: s.minTokensForAutoCompact,
-    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
-  });
+  const limits = limitsOf(model, s);
 
   let capsules = 0;
   let messages = 0;

@@ -35,3 +35,17 @@ export function computeLimits(i: LimitInputs): Limits {
     softLimit: softLimitOf(hardLimit, i.minTokensForAutoCompact, i.autoCompactThresholdRatio),
   };
 }
+
+/** The limits of a model under compaction settings: the one way every caller (barrier, budget, switch, picker) gets them. */
+export function limitsOf(
+  model: Pick<LimitInputs, 'contextWindow' | 'maxOutputTokens'>,
+  settings: Pick<LimitInputs, 'safetyReserveTokens' | 'minTokensForAutoCompact' | 'autoCompactThresholdRatio'>,
+): Limits {
+  return computeLimits({
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    safetyReserveTokens: settings.safetyReserveTokens,
+    minTokensForAutoCompact: settings.minTokensForAutoCompact,
+    autoCompactThresholdRatio: settings.autoCompactThresholdRatio,
+  });
+}

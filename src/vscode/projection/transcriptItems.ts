@@ -70,6 +70,8 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
   /** Open calls: call id → index of its tool item in `out`. */
   const open = new Map<string, number>();
   let lastModel: ModelChangeEntry | undefined;
+  /** The last entry that says something (not a checkpoint, system update or leaf move). */
+  let lastSaid: Entry | undefined;
   for (const e of branch) {
     switch (e.type) {
       case 'user':
@@ -100,7 +102,8 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
         break;
       case 'model_change':
         // The first model of a chat is not news; a later different one is a switch the user should see.
-        if (lastModel !== undefined && (lastModel.model !== e.model || lastModel.provider !== e.provider)) out.push({ id: e.id, kind: 'info', text: modelChangeText(e), timestamp: e.timestamp });
+        // A capsule right before the switch is the protective handoff: the live announcement said so too.
+        if (lastModel !== undefined && (lastModel.model !== e.model || lastModel.provider !== e.provider)) out.push({ id: e.id, kind: 'info', text: modelChangeText(e, lastSaid?.type === 'capsule'), timestamp: e.timestamp });
         lastModel = e;
         break;
       case 'turn_end': {
@@ -112,6 +115,7 @@ export function branchItems(branch: readonly Entry[], ctx: ItemContext): Transcr
       case 'leaf':
         break;
     }
+    if (e.type !== 'checkpoint' && e.type !== 'system_update' && e.type !== 'leaf') lastSaid = e;
     const extra = ctx.ephemeral.get(e.id);
     if (extra) out.push(...extra);
   }

@@ -2,7 +2,7 @@
 import { LIMITS } from '../../protocol/limits.js';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../engine/ports.js';
-import { computeLimits } from '../../engine/tokens/limits.js';
+import { limitsOf } from '../../engine/tokens/limits.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
 import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
@@ -46,14 +46,7 @@ function digest(text: string): string {
 }
 
 function option(id: string, label: string, provider: ModelOption['provider'], info: ModelInfo, s: HostSettings): ModelOption {
-  const c = s.resolved.settings;
-  const limits = computeLimits({
-    contextWindow: info.contextWindow,
-    maxOutputTokens: info.maxOutputTokens,
-    safetyReserveTokens: c.safetyReserveTokens,
-    minTokensForAutoCompact: c.minTokensForAutoCompact,
-    autoCompactThresholdRatio: c.autoCompactThresholdRatio,
-  });
+  const limits = limitsOf(info, s.resolved.settings);
   return {
     id: id.slice(0, LIMITS.id),
     label: label.slice(0, LIMITS.id),

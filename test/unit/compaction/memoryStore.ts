@@ -1,6 +1,6 @@
-// Test helper: an in-memory TranscriptStore with the JSONL store's link rules, plus a scripted ChatModel and a memory archive.
-import type { ChatModel, ChatRequest, ChatStreamEvent, Clock, EvidenceArchive, EvidenceSnapshot, IdSource, TranscriptStore } from '../../../src/engine/ports.js';
-import { EntrySchema, type Entry, type SessionHeader, type Usage } from '../../../src/engine/transcript/schema.js';
+// Test helper: an in-memory TranscriptStore with the JSONL store's link rules, a memory archive; the scripted ChatModel comes from test/support.
+import type { Clock, EvidenceArchive, EvidenceSnapshot, IdSource, TranscriptStore } from '../../../src/engine/ports.js';
+import { EntrySchema, type Entry, type SessionHeader } from '../../../src/engine/transcript/schema.js';
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
 
 export class MemoryStore implements TranscriptStore {
@@ -61,46 +61,7 @@ export class MemoryArchive implements EvidenceArchive {
   }
 }
 
-export type ModelStep =
-  | { readonly text: string; readonly usage?: Usage }
-  | { readonly error: unknown }
-  | { readonly hang: true };
-
-/** One scripted step per call (the last repeats); records every request and can run a hook as each call starts. */
-export class ScriptedModel implements ChatModel {
-  readonly provider = 'fake';
-  readonly model = 'gpt-4o';
-  readonly requests: ChatRequest[] = [];
-  onCall?: (n: number) => void;
-
-  constructor(private readonly steps: readonly ModelStep[]) {}
-
-  chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
-    const step = this.steps[Math.min(this.requests.length, this.steps.length - 1)] ?? { text: '' };
-    this.requests.push(request);
-    this.onCall?.(this.requests.length);
-    return play(step, signal);
-  }
-}
-
-function abortError(): Error {
-  const e = new Error('This operation was aborted');
-  e.name = 'AbortError';
-  return e;
-}
-
-async function* play(step: ModelStep, signal: AbortSignal): AsyncGenerator<ChatStreamEvent> {
-  await Promise.resolve();
-  if (signal.aborted) throw abortError();
-  if ('hang' in step) {
-    await new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(abortError()), { once: true }));
-    return;
-  }
-  if ('error' in step) throw step.error;
-  for (const part of step.text.match(/[\s\S]{1,500}/g) ?? []) yield { type: 'text', delta: part };
-  if (step.usage) yield { type: 'usage', usage: step.usage };
-  yield { type: 'done', finishReason: 'stop' };
-}
+export { ScriptedModel, type ModelStep } from '../../support/scriptedModel.js';
 
 /** An HTTP-shaped provider error the fault classifier understands. */
 export function httpError(status: number, message = `HTTP ${status}`, code?: string): Error {

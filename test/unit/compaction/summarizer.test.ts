@@ -4,54 +4,15 @@ import assert from 'node:assert/strict';
 import { APIError, APIUserAbortError } from 'openai';
 import type { FaultInfo } from '../../../src/engine/provider/faults.js';
 import { type SummarizeArgs, type SummarizeResult, type SummaryFailed, summarize, withFallback } from '../../../src/engine/compaction/summarizer.js';
-import type { ChatModel, ChatRequest, ChatStreamEvent, Clock } from '../../../src/engine/ports.js';
-import type { Usage } from '../../../src/engine/transcript/schema.js';
+import type { ChatModel, ChatRequest, Clock } from '../../../src/engine/ports.js';
 import { nodeClock } from '../../../src/node/nodeClock.js';
+import { ScriptedModel, type ModelStep } from '../../support/scriptedModel.js';
 
-type Step =
-  | { readonly text: string; readonly usage?: Usage; readonly finish?: string; readonly toolCall?: boolean }
-  | { readonly error: unknown; readonly afterText?: string }
-  | { readonly hang: 'honours-abort' | 'ignores-abort'; readonly onStart?: () => void }
-  | { readonly throwSync: unknown };
+type Step = ModelStep;
 
-interface Call {
-  readonly request: ChatRequest;
-  readonly signal: AbortSignal;
-}
-
-/** A scripted ChatModel: one step per call, recording what it was asked and the signal it got. */
-class ScriptedModel implements ChatModel {
-  readonly provider = 'fake';
-  readonly model = 'fake-model';
-  readonly calls: Call[] = [];
-  constructor(private readonly steps: readonly Step[]) {}
-
-  chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
-    const step = this.steps[this.calls.length] ?? { text: 'unscripted' };
-    this.calls.push({ request, signal });
-    if ('throwSync' in step) throw step.throwSync;
-    return run(step, signal);
-  }
-}
-
-async function* run(step: Exclude<Step, { throwSync: unknown }>, signal: AbortSignal): AsyncGenerator<ChatStreamEvent> {
-  if ('hang' in step) {
-    step.onStart?.();
-    if (step.hang === 'ignores-abort') await new Promise<never>(() => undefined);
-    await new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(new APIUserAbortError());
-      signal.addEventListener('abort', () => reject(new APIUserAbortError()), { once: true });
-    });
-    return;
-  }
-  if ('error' in step) {
-    if (step.afterText !== undefined) yield { type: 'text', delta: step.afterText };
-    throw step.error;
-  }
-  if (step.toolCall === true) yield { type: 'tool_call', call: { id: 'c1', name: 'read_file', arguments: '{}' } };
-  for (const part of step.text.match(/[\s\S]{1,7}/g) ?? []) yield { type: 'text', delta: part };
-  if (step.usage) yield { type: 'usage', usage: step.usage };
-  yield { type: 'done', finishReason: step.finish ?? 'stop' };
+/** The summarizer's script: one step per call, 'unscripted' after it, small deltas, the openai client's abort error. */
+function scripted(steps: readonly Step[]): ScriptedModel {
+  return new ScriptedModel(steps, { model: 'fake-model', afterLast: { text: 'unscripted' }, chunk: 7, abortError: () => new APIUserAbortError(), checkAbortFirst: false });
 }
 
 /** Virtual time: sleep records the delay, advances now() and resolves at once. */
@@ -96,7 +57,7 @@ function fallbackRecorder(): { readonly build: (reason: string) => string; reado
 }
 
 test('429 then success: two attempts, one backoff, the answer is used', async () => {
-  const model = new ScriptedModel([{ error: httpError(429, 'Rate limit reached for requests') }, { text: `  ${SUMMARY}\n`, usage: { promptTokens: 900, completionTokens: 40 } }]);
+  const model = scripted([{ error: httpError(429, 'Rate limit reached for requests') }, { text: `  ${SUMMARY}\n`, usage: { promptTokens: 900, completionTokens: 40 } }]);
   const clock = new FakeClock();
   const seen: [number, FaultInfo | undefined][] = [];
   const r = await go(model, { clock, onAttempt: (n, err) => seen.push([n, err]) });
@@ -112,7 +73,7 @@ test('429 then success: two attempts, one backoff, the answer is used', async ()
 });
 
 test('the request goes out non-streaming with toolChoice none, each attempt with its own signal', async () => {
-  const model = new ScriptedModel([{ error: httpError(503, 'Overloaded') }, { text: SUMMARY }]);
+  const model = scripted([{ error: httpError(503, 'Overloaded') }, { text: SUMMARY }]);
   await go(model);
   assert.equal(model.calls.length, 2);
   for (const c of model.calls) {
@@ -125,7 +86,7 @@ test('the request goes out non-streaming with toolChoice none, each attempt with
 });
 
 test('500 four times: provider_error after exactly 4 attempts, then a degraded fallback', async () => {
-  const model = new ScriptedModel(Array.from({ length: 6 }, () => ({ error: httpError(500, 'The server had an error while processing your request.') })));
+  const model = scripted(Array.from({ length: 6 }, () => ({ error: httpError(500, 'The server had an error while processing your request.') })));
   const clock = new FakeClock();
   const r = await go(model, { clock, maxAttempts: 10 });
   assert.equal(r.ok, false);
@@ -144,7 +105,7 @@ test('500 four times: provider_error after exactly 4 attempts, then a degraded f
 });
 
 test('a hang ends in a timeout within timeoutMs, the model sees the abort, the fallback is used', { timeout: 10_000 }, async () => {
-  const model = new ScriptedModel([{ hang: 'honours-abort' }]);
+  const model = scripted([{ hang: 'honours-abort' }]);
   const r = await summarize({ model, request: REQUEST, timeoutMs: 200, clock: nodeClock, signal: new AbortController().signal });
   assert.equal(r.ok, false);
   assert.equal(r.reason, 'timeout');
@@ -156,7 +117,7 @@ test('a hang ends in a timeout within timeoutMs, the model sees the abort, the f
 });
 
 test('the overall deadline holds even when the model ignores its abort signal', { timeout: 10_000 }, async () => {
-  const model = new ScriptedModel([{ hang: 'ignores-abort' }]);
+  const model = scripted([{ hang: 'ignores-abort' }]);
   const r = await summarize({ model, request: REQUEST, timeoutMs: 200, clock: nodeClock, signal: new AbortController().signal });
   assert.equal(r.ok, false);
   assert.equal(r.reason, 'timeout');
@@ -165,7 +126,7 @@ test('the overall deadline holds even when the model ignores its abort signal', 
 
 test('a per-attempt deadline turns a hung attempt into a retry', { timeout: 10_000 }, async () => {
   // Deadlines are wall-clock timers, so they work with a clock whose sleep is instant.
-  const model = new ScriptedModel([{ hang: 'honours-abort' }, { text: SUMMARY }]);
+  const model = scripted([{ hang: 'honours-abort' }, { text: SUMMARY }]);
   const seen: (FaultInfo | undefined)[] = [];
   const r = await go(model, { attemptTimeoutMs: 50, onAttempt: (_n, e) => seen.push(e) });
   assert.ok(r.ok);
@@ -173,7 +134,7 @@ test('a per-attempt deadline turns a hung attempt into a retry', { timeout: 10_0
   assert.equal(seen[1]?.kind, 'transient');
   assert.match(seen[1]?.message ?? '', /no answer within 50 ms/);
 
-  const allHang = new ScriptedModel([{ hang: 'honours-abort' }, { hang: 'honours-abort' }]);
+  const allHang = scripted([{ hang: 'honours-abort' }, { hang: 'honours-abort' }]);
   const t = await go(allHang, { attemptTimeoutMs: 30, maxAttempts: 2 });
   assert.equal(t.ok, false);
   assert.equal(t.reason, 'timeout', 'attempts that all hit their deadline read as a timeout');
@@ -182,7 +143,7 @@ test('a per-attempt deadline turns a hung attempt into a retry', { timeout: 10_0
 
 test('an empty answer is not retried and falls back', async () => {
   for (const step of [{ text: '' }, { text: ' \n\t ' }, { text: '', toolCall: true }, { text: '', finish: 'length' }]) {
-    const model = new ScriptedModel([step, { text: SUMMARY }]);
+    const model = scripted([step, { text: SUMMARY }]);
     const r = await go(model);
     assert.equal(r.ok, false);
     assert.equal(r.reason, 'empty');
@@ -196,7 +157,7 @@ test('an empty answer is not retried and falls back', async () => {
 
 test('a non-transient 400 is not retried', async () => {
   const schema = httpError(400, "Invalid schema for function 'read_file': In context=('properties', 'path'), 'maxLength' is not permitted.");
-  const model = new ScriptedModel([{ error: schema }, { text: SUMMARY }]);
+  const model = scripted([{ error: schema }, { text: SUMMARY }]);
   const clock = new FakeClock();
   const r = await go(model, { clock });
   assert.equal(r.ok, false);
@@ -214,7 +175,7 @@ test('an overflow is reported as overflow, not retried (the caller bounds the re
     undefined,
     new Headers(),
   );
-  const model = new ScriptedModel([{ error: overflow }, { text: SUMMARY }]);
+  const model = scripted([{ error: overflow }, { text: SUMMARY }]);
   const r = await go(model);
   assert.equal(r.ok, false);
   assert.equal(r.reason, 'overflow');
@@ -224,7 +185,7 @@ test('an overflow is reported as overflow, not retried (the caller bounds the re
 
 test('a transient network failure mid-answer retries from scratch: partial text is discarded', async () => {
   const reset = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
-  const model = new ScriptedModel([{ error: new TypeError('terminated', { cause: reset }), afterText: '## Goal\nhalf of a summ' }, { text: SUMMARY }]);
+  const model = scripted([{ error: new TypeError('terminated', { cause: reset }), afterText: '## Goal\nhalf of a summ' }, { text: SUMMARY }]);
   const r = await go(model);
   assert.ok(r.ok);
   assert.equal(r.text, SUMMARY);
@@ -232,7 +193,7 @@ test('a transient network failure mid-answer retries from scratch: partial text 
 });
 
 test('a model that throws before streaming is classified like any other error', async () => {
-  const model = new ScriptedModel([{ throwSync: httpError(502, 'Bad gateway.') }, { text: SUMMARY }]);
+  const model = scripted([{ throwSync: httpError(502, 'Bad gateway.') }, { text: SUMMARY }]);
   const r = await go(model);
   assert.ok(r.ok);
   assert.equal(r.attempts, 2);
@@ -240,19 +201,19 @@ test('a model that throws before streaming is classified like any other error', 
 
 test('retry-after is honoured within the remaining budget', async () => {
   const clock = new FakeClock();
-  const model = new ScriptedModel([{ error: httpError(429, 'Rate limit reached', { 'retry-after': '2' }) }, { text: SUMMARY }]);
+  const model = scripted([{ error: httpError(429, 'Rate limit reached', { 'retry-after': '2' }) }, { text: SUMMARY }]);
   const r = await go(model, { clock });
   assert.ok(r.ok);
   assert.deepEqual(clock.sleeps, [2000]);
 
   const ms = new FakeClock();
-  await go(new ScriptedModel([{ error: httpError(503, 'Overloaded', { 'retry-after-ms': '1250' }) }, { text: SUMMARY }]), { clock: ms });
+  await go(scripted([{ error: httpError(503, 'Overloaded', { 'retry-after-ms': '1250' }) }, { text: SUMMARY }]), { clock: ms });
   assert.deepEqual(ms.sleeps, [1250]);
 });
 
 test('a retry-after beyond the budget gives up at once instead of waiting past the deadline', async () => {
   const clock = new FakeClock();
-  const model = new ScriptedModel([{ error: httpError(429, 'Rate limit reached', { 'retry-after': '60' }) }, { text: SUMMARY }]);
+  const model = scripted([{ error: httpError(429, 'Rate limit reached', { 'retry-after': '60' }) }, { text: SUMMARY }]);
   const r = await go(model, { clock, timeoutMs: 15_000 });
   assert.equal(r.ok, false);
   assert.equal(r.reason, 'provider_error');
@@ -265,10 +226,10 @@ test('backoff counts against the overall budget', async () => {
   // 15 s budget, virtual time: 500 + 1000 + 2000 ms of backoff fit, so all 4 attempts run.
   const clock = new FakeClock();
   const fails = Array.from({ length: 4 }, () => ({ error: httpError(503, 'Overloaded') }));
-  assert.equal((await go(new ScriptedModel(fails), { clock })).attempts, 4);
+  assert.equal((await go(scripted(fails), { clock })).attempts, 4);
   // 1.2 s budget: after 500 ms the 1000 ms backoff no longer fits.
   const tight = new FakeClock();
-  const r = await go(new ScriptedModel(fails), { clock: tight, timeoutMs: 1200 });
+  const r = await go(scripted(fails), { clock: tight, timeoutMs: 1200 });
   assert.equal(r.attempts, 2);
   assert.equal(r.ok ? '' : r.reason, 'provider_error');
 });
@@ -276,12 +237,12 @@ test('backoff counts against the overall budget', async () => {
 test('cancellation: cancelled at once, no fallback, whether before, during an attempt or during backoff', { timeout: 10_000 }, async () => {
   const before = new AbortController();
   before.abort();
-  const idle = new ScriptedModel([{ text: SUMMARY }]);
+  const idle = scripted([{ text: SUMMARY }]);
   assert.deepEqual(await go(idle, { signal: before.signal }), { ok: false, reason: 'cancelled', attempts: 0 });
   assert.equal(idle.calls.length, 0);
 
   const during = new AbortController();
-  const hung = new ScriptedModel([{ hang: 'ignores-abort', onStart: () => setImmediate(() => during.abort()) }]);
+  const hung = scripted([{ hang: 'ignores-abort', onStart: () => setImmediate(() => during.abort()) }]);
   const r = await go(hung, { signal: during.signal });
   assert.deepEqual(r, { ok: false, reason: 'cancelled', attempts: 1 });
   assert.equal(hung.calls[0]?.signal.aborted, true, 'the in-flight request is aborted');
@@ -297,13 +258,13 @@ test('cancellation: cancelled at once, no fallback, whether before, during an at
       return new Promise<void>(() => undefined); // a clock that ignores the signal must not hold us
     },
   };
-  const retried = new ScriptedModel([{ error: httpError(500, 'x') }, { text: SUMMARY }]);
+  const retried = scripted([{ error: httpError(500, 'x') }, { text: SUMMARY }]);
   assert.deepEqual(await go(retried, { clock: stuckClock, signal: inBackoff.signal }), { ok: false, reason: 'cancelled', attempts: 1 });
   assert.equal(retried.calls.length, 1);
 });
 
 test('a throwing progress callback does not break summarization', async () => {
-  const r = await go(new ScriptedModel([{ text: SUMMARY }]), {
+  const r = await go(scripted([{ text: SUMMARY }]), {
     onAttempt: () => {
       throw new Error('ui gone');
     },
