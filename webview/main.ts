@@ -249,6 +249,19 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
   }
 });
 
-root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, approvals.element, plan.element, composer.element, viewer.element, announcer.element);
+// The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
+root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, setup.element, list.element, barrier.element, viewer.element, announcer.element);
+// Escape stops a running turn unless something nearer (the slash popup, the capsule viewer, a feedback box) used it.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || !composer.busy) return;
+  if (e.target instanceof HTMLTextAreaElement && e.target.classList.contains('approval-feedback')) return;
+  e.preventDefault();
+  host.post({ type: 'cancel' });
+  announcer.say('Stopping the turn');
+});
+// "Focus on Chat View" focuses the webview's document; the user means the message box.
+window.addEventListener('focus', () => {
+  if (document.activeElement === null || document.activeElement === document.body) composer.focus();
+});
 renderBanners();
 host.post({ type: 'ready' });

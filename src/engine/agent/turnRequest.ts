@@ -97,7 +97,7 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       d.emit({ type: 'assistant_end', turnId, entryId: entry.id, content: r.content, toolCalls: entry.toolCalls, finishReason: r.finishReason, ...(r.usage ? { usage: r.usage } : {}) });
       if (r.usage !== undefined) {
         const metrics = cacheMetricsOf(r.usage, d.epochId());
-        d.logger?.log('info', metrics.line, { turnId, cachedTokens: metrics.cachedTokens, promptTokens: metrics.promptTokens });
+        d.logger?.log('debug', metrics.line, { turnId, cachedTokens: metrics.cachedTokens, promptTokens: metrics.promptTokens });
         d.emit({ type: 'cache_metrics', turnId, metrics });
       }
       if (entry.toolCalls.length > 0) return { kind: 'tools', entry };
