@@ -20,7 +20,8 @@ interface Current {
   session: SessionView | null;
   settings: SettingsView | null;
   error: string | undefined;
-  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string } | undefined;
+  /** `transient`: said during a turn (e.g. "retrying, attempt 2 of 4"); it goes when the turn ends. */
+  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string; readonly transient?: boolean } | undefined;
 }
 const current: Current = { received: false, session: null, settings: null, error: undefined, notice: undefined };
 
@@ -165,7 +166,7 @@ function onMessage(msg: HostToWebview): void {
       header.showBudget(msg.budget, host.state().detailsOpen);
       break;
     case 'notice':
-      current.notice = { level: msg.level, text: msg.text };
+      current.notice = { level: msg.level, text: msg.text, transient: composer.busy && msg.level !== 'error' };
       renderBanners();
       break;
     case 'itemsAppended':
@@ -209,6 +210,11 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
+      // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
+      if (!msg.busy && current.notice?.transient === true) {
+        current.notice = undefined;
+        renderBanners();
+      }
       break;
     case 'plan':
       plan.show(msg.plan);
