@@ -45,14 +45,24 @@ const CONTRAST = `(() => {
   return out;
 })()`;
 
-/** Pairs of visible controls whose boxes overlap by more than a pixel. */
+/** Pairs of visible controls whose visible boxes (clipped by their scrolling ancestors) overlap by more than a pixel. */
 const OVERLAPS = `(() => {
-  const vis = Array.from(document.querySelectorAll('button, select, textarea, input, summary')).filter((e) => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden'; });
+  const shown = (e) => {
+    let r = e.getBoundingClientRect(); r = { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      const st = getComputedStyle(p);
+      if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+      const c = p.getBoundingClientRect();
+      r = { left: Math.max(r.left, c.left), top: Math.max(r.top, c.top), right: Math.min(r.right, c.right), bottom: Math.min(r.bottom, c.bottom) };
+    }
+    return r;
+  };
+  const vis = Array.from(document.querySelectorAll('button, select, textarea, input, summary')).filter((e) => { const r = shown(e); return r.right - r.left > 0 && r.bottom - r.top > 0 && getComputedStyle(e).visibility !== 'hidden'; });
   const out = [];
   for (let i = 0; i < vis.length; i++) for (let j = i + 1; j < vis.length; j++) {
     const a = vis[i], b = vis[j];
     if (a.contains(b) || b.contains(a)) continue;
-    const r = a.getBoundingClientRect(), s = b.getBoundingClientRect();
+    const r = shown(a), s = shown(b);
     const w = Math.min(r.right, s.right) - Math.max(r.left, s.left), h = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
     if (w > 1 && h > 1) out.push((a.getAttribute('aria-label') || a.textContent.trim().slice(0, 20)) + ' × ' + (b.getAttribute('aria-label') || b.textContent.trim().slice(0, 20)));
   }
