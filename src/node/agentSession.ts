@@ -263,7 +263,9 @@ export class AgentSession {
   basis(): BudgetBasis {
     const a = this.agentOrUndefined;
     if (a === undefined) {
-      const o = this.offline ?? { model: { model: 'unknown', contextWindow: 0, maxOutputTokens: 0, source: 'default' as const }, provider: '', resolved: resolveSettings({ raw: {} }) };
+      // openOffline is the only way to a session without an agent, and it always sets the offline model.
+      const o = this.offline;
+      if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
       return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
     }
     const m = a.currentModel;

@@ -1,9 +1,10 @@
-// The engine facade every front end uses: one budget source whose counts follow a model switch, rewind, and pending intents kept beside the session file.
+// The engine facade every front end uses: one budget source (the CLI's too) whose counts follow a model switch, rewind, and pending intents kept beside the session file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { main } from '../../../src/cli/main.js';
 import { resolveSettings } from '../../../src/engine/config.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { AgentSession, sidecarPaths } from '../../../src/node/agentSession.js';
@@ -90,4 +91,20 @@ test('a session opened without a model refuses turns in words', async (t) => {
   const s = await offline(path);
   t.after(() => s.close());
   assert.throws(() => s.agent, /without a model/);
+});
+
+test('capsule budget and the facade report the same figures for the same file and model', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 's.jsonl');
+  await writeSession(path, history().entries);
+  const lines: string[] = [];
+  assert.equal(await main(['budget', path, '--model', 'gpt-4o', '--window', '64000', '--max-output', '4000', '--json'], (s) => lines.push(s)), 0);
+  const cli = JSON.parse(lines.join('\n')) as { effectiveTokens: number; hardLimit: number; softLimit: number; categories: unknown };
+  const s = await offline(path);
+  const b = s.budget();
+  await s.close();
+  assert.deepEqual(
+    { effectiveTokens: b.effectiveTokens, hardLimit: b.hardLimit, softLimit: b.softLimit, categories: b.categories },
+    { effectiveTokens: cli.effectiveTokens, hardLimit: cli.hardLimit, softLimit: cli.softLimit, categories: cli.categories },
+  );
 });
