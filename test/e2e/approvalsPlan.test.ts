@@ -14,7 +14,7 @@ import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 const MODEL = 'fake-model';
 const PLAN: Plan = [
-  { step: 'Read src/a.ts', status: 'done' },
+  { step: 'Read a.ts', status: 'done' },
   { step: 'Change the constant to 2', status: 'in_progress' },
   { step: 'Run the checks', status: 'pending' },
 ];
@@ -27,7 +27,7 @@ function responder(req: ChatRequestView): ScriptedReply {
   if (last?.role === 'tool') return { text: `Done with ${String(last.content).slice(0, 60)}` };
   const ask = String(last?.content ?? '');
   if (ask.startsWith('Plan')) return { toolCalls: [{ name: 'update_plan', arguments: { plan: PLAN } }] };
-  if (ask.startsWith('Edit')) return { toolCalls: [{ name: 'edit_file', arguments: { path: 'src/a.ts', oldText: 'value = 1', newText: 'value = 2' } }] };
+  if (ask.startsWith('Edit')) return { toolCalls: [{ name: 'edit_file', arguments: { path: 'a.ts', oldText: 'value = 1', newText: 'value = 2' } }] };
   const run = /^Run: (.+)$/.exec(ask);
   if (run) return { toolCalls: [{ name: 'run_command', arguments: { command: run[1] ?? '' } }] };
   return { text: 'Noted.' };
@@ -51,7 +51,7 @@ before(async () => {
       'capsule.compaction.keepRecentTokens': 300,
       'capsule.compaction.minReclaimableTokens': 100,
     },
-    files: { 'README.md': '# sample\n', 'src/a.ts': 'export const value = 1;\n' },
+    files: { 'README.md': '# sample\n', 'a.ts': 'export const value = 1;\n' },
   });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -80,13 +80,13 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
   });
 
   await step('15-02-edit-in-diff-editor', async () => {
-    await chat.send('Edit src/a.ts so the value is 2');
+    await chat.send('Edit a.ts so the value is 2');
     await chat.frame.locator('.approval-card.write').waitFor({ timeout: 30_000 });
     const tab = page.locator('.tab', { hasText: /current ↔ proposed/ });
     await tab.first().waitFor({ timeout: 30_000 });
     await screenshot(page, '15-02a-diff-editor-open');
     await page.locator('.editor-actions [aria-label^="Accept Proposed Edit"]').first().click();
-    await waitUntil('the edit on disk', () => readFileSync(join(s.workspace, 'src', 'a.ts'), 'utf8') === 'export const value = 2;\n', 30_000);
+    await waitUntil('the edit on disk', () => readFileSync(join(s.workspace, 'a.ts'), 'utf8') === 'export const value = 2;\n', 30_000);
     await chat.idle();
   });
 
