@@ -122,6 +122,8 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     await chat.frame.locator('.plan:not(.hidden)').waitFor({ timeout: 30_000 });
     await chat.idle();
     await chat.send('/compact');
+    // The first Enter may only pick "/compact" in the completion popup; the second sends it.
+    if ((await chat.composer.inputValue()).trim() !== '') await chat.composer.press('Enter');
     await chat.cards.first().waitFor({ timeout: 60_000 });
     await chat.idle();
     const before = f.chatRequests.length;
