@@ -16,6 +16,7 @@ test('views and all contributed commands are registered on activation', () => {
   assert.ok(state.providers.has('capsule.chat'));
   assert.ok(state.providers.has('capsule.checkpoints'));
   assert.deepEqual([...state.commands.keys()].sort(), [
+    'capsule.acceptEdit',
     'capsule.compactContext',
     'capsule.deleteChat',
     'capsule.exportCapsule',
@@ -23,6 +24,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.loadCapsule',
     'capsule.newChat',
     'capsule.refresh',
+    'capsule.rejectEdit',
     'capsule.rewindHere',
     'capsule.rewindToCheckpoint',
     'capsule.selectModel',

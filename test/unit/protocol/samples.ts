@@ -141,6 +141,14 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'busy', busy: true },
   { type: 'plan', plan: [{ step: 'Reproduce the bug', status: 'done' }, { step: 'Fix parseDate', status: 'in_progress' }, { step: 'Run npm test', status: 'pending' }] },
   { type: 'plan', plan: [] },
+  {
+    type: 'approvals',
+    approvals: [
+      { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm test' },
+      { id: 'ap_2', kind: 'write', title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' },
+    ],
+  },
+  { type: 'approvals', approvals: [] },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
@@ -161,6 +169,8 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'exportCapsule', checkpointId: 'ck_abc123' },
   { type: 'copy', text: 'const a = 1;' },
   { type: 'openLink', href: 'https://example.com/' },
+  { type: 'approval', id: 'ap_1', choice: 'allowAlways' },
+  { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
 ];
 
 /** Host messages that must fail validation (the webview guard must reject them too). */
@@ -196,6 +206,7 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'busy' },
   { type: 'plan', plan: [{ step: '', status: 'done' }] },
   { type: 'plan', plan: [{ step: 'x', status: 'started' }] },
+  { type: 'approvals', approvals: [{ id: 'ap', kind: 'delete', title: 'x' }] },
 ];
 
 /** Webview messages that must fail validation on the host. */
@@ -212,6 +223,7 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'command', command: 'capsule.newChat' },
   { type: 'webviewError' },
   { type: 'webviewError', message: 7 },
+  { type: 'approval', id: 'ap_1', choice: 'allowEverything' },
   { type: 'webviewError', message: 'x'.repeat(5000) },
   { type: ['ready'] },
   { type: 'send' },
