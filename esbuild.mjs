@@ -1,5 +1,6 @@
 // Builds the extension host bundle, the CLI and the webview bundle.
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 
 /** The codicon font and its CSS come from @vscode/codicons at build time instead of a committed copy. */
@@ -8,19 +9,48 @@ function copyCodicons() {
   for (const f of ['codicon.css', 'codicon.ttf']) copyFileSync(`node_modules/@vscode/codicons/dist/${f}`, `media/${f}`);
 }
 
+/**
+ * zod re-exports every locale (about 270 KB minified) through `locales/index.js`; only English messages are ever
+ * shown, so that index resolves to English alone.
+ */
+const englishOnlyZod = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: resolve(dirname(args.importer), '../locales/en.js'), namespace: 'zod-en' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
 // keepNames: error classification also looks at SDK error class names, which minification would rename.
-const common = { bundle: true, sourcemap: !production, minify: production, keepNames: true, logLevel: 'warning' };
+const common = { bundle: true, sourcemap: !production, minify: production, keepNames: true, logLevel: 'warning', plugins: [englishOnlyZod] };
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  // One file per BPE table, shared by the extension and the CLI, loaded only when a count needs it.
+  ...['o200k_base', 'cl100k_base'].map((name) => ({
+    ...common,
+    sourcemap: false,
+    entryPoints: [`node_modules/gpt-tokenizer/esm/encoding/${name}.js`],
+    outfile: `dist/encodings/${name}.js`,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  })),
 ];
 
 copyCodicons();
+// A production build must not ship maps left over from a development build.
+if (production) rmSync('dist', { recursive: true, force: true });
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

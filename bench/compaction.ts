@@ -8,7 +8,7 @@ import { buildLedger, EMPTY_LEDGER, type Ledger } from '../src/engine/compaction
 import type { ToolSchema } from '../src/engine/ports.js';
 import { EntryTokenCache } from '../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../src/engine/tokens/estimate.js';
-import { counterForModel } from '../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../src/node/tokenCounter.js';
 import { buildModelInput, toModelMessage, type ModelMessage } from '../src/engine/transcript/modelInput.js';
 import type { Entry } from '../src/engine/transcript/schema.js';
 import { FileEvidenceArchive } from '../src/node/evidenceArchive.js';

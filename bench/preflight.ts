@@ -1,11 +1,14 @@
-// Benchmark: a preflight estimate after one new entry with a warm EntryTokenCache vs re-tokenizing the whole branch.
+// Benchmark: the preflight after one new entry (tail walk + model input + estimate) at 1k–1M entries, vs the whole-branch build and vs re-tokenizing the branch.
 import { compare, median, type BenchRow } from './lib.js';
-import type { ToolSchema } from '../src/engine/ports.js';
+import type { ToolSchema, TranscriptStore } from '../src/engine/ports.js';
+import { BranchReader } from '../src/engine/compaction/branchReader.js';
 import { EntryTokenCache } from '../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../src/engine/tokens/estimate.js';
-import { counterForModel } from '../src/engine/tokens/tokenizer.js';
-import { buildModelInput } from '../src/engine/transcript/modelInput.js';
+import { countMessage } from '../src/engine/tokens/messageTokens.js';
+import { counterForModel } from '../src/node/tokenCounter.js';
+import { buildModelInput, toModelMessage } from '../src/engine/transcript/modelInput.js';
 import type { Entry } from '../src/engine/transcript/schema.js';
+import { SessionTree } from '../src/engine/transcript/tree.js';
 
 const SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
 const TOOLS: readonly ToolSchema[] = [
@@ -13,6 +16,9 @@ const TOOLS: readonly ToolSchema[] = [
   { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object', required: ['command'], properties: { command: { type: 'string' } } } },
 ];
 const WORDS = 'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(' ');
+/** A long session compacts now and then: a capsule keeping the last KEEP entries, then a new epoch base. */
+const COMPACT_EVERY = 400;
+const KEEP = 100;
 
 /** Deterministic text so runs are comparable, varied enough that the tokenizer's merge cache does not make it free. */
 class TextSource {
@@ -32,57 +38,65 @@ class SessionGen {
   readonly entries: Entry[] = [];
   readonly #text = new TextSource();
   #n = 0;
+  #turn = 0;
 
   #base(): { id: string; parentId: string | null; timestamp: string } {
     this.#n++;
     return { id: `e${this.#n}`, parentId: this.entries.at(-1)?.id ?? null, timestamp: new Date(1_700_000_000_000 + this.#n * 1000).toISOString() };
   }
 
-  /** One entry of a typical agent turn: user ask, tool call, tool result (the bulk), short answer. */
-  next(): Entry {
-    const k = this.#n % 4;
-    const base = this.#base();
-    const e: Entry =
-      k === 0
-        ? { ...base, type: 'user', content: this.#text.words(20) }
-        : k === 1
-          ? { ...base, type: 'assistant', content: this.#text.words(10), toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }] }
-          : k === 2
-            ? { ...base, type: 'tool_result', toolCallId: `call_${this.#n - 1}`, toolName: 'read_file', content: this.#text.words(120), isError: false }
-            : { ...base, type: 'assistant', content: this.#text.words(30), toolCalls: [] };
+  #push(e: Entry): Entry {
     this.entries.push(e);
     return e;
   }
+
+  /** One entry of a typical agent turn (ask, tool call, tool result, answer); a compaction every COMPACT_EVERY entries. */
+  next(): Entry {
+    if (this.entries.length > 0 && this.entries.length % COMPACT_EVERY === 0) {
+      const keep = this.entries[this.entries.length - KEEP]?.id ?? null;
+      this.#push({ ...this.#base(), type: 'capsule', summary: this.#text.words(600), firstKeptEntryId: keep, pinnedEntryIds: [], tokensBefore: 1, tokensAfter: 1, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${this.#n}`, details: {} });
+      return this.#push({ ...this.#base(), type: 'system_update', mode: 'base', content: SYSTEM, reason: 'compaction' });
+    }
+    const k = this.#turn++ % 4;
+    const base = this.#base();
+    const e: Entry =
+      k === 0
+        ? { ...base, type: 'user', content: this.#text.words(12) }
+        : k === 1
+          ? { ...base, type: 'assistant', content: this.#text.words(8), toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }] }
+          : k === 2
+            ? { ...base, type: 'tool_result', toolCallId: `call_${this.#n - 1}`, toolName: 'read_file', content: this.#text.words(40), isError: false }
+            : { ...base, type: 'assistant', content: this.#text.words(15), toolCalls: [] };
+    return this.#push(e);
+  }
 }
 
-interface Timing {
-  readonly buildMs: number;
-  readonly estimateMs: number;
-  readonly calls: number;
+/** The store port as BranchReader reads it: the entries so far and the leaf (always the last entry here). */
+function storeOf(gen: SessionGen): TranscriptStore {
+  return { entries: () => gen.entries, leafId: () => gen.entries.at(-1)?.id ?? null } as unknown as TranscriptStore;
 }
 
-/** One preflight after one new entry: build the model input (same cost either way), then estimate it. */
-function preflight(gen: SessionGen, cache: () => EntryTokenCache): Timing {
-  gen.next();
-  const c = cache();
-  const calls0 = c.counter.calls;
+function timed(fn: () => void): number {
   const t0 = performance.now();
-  const input = buildModelInput(gen.entries, SYSTEM);
-  const t1 = performance.now();
-  estimateRequest(input, TOOLS, c, 4096);
-  const t2 = performance.now();
-  return { buildMs: t1 - t0, estimateMs: t2 - t1, calls: c.counter.calls - calls0 };
+  fn();
+  return performance.now() - t0;
 }
 
-function repeat(runs: number, fn: () => Timing): Timing[] {
-  return Array.from({ length: runs }, fn);
+/** Re-tokenizing the branch: every message on it counted from scratch, as a preflight without a cache would. */
+function retokenize(branch: readonly Entry[]): void {
+  const counter = counterForModel('gpt-4o');
+  for (const e of branch) {
+    const m = toModelMessage(e);
+    if (m !== undefined) countMessage(counter, m);
+  }
 }
 
-/** Sizes with run counts: fewer for 100k so the whole benchmark stays around a minute on a shared 2-core machine. */
-const PLAN: readonly { readonly entries: number; readonly warmRuns: number; readonly coldRuns: number }[] = [
-  { entries: 1_000, warmRuns: 21, coldRuns: 9 },
-  { entries: 10_000, warmRuns: 15, coldRuns: 5 },
-  { entries: 100_000, warmRuns: 9, coldRuns: 3 },
+const PLAN: readonly { readonly entries: number; readonly runs: number; readonly wholeRuns: number; readonly retokenizeRuns: number }[] = [
+  { entries: 1_000, runs: 31, wholeRuns: 15, retokenizeRuns: 5 },
+  { entries: 10_000, runs: 31, wholeRuns: 9, retokenizeRuns: 3 },
+  { entries: 100_000, runs: 31, wholeRuns: 5, retokenizeRuns: 1 },
+  // Re-tokenizing a million entries takes over a minute on these machines: that baseline stops at 100k.
+  { entries: 1_000_000, runs: 31, wholeRuns: 3, retokenizeRuns: 0 },
 ];
 
 export async function run(): Promise<BenchRow[]> {
@@ -90,25 +104,36 @@ export async function run(): Promise<BenchRow[]> {
   for (const p of PLAN) {
     const gen = new SessionGen();
     while (gen.entries.length < p.entries) gen.next();
-    const warmCache = new EntryTokenCache(counterForModel('gpt-4o'));
-    estimateRequest(buildModelInput(gen.entries, SYSTEM), TOOLS, warmCache, 4096);
-    preflight(gen, () => warmCache); // JIT warm-up, unmeasured
-
-    const warm = repeat(p.warmRuns, () => preflight(gen, () => warmCache));
-    const cold = repeat(p.coldRuns, () => preflight(gen, () => new EntryTokenCache(counterForModel('gpt-4o'))));
-    const est = (ts: readonly Timing[]): number => median(ts.map((t) => t.estimateMs));
-    const build = (ts: readonly Timing[]): number => median(ts.map((t) => t.buildMs));
-    rows.push(
-      compare(`token estimate after 1 new entry, warm cache (${p.entries.toLocaleString('en-US')} entries)`, est(warm), 're-tokenize the whole branch (fresh cache)', est(cold), p.warmRuns, {
-        entries: p.entries,
-        baselineRuns: p.coldRuns,
-        tokenizerCallsWarm: median(warm.map((t) => t.calls)),
-        tokenizerCallsCold: median(cold.map((t) => t.calls)),
-        buildModelInputMs: Number(build(warm).toFixed(3)),
-        preflightWithBuildMs: Number((est(warm) + build(warm)).toFixed(3)),
+    const reader = new BranchReader(storeOf(gen));
+    const cache = new EntryTokenCache(counterForModel('gpt-4o'));
+    const preflight = (): number => {
+      gen.next();
+      return timed(() => estimateRequest(buildModelInput(reader.tail(), SYSTEM), TOOLS, cache, 4096));
+    };
+    preflight(); // warms the cache and the reader's tree, unmeasured
+    preflight();
+    const ours = median(Array.from({ length: p.runs }, preflight));
+    const calls0 = cache.counter.calls;
+    preflight();
+    const callsPerPreflight = cache.counter.calls - calls0;
+    const tree = SessionTree.from(gen.entries);
+    const whole = median(
+      Array.from({ length: p.wholeRuns }, () => {
+        const e = gen.next();
+        tree.add(e);
+        return timed(() => estimateRequest(buildModelInput(tree.branch(), SYSTEM), TOOLS, cache, 4096));
       }),
     );
-    await Promise.resolve(); // let the event loop breathe between sizes
+    const tailLength = reader.tail().length;
+    const extra = { entries: p.entries, tailEntries: tailLength, tokenizerCallsPerPreflight: callsPerPreflight, wholeBranchBuildMs: Number(whole.toFixed(3)) };
+    if (p.retokenizeRuns > 0) {
+      const branch = tree.branch();
+      const base = median(Array.from({ length: p.retokenizeRuns }, () => timed(() => retokenize(branch))));
+      rows.push(compare(`preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`, ours, 're-tokenize the branch', base, p.runs, { ...extra, baselineRuns: p.retokenizeRuns }));
+    } else {
+      rows.push(compare(`preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`, ours, 'whole-branch build + estimate (warm cache)', whole, p.runs, extra));
+    }
+    await new Promise((r) => setImmediate(r)); // let the event loop breathe between sizes
   }
   return rows;
 }

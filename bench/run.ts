@@ -13,6 +13,10 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   load: () => import('./load.js'),
   webview: () => import('./webview.js'),
   compaction: () => import('./compaction.js'),
+  activation: () => import('./activation.js'),
+  counting: () => import('./counting.js'),
+  cache: () => import('./cache.js'),
+  vsix: () => import('./vsix.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -48,6 +48,11 @@ export interface TranscriptStore {
   /** Valid entries in file order. */
   entries(): readonly Entry[];
   leafId(): string | null;
+  /**
+   * An accepted entry by id, when the store keeps that index anyway (the JSONL store does); readers then walk
+   * the store's own index instead of building a second one over every entry.
+   */
+  get?(id: string): Entry | undefined;
   /** Writes one complete line; fsyncs durable kinds. Rejects when read-only. */
   append(entry: Entry): Promise<void>;
   close(): Promise<void>;
@@ -67,6 +72,8 @@ export interface ChatRequest {
   readonly toolChoice?: 'auto' | 'none';
   readonly maxOutputTokens?: number;
   readonly stream: boolean;
+  /** Stable per chat, so a provider routes every request of the chat to the same warm prompt cache. */
+  readonly cacheKey?: string;
 }
 
 export type ChatStreamEvent =

@@ -19,6 +19,8 @@ export interface OpenAIEndpoint {
   /** Time allowed until response headers arrive. */
   readonly timeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Send the per-chat `prompt_cache_key` / `user`; default true (see OpenAIModelOptions.sendCacheKey). */
+  readonly sendCacheKey?: boolean;
 }
 
 export interface ModelConfig {
@@ -91,6 +93,7 @@ export function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
     ...(c.provider === undefined ? {} : { provider: c.provider }),
     ...(c.timeoutMs === undefined ? {} : { timeoutMs: c.timeoutMs }),
     ...(c.headers === undefined ? {} : { headers: c.headers }),
+    ...(c.sendCacheKey === undefined ? {} : { sendCacheKey: c.sendCacheKey }),
   });
 }
 

@@ -14,6 +14,7 @@ import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import { planRewind, type RewindPlan } from '../engine/transcript/rewind.js';
 import type { Entry, Trigger } from '../engine/transcript/schema.js';
 import { resolveTarget, sidecarPaths, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
+import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
 import { readIntents, writeIntents } from './intentsFile.js';
@@ -138,7 +139,7 @@ export class AgentSession {
         clock,
         ids,
         cache: parts.caches.forModel(target.chat.model),
-        model: { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
+        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
         tools,
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -248,7 +249,8 @@ export class AgentSession {
   /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
   async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
     const target = resolveTarget(model, settings, this.config?.env);
-    const r = await this.agent.switchModel({ ...target, cache: this.parts.caches.forModel(target.chat.model) }, signal);
+    const chat = withCacheKey(target.chat, chatCacheKey(this.parts.store.header.id));
+    const r = await this.agent.switchModel({ ...target, chat, cache: this.parts.caches.forModel(target.chat.model) }, signal);
     await this.saveIntents();
     return r;
   }

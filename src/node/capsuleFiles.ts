@@ -16,7 +16,7 @@ import {
 } from '../engine/portable/capsuleFile.js';
 import { exportContent, selectCapsule } from '../engine/portable/exportPlan.js';
 import { importEntries } from '../engine/portable/imported.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
+import { counterForModel } from './tokenCounter.js';
 import type { CapsuleEntry, CheckpointEntry, SessionHeader } from '../engine/transcript/schema.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from './jsonlStore.js';

@@ -8,6 +8,7 @@ import type { ArchivedEvidence } from '../engine/compaction/evidence.js';
 import type { EvidenceArchive, EvidenceSnapshot } from '../engine/ports.js';
 import { ImagePartSchema, ToolCallSchema } from '../engine/transcript/schema.js';
 import { errCode, exists, syncDir } from './fsUtil.js';
+import { writeJsonStreamed } from './jsonStream.js';
 
 const FORMAT = 'capsule-evidence';
 const VERSION = 1;
@@ -94,8 +95,6 @@ export class FileEvidenceArchive implements EvidenceArchive {
       truncatedItems: snapshot.truncatedItems ?? detectTruncatedItems(snapshot),
     });
     if (!parsed.success) throw new EvidenceArchiveError(`Refusing to archive invalid evidence for ${snapshot.operationId}: ${issuesOf(parsed.error)}`);
-    // Serialize before touching the disk, so a value that cannot be written leaves no file at all.
-    const data = Buffer.from(JSON.stringify(parsed.data), 'utf8');
     const duplicate = (): EvidenceArchiveError =>
       new EvidenceArchiveError(`Compaction evidence ${snapshot.operationId} already exists; archived snapshots are immutable`, final);
     const tmp = join(this.dir, `.${snapshot.operationId}.${randomBytes(6).toString('hex')}.tmp`);
@@ -104,7 +103,9 @@ export class FileEvidenceArchive implements EvidenceArchive {
       if (await exists(final)) throw duplicate();
       const h = await open(tmp, 'wx');
       try {
-        await h.writeFile(data);
+        // Streamed: a million-token span is megabytes of JSON, never held as one string. A value that cannot be
+        // serialized fails here, and the temp file is removed below, so no snapshot is published.
+        await writeJsonStreamed(h, parsed.data);
         await h.sync();
       } finally {
         await h.close();

@@ -191,6 +191,10 @@ export class JsonlSessionStore implements TranscriptStore {
     return this.tree.leafId;
   }
 
+  get(id: string): Entry | undefined {
+    return this.tree.get(id);
+  }
+
   /**
    * Validates and writes one entry as one complete line; durable kinds are fsynced before this
    * resolves. Calls are queued, so concurrent appends never interleave and each sees the previous one.

@@ -16,10 +16,39 @@ function count(n: unknown): number {
   return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0;
 }
 
+/** Cache fields outside the SDK's types that OpenAI-compatible providers and gateways put in `usage`. */
+interface ProviderUsage {
+  readonly prompt_tokens_details?: { readonly cached_tokens?: unknown; readonly cache_write_tokens?: unknown } | null;
+  readonly cache_read_input_tokens?: unknown;
+  readonly cache_creation_input_tokens?: unknown;
+  readonly prompt_cache_hit_tokens?: unknown;
+}
+
+function firstCount(...vs: readonly unknown[]): number | undefined {
+  for (const v of vs) if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return Math.floor(v);
+  return undefined;
+}
+
+/**
+ * Cache reads come as `prompt_tokens_details.cached_tokens` (OpenAI, OpenRouter), `cache_read_input_tokens`
+ * (Anthropic-style gateways) or `prompt_cache_hit_tokens` (DeepSeek); cache writes as `cache_creation_input_tokens`
+ * or OpenRouter's `prompt_tokens_details.cache_write_tokens`. Anthropic counts reads and writes outside its input
+ * tokens, and some gateways pass that through: when the cache figures exceed prompt_tokens they are added to it, so
+ * the prompt total (which calibration relies on) is the whole prompt either way.
+ */
 export function toUsage(u: CompletionUsage): Usage {
-  const usage: Usage = { promptTokens: count(u.prompt_tokens), completionTokens: count(u.completion_tokens) };
-  const cached = u.prompt_tokens_details?.cached_tokens;
-  return typeof cached === 'number' ? { ...usage, cachedTokens: count(cached) } : usage;
+  const p = u as CompletionUsage & ProviderUsage;
+  const read = firstCount(p.prompt_tokens_details?.cached_tokens, p.cache_read_input_tokens, p.prompt_cache_hit_tokens);
+  const write = firstCount(p.cache_creation_input_tokens, p.prompt_tokens_details?.cache_write_tokens);
+  const reported = count(u.prompt_tokens);
+  const cacheTokens = (read ?? 0) + (write ?? 0);
+  const promptTokens = cacheTokens > reported ? reported + cacheTokens : reported;
+  return {
+    promptTokens,
+    completionTokens: count(u.completion_tokens),
+    ...(read === undefined ? {} : { cachedTokens: read }),
+    ...(write === undefined ? {} : { cacheWriteTokens: write }),
+  };
 }
 
 interface PartialCall {

@@ -63,6 +63,8 @@ export function toOpenAIParams(request: ChatRequest, model: string): ChatComplet
     // A server answers 400 to tool_choice without tools, so it only goes with them.
     ...(hasTools && request.toolChoice !== undefined ? { tool_choice: request.toolChoice } : {}),
     ...(request.maxOutputTokens !== undefined ? { max_tokens: request.maxOutputTokens } : {}),
+    // OpenAI routes by prompt_cache_key; gateways that predate it (and OpenAI before it) route by `user`.
+    ...(request.cacheKey !== undefined ? { prompt_cache_key: request.cacheKey, user: request.cacheKey } : {}),
   };
   return request.stream
     ? { ...common, stream: true, stream_options: { include_usage: true } }

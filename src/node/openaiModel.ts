@@ -22,6 +22,11 @@ export interface OpenAIModelOptions {
   /** Time allowed until the response headers arrive; the client's default (10 min) otherwise. */
   readonly timeoutMs?: number;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Send the request's per-chat cache key (`prompt_cache_key`, `user`); default true. Off for endpoints that
+   * reject unknown fields (strict vLLM and similar answer 400 "Extra inputs are not permitted").
+   */
+  readonly sendCacheKey?: boolean;
 }
 
 export interface ClientOptions {
@@ -56,15 +61,18 @@ export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
   readonly model: string;
   private readonly client: OpenAI;
+  private readonly sendCacheKey: boolean;
 
   constructor(opts: OpenAIModelOptions) {
     this.provider = opts.provider ?? DEFAULT_PROVIDER_LABEL;
     this.model = opts.model;
     this.client = createOpenAIClient(opts);
+    this.sendCacheKey = opts.sendCacheKey ?? true;
   }
 
   async *chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
-    const params = toOpenAIParams(request, this.model);
+    const { cacheKey, ...rest } = request;
+    const params = toOpenAIParams(this.sendCacheKey && cacheKey !== undefined ? { ...rest, cacheKey } : rest, this.model);
     try {
       yield* this.run(params, signal);
     } catch (e) {

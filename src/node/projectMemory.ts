@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CapsuleMeta, ParsedCapsuleFile } from '../engine/portable/capsuleFile.js';
 import { memoryBodyOf, projectMemoryUpdate, shouldMirror } from '../engine/portable/memoryPolicy.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
+import { counterForModel } from './tokenCounter.js';
 import type { CapsuleEntry } from '../engine/transcript/schema.js';
 import { CapsuleFileError, readCapsuleFile, sha256Hex, writeCapsuleFile } from './capsuleFiles.js';
 

@@ -3,7 +3,7 @@ import { computeBudget, type Budget } from '../engine/tokens/budget.js';
 import { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { estimateRequest, type TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
-import { counterForModel } from '../engine/tokens/tokenizer.js';
+import { counterForModel } from './tokenCounter.js';
 import { buildModelInput } from '../engine/transcript/modelInput.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import type { ResolvedSettings } from '../engine/config.js';

@@ -37,6 +37,31 @@ export function foldedSystemPrompt(branch: readonly Entry[], defaultSystem: stri
 }
 
 /**
+ * The base of a new epoch after a compaction: the session's first base plus the instruction state now in force.
+ * An append with a `reason` (its source, e.g. "Project Memory") carries that source's whole current text, so it
+ * supersedes every earlier append of the same source, also those folded into later bases; those are dropped.
+ * Appends without a reason are kept in order. Appends written before the first base were folded into it.
+ */
+export function freshEpochBase(branch: readonly Entry[], defaultSystem: string): string {
+  let root: string | undefined;
+  const appends: SystemUpdateEntry[] = [];
+  for (const e of branch) {
+    if (e.type !== 'system_update') continue;
+    if (e.mode === 'append') appends.push(e);
+    else if (root === undefined) {
+      root = e.content;
+      appends.length = 0;
+    }
+  }
+  const lastOfSource = new Map<string, number>();
+  appends.forEach((e, i) => {
+    if (e.reason !== undefined) lastOfSource.set(e.reason, i);
+  });
+  const kept = appends.filter((e, i) => e.reason === undefined || lastOfSource.get(e.reason) === i).map((e) => e.content);
+  return [root ?? defaultSystem, ...kept].join('\n\n');
+}
+
+/**
  * True when `content` already reaches the model on this branch (as the base or an append), so re-applying the
  * same instruction after a reload appends nothing and the cached prefix stays intact.
  */
@@ -64,6 +89,20 @@ export function systemUpdateEntry(a: {
   };
 }
 
+/** A fall of this many points in the hit rate within one epoch is worth an info line; anything else is debug. */
+export const CACHE_DROP_POINTS = 20;
+
+/** Chooses the cache line's log level: debug normally, info when the hit rate drops within the same epoch. */
+export class CacheLineLevel {
+  #last: { readonly epochId: string | undefined; readonly hitPercent: number } | undefined;
+
+  levelFor(m: CacheMetrics): 'debug' | 'info' {
+    const last = this.#last;
+    this.#last = { epochId: m.epochId, hitPercent: m.hitPercent };
+    return last !== undefined && last.epochId === m.epochId && last.hitPercent - m.hitPercent >= CACHE_DROP_POINTS ? 'info' : 'debug';
+  }
+}
+
 /**
  * Cache figures of one response. Providers that report cache writes (Anthropic-style) count them inside the
  * prompt tokens, so uncached = prompt - read - written; OpenAI reports no writes and the term is 0.
@@ -87,13 +126,15 @@ export class EpochKeeper {
       readonly append: (e: SystemUpdateEntry) => Promise<void>;
       readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
       readonly branch: () => readonly Entry[];
+      /** The branch's reachable tail (it holds the latest base); asked on every response, so cheaper than branch(). */
+      readonly tail?: () => readonly Entry[];
       readonly systemPrompt: string;
     },
   ) {}
 
   /** Id of the base entry of the epoch in force. */
   epochId(): string | undefined {
-    return epochBase(this.deps.branch())?.id;
+    return epochBase(this.deps.tail?.() ?? this.deps.branch())?.id;
   }
 
   /** Freezes the system prompt at session start (or on the first turn of a session that never had a base). */
@@ -104,9 +145,9 @@ export class EpochKeeper {
     return true;
   }
 
-  /** After a successful compaction: a new epoch whose base folds in every append, so the prompt text stays the same. */
+  /** After a successful compaction: a new epoch whose base is the instruction state in force, superseded updates dropped. */
   async startAfterCompaction(checkpointId?: string): Promise<void> {
-    const content = foldedSystemPrompt(this.deps.branch(), this.deps.systemPrompt);
+    const content = freshEpochBase(this.deps.branch(), this.deps.systemPrompt);
     await this.writeBase(content, checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`);
   }
 

@@ -11,7 +11,7 @@ import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
-import { EpochKeeper } from './cacheEpoch.js';
+import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
 import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
@@ -52,6 +52,7 @@ export class Agent {
   private readonly options: AgentOptions;
   private readonly branches: BranchReader;
   private readonly epochs: EpochKeeper;
+  private readonly cacheLines = new CacheLineLevel();
   private readonly listeners = new Set<AgentListener>();
   private model: AgentModel;
   private resolved: ResolvedSettings;
@@ -89,6 +90,7 @@ export class Agent {
       append: (e) => deps.store.append(e),
       entryBase: () => this.entryBase(),
       branch: () => this.branches.branch(),
+      tail: () => this.branches.tail(),
       systemPrompt: deps.systemPrompt,
     });
   }
@@ -304,6 +306,7 @@ export class Agent {
             build: () => this.buildRequest(),
             recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
             epochId: () => this.epochs.epochId(),
+            cacheLineLevel: (m) => this.cacheLines.levelFor(m),
           },
           st,
         );
@@ -338,7 +341,7 @@ export class Agent {
   }
 
   private buildRequest(): { request: ChatRequest; fingerprint: string } {
-    const input = buildModelInput(this.branches.branch(), this.deps.systemPrompt);
+    const input = buildModelInput(this.branches.tail(), this.deps.systemPrompt);
     const tools = this.deps.tools.schemas();
     const chat = this.model.chat;
     return {

@@ -2,7 +2,7 @@
 import type { PreflightResult } from '../compaction/barrier.js';
 import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
-import type { AgentEvent, TurnStatus } from './agentEvents.js';
+import type { AgentEvent, CacheMetrics, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
 import { callModel, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
@@ -42,6 +42,8 @@ export interface RequestDeps {
   /** barrier.recoverOverflow, opening a new cache epoch when it compacts. */
   readonly recoverOverflow: () => Promise<PreflightResult>;
   readonly epochId: () => string | undefined;
+  /** Log level of the cache line (debug unless the hit rate dropped); debug when absent. */
+  readonly cacheLineLevel?: (m: CacheMetrics) => 'debug' | 'info';
 }
 
 const OVERFLOW_ADVICE = 'Start a new chat, rewind to a checkpoint, or switch to a model with a larger context window.';
@@ -97,7 +99,7 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       d.emit({ type: 'assistant_end', turnId, entryId: entry.id, content: r.content, toolCalls: entry.toolCalls, finishReason: r.finishReason, ...(r.usage ? { usage: r.usage } : {}) });
       if (r.usage !== undefined) {
         const metrics = cacheMetricsOf(r.usage, d.epochId());
-        d.logger?.log('debug', metrics.line, { turnId, cachedTokens: metrics.cachedTokens, promptTokens: metrics.promptTokens });
+        d.logger?.log(d.cacheLineLevel?.(metrics) ?? 'debug', metrics.line, { turnId, cachedTokens: metrics.cachedTokens, promptTokens: metrics.promptTokens });
         d.emit({ type: 'cache_metrics', turnId, metrics });
       }
       if (entry.toolCalls.length > 0) return { kind: 'tools', entry };

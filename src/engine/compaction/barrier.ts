@@ -95,12 +95,26 @@ export class PreflightBarrier {
   /** Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. */
   measure(): Measure {
     const d = this.deps;
-    const branch = this.branches.branch();
-    const input = buildModelInput(branch, d.defaultSystem);
+    // Only the reachable tail is read, so a preflight costs the same at 1k and 1M entries; the whole branch is
+    // built only when a compaction is planned from this measure.
+    const tail = this.branches.tail();
+    const input = buildModelInput(tail, d.defaultSystem);
     const estimate = estimateRequest(input, d.tools, d.cache, d.modelInfo.maxOutputTokens);
     const currentFingerprint = requestFingerprint(d.modelInfo.provider, d.modelInfo.model, input.system, d.tools);
-    const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache: d.cache });
-    return { branch, leaf: d.store.leafId(), tokens: eff.tokens, source: eff.source };
+    // The calibration anchor never lies before the latest capsule, which the tail always holds.
+    const eff = effectiveTokens({ branch: tail, input, estimate, currentFingerprint, cache: d.cache });
+    const branches = this.branches;
+    const leaf = d.store.leafId();
+    let branch: readonly Entry[] | undefined;
+    return {
+      get branch(): readonly Entry[] {
+        branch ??= branches.branchTo(leaf);
+        return branch;
+      },
+      leaf,
+      tokens: eff.tokens,
+      source: eff.source,
+    };
   }
 
   /**

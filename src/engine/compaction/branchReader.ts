@@ -2,6 +2,7 @@
 import type { TranscriptStore } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 import { SessionTree } from '../transcript/tree.js';
+import { branchTo, reachableTail, type EntryLookup } from '../transcript/tail.js';
 
 /**
  * Stores are append-only, so the tree grows by the new tail of `entries()` instead of being rebuilt at
@@ -29,14 +30,32 @@ export class BranchReader {
     this.firstSeen = all[0];
   }
 
+  /** The store's own index when it has one (no second copy of it), else ours, brought up to date. */
+  private lookup(): EntryLookup {
+    const store = this.store;
+    if (store.get !== undefined) return { get: (id) => store.get?.(id) };
+    this.sync();
+    return this.tree;
+  }
+
   /** The conversation path from the root to the store's leaf, root first. */
   branch(): Entry[] {
-    this.sync();
-    return this.tree.branch(this.store.leafId());
+    return branchTo(this.lookup(), this.store.leafId());
+  }
+
+  /** The branch ending at `leafId` (entries never change, so it is the same whenever it is asked). */
+  branchTo(leafId: string | null): Entry[] {
+    return branchTo(this.lookup(), leafId);
+  }
+
+  /** The end of the active branch that the model input can reach (see reachableTail); root first. */
+  tail(): Entry[] {
+    return reachableTail(this.lookup(), this.store.leafId());
   }
 
   /** Every entry of the session (all branches), in file order. */
   entries(): readonly Entry[] {
+    if (this.store.get !== undefined) return this.store.entries();
     this.sync();
     return this.tree.entries();
   }

@@ -56,11 +56,40 @@ function scaled(l: Limits, f: number): Limits {
 
 const flat = (text: string, max: number): string => clip(text.replace(/\s+/g, ' ').trim(), max);
 
-/** The last `max` items as bullet lines, with a count of the earlier ones left out. */
-function lastOf(items: readonly string[], max: number, what: string): string[] {
-  const shown = items.slice(Math.max(0, items.length - max)).map((s) => `- ${s}`);
+/**
+ * The last `max` items as bullet lines, with a count of the earlier ones left out. Only the shown items are
+ * formatted: a span of a million tokens has thousands of entries and only a few dozen reach the capsule.
+ */
+function lastOf<T>(items: readonly T[], max: number, what: string, fmt: (item: T) => string): string[] {
+  const shown = items.slice(Math.max(0, items.length - max)).map((s) => `- ${fmt(s)}`);
   const rest = items.length - shown.length;
   return rest > 0 ? [`- ... ${rest} earlier ${what} not shown`, ...shown] : shown;
+}
+
+/** The parts of the span the sections list, found once however often the size bound makes us render again. */
+interface SpanFacts {
+  readonly actions: readonly ToolAction[];
+  readonly modified: readonly string[];
+  readonly commands: readonly ToolAction[];
+  readonly failedCommands: readonly ToolAction[];
+  readonly asks: readonly string[];
+  readonly errors: readonly { readonly toolName: string; readonly content: string }[];
+  readonly notes: readonly string[];
+}
+
+function spanFacts(span: readonly Entry[]): SpanFacts {
+  const actions = toolActionsOf(span);
+  const commands = actions.filter((a) => a.kind === 'command');
+  return {
+    actions,
+    modified: [...new Set(actions.filter((a) => a.kind === 'modify').flatMap((a) => a.paths))],
+    commands,
+    failedCommands: commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError),
+    asks: span.flatMap((e) => (e.type === 'user' ? [e.content] : [])),
+    errors: span.flatMap((e) => (e.type === 'tool_result' && e.isError ? [e] : [])),
+    // /\S/ stops at the first visible character; trim() would copy every answer.
+    notes: span.flatMap((e) => (e.type === 'assistant' && /\S/.test(e.content) ? [e.content] : [])),
+  };
 }
 
 function actionLine(a: ToolAction, excerpt: number): string {
@@ -76,18 +105,15 @@ function rolledIn(body: string | undefined, max: number): string | undefined {
   return clip(body.replace(/^(#{1,5}) /gm, '#$1 '), max);
 }
 
-function buildSections(input: FallbackInput, l: Limits): Sections {
-  const { span, previousCapsule, ledger, reason } = input;
+function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Sections {
+  const { previousCapsule, ledger, reason } = input;
   const base = sectionsFromLedger(ledger);
   const prevParsed = previousCapsule ? parseCapsuleSections(previousCapsule.summary) : undefined;
   const prev = (name: SectionName): string | undefined => rolledIn(prevParsed?.sections[name], l.previousSection);
-  const actions = toolActionsOf(span);
-  const modified = [...new Set(actions.filter((a) => a.kind === 'modify').flatMap((a) => a.paths))];
-  const commands = actions.filter((a) => a.kind === 'command');
-  const asks = span.filter((e) => e.type === 'user').map((e) => flat(e.content, l.excerpt));
-  const errors = span.flatMap((e) => (e.type === 'tool_result' && e.isError ? [`${code(e.toolName)}: ${flat(e.content, l.excerpt)}`] : []));
-  const failedCommands = commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError);
-  const notes = span.flatMap((e) => (e.type === 'assistant' && e.content.trim() !== '' ? [flat(e.content, l.excerpt)] : []));
+  const { actions, modified, commands, failedCommands, asks, errors, notes } = facts;
+  const excerpt = (text: string): string => flat(text, l.excerpt);
+  const errorLine = (e: SpanFacts['errors'][number]): string => `${code(e.toolName)}: ${flat(e.content, l.excerpt)}`;
+  const action = (a: ToolAction): string => actionLine(a, l.excerpt);
 
   const join = (...parts: (string | undefined | false)[]): string => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
   const prevProgress = prev('Progress');
@@ -95,7 +121,7 @@ function buildSections(input: FallbackInput, l: Limits): Sections {
     Goal: prev('Goal') ?? base.Goal,
     'Constraints & Preferences': join(
       prev('Constraints & Preferences') ?? base['Constraints & Preferences'],
-      asks.length > 0 && ['User requests in the summarized span (excerpts, oldest first):', ...lastOf(asks, l.asks, 'requests')].join('\n'),
+      asks.length > 0 && ['User requests in the summarized span (excerpts, oldest first):', ...lastOf(asks, l.asks, 'requests', excerpt)].join('\n'),
     ),
     Progress: join(
       [
@@ -104,9 +130,9 @@ function buildSections(input: FallbackInput, l: Limits): Sections {
         ...modified.slice(0, l.files).map((p) => `  - ${code(p)}`),
         ...(modified.length > l.files ? [`  - ... and ${modified.length - l.files} more`] : []),
         `- Commands run in the summarized span (${commands.length}):${commands.length === 0 ? ' none' : ''}`,
-        ...lastOf(commands.map((a) => actionLine(a, l.excerpt)), l.commands, 'commands').map((s) => `  ${s}`),
+        ...lastOf(commands, l.commands, 'commands', action).map((s) => `  ${s}`),
         `- Tool actions (${actions.length}, oldest first):${actions.length === 0 ? ' none' : ''}`,
-        ...lastOf(actions.map((a) => actionLine(a, l.excerpt)), l.actions, 'actions').map((s) => `  ${s}`),
+        ...lastOf(actions, l.actions, 'actions', action).map((s) => `  ${s}`),
       ].join('\n'),
       [
         '### In progress',
@@ -124,9 +150,9 @@ function buildSections(input: FallbackInput, l: Limits): Sections {
     'Critical Context': join(
       `- This capsule is degraded: ${flat(reason, 300)}. Details of the summarized span can be paged with read_compaction_evidence.`,
       base['Critical Context'],
-      errors.length > 0 && ['Tool errors (latest last):', ...lastOf(errors, l.errors, 'errors')].join('\n'),
-      failedCommands.length > 0 && ['Failed commands (latest last):', ...lastOf(failedCommands.map((a) => actionLine(a, l.excerpt)), l.errors, 'failures')].join('\n'),
-      notes.length > 0 && ['Latest assistant notes (excerpts):', ...lastOf(notes, l.notes, 'notes')].join('\n'),
+      errors.length > 0 && ['Tool errors (latest last):', ...lastOf(errors, l.errors, 'errors', errorLine)].join('\n'),
+      failedCommands.length > 0 && ['Failed commands (latest last):', ...lastOf(failedCommands, l.errors, 'failures', action)].join('\n'),
+      notes.length > 0 && ['Latest assistant notes (excerpts):', ...lastOf(notes, l.notes, 'notes', excerpt)].join('\n'),
       prev('Critical Context'),
       prevParsed && prevParsed.missing.length === SECTION_NAMES.length && `Previous capsule (unstructured):\n${clip(previousCapsule?.summary ?? '', l.previousSection)}`,
     ),
@@ -140,8 +166,9 @@ function buildSections(input: FallbackInput, l: Limits): Sections {
  * so large that the size bound forces the lists to be shortened (then with a count of what is missing).
  */
 export function buildFallbackCapsule(input: FallbackInput): FallbackCapsule {
+  const facts = spanFacts(input.span);
   const build = (f: number): FallbackCapsule => {
-    const { sections } = completeFromLedger(buildSections(input, scaled(FULL, f)), input.ledger);
+    const { sections } = completeFromLedger(buildSections(input, facts, scaled(FULL, f)), input.ledger);
     const content: CapsuleContent = { sections, ledger: input.ledger, quality: 'degraded', degradedReason: flat(input.reason, 300) };
     return { content, text: renderCapsule(content) };
   };

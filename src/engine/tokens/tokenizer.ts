@@ -1,15 +1,27 @@
-// Token counters over gpt-tokenizer (docs/behaviour.md#tokens): which BPE encoding a model uses, and a counter that records its calls.
-import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
-import o200k from 'gpt-tokenizer/encoding/o200k_base';
+// Token counters over gpt-tokenizer (docs/behaviour.md#tokens): which BPE encoding a model uses, loaded lazily, counted in linear time.
+import { PIECE_CHARS, textPieces } from './textPieces.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 export interface TokenCounter {
   count(text: string): number;
+  /**
+   * The same count, yielding to the event loop between pieces of long texts; rejects with the signal's reason.
+   * Optional so that simple counters (tests' chars/4) stay one method; countTextAsync falls back to count().
+   */
+  countAsync?(text: string, signal?: AbortSignal): Promise<number>;
   readonly encoding: string;
-  /** How many times count() ran; tests use it to prove a preflight costs O(new entries). */
+  /** How many times count() or countAsync() ran; tests use it to prove a preflight costs O(new entries). */
   readonly calls: number;
 }
+
+/** What an encoding module (gpt-tokenizer/encoding/<name>) offers; the only part we use. */
+export interface Encoder {
+  countTokens(text: string, options: { readonly disallowedSpecial: ReadonlySet<string> }): number;
+}
+
+/** Loads an encoding synchronously (the preflight is synchronous); src/node installs the real one. */
+export type EncodingLoader = (name: EncodingName) => Encoder;
 
 /**
  * Treat `<|endoftext|>` and friends as ordinary text: user content and tool output can contain them,
@@ -29,22 +41,41 @@ export function encodingForModel(model: string): EncodingName {
   return 'o200k_base';
 }
 
-interface Encoder {
-  countTokens(text: string, options: typeof ORDINARY_TEXT): number;
-}
+let loader: EncodingLoader | undefined;
+const loaded = new Map<EncodingName, Encoder>();
 
 /**
- * Both encodings are imported statically because counterForModel must stay synchronous for the preflight;
- * the BPE tables load once per process (about half a second for o200k on these machines).
+ * Each BPE table costs about half a second and tens of MB to build, so none is built until a count needs it, and
+ * only the one the active model uses. The engine cannot load files itself; src/node/tokenCounter.ts installs this.
  */
-const ENCODERS: Readonly<Record<EncodingName, Encoder>> = { o200k_base: o200k, cl100k_base: cl100k };
+export function installEncodingLoader(load: EncodingLoader): void {
+  loader = load;
+}
+
+/** Which encodings this process has built so far (tests and benchmarks prove that a command loaded none). */
+export function loadedEncodings(): readonly EncodingName[] {
+  return [...loaded.keys()];
+}
+
+function encoderFor(name: EncodingName): Encoder {
+  const hit = loaded.get(name);
+  if (hit !== undefined) return hit;
+  if (loader === undefined) throw new Error(`No tokenizer available for ${name}: import src/node/tokenCounter.ts to install one.`);
+  const encoder = loader(name);
+  loaded.set(name, encoder);
+  return encoder;
+}
+
+/** Long work gives SIGINT handlers, aborts and the UI a turn about this often (in pieces). */
+const PIECES_PER_YIELD = 64;
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
 
 class GptTokenCounter implements TokenCounter {
   #calls = 0;
-  constructor(
-    readonly encoding: EncodingName,
-    private readonly encoder: Encoder,
-  ) {}
+  constructor(readonly encoding: EncodingName) {}
 
   get calls(): number {
     return this.#calls;
@@ -52,15 +83,43 @@ class GptTokenCounter implements TokenCounter {
 
   count(text: string): number {
     this.#calls++;
-    return text.length === 0 ? 0 : this.encoder.countTokens(text, ORDINARY_TEXT);
+    if (text.length === 0) return 0;
+    const encoder = encoderFor(this.encoding);
+    if (text.length <= PIECE_CHARS) return encoder.countTokens(text, ORDINARY_TEXT);
+    let n = 0;
+    for (const [start, end] of textPieces(text)) n += encoder.countTokens(text.slice(start, end), ORDINARY_TEXT);
+    return n;
+  }
+
+  async countAsync(text: string, signal?: AbortSignal): Promise<number> {
+    this.#calls++;
+    signal?.throwIfAborted();
+    if (text.length === 0) return 0;
+    const encoder = encoderFor(this.encoding);
+    let n = 0;
+    let pieces = 0;
+    for (const [start, end] of textPieces(text)) {
+      n += encoder.countTokens(text.slice(start, end), ORDINARY_TEXT);
+      if (++pieces % PIECES_PER_YIELD === 0) {
+        await yieldToEventLoop();
+        signal?.throwIfAborted();
+      }
+    }
+    return n;
   }
 }
 
-/** A fresh counter (own call count) for the model's encoding. */
+/** A fresh counter (own call count) for the model's encoding; the encoding itself loads on the first count. */
 export function counterForModel(model: string): TokenCounter {
   return counterForEncoding(encodingForModel(model));
 }
 
 export function counterForEncoding(encoding: EncodingName): TokenCounter {
-  return new GptTokenCounter(encoding, ENCODERS[encoding]);
+  return new GptTokenCounter(encoding);
+}
+
+/** Counts without blocking the event loop for long when the counter can; honours the signal either way. */
+export async function countTextAsync(counter: TokenCounter, text: string, signal?: AbortSignal): Promise<number> {
+  signal?.throwIfAborted();
+  return counter.countAsync === undefined ? counter.count(text) : counter.countAsync(text, signal);
 }

@@ -118,11 +118,16 @@ export class VsCodeLmChatModel implements ChatModel {
   }
 
   /**
-   * The LM API always streams and reports no usage, so no `usage` event is emitted (the engine's figure stays
-   * 'estimated') and `request.stream` makes no difference. The finish reason is inferred: the API has none.
+   * The LM API always streams and reports no usage, so `request.stream` makes no difference and the usage event is
+   * the vendor tokenizer's count (countTokens) of the request and the answer, taken while the answer streams; it
+   * calibrates the local estimate the way a provider's `prompt_tokens` does. The finish reason is inferred.
    */
   async *chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> {
     if (signal.aborted) throw abortError();
+    const counter = lmTokenCounter(this.lm);
+    // A vendor that cannot count only costs the calibration, never the answer.
+    const promptCount = counter.countRequestTokens(request, signal).catch(() => undefined);
+    let answer = '';
     const messages = toLmMessages(request);
     const options = toLmRequestOptions(request);
     const token = tokenFor(signal);
@@ -138,6 +143,7 @@ export class VsCodeLmChatModel implements ChatModel {
         const part: unknown = next.value;
         if (part instanceof vscode.LanguageModelTextPart) {
           if (part.value !== '') yield { type: 'text', delta: part.value };
+          answer += part.value;
         } else if (part instanceof vscode.LanguageModelToolCallPart) {
           toolCalls++;
           // The engine's transcript needs a non-empty id to pair the result with the call.
@@ -149,6 +155,11 @@ export class VsCodeLmChatModel implements ChatModel {
       // Some vendors end the stream quietly on cancel: that is still a cancel, not an empty answer.
       if (signal.aborted) throw abortError();
       finished = true;
+      const promptTokens = await promptCount;
+      if (promptTokens !== undefined) {
+        const completionTokens = answer === '' ? 0 : await counter.count(answer, signal).catch(() => 0);
+        yield { type: 'usage', usage: { promptTokens, completionTokens } };
+      }
       yield { type: 'done', finishReason: toolCalls > 0 ? 'tool_calls' : 'stop' };
     } finally {
       // A consumer that stops early (or a failure) must not leave the vendor generating into the void.

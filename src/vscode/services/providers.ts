@@ -139,8 +139,8 @@ export class Providers {
     const info = resolveModelInfo(s.modelId, { provider, override: s.modelOverride });
     return {
       ok: true,
-      key: `openai|${endpoint}|${s.modelId}|${digest(apiKey)}|${info.contextWindow}|${info.maxOutputTokens}`,
-      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider }, provider, override: s.modelOverride },
+      key: `openai|${endpoint}|${s.modelId}|${digest(apiKey)}|${info.contextWindow}|${info.maxOutputTokens}|${s.sendCacheKey ? 'key' : 'nokey'}`,
+      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider, sendCacheKey: s.sendCacheKey }, provider, override: s.modelOverride },
       info,
       optionId: s.modelId,
     };

@@ -25,6 +25,8 @@ export interface HostSettings {
   /** User overrides; 0 in settings means "automatic" and is left out here. */
   readonly modelOverride: PartialLimits;
   readonly model: ModelInfo;
+  /** `capsule.provider.sendCacheKey`: the per-chat prompt-cache key goes with each OpenAI-compatible request. */
+  readonly sendCacheKey: boolean;
 }
 
 /**
@@ -57,7 +59,8 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
   const model = resolveModelInfo(modelId, { override: modelOverride });
   const resolved = resolveSettings({ raw, env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
   const provider = providerKind === 'vscode-lm' ? 'vscode-lm' : baseUrl === '' ? 'openai' : 'openai-compatible';
-  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model };
+  const sendCacheKey = cfg.get<unknown>('provider.sendCacheKey') !== false;
+  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, sendCacheKey };
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */

@@ -6,7 +6,7 @@ import { Agent } from '../../../src/engine/agent/turnLoop.js';
 import { resolveSettings } from '../../../src/engine/config.js';
 import type { ChatModel, ChatRequest, ChatStreamEvent, ToolHost } from '../../../src/engine/ports.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import type { ToolResultEntry } from '../../../src/engine/transcript/schema.js';
 import { verifySession } from '../../../src/engine/transcript/verify.js';
 import { MemoryArchive, MemoryStore, seqIds } from '../compaction/memoryStore.js';

@@ -7,7 +7,7 @@ import { TriggerState } from '../../../src/engine/compaction/triggers.js';
 import { resolveSettings, type CompactionSettings, type ResolvedSettings } from '../../../src/engine/config.js';
 import type { ChatModel, ToolSchema } from '../../../src/engine/ports.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { fakeClock, MemoryArchive, MemoryStore, seqIds } from './memoryStore.js';
 

@@ -6,7 +6,7 @@ import { resolveSettings, type CompactionSettings } from '../../../src/engine/co
 import type { ChatModel, ChatRequest, EvidenceArchive, TranscriptStore } from '../../../src/engine/ports.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
-import { counterForModel, type TokenCounter } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel, type TokenCounter } from '../../../src/node/tokenCounter.js';
 import { buildModelInput, type ModelInput } from '../../../src/engine/transcript/modelInput.js';
 import { lines, TOOLS } from './harness.js';
 import { fakeClock, MemoryArchive, ScriptedModel, seqIds } from './memoryStore.js';

@@ -9,7 +9,7 @@ import { COMPACTION_EXHAUSTED_MESSAGE, isNothingToCompact, MAX_COMPACTIONS_PER_T
 import type { CompactionOutcome } from '../../../src/engine/compaction/outcome.js';
 import { truncationMarker } from '../../../src/engine/transcript/truncation.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../../../src/engine/transcript/schema.js';
 import { FileEvidenceArchive } from '../../../src/node/evidenceArchive.js';

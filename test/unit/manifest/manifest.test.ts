@@ -118,6 +118,7 @@ test('model and provider settings are contributed with their defaults', () => {
   assert.equal(props['capsule.model.contextWindow']?.default, 0);
   assert.equal(props['capsule.model.maxOutputTokens']?.default, 0);
   assert.equal(props['capsule.provider.baseUrl']?.default, '');
+  assert.equal(props['capsule.provider.sendCacheKey']?.default, true);
 });
 
 test('every command id used in src/ is contributed, and every contributed command is registered', () => {

@@ -7,7 +7,7 @@ import { formatBudget } from '../../../src/engine/tokens/budgetFormat.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import { BranchBuilder } from './entries.js';
 

@@ -5,7 +5,7 @@ import type { ToolSchema } from '../../../src/engine/ports.js';
 import { effectiveTokens, prefixFingerprint, requestFingerprint } from '../../../src/engine/tokens/calibration.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest, serializeToolSchemas, withMargin } from '../../../src/engine/tokens/estimate.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { BranchBuilder } from './entries.js';

@@ -6,7 +6,7 @@ import type { ToolSchema } from '../../../src/engine/ports.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest, serializeToolSchemas, TOKENIZER_MARGIN, withMargin } from '../../../src/engine/tokens/estimate.js';
 import { IMAGE_DEFAULT_TOKENS, imageTokens, MESSAGE_OVERHEAD, REPLY_PRIMING, ROLE_TOKENS, TOOL_CALL_OVERHEAD, TOOLS_OVERHEAD } from '../../../src/engine/tokens/messageTokens.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { buildModelInput, CAPSULE_QUESTION } from '../../../src/engine/transcript/modelInput.js';
 import { BranchBuilder } from './entries.js';
 

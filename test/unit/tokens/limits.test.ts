@@ -6,7 +6,7 @@ import { computeBudget, evaluateRoi } from '../../../src/engine/tokens/budget.js
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { computeLimits } from '../../../src/engine/tokens/limits.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
-import { counterForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { BranchBuilder, T0 } from './entries.js';
 
 const defaults = resolveSettings({ raw: {} });

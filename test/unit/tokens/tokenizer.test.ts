@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { encode as encodeCl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { encode as encodeO200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { ROLE_TOKENS } from '../../../src/engine/tokens/messageTokens.js';
-import { counterForModel, encodingForModel } from '../../../src/engine/tokens/tokenizer.js';
+import { counterForModel, encodingForModel } from '../../../src/node/tokenCounter.js';
 
 test('OpenAI models map to their encodings; unknown families estimate with o200k_base', () => {
   for (const m of ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1-mini', 'o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'openai/gpt-4o', 'gpt-oss-20b', 'chatgpt-4o-latest']) {

@@ -135,8 +135,8 @@ test('tools are sent as LanguageModelChatTools in auto mode; toolChoice none sen
   assert.deepEqual(none?.messages, auto?.messages);
 });
 
-test('text and tool-call parts become text and tool_call events, then done; no usage is invented', async () => {
-  const { chat } = model({
+test('text and tool-call parts become text and tool_call events, then the vendor-counted usage and done', async () => {
+  const { chat, fakeModel } = model({
     steps: [
       { part: new LanguageModelTextPart('Let me ') },
       { part: new LanguageModelTextPart('') },
@@ -148,15 +148,20 @@ test('text and tool-call parts become text and tool_call events, then done; no u
   assert.equal(chat.provider, 'vscode-lm:copilot');
   assert.equal(chat.model, 'gpt-4o');
   const events = await collect(chat.chat(request({ tools: [READ_TOOL] }), new AbortController().signal));
+  const vendor = lm.lmTokenCounter(asChat(fakeModel));
+  const promptTokens = await vendor.countRequestTokens(request({ tools: [READ_TOOL] }));
+  assert.ok(promptTokens > 0);
   assert.deepEqual(events, [
     { type: 'text', delta: 'Let me ' },
     { type: 'text', delta: 'look.' },
     { type: 'tool_call', call: { id: 'toolu_1', name: 'read_file', arguments: '{"path":"src/a.ts"}' } },
+    { type: 'usage', usage: { promptTokens, completionTokens: await vendor.count('Let me look.') } },
     { type: 'done', finishReason: 'tool_calls' },
   ]);
   const { chat: plain } = model({ steps: text('hello') });
   assert.deepEqual(await collect(plain.chat(request(), new AbortController().signal)), [
     { type: 'text', delta: 'hello' },
+    { type: 'usage', usage: { promptTokens: await vendor.countRequestTokens(request()), completionTokens: await vendor.count('hello') } },
     { type: 'done', finishReason: 'stop' },
   ]);
 });

@@ -1,0 +1,48 @@
+// Child of the activation benchmark: loads dist/extension.js against the fake `vscode` and activates it, once, and prints the figures as JSON.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFakeVscode, FakeSecrets, installFakeVscode } from '../test/support/fakeVscode.js';
+
+interface Extension {
+  activate(context: unknown): void;
+  deactivate(): Promise<void>;
+}
+
+async function main(): Promise<void> {
+  const [bundle, mode] = process.argv.slice(2);
+  if (bundle === undefined) throw new Error('usage: activationChild <dist/extension.js> [eager]');
+  const tmp = mkdtempSync(join(tmpdir(), 'capsule-activation-'));
+  const { api } = createFakeVscode(join(tmp, 'ws'));
+  installFakeVscode(api);
+  const uri = (p: string): unknown => (api.Uri as { file(p: string): unknown }).file(p);
+  const memento = (): unknown => {
+    const m = new Map<string, unknown>();
+    return { get: (k: string) => m.get(k), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
+  };
+  const subscriptions: { dispose(): unknown }[] = [];
+  const context = { subscriptions, storageUri: uri(join(tmp, 'storage')), globalStorageUri: uri(join(tmp, 'global')), workspaceState: memento(), globalState: memento(), secrets: new FakeSecrets(), extensionUri: uri(join(bundle, '..', '..')), extension: { packageJSON: { version: 'bench' } } };
+  const load = createRequire(__filename);
+  const heap0 = process.memoryUsage().heapUsed;
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const ext = load(bundle) as Extension;
+  // The eager baseline builds both BPE tables at load, as the bundle did when it inlined them.
+  if (mode === 'eager') for (const name of ['o200k_base', 'cl100k_base']) load(join(bundle, '..', 'encodings', `${name}.js`));
+  const t1 = performance.now();
+  ext.activate(context);
+  const t2 = performance.now();
+  const cpu = process.cpuUsage(cpu0);
+  const heapMb = (process.memoryUsage().heapUsed - heap0) / 1024 / 1024;
+  process.stdout.write(`${JSON.stringify({ loadMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, cpuMs: (cpu.user + cpu.system) / 1000, heapMb })}\n`);
+  await ext.deactivate();
+  for (const d of subscriptions.splice(0)) d.dispose();
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
+
+main().catch((e: unknown) => {
+  console.error(e instanceof Error ? e.message : String(e));
+  process.exit(1);
+});

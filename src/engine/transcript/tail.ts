@@ -1,0 +1,53 @@
+// The part of a branch the model input can reach, found by walking back from the leaf instead of from the root.
+import { buildModelInput, type ModelInput } from './modelInput.js';
+import type { CapsuleEntry, Entry } from './schema.js';
+
+/** What the walk needs from the tree: entries by id (parents always precede children, so it cannot cycle). */
+export interface EntryLookup {
+  get(id: string): Entry | undefined;
+}
+
+/**
+ * The suffix of the branch ending at `leafId` that holds everything buildModelInput reads: the latest capsule, the
+ * entries from its firstKeptEntryId, its pinned entries, and the latest `base` system update. Older entries can
+ * never reach the model, so the preflight costs the same at 1k and 1M entries. Without a capsule (or without a
+ * base) the whole branch is needed and returned. Root first, leaf moves excluded, like SessionTree.branch().
+ */
+export function reachableTail(tree: EntryLookup, leafId: string | null): Entry[] {
+  const rev: Entry[] = [];
+  let capsule: CapsuleEntry | undefined;
+  let missing = new Set<string>();
+  let baseSeen = false;
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined) {
+    if (cur.type !== 'leaf') {
+      rev.push(cur);
+      if (capsule === undefined && cur.type === 'capsule') {
+        capsule = cur;
+        missing = new Set(cur.pinnedEntryIds);
+        if (cur.firstKeptEntryId !== null) missing.add(cur.firstKeptEntryId);
+      } else if (capsule !== undefined) missing.delete(cur.id);
+      if (cur.type === 'system_update' && cur.mode === 'base') baseSeen = true;
+      if (capsule !== undefined && missing.size === 0 && baseSeen) break;
+    }
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return rev.reverse();
+}
+
+/** The whole branch ending at `leafId`, root first, leaf moves excluded: SessionTree.branch() over any lookup. */
+export function branchTo(tree: EntryLookup, leafId: string | null): Entry[] {
+  const path: Entry[] = [];
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined) {
+    if (cur.type !== 'leaf') path.push(cur);
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return path.reverse();
+}
+
+/** buildModelInput over the reachable tail only; equal to buildModelInput(tree.branch(leafId)) (property-tested). */
+export function modelInputFromLeaf(tree: EntryLookup, leafId: string | null, defaultSystem: string): { readonly input: ModelInput; readonly tail: readonly Entry[] } {
+  const tail = reachableTail(tree, leafId);
+  return { input: buildModelInput(tail, defaultSystem), tail };
+}

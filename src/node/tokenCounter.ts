@@ -1,0 +1,25 @@
+// Installs the lazy encoding loader (one file per encoding, next to the bundle) and re-exports the counters.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { installEncodingLoader, type Encoder, type EncodingName } from '../engine/tokens/tokenizer.js';
+
+export { counterForEncoding, counterForModel, encodingForModel, loadedEncodings, type TokenCounter } from '../engine/tokens/tokenizer.js';
+
+function isEncoder(v: unknown): v is Encoder {
+  return typeof v === 'object' && v !== null && typeof (v as { countTokens?: unknown }).countTokens === 'function';
+}
+
+/**
+ * The bundles (dist/extension.js, dist/cli.js) share dist/encodings/<name>.js, built by esbuild.mjs; from sources
+ * (tests, tsx) the package itself is loaded. createRequire keeps esbuild from inlining either into the bundle.
+ */
+function loadEncoding(name: EncodingName): Encoder {
+  const load = createRequire(__filename);
+  const bundled = join(__dirname, 'encodings', `${name}.js`);
+  const mod: unknown = existsSync(bundled) ? load(bundled) : load(`gpt-tokenizer/encoding/${name}`);
+  if (!isEncoder(mod)) throw new Error(`The ${name} tokenizer file is damaged (no countTokens); reinstall Capsule.`);
+  return mod;
+}
+
+installEncodingLoader(loadEncoding);

@@ -1,0 +1,58 @@
+// The VSIX built by `npm run package` stays lean: minified bundles, lazily loaded encodings, no CLI, maps or zod locales.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { zipEntries, type ZipEntry } from './zipEntries.js';
+
+const ROOT = join(__dirname, '..', '..');
+const VSIX = join(ROOT, 'capsule.vsix');
+
+/** The whole VSIX (about 1.8 MB when this was written; 3.8 MB before the production build). */
+const VSIX_BUDGET_BYTES = 2_200_000;
+/** The extension bundle itself, uncompressed (about 640 KB minified; 6.4 MB with both BPE tables inlined). */
+const EXTENSION_BUDGET_BYTES = 900_000;
+
+function entries(): ZipEntry[] {
+  assert.ok(existsSync(VSIX), `${VSIX} is missing: run \`npm run package\` first (npm run test:e2e does)`);
+  return zipEntries(readFileSync(VSIX));
+}
+
+function entry(all: readonly ZipEntry[], name: string): ZipEntry {
+  const e = all.find((x) => x.name === name);
+  assert.ok(e, `${name} is not in the VSIX: ${all.map((x) => x.name).join(', ')}`);
+  return e;
+}
+
+test('the VSIX stays within its size budget', () => {
+  const size = readFileSync(VSIX).length;
+  assert.ok(size <= VSIX_BUDGET_BYTES, `capsule.vsix is ${size} bytes, over the budget of ${VSIX_BUDGET_BYTES}`);
+  const ext = entry(entries(), 'extension/dist/extension.js');
+  assert.ok(ext.size <= EXTENSION_BUDGET_BYTES, `dist/extension.js is ${ext.size} bytes, over ${EXTENSION_BUDGET_BYTES}`);
+});
+
+test('the VSIX ships no CLI bundle, no source maps and no sources', () => {
+  const names = entries().map((e) => e.name);
+  assert.deepEqual(names.filter((n) => n === 'extension/dist/cli.js' || n.endsWith('.map') || n.endsWith('.ts') || n.includes('node_modules/')), []);
+});
+
+test('each encoding is its own file and the extension bundle inlines neither BPE table', () => {
+  const all = entries();
+  for (const name of ['o200k_base', 'cl100k_base']) assert.ok(entry(all, `extension/dist/encodings/${name}.js`).size > 500_000, name);
+  const ext = entry(all, 'extension/dist/extension.js').read().toString('utf8');
+  // Every BPE table holds this merge; the extension must reach it only through dist/encodings.
+  assert.ok(!ext.includes('"ection"') && !ext.includes("'ection'"), 'a BPE table is inlined in dist/extension.js');
+});
+
+test('the bundles are minified and carry English zod messages only', () => {
+  const all = entries();
+  for (const name of ['extension/dist/extension.js', 'extension/media/webview.js']) {
+    const text = entry(all, name).read().toString('utf8');
+    const lines = text.split('\n').length;
+    assert.ok(text.length / lines > 1000, `${name} does not look minified (${lines} lines for ${text.length} bytes)`);
+  }
+  const ext = entry(all, 'extension/dist/extension.js').read().toString('utf8');
+  assert.ok(ext.includes('Invalid input'), 'the English zod locale is there');
+  // Words of zod's German and French messages (ASCII, so esbuild's escaping of other characters cannot hide them).
+  assert.ok(!/\berwartet\b|\battendu\b/.test(ext), 'zod locales other than English are bundled');
+});

@@ -1,0 +1,131 @@
+// The model input built from the reachable tail equals the one built from the whole branch, on random trees with capsules, pins, system updates and rewinds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
+import type { Entry } from '../../../src/engine/transcript/schema.js';
+import { modelInputFromLeaf, reachableTail } from '../../../src/engine/transcript/tail.js';
+import { SessionTree } from '../../../src/engine/transcript/tree.js';
+import { BranchReader } from '../../../src/engine/compaction/branchReader.js';
+import type { TranscriptStore } from '../../../src/engine/ports.js';
+
+type Op =
+  | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'append' | 'checkpoint' }
+  | { readonly k: 'capsule'; readonly keep: number; readonly pins: readonly number[]; readonly bogusKeep: boolean; readonly truncate: boolean }
+  | { readonly k: 'rewind'; readonly back: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }) },
+  { weight: 2, arbitrary: fc.constantFrom<Op>({ k: 'base' }, { k: 'append' }, { k: 'checkpoint' }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(30), pins: fc.array(fc.nat(40), { maxLength: 3 }), bogusKeep: fc.boolean(), truncate: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(25) }) },
+);
+
+/** Builds a session tree from the ops: entries go under the current leaf; a rewind moves the leaf back along its branch. */
+function sessionOf(ops: readonly Op[]): SessionTree {
+  const tree = new SessionTree();
+  let n = 0;
+  /** A distributive Omit, so each entry kind keeps its own fields. */
+  type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
+  const add = (e: Draft): void => {
+    n++;
+    tree.add({ ...e, id: `e${n}`, parentId: tree.leafId, timestamp: new Date(1_700_000_000_000 + n).toISOString() } as Entry);
+  };
+  for (const o of ops) {
+    const branch = tree.branch();
+    switch (o.k) {
+      case 'user':
+        add({ type: 'user', content: `ask ${n}` });
+        break;
+      case 'answer':
+        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [] });
+        break;
+      case 'calls':
+        add({ type: 'assistant', content: '', toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }] });
+        break;
+      case 'result':
+        add({ type: 'tool_result', toolCallId: `c${n - 1}`, toolName: 'read_file', content: `result ${n} `.repeat(3), isError: false });
+        break;
+      case 'base':
+      case 'append':
+        add({ type: 'system_update', mode: o.k, content: `${o.k} ${n}`, ...(n % 2 === 0 ? { reason: 'src' } : {}) });
+        break;
+      case 'checkpoint':
+        add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: 'auto' });
+        break;
+      case 'capsule': {
+        const at = (back: number): string | undefined => branch[Math.max(0, branch.length - 1 - back)]?.id;
+        const keep = o.bogusKeep ? 'e_missing' : (at(o.keep) ?? null);
+        add({
+          type: 'capsule',
+          summary: `summary ${n}`,
+          firstKeptEntryId: keep,
+          pinnedEntryIds: o.pins.flatMap((p) => at(p) ?? []),
+          tokensBefore: 10,
+          tokensAfter: 5,
+          trigger: 'user',
+          level: 0,
+          quality: 'full',
+          truncateResults: o.truncate,
+          checkpointId: `ck_${n}`,
+          details: {},
+        });
+        break;
+      }
+      case 'rewind': {
+        const target = branch[Math.max(0, branch.length - 1 - o.back)];
+        if (target !== undefined) add({ type: 'leaf', targetId: target.id });
+        break;
+      }
+    }
+  }
+  return tree;
+}
+
+test('modelInputFromLeaf equals buildModelInput of the whole branch, for every leaf of random trees', () => {
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), (ops) => {
+      const tree = sessionOf(ops);
+      for (const e of tree.entries()) {
+        if (e.type === 'leaf') continue;
+        const full = buildModelInput(tree.branch(e.id), 'DEFAULT');
+        assert.deepEqual(modelInputFromLeaf(tree, e.id, 'DEFAULT').input, full, `leaf ${e.id}`);
+      }
+      assert.deepEqual(modelInputFromLeaf(tree, tree.leafId, 'DEFAULT').input, buildModelInput(tree.branch(), 'DEFAULT'));
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('the tail stops at the latest capsule\'s first kept entry once a base is behind it', () => {
+  const ops: Op[] = [{ k: 'base' }];
+  for (let i = 0; i < 500; i++) ops.push({ k: 'user' }, { k: 'answer' });
+  ops.push({ k: 'capsule', keep: 3, pins: [], bogusKeep: false, truncate: false }, { k: 'base' }, { k: 'user' });
+  const tree = sessionOf(ops);
+  const tail = reachableTail(tree, tree.leafId);
+  assert.equal(tail.length, 7, 'first kept + 3 after it, the capsule, the new base and the new ask');
+  assert.equal(tree.branch().length, 1004);
+});
+
+test('BranchReader follows appends, rewinds and branch switches, with its own index or the store\'s', () => {
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), fc.array(op, { minLength: 1, maxLength: 40 }), fc.boolean(), (first, second, indexed) => {
+      const all = sessionOf([...first, ...second]).entries();
+      const cut = sessionOf(first).entries().length;
+      let current = SessionTree.from(all.slice(0, cut));
+      const store = {
+        entries: () => current.entries(),
+        leafId: () => current.leafId,
+        ...(indexed ? { get: (id: string) => current.get(id) } : {}),
+      } as unknown as TranscriptStore;
+      const reader = new BranchReader(store);
+      for (let visible = cut; visible <= all.length; visible += 7) {
+        current = SessionTree.from(all.slice(0, visible));
+        assert.deepEqual(buildModelInput(reader.tail(), 'D'), buildModelInput(current.branch(), 'D'));
+        assert.deepEqual(reader.branch(), current.branch());
+        assert.deepEqual(reader.entries(), current.entries());
+      }
+    }),
+    { numRuns: 100 },
+  );
+});
