@@ -48,7 +48,7 @@ function main() {
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
   const child = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', folder], { stdio: ['ignore', 'pipe', 'inherit'] });
   child.stdout.on('data', (d) => {
-    if (/HTTP server listening/.test(String(d))) console.log(`\ncapsule: VS Code with Capsule is at ${url}\n(open the Capsule view in the activity bar; Ctrl+C stops the server)`);
+    if (/HTTP server listening/.test(String(d))) console.log(`\ncapsule: VS Code with Capsule is at ${url}, opened on ${folder}\n(open the Capsule view in the activity bar; Ctrl+C stops the server)`);
   });
   child.on('exit', (code) => process.exit(code ?? 0));
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill('SIGTERM'));

@@ -7,6 +7,7 @@ import { createLogChannel, errorMessage, loggerFor } from './vscode/base/log.js'
 import { registerCommands } from './vscode/commands/commands.js';
 import { IntentRouter } from './vscode/commands/router.js';
 import { ChatProjection } from './vscode/projection/chatProjection.js';
+import { ApprovalService } from './vscode/services/approvals.js';
 import { ChatService } from './vscode/services/chatService.js';
 import { Providers } from './vscode/services/providers.js';
 import { ApiKeys } from './vscode/services/secrets.js';
@@ -36,17 +37,23 @@ export function activate(context: vscode.ExtensionContext): void {
   const sessions = own(new SessionService(context, logger));
   const providers = new Providers(keys, logger);
   const memory = new ProjectMemory(sessions.storagePath);
-  const service = own(new ChatService({ sessions, settings, keys, providers, memory, logger, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }));
+  // Approvals are inline cards keyed to the open chat ("allow all edits" lasts for that chat only).
+  let chatKey: () => string | undefined = () => undefined;
+  const approvals = own(new ApprovalService(() => chatKey()));
+  const service = own(
+    new ChatService({ sessions, settings, keys, providers, memory, logger, approve: approvals.request, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }),
+  );
+  chatKey = () => service.store?.path;
   chat = service;
 
   // The projection turns the service's events into what the webview shows; the view is transport.
   const view = own(new ChatViewProvider(context.extensionUri, log));
   own(vscode.window.registerWebviewViewProvider('capsule.chat', view, { webviewOptions: { retainContextWhenHidden: true } }));
-  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger }));
+  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals }));
   view.setSnapshotSource(() => projection.snapshot());
 
   // Actions: the chat's commands, the palette and the toolbar share them.
-  const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view };
+  const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals };
   service.connect(projection, (command, signal) => runSlash(services, command, signal));
   const router = new IntentRouter({ ...services, projection });
   own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));

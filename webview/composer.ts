@@ -64,6 +64,11 @@ export class Composer {
     this.#textarea.focus();
   }
 
+  /** An agent turn is running (Escape anywhere in the view stops it). */
+  get busy(): boolean {
+    return this.#busy;
+  }
+
   setBusy(busy: boolean): void {
     this.#busy = busy;
     this.#stop.classList.toggle('hidden', !busy);

@@ -40,7 +40,11 @@ export class ChatHeader {
     setup.addEventListener('click', () => this.actions.toggleSetup());
     this.#keepFocus(this.#top, () =>
       this.#top.replaceChildren(
-        el('h1', { text: title, attrs: { title: session ? `${session.id} · ${session.entries} entries${session.readOnly ? ' · read-only' : ''}` : '' } }),
+        el('h1', {
+          text: title,
+          ...(title === 'Chat' ? { className: 'untitled' } : {}),
+          attrs: { title: session ? `${session.id} · ${session.entries} entries${session.readOnly ? ' · read-only' : ''}` : '' },
+        }),
         el('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Chat actions' } }, [
           act('fold', 'Compact context now', 'compactContext'),
           act('pulse', 'Show the context budget', 'showBudget'),

@@ -134,6 +134,22 @@ const capsule = shape({
   previous: nullable(shape({ checkpointId, text: str(LIMITS.input) })),
 });
 
+const plan = arrayOf(shape({ step: str(LIMITS.label, 1), status: oneOf<'pending' | 'in_progress' | 'done'>({ pending: true, in_progress: true, done: true }) }), LIST_LIMITS.planSteps);
+
+const approvals = arrayOf(
+  shape({
+    id,
+    kind: oneOf<'write' | 'command'>({ write: true, command: true }),
+    title: str(LIMITS.label),
+    command: optional(str(LIMITS.notice)),
+    cwd: optional(str(LIMITS.label)),
+    path: optional(str(LIMITS.label)),
+    diff: optional(str(LIMITS.detail)),
+    rule: optional(str(LIMITS.label)),
+  }),
+  LIST_LIMITS.approvals,
+);
+
 const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, Check>>>> = {
   snapshot: {
     session: nullable(session),
@@ -147,6 +163,8 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     queue,
     barrier: nullable(shape(barrierFields)),
     setup: nullable(setup),
+    plan: optional(plan),
+    approvals: optional(approvals),
   },
   budget: { budget },
   notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice) },
@@ -162,6 +180,8 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   queue: { items: queue },
   busy: { busy: bool },
   composer: { text: str(LIMITS.input) },
+  plan: { plan },
+  approvals: { approvals },
 };
 const message = union('type', MESSAGE_SHAPES);
 

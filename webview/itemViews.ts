@@ -76,7 +76,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
     case 'error':
       return article(item, [icon('error'), el('span', { text: item.text })], 'Error');
     case 'info':
-      return article(item, [icon('info'), el('span', { text: item.text })], 'Note');
+      return article(item, [icon('info'), infoBody(item.text)], 'Note');
     case 'loop':
       return article(
         item,
@@ -95,4 +95,24 @@ export function renderItem(item: TranscriptItem): HTMLElement {
       return _exhaustive;
     }
   }
+}
+
+/**
+ * A note's text; a block of "  Label:  value" lines (the /budget Context Stats) becomes a two-column table with
+ * its first line as the caption, other multi-line notes keep their lines.
+ */
+export function infoBody(text: string): HTMLElement {
+  const lines = text.split('\n');
+  const rows = lines.map((l) => /^\s{2}([^:]{1,40}):\s+(.*)$/.exec(l));
+  const tableLines = rows.filter((r) => r !== null).length;
+  if (lines.length > 2 && tableLines >= lines.filter((l) => l.trim() !== '').length - 1) {
+    const table = el('table', { className: 'info-table' });
+    const head = lines[0]?.trim() ?? '';
+    if (rows[0] === null && head !== '') table.appendChild(el('caption', { text: head.replace(/:$/, '') }));
+    const body = el('tbody');
+    for (const r of rows) if (r !== null) body.appendChild(el('tr', {}, [el('th', { text: r[1] ?? '', attrs: { scope: 'row' } }), el('td', { text: r[2] ?? '' })]));
+    table.appendChild(body);
+    return table;
+  }
+  return el('span', { className: lines.length > 1 ? 'info-text multiline' : 'info-text', text });
 }

@@ -1,11 +1,13 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
 import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
+import { ApprovalCards } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
 import { Announcer, button, el } from './dom.js';
 import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
+import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
@@ -18,7 +20,8 @@ interface Current {
   session: SessionView | null;
   settings: SettingsView | null;
   error: string | undefined;
-  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string } | undefined;
+  /** `transient`: said during a turn (e.g. "retrying, attempt 2 of 4"); it goes when the turn ends. */
+  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string; readonly transient?: boolean } | undefined;
 }
 const current: Current = { received: false, session: null, settings: null, error: undefined, notice: undefined };
 
@@ -57,6 +60,9 @@ const list = new TranscriptList({
 });
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
+
+const approvals = new ApprovalCards({ answer: (id, choice, feedback) => host.post({ type: 'approval', id, choice, ...(feedback === undefined ? {} : { feedback }) }) }, announcer);
+const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
   {
@@ -145,6 +151,8 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   composer.resetQueue(msg.queue);
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
+  plan.show(msg.plan ?? []);
+  approvals.show(msg.approvals ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -161,7 +169,7 @@ function onMessage(msg: HostToWebview): void {
       header.showBudget(msg.budget, host.state().detailsOpen);
       break;
     case 'notice':
-      current.notice = { level: msg.level, text: msg.text };
+      current.notice = { level: msg.level, text: msg.text, transient: composer.busy && msg.level !== 'error' };
       renderBanners();
       break;
     case 'itemsAppended':
@@ -205,6 +213,17 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
+      // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
+      if (!msg.busy && current.notice?.transient === true) {
+        current.notice = undefined;
+        renderBanners();
+      }
+      break;
+    case 'plan':
+      plan.show(msg.plan);
+      break;
+    case 'approvals':
+      approvals.show(msg.approvals);
       break;
     case 'composer':
       composer.setText(msg.text);
@@ -242,6 +261,19 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
   }
 });
 
-root().replaceChildren(header.element, banners, setup.element, list.element, barrier.element, composer.element, viewer.element, announcer.element);
+// The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
+root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, setup.element, list.element, barrier.element, viewer.element, announcer.element);
+// Escape stops a running turn unless something nearer (the slash popup, the capsule viewer, a feedback box) used it.
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || e.defaultPrevented || !composer.busy) return;
+  if (e.target instanceof HTMLTextAreaElement && e.target.classList.contains('approval-feedback')) return;
+  e.preventDefault();
+  host.post({ type: 'cancel' });
+  announcer.say('Stopping the turn');
+});
+// "Focus on Chat View" focuses the webview's document; the user means the message box.
+window.addEventListener('focus', () => {
+  if (document.activeElement === null || document.activeElement === document.body) composer.focus();
+});
 renderBanners();
 host.post({ type: 'ready' });

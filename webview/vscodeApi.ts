@@ -16,9 +16,11 @@ export interface UiState {
   readonly scroll: ScrollAnchor | null;
   readonly viewer: { readonly checkpointId: string; readonly tab: ViewerTab } | null;
   readonly setupOpen: boolean;
+  /** The plan checklist above the composer is expanded. */
+  readonly planOpen: boolean;
 }
 
-export const DEFAULT_STATE: UiState = { detailsOpen: false, draft: '', scroll: null, viewer: null, setupOpen: false };
+export const DEFAULT_STATE: UiState = { detailsOpen: false, draft: '', scroll: null, viewer: null, setupOpen: false, planOpen: true };
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -50,6 +52,7 @@ export function restoreState(saved: unknown): UiState {
     scroll: typeof scroll.itemId === 'string' && typeof scroll.offset === 'number' && Number.isFinite(scroll.offset) ? { itemId: scroll.itemId, offset: scroll.offset } : null,
     viewer: typeof viewer.checkpointId === 'string' ? { checkpointId: viewer.checkpointId, tab } : null,
     setupOpen: s.setupOpen === true,
+    planOpen: s.planOpen !== false,
   };
 }
 

@@ -62,6 +62,29 @@ export const BarrierViewSchema = z.object({
 export const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
 export const QueueSchema = z.array(QueuedInputSchema).max(LIST_LIMITS.queue);
 
+/** The agent's plan (update_plan), shown as a checklist above the composer. */
+export const PlanViewSchema = z.array(z.object({ step: text(LIMITS.label).min(1), status: z.enum(['pending', 'in_progress', 'done']) })).max(LIST_LIMITS.planSteps);
+export type PlanView = z.infer<typeof PlanViewSchema>;
+
+/** A write or command waiting for the user: an inline card (non-modal); writes also open in VS Code's diff editor. */
+export const ApprovalViewSchema = z.object({
+  id: itemId,
+  kind: z.enum(['write', 'command']),
+  title: text(LIMITS.label),
+  command: text(LIMITS.notice).optional(),
+  cwd: text(LIMITS.label).optional(),
+  path: text(LIMITS.label).optional(),
+  /** The unified diff of a write, cut for the card (the diff editor shows it whole). */
+  diff: text(LIMITS.detail).optional(),
+  /** The always-allow rule offered for a command ("npm test"); absent when no rule could match it. */
+  rule: text(LIMITS.label).optional(),
+});
+export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+export const ApprovalsSchema = z.array(ApprovalViewSchema).max(LIST_LIMITS.approvals);
+/** `deny` with feedback is "Deny with feedback": the text goes to the model as the tool result. */
+export const ApprovalChoiceSchema = z.enum(['allow', 'allowAlways', 'allowAllEdits', 'deny', 'openDiff']);
+export type ApprovalChoice = z.infer<typeof ApprovalChoiceSchema>;
+
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 export type ProviderChoice = z.infer<typeof ProviderChoiceSchema>;
 export type SetupState = z.infer<typeof SetupStateSchema>;
@@ -81,6 +104,10 @@ export const ChatStateSchema = z.object({
   /** The running barrier, or the last one's result line, which stays until the next barrier starts. */
   barrier: BarrierViewSchema.nullable(),
   setup: SetupStateSchema.nullable(),
+  /** The agent's current plan; absent or empty when it keeps none. */
+  plan: PlanViewSchema.optional(),
+  /** Approvals waiting for the user; they survive a reload of the view. */
+  approvals: ApprovalsSchema.optional(),
 });
 export type ChatState = z.infer<typeof ChatStateSchema>;
 

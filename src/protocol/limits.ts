@@ -40,6 +40,10 @@ export const LIST_LIMITS = {
   queue: 100,
   /** Sections of a capsule. */
   sections: 32,
+  /** Steps of the agent's plan (update_plan accepts as many). */
+  planSteps: 50,
+  /** Approvals waiting for the user. */
+  approvals: 20,
 } as const;
 
 /** A key pasted into the setup panel. */

@@ -1,7 +1,7 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { API_KEY_MAX, LIMITS } from './limits.js';
 import { z } from 'zod';
-import { BarrierViewSchema, ChatStateSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -39,6 +39,10 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('olderItems'), beforeId: itemId, items: TranscriptItemsSchema, hasMore: z.boolean() }),
   z.object({ type: z.literal('setup'), setup: SetupStateSchema }),
   z.object({ type: z.literal('queue'), items: QueueSchema }),
+  /** The agent's plan changed (an update_plan call, a rewind, another chat). */
+  z.object({ type: z.literal('plan'), plan: PlanViewSchema }),
+  /** The approvals waiting for the user, all of them (an empty list: none). */
+  z.object({ type: z.literal('approvals'), approvals: ApprovalsSchema }),
   /** An agent turn started or ended. */
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
   /** Puts text in the composer (the message a rewind went back before, ready to edit and send again). */
@@ -59,6 +63,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('webviewError'), message: text(LIMITS.notice), stack: text(LIMITS.stack).optional() }),
   /** What the user typed: plain text or a slash command, which the host parses. */
   z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional() }),
+  /** The user's answer on an approval card; `feedback` only with `deny`. */
+  z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional() }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
   z.object({ type: z.literal('selectModel'), id: text(LIMITS.id).min(1) }),

@@ -32,6 +32,16 @@ class Uri {
   static joinPath(u: Uri, ...parts: string[]): Uri {
     return new Uri([u.fsPath, ...parts].join('/'));
   }
+  static from(c: { readonly scheme: string; readonly path: string; readonly query?: string }): Uri {
+    return new Uri(c.path, c.scheme, `${c.scheme}:${c.path}${c.query === undefined ? '' : `?${c.query}`}`);
+  }
+  get query(): string {
+    const at = (this.raw ?? '').indexOf('?');
+    return at === -1 ? '' : (this.raw ?? '').slice(at + 1);
+  }
+  with(c: { readonly query: string }): Uri {
+    return Uri.from({ scheme: this.scheme, path: this.fsPath, query: c.query });
+  }
   toString(): string {
     return this.raw ?? `file://${this.fsPath}`;
   }
@@ -118,6 +128,9 @@ export interface FakeState {
   readonly scopes: Map<string, 'user' | 'workspace'>;
   /** Every configuration write, with the ConfigurationTarget it went to (1 user, 2 workspace, 3 folder). */
   readonly writes: { readonly key: string; readonly value: unknown; readonly target: unknown }[];
+  /** Every `vscode.diff` opened: left, right and title; `content(uri)` reads a virtual document a provider serves. */
+  readonly diffs: { readonly left: string; readonly right: string; readonly title: string }[];
+  readonly content: (uri: { toString(): string; scheme: string }) => string | undefined;
 }
 
 /** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
@@ -136,6 +149,9 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const opened: string[] = [];
   const documents: unknown[] = [];
   const lmChanges = new EventEmitter<void>();
+  const diffs: FakeState['diffs'][number][] = [];
+  const contentProviders = new Map<string, { provideTextDocumentContent(u: unknown): string }>();
+  const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
   let state: FakeState;
   const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[]): Promise<unknown> => {
     asked.push({ kind, prompt });
@@ -237,6 +253,10 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       onDidChangeConfiguration: configEvents.event,
       isTrusted: true,
       openTextDocument: (o: unknown) => Promise.resolve(o),
+      registerTextDocumentContentProvider: (scheme: string, p: { provideTextDocumentContent(u: unknown): string }) => {
+        contentProviders.set(scheme, p);
+        return { dispose: () => contentProviders.delete(scheme) };
+      },
     },
     commands: {
       registerCommand: (id: string, f: (...args: unknown[]) => unknown) => {
@@ -245,13 +265,15 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         return { dispose: () => commands.delete(id) };
       },
       executeCommand: async (id: string, ...args: unknown[]) => {
+        // VS Code's own diff command: recorded, nothing to render.
+        if (id === 'vscode.diff') return void diffs.push({ left: String(args[0]), right: String(args[1]), title: String(args[2]) });
         const f = commands.get(id);
         if (!f) throw new Error(`command '${id}' not found`);
         return f(...args);
       },
     },
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content };
   return { api, state };
 }
 

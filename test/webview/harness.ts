@@ -48,7 +48,26 @@ export async function ensureBundle(): Promise<void> {
 
 export { launchBrowser } from '../support/browser.js';
 
-export type Theme = 'dark' | 'light' | 'high-contrast';
+export type Theme = 'dark' | 'light' | 'high-contrast' | 'high-contrast-light';
+
+/**
+ * The part of the stylesheet VS Code puts in front of every webview's own that colours code: textPreformat
+ * foreground on textPreformat background. Served first, so the view's CSS must win over it as it does in VS Code.
+ */
+const VSCODE_DEFAULT_STYLES = `
+code { font-family: var(--vscode-editor-font-family); color: var(--vscode-textPreformat-foreground); background-color: var(--vscode-textPreformat-background); padding: 1px 3px; border-radius: 4px; }
+pre code { padding: 0; }
+`;
+/** VS Code's colours for the code and diff tokens, per theme (textPreformat, textCodeBlock, editor, diff). */
+const CODE_TOKENS: Readonly<Record<Theme, Readonly<Record<string, string>>>> = {
+  dark: { 'textPreformat-foreground': '#d7ba7d', 'textPreformat-background': '#ffffff1a', 'editor-foreground': '#cccccc' },
+  light: { 'textPreformat-foreground': '#a31515', 'textPreformat-background': '#0000001a', 'textCodeBlock-background': '#dcdcdc66', 'editor-foreground': '#3b3b3b', 'editor-background': '#ffffff',
+    'diffEditor-insertedLineBackground': '#9bb95533', 'diffEditor-removedLineBackground': '#ff000033' },
+  'high-contrast': { 'textPreformat-foreground': '#000000', 'textPreformat-background': '#ffffff', 'textCodeBlock-background': '#000000', 'editor-foreground': '#ffffff', 'editor-background': '#000000',
+    'diffEditor-insertedTextBorder': '#33ff2eff', 'diffEditor-removedTextBorder': '#ff008f' },
+  'high-contrast-light': { 'textPreformat-foreground': '#ffffff', 'textPreformat-background': '#09345f', 'textCodeBlock-background': '#f2f2f2', 'editor-foreground': '#292929', 'editor-background': '#ffffff',
+    'diffEditor-insertedTextBorder': '#374e06', 'diffEditor-removedTextBorder': '#ad0707' },
+};
 
 /** A few of the variables VS Code injects, enough for the view to look like itself in screenshots. */
 const THEMES: Readonly<Record<Theme, Readonly<Record<string, string>>>> = {
@@ -70,6 +89,11 @@ const THEMES: Readonly<Record<Theme, Readonly<Record<string, string>>>> = {
   'high-contrast': {
     foreground: '#ffffff', 'sideBar-background': '#000000', focusBorder: '#f38518', contrastBorder: '#6fc3df', contrastActiveBorder: '#f38518', 'input-background': '#000000',
     'charts-blue': '#3794ff', 'charts-green': '#89d185', 'editorWarning-foreground': '#ffd370', 'editorError-foreground': '#ff3232', 'font-family': 'system-ui, sans-serif', 'font-size': '13px',
+  },
+  'high-contrast-light': {
+    foreground: '#292929', descriptionForeground: '#292929', 'sideBar-background': '#ffffff', focusBorder: '#006bbd', contrastBorder: '#0f4a85', contrastActiveBorder: '#006bbd', 'input-background': '#ffffff',
+    'button-background': '#0f4a85', 'button-foreground': '#ffffff', 'charts-blue': '#0f4a85', 'charts-green': '#374e06', 'editorWarning-foreground': '#895503', 'editorError-foreground': '#b5200d',
+    'font-family': 'system-ui, sans-serif', 'font-size': '13px',
   },
 };
 
@@ -110,7 +134,12 @@ export async function openHarness(browser: Browser, o: HarnessOptions = {}): Pro
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   const theme = o.theme ?? 'dark';
   // Browser-side code goes in as source text: this tsconfig has no DOM library, and the page is not Node.
-  const init = { state: o.state ?? null, vars: THEMES[theme], themeClass: theme === 'high-contrast' ? 'vscode-high-contrast' : `vscode-${theme}` };
+  const init = {
+    state: o.state ?? null,
+    vars: { ...THEMES[theme], ...CODE_TOKENS[theme] },
+    themeClass: theme === 'high-contrast' ? 'vscode-high-contrast' : theme === 'high-contrast-light' ? 'vscode-high-contrast-light' : `vscode-${theme}`,
+    defaults: `${ORIGIN}/vscode/default-styles.css`,
+  };
   await page.addInitScript({
     content: `(() => {
       const init = ${JSON.stringify(init)};
@@ -127,6 +156,10 @@ export async function openHarness(browser: Browser, o: HarnessOptions = {}): Pro
       document.addEventListener('DOMContentLoaded', () => {
         for (const [k, v] of Object.entries(init.vars)) document.documentElement.style.setProperty('--vscode-' + k, v);
         document.body.classList.add(init.themeClass);
+        const link = document.createElement('link');
+        link.rel = 'stylesheet';
+        link.href = init.defaults;
+        document.head.prepend(link);
       });
     })();`,
   });
@@ -134,6 +167,7 @@ export async function openHarness(browser: Browser, o: HarnessOptions = {}): Pro
   await page.route(`${ORIGIN}/**`, async (route) => {
     const path = new URL(route.request().url()).pathname;
     if (path === '/index.html') return route.fulfill({ status: 200, contentType: 'text/html', body: html });
+    if (path === '/vscode/default-styles.css') return route.fulfill({ status: 200, contentType: 'text/css', body: VSCODE_DEFAULT_STYLES });
     const m = /^\/media\/([\w.-]+)$/.exec(path);
     if (!m?.[1]) return route.fulfill({ status: 404, body: '' });
     try {

@@ -5,6 +5,7 @@ import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunner
 import { RenameSchema } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
 import { actionFiles, commandSucceeded, statusInferred, toolActionsOf } from './toolActions.js';
+import { PlanSchema, latestPlan, type Plan, type PlanItem } from './taskPlan.js';
 
 /** Where the ledger lives inside `CapsuleEntry.details`. */
 export const LEDGER_DETAILS_KEY = 'ledger';
@@ -58,6 +59,8 @@ export const LedgerSchema = z.object({
   commandsOmitted: z.number().int().nonnegative(),
   lastVerification: VerificationSchema.nullable(),
   activeSkills: z.array(z.string()),
+  /** The agent's plan (update_plan) at the leaf, exactly; null when it never kept one. Older capsules lack it. */
+  plan: PlanSchema.nullable().default(null),
 });
 export type Ledger = z.infer<typeof LedgerSchema>;
 
@@ -74,6 +77,7 @@ export const EMPTY_LEDGER: Ledger = {
   commandsOmitted: 0,
   lastVerification: null,
   activeSkills: [],
+  plan: null,
 };
 
 export interface LedgerOptions {
@@ -230,5 +234,26 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
     commandsOmitted: base.commandsOmitted + dropped,
     lastVerification,
     activeSkills: skills,
+    plan: ledgerPlan(latestPlan(entries, base.plan)),
   };
+}
+
+/** A mutable copy for the stored ledger, whose type is the schema's. */
+function ledgerPlan(plan: Plan | null): PlanItem[] | null {
+  return plan === null ? null : plan.map((i) => ({ ...i }));
+}
+
+/** The plan shown above the composer: the latest capsule's plan, updated by later successful update_plan calls. */
+export function planOfBranch(branch: readonly Entry[]): Plan | null {
+  let start = 0;
+  let previous: Plan | null = null;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type !== 'capsule') continue;
+    start = i + 1;
+    previous = ledgerFromDetails(e.details)?.plan ?? null;
+    break;
+  }
+  // Plan calls kept verbatim in the capsule's tail are already in its ledger; replaying them yields the same plan.
+  return latestPlan(branch.slice(start), previous);
 }

@@ -1,7 +1,10 @@
 // Renders the ledger as the markdown block appended to every capsule; long lists are bounded with a count.
 import type { Ledger, LedgerCommand } from './ledger.js';
+import { renderPlanLines } from './taskPlan.js';
 
 export const LEDGER_HEADING = '## Ledger';
+/** Opens the plan block inside the ledger; the agent reads it after a compaction to know where it is. */
+export const PLAN_HEADING = '**Current plan';
 /**
  * Bounds on the rendered ledger (the stored ledger keeps everything): typically ~2k tokens, at worst
  * ~6k, leaving room for the model's sections within CAPSULE_MAX_TOKENS. Every list shows the most recent
@@ -107,6 +110,10 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
     '',
     `**Active skills:** ${ledger.activeSkills.length === 0 ? 'none' : ledger.activeSkills.map(code).join(', ')}`,
   );
+  // Only when the agent kept a plan, so capsules of plan-less sessions stay as they were.
+  if (ledger.plan !== null && ledger.plan.length > 0) {
+    out.push('', `${PLAN_HEADING} (${ledger.plan.filter((i) => i.status === 'done').length} of ${ledger.plan.length} done; update it with update_plan):**`, ...renderPlanLines(ledger.plan));
+  }
   if (flaggedPaths.length > 0) {
     out.push('', `**Unverified paths** (named in the summary but never seen in the transcript; do not trust them): ${flaggedPaths.map(code).join(', ')}`);
   }

@@ -9,8 +9,8 @@ import { HeadTailBuffer } from './outputCap.js';
 import { COMMAND_TAG_VAR, newCommandTag, type CommandTracker, type TaggedProcess } from './processGroups.js';
 import { resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, runCommandArgs, runCommandHints } from './schemas.js';
-import { ToolError, errorMessage, toolError } from './types.js';
-import type { ToolContext, ToolLimits } from './types.js';
+import { ToolError, decisionOf, errorMessage, feedbackSentence, toolError } from './types.js';
+import type { ApprovalDecision, ToolContext, ToolLimits } from './types.js';
 
 /** Time between SIGTERM and SIGKILL: enough for a test runner to clean up, short enough not to stall the turn. */
 const KILL_GRACE_MS = 2_000;
@@ -158,6 +158,13 @@ function statusLine(o: CommandOutcome, timeoutMs: number): string {
   return `killed by signal ${o.signal ?? 'unknown'}`;
 }
 
+/** A command for a one-line title: the first line, cut short. */
+function oneLine(command: string): string {
+  const first = command.split('\n')[0] ?? '';
+  const cut = first.length > 80 ? `${first.slice(0, 80)}…` : first;
+  return command.includes('\n') ? `${cut} …` : cut;
+}
+
 export async function runCommandTool(ctx: ToolContext, argsJson: string, signal: AbortSignal): Promise<ToolResult> {
   const { limits } = ctx;
   const args = parseToolArgs(TOOL_NAMES.runCommand, argsJson, runCommandArgs(limits), runCommandHints(limits));
@@ -167,16 +174,18 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
   const cwd = await resolveWorkspacePath(ctx.roots, args.cwd ?? '.');
   if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new ToolError(`cwd "${cwd.display}" is not an existing folder in the workspace.`);
   const timeoutMs = args.timeoutMs ?? limits.commandDefaultTimeoutMs;
-  let approved: boolean;
+  let decision: ApprovalDecision;
+  const where = cwd.display === '.' ? 'the workspace root' : cwd.display;
   try {
-    approved = await ctx.approve({ kind: 'command', title: `Run a command in ${cwd.display}`, detail: args.command }, signal);
+    decision = decisionOf(await ctx.approve({ kind: 'command', title: `Run \`${oneLine(args.command)}\` in ${where}`, detail: args.command, command: args.command, cwd: where }, signal));
   } catch (err) {
     if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
     throw err;
   }
   if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
-  if (!approved) {
-    const declined = toolError('The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.');
+  if (!decision.approved) {
+    const said = feedbackSentence(decision);
+    const declined = toolError(said === '' ? 'The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.' : `The user declined to run this command; it was not run.${said}`);
     return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true, exitCode: null }) };
   }
   const probe = await startCommandProbe(ctx.roots, cwd.real);

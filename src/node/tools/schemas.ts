@@ -1,6 +1,7 @@
 // The workspace tools' names, JSON schemas (in a fixed order: prompt caching keys on the exact tool list) and zod argument schemas.
 import { z } from 'zod';
 import { READ_COMPACTION_EVIDENCE_TOOL } from '../../engine/compaction/evidence.js';
+import { UPDATE_PLAN_TOOL, UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import type { ToolSchema } from '../../engine/ports.js';
 import { optionalBool, optionalInt, optionalString } from './args.js';
 import type { ArgHints } from './args.js';
@@ -16,6 +17,7 @@ export const TOOL_NAMES = {
   editFile: 'edit_file',
   runCommand: 'run_command',
   checkpoint: 'checkpoint',
+  updatePlan: UPDATE_PLAN_TOOL_NAME,
   evidence: READ_COMPACTION_EVIDENCE_TOOL.name,
 } as const;
 
@@ -144,6 +146,7 @@ export function toolSchemas(l: ToolLimits, opts: { readonly checkpoint: boolean;
       ['command'],
     ),
   ];
+  out.push(UPDATE_PLAN_TOOL);
   if (opts.checkpoint) {
     out.push(
       schema(

@@ -4,14 +4,41 @@ import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
   readonly kind: 'write' | 'command';
-  /** One line for the dialog, e.g. "Edit src/app.ts" or "Run a command in ." */
+  /** One line for the approval card, e.g. "Edit src/app.ts" or "Run `npm test` in the workspace root". */
   readonly title: string;
   /** The unified diff of a write, or the command text. */
   readonly detail: string;
+  /** Writes: the workspace-relative path, the real path, the text now (undefined: a new file) and the proposed text, for a diff editor. */
+  readonly path?: string;
+  readonly absolutePath?: string;
+  readonly before?: string;
+  readonly after?: string;
+  /** Commands: the command line and its folder as the user reads it. */
+  readonly command?: string;
+  readonly cwd?: string;
 }
 
-/** Asks the user; resolves true to go ahead. */
-export type ApprovalFn = (req: ApprovalRequest, signal: AbortSignal) => Promise<boolean>;
+/** The user's answer; `feedback` (a denial's reason) goes back to the model in the tool result. */
+export interface ApprovalDecision {
+  readonly approved: boolean;
+  readonly feedback?: string;
+}
+
+/** Asks the user; resolves true (or an approving decision) to go ahead. */
+export type ApprovalFn = (req: ApprovalRequest, signal: AbortSignal) => Promise<boolean | ApprovalDecision>;
+
+/** Most characters of a denial's feedback passed to the model: a reason, not a document. */
+export const MAX_FEEDBACK_CHARS = 4_000;
+
+export function decisionOf(answer: boolean | ApprovalDecision): ApprovalDecision {
+  return typeof answer === 'boolean' ? { approved: answer } : answer;
+}
+
+/** The sentence a denial's tool result ends with: the user's own words when they gave some. */
+export function feedbackSentence(d: ApprovalDecision): string {
+  const text = d.feedback?.trim() ?? '';
+  return text === '' ? '' : ` The user said: ${JSON.stringify(text.slice(0, MAX_FEEDBACK_CHARS))}`;
+}
 
 export type CheckpointKind = 'milestone' | 'plan_pivot';
 

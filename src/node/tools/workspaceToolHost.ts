@@ -1,4 +1,5 @@
 // The ToolHost of the agent: the workspace tools (docs/behaviour.md#agent) behind one run() that never throws and answers every problem as a tool error.
+import { UPDATE_PLAN_HINTS, UpdatePlanArgsSchema, parsePlanArgs, renderPlanLines } from '../../engine/compaction/taskPlan.js';
 import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
 import { listFilesTool } from './listFiles.js';
@@ -68,6 +69,7 @@ export class WorkspaceToolHost implements ToolHost {
       [TOOL_NAMES.writeFile, (a, s) => this.aroundWrite(a, () => writeFileTool(ctx, a, s))],
       [TOOL_NAMES.editFile, (a, s) => this.aroundWrite(a, () => editFileTool(ctx, a, s))],
       [TOOL_NAMES.runCommand, (a, s) => (this.capture === undefined ? runCommandTool(ctx, a, s) : this.capture.aroundCommand(() => runCommandTool(ctx, a, s)))],
+      [TOOL_NAMES.updatePlan, async (a) => runUpdatePlan(a)],
     ]);
     const { checkpoint, evidence } = opts;
     if (checkpoint !== undefined) runners.set(TOOL_NAMES.checkpoint, (a) => this.runCheckpoint(checkpoint, a));
@@ -126,4 +128,19 @@ export class WorkspaceToolHost implements ToolHost {
     const id = await record(kind, note);
     return toolOk(`Checkpoint ${id} recorded (${kind}).`);
   }
+}
+
+/** The plan lives in the transcript (the call and this result), so answering is all the tool does. */
+function runUpdatePlan(argsJson: string): ToolResult {
+  try {
+    parseToolArgs(TOOL_NAMES.updatePlan, argsJson, UpdatePlanArgsSchema, UPDATE_PLAN_HINTS);
+  } catch (err) {
+    // The same wording as every tool's argument errors, plus what happened to the plan.
+    if (err instanceof ToolError) return toolError(`${err.message} The previous plan stays.`);
+    throw err;
+  }
+  const parsed = parsePlanArgs(argsJson.trim() === '' ? '{}' : argsJson);
+  if (!parsed.ok) return toolError(parsed.error);
+  if (parsed.plan.length === 0) return toolOk('Plan cleared.');
+  return toolOk(['Plan updated:', ...renderPlanLines(parsed.plan)].join('\n'));
 }

@@ -11,8 +11,8 @@ import { resolveWorkspacePath } from './paths.js';
 import type { ResolvedPath } from './paths.js';
 import { TOOL_NAMES, editFileArgs, editFileHints, writeFileArgs, writeFileHints } from './schemas.js';
 import { effects } from '../../engine/transcript/effects.js';
-import { ToolError, errnoCode, toolError, toolOk } from './types.js';
-import type { ToolContext } from './types.js';
+import { ToolError, decisionOf, errnoCode, feedbackSentence, toolError, toolOk } from './types.js';
+import type { ApprovalDecision, ToolContext } from './types.js';
 
 /** Files above this are not loaded to be diffed and rewritten; an agent has no business rewriting them whole. */
 const MAX_EDIT_BYTES = 16 * 1024 * 1024;
@@ -108,16 +108,24 @@ async function applyChange(
     : unifiedDiff(before?.content ?? '', after, before === undefined ? '/dev/null' : `a/${name}`, `b/${name}`);
   const title = before === undefined ? `Create ${name}` : tool === TOOL_NAMES.editFile ? `Edit ${name}` : `Overwrite ${name}`;
   const detail = diff.text === '' ? `--- /dev/null\n+++ b/${name}\n(new empty file)\n` : capDiff(diff.text, ctx.limits.diffMaxChars);
-  let approved: boolean;
+  let decision: ApprovalDecision;
   try {
-    approved = await ctx.approve({ kind: 'write', title, detail }, signal);
+    const textBefore = before === undefined ? undefined : before.binary ? '' : before.content;
+    decision = decisionOf(
+      await ctx.approve({ kind: 'write', title, detail, path: name, absolutePath: target.real, ...(textBefore === undefined ? {} : { before: textBefore }), after }, signal),
+    );
   } catch (err) {
     if (signal.aborted) throw new ToolError('Cancelled.');
     throw err;
   }
   if (signal.aborted) throw new ToolError('Cancelled: nothing was written.');
-  if (!approved) {
-    const declined = toolError(`The user declined the change to ${name}; nothing was written. Do not retry the same change; ask the user what they want instead.`);
+  if (!decision.approved) {
+    const said = feedbackSentence(decision);
+    const declined = toolError(
+      said === ''
+        ? `The user declined the change to ${name}; nothing was written. Do not retry the same change; ask the user what they want instead.`
+        : `The user declined the change to ${name}; nothing was written.${said}`,
+    );
     return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true }) };
   }
   const now = await readCurrent(ctx.roots, target);

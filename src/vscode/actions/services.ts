@@ -1,6 +1,7 @@
 // The services actions work with; each action takes only the ones it names (a `Pick` of this), never a host object.
 import type { Logger } from '../../engine/ports.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
+import type { ApprovalService } from '../services/approvals.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatService } from '../services/chatService.js';
 import type { Providers } from '../services/providers.js';
@@ -18,6 +19,8 @@ export interface Services {
   readonly keys: ApiKeys;
   readonly memory: ProjectMemory;
   readonly logger: Logger;
+  /** Writes and commands waiting for the user (inline cards, the diff editor). */
+  readonly approvals: ApprovalService;
   /** Shows the chat view (the palette's commands answer in it). */
   readonly view: { reveal(): Promise<void> };
 }

@@ -38,6 +38,16 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   add(vscode.commands.registerCommand('capsule.createCheckpoint', checkpointCommand('user', 'A note for this checkpoint (optional)')));
   add(vscode.commands.registerCommand('capsule.markMilestone', checkpointCommand('milestone', 'What was reached (optional)')));
   add(vscode.commands.registerCommand('capsule.markPivot', checkpointCommand('plan_pivot', 'What changes in the plan (optional)')));
+  // The diff editor's title buttons answer the approval of the edit it shows (the menu passes its resource).
+  const editInView = (uri: unknown): string | undefined => d.approvals.pendingFor(uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri);
+  add(vscode.commands.registerCommand('capsule.acceptEdit', async (uri: unknown) => {
+    const id = editInView(uri);
+    if (id !== undefined) await d.approvals.answer(id, 'allow');
+  }));
+  add(vscode.commands.registerCommand('capsule.rejectEdit', async (uri: unknown) => {
+    const id = editInView(uri);
+    if (id !== undefined) await d.approvals.answer(id, 'deny');
+  }));
   add(
     vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
       const store = d.chat.store;

@@ -70,6 +70,9 @@ export class IntentRouter {
       case 'copy':
         await vscode.env.clipboard.writeText(i.text);
         return;
+      case 'approval':
+        await d.approvals.answer(i.id, i.choice, i.feedback);
+        return;
       case 'openLink':
         if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));
         else {

@@ -1,10 +1,13 @@
-// What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, answers to the user.
-import { LIMITS } from '../../protocol/limits.js';
-import type { HostToWebview, TranscriptItem } from '../../protocol/messages.js';
+// What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, the plan, answers to the user.
+import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
+import type { HostToWebview, PlanView, TranscriptItem } from '../../protocol/messages.js';
+import { planOfBranch } from '../../engine/compaction/ledger.js';
+import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Entry } from '../../engine/transcript/schema.js';
+import type { ApprovalService } from '../services/approvals.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
@@ -26,6 +29,7 @@ export interface ProjectionDeps {
   readonly settings: SettingsReader;
   readonly transport: ChatTransport;
   readonly logger: Logger;
+  readonly approvals: ApprovalService;
 }
 
 export class ChatProjection extends Disposable implements ChatOutput {
@@ -38,6 +42,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     super();
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
+    this._register(d.approvals.onDidChange(() => this.#post({ type: 'approvals', approvals: d.approvals.pending })));
   }
 
   #post(message: HostToWebview): void {
@@ -70,6 +75,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
       case 'agent':
         this.#bridge.handle(c.event);
         if (c.event.type === 'turn_end') this.#clientId = undefined;
+        // The tool result is in the store by now, so the branch already holds the new plan.
+        if (c.event.type === 'tool_end' && c.event.name === UPDATE_PLAN_TOOL_NAME && !c.event.isError) this.#post({ type: 'plan', plan: this.plan() });
         return;
       case 'opened':
         this.#transcript.reset(c.durations);
@@ -135,7 +142,15 @@ export class ChatProjection extends Disposable implements ChatOutput {
       queue: chat.jobs.inputs,
       barrier: this.#bridge.barrier,
       setup: chat.setup,
+      plan: this.plan(),
+      approvals: this.d.approvals.pending,
     };
+  }
+
+  /** The plan of the active branch: the latest capsule's, updated by later update_plan calls. */
+  plan(): PlanView {
+    const branch = this.d.chat.store?.tree.branch() ?? [];
+    return (planOfBranch(branch) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
   }
 
   /** Every item of the active branch, command answers included. */

@@ -8,6 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import { errorMessage } from '../base/log.js';
 import { readLedgerTestCommands } from './settings.js';
+import type { ApprovalFn } from '../../node/tools/types.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {
@@ -22,6 +23,7 @@ export interface OpenAgentArgs {
   /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
   readonly legacyIntents: unknown;
   readonly maxRequestsPerTurn?: number;
+  readonly approve?: ApprovalFn;
 }
 
 export interface OpenedAgent {
@@ -46,7 +48,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     : undefined;
   // docs/behaviour.md#cache-epochs: the memory reaches the model as one appended system update, not as a rewritten prefix.
   const update = memory === undefined ? undefined : a.memory.asSystemUpdate();
-  const workspace = workspaceToolsConfig();
+  const workspace = workspaceToolsConfig(a.approve);
   const session = await AgentSession.open({
     sessionPath: a.store.path,
     store: a.store,

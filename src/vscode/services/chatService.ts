@@ -24,6 +24,7 @@ import { Meter, type MeterBasis } from './meter.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';
+import type { ApprovalFn } from '../../node/tools/types.js';
 import type { HostSettings, SettingsReader } from './settings.js';
 
 export interface ChatServiceDeps {
@@ -35,6 +36,8 @@ export interface ChatServiceDeps {
   readonly logger: Logger;
   /** Where hosts before the facade kept pending intents; read once for a chat that has no intents file yet. */
   readonly legacyIntents: (sessionId: string) => unknown;
+  /** Asks the user before a write or a command (the inline approval cards); without it a modal dialog asks. */
+  readonly approve?: ApprovalFn;
 }
 
 /**
@@ -272,6 +275,7 @@ export class ChatService extends Disposable implements OpenChat {
       logger: this.d.logger,
       listener: (event) => this.#onAgentEvent(event),
       legacyIntents: this.d.legacyIntents(id),
+      ...(this.d.approve === undefined ? {} : { approve: this.d.approve }),
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;

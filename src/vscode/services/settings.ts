@@ -151,3 +151,10 @@ export async function writeSetting(key: string, value: unknown): Promise<void> {
         : vscode.ConfigurationTarget.Global;
   await cfg.update(key, value, target);
 }
+
+/** Writes `capsule.<key>` into this workspace's settings: for what belongs to one project, such as its always-allowed commands. */
+export async function writeWorkspaceSetting(key: string, value: unknown): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const target = vscode.workspace.workspaceFolders === undefined ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
+  await cfg.update(key, value, target);
+}

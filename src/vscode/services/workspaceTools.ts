@@ -1,9 +1,9 @@
-// The agent's workspace tools in VS Code: the folders they may touch, modal approval for writes and commands, trust, ripgrep.
+// The agent's workspace tools in VS Code: the folders they may touch, approval for writes and commands (inline cards; a modal where none are wired), trust, ripgrep.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { WorkspaceConfig } from '../../node/agentSession.js';
-import type { ApprovalRequest } from '../../node/tools/types.js';
+import type { ApprovalFn, ApprovalRequest } from '../../node/tools/types.js';
 
 /** A modal has room for a long diff, but not for megabytes of it. */
 const MAX_DETAIL_CHARS = 12_000;
@@ -34,13 +34,13 @@ function ripgrep(): string | undefined {
 }
 
 /** Tools confined to the open folders; without a folder the agent has no workspace tools. */
-export function workspaceToolsConfig(): WorkspaceConfig | undefined {
+export function workspaceToolsConfig(approve: ApprovalFn = approveInVsCode): WorkspaceConfig | undefined {
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
   if (roots.length === 0) return undefined;
   const rg = ripgrep();
   return {
     roots,
-    approve: approveInVsCode,
+    approve,
     // Read live: the user may trust the folder while the chat is open.
     trusted: () => vscode.workspace.isTrusted,
     ...(rg === undefined ? {} : { ripgrepPath: rg }),

@@ -101,6 +101,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'exportCapsule':
       case 'copy':
       case 'openLink':
+      case 'approval':
         this.#intents.fire(msg);
         break;
       default: {

@@ -90,9 +90,13 @@ test('the cache metrics line of each response is computed from the provider\'s u
   server.setFallback(() => ({ text: 'ok' }));
   const path = `${dir}/chat.jsonl`;
   await writeSession(path, historyOf(2, 100)); // > 1024 shared tokens, so the fake's prompt cache hits on the second request
-  const o = await openSession(server, dir, { sessionPath: path });
+  const logged: { level: string; text: string }[] = [];
+  const o = await openSession(server, dir, { sessionPath: path, logger: { log: (level, text) => void logged.push({ level, text }) } });
   await o.session.agent.runTurn({ userText: 'One', signal: new AbortController().signal });
   await o.session.agent.runTurn({ userText: 'Two', signal: new AbortController().signal });
+  const cacheLines = logged.filter((l) => l.text.startsWith('Prompt cache:'));
+  assert.equal(cacheLines.length, 2);
+  assert.deepEqual([...new Set(cacheLines.map((l) => l.level))], ['debug'], 'one line per request belongs in the debug log, not the info-level Output channel');
   await o.session.close();
   const metrics = o.events.flatMap((e) => (e.type === 'cache_metrics' ? [e.metrics] : []));
   const replies = (await entriesOf(path)).filter((e): e is AssistantEntry => e.type === 'assistant' && e.prefixFingerprint !== undefined);

@@ -125,29 +125,30 @@ test('tool calls show as running, then done with duration and a result preview',
   assert.ok(again?.kind === 'tool' && again.status === 'ok');
 });
 
-test('writes need the modal approval with the diff: refused writes nothing, allowed writes the file', async () => {
+test('writes wait on an inline approval card (no modal): Reject writes nothing, Accept writes the file', async () => {
   const write = { toolCalls: [{ name: 'write_file', arguments: { path: 'hello.txt', content: 'hello from capsule\n' } }] };
   server.enqueue(write, { text: 'I could not write it.' }, write, { text: 'Written.' });
-  const asked: string[] = [];
-  h.state.answer = (kind, prompt) => {
-    if (kind === 'modal') asked.push(prompt);
-    return undefined;
+  const answerFirstCard = async (mark: number, choice: 'allow' | 'deny'): Promise<void> => {
+    await until(() => v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'an approval card');
+    const card = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []))[0];
+    assert.ok(card !== undefined);
+    assert.equal(card.title, 'Create hello.txt');
+    v.send({ type: 'approval', id: card.id, choice });
   };
   let mark = v.mark();
   v.send({ type: 'send', text: 'Create hello.txt', clientId: 'w1' });
+  await answerFirstCard(mark, 'deny');
   await until(() => busyFlips(v.since(mark)).includes(false), 'the refused turn');
-  assert.deepEqual(asked, ['Create hello.txt']);
-  assert.equal(h.state.messages.some((m) => m.text === 'Create hello.txt'), true);
+  assert.equal(h.state.asked.some((a) => a.kind === 'modal'), false, 'no modal dialog');
   assert.equal(existsSync(join(h.workspace, 'hello.txt')), false, 'refused: nothing written');
   const refused = v.since(mark).flatMap((m) => (m.type === 'itemUpdated' ? [m.item] : [])).find((i) => i.kind === 'tool');
   assert.ok(refused?.kind === 'tool' && refused.status === 'error');
 
-  h.state.answer = (kind) => (kind === 'modal' ? 'Allow' : undefined);
   mark = v.mark();
   v.send({ type: 'send', text: 'Create hello.txt, please', clientId: 'w2' });
+  await answerFirstCard(mark, 'allow');
   await until(() => busyFlips(v.since(mark)).includes(false), 'the allowed turn');
   assert.equal(readFileSync(join(h.workspace, 'hello.txt'), 'utf8'), 'hello from capsule\n');
-  h.state.answer = () => undefined;
 });
 
 test('Stop cancels the running turn: the stream ends, busy goes off, and the chat says it stopped', async () => {

@@ -16,6 +16,7 @@ test('views and all contributed commands are registered on activation', () => {
   assert.ok(state.providers.has('capsule.chat'));
   assert.ok(state.providers.has('capsule.checkpoints'));
   assert.deepEqual([...state.commands.keys()].sort(), [
+    'capsule.acceptEdit',
     'capsule.compactContext',
     'capsule.compactUpToHere',
     'capsule.createCheckpoint',
@@ -29,6 +30,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.newChat',
     'capsule.redoCompaction',
     'capsule.refresh',
+    'capsule.rejectEdit',
     'capsule.rewindHere',
     'capsule.rewindToCheckpoint',
     'capsule.selectModel',

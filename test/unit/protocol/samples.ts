@@ -118,6 +118,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
     queue: [{ id: 'q1', text: 'and then run the tests' }],
     barrier: { phase: 'progress', operationId: 'op_1', trigger: 'hard_limit', percent: 82 },
     setup,
+    plan: [{ step: 'Fix parseDate', status: 'in_progress' }],
   },
   { type: 'snapshot', session: null, budget: null, settings: { modelId: 'm', provider: 'openai', autoCompact: false, softTriggersEnabled: false }, error: 'disk full', transcript: { items: [], hasMore: false }, models: [], currentModelId: null, busy: false, queue: [], barrier: null, setup: null },
   { type: 'budget', budget: { ...budget, source: 'provider_usage', lastCapsule: undefined } },
@@ -142,6 +143,16 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'busy', busy: true },
   { type: 'composer', text: 'first: change a and add b' },
   { type: 'compactionCard', id: 'card_2', card: { ...card, undone: true } },
+  { type: 'plan', plan: [{ step: 'Reproduce the bug', status: 'done' }, { step: 'Fix parseDate', status: 'in_progress' }, { step: 'Run npm test', status: 'pending' }] },
+  { type: 'plan', plan: [] },
+  {
+    type: 'approvals',
+    approvals: [
+      { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm test' },
+      { id: 'ap_2', kind: 'write', title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' },
+    ],
+  },
+  { type: 'approvals', approvals: [] },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
@@ -168,6 +179,8 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'exportCapsule', checkpointId: 'ck_abc123' },
   { type: 'copy', text: 'const a = 1;' },
   { type: 'openLink', href: 'https://example.com/' },
+  { type: 'approval', id: 'ap_1', choice: 'allowAlways' },
+  { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
 ];
 
 /** Host messages that must fail validation (the webview guard must reject them too). */
@@ -204,6 +217,9 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'composer' },
   { type: 'composer', text: 'x'.repeat(2_000_000) },
   { type: 'compactionCard', id: 'c', card: { ...card, undone: 'yes' } },
+  { type: 'plan', plan: [{ step: '', status: 'done' }] },
+  { type: 'plan', plan: [{ step: 'x', status: 'started' }] },
+  { type: 'approvals', approvals: [{ id: 'ap', kind: 'delete', title: 'x' }] },
 ];
 
 /** Webview messages that must fail validation on the host. */
@@ -220,6 +236,7 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'command', command: 'capsule.newChat' },
   { type: 'webviewError' },
   { type: 'webviewError', message: 7 },
+  { type: 'approval', id: 'ap_1', choice: 'allowEverything' },
   { type: 'webviewError', message: 'x'.repeat(5000) },
   { type: ['ready'] },
   { type: 'send' },

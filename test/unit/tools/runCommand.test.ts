@@ -22,7 +22,7 @@ test('runs in the workspace root after approval; output then "exit code N", whic
   assert.equal(lines.at(-1), 'exit code 0');
   assert.ok(lines.includes(await realpath(ws)));
   assert.ok(lines.includes('to-stderr'));
-  assert.deepEqual(asked, [{ kind: 'command', title: 'Run a command in .', detail: 'pwd; echo to-stderr >&2' }]);
+  assert.deepEqual(asked, [{ kind: 'command', title: 'Run `pwd; echo to-stderr >&2` in the workspace root', detail: 'pwd; echo to-stderr >&2', command: 'pwd; echo to-stderr >&2', cwd: 'the workspace root' }]);
   assert.equal(exitCodeIn(ok.content), 0);
 
   const fail = await call('run_command', { command: 'echo broken; exit 3' });
@@ -124,4 +124,12 @@ test('a timeout above the maximum is a clear argument error', async (t) => {
   const r = await makeHost(ws).call('run_command', { command: 'true', timeoutMs: 600_001 });
   assert.equal(r.isError, true);
   assert.match(r.content, /"timeoutMs": an integer number of milliseconds from 1 to 600000/);
+});
+
+test('a command denied with feedback is not run and the model reads the feedback', async (t) => {
+  const { ws } = await workspace(t);
+  const { call } = makeHost(ws, { approve: async () => ({ approved: false, feedback: 'Run only the unit tests: npm run test:unit' }) });
+  const r = await call('run_command', { command: 'touch ran.txt' });
+  assert.deepEqual(r, { isError: true, content: 'The user declined to run this command; it was not run. The user said: "Run only the unit tests: npm run test:unit"' });
+  assert.equal(existsSync(join(ws, 'ran.txt')), false);
 });

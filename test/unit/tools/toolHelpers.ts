@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ToolResult } from '../../../src/engine/ports.js';
-import type { ApprovalRequest, ToolLimits } from '../../../src/node/tools/types.js';
+import type { ApprovalDecision, ApprovalRequest, ToolLimits } from '../../../src/node/tools/types.js';
 import { WorkspaceToolHost } from '../../../src/node/tools/workspaceToolHost.js';
 import type { WorkspaceToolHostOptions } from '../../../src/node/tools/workspaceToolHost.js';
 
@@ -47,7 +47,7 @@ export interface TestHost {
 }
 
 export interface TestHostOptions extends Partial<Omit<WorkspaceToolHostOptions, 'limits' | 'trusted' | 'approve'>> {
-  readonly approve?: boolean | ((req: ApprovalRequest) => Promise<boolean>);
+  readonly approve?: boolean | ((req: ApprovalRequest) => Promise<boolean | ApprovalDecision>);
   readonly trusted?: boolean;
   readonly limits?: Partial<ToolLimits>;
 }

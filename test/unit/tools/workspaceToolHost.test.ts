@@ -6,7 +6,7 @@ import { toolActionsOf } from '../../../src/engine/compaction/toolActions.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { files, makeHost, workspace } from './toolHelpers.js';
 
-const CORE = ['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'run_command'];
+const CORE = ['read_file', 'list_files', 'search', 'write_file', 'edit_file', 'run_command', 'update_plan'];
 
 test('schemas() is the same fixed list every time and for every host with the same options', async (t) => {
   const { ws } = await workspace(t);
@@ -17,7 +17,7 @@ test('schemas() is the same fixed list every time and for every host with the sa
   assert.equal(JSON.stringify(a.schemas()), JSON.stringify(b.schemas()), 'trust changes what runs, not the tool list');
   const full = makeHost(ws, { checkpoint: async () => 'ck_1', evidence: async () => ({ isError: false, content: '' }) }).host;
   assert.deepEqual(full.schemas().map((s) => s.name), [...CORE, 'checkpoint', 'read_compaction_evidence']);
-  assert.deepEqual(full.schemas()[7], READ_COMPACTION_EVIDENCE_TOOL);
+  assert.deepEqual(full.schemas()[8], READ_COMPACTION_EVIDENCE_TOOL);
   for (const s of full.schemas()) {
     assert.equal(s.parameters['type'], 'object');
     assert.equal(s.parameters['additionalProperties'], false);
@@ -41,7 +41,7 @@ test('bad JSON, non-objects, unknown and mistyped arguments are tool errors, nev
   assert.equal(wrongType.content, 'Invalid arguments for read_file: "path": a non-empty file path string relative to the workspace root.');
   const unknownTool = await call('delete_everything', {});
   assert.equal(unknownTool.isError, true);
-  assert.match(unknownTool.content, /^Unknown tool "delete_everything"\. Available tools: read_file, list_files, search, write_file, edit_file, run_command, checkpoint\.$/);
+  assert.match(unknownTool.content, /^Unknown tool "delete_everything"\. Available tools: read_file, list_files, search, write_file, edit_file, run_command, update_plan, checkpoint\.$/);
   const nulls = await call('list_files', { path: null, recursive: null, maxEntries: null });
   assert.equal(nulls.isError, false, 'null means "not given"');
   const empty = await call('list_files', '');

@@ -1,7 +1,7 @@
 // write_file and edit_file: diffs shown for approval, refusal when declined or untrusted, unique-match edits, atomic writes.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { chmod, readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, readFile, readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { files, makeHost, workspace } from './toolHelpers.js';
@@ -13,7 +13,14 @@ test('write_file creates a file (and its folders) after approval, showing a /dev
   assert.deepEqual(r, { isError: false, content: 'Created src/new/mod.ts (1 lines).' });
   assert.equal(await readFile(join(ws, 'src/new/mod.ts'), 'utf8'), 'export const x = 1;\n');
   assert.deepEqual(asked, [
-    { kind: 'write', title: 'Create src/new/mod.ts', detail: '--- /dev/null\n+++ b/src/new/mod.ts\n@@ -0,0 +1 @@\n+export const x = 1;\n' },
+    {
+      kind: 'write',
+      title: 'Create src/new/mod.ts',
+      detail: '--- /dev/null\n+++ b/src/new/mod.ts\n@@ -0,0 +1 @@\n+export const x = 1;\n',
+      path: 'src/new/mod.ts',
+      absolutePath: join(await realpath(ws), 'src/new/mod.ts'),
+      after: 'export const x = 1;\n',
+    },
   ]);
 });
 
@@ -143,4 +150,15 @@ test('writing to a folder is refused', async (t) => {
   const r = await makeHost(ws).call('write_file', { path: 'd', content: 'x' });
   assert.equal(r.isError, true);
   assert.match(r.content, /"d" is a folder, not a file/);
+});
+
+test('an edit denied with feedback writes nothing and gives the model the user\'s words; the request carries both texts for a diff editor', async (t) => {
+  const { ws } = await workspace(t);
+  await files(ws, { 'a.ts': 'const a = 1;\n' });
+  const { call, asked } = makeHost(ws, { approve: async () => ({ approved: false, feedback: 'Use a constant named ONE instead.' }) });
+  const r = await call('edit_file', { path: 'a.ts', oldText: 'const a = 1;', newText: 'const a = 2;' });
+  assert.deepEqual(r, { isError: true, content: 'The user declined the change to a.ts; nothing was written. The user said: "Use a constant named ONE instead."' });
+  assert.equal(await readFile(join(ws, 'a.ts'), 'utf8'), 'const a = 1;\n');
+  assert.equal(asked[0]?.before, 'const a = 1;\n');
+  assert.equal(asked[0]?.after, 'const a = 2;\n');
 });

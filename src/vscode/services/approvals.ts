@@ -1,0 +1,182 @@
+// Inline, non-modal approvals of writes and commands: pending cards, VS Code's diff editor for edits, always-allow command rules, allow-all-edits per chat.
+import * as vscode from 'vscode';
+import { commandAllowed, parseRule, suggestedRule } from '../../node/tools/commandRules.js';
+import type { ApprovalDecision, ApprovalRequest } from '../../node/tools/types.js';
+import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
+import type { ApprovalChoice, ApprovalView } from '../../protocol/messages.js';
+import { Disposable } from '../base/disposable.js';
+import { readSetting, writeWorkspaceSetting } from './settings.js';
+
+/** The setting holding the always-allow rules; per workspace, listed and removable in the Settings editor. */
+export const ALLOWED_COMMANDS_KEY = 'approvals.allowedCommands';
+/** Proposed file contents for the diff editor live under this scheme, in memory only. */
+export const PROPOSED_SCHEME = 'capsule-proposed';
+
+interface Pending {
+  readonly view: ApprovalView;
+  readonly req: ApprovalRequest;
+  readonly proposed?: vscode.Uri;
+  readonly settle: (d: ApprovalDecision) => void;
+}
+
+let counter = 0;
+/** Bounded so a flood of tool calls cannot grow the card list without end; the extra ones are refused. */
+const MAX_PENDING_APPROVALS = LIST_LIMITS.approvals;
+
+/** The always-allow rules of this workspace, the bad ones left out. */
+export function allowedCommandRules(): string[] {
+  const v = readSetting<unknown>(ALLOWED_COMMANDS_KEY);
+  return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string' && parseRule(r).ok) : [];
+}
+
+export class ApprovalService extends Disposable {
+  readonly #pending = new Map<string, Pending>();
+  readonly #contents = new Map<string, string>();
+  readonly #emitter = this._register(new vscode.EventEmitter<void>());
+  /** The chat whose edits the user allowed wholesale ("Allow all edits in this chat"). */
+  #editsAllowedFor: string | undefined;
+  readonly onDidChange = this.#emitter.event;
+
+  constructor(private readonly chatKey: () => string | undefined) {
+    super();
+    const emitter = this._register(new vscode.EventEmitter<vscode.Uri>());
+    const contents = this.#contents;
+    this._register(
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, {
+        onDidChange: emitter.event,
+        provideTextDocumentContent: (uri) => contents.get(uri.toString()) ?? '',
+      }),
+    );
+    // A diff editor closed without a choice counts as Reject: nothing is written behind a closed tab.
+    const groups = vscode.window.tabGroups;
+    if (groups !== undefined && typeof groups.onDidChangeTabs === 'function') {
+      this._register(groups.onDidChangeTabs((e) => this.#tabsClosed(e.closed)));
+    }
+  }
+
+  /** What the chat shows: every approval waiting for the user, oldest first. */
+  get pending(): ApprovalView[] {
+    return [...this.#pending.values()].map((p) => p.view);
+  }
+
+  /** The tools' approval function: answers at once when a rule allows it, else shows a card (and the diff) and waits. */
+  request = async (req: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision> => {
+    if (signal.aborted) return { approved: false };
+    if (req.kind === 'command' && req.command !== undefined && commandAllowed(req.command, allowedCommandRules())) return { approved: true };
+    if (req.kind === 'write' && this.#editsAllowedFor !== undefined && this.#editsAllowedFor === this.chatKey()) return { approved: true };
+    if (this.#pending.size >= MAX_PENDING_APPROVALS) return { approved: false, feedback: 'Too many approvals are waiting; ask one at a time.' };
+    const id = `ap_${++counter}_${Date.now().toString(36)}`;
+    const proposed = req.kind === 'write' ? this.#propose(id, req) : undefined;
+    const rule = req.command === undefined ? undefined : suggestedRule(req.command);
+    const view: ApprovalView = {
+      id,
+      kind: req.kind,
+      title: req.title.slice(0, LIMITS.label),
+      ...(req.command === undefined ? {} : { command: req.command.slice(0, LIMITS.notice) }),
+      ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
+      ...(req.path === undefined ? {} : { path: req.path.slice(0, LIMITS.label) }),
+      ...(req.kind === 'write' ? { diff: req.detail.slice(0, LIMITS.detail) } : {}),
+      ...(rule === undefined ? {} : { rule: rule.slice(0, LIMITS.label) }),
+    };
+    const answer = new Promise<ApprovalDecision>((resolve) => {
+      const settle = (d: ApprovalDecision): void => {
+        if (!this.#pending.delete(id)) return;
+        if (proposed !== undefined) this.#contents.delete(proposed.toString());
+        this.#emitter.fire();
+        resolve(d);
+      };
+      this.#pending.set(id, { view, req, settle, ...(proposed === undefined ? {} : { proposed }) });
+      signal.addEventListener('abort', () => settle({ approved: false }), { once: true });
+    });
+    this.#emitter.fire();
+    // The card offers Accept / Reject even when the diff editor could not open.
+    if (proposed !== undefined) this.#openDiff(id).catch(() => undefined);
+    return answer;
+  };
+
+  /** The user's answer on a card (or the diff editor's title buttons). Unknown ids (already answered) change nothing. */
+  async answer(id: string, choice: ApprovalChoice, feedback?: string): Promise<void> {
+    const p = this.#pending.get(id);
+    if (p === undefined) return;
+    switch (choice) {
+      case 'openDiff':
+        await this.#openDiff(id).catch(() => undefined);
+        return;
+      case 'allow':
+        p.settle({ approved: true });
+        break;
+      case 'allowAllEdits':
+        this.#editsAllowedFor = this.chatKey();
+        p.settle({ approved: true });
+        // Other edits waiting in this chat are covered too.
+        for (const other of [...this.#pending.values()]) if (other.req.kind === 'write') other.settle({ approved: true });
+        break;
+      case 'allowAlways': {
+        const rule = p.view.rule;
+        if (rule !== undefined) await writeWorkspaceSetting(ALLOWED_COMMANDS_KEY, [...new Set([...allowedCommandRules(), rule])]);
+        p.settle({ approved: true });
+        break;
+      }
+      case 'deny':
+        p.settle({ approved: false, ...(feedback === undefined || feedback.trim() === '' ? {} : { feedback: feedback.trim() }) });
+        break;
+      default: {
+        const _exhaustive: never = choice;
+        return _exhaustive;
+      }
+    }
+    if (p.proposed !== undefined) await this.#closeDiff(p.proposed);
+  }
+
+  /** The pending edit shown in the active diff editor, for its Accept / Reject title buttons. */
+  pendingFor(uri: vscode.Uri | undefined): string | undefined {
+    if (uri === undefined) return undefined;
+    for (const [id, p] of this.#pending) if (p.proposed?.toString() === uri.toString()) return id;
+    return undefined;
+  }
+
+  /** A new chat starts without "allow all edits". */
+  forgetChat(): void {
+    this.#editsAllowedFor = undefined;
+  }
+
+  override dispose(): void {
+    for (const p of [...this.#pending.values()]) p.settle({ approved: false });
+    super.dispose();
+  }
+
+  #propose(id: string, req: ApprovalRequest): vscode.Uri {
+    const name = (req.path ?? 'file').replace(/^\/+/, '');
+    const uri = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${name}`, query: id });
+    this.#contents.set(uri.toString(), req.after ?? '');
+    return uri;
+  }
+
+  async #openDiff(id: string): Promise<void> {
+    const p = this.#pending.get(id);
+    if (p?.proposed === undefined) return;
+    const current = p.req.before === undefined || p.req.absolutePath === undefined ? emptyLeft(p.proposed) : vscode.Uri.file(p.req.absolutePath);
+    if (current.scheme === PROPOSED_SCHEME) this.#contents.set(current.toString(), '');
+    await vscode.commands.executeCommand('vscode.diff', current, p.proposed, `${p.view.title} (current ↔ proposed)`, { preview: false, preserveFocus: true });
+  }
+
+  async #closeDiff(proposed: vscode.Uri): Promise<void> {
+    const groups = vscode.window.tabGroups;
+    if (groups === undefined) return;
+    const tabs = groups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString());
+    if (tabs.length > 0) await groups.close(tabs);
+  }
+
+  #tabsClosed(closed: readonly vscode.Tab[]): void {
+    for (const t of closed) {
+      if (!(t.input instanceof vscode.TabInputTextDiff) || t.input.modified.scheme !== PROPOSED_SCHEME) continue;
+      const id = this.pendingFor(t.input.modified);
+      if (id !== undefined) this.#pending.get(id)?.settle({ approved: false });
+    }
+  }
+}
+
+/** The left side of a new file's diff: an empty document of the same name. */
+function emptyLeft(proposed: vscode.Uri): vscode.Uri {
+  return proposed.with({ query: `${proposed.query}-empty` });
+}

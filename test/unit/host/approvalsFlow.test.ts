@@ -1,0 +1,102 @@
+// Inline approvals through the real extension: the diff editor on a virtual document, a card that survives a reload, deny with feedback reaching the model, always-allow by parsed prefix.
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages.js';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
+import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+
+const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+let server: FakeOpenAIServer;
+let v: OpenView;
+
+before(async () => {
+  server = await startFakeOpenAI({ window: 20_000 });
+  h.state.config.set('capsule.provider.baseUrl', server.url);
+  writeFileSync(join(h.workspace, 'a.ts'), 'export const a = 1;\n');
+  await h.start();
+  v = h.openView();
+  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+});
+
+after(async () => {
+  v.dispose();
+  await h.stop();
+  await server.close();
+});
+
+const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
+async function card(mark: number): Promise<ApprovalView> {
+  await until(() => v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'an approval card');
+  const c = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []))[0];
+  assert.ok(c !== undefined);
+  return c;
+}
+function toolMessages(): string[] {
+  return server.chatRequests.flatMap((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+}
+
+test('an edit opens the diff editor on the proposed text; the card survives a reload; Deny with feedback sends the words to the model', async () => {
+  server.enqueue({ toolCalls: [{ name: 'edit_file', arguments: { path: 'a.ts', oldText: 'a = 1', newText: 'a = 2' } }] }, { text: 'Understood.' });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Change a to 2', clientId: 'e1' });
+  const c = await card(mark);
+  assert.equal(c.kind, 'write');
+  assert.match(c.diff ?? '', /^-export const a = 1;$/m);
+  await until(() => h.state.diffs.length > 0, 'the diff editor');
+  const diff = h.state.diffs[0];
+  assert.ok(diff !== undefined);
+  assert.match(diff.left, /a\.ts$/, 'the left side is the file on disk');
+  const right = h.state.diffs[0]?.right ?? '';
+  assert.equal(h.state.content({ scheme: 'capsule-proposed', toString: () => right }), 'export const a = 2;\n', 'the right side is the proposed text');
+
+  const reload = v.mark();
+  v.send({ type: 'ready' });
+  await until(() => lastOf(v.since(reload), 'snapshot') !== undefined, 'a snapshot');
+  assert.deepEqual(lastOf(v.since(reload), 'snapshot')?.approvals?.map((a) => a.id), [c.id], 'the pending approval is still shown after a reload');
+
+  v.send({ type: 'approval', id: c.id, choice: 'deny', feedback: 'Use a named constant ONE instead.' });
+  await until(() => idle(v.since(mark)), 'the turn to finish');
+  assert.equal(h.state.asked.some((a) => a.kind === 'modal'), false, 'no modal dialog');
+  assert.ok(toolMessages().some((t) => t.includes('The user said: "Use a named constant ONE instead."')), 'the model received the feedback as the tool result');
+  assert.deepEqual(lastOf(v.since(mark), 'approvals')?.approvals, [], 'the card is gone');
+});
+
+test('Always allow stores the parsed prefix in the workspace; the same prefix runs without asking, a compound line asks again', async () => {
+  const run = (command: string) => ({ toolCalls: [{ name: 'run_command', arguments: { command } }] });
+  server.enqueue(run('echo first > first.txt'), { text: 'ok' });
+  let mark = v.mark();
+  v.send({ type: 'send', text: 'Run the first', clientId: 'c1' });
+  const c = await card(mark);
+  assert.equal(c.rule, undefined, 'a line with a redirection offers no rule');
+  v.send({ type: 'approval', id: c.id, choice: 'allow' });
+  await until(() => idle(v.since(mark)), 'the first turn');
+
+  server.enqueue(run('touch made-1.txt'), { text: 'ok' });
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Touch one', clientId: 'c2' });
+  const c2 = await card(mark);
+  assert.equal(c2.rule, 'touch made-1.txt');
+  assert.equal(c2.title, 'Run `touch made-1.txt` in the workspace root');
+  v.send({ type: 'approval', id: c2.id, choice: 'allowAlways' });
+  await until(() => idle(v.since(mark)), 'the second turn');
+  const write = h.state.writes.find((w) => w.key === 'capsule.approvals.allowedCommands');
+  assert.deepEqual(write && { value: write.value, target: write.target }, { value: ['touch made-1.txt'], target: 2 }, 'stored in the workspace settings');
+
+  h.state.config.set('capsule.approvals.allowedCommands', ['touch']);
+  server.enqueue(run('touch made-2.txt'), { text: 'ok' });
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Touch two', clientId: 'c3' });
+  await until(() => idle(v.since(mark)), 'the allowed turn');
+  assert.equal(v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), false, 'no card for an allowed prefix');
+  assert.equal(existsSync(join(h.workspace, 'made-2.txt')), true);
+
+  server.enqueue(run('touch made-3.txt; touch evil.txt'), { text: 'ok' });
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Touch three', clientId: 'c4' });
+  const c4 = await card(mark);
+  v.send({ type: 'approval', id: c4.id, choice: 'deny' });
+  await until(() => idle(v.since(mark)), 'the denied turn');
+  assert.equal(existsSync(join(h.workspace, 'evil.txt')), false, 'a compound line never matches a prefix rule');
+});
