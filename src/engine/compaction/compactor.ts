@@ -131,9 +131,13 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     return undefined;
   };
 
-  const branch = (deps.branches ?? new BranchReader(store)).branch();
-  const input = buildModelInput(branch, deps.defaultSystem);
-  const ledger = ledgerOf(cut, branch);
+  // The reachable tail holds everything the model input, the span and the previous capsule read; the whole
+  // branch is walked only for the original task when no previous ledger carries it.
+  const reader = deps.branches ?? new BranchReader(store);
+  const branch = reader.branchTo.bind(reader);
+  const tail = reader.tail();
+  const input = buildModelInput(tail, deps.defaultSystem);
+  const ledger = ledgerOf(cut, () => branch(plan.leafAtPlan));
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
@@ -189,7 +193,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     },
   };
   // docs/behaviour.md#roi: the complete continuation, measured exactly as the next request will be built.
-  const after = buildModelInput([...branch, checkpoint, candidate], deps.defaultSystem);
+  const after = buildModelInput([...tail, checkpoint, candidate], deps.defaultSystem);
   const tokensAfter = estimateRequest(after, deps.tools, deps.cache, deps.maxOutputTokens).total;
   if (!plan.roiExempt) {
     const reclaimable = plan.tokensBefore - tokensAfter;
@@ -232,12 +236,18 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   };
 }
 
-/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the branch's first ask. */
-function ledgerOf(cut: CutPlan, branch: readonly Entry[]): Ledger {
-  const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
-  const firstAsk = branch.find((e) => e.type === 'user');
-  const previous = stored ?? (firstAsk?.type === 'user' ? { ...EMPTY_LEDGER, originalTask: firstAsk.content } : undefined);
-  return buildLedger([...cut.summarize, ...cut.kept], previous);
+/**
+ * The plan's span (summarized entries plus retained tail) rolled into the previous capsule's ledger, which carries
+ * everything before the span; nothing older is read. Only without a stored ledger is the original task looked up
+ * as the branch's first ask; without a previous capsule the span starts at the root and already holds it.
+ */
+function ledgerOf(cut: CutPlan, branch: () => readonly Entry[]): Ledger {
+  const span = [...cut.summarize, ...cut.kept];
+  if (!cut.previousCapsule) return buildLedger(span); // no capsule: the span is the whole branch, its first ask included
+  const stored = ledgerFromDetails(cut.previousCapsule.details);
+  if (stored) return buildLedger(span, stored);
+  const firstAsk = branch().find((e) => e.type === 'user');
+  return buildLedger(span, firstAsk?.type === 'user' ? { ...EMPTY_LEDGER, originalTask: firstAsk.content } : undefined);
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
