@@ -17,6 +17,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   counting: () => import('./counting.js'),
   cache: () => import('./cache.js'),
   vsix: () => import('./vsix.js'),
+  garbage: () => import('./garbage.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -18,6 +18,7 @@ export const CLI_OPTIONS = {
   session: { type: 'string' },
   workspace: { type: 'string' },
   yes: { type: 'boolean' },
+  'keep-background': { type: 'boolean' },
   checkpoint: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   provider: { type: 'string' },

@@ -9,6 +9,7 @@ import { SHOW_USAGE, showCommand } from './commands/show.js';
 import { LOAD_USAGE, loadCommand } from './commands/load.js';
 import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
 import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
+import { setLockHolderName } from '../node/sessionLock.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 
@@ -52,7 +53,18 @@ function fail(e: unknown): number {
   return e instanceof CliError ? e.exitCode : 1;
 }
 
+/** `capsule … | head`: once the reader has gone, nothing more can be said; end quietly instead of with a stack trace. */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 if (require.main === module) {
+  setLockHolderName('the capsule CLI');
+  endQuietlyOnClosedPipe(process.stdout);
+  endQuietlyOnClosedPipe(process.stderr);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

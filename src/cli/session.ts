@@ -18,6 +18,19 @@ export async function loadForReading(path: string | undefined, usage: string): P
   }
 }
 
+/**
+ * Like loadForReading, for commands whose figures only mean something for a real session: an empty file, random
+ * bytes, UTF-16 text or a newer format is refused with the reason instead of reported as an empty session.
+ */
+export async function loadSessionForReading(path: string | undefined, usage: string): Promise<SessionLoad> {
+  const load = await loadForReading(path, usage);
+  if (load.header === undefined || load.unwritableReason !== undefined) {
+    const why = load.problems.find((p) => p.kind === 'empty_file' || p.kind === 'missing_header' || p.kind === 'unknown_version')?.message ?? load.unwritableReason ?? 'no valid header';
+    throw new CliError(`${path ?? ''} is not a Capsule session this version can read (${why}); run 'capsule verify' for details`, 1);
+  }
+  return load;
+}
+
 /** The model the session last used (model_change or an assistant's model), if any. */
 export function sessionModel(branch: readonly Entry[]): { model: string; contextWindow?: number; maxOutputTokens?: number } | undefined {
   for (let i = branch.length - 1; i >= 0; i--) {

@@ -97,6 +97,8 @@ export interface ToolResult {
 export interface ToolHost {
   schemas(): readonly ToolSchema[];
   run(name: string, argsJson: string, signal: AbortSignal): Promise<ToolResult>;
+  /** Called when a turn ends: stop what its tools left running; returns a line for the user if anything was stopped. */
+  endTurn?(): Promise<string | undefined>;
 }
 
 export interface EvidenceSnapshot {

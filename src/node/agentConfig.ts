@@ -38,6 +38,8 @@ export interface WorkspaceConfig {
   readonly trusted: () => boolean;
   readonly ripgrepPath?: string;
   readonly limits?: Partial<ToolLimits>;
+  /** Background processes of commands outlive the turn (they still stop when the session closes). */
+  readonly keepBackgroundProcesses?: boolean;
 }
 
 export interface AgentSessionConfig {

@@ -21,6 +21,7 @@ import { readIntents, writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
@@ -66,6 +67,14 @@ interface Parts {
   intentsSaved: boolean;
   readonly caches: TokenCaches;
   readonly logger: Logger | undefined;
+  /** The API keys this session holds, kept out of every command's environment. */
+  readonly secrets: string[];
+}
+
+/** The key of an OpenAI-compatible endpoint, if the config carries one. */
+function keysOf(model: ModelConfig): string[] {
+  const c = model.chat;
+  return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
 }
 
 async function openParts(path: string, dirs: { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string }, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown): Promise<Parts> {
@@ -82,6 +91,7 @@ async function openParts(path: string, dirs: { readonly archiveDir?: string; rea
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
     caches: new TokenCaches(),
     logger,
+    secrets: [],
   };
 }
 
@@ -115,6 +125,9 @@ export class AgentSession {
       }));
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState);
+      parts.secrets.push(...keysOf(config.model));
+      const paths = sidecarPaths(resolve(config.sessionPath));
+      const ownFiles = [...sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog), resolve(config.intentsFile ?? paths.intentsFile)];
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
@@ -127,6 +140,9 @@ export class AgentSession {
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
               ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
+              secrets: () => parts.secrets,
+              ownFiles: () => ownFiles,
               evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
@@ -248,6 +264,7 @@ export class AgentSession {
 
   /** Switches to another model (its settings validated against it), with the mandatory protective handoff when it has less room; counts follow its tokenizer. */
   async switchModel(model: ModelConfig, signal?: AbortSignal, settings = this.config?.settings): Promise<SwitchResult> {
+    this.parts.secrets.push(...keysOf(model));
     const target = resolveTarget(model, settings, this.config?.env);
     const chat = withCacheKey(target.chat, chatCacheKey(this.parts.store.header.id));
     const r = await this.agent.switchModel({ ...target, chat, cache: this.parts.caches.forModel(target.chat.model) }, signal);
@@ -305,6 +322,8 @@ export class AgentSession {
   /** Waits for the running turn (cancel it first to stop sooner), saves the intents, then releases the session file if this session opened it. */
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
+    // Whatever the commands left running (kept background jobs included) stops with the session.
+    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

@@ -1,6 +1,6 @@
 // `.capsule.md` files on disk: read with a size cap and strict UTF-8, write atomically, export from and load into sessions.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { IdSource } from '../engine/ports.js';
 import {
@@ -22,6 +22,7 @@ import type { SessionTree } from '../engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from './jsonlStore.js';
 import { nodeIds } from './nodeClock.js';
 import { errCode, exists, oneLine } from './fsUtil.js';
+import { readRegularFile } from './regularFile.js';
 
 export type CapsuleFileErrorKind = CapsuleProblemKind | 'not_found' | 'exists' | 'io' | 'no_capsule' | 'bad_meta' | 'read_only';
 
@@ -58,7 +59,7 @@ export async function readCapsuleFile(path: string, opts: { readonly allowModifi
   });
   if (!st.isFile()) throw fail('io', 'not a file');
   if (st.size > MAX_CAPSULE_FILE_BYTES) throw fail('too_large', tooLargeMessage(st.size));
-  const bytes = await readFile(abs).catch((err: unknown) => {
+  const bytes = await readRegularFile(abs, 'capsule file').catch((err: unknown) => {
     throw fail('io', oneLine(err));
   });
   // The size may have changed between stat and read.

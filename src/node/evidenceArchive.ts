@@ -1,6 +1,6 @@
 // The per-session evidence archive on disk (docs/behaviour.md#evidence): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { detectTruncatedItems } from '../engine/compaction/evidence.js';
@@ -9,6 +9,7 @@ import type { EvidenceArchive, EvidenceSnapshot } from '../engine/ports.js';
 import { ImagePartSchema, ToolCallSchema } from '../engine/transcript/schema.js';
 import { errCode, exists, syncDir } from './fsUtil.js';
 import { writeJsonStreamed } from './jsonStream.js';
+import { readRegularFile } from './regularFile.js';
 
 const FORMAT = 'capsule-evidence';
 const VERSION = 1;
@@ -148,7 +149,7 @@ export class FileEvidenceArchive implements EvidenceArchive {
     const path = this.fileOf(operationId);
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = (await readRegularFile(path, 'evidence file')).toString('utf8');
     } catch (err) {
       if (errCode(err) === 'ENOENT' || errCode(err) === 'ENOTDIR') return undefined;
       throw new EvidenceArchiveError(`Compaction evidence ${operationId} could not be read (${errCode(err) || 'I/O error'})`, path);

@@ -1,5 +1,6 @@
 // Appends flight records (docs/behaviour.md#observability) to a JSONL file, one complete line per write, and echoes each as one log line.
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
+import { readRegularFile } from './regularFile.js';
 import { dirname } from 'node:path';
 import { FlightRecordSchema, formatFlightRecord, parseFlightRecord } from '../engine/compaction/flightRecord.js';
 import type { FlightRecord } from '../engine/compaction/flightRecord.js';
@@ -59,7 +60,7 @@ export class FlightRecorder {
 export async function readFlightRecords(file: string): Promise<FlightRecord[]> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file, 'flight record')).toString('utf8');
   } catch (err) {
     if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENOENT') return [];
     throw err;

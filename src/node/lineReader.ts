@@ -1,5 +1,5 @@
 // Streams a file in fixed-size chunks and splits it into lines on '\n' bytes, never holding more than one line.
-import { open } from 'node:fs/promises';
+import { openRegularFile } from './regularFile.js';
 
 /** Lines longer than this are skipped rather than buffered (a 200 MB tool dump must not become one string). */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -39,7 +39,7 @@ export interface ScanResult {
  * Memory stays bounded by the chunk size plus the longest line under `maxLineBytes`.
  */
 export async function scanLines(path: string, sink: LineSink, maxLineBytes = DEFAULT_MAX_LINE_BYTES, startOffset = 0): Promise<ScanResult> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path, 'session file');
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
     // Bytes of the current line that arrived in earlier chunks (copied, since `chunk` is reused).

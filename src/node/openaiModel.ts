@@ -96,8 +96,8 @@ export class OpenAIChatModel implements ChatModel {
     }
     // Cancelled after the finish chunk but before the usage chunk: still a cancel, as the caller asked.
     if (signal.aborted) throw abortError();
-    // A stream that stops before any finish_reason lost the rest of the answer: a transient fault to retry.
-    if (!assembler.finished) throw new Error('stream ended unexpectedly');
+    // A stream that stops before any finish_reason lost the rest of the answer (or was never SSE): a transient fault to retry.
+    if (!assembler.finished) throw Object.assign(new Error('the stream ended before the answer was complete'), { name: 'IncompleteStreamError' });
     yield* assembler.finish();
   }
 }

@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { LoadProblem, LoadProblemKind } from '../engine/ports.js';
 import { migrationFor } from '../engine/transcript/migrate.js';
 import { EntrySchema, SessionHeaderSchema, type SessionHeader } from '../engine/transcript/schema.js';
+import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type ScanResult } from './lineReader.js';
 
@@ -42,6 +43,7 @@ function fileError(path: string, err: unknown): Error {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
   if (code === 'ENOENT') return new Error(`Session file not found: ${path}`);
   if (code === 'EISDIR') return new Error(`Session path is a folder, not a file: ${path}`);
+  if (code === 'ENOTREG' && err instanceof Error) return new Error(err.message);
   const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
   return new Error(`Cannot read session file ${path}: ${msg}`);
 }
@@ -58,9 +60,10 @@ export async function loadSessionFile(path: string, opts: LoadOptions = {}): Pro
     throw fileError(path, err);
   }
 
-  const problems: LoadProblem[] = [];
+  // Counts plus the first problems of each kind: a gigabyte of bad lines must not become millions of objects.
+  const problemList = new ProblemList<LoadProblem>();
   const report = (kind: LoadProblemKind, message: string, line?: number): void => {
-    problems.push(line === undefined ? { kind, message } : { kind, line, message });
+    problemList.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({ kind, message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)` }));
   };
   const tree = new SessionTree();
   let header: SessionHeader | undefined;
@@ -103,7 +106,7 @@ export async function loadSessionFile(path: string, opts: LoadOptions = {}): Pro
       return false;
     }
     if (!tree.add(parsed.data)) {
-      const p = tree.problems[tree.problems.length - 1];
+      const p = tree.lastProblem;
       if (p) report(p.kind, `line ${info.lineNo}: ${p.message}`, info.lineNo);
     }
     return true;
@@ -163,7 +166,7 @@ export async function loadSessionFile(path: string, opts: LoadOptions = {}): Pro
 
   if (scan.bytes === 0) {
     report('empty_file', 'session file is empty');
-  } else if (!header && !problems.some((p) => p.kind === 'missing_header' || p.kind === 'unknown_version')) {
+  } else if (!header && problemList.count('missing_header') + problemList.count('unknown_version') === 0) {
     report('missing_header', 'line 1 is not a session header', 1);
   }
   if (!header && unwritableReason === undefined) unwritableReason = scan.bytes === 0 ? 'Session file is empty' : 'Session file has no valid header';
@@ -173,5 +176,5 @@ export async function loadSessionFile(path: string, opts: LoadOptions = {}): Pro
     const what = tailHasUnterminated ? 'incomplete (no terminating newline)' : 'invalid';
     report('torn_tail', `last ${tailBytes} bytes from line ${tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`, tailStartLine);
   }
-  return { header, tree, problems, bytes: scan.bytes, goodBytes, unwritableReason };
+  return { header, tree, problems: problemList.list(), bytes: scan.bytes, goodBytes, unwritableReason };
 }

@@ -1,10 +1,11 @@
 // One writer per session file: proper-lockfile, plus quick reclaim of a lock left by a dead process on this host.
 import { unlinkSync } from 'node:fs';
-import { readFile, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
 import { errCode } from './fsUtil.js';
+import { readRegularFile } from './regularFile.js';
 
 /** A lock whose mtime has not been refreshed for this long belongs to a hung or dead writer. */
 export const LOCK_STALE_MS = 10_000;
@@ -17,7 +18,20 @@ export const LOCK_UPDATE_MS = 2_500;
 const RECLAIM_MIN_AGE_MS = 1_000;
 const MAX_ATTEMPTS = 3;
 
-export const HELD_ELSEWHERE_REASON = 'Session is open for writing in another VS Code window; opened read-only';
+/** When the holder cannot be named (an owner file from an older version, or none yet). */
+export const HELD_ELSEWHERE_REASON = 'Session is open for writing in another process; opened read-only';
+
+/** Names this process in the lock it holds, so a second opener is told who has the session: the CLI sets its own. */
+let holderName = 'a VS Code window';
+export function setLockHolderName(name: string): void {
+  holderName = name;
+}
+
+/** Who holds the lock, for the read-only reason: the program and its PID. */
+export function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
+  if (owner === undefined) return HELD_ELSEWHERE_REASON;
+  return `Session is open for writing in ${owner.app ?? 'another process'} (PID ${owner.pid}); opened read-only`;
+}
 
 export interface HeldLock {
   /** Idempotent; never throws. */
@@ -29,6 +43,8 @@ export type LockOutcome = { readonly ok: true; readonly lock: HeldLock } | { rea
 interface Owner {
   readonly pid: number;
   readonly host: string;
+  /** The program holding it, e.g. "the capsule CLI" or "a VS Code window". */
+  readonly app?: string;
 }
 
 export function lockDirPath(file: string): string {
@@ -71,10 +87,11 @@ function pidAlive(pid: number): boolean {
 
 async function readOwner(path: string): Promise<Owner | undefined> {
   try {
-    const raw: unknown = JSON.parse(await readFile(path, 'utf8'));
+    const raw: unknown = JSON.parse((await readRegularFile(path, 'lock owner file')).toString('utf8'));
     if (typeof raw !== 'object' || raw === null) return undefined;
     const o = raw as Record<string, unknown>;
-    return typeof o.pid === 'number' && typeof o.host === 'string' ? { pid: o.pid, host: o.host } : undefined;
+    if (typeof o.pid !== 'number' || typeof o.host !== 'string') return undefined;
+    return typeof o.app === 'string' ? { pid: o.pid, host: o.host, app: o.app.slice(0, 100) } : { pid: o.pid, host: o.host };
   } catch {
     return undefined;
   }
@@ -130,7 +147,8 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
         const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
         return { ok: false, reason: `Cannot lock the session file (${msg}); opened read-only` };
       }
-      if (!ownerIsDead(await readOwner(ownerPath(file)))) return { ok: false, reason: HELD_ELSEWHERE_REASON };
+      const holder = await readOwner(ownerPath(file));
+      if (!ownerIsDead(holder)) return { ok: false, reason: heldElsewhereReason(holder) };
       const st = await stat(lockDirPath(file)).catch(() => undefined);
       const age = st ? Date.now() - st.mtimeMs : RECLAIM_MIN_AGE_MS;
       if (age < RECLAIM_MIN_AGE_MS) {
@@ -140,7 +158,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
       await reclaim(file);
       continue;
     }
-    const body: Owner & { readonly since: string } = { pid: process.pid, host: hostname(), since: new Date().toISOString() };
+    const body: Owner & { readonly since: string } = { pid: process.pid, host: hostname(), app: holderName, since: new Date().toISOString() };
     await writeFile(owner, JSON.stringify(body)).catch(() => undefined);
     trackOwner(owner);
     return {

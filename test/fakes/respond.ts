@@ -195,6 +195,20 @@ export async function sendReply(ctx: ReplyContext, reply: ScriptedReply): Promis
     sendJson(res, record, 200, truncatedBody(answer), { 'content-type': 'application/json' });
     return;
   }
+  if ('endStreamEarly' in reply) {
+    record.reply = 'endStreamEarly';
+    const answer = buildAnswer(ctx, { text: 'This answer ends before it is finished.' });
+    if (ctx.body.stream !== true) return sendJson(res, record, 200, '');
+    const events = streamEvents(answer, false).slice(0, reply.afterChunks ?? 0);
+    return writeStream(ctx, events, {});
+  }
+  if ('rawBody' in reply) {
+    record.reply = 'rawBody';
+    record.status = 200;
+    res.writeHead(200, { 'content-type': reply.contentType ?? 'text/html; charset=utf-8' });
+    res.end(reply.rawBody);
+    return;
+  }
   if ('empty' in reply) {
     record.reply = 'empty';
     return sendAnswer(ctx, buildAnswer(ctx, { text: '' }), {});

@@ -57,6 +57,16 @@ export interface DropConnectionReply {
   readonly dropConnection: true;
   readonly afterChunks?: number;
 }
+/** A stream that ends cleanly after `afterChunks` chunks (default 0) with no finish_reason and no `[DONE]`. */
+export interface EndStreamEarlyReply {
+  readonly endStreamEarly: true;
+  readonly afterChunks?: number;
+}
+/** HTTP 200 with a body that is not what was asked for (an HTML error page from a proxy, say). */
+export interface RawBodyReply {
+  readonly rawBody: string;
+  readonly contentType?: string;
+}
 /** content "" and no tool calls. */
 export interface EmptyReply {
   readonly empty: true;
@@ -74,6 +84,8 @@ export type ScriptedReply =
   | HangReply
   | TruncatedJsonReply
   | DropConnectionReply
+  | EndStreamEarlyReply
+  | RawBodyReply
   | EmptyReply
   | ContextOverflowReply;
 

@@ -3,12 +3,12 @@ import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { budgetOf, TokenCaches } from '../../node/sessionBudget.js';
 import type { ParsedCli } from '../args.js';
-import { cliSettings, loadForReading, modelFromFlags } from '../session.js';
+import { cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
 
 export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--json]';
 
 export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
-  const load = await loadForReading(cli.positionals[0], BUDGET_USAGE);
+  const load = await loadSessionForReading(cli.positionals[0], BUDGET_USAGE);
   const branch = load.tree.branch();
   const model = modelFromFlags(cli.flags, branch);
   const resolved = cliSettings(model);

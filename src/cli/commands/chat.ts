@@ -5,13 +5,14 @@ import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
+import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, intFlag, type Flags, type ParsedCli } from '../args.js';
 import { sessionModel } from '../session.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--session FILE] [--workspace DIR] [--yes] "prompt"';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt"';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -134,6 +135,9 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const override = { contextWindow: intFlag(cli.flags, 'window'), maxOutputTokens: intFlag(cli.flags, 'max-output') };
   const approveAll = cli.flags.yes === true;
   const printer = new EventPrinter(out);
+  // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
+  const leftovers = leftoverReport(await stopLeftovers());
+  if (leftovers !== undefined) out(`[warn] ${leftovers}`);
   const recorded = await recordedModel(path);
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
   const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
@@ -156,6 +160,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
         roots: [workspace],
         // The user chose this folder on the command line: it is trusted; each action still needs --yes.
         trusted: () => true,
+        keepBackgroundProcesses: cli.flags['keep-background'] === true,
         approve: async (req: ApprovalRequest) => {
           if (!approveAll) out(`[approval] refused: ${req.title} (run with --yes to allow tool actions)`);
           return approveAll;
@@ -168,7 +173,9 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   }
   const ctrl = new AbortController();
   const onInterrupt = (): void => ctrl.abort();
+  // SIGINT and SIGTERM cancel the turn, which stops its commands, and the session closes cleanly.
   process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
   try {
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
@@ -183,6 +190,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
     return exitCodeOf(result.status);
   } finally {
     process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
     await session.close();
   }
 }

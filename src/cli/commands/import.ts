@@ -1,9 +1,11 @@
 // `capsule import <file> -o <session.jsonl>`: turns saved OpenAI chat-completions messages into a Capsule session.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { idSource } from '../../engine/ids.js';
 import { importOpenAIMessages, parseOpenAIMessages } from '../../engine/transcript/importOpenAI.js';
+import { repairImported } from '../../engine/transcript/importRepair.js';
 import { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { readRegularFile } from '../../node/regularFile.js';
 import { CliError, type ParsedCli } from '../args.js';
 
 export const IMPORT_USAGE = 'capsule import <messages.json|messages.jsonl> -o <session.jsonl> [--model M]';
@@ -33,23 +35,35 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (size > MAX_IMPORT_BYTES) throw new CliError(`input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}`, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
-  const parsed = parseOpenAIMessages(await readFile(input, 'utf8'));
+  let text: string;
+  try {
+    text = (await readRegularFile(input, 'input file')).toString('utf8');
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e), 1);
+  }
+  const parsed = parseOpenAIMessages(text);
   if (!parsed.ok) throw new CliError(`${input}: ${parsed.error}`, 1);
   const sessionId = randomUUID();
+  const ids = idSource((n) => randomBytes(n));
   const result = importOpenAIMessages(parsed.messages, {
     sessionId,
     cwd: process.cwd(),
     now: new Date().toISOString(),
-    ids: idSource((n) => randomBytes(n)),
+    ids,
     model: typeof cli.flags.model === 'string' ? cli.flags.model : undefined,
   });
+  // Never write a session our own verify calls invalid: repair what can be repaired, refuse the rest.
+  const fixed = repairImported(result.entries, (p) => ids.next(p));
+  const firstError = fixed.errors[0];
+  if (firstError !== undefined) throw new CliError(`${input}: not imported, the conversation cannot be made a valid session (${firstError.message}); nothing was written`, 1);
   const store = await JsonlSessionStore.open(output, { create: { id: sessionId, cwd: result.header.cwd, title: result.header.title } });
   try {
-    for (const e of result.entries) await store.append(e);
+    for (const e of fixed.entries) await store.append(e);
   } finally {
     await store.close();
   }
   for (const w of result.warnings) out(`warning: ${w}`);
-  out(`imported ${parsed.messages.length} messages as ${result.entries.length} entries into ${output}`);
+  for (const r of fixed.repairs) out(`repaired: ${r}`);
+  out(`imported ${parsed.messages.length} messages as ${fixed.entries.length} entries into ${output}`);
   return 0;
 }

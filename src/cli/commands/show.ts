@@ -4,7 +4,7 @@ import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import type { CapsuleEntry } from '../../engine/transcript/schema.js';
 import type { SessionTree } from '../../engine/transcript/tree.js';
 import { CliError, type ParsedCli } from '../args.js';
-import { loadForReading } from '../session.js';
+import { loadSessionForReading } from '../session.js';
 
 export const SHOW_USAGE = 'capsule show <session.jsonl> [--checkpoint ck_…] [--json]';
 
@@ -28,7 +28,7 @@ function headerOf(c: CapsuleEntry): string {
 
 export async function showCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const path = cli.positionals[0];
-  const load = await loadForReading(path, SHOW_USAGE);
+  const load = await loadSessionForReading(path, SHOW_USAGE);
   const wanted = cli.flags.checkpoint;
   if (wanted === true || wanted === '') throw new CliError('--checkpoint needs a checkpoint id such as ck_abc');
   let capsule: CapsuleEntry;

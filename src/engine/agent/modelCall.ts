@@ -6,10 +6,17 @@ import { classifyError, type FaultInfo } from '../provider/faults.js';
 
 /** Like the summarizer (docs/behaviour.md#capsule): at most 4 network attempts for one request. */
 export const MAX_CHAT_ATTEMPTS = 4;
+/** Stands in for a tool name the model left empty, so the call is recorded, answered with an error and corrected. */
+export const MISSING_TOOL_NAME = 'missing_tool_name';
+
 /** A provider asking us to wait longer than this is treated as down: the user is better told than kept waiting. */
 export const MAX_RETRY_WAIT_MS = 60_000;
 /** No stream event for this long ends the attempt (a hung connection, a stalled stream). */
 export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
+/** All attempts of one request together stop after this long: a provider that accepts and never answers cannot hold a turn for attempts × stall. */
+export const DEFAULT_REQUEST_DEADLINE_MS = 600_000;
+/** Silence this long before the first event tells the user how long Capsule keeps waiting. */
+export const WAIT_NOTICE_MS = 15_000;
 
 export interface Reply {
   readonly content: string;
@@ -38,7 +45,13 @@ export interface CallArgs {
   readonly clock: Clock;
   readonly maxAttempts?: number;
   readonly stallTimeoutMs?: number;
+  /** Overall limit for every attempt and wait of this request together. */
+  readonly deadlineMs?: number;
   readonly onDelta: (delta: string) => void;
+  /** Called once per attempt when nothing has arrived for WAIT_NOTICE_MS, with how long Capsule still waits. */
+  readonly onWaiting?: (remainingMs: number, attempt: number) => void;
+  /** Default WAIT_NOTICE_MS. */
+  readonly waitNoticeMs?: number;
   /** Before a retry: the fault, the attempt about to start (2…) and the wait. */
   readonly onRetry?: (fault: FaultInfo, nextAttempt: number, waitMs: number) => void;
 }
@@ -57,14 +70,25 @@ type Attempt =
 export async function callModel(args: CallArgs): Promise<CallOutcome> {
   const maxAttempts = Math.max(1, Math.min(MAX_CHAT_ATTEMPTS, args.maxAttempts ?? MAX_CHAT_ATTEMPTS));
   const stallMs = args.stallTimeoutMs ?? DEFAULT_STALL_TIMEOUT_MS;
+  const deadlineMs = args.deadlineMs ?? DEFAULT_REQUEST_DEADLINE_MS;
+  const started = args.clock.now();
+  const left = (): number => deadlineMs - (args.clock.now() - started);
+  const overDeadline = (partial: PartialReply): CallOutcome => ({
+    kind: 'failed',
+    message: `The model did not answer within ${Math.round(deadlineMs / 1000)} s (the limit for one request, all attempts together).`,
+    ...(fault === undefined ? {} : { fault }),
+    partial,
+  });
   let fault: FaultInfo | undefined;
   for (let attempt = 1; ; attempt++) {
-    const r = await runAttempt(args, stallMs);
+    const budget = Math.min(stallMs, Math.max(1, left()));
+    const r = await runAttempt(args, budget, attempt, left);
     if (r.kind === 'ok') return { kind: 'ok', reply: r.reply, attempts: attempt };
     if (r.kind === 'cancelled' || args.signal.aborted) return { kind: 'cancelled', partial: r.partial };
     const partial = r.partial;
     if (r.kind === 'stalled') {
-      fault = { kind: 'transient', message: `no response from the model for ${Math.round(stallMs / 1000)} s` };
+      fault = { kind: 'transient', message: `no response from the model for ${Math.round(budget / 1000)} s` };
+      if (left() <= 0) return overDeadline(partial);
     } else {
       const f = classifyError(r.error, args.clock.now());
       // An abort nobody asked for (a proxy or client timeout) is a network failure, worth another attempt.
@@ -80,6 +104,7 @@ export async function callModel(args: CallArgs): Promise<CallOutcome> {
     if (waitMs > MAX_RETRY_WAIT_MS) {
       return { kind: 'failed', message: `The provider asked to retry after ${Math.ceil(waitMs / 1000)} s: ${fault.message}`, fault, partial };
     }
+    if (waitMs >= left()) return overDeadline(partial);
     args.onRetry?.(fault, attempt + 1, waitMs);
     try {
       await args.clock.sleep(waitMs, args.signal);
@@ -91,7 +116,7 @@ export async function callModel(args: CallArgs): Promise<CallOutcome> {
 }
 
 /** One attempt under its own controller, so a stall can end it without cancelling the turn. */
-async function runAttempt(args: CallArgs, stallMs: number): Promise<Attempt> {
+async function runAttempt(args: CallArgs, stallMs: number, attempt: number, left: () => number): Promise<Attempt> {
   const ctrl = new AbortController();
   let stalled = false;
   let content = '';
@@ -119,12 +144,15 @@ async function runAttempt(args: CallArgs, stallMs: number): Promise<Attempt> {
     ctrl.signal.addEventListener('abort', wake, { once: true });
   });
   const iterator = args.model.chat(args.request, ctrl.signal)[Symbol.asyncIterator]();
+  const onWaiting = args.onWaiting;
+  const waitNotice = onWaiting === undefined ? undefined : setTimeout(() => onWaiting(Math.max(0, left()), attempt), args.waitNoticeMs ?? WAIT_NOTICE_MS);
   try {
     arm();
     for (;;) {
       const next = await Promise.race([iterator.next(), aborted]);
       if (next === 'aborted') break;
       if (next.done === true) break;
+      clearTimeout(waitNotice);
       arm();
       const ev: ChatStreamEvent = next.value;
       switch (ev.type) {
@@ -135,7 +163,7 @@ async function runAttempt(args: CallArgs, stallMs: number): Promise<Attempt> {
           args.onDelta(ev.delta);
           break;
         case 'tool_call':
-          toolCalls.push({ id: ev.call.id, name: ev.call.name, arguments: ev.call.arguments });
+          toolCalls.push({ id: ev.call.id, name: ev.call.name.trim() === '' ? MISSING_TOOL_NAME : ev.call.name, arguments: ev.call.arguments });
           streamed = true;
           break;
         case 'usage':
@@ -151,6 +179,7 @@ async function runAttempt(args: CallArgs, stallMs: number): Promise<Attempt> {
     if (stalled) return { kind: 'stalled', partial: partial() };
     return { kind: 'error', error, partial: partial() };
   } finally {
+    clearTimeout(waitNotice);
     if (timer !== undefined) clearTimeout(timer);
     args.signal.removeEventListener('abort', onParentAbort);
     ctrl.signal.removeEventListener('abort', wake);

@@ -1,6 +1,7 @@
 // Runs one assistant message's tool calls in order and appends a tool_result for every call, so tool pairs stay whole even on cancel.
 import type { Clock, ToolHost, ToolResult } from '../ports.js';
-import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
+import { MISSING_TOOL_NAME } from './modelCall.js';
+import type { ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 export const CANCELLED_BEFORE_RUN = 'Cancelled: the turn was cancelled before this tool ran.';
 
@@ -19,6 +20,10 @@ export interface BatchDeps {
 
 /** Resolves with the tool's answer, or with undefined as soon as the signal fires (a stuck tool must not hold the turn). */
 async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: AbortSignal): Promise<ToolResult | undefined> {
+  if (call.name === MISSING_TOOL_NAME) {
+    const names = tools.schemas().map((t) => t.name).join(', ');
+    return { isError: true, content: `This tool call had no tool name, so nothing ran. Call a tool by its name${names === '' ? '' : ` (one of: ${names})`}.` };
+  }
   let onAbort: () => void = () => undefined;
   const cancelled = new Promise<undefined>((resolve) => {
     onAbort = () => resolve(undefined);
@@ -67,16 +72,12 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
   return cancelled;
 }
 
-/**
- * The tool calls of the branch's latest assistant entry that have no result yet. The turn loop's last line of
- * defence: a turn that stopped on an unexpected error between calls and results gets an error result for each,
- * so pairs stay whole and the next request is valid.
- */
-export function unansweredCalls(branch: readonly Entry[]): ToolCall[] {
-  let at = branch.length - 1;
-  while (at >= 0 && branch[at]?.type !== 'assistant') at--;
-  const call = branch[at];
-  if (call?.type !== 'assistant' || call.toolCalls.length === 0) return [];
-  const answered = new Set(branch.slice(at + 1).flatMap((e) => (e.type === 'tool_result' ? [e.toolCallId] : [])));
-  return call.toolCalls.filter((c) => !answered.has(c.id));
+/** The turn is over: the tools stop what they left running; a line for the user, or undefined. Never throws. */
+export async function endToolTurn(tools: ToolHost, onError: (err: unknown) => void): Promise<string | undefined> {
+  try {
+    return await tools.endTurn?.();
+  } catch (err) {
+    onError(err);
+    return undefined;
+  }
 }

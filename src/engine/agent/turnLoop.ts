@@ -9,11 +9,12 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
+import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
 import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
-import { CANCELLED_BEFORE_RUN, runToolBatch, unansweredCalls } from './toolBatch.js';
+import { CANCELLED_BEFORE_RUN, endToolTurn, runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
@@ -247,12 +248,21 @@ export class Agent {
 
   private async prepare(): Promise<void> {
     if (this.deps.store.readOnly) return;
+    await this.repairInterrupted();
     await this.epochs.ensureStarted();
     const recorded = [...this.branches.branch()].reverse().find((e): e is ModelChangeEntry => e.type === 'model_change');
     const m = infoOf(this.model);
     const same = recorded && recorded.provider === m.provider && recorded.model === m.model && recorded.contextWindow === m.contextWindow && recorded.maxOutputTokens === m.maxOutputTokens;
     if (!same) await this.recordModel();
     await this.flushUpdates();
+  }
+
+  /** Nothing runs between turns, so a call still open now was cut off by a crash or a kill: close it before anything else. */
+  private async repairInterrupted(): Promise<void> {
+    const message = await appendInterruptedResults(this.branches.branch(), () => this.entryBase(), (e) => this.deps.store.append(e));
+    if (message === undefined) return;
+    this.deps.logger?.log('warn', message);
+    this.emit({ type: 'notice', level: 'warn', message });
   }
 
   private async recordModel(): Promise<void> {
@@ -355,7 +365,7 @@ export class Agent {
    * tool calls and their results gets an error result for each call left open, so the next request is valid.
    */
   private async closeOpenCalls(st: TurnState, status: TurnStatus): Promise<void> {
-    for (const c of unansweredCalls(this.branches.branch())) {
+    for (const c of unansweredAtLeaf(this.branches.branch())) {
       const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
       const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
       await this.deps.store.append(entry);
@@ -364,6 +374,8 @@ export class Agent {
 
   private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
     const store = this.deps.store;
+    const stopped = await endToolTurn(this.deps.tools, (err) => this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
+    if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
     if (!store.readOnly) {
       try {
         if (status !== 'completed') await this.closeOpenCalls(st, status);

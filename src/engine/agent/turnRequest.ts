@@ -4,19 +4,26 @@ import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, CacheMetrics, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
-import { callModel, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
+import { callModel, DEFAULT_REQUEST_DEADLINE_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
 
 export interface AgentOptions {
   /** No stream event for this long ends a request attempt as a transient fault. */
   readonly stallTimeoutMs: number;
+  /** Every attempt and retry wait of one model request together end after this long. */
+  readonly requestDeadlineMs: number;
   /** Network attempts per model request (docs/behaviour.md#agent: at most 4). */
   readonly maxAttempts: number;
   /** A runaway tool loop ends the turn after this many model requests. */
   readonly maxRequestsPerTurn: number;
 }
 
-export const DEFAULT_AGENT_OPTIONS: AgentOptions = { stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS, maxAttempts: MAX_CHAT_ATTEMPTS, maxRequestsPerTurn: 200 };
+export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
+  stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
+  requestDeadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
+  maxAttempts: MAX_CHAT_ATTEMPTS,
+  maxRequestsPerTurn: 200,
+};
 
 export interface TurnState {
   readonly turnId: string;
@@ -74,7 +81,12 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       clock: d.clock,
       maxAttempts: d.options.maxAttempts,
       stallTimeoutMs: d.options.stallTimeoutMs,
+      deadlineMs: d.options.requestDeadlineMs,
       onDelta: (delta) => d.emit({ type: 'text_delta', turnId, delta }),
+      onWaiting: (remainingMs, attempt) => {
+        const message = `Waiting for the model (attempt ${attempt} of ${d.options.maxAttempts}); Capsule gives up in ${Math.ceil(remainingMs / 1000)} s if nothing arrives.`;
+        d.emit({ type: 'notice', turnId, level: 'info', message });
+      },
       onRetry: (fault, next, waitMs) => {
         const message = `The model request failed (${fault.message}); retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${next} of ${d.options.maxAttempts}).`;
         d.logger?.log('warn', message, { turnId });

@@ -12,6 +12,7 @@ import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, isEffective, isNoth
 import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
 import { type CompactionOutcome, outcomeLine } from './outcome.js';
 import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
+import type { SummaryMemo } from './summaryRequest.js';
 import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers.js';
 
 export type { BarrierEvent } from './barrierEvents.js';
@@ -78,6 +79,8 @@ export class PreflightBarrier {
   private readonly branches: BranchReader;
   private queue: Promise<unknown> = Promise.resolve();
   private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
+  /** Summary requests sent in the current turn: an escalation that rebuilds the same request reuses its answer. */
+  private summaries: { turnId: string | undefined; memo: SummaryMemo } | undefined;
 
   constructor(deps: BarrierDeps) {
     this.deps = deps;
@@ -231,12 +234,14 @@ export class PreflightBarrier {
     let level = seq.startLevel;
     let m = this.measure();
     let limits = this.limits();
+    if (seq.turnId === undefined || this.summaries?.turnId !== seq.turnId) this.summaries = { turnId: seq.turnId, memo: new Map() };
+    const summaryMemo = this.summaries.memo;
     for (;;) {
       const plan = this.plan(seq, choice, level, m, outcomes.length + 1);
       level = plan.level;
       this.emit({ type: 'compaction_start', plan: summarizePlan(plan) });
       const outcome = await runCompaction(
-        { ...this.deps, settings: this.deps.resolved.settings, maxOutputTokens: this.deps.modelInfo.maxOutputTokens, branches: this.branches },
+        { ...this.deps, settings: this.deps.resolved.settings, maxOutputTokens: this.deps.modelInfo.maxOutputTokens, branches: this.branches, summaryMemo },
         plan,
         seq.signal,
         (percent, phase) => this.emit({ type: 'compaction_progress', operationId: plan.operationId, percent, phase, label: progressLabel(percent, seq.beforeResponse) }),

@@ -14,7 +14,7 @@ import type { FlightRecord } from './flightRecord.js';
 import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
 import { type CompactionOutcome, flightRecordOf } from './outcome.js';
 import type { CompactionPlan } from './plan.js';
-import { generateSummary, type SummaryAttempt } from './summaryRequest.js';
+import { generateSummary, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
 import { compactionInstruction } from './summaryPrompt.js';
 
 export interface CompactionDeps {
@@ -30,6 +30,8 @@ export interface CompactionDeps {
   readonly defaultSystem: string;
   readonly settings: Pick<CompactionSettings, 'timeoutMs' | 'minReclaimableTokens' | 'minSavingsRatio'>;
   readonly maxOutputTokens: number;
+  /** Summary requests already sent in this turn (see generateSummary). */
+  readonly summaryMemo?: SummaryMemo;
   /** Receives one record per operation, whatever its outcome (docs/behaviour.md#observability). Failures here are logged, never fatal. */
   readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
   readonly logger?: Logger;
@@ -152,6 +154,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     clock,
     signal,
     onProgress: (f) => progress(15 + Math.round(70 * f), 'summarizing'),
+    ...(deps.summaryMemo === undefined ? {} : { memo: deps.summaryMemo }),
   });
   run.attempts = summary.attempts;
   if (summary.kind === 'cancelled') return end('cancelled', 'the turn was cancelled while the summary was generated; nothing was appended');

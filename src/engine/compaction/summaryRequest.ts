@@ -34,6 +34,9 @@ export type SummaryAttempt =
   | (Sent & { readonly kind: 'failed'; readonly reason: string })
   | (Sent & { readonly kind: 'cancelled' });
 
+/** Summary requests already sent in this turn, by their exact content: an identical request is never sent twice. */
+export type SummaryMemo = Map<string, SummaryAttempt>;
+
 export interface GenerateArgs {
   /** undefined: no summarizer (CLI `--fallback`); the caller builds the deterministic capsule. */
   readonly model: ChatModel | undefined;
@@ -51,6 +54,8 @@ export interface GenerateArgs {
   readonly signal: AbortSignal;
   /** 0..1 within the summarizing phase; never goes backwards. */
   readonly onProgress?: (fraction: number) => void;
+  /** The turn's earlier summary requests; escalation often rebuilds the very same one. */
+  readonly memo?: SummaryMemo;
 }
 
 /** Streams through unchanged while counting answer characters for the progress figure. */
@@ -134,6 +139,13 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
       maxOutputTokens: Math.max(1, Math.min(args.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS)),
       stream: false,
     };
+    const key = args.memo === undefined ? undefined : JSON.stringify([args.model.provider, args.model.model, request]);
+    const seen = key === undefined ? undefined : args.memo?.get(key);
+    if (seen !== undefined && seen.kind !== 'cancelled') {
+      // The same bytes would get the same answer (or the same failure): reuse it instead of paying for it again.
+      if (seen.kind === 'text') return { ...seen, attempts };
+      return { ...seen, reason: `${seen.reason} (this exact summary request already failed in this turn, so it was not sent again)`, attempts };
+    }
     const result = await summarize({
       model,
       request,
@@ -148,10 +160,14 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
     });
     attempts += result.attempts;
     const sent = { sent: messages, attempts, ...(bounded ? { bounded } : {}) };
-    if (result.ok) return { kind: 'text', text: result.text, ...(result.usage ? { usage: result.usage } : {}), ...sent };
+    const remember = (a: SummaryAttempt): SummaryAttempt => {
+      if (key !== undefined) args.memo?.set(key, a);
+      return a;
+    };
+    if (result.ok) return remember({ kind: 'text', text: result.text, ...(result.usage ? { usage: result.usage } : {}), ...sent });
     if (result.reason === 'cancelled') return { kind: 'cancelled', ...sent };
     const remaining = args.timeoutMs - (args.clock.now() - started);
-    if (result.reason !== 'overflow' || pass > 0 || remaining < MIN_RETRY_MS) return { kind: 'failed', reason: describeFailure(result), ...sent };
+    if (result.reason !== 'overflow' || pass > 0 || remaining < MIN_RETRY_MS) return remember({ kind: 'failed', reason: describeFailure(result), ...sent });
     // The provider counted more than we did: shrink well below what was refused and try once more.
     if (!bound(Math.floor(Math.min(sentTokens, budget) * OVERFLOW_RETRY_SHARE))) {
       return { kind: 'failed', reason: `${describeFailure(result)}; a bounded retry cannot fit`, sent: messages, attempts, ...(bounded ? { bounded } : {}) };

@@ -95,13 +95,13 @@ export function tooLargeMessage(bytes: number): string {
 
 export const NOT_TEXT_MESSAGE = 'capsule file is not UTF-8 text (binary data or NUL bytes); a .capsule.md file is markdown';
 export const MODIFIED_MESSAGE =
-  'capsule body does not match its checksum: it was edited after export; load it anyway only if you trust the edit (allowModified / --anyway)';
+  'capsule does not match its checksum (body or front matter): it was edited after export; load it anyway only if you trust the edit (allowModified / --anyway; it then loads as degraded)';
 
 // Tab, LF, CR and form feed occur in text; other C0 controls and NUL mean binary data.
 const BINARY = /[\u0000-\u0008\u000b\u000e-\u001f\u007f\ufffe\uffff]/;
 
-export function renderCapsuleFile(meta: CapsuleMeta, body: string, sha256: Sha256): string {
-  const fm = renderFrontMatter([
+function metaFields(meta: CapsuleMeta): [string, string | number | undefined][] {
+  return [
     ['capsule', CAPSULE_FORMAT_VERSION],
     ['id', meta.id],
     ['title', meta.title],
@@ -111,8 +111,19 @@ export function renderCapsuleFile(meta: CapsuleMeta, body: string, sha256: Sha25
     ['model', meta.model],
     ['quality', meta.quality],
     ['tokens', meta.tokens],
-    ['checksum', `sha256:${sha256(body)}`],
-  ]);
+  ];
+}
+
+/**
+ * What the checksum covers: every front matter field but the checksum, rendered canonically, then the body — so a
+ * relabelled `quality: full` or a changed title fails the check just like an edited body.
+ */
+export function checksumOf(meta: CapsuleMeta, body: string, sha256: Sha256): string {
+  return `sha256:${sha256(`${renderFrontMatter(metaFields(meta))}${body}`)}`;
+}
+
+export function renderCapsuleFile(meta: CapsuleMeta, body: string, sha256: Sha256): string {
+  const fm = renderFrontMatter([...metaFields(meta), ['checksum', checksumOf(meta, body, sha256)]]);
   return `${fm}${body}`;
 }
 
@@ -151,18 +162,7 @@ export function parseCapsuleFile(text: string, opts: { readonly sha256: Sha256; 
   const { missing } = parseCapsuleSections(split.body);
   if (missing.length > 0) return fail('missing_sections', `capsule is missing sections: ${missing.join(', ')}`);
 
-  let body = split.body;
-  let modified = `sha256:${opts.sha256(body)}` !== f.checksum;
-  if (modified && body.includes('\r')) {
-    // Only the line endings changed (an editor or git autocrlf): the same content, kept with LF.
-    const lf = body.replace(/\r\n/g, '\n');
-    if (`sha256:${opts.sha256(lf)}` === f.checksum) {
-      body = lf;
-      modified = false;
-    }
-  }
-  if (modified && opts.allowModified !== true) return fail('modified', MODIFIED_MESSAGE);
-  const meta: CapsuleMeta = {
+  const stated: CapsuleMeta = {
     id: f.id,
     title: f.title,
     created: f.created,
@@ -172,6 +172,19 @@ export function parseCapsuleFile(text: string, opts: { readonly sha256: Sha256; 
     quality: f.quality,
     tokens: f.tokens,
   };
+  let body = split.body;
+  let modified = checksumOf(stated, body, opts.sha256) !== f.checksum;
+  if (modified && body.includes('\r')) {
+    // Only the line endings changed (an editor or git autocrlf): the same content, kept with LF.
+    const lf = body.replace(/\r\n/g, '\n');
+    if (checksumOf(stated, lf, opts.sha256) === f.checksum) {
+      body = lf;
+      modified = false;
+    }
+  }
+  if (modified && opts.allowModified !== true) return fail('modified', MODIFIED_MESSAGE);
+  // An edited file loaded anyway cannot vouch for its own label: whatever it says, it is not a full capsule.
+  const meta: CapsuleMeta = modified ? { ...stated, quality: 'degraded' } : stated;
   const hasLedger = body.split(/\r?\n/).some((l) => l.trim() === LEDGER_HEADING);
   return { ok: true, meta, body, modified, hasLedger, checksum: f.checksum };
 }

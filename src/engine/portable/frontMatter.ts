@@ -19,6 +19,8 @@ const STRUCTURE_START = /^[[\]{}|>&*!%@`,]/;
 /** Words a YAML reader would turn into booleans or null; written quoted so other tools read them as text. */
 const YAML_WORDS = /^(?:true|false|yes|no|on|off|null|~)$/i;
 const SAFE_PLAIN = /^[A-Za-z0-9_][A-Za-z0-9_.:/+-]*$/;
+/** Keys that name parts of every JavaScript object: silently lost or harmful if they were accepted. */
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 function parseValue(raw: string): { value: FrontMatterValue } | { error: string } {
   if (raw.startsWith('"')) {
@@ -69,6 +71,7 @@ export function splitFrontMatter(text: string): FrontMatterSplit {
     const m = KEY_LINE.exec(line);
     if (m?.[1] === undefined) return bad('expected `key: value`');
     const key = m[1];
+    if (FORBIDDEN_KEYS.has(key)) return bad(`'${key}' is not allowed as a key`);
     if (Object.hasOwn(fields, key)) return bad(`duplicate key '${key}'`);
     if (m[2] === undefined || m[2] === '') return bad(`'${key}' has no value`);
     const parsed = parseValue(m[2]);

@@ -35,7 +35,8 @@ export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_CLOSED',
 ]);
 
-const TRANSIENT_NAMES: ReadonlySet<string> = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'TimeoutError', 'ConnectTimeoutError']);
+/** IncompleteStreamError: a 200 stream that stopped before its finish (a dropped proxy, a non-SSE body) — worth another try. */
+const TRANSIENT_NAMES: ReadonlySet<string> = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'TimeoutError', 'ConnectTimeoutError', 'IncompleteStreamError']);
 const ABORT_NAMES: ReadonlySet<string> = new Set(['AbortError', 'APIUserAbortError']);
 /** The openai SDK's APIUserAbortError text: a minified bundle renames the class, the message survives. */
 const ABORT_MESSAGE = /^request was aborted\.?$/i;

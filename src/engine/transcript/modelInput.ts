@@ -1,6 +1,7 @@
 // Builds the model input of docs/behaviour.md#model-input from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
 import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
+import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
 
@@ -85,7 +86,7 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
   };
   if (!found) {
     for (const e of branch) push(e, false);
-    return { system, messages, entryIds };
+    return guarded({ system, messages, entryIds });
   }
   const { capsule, index } = found;
   messages.push({ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: capsule.summary });
@@ -106,5 +107,13 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
     const e = branch[i];
     if (e) push(e, false);
   }
-  return { system, messages, entryIds, capsule };
+  return guarded({ system, messages, entryIds, capsule });
+}
+
+/** The input with its tool pairs made whole (see guardToolPairs); entryIds follow the messages that remain. */
+function guarded(input: ModelInput): ModelInput {
+  const messages = guardToolPairs<ModelMessage>(input.messages, (toolCallId, name) => ({ role: 'tool', toolCallId, content: interruptedResultText(name) }));
+  if (messages === input.messages) return input;
+  const entryIds = messages.flatMap((m) => (m.entryId === undefined ? [] : [m.entryId]));
+  return { ...input, messages, entryIds };
 }

@@ -73,6 +73,8 @@ export const ToolResultEntrySchema = z.object({
   toolName: z.string(),
   content: z.string(),
   isError: z.boolean().default(false),
+  /** Written on open for a call whose process died before its result was recorded (a crash, a kill). */
+  interrupted: z.literal(true).optional(),
   durationMs: z.number().nonnegative().optional(),
   turnId: z.string().optional(),
 });

@@ -1,4 +1,5 @@
 // The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
+import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
 
 export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
@@ -17,7 +18,8 @@ export interface TreeProblem {
 export class SessionTree {
   private readonly byId = new Map<string, Entry>();
   private readonly order: Entry[] = [];
-  private readonly problemList: TreeProblem[] = [];
+  private readonly problemList = new ProblemList<TreeProblem>();
+  private latest: TreeProblem | undefined;
   private leaf: string | null = null;
 
   static from(entries: Iterable<Entry>): SessionTree {
@@ -34,8 +36,21 @@ export class SessionTree {
     return this.order.length;
   }
 
+  /** The first problems of each kind, then one "… and N more" line per kind (bounded, whatever the file holds). */
   get problems(): readonly TreeProblem[] {
-    return this.problemList;
+    return this.problemList.list();
+  }
+
+  /** The problem of the latest add() that returned false. */
+  get lastProblem(): TreeProblem | undefined {
+    return this.latest;
+  }
+
+  private reject(kind: TreeProblemKind, entryId: string, message: string): false {
+    const p: TreeProblem = { kind, entryId, message };
+    this.latest = p;
+    this.problemList.add(p, (n) => ({ kind, entryId: '', message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)` }));
+    return false;
   }
 
   /** All accepted entries in file order (leaf moves included). */
@@ -54,19 +69,16 @@ export class SessionTree {
   /** Adds an entry; returns false (and records a problem) when it cannot join the tree. */
   add(entry: Entry): boolean {
     if (this.byId.has(entry.id)) {
-      this.problemList.push({ kind: 'duplicate_id', entryId: entry.id, message: `duplicate entry id ${entry.id}; later copy skipped` });
-      return false;
+      return this.reject('duplicate_id', entry.id, `duplicate entry id ${entry.id}; later copy skipped`);
     }
     if (entry.parentId !== null && !this.byId.has(entry.parentId)) {
       // Parents always precede children in an append-only file; a forward or missing reference is
       // either corruption or a cycle. Keep the entry out of the tree but report it.
       const kind: TreeProblemKind = entry.parentId === entry.id ? 'cycle' : 'unknown_parent';
-      this.problemList.push({ kind, entryId: entry.id, message: `entry ${entry.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${entry.parentId}`}; skipped` });
-      return false;
+      return this.reject(kind, entry.id, `entry ${entry.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${entry.parentId}`}; skipped`);
     }
     if (entry.type === 'leaf' && entry.targetId !== null && !this.byId.has(entry.targetId)) {
-      this.problemList.push({ kind: 'unknown_leaf_target', entryId: entry.id, message: `leaf move ${entry.id} targets unknown entry ${entry.targetId}; ignored` });
-      return false;
+      return this.reject('unknown_leaf_target', entry.id, `leaf move ${entry.id} targets unknown entry ${entry.targetId}; ignored`);
     }
     this.byId.set(entry.id, entry);
     this.order.push(entry);

@@ -3,7 +3,7 @@ import type { LoadProblem, LoadProblemKind } from '../ports.js';
 import type { CapsuleEntry, Entry } from './schema.js';
 import type { SessionTree } from './tree.js';
 
-export type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'dangling_first_kept' | 'capsule_pin_missing';
+export type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'interrupted_tool_call' | 'dangling_first_kept' | 'capsule_pin_missing';
 
 export interface VerifyIssue {
   readonly kind: VerifyIssueKind;
@@ -106,6 +106,9 @@ function checkBranch(branch: readonly Entry[], isActive: boolean, report: Report
         break;
       case 'tool_result':
         checkToolResult(e.id, e.toolCallId, group, callAt, report);
+        if (e.interrupted === true) {
+          report({ kind: 'interrupted_tool_call', severity: 'warning', entryId: e.id, message: `tool call ${e.toolCallId} (${e.toolName}) was interrupted before its result was recorded; repaired with an "interrupted" result` });
+        }
         break;
       case 'capsule':
         checkCapsule(e, index, branch, callAt, report);

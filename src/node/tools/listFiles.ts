@@ -1,8 +1,9 @@
 // list_files: a sorted, capped listing of a workspace folder; never descends into .git, node_modules or through symlinks.
-import { readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
+import { readdirConfined } from './confined.js';
 import { displayPath, realRoots, resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, listFilesArgs, listFilesHints } from './schemas.js';
 import { ToolError, toolOk } from './types.js';
@@ -14,6 +15,8 @@ export const SKIPPED_DIRS: readonly string[] = ['.git', 'node_modules'];
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 interface Walk {
+  /** The folder the listing started in. */
+  readonly top: string;
   readonly out: string[];
   readonly max: number;
   readonly skipped: Set<string>;
@@ -26,7 +29,11 @@ async function isDirThroughLink(p: string): Promise<boolean> {
 
 async function walk(w: Walk, dir: string, roots: readonly string[], recursive: boolean, signal: AbortSignal): Promise<void> {
   if (signal.aborted) throw new ToolError('Cancelled.');
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const entries = await readdirConfined(roots, dir, displayPath(roots, dir)).catch((err: unknown) => {
+    // The top folder must be listable; a subfolder that vanished or was swapped mid-walk is just left out.
+    if (dir === w.top) throw err;
+    return [];
+  });
   entries.sort((a, b) => byCodeUnit(a.name, b.name));
   for (const e of entries) {
     if (w.out.length >= w.max) {
@@ -56,7 +63,7 @@ export async function listFilesTool(ctx: ToolContext, argsJson: string, signal: 
     throw new ToolError(`"${target.display}" is a file, not a folder; use read_file to read it.`);
   }
   const max = args.maxEntries ?? limits.listDefaultEntries;
-  const w: Walk = { out: [], max, skipped: new Set(), full: false };
+  const w: Walk = { top: target.real, out: [], max, skipped: new Set(), full: false };
   await walk(w, target.real, await realRoots(ctx.roots), args.recursive ?? false, signal);
   if (w.out.length === 0) return toolOk(`(empty folder: "${target.display}" has no entries)`);
   const lines = [...w.out];

@@ -1,7 +1,8 @@
 // read_file: numbered lines of a text file in a 1-based inclusive range, capped per call, streamed so a huge file is never loaded whole.
-import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
+import { openConfinedForReading } from './confined.js';
 import { resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, readFileArgs, readFileHints } from './schemas.js';
 import { ToolError, formatBytes, toolOk } from './types.js';
@@ -28,84 +29,74 @@ function decodeLine(parts: readonly Buffer[], bytes: number): string {
   return Buffer.concat(parts, bytes).toString('utf8').replace(/\r$/, '');
 }
 
-async function scanRange(real: string, size: number, first: number, last: number, maxLines: number, maxBytes: number): Promise<Scan> {
-  const handle = await open(real, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    const lines: string[] = [];
-    let used = 0;
-    let next: number | undefined;
-    let cutBytes = 0;
-    let lineNo = 1;
-    let parts: Buffer[] = [];
-    let kept = 0;
-    let length = 0;
-    let tailBytes = 0; // bytes after the last newline
-    let pos = 0;
+async function scanRange(handle: FileHandle, size: number, first: number, last: number, maxLines: number, maxBytes: number): Promise<Scan> {
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const lines: string[] = [];
+  let used = 0;
+  let next: number | undefined;
+  let cutBytes = 0;
+  let lineNo = 1;
+  let parts: Buffer[] = [];
+  let kept = 0;
+  let length = 0;
+  let tailBytes = 0; // bytes after the last newline
+  let pos = 0;
 
-    const collecting = (): boolean => next === undefined && lineNo >= first && lineNo <= last;
-    const endLine = (): void => {
-      if (collecting()) {
-        if (length <= maxBytes - used) {
-          lines.push(decodeLine(parts, kept));
-          used += length;
-          if (lines.length >= maxLines) next = lineNo + 1;
-        } else if (lines.length === 0) {
-          lines.push(decodeLine(parts, kept));
-          cutBytes = length - kept;
-          next = lineNo + 1;
-        } else {
-          next = lineNo;
-        }
-      }
-      parts = [];
-      kept = 0;
-      length = 0;
-      lineNo++;
-    };
-
-    for (;;) {
-      if ((next !== undefined || lineNo > last) && size > COUNT_ALL_LINES_BYTES) {
-        return { lines, next, cutBytes, ...(pos >= size && tailBytes === 0 ? { total: lineNo - 1 } : {}) };
-      }
-      const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      let start = 0;
-      while (start < bytesRead) {
-        const nl = buf.indexOf(NEWLINE, start);
-        const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
-        if (collecting()) {
-          const take = Math.min(end - start, Math.max(0, maxBytes - used - kept));
-          if (take > 0) parts.push(Buffer.from(buf.subarray(start, start + take)));
-          kept += take;
-        }
-        length += end - start;
-        if (end === bytesRead) {
-          tailBytes += end - start;
-          break;
-        }
-        tailBytes = 0;
-        endLine();
-        start = end + 1;
+  const collecting = (): boolean => next === undefined && lineNo >= first && lineNo <= last;
+  const endLine = (): void => {
+    if (collecting()) {
+      if (length <= maxBytes - used) {
+        lines.push(decodeLine(parts, kept));
+        used += length;
+        if (lines.length >= maxLines) next = lineNo + 1;
+      } else if (lines.length === 0) {
+        lines.push(decodeLine(parts, kept));
+        cutBytes = length - kept;
+        next = lineNo + 1;
+      } else {
+        next = lineNo;
       }
     }
-    if (tailBytes > 0) endLine();
-    return { lines, cutBytes, total: lineNo - 1, ...(next === undefined ? {} : { next }) };
-  } finally {
-    await handle.close();
+    parts = [];
+    kept = 0;
+    length = 0;
+    lineNo++;
+  };
+
+  for (;;) {
+    if ((next !== undefined || lineNo > last) && size > COUNT_ALL_LINES_BYTES) {
+      return { lines, next, cutBytes, ...(pos >= size && tailBytes === 0 ? { total: lineNo - 1 } : {}) };
+    }
+    const { bytesRead } = await handle.read(buf, 0, CHUNK_BYTES, pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    let start = 0;
+    while (start < bytesRead) {
+      const nl = buf.indexOf(NEWLINE, start);
+      const end = nl === -1 || nl >= bytesRead ? bytesRead : nl;
+      if (collecting()) {
+        const take = Math.min(end - start, Math.max(0, maxBytes - used - kept));
+        if (take > 0) parts.push(Buffer.from(buf.subarray(start, start + take)));
+        kept += take;
+      }
+      length += end - start;
+      if (end === bytesRead) {
+        tailBytes += end - start;
+        break;
+      }
+      tailBytes = 0;
+      endLine();
+      start = end + 1;
+    }
   }
+  if (tailBytes > 0) endLine();
+  return { lines, cutBytes, total: lineNo - 1, ...(next === undefined ? {} : { next }) };
 }
 
-async function looksBinary(real: string): Promise<boolean> {
-  const handle = await open(real, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
-    return buf.subarray(0, bytesRead).includes(0);
-  } finally {
-    await handle.close();
-  }
+async function looksBinary(handle: FileHandle): Promise<boolean> {
+  const buf = Buffer.alloc(SNIFF_BYTES);
+  const { bytesRead } = await handle.read(buf, 0, SNIFF_BYTES, 0);
+  return buf.subarray(0, bytesRead).includes(0);
 }
 
 export async function readFileTool(ctx: ToolContext, argsJson: string): Promise<ToolResult> {
@@ -113,16 +104,26 @@ export async function readFileTool(ctx: ToolContext, argsJson: string): Promise<
   const args = parseToolArgs(TOOL_NAMES.readFile, argsJson, readFileArgs, readFileHints(limits));
   const target = await resolveWorkspacePath(ctx.roots, args.path);
   if (!target.exists) throw new ToolError(`File not found: "${target.display}". Use list_files or search to find the right path.`);
-  const st = await stat(target.real);
-  if (st.isDirectory()) throw new ToolError(`"${target.display}" is a folder, not a file; use list_files to see what it contains.`);
-  if (!st.isFile()) throw new ToolError(`"${target.display}" is not a regular file (a device, socket or pipe), so it cannot be read.`);
   const first = args.startLine ?? 1;
   const last = args.endLine ?? Number.POSITIVE_INFINITY;
   if (last < first) throw new ToolError(`endLine (${last}) is before startLine (${first}); give a range with startLine ≤ endLine.`);
-  if (await looksBinary(target.real)) {
+  // Everything below reads through this one descriptor, checked to be inside the workspace after it was opened.
+  const handle = await openConfinedForReading(ctx.roots, target.real, target.display);
+  try {
+    return await readOpened(handle, target, args, first, last, limits);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readOpened(handle: FileHandle, target: { readonly display: string }, args: { readonly path: string }, first: number, last: number, limits: ToolContext['limits']): Promise<ToolResult> {
+  const st = await handle.stat();
+  if (st.isDirectory()) throw new ToolError(`"${target.display}" is a folder, not a file; use list_files to see what it contains.`);
+  if (!st.isFile()) throw new ToolError(`"${target.display}" is not a regular file (a device, socket or pipe), so it cannot be read.`);
+  if (await looksBinary(handle)) {
     throw new ToolError(`"${target.display}" looks like a binary file (${st.size} bytes); read_file only shows text.`);
   }
-  const scan = await scanRange(target.real, st.size, first, last, limits.readMaxLines, limits.readMaxBytes);
+  const scan = await scanRange(handle, st.size, first, last, limits.readMaxLines, limits.readMaxBytes);
   const { lines, total } = scan;
   if (total === 0) return toolOk(`(empty file: "${target.display}" has no content)`);
   if (lines.length === 0) {

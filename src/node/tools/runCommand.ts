@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
 import { HeadTailBuffer } from './outputCap.js';
+import { COMMAND_TAG_VAR, newCommandTag, type CommandTracker, type TaggedProcess } from './processGroups.js';
 import { resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, runCommandArgs, runCommandHints } from './schemas.js';
 import { ToolError, errorMessage, toolError } from './types.js';
@@ -22,18 +23,65 @@ export interface CommandOutcome {
   readonly cancelled: boolean;
   /** Background processes kept the output open after the shell exited and were stopped. */
   readonly reapedBackground: boolean;
+  /** Processes the command left running in the background (detached output, setsid), tracked until the turn ends. */
+  readonly background: readonly TaggedProcess[];
 }
 
-/** Runs `command` with bash -c; never rejects except when bash itself cannot be started. */
-export function executeCommand(command: string, cwd: string, timeoutMs: number, limits: ToolLimits, signal: AbortSignal): Promise<CommandOutcome> {
+export interface CommandEnv {
+  readonly tracker: CommandTracker;
+  /** Values that must not reach a command: any variable containing one is left out of its environment. */
+  readonly secrets: readonly string[];
+}
+
+/** Shorter values would match by accident (and are no real key). */
+const MIN_SECRET_CHARS = 8;
+
+/** The environment a command gets: Capsule's own minus anything carrying a secret it holds, plus the pager settings and the tag. */
+export function commandEnvironment(base: NodeJS.ProcessEnv, secrets: readonly string[], tag: string): NodeJS.ProcessEnv {
+  const keys = secrets.filter((s) => s.length >= MIN_SECRET_CHARS);
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) {
+    if (v === undefined || k === COMMAND_TAG_VAR || keys.some((s) => v.includes(s))) continue;
+    env[k] = v;
+  }
+  // Nothing may wait for a keypress: there is no terminal to answer it.
+  return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', [COMMAND_TAG_VAR]: tag };
+}
+
+/**
+ * Runs `command` with bash -c; never rejects except when bash itself cannot be started. A timeout or abort stops the
+ * group and every tagged process (setsid children included); processes still running after a normal end are returned
+ * as `background` and stay tracked, for the turn's end to stop.
+ */
+export async function executeCommand(command: string, cwd: string, timeoutMs: number, limits: ToolLimits, signal: AbortSignal, cenv: CommandEnv): Promise<CommandOutcome> {
+  const tag = newCommandTag();
+  const o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) => cenv.tracker.add(pgid, tag.id));
+  if (o.timedOut || o.cancelled) {
+    await cenv.tracker.stop(tag.id, KILL_GRACE_MS);
+    return o;
+  }
+  const background = await cenv.tracker.running(tag.id);
+  if (background.length === 0) cenv.tracker.forget(tag.id);
+  return { ...o, background };
+}
+
+function runShell(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  limits: ToolLimits,
+  signal: AbortSignal,
+  env: NodeJS.ProcessEnv,
+  started: (pgid: number) => void,
+): Promise<CommandOutcome> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn('bash', ['-c', command], {
       cwd,
       detached: true, // its own process group, so killing -pid reaches every child it spawns
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Nothing may wait for a keypress: there is no terminal to answer it.
-      env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' },
+      env,
     });
+    if (child.pid !== undefined) started(child.pid);
     const out = new HeadTailBuffer(limits.outputHeadBytes, limits.outputTailBytes);
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => out.push(b));
@@ -68,7 +116,7 @@ export function executeCommand(command: string, cwd: string, timeoutMs: number, 
       done = true;
       timers.forEach(clearTimeout);
       signal.removeEventListener('abort', onAbort);
-      resolvePromise({ output: out.text(), code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, cancelled, reapedBackground });
+      resolvePromise({ output: out.text(), code: exit?.code ?? null, signal: exit?.signal ?? null, timedOut, cancelled, reapedBackground, background: [] });
     };
 
     timers.push(
@@ -130,12 +178,20 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
   }
   let o: CommandOutcome;
   try {
-    o = await executeCommand(args.command, cwd.real, timeoutMs, limits, signal);
+    o = await executeCommand(args.command, cwd.real, timeoutMs, limits, signal, { tracker: ctx.commands, secrets: ctx.secrets() });
   } catch (err) {
     return toolError(`The command could not be started: ${errorMessage(err)}`);
   }
   const parts = [o.output === '' ? '(no output)' : o.output.replace(/\n$/, '')];
   if (o.reapedBackground) parts.push('[background processes that kept the output open were stopped]');
+  if (o.background.length > 0) {
+    const pids = o.background.map((p) => p.pid).join(', ');
+    parts.push(
+      ctx.keepBackground
+        ? `[still running in the background: pid ${pids}; kept after the turn ends]`
+        : `[still running in the background: pid ${pids}; stopped when this turn ends]`,
+    );
+  }
   parts.push(statusLine(o, timeoutMs));
   return { isError: o.cancelled || o.timedOut || o.code !== 0, content: parts.join('\n') };
 }

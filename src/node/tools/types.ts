@@ -1,5 +1,6 @@
 // Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
 import type { ToolResult } from '../../engine/ports.js';
+import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
   readonly kind: 'write' | 'command';
@@ -25,6 +26,8 @@ export interface ToolLimits {
   readonly searchMaxResults: number;
   /** Characters of one matching line shown by search; minified files have megabyte lines. */
   readonly searchLineChars: number;
+  /** ripgrep is stopped after this long (a pathological regex, a huge tree); what it found so far is returned. */
+  readonly searchTimeoutMs: number;
   readonly commandDefaultTimeoutMs: number;
   readonly commandMaxTimeoutMs: number;
   /** run_command keeps the first and the last this many bytes of output and drops the middle. */
@@ -42,6 +45,7 @@ export const DEFAULT_TOOL_LIMITS: ToolLimits = {
   searchDefaultResults: 100,
   searchMaxResults: 1_000,
   searchLineChars: 300,
+  searchTimeoutMs: 30_000,
   commandDefaultTimeoutMs: 120_000,
   commandMaxTimeoutMs: 600_000,
   outputHeadBytes: 100 * 1024,
@@ -82,6 +86,14 @@ export interface ToolContext {
   readonly trusted: () => boolean;
   /** The ripgrep executable: a path, or "rg" to look it up on PATH. */
   readonly ripgrepPath: string;
+  /** The processes run_command started, so they can be stopped at the turn's end and on exit. */
+  readonly commands: CommandTracker;
+  /** Values (API keys) that must never appear in a command's environment. */
+  readonly secrets: () => readonly string[];
+  /** Background processes survive the turn's end (they still die with Capsule). */
+  readonly keepBackground: boolean;
+  /** Capsule's own files (session, archive, locks, flight log): the write tools refuse them. */
+  readonly ownFiles: () => readonly string[];
 }
 
 /** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */

@@ -5,6 +5,7 @@ import { listFilesTool } from './listFiles.js';
 import { readFileTool } from './readFile.js';
 import { TOOL_NAMES, checkpointArgs, checkpointHints, toolSchemas } from './schemas.js';
 import { searchTool } from './search.js';
+import { CommandTracker } from './processGroups.js';
 import { runCommandTool } from './runCommand.js';
 import { DEFAULT_TOOL_LIMITS, ToolError, errorMessage, toolError, toolOk } from './types.js';
 import type { ApprovalFn, CheckpointKind, ToolContext, ToolLimits } from './types.js';
@@ -23,6 +24,12 @@ export interface WorkspaceToolHostOptions {
   readonly evidence?: (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
   /** Records a checkpoint and returns its id; without it the checkpoint tool is not offered. */
   readonly checkpoint?: (kind: CheckpointKind, note: string) => Promise<string>;
+  /** Values (the API key) kept out of every command's environment. */
+  readonly secrets?: () => readonly string[];
+  /** Let background processes a command started outlive the turn (default: they are stopped when it ends). */
+  readonly keepBackgroundProcesses?: boolean;
+  /** Capsule's own files, wherever they live (see sessionOwnedPaths); write_file and edit_file refuse them. */
+  readonly ownFiles?: () => readonly string[];
 }
 
 type Runner = (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
@@ -34,7 +41,17 @@ export class WorkspaceToolHost implements ToolHost {
 
   constructor(opts: WorkspaceToolHostOptions) {
     const limits: ToolLimits = { ...DEFAULT_TOOL_LIMITS, ...opts.limits };
-    this.ctx = { roots: [...opts.roots], limits, approve: opts.approve, trusted: opts.trusted, ripgrepPath: opts.ripgrepPath ?? 'rg' };
+    this.ctx = {
+      roots: [...opts.roots],
+      limits,
+      approve: opts.approve,
+      trusted: opts.trusted,
+      ripgrepPath: opts.ripgrepPath ?? 'rg',
+      commands: new CommandTracker(),
+      secrets: opts.secrets ?? (() => []),
+      keepBackground: opts.keepBackgroundProcesses === true,
+      ownFiles: opts.ownFiles ?? (() => []),
+    };
     // Built once: the exact same list (order, text) on every request keeps the provider's prompt cache warm.
     this.toolList = Object.freeze(toolSchemas(limits, { checkpoint: opts.checkpoint !== undefined, evidence: opts.evidence !== undefined }));
     const ctx = this.ctx;
@@ -54,6 +71,19 @@ export class WorkspaceToolHost implements ToolHost {
 
   schemas(): readonly ToolSchema[] {
     return this.toolList;
+  }
+
+  /** Stops what the turn's commands left running in the background (unless kept); a line for the user when there was any. */
+  async endTurn(): Promise<string | undefined> {
+    if (this.ctx.keepBackground || this.ctx.commands.size === 0) return undefined;
+    const stopped = await this.ctx.commands.stop();
+    if (stopped.length === 0) return undefined;
+    return `Stopped ${stopped.length} background process${stopped.length === 1 ? '' : 'es'} started by this turn's commands (pid ${stopped.map((p) => p.pid).join(', ')}).`;
+  }
+
+  /** Stops every process the commands started, kept ones included (the session is closing). */
+  async dispose(): Promise<void> {
+    await this.ctx.commands.stop();
   }
 
   async run(name: string, argsJson: string, signal: AbortSignal): Promise<ToolResult> {

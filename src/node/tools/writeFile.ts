@@ -1,14 +1,16 @@
 // write_file and edit_file: compute the new content, show the diff for approval, then replace the file atomically (temp file + rename).
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { chmod, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import type { ToolResult } from '../../engine/ports.js';
 import { parseToolArgs } from './args.js';
+import { openConfinedFolder, openConfinedForReading } from './confined.js';
+import { refuseOwnFiles } from './ownFiles.js';
 import { unifiedDiff } from './diff.js';
 import { resolveWorkspacePath } from './paths.js';
 import type { ResolvedPath } from './paths.js';
 import { TOOL_NAMES, editFileArgs, editFileHints, writeFileArgs, writeFileHints } from './schemas.js';
-import { ToolError, toolError, toolOk } from './types.js';
+import { ToolError, errnoCode, toolError, toolOk } from './types.js';
 import type { ToolContext } from './types.js';
 
 /** Files above this are not loaded to be diffed and rewritten; an agent has no business rewriting them whole. */
@@ -27,25 +29,43 @@ interface Current {
   readonly mode: number;
 }
 
-/** The file as it is now, or undefined when it does not exist. */
-async function readCurrent(target: ResolvedPath): Promise<Current | undefined> {
-  const st = await stat(target.real).catch(() => undefined);
-  if (st === undefined) return undefined;
+/** The file as it is now, or undefined when it does not exist; read through a descriptor checked to be in the workspace. */
+async function readCurrent(roots: readonly string[], target: ResolvedPath): Promise<Current | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await openConfinedForReading(roots, target.real, target.display);
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return await readOpened(handle, target);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readOpened(handle: FileHandle, target: ResolvedPath): Promise<Current> {
+  const st = await handle.stat();
   if (st.isDirectory()) throw new ToolError(`"${target.display}" is a folder, not a file.`);
   if (!st.isFile()) throw new ToolError(`"${target.display}" is not a regular file, so it cannot be written.`);
   if (st.size > MAX_EDIT_BYTES) throw new ToolError(`"${target.display}" is too large to change with this tool (${st.size} bytes; the limit is ${MAX_EDIT_BYTES}).`);
-  const bytes = await readFile(target.real);
+  const bytes = await handle.readFile();
   const content = bytes.toString('utf8');
   // Text that does not survive a UTF-8 round trip (Latin-1, UTF-16) would be corrupted by a rewrite: treat it as binary.
   const binary = bytes.subarray(0, 8192).includes(0) || !Buffer.from(content, 'utf8').equals(bytes);
   return { content, binary, mode: st.mode & 0o7777 };
 }
 
-async function writeAtomically(real: string, content: string, mode: number | undefined): Promise<void> {
-  const dir = dirname(real);
+async function writeAtomically(roots: readonly string[], target: ResolvedPath, content: string, mode: number | undefined): Promise<void> {
+  const dir = dirname(target.real);
   await mkdir(dir, { recursive: true });
+  // Every name below resolves through the opened folder, checked to be inside the workspace: a swap of the folder
+  // for a link after the check cannot redirect the write.
+  const folder = await openConfinedFolder(roots, dir, target.display);
   // Same folder as the target, so the rename is atomic: a reader sees the old file or the new one, never half.
-  const tmp = join(dir, `.${basename(real)}.${randomBytes(6).toString('hex')}.capsule-tmp`);
+  const name = basename(target.real);
+  const tmp = folder.inFolder(`.${name}.${randomBytes(6).toString('hex')}.capsule-tmp`);
   try {
     const handle = await open(tmp, 'wx', mode ?? 0o666);
     try {
@@ -55,10 +75,12 @@ async function writeAtomically(real: string, content: string, mode: number | und
       await handle.close();
     }
     if (mode !== undefined) await chmod(tmp, mode); // the umask may have narrowed it
-    await rename(tmp, real);
+    await rename(tmp, folder.inFolder(name));
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
+  } finally {
+    await folder.close();
   }
 }
 
@@ -96,11 +118,11 @@ async function applyChange(
   if (!approved) {
     return toolError(`The user declined the change to ${name}; nothing was written. Do not retry the same change; ask the user what they want instead.`);
   }
-  const now = await readCurrent(target);
+  const now = await readCurrent(ctx.roots, target);
   if ((now === undefined) !== (before === undefined) || (now !== undefined && now.content !== before?.content)) {
     return toolError(`${name} changed while waiting for approval, so nothing was written. Read it again and redo the change.`);
   }
-  await writeAtomically(target.real, after, before?.mode);
+  await writeAtomically(ctx.roots, target, after, before?.mode);
   return diff.stats;
 }
 
@@ -108,7 +130,8 @@ export async function writeFileTool(ctx: ToolContext, argsJson: string, signal: 
   const args = parseToolArgs(TOOL_NAMES.writeFile, argsJson, writeFileArgs, writeFileHints);
   requireTrust(ctx, TOOL_NAMES.writeFile);
   const target = await resolveWorkspacePath(ctx.roots, args.path);
-  const before = await readCurrent(target);
+  await refuseOwnFiles(ctx.ownFiles(), target.real, target.display, TOOL_NAMES.writeFile);
+  const before = await readCurrent(ctx.roots, target);
   if (before !== undefined && before.content === args.content && !before.binary) {
     return toolOk(`No change: ${target.display} already has exactly this content.`);
   }
@@ -131,7 +154,8 @@ export async function editFileTool(ctx: ToolContext, argsJson: string, signal: A
   const args = parseToolArgs(TOOL_NAMES.editFile, argsJson, editFileArgs, editFileHints);
   requireTrust(ctx, TOOL_NAMES.editFile);
   const target = await resolveWorkspacePath(ctx.roots, args.path);
-  const before = await readCurrent(target);
+  await refuseOwnFiles(ctx.ownFiles(), target.real, target.display, TOOL_NAMES.editFile);
+  const before = await readCurrent(ctx.roots, target);
   if (before === undefined) throw new ToolError(`File not found: "${target.display}". Use write_file to create a new file.`);
   if (before.binary) throw new ToolError(`"${target.display}" is binary or not UTF-8 text; edit_file only changes UTF-8 text files.`);
   let { oldText, newText } = args;

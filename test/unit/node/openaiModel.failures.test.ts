@@ -3,6 +3,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIConnectionError, APIError } from 'openai';
 import { OpenAIChatModel } from '../../../src/node/openaiModel.js';
+import { classifyError } from '../../../src/engine/provider/faults.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { collect, eventually, lastChat, request } from './openaiHelpers.js';
 
@@ -124,7 +125,7 @@ test('a dropped connection fails the request and is not mistaken for a cancel', 
   await assert.rejects(collect(model.chat(request(), signal())), APIConnectionError);
 });
 
-test('a stream that ends cleanly without a finish_reason throws "stream ended unexpectedly"', async () => {
+test('a stream that ends cleanly without a finish_reason throws an IncompleteStreamError (transient)', async () => {
   const chunk = (content: string): string =>
     `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'fake-model', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
   const body = `${chunk('Half an ')}${chunk('answer')}data: [DONE]\n\n`;
@@ -134,7 +135,7 @@ test('a stream that ends cleanly without a finish_reason throws "stream ended un
     (async () => {
       for await (const e of model.chat(request(), signal())) seen.push(e.type === 'text' ? e.delta : e.type);
     })(),
-    { message: 'stream ended unexpectedly' },
+    (e: unknown) => e instanceof Error && e.name === 'IncompleteStreamError' && classifyError(e).kind === 'transient',
   );
   assert.deepEqual(seen, ['Half an ', 'answer']);
 });

@@ -19,10 +19,10 @@ test('a second open is read-only with a reason, rejects appends, and can write o
 
   const second = await JsonlSessionStore.open(path);
   assert.equal(second.readOnly, true);
-  assert.equal(second.readOnlyReason, HELD_ELSEWHERE_REASON);
-  assert.match(second.readOnlyReason ?? '', /another VS Code window; opened read-only/);
+  // The holder is named: which program, with its PID.
+  assert.equal(second.readOnlyReason, `Session is open for writing in a VS Code window (PID ${process.pid}); opened read-only`);
   assert.deepEqual(second.entries().map((e) => e.id), ['u1'], 'the read-only view still shows the chat');
-  await assert.rejects(second.append(user('u2', 'u1')), (err: Error) => err.message === HELD_ELSEWHERE_REASON);
+  await assert.rejects(second.append(user('u2', 'u1')), (err: Error) => err.message === second.readOnlyReason);
   await second.close();
 
   await first.append(user('u2', 'u1'));
@@ -46,10 +46,11 @@ test('a lock held by another live process keeps us read-only', async (t) => {
   const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
   t.after(() => other.kill('SIGKILL'));
   await mkdir(lockDirPath(path));
-  await writeFile(ownerPath(path), JSON.stringify({ pid: other.pid, host: hostname() }));
+  await writeFile(ownerPath(path), JSON.stringify({ pid: other.pid, host: hostname(), app: 'the capsule CLI' }));
   const s = await JsonlSessionStore.open(path);
   assert.equal(s.readOnly, true);
-  assert.equal(s.readOnlyReason, HELD_ELSEWHERE_REASON);
+  assert.equal(s.readOnlyReason, `Session is open for writing in the capsule CLI (PID ${other.pid}); opened read-only`);
+  assert.notEqual(s.readOnlyReason, HELD_ELSEWHERE_REASON);
   await s.close();
   assert.ok(existsSync(lockDirPath(path)), 'a read-only opener never removes the other window\'s lock');
 });

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SECTION_NAMES, parseCapsuleSections } from '../../../src/engine/compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../../../src/engine/compaction/ledgerFormat.js';
-import { MAX_CAPSULE_FILE_BYTES, parseCapsuleFile, utf8Length, type CapsuleFileResult } from '../../../src/engine/portable/capsuleFile.js';
+import { MAX_CAPSULE_FILE_BYTES, checksumOf, parseCapsuleFile, renderCapsuleFile, utf8Length, type CapsuleFileResult } from '../../../src/engine/portable/capsuleFile.js';
 import { sha256Hex } from '../../../src/node/capsuleFiles.js';
 import { IMG, META, SCRIPT, SECTIONS, bodyText, fileText } from './helpers.js';
 
@@ -32,7 +32,30 @@ test('a rendered file has the documented front matter and parses back to the sam
   assert.equal(r.body, bodyText());
   assert.equal(r.modified, false);
   assert.equal(r.hasLedger, true);
-  assert.equal(r.checksum, `sha256:${sha256Hex(bodyText())}`);
+  assert.equal(r.checksum, checksumOf(META, bodyText(), sha256Hex));
+});
+
+test('the checksum covers the front matter: a degraded capsule relabelled full, or a new title, is refused as modified', () => {
+  const degraded = renderCapsuleFile({ ...META, quality: 'degraded' }, bodyText(), sha256Hex);
+  for (const edited of [degraded.replace(/^quality: degraded$/m, 'quality: full'), fileText().replace(/^title: .*$/m, 'title: "Something else"')]) {
+    const r = parse(edited);
+    assert.equal(r.ok, false);
+    assert.equal(r.ok ? '' : r.kind, 'modified');
+    // Loaded anyway, an edited capsule cannot vouch for its label.
+    const anyway = parse(edited, true);
+    assert.ok(anyway.ok && anyway.modified && anyway.meta.quality === 'degraded');
+  }
+});
+
+test('prototype keys in front matter are refused, not silently dropped', () => {
+  for (const key of ['__proto__', 'constructor', 'prototype']) {
+    const r = parse(fileText().replace(/^title: /m, `${key}: x\ntitle: `));
+    assert.equal(r.ok, false, key);
+    assert.match(r.ok ? '' : r.message, new RegExp(`'${key}' is not allowed as a key`));
+  }
+  const unknown = parse(fileText().replace(/^title: /m, 'colour: blue\ntitle: '));
+  assert.equal(unknown.ok, false);
+  assert.match(unknown.ok ? '' : unknown.message, /colour/);
 });
 
 test('every section and the ledger come back exactly', () => {

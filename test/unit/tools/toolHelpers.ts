@@ -1,5 +1,6 @@
 // Shared helpers for the workspace-tool tests: a temp workspace with a prefix-sharing sibling outside it, and a host that records approvals.
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ToolResult } from '../../../src/engine/ports.js';
@@ -66,3 +67,18 @@ export function makeHost(ws: string, opts: TestHostOptions = {}): TestHost {
     call: (name, args, signal) => host.run(name, typeof args === 'string' ? args : JSON.stringify(args), signal ?? new AbortController().signal),
   };
 }
+/** A process that exited but was not reaped yet (a zombie) counts as dead. */
+export async function alive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat !== undefined && !/^\d+ \(.*\) Z/.test(stat);
+}
+
+/** SIGKILL is delivered asynchronously: wait (bounded) for the process to be gone rather than racing the kernel. */
+export async function diesSoon(pid: number): Promise<boolean> {
+  for (let i = 0; i < 500; i++) {
+    if (!(await alive(pid))) return true;
+    await sleep(10);
+  }
+  return false;
+}
+
