@@ -18,6 +18,8 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   cache: () => import('./cache.js'),
   vsix: () => import('./vsix.js'),
   garbage: () => import('./garbage.js'),
+  longTurn: () => import('./longTurn.js'),
+  effects: () => import('./effects.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -36,6 +36,15 @@ function categoryTable(card: CompactionCard): HTMLElement {
   return el('table', { className: 'card-table' }, [head, el('tbody', {}, [...rows, total])]);
 }
 
+/** "Kept: files 100% · commands 100% · errors 6/7", with the dropped items behind a disclosure. */
+function retentionView(r: NonNullable<CompactionCard['retention']>): HTMLElement {
+  const line = el('span', { className: 'retention-line', text: `Kept: ${r.line}` });
+  if (r.dropped.length === 0) return el('p', { className: 'card-retention' }, [icon('checklist'), line]);
+  const items = r.dropped.map((d) => el('li', {}, [el('span', { className: 'muted', text: `${d.category}: ` }), el('code', { text: d.item })]));
+  const note = r.appended > 0 ? [el('p', { className: 'muted', text: `${r.appended} lost file(s)/command(s) were appended to the capsule from the transcript.` })] : [];
+  return el('details', { className: 'card-retention' }, [el('summary', {}, [icon('checklist'), line, el('span', { className: 'muted', text: ` · ${r.dropped.length} dropped` })]), ...note, el('ul', { className: 'dropped' }, items)]);
+}
+
 export function renderCompactionCard(card: CompactionCard): HTMLElement {
   const reclaimed = reclaimedRatio(card.tokensBefore, card.tokensAfter);
   const sum = (c: BudgetCategories): number => ORDER.reduce((a, k) => a + c[k], 0);
@@ -54,6 +63,7 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
       : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
 
   const details = el('details', { className: 'card-breakdown' }, [el('summary', { text: 'Before and after by category' }), categoryTable(card)]);
+  const retention = card.retention === undefined ? [] : [retentionView(card.retention)];
 
   return el('section', { className: 'card', attrs: { 'aria-label': title } }, [
     el('header', { className: 'card-head' }, [icon('fold'), el('span', { className: 'card-title', text: 'Context compacted' }), el('span', { className: 'chip reason', text: reason(card.trigger) })]),
@@ -61,6 +71,7 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
     miniBar('Before', card.before, card.tokensBefore, scale),
     miniBar('After', card.after, card.tokensAfter, scale),
     details,
+    ...retention,
     quality,
     el('footer', { className: 'card-foot' }, [
       el('span', { className: 'muted', text: 'Checkpoint ' }),

@@ -84,6 +84,7 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
   error: { ...base, text: str(LIMITS.answer) },
   info: { ...base, text: str(LIMITS.answer) },
+  loop: { ...base, text: str(LIMITS.answer), toolName: str(LIMITS.id) },
 };
 const item = union('kind', ITEM_SHAPES);
 const items = arrayOf(item, LIST_LIMITS.items);

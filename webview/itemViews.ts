@@ -67,6 +67,19 @@ export function renderItem(item: TranscriptItem): HTMLElement {
       return article(item, [icon('error'), el('span', { text: item.text })], 'Error');
     case 'info':
       return article(item, [icon('info'), el('span', { text: item.text })], 'Note');
+    case 'loop':
+      return article(
+        item,
+        [
+          icon('warning'),
+          el('span', { text: item.text }),
+          el('div', { className: 'loop-actions' }, [
+            button({ text: 'Continue', label: `Let the agent continue after repeating ${item.toolName}`, action: 'loop-continue' }),
+            button({ text: 'Stop', label: 'Leave the turn stopped', action: 'loop-stop' }),
+          ]),
+        ],
+        'The agent repeated a tool call',
+      );
     default: {
       const _exhaustive: never = item;
       return _exhaustive;

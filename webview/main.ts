@@ -49,6 +49,7 @@ const list = new TranscriptList({
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
+  continueLoop: () => host.post({ type: 'send', text: 'Continue' }),
   loadOlder: (beforeId) => host.post({ type: 'loadOlder', beforeId }),
   scrolled: (scroll) => host.updateState({ scroll }),
 });

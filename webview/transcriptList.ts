@@ -13,6 +13,8 @@ export interface ListActions {
   openLink(href: string): void;
   viewCapsule(checkpointId: string, opener: HTMLElement): void;
   rewind(checkpointId: string): void;
+  /** The doom-loop card's "Continue": the turn goes on as a new message. */
+  continueLoop(): void;
   loadOlder(beforeId: string): void;
   /** The reading position changed (null: following the newest). */
   scrolled(anchor: ScrollAnchor | null): void;
@@ -374,6 +376,11 @@ export class TranscriptList {
     const ck = btn.dataset.ck ?? '';
     if (name === 'view-capsule') this.actions.viewCapsule(ck, btn);
     else if (name === 'rewind') this.actions.rewind(ck);
+    else if (name === 'loop-continue' || name === 'loop-stop') {
+      // Either answer settles the card; only Continue asks the agent for more.
+      btn.closest('.loop-actions')?.replaceChildren(el('span', { className: 'muted', text: name === 'loop-continue' ? 'Continued.' : 'Stopped.' }));
+      if (name === 'loop-continue') this.actions.continueLoop();
+    }
     else if (name === 'copy-item') {
       const item = this.get(btn.closest('[data-id]')?.getAttribute('data-id') ?? '');
       if (item?.kind === 'assistant') this.actions.copy(item.markdown, btn);

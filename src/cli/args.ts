@@ -28,9 +28,13 @@ export const CLI_OPTIONS = {
   into: { type: 'string' },
   anyway: { type: 'boolean' },
   focus: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  'no-auto-compact': { type: 'boolean' },
+  from: { type: 'string' },
+  retention: { type: 'boolean' },
 } as const;
 
-export type Flags = Record<string, string | boolean>;
+export type Flags = Record<string, string | boolean | readonly string[]>;
 
 export interface ParsedCli {
   /** The first positional ('' when there is none, e.g. `capsule --help`). */
@@ -48,6 +52,7 @@ export function parseCli(argv: readonly string[]): ParsedCli {
     const flags: Flags = {};
     for (const [name, value] of Object.entries(parsed.values)) {
       if (typeof value === 'string' || typeof value === 'boolean') flags[name] = value;
+      else if (Array.isArray(value)) flags[name] = value.filter((v): v is string => typeof v === 'string');
     }
     const [command = '', ...positionals] = parsed.positionals;
     return { command, positionals, flags };

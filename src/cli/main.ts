@@ -53,18 +53,18 @@ function fail(e: unknown): number {
   return e instanceof CliError ? e.exitCode : 1;
 }
 
-/** `capsule … | head`: once the reader has gone, nothing more can be said; end quietly instead of with a stack trace. */
-function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
+/** `capsule … | head`: the reader went away, which is how a pipe ends, not an error worth a stack trace. */
+export function quietOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: number) => void = (c) => process.exit(c)): void {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+    else throw e;
   });
 }
 
 if (require.main === module) {
   setLockHolderName('the capsule CLI');
-  endQuietlyOnClosedPipe(process.stdout);
-  endQuietlyOnClosedPipe(process.stderr);
+  quietOnClosedPipe(process.stdout);
+  quietOnClosedPipe(process.stderr);
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -2,6 +2,11 @@
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
+import type { ToolSchema } from '../engine/ports.js';
+import { hardLimitOf } from '../engine/tokens/limits.js';
+import { windowError } from '../engine/tokens/windowDefaults.js';
+import { toolLimitsForWindow } from '../node/tools/types.js';
+import { WorkspaceToolHost } from '../node/tools/workspaceToolHost.js';
 import { AgentSession, type OfflineModel } from '../node/agentSession.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
@@ -31,14 +36,30 @@ export async function loadSessionForReading(path: string | undefined, usage: str
   return load;
 }
 
-/** The model the session last used (model_change or an assistant's model), if any. */
+/**
+ * The model the session last used, with the limits its model_change recorded. The latest reply names the model
+ * too, but without limits: it only wins when it names another model than the last model_change (an older file).
+ */
 export function sessionModel(branch: readonly Entry[]): { model: string; contextWindow?: number; maxOutputTokens?: number } | undefined {
+  let replyModel: string | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
-    if (e?.type === 'model_change') return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens };
-    if (e?.type === 'assistant' && e.model) return { model: e.model };
+    if (e?.type === 'assistant' && e.model && replyModel === undefined) replyModel = e.model;
+    if (e?.type === 'model_change') {
+      if (replyModel !== undefined && replyModel !== e.model) return { model: replyModel };
+      return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens };
+    }
   }
-  return undefined;
+  return replyModel === undefined ? undefined : { model: replyModel };
+}
+
+/** --window and --max-output as an override; a window below the supported minimum is a one-line error. */
+export function limitFlags(flags: Flags): { contextWindow?: number; maxOutputTokens?: number } {
+  const contextWindow = intFlag(flags, 'window');
+  const error = contextWindow === undefined ? undefined : windowError(contextWindow, '--window');
+  if (error !== undefined) throw new CliError(error);
+  const maxOutputTokens = intFlag(flags, 'max-output');
+  return { ...(contextWindow === undefined ? {} : { contextWindow }), ...(maxOutputTokens === undefined ? {} : { maxOutputTokens }) };
 }
 
 /** --model / --window / --max-output override what the session recorded, which overrides the built-in table. */
@@ -48,14 +69,34 @@ export function modelFromFlags(flags: Flags, branch: readonly Entry[]): ModelInf
   const sameModel = recorded?.model === model;
   return resolveModelInfo(model, {
     provider: sameModel ? { contextWindow: recorded?.contextWindow, maxOutputTokens: recorded?.maxOutputTokens } : undefined,
-    override: { contextWindow: intFlag(flags, 'window'), maxOutputTokens: intFlag(flags, 'max-output') },
+    override: limitFlags(flags),
   });
 }
 
-/** Default compaction settings, validated against the model, with CAPSULE_AUTO_COMPACT from the environment. */
-export function cliSettings(model: ModelInfo): ResolvedSettings {
-  return resolveSettings({ raw: {}, env: process.env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
+/** Compaction settings (`--set`, `--no-auto-compact`), validated against the model, with CAPSULE_AUTO_COMPACT from the environment. */
+export function cliSettings(model: ModelInfo, raw: Readonly<Record<string, unknown>> = {}): ResolvedSettings {
+  return resolveSettings({ raw, env: process.env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
 }
+
+/**
+ * The tool schemas exactly as `capsule chat` sends them for this model (the same host, the same window-derived
+ * limits), so budgets and compactions count what the model really receives and calibration can match its prefix.
+ */
+export function chatToolSchemas(workspace: string, model: ModelInfo, resolved: ResolvedSettings): readonly ToolSchema[] {
+  const limits = toolLimitsForWindow(hardLimitOf(model.contextWindow, model.maxOutputTokens, resolved.settings.safetyReserveTokens));
+  const host = new WorkspaceToolHost({
+    roots: [workspace],
+    limits,
+    approve: async () => false,
+    trusted: () => false,
+    evidence: async () => ({ isError: true, content: 'not available here' }),
+    checkpoint: async () => 'ck_unused',
+  });
+  return host.schemas();
+}
+
+/** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */
+export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/openaiModel.js';
 
 /**
  * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags

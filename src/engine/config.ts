@@ -1,6 +1,7 @@
 // The compaction settings of docs/behaviour.md#settings: defaults, per-field validation, cross-field invariants and the warning text.
 import { z } from 'zod';
 import { hardLimitOf } from './tokens/limits.js';
+import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
 
 export const DEFAULT_AUTO = true;
 export const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
@@ -69,6 +70,28 @@ const FIELD_SCHEMAS: { readonly [K in keyof CompactionSettings]: z.ZodType<Compa
 
 export const SETTING_KEYS = Object.keys(FIELD_SCHEMAS) as readonly (keyof CompactionSettings)[];
 
+/** `capsule.agent.maxRequestsPerTurn`: a runaway tool loop ends the turn after this many model requests. */
+export const DEFAULT_MAX_REQUESTS_PER_TURN = 200;
+export const AGENT_SETTING_SCHEMAS = { maxRequestsPerTurn: int(1, 100_000) } as const;
+export type AgentSettingKey = keyof typeof AGENT_SETTING_SCHEMAS;
+export const DEFAULT_AGENT_SETTINGS: { readonly [K in AgentSettingKey]: number } = { maxRequestsPerTurn: DEFAULT_MAX_REQUESTS_PER_TURN };
+
+/**
+ * Checks one `capsule.<section>.<key>` value against the same schema the extension's settings use. Returns the
+ * parsed value, or a one-line error naming the setting, the bad value and what it must be.
+ */
+export function checkSetting(section: 'compaction' | 'agent', key: string, value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  const schemas: Readonly<Record<string, z.ZodType<unknown>>> = section === 'compaction' ? FIELD_SCHEMAS : AGENT_SETTING_SCHEMAS;
+  const schema = Object.hasOwn(schemas, key) ? schemas[key] : undefined;
+  if (schema === undefined) {
+    const known = [...SETTING_KEYS.map((k) => `compaction.${k}`), ...Object.keys(AGENT_SETTING_SCHEMAS).map((k) => `agent.${k}`)];
+    return { ok: false, error: `unknown setting 'capsule.${section}.${key}' (known: ${known.join(', ')})` };
+  }
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  return { ok: false, error: `capsule.${section}.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}` };
+}
+
 export interface ResolvedSettings {
   readonly settings: CompactionSettings;
   /** False when validation failed or CAPSULE_AUTO_COMPACT=false: soft triggers off, hard protection on. */
@@ -79,6 +102,8 @@ export interface ResolvedSettings {
   readonly notices: readonly string[];
   /** The user-facing warning when soft triggers were disabled by invalid settings, else undefined. */
   readonly warning?: string;
+  /** Settings the user left unset whose value was derived from the model's window (shown as "auto: N"). */
+  readonly derived: readonly DerivedKey[];
 }
 
 export interface SettingsContext {
@@ -107,42 +132,60 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
     notices.push('capsule.compaction.backgroundTimeoutMs is deprecated and ignored because timeoutMs is set');
   }
 
+  // Unset values follow the window (small windows cannot use the seed's absolute figures); explicit ones are kept.
+  const reserveRaw = FIELD_SCHEMAS.safetyReserveTokens.safeParse(raw.safetyReserveTokens);
+  const defaults = defaultsFor(ctx.model, reserveRaw.success ? reserveRaw.data : undefined);
+  const derived = ctx.model === undefined ? [] : DERIVED_KEYS.filter((k) => (raw[k] === undefined || raw[k] === null) && defaults[k] !== DEFAULT_COMPACTION_SETTINGS[k]);
   const out: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
     const value = raw[key];
     if (value === undefined || value === null) {
-      out[key] = DEFAULT_COMPACTION_SETTINGS[key];
+      out[key] = defaults[key];
       continue;
     }
     const parsed = FIELD_SCHEMAS[key].safeParse(value);
     if (parsed.success) out[key] = parsed.data;
     else {
-      out[key] = DEFAULT_COMPACTION_SETTINGS[key];
-      errors.push(`${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}`);
+      out[key] = defaults[key];
+      errors.push(`${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}; leave it unset or use ${JSON.stringify(defaults[key])}`);
     }
   }
   const settings = out as unknown as CompactionSettings;
 
   if (ctx.model) {
-    const hard = hardLimitOf(ctx.model.contextWindow, ctx.model.maxOutputTokens, settings.safetyReserveTokens);
+    const { contextWindow, maxOutputTokens } = ctx.model;
+    const hard = hardLimitOf(contextWindow, maxOutputTokens, settings.safetyReserveTokens);
     if (hard <= 0) {
-      errors.push(`hard limit (${fmt(hard)}) must be > 0: context window ${fmt(ctx.model.contextWindow)} - max output ${fmt(ctx.model.maxOutputTokens)} - safetyReserveTokens ${fmt(settings.safetyReserveTokens)}`);
+      errors.push(
+        `hard limit (${fmt(hard)}) must be > 0: context window ${fmt(contextWindow)} - max output ${fmt(maxOutputTokens)} - safetyReserveTokens ${fmt(settings.safetyReserveTokens)}; ` +
+          `try safetyReserveTokens ${fmt(defaultsFor(ctx.model, undefined).safetyReserveTokens)} (or leave it unset)`,
+      );
     } else {
-      if (settings.keepRecentTokens >= hard) errors.push(`keepRecentTokens (${fmt(settings.keepRecentTokens)}) must be < hard limit (${fmt(hard)})`);
-      if (settings.minReclaimableTokens >= hard) errors.push(`minReclaimableTokens (${fmt(settings.minReclaimableTokens)}) must be < hard limit (${fmt(hard)})`);
+      // The suggestion is what the window-aware default would be against this hard limit: it always works.
+      const working = { keep: Math.floor(hard * KEEP_SHARE), reclaim: Math.floor(hard * RECLAIM_SHARE) };
+      if (settings.keepRecentTokens >= hard) errors.push(`keepRecentTokens (${fmt(settings.keepRecentTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.keep)}`);
+      if (settings.minReclaimableTokens >= hard) errors.push(`minReclaimableTokens (${fmt(settings.minReclaimableTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.reclaim)}`);
     }
   }
 
   const envOff = (ctx.env?.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
   if (envOff) notices.push('CAPSULE_AUTO_COMPACT=false: automatic compaction is off; hard-limit protection stays on');
   const invalid = errors.length > 0;
+  const fallback = { ...DEFAULT_COMPACTION_SETTINGS, ...defaultsFor(ctx.model, undefined) };
   return {
-    settings: invalid ? { ...DEFAULT_COMPACTION_SETTINGS, ...pickSafe(settings) } : settings,
+    settings: invalid ? { ...fallback, ...pickSafe(settings) } : settings,
     softTriggersEnabled: !invalid && !envOff,
     errors,
     notices,
     warning: invalid ? `Compaction disabled: config validation failed: ${errors.join('; ')}` : undefined,
+    derived: invalid ? [] : derived,
   };
+}
+
+/** The defaults for this model: the seed's, with the window-derived figures where the window is small. */
+function defaultsFor(model: SettingsContext['model'], explicitReserve: number | undefined): CompactionSettings {
+  if (model === undefined) return DEFAULT_COMPACTION_SETTINGS;
+  return { ...DEFAULT_COMPACTION_SETTINGS, ...windowDefaults(model.contextWindow, model.maxOutputTokens, DEFAULT_COMPACTION_SETTINGS, explicitReserve) };
 }
 
 /** With invalid settings, keep user choices that cannot hurt hard-limit protection; the rest go back to defaults. */

@@ -1,5 +1,6 @@
 // The interfaces the pure engine needs from the outside world; src/node and src/vscode implement them.
 import type { ModelMessage } from './transcript/modelInput.js';
+import type { Effects } from './transcript/effects.js';
 import type { Entry, SessionHeader, Usage } from './transcript/schema.js';
 
 export interface Clock {
@@ -92,6 +93,8 @@ export interface ChatModel {
 export interface ToolResult {
   readonly content: string;
   readonly isError: boolean;
+  /** What the call did, when the tool measured it; stored on the tool_result entry. */
+  readonly effects?: Effects;
 }
 
 export interface ToolHost {

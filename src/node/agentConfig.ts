@@ -72,6 +72,8 @@ export interface AgentSessionConfig {
   readonly logger?: Logger;
   readonly listener?: AgentListener;
   readonly agentOptions?: Partial<AgentOptions>;
+  /** Project-specific test-command patterns for the ledger (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
   /** TriggerState.toJSON() of an earlier run, used only when the intents file does not exist yet (an older host kept them elsewhere). */
   readonly triggerState?: unknown;
 }

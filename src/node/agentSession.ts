@@ -7,7 +7,7 @@ import { PreflightBarrier, type PreflightResult } from '../engine/compaction/bar
 import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
-import type { ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
+import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
@@ -22,6 +22,8 @@ import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
 import { sessionOwnedPaths } from './tools/ownFiles.js';
+import { hardLimitOf } from '../engine/tokens/limits.js';
+import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
@@ -34,6 +36,8 @@ export interface OfflineModel {
   /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
   readonly summarizer?: ChatModel;
   readonly resolved: ResolvedSettings;
+  /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
+  readonly tools?: readonly ToolSchema[];
 }
 
 /** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
@@ -139,7 +143,8 @@ export class AgentSession {
               approve: ws.approve,
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
-              ...(ws.limits === undefined ? {} : { limits: ws.limits }),
+              // Results are bounded at creation relative to the window; explicit limits from the host still win.
+              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
               ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
@@ -163,6 +168,8 @@ export class AgentSession {
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
+        resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
+        ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
@@ -187,7 +194,7 @@ export class AgentSession {
         ids: nodeIds,
         cache: parts.caches.forModel(m.model.model),
         ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
-        tools: [],
+        tools: m.tools ?? [],
         defaultSystem: DEFAULT_SYSTEM_PROMPT,
         resolved: m.resolved,
         modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
@@ -285,7 +292,7 @@ export class AgentSession {
       // openOffline is the only way to a session without an agent, and it always sets the offline model.
       const o = this.offline;
       if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
-      return { model: o.model, provider: o.provider, tools: [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+      return { model: o.model, provider: o.provider, tools: o.tools ?? [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
     }
     const m = a.currentModel;
     return {

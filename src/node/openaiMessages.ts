@@ -1,5 +1,6 @@
 // Maps an engine ChatRequest to the exact chat-completions request body an OpenAI-compatible server receives.
 import type {
+  ChatCompletionAssistantMessageParam,
   ChatCompletionContentPart,
   ChatCompletionCreateParams,
   ChatCompletionMessageParam,
@@ -24,12 +25,15 @@ function toMessage(m: ModelMessage): ChatCompletionMessageParam {
     }
     case 'assistant': {
       if (!m.toolCalls || m.toolCalls.length === 0) return { role: 'assistant', content: m.content };
-      return {
+      const turn: ChatCompletionAssistantMessageParam & { reasoning_content?: string } = {
         role: 'assistant',
         // OpenAI documents null (not "") for a tool-call-only turn; some local servers reject "" there.
         content: m.content === '' ? null : m.content,
         tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+        // DeepSeek's thinking mode requires its reasoning back on turns that made tool calls.
+        ...(m.reasoningContent === undefined ? {} : { reasoning_content: m.reasoningContent }),
       };
+      return turn;
     }
     case 'tool':
       return { role: 'tool', tool_call_id: m.toolCallId, content: m.content };

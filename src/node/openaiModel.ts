@@ -2,6 +2,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
+import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
 
@@ -47,6 +48,7 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
     apiKey: opts.apiKey === '' ? NO_KEY_PLACEHOLDER : opts.apiKey,
     maxRetries: 0,
     logLevel: 'off',
+    fetch: errorBodyFetch(),
     ...(opts.timeoutMs !== undefined ? { timeout: opts.timeoutMs } : {}),
     ...(opts.headers ? { defaultHeaders: { ...opts.headers } } : {}),
   });

@@ -25,6 +25,15 @@ export const CompactionCardSchema = z.object({
   fallbackReason: text(LIMITS.line).optional(),
   /** Escalation level 0–3 (docs/behaviour.md#cut). */
   level: z.number().int().min(0).max(3).optional(),
+  /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */
+  retention: z
+    .object({
+      line: text(300),
+      dropped: z.array(z.object({ category: z.enum(['files', 'commands', 'errors', 'identifiers']), item: text(500) })).max(200),
+      /** Lost files and commands appended to the capsule from the transcript. */
+      appended: amount,
+    })
+    .optional(),
 });
 
 const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
@@ -64,6 +73,8 @@ export const CheckpointItemSchema = z.object({
 });
 export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer) });
 export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
+/** The agent stopped a doom loop (the same tool call three times in a row): the user chooses Continue or Stop. */
+export const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema,
@@ -73,6 +84,7 @@ export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   CheckpointItemSchema,
   ErrorItemSchema,
   InfoItemSchema,
+  LoopItemSchema,
 ]);
 
 /** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
@@ -108,6 +120,7 @@ export type CompactionItem = z.infer<typeof CompactionItemSchema>;
 export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
 export type ErrorItem = z.infer<typeof ErrorItemSchema>;
 export type InfoItem = z.infer<typeof InfoItemSchema>;
+export type LoopItem = z.infer<typeof LoopItemSchema>;
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
 export type TranscriptItemKind = TranscriptItem['kind'];
 export type CapsuleView = z.infer<typeof CapsuleViewSchema>;

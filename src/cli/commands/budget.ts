@@ -2,21 +2,38 @@
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { budgetOf, TokenCaches } from '../../node/sessionBudget.js';
+import { formatTokens } from '../../engine/tokens/budgetFormat.js';
+import type { Entry } from '../../engine/transcript/schema.js';
 import type { ParsedCli } from '../args.js';
-import { cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 
-export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--json]';
+export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
+
+/** The provider's own count of the last request, when a reply reported one. */
+function lastReported(branch: readonly Entry[]): { readonly promptTokens: number; readonly entryId: string; readonly model?: string } | undefined {
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'capsule') return undefined; // the report describes an input the capsule has replaced
+    if (e?.type === 'assistant' && e.usage !== undefined) return { promptTokens: e.usage.promptTokens, entryId: e.id, ...(e.model === undefined ? {} : { model: e.model }) };
+  }
+  return undefined;
+}
 
 export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const load = await loadSessionForReading(cli.positionals[0], BUDGET_USAGE);
   const branch = load.tree.branch();
   const model = modelFromFlags(cli.flags, branch);
-  const resolved = cliSettings(model);
-  const budget = budgetOf(branch, { model, provider: 'cli', tools: [], resolved, cache: new TokenCaches().forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
+  const resolved = cliSettings(model, settingsFlags(cli.flags).compaction);
+  // The tool schemas and provider label chat sends, so the count matches and calibration can use the provider's figure.
+  const tools = chatToolSchemas(load.header?.cwd ?? process.cwd(), model, resolved);
+  const budget = budgetOf(branch, { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches().forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
+  const reported = lastReported(branch);
   if (cli.flags.json === true) {
-    out(JSON.stringify({ ...budget, modelSource: model.source, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
+    out(JSON.stringify({ ...budget, modelSource: model.source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {
     out(formatBudget(budget));
+    if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
     if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);
   }

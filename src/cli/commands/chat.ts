@@ -7,12 +7,13 @@ import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
-import { CliError, intFlag, type Flags, type ParsedCli } from '../args.js';
-import { sessionModel } from '../session.js';
+import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { limitFlags, sessionModel } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt"';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt"';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -93,6 +94,7 @@ export class EventPrinter {
         break;
       case 'turn_start':
       case 'assistant_start':
+      case 'loop_detected': // turn_end carries the one-line reason
         break;
     }
   }
@@ -108,6 +110,9 @@ export class EventPrinter {
         break;
       case 'preflight_blocked':
         this.out(`[blocked] ${b.message}`);
+        break;
+      case 'calibration_fallback':
+        this.out(`[notice] ${b.message}`);
         break;
       case 'compaction_progress':
         break; // the live percentage is for the UI; a log would only repeat it
@@ -132,8 +137,9 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
-  const override = { contextWindow: intFlag(cli.flags, 'window'), maxOutputTokens: intFlag(cli.flags, 'max-output') };
+  const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
+  const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(out);
   // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
   const leftovers = leftoverReport(await stopLeftovers());
@@ -151,6 +157,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       create: { cwd: workspace },
       archiveDir: archiveDirFor(path),
       flightLog: flightLogFor(path),
+      settings: settings.compaction,
+      ...(settings.agent.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: settings.agent.maxRequestsPerTurn } }),
       // Opened with the model the session used so far: a switch to a smaller one must be handed off by it.
       model:
         previous === undefined

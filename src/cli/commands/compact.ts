@@ -5,10 +5,11 @@ import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/s
 import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
-import { cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 
 export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--json]';
+  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|...] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -92,10 +93,13 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   const trigger = triggerFlag(cli.flags);
   const focus = focusFlag(cli.flags);
   const summarizer = summarizerFlags(cli.flags);
+  const raw = settingsFlags(cli.flags).compaction;
   const session = await openOffline(path, (info) => ({
     model: info,
-    provider: 'cli',
-    resolved: cliSettings(info),
+    provider: CLI_PROVIDER,
+    resolved: cliSettings(info, raw),
+    // The schemas chat sends: the measurement counts them and the summary request repeats them.
+    tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);
   try {

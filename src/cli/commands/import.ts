@@ -1,16 +1,14 @@
-// `capsule import <file> -o <session.jsonl>`: turns saved OpenAI chat-completions messages into a Capsule session.
+// `capsule import <file> -o <session.jsonl>`: detects the transcript's format (or takes --from), converts it, and reports what was kept, inferred and dropped.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { idSource } from '../../engine/ids.js';
-import { importOpenAIMessages, parseOpenAIMessages } from '../../engine/transcript/importOpenAI.js';
-import { repairImported } from '../../engine/transcript/importRepair.js';
-import { JsonlSessionStore } from '../../node/jsonlStore.js';
+import { ImportError, importTranscript, isImportFormat } from '../../engine/import/importTranscript.js';
+import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/import/report.js';
+import { ImportRefused, importFileProblem, writeImportedSession } from '../../node/importSession.js';
 import { readRegularFile } from '../../node/regularFile.js';
 import { CliError, type ParsedCli } from '../args.js';
 
-export const IMPORT_USAGE = 'capsule import <messages.json|messages.jsonl> -o <session.jsonl> [--model M]';
-/** Conversations larger than this are almost certainly not a message file. */
-const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--from ${IMPORT_FORMATS.join('|')}] [--model M]`;
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -26,13 +24,12 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   const output = typeof cli.flags.out === 'string' ? cli.flags.out : undefined;
   if (!input) throw new CliError(`missing input file: ${IMPORT_USAGE}`);
   if (!output) throw new CliError(`missing -o <session.jsonl>: ${IMPORT_USAGE}`);
-  let size: number;
-  try {
-    size = (await stat(input)).size;
-  } catch {
-    throw new CliError(`input file not found: ${input}`, 1);
+  const from = cli.flags.from;
+  if (from !== undefined && (typeof from !== 'string' || !isImportFormat(from))) {
+    throw new CliError(`--from must be one of ${IMPORT_FORMATS.join(', ')} (got '${String(from)}')`);
   }
-  if (size > MAX_IMPORT_BYTES) throw new CliError(`input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}`, 1);
+  const problem = await importFileProblem(input);
+  if (problem !== undefined) throw new CliError(problem, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
   let text: string;
@@ -41,29 +38,33 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e), 1);
   }
-  const parsed = parseOpenAIMessages(text);
-  if (!parsed.ok) throw new CliError(`${input}: ${parsed.error}`, 1);
   const sessionId = randomUUID();
   const ids = idSource((n) => randomBytes(n));
-  const result = importOpenAIMessages(parsed.messages, {
-    sessionId,
-    cwd: process.cwd(),
-    now: new Date().toISOString(),
-    ids,
-    model: typeof cli.flags.model === 'string' ? cli.flags.model : undefined,
-  });
-  // Never write a session our own verify calls invalid: repair what can be repaired, refuse the rest.
-  const fixed = repairImported(result.entries, (p) => ids.next(p));
-  const firstError = fixed.errors[0];
-  if (firstError !== undefined) throw new CliError(`${input}: not imported, the conversation cannot be made a valid session (${firstError.message}); nothing was written`, 1);
-  const store = await JsonlSessionStore.open(output, { create: { id: sessionId, cwd: result.header.cwd, title: result.header.title } });
+  let result;
   try {
-    for (const e of fixed.entries) await store.append(e);
-  } finally {
-    await store.close();
+    result = importTranscript(text, {
+      sessionId,
+      cwd: process.cwd(),
+      now: new Date().toISOString(),
+      ids,
+      ...(typeof cli.flags.model === 'string' ? { model: cli.flags.model } : {}),
+      ...(from !== undefined && isImportFormat(from) ? { from } : {}),
+    });
+  } catch (err) {
+    if (err instanceof ImportError) throw new CliError(`${input}: ${err.message}`, 1);
+    throw err;
   }
-  for (const w of result.warnings) out(`warning: ${w}`);
-  for (const r of fixed.repairs) out(`repaired: ${r}`);
-  out(`imported ${parsed.messages.length} messages as ${fixed.entries.length} entries into ${output}`);
+  let repairs: readonly string[];
+  try {
+    repairs = await writeImportedSession(output, result, (p) => ids.next(p));
+  } catch (err) {
+    if (err instanceof ImportRefused) throw new CliError(`${input}: not imported, ${err.message}`, 1);
+    throw err;
+  }
+  const k = result.report.kept;
+  const messages = k.userTurns + k.assistantTurns + k.toolResults + k.systemMessages;
+  out(`imported ${messages} messages (${FORMAT_NAMES[result.report.format]}) as ${result.entries.length} entries into ${output}`);
+  for (const line of formatImportReport(result.report)) out(`  ${line}`);
+  for (const r of repairs) out(`repaired: ${r}`);
   return 0;
 }

@@ -68,6 +68,8 @@ export type AgentEvent =
       /** A mandatory protective handoff compaction ran with the previous model before the switch (docs/behaviour.md#triggers). */
       readonly handoff: boolean;
     }
+  /** The same tool call came back `repeats` times in a row: the turn stops and the user decides (Continue / Stop). */
+  | { readonly type: 'loop_detected'; readonly turnId: string; readonly name: string; readonly arguments: string; readonly repeats: number }
   | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string };
 
 export type AgentListener = (e: AgentEvent) => void;
@@ -89,4 +91,6 @@ export interface TurnResult {
   readonly answer?: string;
   /** Model requests sent in this turn (retries of one request counted once). */
   readonly requests: number;
+  /** Why a turn the agent itself stopped ended early: the same call in a loop. */
+  readonly stopReason?: 'doom_loop';
 }

@@ -58,7 +58,8 @@ function completed(r: PreflightResult): boolean {
 export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarget): Promise<HandoffResult> {
   const { barrier } = ctx;
   const targetResolved = target.resolved ?? ctx.resolved;
-  const hardLimit = limitsFor(target, targetResolved).hardLimit;
+  const targetLimits = limitsFor(target, targetResolved);
+  const hardLimit = targetLimits.hardLimit;
   const lines: string[] = [];
   let compacted = false;
   const fail = (error: string, tokens: number): HandoffResult => ({
@@ -83,7 +84,8 @@ export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarge
   }
 
   let tokens = barrier.measure().tokens;
-  if (tokens > hardLimit) {
+  // Aim at the new model's soft limit, not just its hard one: otherwise its first request compacts again at once.
+  if (tokens > targetLimits.softLimit) {
     // Still the previous model summarizing; only the limits are the new model's, so the escalation aims at them.
     barrier.update({ modelInfo: { ...ctx.current, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens }, resolved: targetResolved });
     let second: PreflightResult;

@@ -66,6 +66,7 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
       isError: result?.isError ?? true,
       durationMs,
       turnId,
+      ...(result?.effects === undefined ? {} : { effects: result.effects }),
     });
     deps.onEnd(call, entry, stopped);
   }

@@ -1,12 +1,10 @@
 // The agent (docs/behaviour.md#barrier, #overflow, #cache-epochs, #agent): user message → preflight → stream → tools → preflight → … → final answer, over ports only.
-import { PreflightBarrier, type BarrierModelInfo, type PreflightResult } from '../compaction/barrier.js';
+import { PreflightBarrier, type PreflightResult } from '../compaction/barrier.js';
 import { BranchReader } from '../compaction/branchReader.js';
-import type { FlightRecord } from '../compaction/flightRecord.js';
 import { idleDue, TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
-import type { ChatRequest, Clock, EvidenceArchive, IdSource, Logger, ToolHost, TranscriptStore } from '../ports.js';
+import type { ChatRequest } from '../ports.js';
 import { requestFingerprint } from '../tokens/calibration.js';
-import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
@@ -14,37 +12,17 @@ import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEnd
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import { type AgentDeps, errText, infoOf } from './agentDeps.js';
+import type { FaultInfo } from '../provider/faults.js';
+import { learnWindow } from './windowLearning.js';
+import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
 import { CANCELLED_BEFORE_RUN, endToolTurn, runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
 
-export interface AgentDeps {
-  readonly store: TranscriptStore;
-  readonly archive: EvidenceArchive;
-  readonly clock: Clock;
-  readonly ids: IdSource;
-  readonly cache: EntryTokenCache;
-  readonly model: AgentModel;
-  readonly tools: ToolHost;
-  readonly resolved: ResolvedSettings;
-  /** The system prompt a new cache epoch is frozen with (docs/behaviour.md#cache-epochs). */
-  readonly systemPrompt: string;
-  /** Pending intents restored from a previous run; a fresh state otherwise. */
-  readonly triggers?: TriggerState;
-  readonly recordFlight?: (record: FlightRecord) => void | Promise<void>;
-  readonly logger?: Logger;
-  readonly options?: Partial<AgentOptions>;
-}
-
-function errText(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'unknown error';
-}
-
-function infoOf(m: AgentModel): BarrierModelInfo {
-  return { provider: m.chat.provider, model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
-}
+export type { AgentDeps } from './agentDeps.js';
 
 export class Agent {
   readonly barrier: PreflightBarrier;
@@ -61,6 +39,8 @@ export class Agent {
   private active = 0;
   private turnId: string | undefined;
   private readonly pendingUpdates: { readonly content: string; readonly reason?: string }[] = [];
+  /** Set while a tool batch runs: the agent's checkpoint tool lands after the batch, never between a call and its results. */
+  private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
   private lastActivity: number;
 
   constructor(deps: AgentDeps) {
@@ -85,6 +65,7 @@ export class Agent {
       triggers: this.triggers,
       ...(deps.recordFlight === undefined ? {} : { recordFlight: deps.recordFlight }),
       ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+      ...(deps.testCommands === undefined ? {} : { testCommands: deps.testCommands }),
       listener: (event) => this.emit({ type: 'barrier', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), event }),
     });
     this.epochs = new EpochKeeper({
@@ -169,6 +150,14 @@ export class Agent {
   /** A checkpoint (docs/behaviour.md#rewind) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (docs/behaviour.md#triggers). */
   async recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
     const checkpointId = this.deps.ids.next('ck_');
+    if (this.batchCheckpoints !== undefined) {
+      this.batchCheckpoints.push({ checkpointId, kind, ...(note === undefined ? {} : { note }) });
+      return checkpointId;
+    }
+    return this.appendCheckpoint(checkpointId, kind, note);
+  }
+
+  private async appendCheckpoint(checkpointId: string, kind: CheckpointEntry['kind'], note?: string): Promise<string> {
     const entry: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId, kind, ...(note === undefined ? {} : { note }) };
     await this.deps.store.append(entry);
     if (kind === 'milestone' || kind === 'plan_pivot') this.triggers.recordIntent(kind, checkpointId);
@@ -298,6 +287,7 @@ export class Agent {
       const user: UserEntry = { ...this.entryBase(), type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
+      const loops = new DoomLoopDetector();
       for (;;) {
         if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
         await this.flushUpdates();
@@ -314,6 +304,7 @@ export class Agent {
             append: (e) => store.append(e),
             entryBase: () => this.entryBase(),
             build: () => this.buildRequest(),
+            learnOverflow: (fault) => this.learnOverflow(fault),
             recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
             epochId: () => this.epochs.epochId(),
             cacheLineLevel: (m) => this.cacheLines.levelFor(m),
@@ -321,6 +312,13 @@ export class Agent {
           st,
         );
         if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer);
+        const first = step.entry.toolCalls[0];
+        if (loops.note(step.entry.toolCalls) && first !== undefined) {
+          // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
+          this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
+          return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
+        }
+        this.batchCheckpoints = [];
         const cancelled = await runToolBatch(
           {
             tools: this.deps.tools,
@@ -337,13 +335,36 @@ export class Agent {
           step.entry.toolCalls,
           turnId,
           st.signal,
-        );
+        ).finally(() => this.flushBatchCheckpoints());
         if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
       }
     } catch (err) {
       this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
     }
+  }
+
+  /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
+  private async flushBatchCheckpoints(force = false): Promise<void> {
+    // A cancelled batch leaves calls open until finish() answers them; the checkpoints wait until then.
+    if (!force && unansweredAtLeaf(this.branches.branch()).length > 0) return;
+    const due = this.batchCheckpoints ?? [];
+    this.batchCheckpoints = undefined;
+    for (const c of due) await this.appendCheckpoint(c.checkpointId, c.kind, c.note);
+  }
+
+  /** docs/compaction.md (overflow recovery): the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
+  private async learnOverflow(fault: FaultInfo): Promise<void> {
+    const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
+    if (learned === undefined) return;
+    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens };
+    const resolved = this.deps.resolveFor?.(learned.contextWindow, learned.maxOutputTokens);
+    if (resolved !== undefined) this.resolved = resolved;
+    this.barrier.update({ modelInfo: infoOf(this.model), resolved: this.resolved });
+    this.deps.logger?.log('warn', learned.notice);
+    this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
+    if (!this.deps.store.readOnly) await this.recordModel();
+    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false });
   }
 
   private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {
@@ -372,13 +393,14 @@ export class Agent {
     }
   }
 
-  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string): Promise<TurnResult> {
+  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
     const store = this.deps.store;
     const stopped = await endToolTurn(this.deps.tools, (err) => this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
     if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
     if (!store.readOnly) {
       try {
         if (status !== 'completed') await this.closeOpenCalls(st, status);
+        await this.flushBatchCheckpoints(true);
       } catch (err) {
         this.deps.logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
       }
@@ -399,6 +421,6 @@ export class Agent {
         this.deps.logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
       }
     }
-    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests };
+    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }) };
   }
 }

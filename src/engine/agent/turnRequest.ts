@@ -1,9 +1,11 @@
 // One step of a turn: a model request, its assistant entry and cache line, and the docs/behaviour.md#overflow overflow recovery (one compaction, one resend).
 import type { PreflightResult } from '../compaction/barrier.js';
+import { DEFAULT_MAX_REQUESTS_PER_TURN } from '../config.js';
 import type { ChatRequest, Clock, Logger } from '../ports.js';
 import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, CacheMetrics, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
+import type { FaultInfo } from '../provider/faults.js';
 import { callModel, DEFAULT_REQUEST_DEADLINE_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
 
@@ -22,7 +24,7 @@ export const DEFAULT_AGENT_OPTIONS: AgentOptions = {
   stallTimeoutMs: DEFAULT_STALL_TIMEOUT_MS,
   requestDeadlineMs: DEFAULT_REQUEST_DEADLINE_MS,
   maxAttempts: MAX_CHAT_ATTEMPTS,
-  maxRequestsPerTurn: 200,
+  maxRequestsPerTurn: DEFAULT_MAX_REQUESTS_PER_TURN,
 };
 
 export interface TurnState {
@@ -46,6 +48,8 @@ export interface RequestDeps {
   readonly entryBase: () => { readonly id: string; readonly parentId: string | null; readonly timestamp: string };
   /** The request exactly as the barrier measured it, with its calibration fingerprint (docs/behaviour.md#tokens). */
   readonly build: () => { readonly request: ChatRequest; readonly fingerprint: string };
+  /** Adopts the window the overflow states (or shrinks the assumed one) before the recovery is planned. */
+  readonly learnOverflow?: (fault: FaultInfo) => Promise<void>;
   /** barrier.recoverOverflow, opening a new cache epoch when it compacts. */
   readonly recoverOverflow: () => Promise<PreflightResult>;
   readonly epochId: () => string | undefined;
@@ -68,7 +72,11 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
   const { turnId, signal } = st;
   for (;;) {
     if (st.requests >= d.options.maxRequestsPerTurn) {
-      return { kind: 'end', status: 'failed', error: `The turn was stopped after ${st.requests} model requests; ask again to continue.` };
+      return {
+        kind: 'end',
+        status: 'failed',
+        error: `The turn was stopped after ${st.requests} model requests (capsule.agent.maxRequestsPerTurn); ask again to continue, or raise the setting.`,
+      };
     }
     st.requests += 1;
     const { request, fingerprint } = d.build();
@@ -132,6 +140,7 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
     }
     // Overflow: what streamed before the provider gave up is regenerated, not kept.
     d.emit({ type: 'assistant_end', turnId, content: out.partial.content, toolCalls: [], finishReason: 'context_overflow', discarded: true });
+    if (!st.overflowRetried) await d.learnOverflow?.(out.fault);
     const rec = await d.recoverOverflow();
     if (!rec.mayProceed) {
       const status = blockedStatus(rec, signal);

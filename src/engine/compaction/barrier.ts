@@ -14,6 +14,7 @@ import { type CompactionOutcome, outcomeLine } from './outcome.js';
 import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
 import type { SummaryMemo } from './summaryRequest.js';
 import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers.js';
+import { refillLoopMessage, TurnBudget } from './turnBudget.js';
 
 export type { BarrierEvent } from './barrierEvents.js';
 
@@ -55,6 +56,8 @@ interface Measure {
   readonly leaf: string | null;
   readonly tokens: number;
   readonly source: 'provider_usage' | 'estimated';
+  /** The local estimate alone, for when the provider's figure cannot be reconciled (calibration fallback). */
+  readonly estimate: number;
 }
 
 interface Sequence {
@@ -81,6 +84,9 @@ export class PreflightBarrier {
   private lastLevel: { turnId: string | undefined; level: CompactionLevel } | undefined;
   /** Summary requests sent in the current turn: an escalation that rebuilds the same request reuses its answer. */
   private summaries: { turnId: string | undefined; memo: SummaryMemo } | undefined;
+  /** Escalation, the ineffective count and the refill rule span every barrier of one turn (docs/compaction.md, the per-turn budget). */
+  private readonly budget = new TurnBudget();
+  private calibrationWarned = false;
 
   constructor(deps: BarrierDeps) {
     this.deps = deps;
@@ -107,22 +113,25 @@ export class PreflightBarrier {
     // The calibration anchor never lies before the latest capsule, which the tail always holds.
     const eff = effectiveTokens({ branch: tail, input, estimate, currentFingerprint, cache: d.cache });
     const leaf = d.store.leafId();
-    return {
+    const m: Measure = {
       // The plan reads only the span since the latest capsule (its pinned and kept entries included), all of it in
       // the reachable tail: planning from the tail costs the same as from the whole branch, and never walks to the root.
       branch: tail,
       leaf,
       tokens: eff.tokens,
       source: eff.source,
+      estimate: eff.estimate,
     };
+    // A provider cannot have accepted a prompt larger than the whole window: such a report is noise, not a measurement.
+    return eff.source === 'provider_usage' && eff.tokens > d.modelInfo.contextWindow ? this.calibrationFallback(m, this.limits(), undefined) : m;
   }
 
   /**
    * Before every inference: picks the highest-priority due trigger (docs/behaviour.md#triggers) and runs it to a terminal outcome,
    * escalating while the request stays over the hard limit. Serialized: two barriers never overlap.
-   * The docs/behaviour.md#cut cap of MAX_COMPACTIONS_PER_TURN counts the compactions of one barrier, i.e. between two requests:
-   * a long autonomous turn may compact again between later tool batches "as often as needed" (docs/behaviour.md#overflow), but one
-   * request never waits on more than four compactions, and is never sent while still over the hard limit.
+   * The budget is the turn's (TurnBudget): at most MAX_COMPACTIONS_PER_TURN ineffective compactions per turn,
+   * and a compaction needed right after the previous one for the third time in a row stops the turn instead of
+   * compacting before every request. A request is never sent while still over the hard limit.
    */
   preflight(args: { readonly signal: AbortSignal; readonly turnId?: string; readonly userRequest?: { readonly focus?: string }; readonly mandatoryModelSwitch?: boolean }): Promise<PreflightResult> {
     return this.serialized(async () => {
@@ -140,8 +149,21 @@ export class PreflightBarrier {
         ...(args.mandatoryModelSwitch === undefined ? {} : { mandatoryModelSwitch: args.mandatoryModelSwitch }),
         ...(args.userRequest === undefined ? {} : { userRequested: args.userRequest }),
       });
+      this.budget.enterBarrier(args.userRequest === undefined ? args.turnId : undefined);
       if (choice === undefined) return this.result([], m, limits);
-      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel: 0, beforeResponse: args.userRequest === undefined });
+      if (args.userRequest === undefined && this.budget.refillLoop()) {
+        // A soft compaction may simply wait; a mandatory one cannot, and compacting before every request is the loop.
+        if (!choice.mandatory) return this.result([], m, limits);
+        const error = refillLoopMessage(this.budget.rapidCount(), m.tokens, limits.hardLimit);
+        this.emit({ type: 'preflight_blocked', reason: 'refill_loop', message: error });
+        return { ...this.result([], m, limits, true), mayProceed: false, error, exhausted: false };
+      }
+      if (args.userRequest === undefined && choice.mandatory && this.budget.exhausted()) {
+        this.emit({ type: 'preflight_blocked', reason: 'exhausted', message: COMPACTION_EXHAUSTED_MESSAGE });
+        return { ...this.result([], m, limits, true), mayProceed: false, error: COMPACTION_EXHAUSTED_MESSAGE, exhausted: true };
+      }
+      const startLevel = args.userRequest === undefined ? this.budget.startLevel() : 0;
+      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel, beforeResponse: args.userRequest === undefined });
     });
   }
 
@@ -154,9 +176,10 @@ export class PreflightBarrier {
   compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string } = {}): Promise<PreflightResult> {
     const mandatory = trigger === 'hard_limit' || trigger === 'context_overflow';
     const choice: TriggerChoice = { trigger, mandatory, roiExempt: !isSoftTrigger(trigger), ...(opts.focus === undefined ? {} : { focus: opts.focus }) };
-    return this.serialized(() =>
-      this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false }),
-    );
+    return this.serialized(() => {
+      this.budget.enterBarrier(undefined);
+      return this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false });
+    });
   }
 
   /**
@@ -252,13 +275,14 @@ export class PreflightBarrier {
       limits = this.limits();
       const effective = isEffective(plan.tokensBefore, m.tokens);
       this.emit(endEvent(outcome, outcomeLine(outcome), effective));
+      if (outcome.outcome !== 'cancelled' && outcome.outcome !== 'stale' && !(outcome.outcome === 'skipped' && !plan.mandatory)) this.budget.record(plan.level, effective);
       if (outcome.outcome === 'cancelled' || outcome.outcome === 'stale' || outcome.outcome === 'failed') break;
       // plan() already looked at every deeper level of a mandatory compaction: another round could only skip again.
       if (plan.mandatory && isNothingToCompact(plan.cut)) break;
       const over = m.tokens > limits.hardLimit;
       // docs/behaviour.md#cut: a mandatory compaction that did not cut 10% escalates even when it squeezed under the limit.
       if (!over && !(plan.mandatory && !effective)) break;
-      if (outcomes.length >= MAX_COMPACTIONS_PER_TURN) break;
+      if (this.budget.exhausted()) break;
       const next = nextLevel(level);
       if (next === undefined) break;
       level = next;
@@ -267,9 +291,28 @@ export class PreflightBarrier {
     return this.result(outcomes, m, limits);
   }
 
-  private result(outcomes: readonly CompactionOutcome[], m: Measure, limits: Limits): PreflightResult {
+  /**
+   * A provider figure never blocks a chat for good: when the usage projection is over the hard limit, compaction
+   * could not bring it down and our own count says the request fits, the local estimate decides (said once).
+   */
+  private calibrationFallback(m: Measure, limits: Limits, last: CompactionOutcome | undefined): Measure {
+    const stuck = m.source === 'provider_usage' && m.tokens > limits.hardLimit && m.estimate <= limits.hardLimit;
+    if (!stuck || last?.outcome === 'cancelled' || last?.outcome === 'stale') return m;
+    if (!this.calibrationWarned) {
+      this.calibrationWarned = true;
+      const message =
+        `The provider reported more prompt tokens than the request can hold (${m.tokens} projected against a hard limit of ${limits.hardLimit}) ` +
+        `and compaction cannot reduce it; Capsule uses its local estimate (${m.estimate}) until the provider reports again.`;
+      this.deps.logger?.log('warn', message);
+      this.emit({ type: 'calibration_fallback', message });
+    }
+    return { ...m, tokens: m.estimate, source: 'estimated' };
+  }
+
+  private result(outcomes: readonly CompactionOutcome[], measured: Measure, limits: Limits, quiet = false): PreflightResult {
     const lines = outcomes.map(outcomeLine);
     const last = outcomes[outcomes.length - 1];
+    const m = this.calibrationFallback(measured, limits, last);
     const over = m.tokens > limits.hardLimit;
     const base = { outcomes, lines, tokens: m.tokens, source: m.source, limits };
     let error: string | undefined;
@@ -288,11 +331,11 @@ export class PreflightBarrier {
       exhausted = outcomes.length > 0;
       reason = exhausted ? 'exhausted' : 'over_hard_limit';
       error =
-        outcomes.length >= MAX_COMPACTIONS_PER_TURN
+        this.budget.exhausted() || outcomes.length >= MAX_COMPACTIONS_PER_TURN
           ? COMPACTION_EXHAUSTED_MESSAGE
           : exhaustedMessage(outcomes.length, m.tokens, limits.hardLimit, last?.outcome === 'skipped' ? last.reason : 'no compaction could run');
     }
-    if (error === undefined) return { ...base, mayProceed: true, exhausted };
+    if (error === undefined || quiet) return { ...base, mayProceed: error === undefined, ...(error === undefined ? {} : { error }), exhausted };
     this.emit({ type: 'preflight_blocked', reason, message: error });
     return { ...base, mayProceed: false, error, exhausted };
   }

@@ -5,7 +5,7 @@ import type { FlightOutcome } from './flightRecord.js';
 import { type CompactionOutcome, reclaimedPercent } from './outcome.js';
 import type { PlanSummary } from './plan.js';
 
-export type BlockedReason = 'cancelled' | 'stale' | 'failed' | 'exhausted' | 'over_hard_limit' | 'overflow_repeated';
+export type BlockedReason = 'cancelled' | 'stale' | 'failed' | 'exhausted' | 'over_hard_limit' | 'overflow_repeated' | 'refill_loop';
 
 export type BarrierEvent =
   | { readonly type: 'compaction_start'; readonly plan: PlanSummary }
@@ -39,6 +39,8 @@ export type BarrierEvent =
       /** The one persistent result line, e.g. `Context compacted (auto_threshold): 52,310 → 18,904 tokens, reclaimed 64% · ck_abc`. */
       readonly line: string;
     }
+  /** The provider's usage figure could not be reconciled; the local estimate is used (reported once per session). */
+  | { readonly type: 'calibration_fallback'; readonly message: string }
   | {
       /** The request must not be sent; `message` is the one-line error for the turn. */
       readonly type: 'preflight_blocked';

@@ -7,14 +7,18 @@ import { buildModelInput, CAPSULE_QUESTION, toModelMessage, type ModelMessage } 
 import type { CapsuleEntry, CheckpointEntry, Entry } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { assembleCapsule, transcriptTextOf } from './capsuleAssembly.js';
-import { validateCapsule } from './capsuleFormat.js';
+import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES, validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
+import { truncateToolResult } from '../transcript/truncation.js';
 import { buildFallbackCapsule } from './fallback.js';
+import { measureRetention, RETENTION_DETAILS_KEY, spanFacts, withLostFacts, type Retention } from './retention.js';
 import type { FlightRecord } from './flightRecord.js';
-import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger } from './ledger.js';
+import { personText } from '../effects/personText.js';
+import { compileTestPatterns } from '../effects/testRunners.js';
+import { buildLedger, EMPTY_LEDGER, LEDGER_DETAILS_KEY, ledgerFromDetails, type Ledger, type LedgerOptions } from './ledger.js';
 import { type CompactionOutcome, flightRecordOf } from './outcome.js';
 import type { CompactionPlan } from './plan.js';
-import { generateSummary, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
+import { generateSummary, SUMMARY_MAX_OUTPUT_TOKENS, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
 import { compactionInstruction } from './summaryPrompt.js';
 
 export interface CompactionDeps {
@@ -37,6 +41,8 @@ export interface CompactionDeps {
   readonly logger?: Logger;
   /** Shared with the barrier so the tree is not rebuilt per call; one is made from `store` otherwise. */
   readonly branches?: BranchReader;
+  /** Project-specific test-command patterns for the ledger's last verification (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
 }
 
 export type ProgressPhase = 'planning' | 'checkpoint' | 'summarizing' | 'validating' | 'archiving' | 'appended';
@@ -136,19 +142,19 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   // The reachable tail holds everything the model input, the span and the previous capsule read; the whole
   // branch is walked only for the original task when no previous ledger carries it.
   const reader = deps.branches ?? new BranchReader(store);
-  const branch = reader.branchTo.bind(reader);
   const tail = reader.tail();
   const input = buildModelInput(tail, deps.defaultSystem);
-  const ledger = ledgerOf(cut, () => branch(plan.leafAtPlan));
+  const ledger = ledgerOf(cut, () => reader.branchTo(plan.leafAtPlan), { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
     system: input.system,
     tools: deps.tools,
     lastSent: input.messages,
-    instruction: compactionInstruction(plan.focus),
+    instruction: (words) => compactionInstruction(plan.focus, words),
     cache: deps.cache,
-    hardLimit: plan.limits.hardLimit,
+    // Bounded by what the provider accepts, so the unchanged (cached) prefix is kept whenever the full request fits.
+    hardLimit: Math.max(plan.limits.hardLimit, plan.limits.contextWindow - Math.min(deps.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS)),
     maxOutputTokens: deps.maxOutputTokens,
     timeoutMs: deps.settings.timeoutMs,
     clock,
@@ -164,8 +170,9 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 
   // Truncated tool-result text leaves the input too: a truncation-only plan (level >= 2) summarizes nothing new.
   const replacedTokens = cut.summarizedTokens + cut.truncatedTokens + (cut.previousCapsule ? deps.cache.tokensOfCapsule(cut.previousCapsule) : 0);
-  const text = capsuleText(deps, cut, ledger, summary, replacedTokens);
-  if ('skip' in text) return end('skipped', text.skip);
+  const chosen = capsuleText(deps, cut, ledger, summary, replacedTokens);
+  if ('skip' in chosen) return end('skipped', chosen.skip);
+  const { text, retention } = withRetention(chosen, cut, store.header.cwd);
   progress(90, 'validating');
 
   const candidate: CapsuleEntry = {
@@ -185,6 +192,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     checkpointId: checkpoint.checkpointId,
     details: {
       [LEDGER_DETAILS_KEY]: ledger,
+      [RETENTION_DETAILS_KEY]: retention,
       operationId: plan.operationId,
       attempts: summary.attempts,
       flaggedPaths: text.flaggedPaths,
@@ -242,15 +250,28 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
 /**
  * The plan's span (summarized entries plus retained tail) rolled into the previous capsule's ledger, which carries
  * everything before the span; nothing older is read. Only without a stored ledger is the original task looked up
- * as the branch's first ask; without a previous capsule the span starts at the root and already holds it.
+ * as the person's first ask on the branch; without a previous capsule the span starts at the root and holds it.
  */
-function ledgerOf(cut: CutPlan, branch: () => readonly Entry[]): Ledger {
+function ledgerOf(cut: CutPlan, branch: () => readonly Entry[], opts: LedgerOptions): Ledger {
   const span = [...cut.summarize, ...cut.kept];
-  if (!cut.previousCapsule) return buildLedger(span); // no capsule: the span is the whole branch, its first ask included
-  const stored = ledgerFromDetails(cut.previousCapsule.details);
-  if (stored) return buildLedger(span, stored);
-  const firstAsk = branch().find((e) => e.type === 'user');
-  return buildLedger(span, firstAsk?.type === 'user' ? { ...EMPTY_LEDGER, originalTask: firstAsk.content } : undefined);
+  const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
+  if (stored) return buildLedger(span, stored, opts);
+  const firstAsk = (cut.previousCapsule ? branch() : span).flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
+  const previous = firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk };
+  return buildLedger(span, previous, opts);
+}
+
+/**
+ * Measures what the chosen capsule kept of the span (before anything is added), then appends the files and
+ * commands it lost, so the figures say how good the summary was and the model still gets every fact.
+ */
+function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: ChosenText; retention: Retention } {
+  const pinned = new Set(cut.pinnedEntryIds);
+  const facts = spanFacts(cut.summarize.filter((e) => !pinned.has(e.id)), root);
+  const tail = transcriptTextOf([...cut.summarize.filter((e) => pinned.has(e.id)), ...cut.kept]);
+  const measured = measureRetention(facts, chosen.text, tail);
+  const lost = withLostFacts(chosen.text, facts, tail);
+  return { text: { ...chosen, text: lost.text }, retention: { ...measured, appended: lost.appended } };
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
@@ -264,6 +285,14 @@ function excludedMessages(cut: CutPlan): ModelMessage[] {
     const m = toModelMessage(e);
     if (m) out.push(m);
   }
+  // Results the retained tail only shows truncated: their exact originals are evidence too (readable on request).
+  if (cut.truncateResults) {
+    for (const e of cut.kept) {
+      if (e.type !== 'tool_result' || truncateToolResult(e.content) === e.content) continue;
+      const m = toModelMessage(e);
+      if (m) out.push(m);
+    }
+  }
   return out;
 }
 
@@ -272,6 +301,16 @@ interface ChosenText {
   readonly quality: 'full' | 'degraded';
   readonly fallbackReason?: string;
   readonly flaggedPaths: readonly string[];
+}
+
+function mergeArrived(content: CapsuleContent, answer: string): { readonly text: string } {
+  const arrived = parseCapsuleSections(answer).sections;
+  const sections = { ...content.sections };
+  for (const name of SECTION_NAMES) {
+    const body = arrived[name]?.trim();
+    if (body !== undefined && body !== '') sections[name] = body;
+  }
+  return { text: renderCapsule({ ...content, sections }) };
 }
 
 /** The model's capsule when it validates, else the deterministic fallback; a skip when even that would not be smaller. */
@@ -283,8 +322,10 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
     const v = validateCapsule(assembled.text, sizes(assembled.text));
     if (v.ok) return { text: assembled.text, quality: 'full', flaggedPaths: assembled.flaggedPaths };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
-  } else reason = summary.kind === 'failed' ? summary.reason : 'cancelled';
-  const fb = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason });
+  } else reason = summary.kind === 'failed' || summary.kind === 'partial' ? summary.reason : 'cancelled';
+  const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason, root: deps.store.header.cwd });
+  // What did arrive of a cut-off or incomplete summary replaces the fallback's guesses section by section.
+  const fb = summary.kind === 'partial' ? mergeArrived(built.content, summary.text) : built;
   const size = sizes(fb.text);
   if (size.tokens >= size.beforeTokens) {
     return { skip: `the capsule (${size.tokens} tokens) would not be smaller than the history it replaces (${size.beforeTokens} tokens)` };

@@ -99,8 +99,8 @@ export function parseEvidenceArgs(argsJson: string): EvidenceArgs {
   };
 }
 
-// Matches the marker truncateToolResult inserts (`[... N lines truncated ...]`, see truncation.ts).
-const TRUNCATION_MARKER = /^\[\.\.\. \d+ lines truncated \.\.\.\]$/m;
+// Matches the markers truncateToolResult inserts (`[... N lines truncated ...]`, `[... N characters truncated ...]`).
+const TRUNCATION_MARKER = /^\[\.\.\. \d+ (?:lines|characters) truncated \.\.\.\]$/m;
 
 /** Indexes (over excluded then summarizerInput) of tool results that carry the truncation marker. */
 export function detectTruncatedItems(snapshot: EvidenceSnapshot): number[] {

@@ -10,9 +10,10 @@ import {
   renderCapsule,
   sectionsFromLedger,
 } from './capsuleFormat.js';
-import type { Ledger } from './ledger.js';
+import { personText } from '../effects/personText.js';
+import { ledgerPath, type Ledger } from './ledger.js';
 import { clip, code, commandStatus } from './ledgerFormat.js';
-import { commandSucceeded, toolActionsOf, type ToolAction } from './toolActions.js';
+import { actionFiles, commandSucceeded, toolActionsOf, type ToolAction } from './toolActions.js';
 
 /** Above this the fallback shrinks its lists and excerpts (~4 chars a token keeps it near 7.5k tokens). */
 export const MAX_FALLBACK_CHARS = 30_000;
@@ -25,6 +26,8 @@ export interface FallbackInput {
   readonly ledger: Ledger;
   /** Why the model summary was not used: timeout, provider error, empty answer... */
   readonly reason: string;
+  /** The workspace root, so paths are shown relative to it. */
+  readonly root?: string;
 }
 
 export interface FallbackCapsule {
@@ -77,15 +80,21 @@ interface SpanFacts {
   readonly notes: readonly string[];
 }
 
-function spanFacts(span: readonly Entry[]): SpanFacts {
+function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
   const actions = toolActionsOf(span);
   const commands = actions.filter((a) => a.kind === 'command');
   return {
     actions,
-    modified: [...new Set(actions.filter((a) => a.kind === 'modify').flatMap((a) => a.paths))],
+    modified: [...new Set(actions.flatMap((a) => {
+      const f = actionFiles(a);
+      return [...f.created, ...f.modified, ...f.renamed.map((r) => r.to)].map((p) => ledgerPath(p, root));
+    }))],
     commands,
     failedCommands: commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError),
-    asks: span.flatMap((e) => (e.type === 'user' ? [e.content] : [])),
+    asks: span.flatMap((e) => {
+      const t = e.type === 'user' ? personText(e) : null;
+      return t === null ? [] : [t];
+    }),
     errors: span.flatMap((e) => (e.type === 'tool_result' && e.isError ? [e] : [])),
     // /\S/ stops at the first visible character; trim() would copy every answer.
     notes: span.flatMap((e) => (e.type === 'assistant' && /\S/.test(e.content) ? [e.content] : [])),
@@ -105,6 +114,64 @@ function rolledIn(body: string | undefined, max: number): string | undefined {
   return clip(body.replace(/^(#{1,5}) /gm, '#$1 '), max);
 }
 
+/** Labels this builder writes; a rolled-in copy drops them so repeated compaction never stacks the same heading. */
+const OWN_LABELS = [/^#{1,6} /, /^User requests in the summarized span/, /^Earlier (?:plan|progress|user requests)/];
+
+/**
+ * A previous fallback's Progress as one flat list: what it had done (including what it had rolled in itself),
+ * without its stale In progress / Blocked parts and without headings, so nesting never deepens.
+ */
+function earlierProgress(body: string | undefined, max: number): string | undefined {
+  if (body === undefined || body === '') return undefined;
+  const out: string[] = [];
+  let keep = true;
+  for (const line of body.split('\n')) {
+    const h = /^#{1,6}\s+(.*)$/.exec(line.trim());
+    if (h?.[1] !== undefined) {
+      keep = !/^(?:In progress|Blocked)\b/i.test(h[1]);
+      continue;
+    }
+    // The list labels are ours; the tool-action list repeats the commands, so only files and commands roll in.
+    const label = /^- (Files modified|Commands run|Tool actions)\b/.exec(line);
+    if (label) {
+      keep = keep !== false && label[1] !== 'Tool actions';
+      continue;
+    }
+    if (keep && line.trim() !== '') out.push(line.replace(/^ {2}- /, '- '));
+  }
+  return out.length === 0 ? undefined : clip(out.join('\n'), max);
+}
+
+/** A rolled-in section without the labels this builder adds itself. */
+function withoutOwnLabels(body: string | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  const kept = body.split('\n').filter((l) => !OWN_LABELS.some((re) => re.test(l.trim())));
+  const text = kept.join('\n').trim();
+  return text === '' ? undefined : text;
+}
+
+/** The previous capsule's plan, minus the lines this capsule's plan already has; undefined when nothing is left. */
+function earlierPlan(body: string | undefined, current: string): string | undefined {
+  const have = new Set(current.split('\n').map((l) => l.trim()));
+  const rest = withoutOwnLabels(body)?.split('\n').filter((l) => !have.has(l.trim())).join('\n').trim();
+  return rest === undefined || rest === '' ? undefined : `Earlier plan (previous capsules):\n${rest}`;
+}
+
+/** Drops repeated non-blank lines (boilerplate carried in by every earlier capsule), keeping the first. */
+function dedupeLines(body: string): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const line of body.split('\n')) {
+    const key = line.trim();
+    // Only unindented lines: nested lists legitimately repeat an item (a command is also a tool action).
+    if (key !== '' && !/^\s/.test(line) && !/^#{1,6} /.test(key) && seen.has(key)) continue;
+    if (key !== '') seen.add(key);
+    if (key === '' && (out.length === 0 || out[out.length - 1]?.trim() === '')) continue;
+    out.push(line);
+  }
+  return out.join('\n').trim();
+}
+
 function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Sections {
   const { previousCapsule, ledger, reason } = input;
   const base = sectionsFromLedger(ledger);
@@ -116,11 +183,11 @@ function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Secti
   const action = (a: ToolAction): string => actionLine(a, l.excerpt);
 
   const join = (...parts: (string | undefined | false)[]): string => parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n\n');
-  const prevProgress = prev('Progress');
+  const prevProgress = earlierProgress(prevParsed?.sections.Progress, l.previousSection);
   return {
     Goal: prev('Goal') ?? base.Goal,
     'Constraints & Preferences': join(
-      prev('Constraints & Preferences') ?? base['Constraints & Preferences'],
+      withoutOwnLabels(prev('Constraints & Preferences')) ?? base['Constraints & Preferences'],
       asks.length > 0 && ['User requests in the summarized span (excerpts, oldest first):', ...lastOf(asks, l.asks, 'requests', excerpt)].join('\n'),
     ),
     Progress: join(
@@ -143,10 +210,10 @@ function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Secti
           ? `- ${errors.length} tool error(s) and ${failedCommands.length} failed command(s) in the summarized span; see Critical Context.`
           : '- No errors recorded in the summarized span.',
       ].join('\n'),
-      prevProgress && `### Earlier progress (previous capsule)\n${prevProgress}`,
+      prevProgress && `### Earlier progress (previous capsules)\n${prevProgress}`,
     ),
     'Key Decisions': join(prev('Key Decisions'), 'None recorded for the summarized span: this capsule was built without the model.'),
-    'Next Steps': join(base['Next Steps'], prev('Next Steps') && `Earlier plan (previous capsule):\n${prev('Next Steps') ?? ''}`),
+    'Next Steps': join(base['Next Steps'], earlierPlan(prev('Next Steps'), base['Next Steps'])),
     'Critical Context': join(
       `- This capsule is degraded: ${flat(reason, 300)}. Details of the summarized span can be paged with read_compaction_evidence.`,
       base['Critical Context'],
@@ -166,9 +233,11 @@ function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Secti
  * so large that the size bound forces the lists to be shortened (then with a count of what is missing).
  */
 export function buildFallbackCapsule(input: FallbackInput): FallbackCapsule {
-  const facts = spanFacts(input.span);
+  const facts = spanFacts(input.span, input.root);
   const build = (f: number): FallbackCapsule => {
-    const { sections } = completeFromLedger(buildSections(input, facts, scaled(FULL, f)), input.ledger);
+    const built = buildSections(input, facts, scaled(FULL, f));
+    const deduped = Object.fromEntries(SECTION_NAMES.map((n) => [n, dedupeLines(built[n])])) as Record<SectionName, string>;
+    const { sections } = completeFromLedger(deduped, input.ledger);
     const content: CapsuleContent = { sections, ledger: input.ledger, quality: 'degraded', degradedReason: flat(input.reason, 300) };
     return { content, text: renderCapsule(content) };
   };

@@ -31,7 +31,19 @@ export const FlightRecordSchema = z.strictObject({
   quality: z.enum(['full', 'degraded']).optional(),
   attempts: z.number().int().nonnegative().optional(),
   fallbackReason: z.string().max(FLIGHT_REASON_MAX).optional(),
+  /** How many of the span's files, commands, error lines and identifiers survived (counts only, never the items). */
+  retention: z
+    .strictObject({
+      files: z.strictObject({ total: tokens, kept: tokens }),
+      commands: z.strictObject({ total: tokens, kept: tokens }),
+      errors: z.strictObject({ total: tokens, kept: tokens }),
+      identifiers: z.strictObject({ total: tokens, kept: tokens }),
+      appended: tokens,
+    })
+    .optional(),
 });
+
+export type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
 
 export interface FlightRecord {
   /** ISO time the operation ended. */
@@ -53,6 +65,7 @@ export interface FlightRecord {
   readonly quality?: 'full' | 'degraded';
   readonly attempts?: number;
   readonly fallbackReason?: string;
+  readonly retention?: RetentionCounts;
 }
 
 export interface FlightRecordInput {
@@ -72,6 +85,7 @@ export interface FlightRecordInput {
   readonly quality?: 'full' | 'degraded';
   readonly attempts?: number;
   readonly fallbackReason?: string;
+  readonly retention?: RetentionCounts;
 }
 
 /** Validates one stored record (an edge: JSONL lines read back); undefined when it is not a record. */
@@ -110,7 +124,13 @@ export function buildFlightRecord(input: FlightRecordInput): FlightRecord {
     ...(input.quality === undefined ? {} : { quality: input.quality }),
     ...(input.attempts === undefined ? {} : { attempts: input.attempts }),
     ...(input.fallbackReason === undefined ? {} : { fallbackReason: clip(input.fallbackReason) }),
+    ...(input.retention === undefined ? {} : { retention: copyRetention(input.retention) }),
   };
+}
+
+function copyRetention(r: RetentionCounts): RetentionCounts {
+  const c = (x: { total: number; kept: number }): { total: number; kept: number } => ({ total: x.total, kept: x.kept });
+  return { files: c(r.files), commands: c(r.commands), errors: c(r.errors), identifiers: c(r.identifiers), appended: r.appended };
 }
 
 /** 52310 → "52,310", independent of the host locale. */
@@ -146,6 +166,10 @@ export function formatFlightRecord(r: FlightRecord): string {
   if (r.quality !== undefined) parts.push(r.quality);
   if (r.attempts !== undefined && r.attempts > 1) parts.push(`${r.attempts} attempts`);
   let line = parts.join(' ');
+  if (r.retention !== undefined) {
+    const k = r.retention;
+    line += ` retained files ${k.files.kept}/${k.files.total} commands ${k.commands.kept}/${k.commands.total} errors ${k.errors.kept}/${k.errors.total} identifiers ${k.identifiers.kept}/${k.identifiers.total}`;
+  }
   if (r.fallbackReason !== undefined) line += ` (fallback: ${oneLine(r.fallbackReason)})`;
   if (r.reason !== undefined) line += `: ${oneLine(r.reason)}`;
   return line;

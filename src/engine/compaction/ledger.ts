@@ -1,7 +1,10 @@
-// The exact ledger of a capsule (docs/behaviour.md#capsule): files, commands, verification, skills and requests, built from the transcript.
+// The exact ledger of a capsule (docs/behaviour.md#capsule, docs/ledger.md): files, commands, verification, skills and requests, built from the transcript's recorded effects.
 import { z } from 'zod';
+import { personText } from '../effects/personText.js';
+import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';
+import { RenameSchema } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
-import { commandSucceeded, isTestCommand, toolActionsOf } from './toolActions.js';
+import { actionFiles, commandSucceeded, statusInferred, toolActionsOf } from './toolActions.js';
 
 /** Where the ledger lives inside `CapsuleEntry.details`. */
 export const LEDGER_DETAILS_KEY = 'ledger';
@@ -15,6 +18,12 @@ export const LedgerCommandSchema = z.object({
   exitCode: z.number().int().nullable(),
   /** null when the call has no result (cancelled or in progress). */
   ok: z.boolean().nullable(),
+  /** The status was read from the result text (imported sessions), not recorded by the tool. */
+  inferred: z.boolean().optional(),
+  timedOut: z.boolean().optional(),
+  denied: z.boolean().optional(),
+  /** Why the command's file effects are unknown. */
+  effectsUnknown: z.string().optional(),
 });
 export type LedgerCommand = z.infer<typeof LedgerCommandSchema>;
 
@@ -23,18 +32,27 @@ export const VerificationSchema = z.object({
   command: z.string(),
   exitCode: z.number().int().nullable(),
   passed: z.boolean(),
+  /** The runner's own summary line, e.g. "12 passed, 1 failed in 0.4s". */
+  summary: z.string().optional(),
+  inferred: z.boolean().optional(),
 });
 export type Verification = z.infer<typeof VerificationSchema>;
 
 export const LedgerSchema = z.object({
-  /** The session's first user message, verbatim. */
+  /** The session's first request in the person's own words. */
   originalTask: z.string().nullable(),
-  /** The latest user message, verbatim. */
+  /** The latest request in the person's own words. */
   latestRequest: z.string().nullable(),
-  /** Files read successfully, in order of first read. */
+  /** Files read successfully, least recently read first. */
   filesRead: z.array(z.string()),
-  /** Files changed successfully, in order of first change. */
+  /** Files created or changed and still present, least recently changed first. */
   filesModified: z.array(z.string()),
+  /** The subset of filesModified that the session created. */
+  filesCreated: z.array(z.string()).default([]),
+  filesDeleted: z.array(z.string()).default([]),
+  renamed: z.array(RenameSchema).default([]),
+  /** Paths whose record was inferred from command text rather than measured. */
+  inferredFiles: z.array(z.string()).default([]),
   commands: z.array(LedgerCommandSchema),
   /** Older runs dropped from `commands` to bound its size. */
   commandsOmitted: z.number().int().nonnegative(),
@@ -48,11 +66,22 @@ export const EMPTY_LEDGER: Ledger = {
   latestRequest: null,
   filesRead: [],
   filesModified: [],
+  filesCreated: [],
+  filesDeleted: [],
+  renamed: [],
+  inferredFiles: [],
   commands: [],
   commandsOmitted: 0,
   lastVerification: null,
   activeSkills: [],
 };
+
+export interface LedgerOptions {
+  /** The workspace root: absolute paths inside it are stored relative to it. */
+  readonly root?: string;
+  /** Project-specific test commands (the `capsule.ledger.testCommands` setting). */
+  readonly testPatterns?: readonly RegExp[];
+}
 
 /** The ledger stored in a capsule's details, or undefined when absent or malformed. */
 export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | undefined): Ledger | undefined {
@@ -60,49 +89,146 @@ export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | u
   return parsed.success ? parsed.data : undefined;
 }
 
-function union(a: readonly string[], b: readonly string[]): string[] {
-  return [...new Set([...a, ...b])];
+/** Forward slashes, no "./", and relative to `root` when inside it. */
+export function ledgerPath(p: string, root?: string): string {
+  let out = p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const r = root?.replace(/\\/g, '/').replace(/\/+$/, '');
+  if (r !== undefined && r !== '' && out.startsWith(`${r}/`)) out = out.slice(r.length + 1);
+  else if (r !== undefined && out === r) out = '.';
+  return out;
+}
+
+/** An ordered set whose order is "least recently touched first". */
+class Recent {
+  private readonly items: string[];
+  constructor(init: readonly string[]) {
+    this.items = [...init];
+  }
+  touch(p: string): void {
+    this.drop(p);
+    this.items.push(p);
+  }
+  drop(p: string): boolean {
+    const at = this.items.indexOf(p);
+    if (at !== -1) this.items.splice(at, 1);
+    return at !== -1;
+  }
+  has(p: string): boolean {
+    return this.items.includes(p);
+  }
+  list(): string[] {
+    return [...this.items];
+  }
 }
 
 /**
- * Builds the ledger of `entries` (oldest first) merged into `previous` (the previous capsule's
- * ledger), so state recorded before earlier compactions is never lost. Idempotent over overlapping
- * input: passing entries already counted in `previous` adds nothing twice. Only calls with a
- * successful result count as reads or modifications; a failed write changed nothing.
+ * Builds the ledger of `entries` (oldest first) merged into `previous` (the previous capsule's ledger), so state
+ * recorded before earlier compactions is never lost. Idempotent over overlapping input: entries already counted in
+ * `previous` move nothing twice. Files come from each call's recorded effects (measured by Capsule's own tools) or,
+ * for imported and older sessions, from its arguments and command text (marked inferred); a failed call touched
+ * nothing. Renames replace the old name; deleted files leave the modified list.
  */
-export function buildLedger(entries: readonly Entry[], previous?: Ledger): Ledger {
+export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: LedgerOptions = {}): Ledger {
   const base = previous ?? EMPTY_LEDGER;
-  const users = entries.filter((e) => e.type === 'user');
-  const read: string[] = [];
-  const modified: string[] = [];
-  const skills: string[] = [];
+  const rel = (p: string): string => ledgerPath(p, opts.root);
+  const read = new Recent(base.filesRead);
+  const modified = new Recent(base.filesModified);
+  const created = new Set(base.filesCreated);
+  const deleted = new Recent(base.filesDeleted);
+  const inferred = new Set(base.inferredFiles);
+  const renamed = [...base.renamed];
+  const skills: string[] = [...base.activeSkills];
   const seen = new Set(base.commands.map((c) => c.callId));
   const commands: LedgerCommand[] = [...base.commands];
   let lastVerification = base.lastVerification;
+  const mark = (p: string, wasInferred: boolean): void => {
+    if (wasInferred) inferred.add(p);
+    else inferred.delete(p);
+  };
   for (const a of toolActionsOf(entries)) {
-    const succeeded = a.result !== undefined && !a.result.isError;
-    if (a.kind === 'read' && succeeded) read.push(...a.paths);
-    if (a.kind === 'modify' && succeeded) modified.push(...a.paths);
-    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined) skills.push(a.skill);
+    const f = actionFiles(a);
+    for (const p of f.read.map(rel)) {
+      read.touch(p);
+      mark(p, f.inferred);
+    }
+    for (const r of f.renamed) {
+      const from = rel(r.from);
+      const to = rel(r.to);
+      const wasCreated = created.delete(from);
+      modified.drop(from);
+      modified.touch(to);
+      if (wasCreated) created.add(to);
+      if (!renamed.some((x) => x.from === from && x.to === to)) renamed.push({ from, to });
+      mark(to, f.inferred);
+    }
+    for (const p of f.created.map(rel)) {
+      modified.touch(p);
+      if (!deleted.drop(p)) created.add(p);
+      mark(p, f.inferred);
+    }
+    for (const p of f.modified.map(rel)) {
+      modified.touch(p);
+      deleted.drop(p);
+      mark(p, f.inferred);
+    }
+    for (const p of f.deleted.map(rel)) {
+      const wasCreated = created.delete(p);
+      modified.drop(p);
+      // A file the session created and then removed left no trace on disk.
+      if (!wasCreated) deleted.touch(p);
+      mark(p, f.inferred);
+    }
+    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !skills.includes(a.skill)) skills.push(a.skill);
     if (a.kind !== 'command' || a.command === undefined) continue;
     const ok = commandSucceeded(a);
+    const guessed = statusInferred(a);
+    const e = a.result?.effects;
     if (!seen.has(a.callId)) {
       seen.add(a.callId);
-      commands.push({ callId: a.callId, command: a.command, exitCode: a.exitCode, ok });
+      commands.push({
+        callId: a.callId,
+        command: a.command,
+        exitCode: a.exitCode,
+        ok,
+        ...(guessed ? { inferred: true } : {}),
+        ...(e?.timedOut === true ? { timedOut: true } : {}),
+        ...(e?.denied === true ? { denied: true } : {}),
+        ...(e?.unknown === undefined ? {} : { effectsUnknown: e.unknown }),
+      });
     }
-    if (ok !== null && isTestCommand(a.command)) {
-      lastVerification = { callId: a.callId, command: a.command, exitCode: a.exitCode, passed: ok };
+    if (ok !== null && e?.denied !== true && isTestCommand(a.command, opts.testPatterns)) {
+      const summary = a.result ? testSummary(a.result.content) : undefined;
+      // A runner piped into `tail` exits with tail's status; its own summary line says how the run went.
+      const passed = summary !== undefined && summaryFailed(summary) === true ? false : ok;
+      lastVerification = {
+        callId: a.callId,
+        command: a.command,
+        exitCode: a.exitCode,
+        passed,
+        ...(summary === undefined ? {} : { summary }),
+        ...(guessed ? { inferred: true } : {}),
+      };
     }
   }
+  const asks = entries.flatMap((e) => {
+    if (e.type !== 'user') return [];
+    const t = personText(e);
+    return t === null ? [] : [t];
+  });
   const dropped = Math.max(0, commands.length - MAX_LEDGER_COMMANDS);
+  const modifiedList = modified.list();
   return {
-    originalTask: base.originalTask ?? users[0]?.content ?? null,
-    latestRequest: users[users.length - 1]?.content ?? base.latestRequest,
-    filesRead: union(base.filesRead, read),
-    filesModified: union(base.filesModified, modified),
+    originalTask: base.originalTask ?? asks[0] ?? null,
+    latestRequest: asks[asks.length - 1] ?? base.latestRequest,
+    filesRead: read.list(),
+    filesModified: modifiedList,
+    filesCreated: modifiedList.filter((p) => created.has(p)),
+    filesDeleted: deleted.list(),
+    renamed,
+    inferredFiles: [...inferred].filter((p) => modified.has(p) || read.has(p) || deleted.has(p) || renamed.some((r) => r.to === p)),
     commands: commands.slice(dropped),
     commandsOmitted: base.commandsOmitted + dropped,
     lastVerification,
-    activeSkills: union(base.activeSkills, skills),
+    activeSkills: skills,
   };
 }

@@ -4,8 +4,8 @@ import type { Ledger, LedgerCommand } from './ledger.js';
 export const LEDGER_HEADING = '## Ledger';
 /**
  * Bounds on the rendered ledger (the stored ledger keeps everything): typically ~2k tokens, at worst
- * ~6k, leaving room for the model's sections within CAPSULE_MAX_TOKENS. Lists keep the first files
- * (the earliest touched) and the latest commands, and say how many they left out.
+ * ~6k, leaving room for the model's sections within CAPSULE_MAX_TOKENS. Every list shows the most recent
+ * items first and says how many older ones it left out: the latest work is what the next step needs.
  */
 export const MAX_RENDERED_FILES = 60;
 export const MAX_RENDERED_PATH_CHARS = 160;
@@ -35,32 +35,50 @@ export function quote(text: string): string {
     .join('\n');
 }
 
-export function commandStatus(c: Pick<LedgerCommand, 'exitCode' | 'ok'>): string {
+/** The newest `max` items first (items are stored oldest first), then how many older ones were cut. */
+function newestFirst<T>(items: readonly T[], max: number, show: (t: T) => string, hiddenBefore = 0): string[] {
+  if (items.length === 0 && hiddenBefore === 0) return ['- none'];
+  const shown = items.slice(Math.max(0, items.length - max)).reverse();
+  const lines = shown.map((t) => `- ${show(t)}`);
+  const rest = items.length - shown.length + hiddenBefore;
+  return rest === 0 ? lines : [...lines, `- ... and ${rest} older not shown`];
+}
+
+const showPath = (p: string): string => code(clip(p, MAX_RENDERED_PATH_CHARS));
+
+function commandLine(c: LedgerCommand): string {
+  const notes = [c.inferred === true ? 'status inferred' : '', c.effectsUnknown !== undefined ? `effects unknown: ${c.effectsUnknown}` : ''].filter((n) => n !== '');
+  return `${code(clip(c.command, MAX_RENDERED_COMMAND_CHARS))} → ${commandStatus(c)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+}
+
+export function commandStatus(c: Pick<LedgerCommand, 'exitCode' | 'ok'> & Partial<Pick<LedgerCommand, 'timedOut' | 'denied'>>): string {
+  if (c.denied === true) return 'denied';
+  if (c.timedOut === true) return 'timed out';
   if (c.ok === null) return 'no result';
+  if (c.exitCode === 0 && c.ok === false) return 'exit 0, but the runner reported failures';
   if (c.exitCode !== null) return `exit ${c.exitCode}`;
   return c.ok ? 'ok' : 'error';
 }
 
-/** A bounded list: the first `max` items, or with `fromEnd` the last `max`, plus how many were not shown. */
-function list<T>(items: readonly T[], max: number, show: (t: T) => string, fromEnd = false, hiddenBefore = 0): string[] {
-  if (items.length === 0 && hiddenBefore === 0) return ['- none'];
-  const shown = fromEnd ? items.slice(Math.max(0, items.length - max)) : items.slice(0, max);
-  const lines = shown.map((t) => `- ${show(t)}`);
-  const rest = items.length - shown.length + hiddenBefore;
-  if (rest === 0) return lines;
-  return fromEnd ? [`- ... ${rest} earlier not shown`, ...lines] : [...lines, `- ... and ${rest} more`];
+function verificationLine(v: Ledger['lastVerification']): string {
+  if (v === null) return 'none recorded';
+  const exit = v.exitCode === null ? '' : ` (exit ${v.exitCode})`;
+  const summary = v.summary === undefined ? '' : ` — ${code(clip(v.summary, MAX_RENDERED_COMMAND_CHARS))}`;
+  return `${code(clip(v.command, MAX_RENDERED_COMMAND_CHARS))} → ${v.passed ? 'passed' : 'failed'}${exit}${summary}${v.inferred === true ? ' (inferred from the output)' : ''}`;
 }
-
-const showPath = (p: string): string => code(clip(p, MAX_RENDERED_PATH_CHARS));
-const showCommand = (c: LedgerCommand): string => `${code(clip(c.command, MAX_RENDERED_COMMAND_CHARS))} → ${commandStatus(c)}`;
 
 /** The `## Ledger` block. `flaggedPaths` are paths the model's text named that the transcript never did. */
 export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = []): string {
   const commandCount = ledger.commands.length + ledger.commandsOmitted;
-  const v = ledger.lastVerification;
+  const inferred = new Set(ledger.inferredFiles);
+  const created = new Set(ledger.filesCreated);
+  const mark = (p: string): string => `${showPath(p)}${created.has(p) ? ' (new)' : ''}${inferred.has(p) ? ' (inferred)' : ''}`;
   const out = [
     LEDGER_HEADING,
     '_Exact record built by Capsule from the transcript, not written by the model._',
+    ...(inferred.size > 0 || ledger.commands.some((c) => c.inferred === true)
+      ? ['_Entries marked (inferred) were read from command text and results of an imported session, not measured on disk._']
+      : []),
     '',
     '**Original task (verbatim):**',
     ledger.originalTask === null ? '> (none)' : quote(clip(ledger.originalTask, MAX_RENDERED_REQUEST_CHARS)),
@@ -68,19 +86,27 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
     '**Latest user request (verbatim):**',
     ledger.latestRequest === null ? '> (none)' : quote(clip(ledger.latestRequest, MAX_RENDERED_REQUEST_CHARS)),
     '',
-    `**Files modified (${ledger.filesModified.length}):**`,
-    ...list(ledger.filesModified, MAX_RENDERED_FILES, showPath),
+    `**Files modified (${ledger.filesModified.length}, newest first):**`,
+    ...newestFirst(ledger.filesModified, MAX_RENDERED_FILES, mark),
+  ];
+  if (ledger.renamed.length > 0) {
+    out.push('', `**Files renamed (${ledger.renamed.length}, newest first):**`, ...newestFirst(ledger.renamed, MAX_RENDERED_FILES, (r) => `${showPath(r.from)} → ${showPath(r.to)}`));
+  }
+  if (ledger.filesDeleted.length > 0) {
+    out.push('', `**Files deleted (${ledger.filesDeleted.length}, newest first):**`, ...newestFirst(ledger.filesDeleted, MAX_RENDERED_FILES, mark));
+  }
+  out.push(
     '',
-    `**Files read (${ledger.filesRead.length}):**`,
-    ...list(ledger.filesRead, MAX_RENDERED_FILES, showPath),
+    `**Files read (${ledger.filesRead.length}, newest first):**`,
+    ...newestFirst(ledger.filesRead, MAX_RENDERED_FILES, mark),
     '',
-    `**Commands run (${commandCount}, oldest first):**`,
-    ...list(ledger.commands, MAX_RENDERED_COMMANDS, showCommand, true, ledger.commandsOmitted),
+    `**Commands run (${commandCount}, newest first):**`,
+    ...newestFirst(ledger.commands, MAX_RENDERED_COMMANDS, commandLine, ledger.commandsOmitted),
     '',
-    `**Last verification:** ${v === null ? 'none recorded' : `${code(clip(v.command, MAX_RENDERED_COMMAND_CHARS))} → ${v.passed ? 'passed' : 'failed'}${v.exitCode === null ? '' : ` (exit ${v.exitCode})`}`}`,
+    `**Last verification:** ${verificationLine(ledger.lastVerification)}`,
     '',
     `**Active skills:** ${ledger.activeSkills.length === 0 ? 'none' : ledger.activeSkills.map(code).join(', ')}`,
-  ];
+  );
   if (flaggedPaths.length > 0) {
     out.push('', `**Unverified paths** (named in the summary but never seen in the transcript; do not trust them): ${flaggedPaths.map(code).join(', ')}`);
   }

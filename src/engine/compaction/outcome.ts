@@ -2,6 +2,7 @@
 import type { CapsuleEntry, Trigger, Usage } from '../transcript/schema.js';
 import { buildFlightRecord, groupDigits, type FlightOutcome, type FlightRecord } from './flightRecord.js';
 import type { CompactionPlan } from './plan.js';
+import { retentionCounts, retentionFromDetails } from './retention.js';
 
 interface OutcomeBase {
   readonly operationId: string;
@@ -91,6 +92,7 @@ export function outcomeLine(o: CompactionOutcome): string {
 export function flightRecordOf(o: CompactionOutcome, plan: CompactionPlan, sessionId: string, startedAt: number, endedAt: number): FlightRecord {
   const outcome: FlightOutcome = o.outcome;
   const tokensAfter = o.outcome === 'completed' || o.outcome === 'skipped' ? o.tokensAfter : undefined;
+  const retention = o.outcome === 'completed' ? retentionFromDetails(o.capsule.details) : undefined;
   return buildFlightRecord({
     operationId: o.operationId,
     sessionId,
@@ -107,5 +109,6 @@ export function flightRecordOf(o: CompactionOutcome, plan: CompactionPlan, sessi
     ...(o.outcome === 'completed' ? { quality: o.quality } : {}),
     attempts: o.attempts,
     ...(o.outcome === 'completed' && o.fallbackReason !== undefined ? { fallbackReason: o.fallbackReason } : {}),
+    ...(retention === undefined ? {} : { retention: retentionCounts(retention) }),
   });
 }

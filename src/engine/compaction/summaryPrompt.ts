@@ -1,5 +1,6 @@
 // The summary request of docs/behaviour.md#capsule: the compaction instruction, the cache-friendly message list, and bounding it.
 import { CAPSULE_QUESTION, type ModelMessage } from '../transcript/modelInput.js';
+import { formatTokens } from '../tokens/budgetFormat.js';
 import { truncateToolResult } from '../transcript/truncation.js';
 
 export const COMPACTION_INSTRUCTION = `Stop here: do not call tools and do not continue the task. Your job now is to compact this conversation so the work can continue in a fresh context window. Write a Context Capsule: a structured summary of everything above that a coding agent needs to carry on without the original messages.
@@ -32,11 +33,27 @@ One line per file: the path, then why it matters. Only paths that appear in the 
 If the conversation starts with an earlier summary (the answer to "${CAPSULE_QUESTION}"), merge it into yours: keep what is still true, update what changed, and drop nothing that still matters.
 Be specific and dense: exact names, paths, commands and numbers beat prose. Stay under about 4,000 words. Do not add a file or command ledger: an exact one is appended automatically.`;
 
-/** The instruction, with the user's `/compact focus` text (treated as data) when given. */
-export function compactionInstruction(focus?: string): string {
+/** The size the seed's prompt asks for; it fits the default 8,192-token summary budget. */
+export const DEFAULT_SUMMARY_WORDS = 4000;
+
+/**
+ * Words to ask for given the summary request's real `max_tokens`: about two tokens per word of dense markdown,
+ * rounded down to a hundred, so the answer ends before the output cap instead of being cut off.
+ */
+export function summaryWordsFor(maxTokens: number): number {
+  return Math.max(100, Math.floor((maxTokens * 0.5) / 100) * 100);
+}
+
+function withWords(words: number): string {
+  return COMPACTION_INSTRUCTION.replace('Stay under about 4,000 words.', `Stay under about ${formatTokens(words)} words.`);
+}
+
+/** The instruction, sized in words, with the user's `/compact focus` text (treated as data) when given. */
+export function compactionInstruction(focus?: string, words: number = DEFAULT_SUMMARY_WORDS): string {
   const f = focus?.trim();
-  if (!f) return COMPACTION_INSTRUCTION;
-  return `${COMPACTION_INSTRUCTION}\n\nThe user asked this summary to focus on the following (give it extra detail, but still write every section):\n"""\n${f}\n"""`;
+  const base = withWords(words);
+  if (!f) return base;
+  return `${base}\n\nThe user asked this summary to focus on the following (give it extra detail, but still write every section):\n"""\n${f}\n"""`;
 }
 
 /**

@@ -5,7 +5,8 @@ import { estimateRequest } from '../tokens/estimate.js';
 import type { ModelMessage } from '../transcript/modelInput.js';
 import type { Usage } from '../transcript/schema.js';
 import { describeFailure, summarize } from './summarizer.js';
-import { boundSummaryMessages, buildSummaryMessages } from './summaryPrompt.js';
+import { parseCapsuleSections, SECTION_NAMES } from './capsuleFormat.js';
+import { boundSummaryMessages, buildSummaryMessages, summaryWordsFor } from './summaryPrompt.js';
 
 /** Capsules are ~2–10k tokens; the ledger is appended by code, so the model's part needs less. */
 export const SUMMARY_MAX_OUTPUT_TOKENS = 8192;
@@ -31,6 +32,8 @@ interface Sent {
 
 export type SummaryAttempt =
   | (Sent & { readonly kind: 'text'; readonly text: string; readonly usage?: Usage })
+  /** Cut off (`finish_reason: length`) or missing sections even after the tighter retry: merged into the fallback. */
+  | (Sent & { readonly kind: 'partial'; readonly text: string; readonly reason: string; readonly usage?: Usage })
   | (Sent & { readonly kind: 'failed'; readonly reason: string })
   | (Sent & { readonly kind: 'cancelled' });
 
@@ -44,9 +47,13 @@ export interface GenerateArgs {
   readonly tools: readonly ToolSchema[];
   /** The exact message list the model last received (buildModelInput of the current branch). */
   readonly lastSent: readonly ModelMessage[];
-  readonly instruction: string;
+  /** The compaction instruction asking for about this many words (derived from the request's max_tokens). */
+  readonly instruction: (words: number) => string;
   readonly cache: EntryTokenCache;
-  /** No request above this many effective tokens is ever sent, the summary request included. */
+  /**
+   * No summary request above this many effective tokens is sent: what the provider accepts (window − the summary's
+   * output budget), not the agent's hard limit, so the cached prefix survives whenever the full request fits.
+   */
   readonly hardLimit: number;
   readonly maxOutputTokens: number;
   readonly timeoutMs: number;
@@ -90,13 +97,31 @@ function messageBudget(args: GenerateArgs): number {
   return Math.floor((args.hardLimit * 100) / 105) - frame;
 }
 
+/** Reasoning is not the summary: `<think>…</think>` blocks (and an unclosed leading one) are dropped. */
+export function withoutReasoning(text: string): string {
+  const closed = text.replace(/<think>[\s\S]*?<\/think>/gi, '');
+  const open = closed.search(/<think>/i);
+  return (open >= 0 ? closed.slice(0, open) : closed).trim();
+}
+
+/** Why an answer is not a full capsule: cut off at the output limit, or without the required sections. */
+function qualityProblem(text: string, finishReason: string | undefined): string | undefined {
+  if (finishReason === 'length') return 'the summary was cut off at its output limit (finish_reason: length)';
+  const { missing } = parseCapsuleSections(text);
+  if (missing.length === SECTION_NAMES.length) return 'the summary has none of the required sections';
+  if (missing.length > 0) return `the summary is missing sections: ${missing.join(', ')}`;
+  return undefined;
+}
+
 export async function generateSummary(args: GenerateArgs): Promise<SummaryAttempt> {
   if (args.model === undefined) {
     return { kind: 'failed', reason: 'no summarizer model: the deterministic fallback was requested', sent: [], attempts: 0 };
   }
   const started = args.clock.now();
   const tokensOf = (m: ModelMessage): number => args.cache.tokensOfMessage(m);
-  const full = buildSummaryMessages(args.lastSent, args.instruction);
+  const maxTokens = Math.max(1, Math.min(args.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS));
+  let words = summaryWordsFor(maxTokens);
+  let full = buildSummaryMessages(args.lastSent, args.instruction(words));
   const budget = messageBudget(args);
   const fullTokens = full.reduce((n, m) => n + tokensOf(m), 0);
 
@@ -129,6 +154,7 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
     report(progressOf(round, chars));
   });
 
+  let tightened = false;
   for (let pass = 0; pass < 2; pass++) {
     const left = args.timeoutMs - (args.clock.now() - started);
     const request: ChatRequest = {
@@ -136,14 +162,14 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
       messages,
       tools: args.tools,
       toolChoice: 'none',
-      maxOutputTokens: Math.max(1, Math.min(args.maxOutputTokens, SUMMARY_MAX_OUTPUT_TOKENS)),
+      maxOutputTokens: maxTokens,
       stream: false,
     };
     const key = args.memo === undefined ? undefined : JSON.stringify([args.model.provider, args.model.model, request]);
     const seen = key === undefined ? undefined : args.memo?.get(key);
     if (seen !== undefined && seen.kind !== 'cancelled') {
       // The same bytes would get the same answer (or the same failure): reuse it instead of paying for it again.
-      if (seen.kind === 'text') return { ...seen, attempts };
+      if (seen.kind === 'text' || seen.kind === 'partial') return { ...seen, attempts };
       return { ...seen, reason: `${seen.reason} (this exact summary request already failed in this turn, so it was not sent again)`, attempts };
     }
     const result = await summarize({
@@ -164,7 +190,24 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
       if (key !== undefined) args.memo?.set(key, a);
       return a;
     };
-    if (result.ok) return remember({ kind: 'text', text: result.text, ...(result.usage ? { usage: result.usage } : {}), ...sent });
+    if (result.ok) {
+      const text = withoutReasoning(result.text);
+      const problem = qualityProblem(text, result.finishReason);
+      const usage = result.usage ? { usage: result.usage } : {};
+      if (problem === undefined) return remember({ kind: 'text', text, ...usage, ...sent });
+      const remainingMs = args.timeoutMs - (args.clock.now() - started);
+      if (tightened || remainingMs < MIN_RETRY_MS) return remember({ kind: 'partial', text, reason: problem, ...usage, ...sent });
+      // One tighter retry: half the words, same prefix (only the instruction at the end changes).
+      tightened = true;
+      words = Math.max(100, Math.floor(words / 2));
+      full = buildSummaryMessages(args.lastSent, args.instruction(words));
+      if (bounded === undefined) {
+        messages = full;
+        sentTokens = full.reduce((n, m) => n + tokensOf(m), 0);
+      } else if (!bound(budget)) return remember({ kind: 'partial', text, reason: problem, ...usage, ...sent });
+      pass -= 1; // the quality retry does not use up the overflow retry
+      continue;
+    }
     if (result.reason === 'cancelled') return { kind: 'cancelled', ...sent };
     const remaining = args.timeoutMs - (args.clock.now() - started);
     if (result.reason !== 'overflow' || pass > 0 || remaining < MIN_RETRY_MS) return remember({ kind: 'failed', reason: describeFailure(result), ...sent });

@@ -1,4 +1,9 @@
-// Reads what each tool call did (files read or modified, commands, skills) from its arguments and result.
+// Reads what each tool call did (files read or modified, commands, skills) from its arguments, its result and its recorded effects.
+import { resultStatus } from '../effects/resultStatus.js';
+import { patchEffects } from '../effects/patchEffects.js';
+import { shellEffects } from '../effects/shellEffects.js';
+import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';
+import { touchesFiles, type Effects, type Rename } from '../transcript/effects.js';
 import type { Entry, ToolResultEntry } from '../transcript/schema.js';
 
 export type ToolActionKind = 'read' | 'modify' | 'command' | 'list' | 'search' | 'skill' | 'other';
@@ -15,8 +20,27 @@ export interface ToolAction {
   readonly query?: string;
   /** The call's result, when it is among the given entries. */
   readonly result?: ToolResultEntry;
-  /** Exit code found in the result text, if any. */
+  /** Exit code recorded in the effects or found in the result text, if any. */
   readonly exitCode: number | null;
+  /** Directory the command ran in, when the call names one (`cwd`, `workdir`). */
+  readonly workdir?: string;
+  /** The patch text of an apply-patch style call. */
+  readonly patch?: string;
+  /** An editor tool's `command` argument (`view`, `create`, `str_replace`…). */
+  readonly subcommand?: string;
+}
+
+/** What a call did to files, from its recorded effects or (marked inferred) from its arguments and command text. */
+export interface ActionFiles {
+  readonly created: readonly string[];
+  readonly modified: readonly string[];
+  readonly deleted: readonly string[];
+  readonly renamed: readonly Rename[];
+  readonly read: readonly string[];
+  /** True when read from the command text rather than measured. */
+  readonly inferred: boolean;
+  /** Why a measured record could not tell. */
+  readonly unknown?: string;
 }
 
 /** Parses a tool's JSON argument string; models sometimes produce non-objects or broken JSON. */
@@ -45,7 +69,7 @@ export function toolKind(name: string): ToolActionKind {
   return 'other';
 }
 
-const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'source', 'destination', 'new_path', 'old_path'];
+const PATH_KEYS = ['path', 'file_path', 'filePath', 'file', 'filename', 'target_file', 'notebook_path', 'source', 'destination', 'new_path', 'old_path'];
 const PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
 const PATCH_KEYS = ['patch', 'diff', 'input'];
 
@@ -94,22 +118,39 @@ function pathsOf(args: Readonly<Record<string, unknown>> | undefined, raw: strin
   return [...new Set(out)];
 }
 
+/** `["bash", "-lc", "npm test"]` (Codex's shell argument) is the command `npm test`; other argv lists are joined with quoting. */
+function argvCommand(v: readonly string[]): string {
+  const [sh, flag, script] = v;
+  if (v.length === 3 && sh !== undefined && /(^|\/)(ba|z|da)?sh$/.test(sh) && flag !== undefined && /^-[a-z]*c$/.test(flag) && script !== undefined) return script;
+  return v.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
 function stringArg(args: Readonly<Record<string, unknown>> | undefined, keys: readonly string[]): string | undefined {
   for (const k of keys) {
     const v = args?.[k];
     if (typeof v === 'string' && v.trim() !== '') return v;
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.join(' ');
+    if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return argvCommand(v);
   }
   return undefined;
 }
 
-/** "exit code 1", "exit status 2", "Exit code: 0", "exited with code 127". */
-export function exitCodeIn(text: string): number | null {
-  // The tool host writes the real status last; output of the command itself may mention other exit codes.
-  const all = [...text.matchAll(/exit(?:ed with)?[ _-]?(?:code|status)\s*[:=]?\s*(-?\d+)/gi)];
-  const m = all.at(-1);
-  return m?.[1] === undefined ? null : Number(m[1]);
+/** Editor tools with a `command` argument (SWE-agent's str_replace_editor): `view` reads, the rest write. */
+const EDITOR_READS = new Set(['view']);
+const EDITOR_WRITES = new Set(['create', 'str_replace', 'insert', 'undo_edit', 'write', 'append']);
+
+function kindOf(name: string, args: Readonly<Record<string, unknown>> | undefined): ToolActionKind {
+  const kind = toolKind(name);
+  const sub = args?.['command'];
+  if ((kind === 'modify' || kind === 'read') && typeof sub === 'string') {
+    if (EDITOR_READS.has(sub)) return 'read';
+    if (EDITOR_WRITES.has(sub)) return 'modify';
+  }
+  return kind;
 }
+
+/** The exit code a result states in one of the formats agents write (see resultStatus.ts); null when none. */
+export { exitCodeOf as exitCodeIn } from '../effects/resultStatus.js';
+import { exitCodeOf } from '../effects/resultStatus.js';
 
 /** Every tool call in `entries`, in order, paired with its result when present. */
 export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
@@ -119,12 +160,14 @@ export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
   for (const e of entries) {
     if (e.type !== 'assistant') continue;
     for (const call of e.toolCalls) {
-      const kind = toolKind(call.name);
       const args = parseToolArgs(call.arguments);
+      const kind = kindOf(call.name, args);
       const result = results.get(call.id);
       const command = kind === 'command' ? stringArg(args, ['command', 'cmd', 'script', 'commandLine']) : undefined;
       const skill = kind === 'skill' ? stringArg(args, ['name', 'skill', 'skill_name', 'skillName', 'id']) : undefined;
       const query = kind === 'search' ? stringArg(args, ['query', 'pattern', 'regex', 'text', 'glob']) : undefined;
+      const workdir = kind === 'command' ? stringArg(args, ['cwd', 'workdir', 'working_directory']) : undefined;
+      const patch = kind !== 'modify' ? undefined : args === undefined ? call.arguments : stringArg(args, PATCH_KEYS);
       out.push({
         callId: call.id,
         name: call.name,
@@ -134,23 +177,66 @@ export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
         ...(skill !== undefined ? { skill } : {}),
         ...(query !== undefined ? { query } : {}),
         ...(result ? { result } : {}),
-        exitCode: result && kind === 'command' ? exitCodeIn(result.content) : null,
+        ...(workdir !== undefined ? { workdir } : {}),
+        ...(patch !== undefined ? { patch } : {}),
+        ...(typeof args?.['command'] === 'string' && kind !== 'command' ? { subcommand: args['command'] } : {}),
+        exitCode: result && kind === 'command' ? (result.effects?.exitCode !== undefined ? result.effects.exitCode : exitCodeOf(result.content)) : null,
       });
     }
   }
   return out;
 }
 
-/** A command succeeded when its exit code is 0, or, without one, when its result is not an error; null without a result. */
+/** A call succeeded when its recorded effects say so, else when its exit code is 0 and its result is not an error; null without a result. */
 export function commandSucceeded(a: ToolAction): boolean | null {
   if (!a.result) return null;
-  return a.exitCode !== null ? a.exitCode === 0 : !a.result.isError;
+  const e = a.result.effects;
+  if (e?.source === 'measured' && e.failed !== undefined) return !e.failed;
+  if (e?.failed !== undefined) return !e.failed;
+  if (resultStatus(a.result.content, a.result.isError).failed) return false;
+  // Without an exit status, a test runner's own summary ("FAILED (failures=1)", "1 failed") is the best evidence.
+  const summary = a.kind === 'command' && a.command !== undefined && isTestCommand(a.command) ? testSummary(a.result.content) : undefined;
+  return summary === undefined || summaryFailed(summary) !== true;
 }
 
-const TEST_COMMAND =
-  /\b(?:(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|npx\s+(?:jest|vitest|mocha|playwright\s+test)|pytest|py\.test|python3?\s+-m\s+(?:pytest|unittest)|go\s+test|cargo\s+(?:test|nextest)|jest|vitest|mocha|node\s+(?:\S+\s+)*--test|deno\s+test|dotnet\s+test|mvn\s+(?:\S+\s+)*test|gradlew?\s+(?:\S+\s+)*test|make\s+(?:test|check)|ctest|rspec|phpunit|tox)\b/;
-
-/** True for commands that run a test suite. */
-export function isTestCommand(command: string): boolean {
-  return TEST_COMMAND.test(command);
+/** True when the call's status was read from its result text rather than recorded. */
+export function statusInferred(a: ToolAction): boolean {
+  return a.result !== undefined && a.result.effects?.source !== 'measured' && a.result.effects?.failed === undefined;
 }
+
+const EMPTY_FILES: ActionFiles = { created: [], modified: [], deleted: [], renamed: [], read: [], inferred: false };
+
+function fromEffects(e: Effects): ActionFiles {
+  return { created: e.created, modified: e.modified, deleted: e.deleted, renamed: e.renamed, read: e.read, inferred: e.source === 'inferred', ...(e.unknown === undefined ? {} : { unknown: e.unknown }) };
+}
+
+/**
+ * The files a call touched. Recorded effects win; otherwise a successful read or write tool touched the paths it
+ * names, and a successful shell command what its text says (inferred). A failed call touched nothing.
+ */
+export function actionFiles(a: ToolAction): ActionFiles {
+  if (!a.result) return EMPTY_FILES;
+  const e = a.result.effects;
+  // An importer may record only the exit status (Codex exec events); the files then still come from the text.
+  if (e && (e.source === 'measured' || touchesFiles(e) || e.read.length > 0)) return fromEffects(e);
+  if (commandSucceeded(a) !== true) return EMPTY_FILES;
+  if (a.kind === 'read') return { ...EMPTY_FILES, read: a.paths };
+  if (a.kind === 'modify') {
+    const p = a.patch === undefined ? undefined : patchEffects(a.patch);
+    if (p && p.created.length + p.modified.length + p.deleted.length + p.renamed.length > 0) return { ...EMPTY_FILES, ...p };
+    return a.subcommand === 'create' ? { ...EMPTY_FILES, created: a.paths } : { ...EMPTY_FILES, modified: a.paths };
+  }
+  if (a.kind !== 'command' || a.command === undefined) return EMPTY_FILES;
+  const s = shellEffects(a.command);
+  const within = (p: string): string => (a.workdir === undefined || p.startsWith('/') ? p : `${a.workdir.replace(/\/$/, '')}/${p}`);
+  return {
+    created: s.created.map(within),
+    modified: s.modified.map(within),
+    deleted: s.deleted.map(within),
+    renamed: s.renamed.map((r) => ({ from: within(r.from), to: within(r.to) })),
+    read: s.read.map(within),
+    inferred: true,
+  };
+}
+
+export { isTestCommand };

@@ -1,4 +1,5 @@
 // Classifies provider failures (docs/behaviour.md#capsule, #overflow): context overflow, transient (retry), abort, or fatal — from plain error shapes.
+import { overflowFacts } from './overflowFacts.js';
 import { OVERFLOW_CODES, matchesGenericOverflow, matchesKnownOverflow } from './overflowPatterns.js';
 
 export type FaultKind = 'overflow' | 'transient' | 'abort' | 'fatal';
@@ -12,6 +13,10 @@ export interface FaultInfo {
   readonly retryAfterMs?: number;
   /** The provider's or the network layer's error code, when there is one. */
   readonly code?: string;
+  /** Overflow only: the window the provider's error states (its words, or llama.cpp's `n_ctx`). */
+  readonly statedWindow?: number;
+  /** Overflow only: the prompt tokens the provider counted for the rejected request. */
+  readonly requestedTokens?: number;
 }
 
 /** HTTP statuses worth retrying: timeouts, "too early", rate limits; every 5xx is added separately. */
@@ -61,7 +66,14 @@ export function classifyError(err: unknown, nowMs?: number): FaultInfo {
   const base = { message, ...(status === undefined ? {} : { status }), ...(code === undefined ? {} : { code }) };
 
   if (isAbort(err)) return { kind: 'abort', ...base };
-  if (isOverflow(status, codes, texts)) return { kind: 'overflow', ...base };
+  if (isOverflow(status, codes, texts)) {
+    const body = field(err, 'error');
+    const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isSafeInteger(v) && v > 0 ? v : undefined);
+    const nCtx = num(field(body, 'n_ctx'));
+    const nPrompt = num(field(body, 'n_prompt_tokens'));
+    const facts = overflowFacts(texts, { ...(nCtx === undefined ? {} : { nCtx }), ...(nPrompt === undefined ? {} : { nPrompt }) });
+    return { kind: 'overflow', ...base, ...facts };
+  }
   if (codes.some((c) => NOT_RETRYABLE_CODES.has(c))) return { kind: 'fatal', ...base };
   if (isTransient(status, codes, texts, names)) {
     const retryAfterMs = retryAfterOf(err, texts, nowMs);
@@ -145,8 +157,19 @@ function codesOf(e: unknown): string[] {
 function textsOf(e: unknown): string[] {
   if (typeof e === 'string') return [e];
   const body = field(e, 'error');
-  const candidates = [field(e, 'message'), body, field(body, 'message'), field(field(body, 'error'), 'message')];
+  // OpenRouter wraps the upstream's words as "Provider returned error" with the real message under metadata.raw.
+  const raw = field(field(body, 'metadata'), 'raw');
+  const rawText = typeof raw === 'string' ? raw : raw !== undefined && raw !== null ? safeJson(raw) : undefined;
+  const candidates = [field(e, 'message'), body, field(body, 'message'), field(field(body, 'error'), 'message'), rawText];
   return candidates.map(str).filter((s): s is string => s !== undefined);
+}
+
+function safeJson(v: unknown): string | undefined {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return undefined;
+  }
 }
 
 function namesOf(e: unknown): string[] {

@@ -29,7 +29,7 @@ export const OVERFLOW_CODES: readonly string[] = [
 export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
   {
     id: 'maximum-context-length',
-    providers: ['OpenAI', 'Azure OpenAI', 'vLLM', 'OpenRouter', 'DeepSeek', 'Groq'],
+    providers: ['OpenAI', 'Azure OpenAI', 'vLLM', 'OpenRouter', 'DeepSeek', 'Groq', 'Mistral'],
     pattern: /maximum context length is\s*\d+/i,
     samples: [
       {
@@ -209,6 +209,30 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
           'Request too large for model `llama-3.3-70b-versatile` in organization `org_01abc` service tier `on_demand` on tokens per minute (TPM): Limit 6000, Requested 7277, please reduce your message size and try again.',
       },
     ],
+  },
+  {
+    id: 'maximum-prompt-length',
+    providers: ['xAI'],
+    pattern: /maximum prompt length is\s*\d+/i,
+    samples: [{ status: 400, message: "This model's maximum prompt length is 131072 but the request contains 140213 tokens." }],
+  },
+  {
+    id: 'input-too-long',
+    providers: ['AWS Bedrock (OpenAI-compatible gateways)'],
+    pattern: /input is too long for requested model/i,
+    samples: [{ status: 400, message: 'Input is too long for requested model.' }],
+  },
+  {
+    id: 'tgi-max-new-tokens',
+    providers: ['Hugging Face TGI', 'Hugging Face Inference Endpoints'],
+    pattern: /inputs`? tokens \+ `?max_new_tokens`? must be <=/i,
+    samples: [{ status: 422, message: 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 1024 `max_new_tokens`' }],
+  },
+  {
+    id: 'too-many-tokens',
+    providers: ['Cohere'],
+    pattern: /too many tokens/i,
+    samples: [{ status: 400, message: 'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5120. Try using a shorter prompt, or enabling prompt truncating.' }],
   },
 ];
 

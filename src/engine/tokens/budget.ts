@@ -33,6 +33,8 @@ export interface Budget {
   readonly nextTrigger: string;
   readonly categories: TokenCategories;
   readonly percentOfHard: number;
+  /** Settings derived from the window because the user left them unset (shown as "auto: N"). */
+  readonly derived?: readonly string[];
 }
 
 /** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
@@ -140,5 +142,6 @@ export function computeBudget(args: {
     nextTrigger,
     categories: estimate.categories,
     percentOfHard: limits.hardLimit > 0 ? Math.round((eff.tokens / limits.hardLimit) * 1000) / 10 : 100,
+    ...(args.resolved.derived.length > 0 ? { derived: args.resolved.derived } : {}),
   };
 }

@@ -28,6 +28,11 @@ function line(label: string, value: string): string {
 const tok = (n: number): string => formatTokens(n).padStart(6);
 const cnt = (n: number): string => String(n).padStart(2);
 
+/** "auto: 6,144" for a value derived from the window, the plain figure for one the user set. */
+function setting(b: Budget, key: string, n: number): string {
+  return b.derived?.includes(key) === true ? `${tok(n)} (auto: ${formatTokens(n)})` : tok(n);
+}
+
 export function formatBudget(b: Budget): string {
   const last = b.lastCapsule
     ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''})`
@@ -37,10 +42,10 @@ export function formatBudget(b: Budget): string {
     'Context Stats:',
     line('Effective tokens', tok(b.effectiveTokens)),
     line('Measurement source', b.source),
-    line('Soft limit', tok(b.softLimit)),
+    line('Soft limit', b.derived?.includes('minTokensForAutoCompact') === true ? `${tok(b.softLimit)} (auto)` : tok(b.softLimit)),
     line('Hard limit', tok(b.hardLimit)),
-    line('Safety reserve', tok(b.safetyReserveTokens)),
-    line('Keep recent', tok(b.keepRecentTokens)),
+    line('Safety reserve', setting(b, 'safetyReserveTokens', b.safetyReserveTokens)),
+    line('Keep recent', setting(b, 'keepRecentTokens', b.keepRecentTokens)),
     line('Capsules', cnt(b.capsules)),
     line('Messages', cnt(b.messages)),
     line('Turns', cnt(b.turns)),

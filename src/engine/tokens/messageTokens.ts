@@ -53,6 +53,7 @@ export function countMessage(counter: TokenCounter, m: ModelMessage): number {
       for (const img of m.images ?? []) n += imageTokens(img);
       break;
     case 'assistant':
+      if (m.reasoningContent !== undefined) n += countText(counter, m.reasoningContent);
       for (const call of m.toolCalls ?? []) {
         n += TOOL_CALL_OVERHEAD + countText(counter, call.id) + countText(counter, call.name) + countText(counter, call.arguments);
       }

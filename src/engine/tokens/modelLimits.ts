@@ -1,6 +1,7 @@
 // A model's context window and output budget (docs/behaviour.md#tokens): user override > provider report > built-in table > default.
 import { z } from 'zod';
 import { lookupModel } from './modelTable.js';
+import { outputReserveFor } from './windowDefaults.js';
 
 export interface ModelInfo {
   readonly model: string;
@@ -58,6 +59,8 @@ export function resolveModelInfo(model: string, opts?: { provider?: PartialLimit
   const [source, contextWindow] = window;
   let maxOutputTokens = output[1];
   if (RANK[output[0]] < RANK[source] && maxOutputTokens > contextWindow / 4) maxOutputTokens = Math.max(1, Math.floor(contextWindow / 4));
+  // A small window cannot give a table's 8k output limit a quarter of itself; an explicit --max-output is kept.
+  if (output[0] !== 'override') maxOutputTokens = outputReserveFor(contextWindow, maxOutputTokens);
   return { model, contextWindow, maxOutputTokens, source };
 }
 

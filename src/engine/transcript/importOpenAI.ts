@@ -46,6 +46,8 @@ const AssistantSchema = z.object({
   function_call: z.object({ name: z.string().min(1), arguments: ArgumentsSchema }).nullish(),
   refusal: z.string().nullish(),
   name: z.string().optional(),
+  /** DeepSeek-style thinking text; kept so a tool-call turn can be sent back the way such models require. */
+  reasoning_content: z.string().nullish(),
 });
 const ToolSchema = z.object({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: ContentSchema.nullish() });
 /** Legacy function-calling result; pairs with an assistant `function_call` by name. */
@@ -234,7 +236,15 @@ export function importOpenAIMessages(messages: readonly OpenAIMessage[], opts: I
         if (toolCalls.length > 0) open = { where, pending: new Map(toolCalls.map((c) => [c.id, c.name])) };
         const text = m.content === null || m.content === undefined ? '' : textOf(m.content, where, warnings);
         const content = text === '' && m.refusal ? m.refusal : text;
-        entries.push({ ...base(), type: 'assistant', content, toolCalls, ...(opts.model === undefined ? {} : { model: opts.model }) });
+        const reasoning = m.reasoning_content ?? undefined;
+        entries.push({
+          ...base(),
+          type: 'assistant',
+          content,
+          toolCalls,
+          ...(opts.model === undefined ? {} : { model: opts.model }),
+          ...(reasoning === undefined || reasoning === '' ? {} : { reasoningContent: reasoning }),
+        });
         break;
       }
       case 'tool': {

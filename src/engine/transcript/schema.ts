@@ -1,5 +1,6 @@
 // zod schemas for the session JSONL: the header line and every entry kind (docs/behaviour.md#transcript, #model-input, #rewind).
 import { z } from 'zod';
+import { EffectsSchema } from './effects.js';
 
 export const CURRENT_VERSION = 1;
 
@@ -50,6 +51,8 @@ export const UserEntrySchema = z.object({
   content: z.string(),
   images: z.array(ImagePartSchema).optional(),
   turnId: z.string().optional(),
+  /** Set by importers on user turns that the other agent or a tool wrote (reminders, instructions, demonstrations), not the person. */
+  injected: z.boolean().optional(),
 });
 
 export const AssistantEntrySchema = z.object({
@@ -64,6 +67,8 @@ export const AssistantEntrySchema = z.object({
   prefixFingerprint: z.string().optional(),
   finishReason: z.string().optional(),
   turnId: z.string().optional(),
+  /** Reasoning text the provider returned (`reasoning_content`); sent back with tool-call turns, which DeepSeek-style models require. */
+  reasoningContent: z.string().optional(),
 });
 
 export const ToolResultEntrySchema = z.object({
@@ -77,6 +82,8 @@ export const ToolResultEntrySchema = z.object({
   interrupted: z.literal(true).optional(),
   durationMs: z.number().nonnegative().optional(),
   turnId: z.string().optional(),
+  /** What the call did (files, exit status), measured or inferred; absent in sessions written before effects were recorded. */
+  effects: EffectsSchema.optional(),
 });
 
 export const SystemUpdateEntrySchema = z.object({

@@ -172,12 +172,16 @@ function checkCapsule(capsule: CapsuleEntry, index: number, branch: readonly Ent
   if (missing.length > 0) {
     report({ kind: 'capsule_pin_missing', severity: 'error', entryId: capsule.id, message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it` });
   }
-  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim).
+  // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim). A result pairs with the
+  // nearest earlier call of its id: some servers reuse ids such as "call_0" in every turn, and a later call in the
+  // kept tail is the one a result after it answers.
   const pinned = new Set(capsule.pinnedEntryIds);
+  const keptCalls = new Set<string>();
   for (let i = keptFrom; i < branch.length; i++) {
     const e = branch[i];
     if (!e || (e.type === 'capsule' && i > index)) break;
-    if (e.type !== 'tool_result') continue;
+    if (e.type === 'assistant') for (const c of e.toolCalls) keptCalls.add(c.id);
+    if (e.type !== 'tool_result' || keptCalls.has(e.toolCallId)) continue;
     const at = callAt.get(e.toolCallId);
     const caller = at === undefined ? undefined : branch[at];
     if (at !== undefined && at < keptFrom && caller && !pinned.has(caller.id)) {

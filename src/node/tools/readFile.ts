@@ -5,6 +5,7 @@ import { parseToolArgs } from './args.js';
 import { openConfinedForReading } from './confined.js';
 import { resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, readFileArgs, readFileHints } from './schemas.js';
+import { effects } from '../../engine/transcript/effects.js';
 import { ToolError, formatBytes, toolOk } from './types.js';
 import type { ToolContext } from './types.js';
 
@@ -125,7 +126,8 @@ async function readOpened(handle: FileHandle, target: { readonly display: string
   }
   const scan = await scanRange(handle, st.size, first, last, limits.readMaxLines, limits.readMaxBytes);
   const { lines, total } = scan;
-  if (total === 0) return toolOk(`(empty file: "${target.display}" has no content)`);
+  const read = effects({ source: 'measured', read: [target.display] });
+  if (total === 0) return { ...toolOk(`(empty file: "${target.display}" has no content)`), effects: read };
   if (lines.length === 0) {
     throw new ToolError(`startLine ${first} is past the end of "${target.display}", which has ${total ?? 'fewer'} lines.`);
   }
@@ -144,5 +146,5 @@ async function readOpened(handle: FileHandle, target: { readonly display: string
   } else if (first > 1 || total === undefined || shownLast < total) {
     body.push(`[Lines ${first}-${shownLast} ${of}.]`);
   }
-  return toolOk(body.join('\n'));
+  return { ...toolOk(body.join('\n')), effects: read };
 }

@@ -2,7 +2,9 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
+import { effects } from '../../engine/transcript/effects.js';
 import { parseToolArgs } from './args.js';
+import { commandEffects, startCommandProbe } from './commandEffects.js';
 import { HeadTailBuffer } from './outputCap.js';
 import { COMMAND_TAG_VAR, newCommandTag, type CommandTracker, type TaggedProcess } from './processGroups.js';
 import { resolveWorkspacePath } from './paths.js';
@@ -174,14 +176,19 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
   }
   if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
   if (!approved) {
-    return toolError('The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.');
+    const declined = toolError('The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.');
+    return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true, exitCode: null }) };
   }
+  const probe = await startCommandProbe(ctx.roots, cwd.real);
+  const started = Date.now();
   let o: CommandOutcome;
   try {
     o = await executeCommand(args.command, cwd.real, timeoutMs, limits, signal, { tracker: ctx.commands, secrets: ctx.secrets() });
   } catch (err) {
-    return toolError(`The command could not be started: ${errorMessage(err)}`);
+    return { ...toolError(`The command could not be started: ${errorMessage(err)}`), effects: effects({ source: 'measured', failed: true, exitCode: null }) };
   }
+  const durationMs = Date.now() - started;
+  const files = await probe.finish();
   const parts = [o.output === '' ? '(no output)' : o.output.replace(/\n$/, '')];
   if (o.reapedBackground) parts.push('[background processes that kept the output open were stopped]');
   if (o.background.length > 0) {
@@ -193,5 +200,6 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
     );
   }
   parts.push(statusLine(o, timeoutMs));
-  return { isError: o.cancelled || o.timedOut || o.code !== 0, content: parts.join('\n') };
+  const isError = o.cancelled || o.timedOut || o.code !== 0;
+  return { isError, content: parts.join('\n'), effects: commandEffects(o, files, durationMs, isError) };
 }

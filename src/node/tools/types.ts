@@ -100,3 +100,24 @@ export interface ToolContext {
 export function formatBytes(n: number): string {
   return n >= 1024 && n % 1024 === 0 ? `${n / 1024} KB` : `${n} bytes`;
 }
+
+/** One tool result may take at most this share of the hard limit, so a single result always fits beside the rest. */
+export const RESULT_SHARE_OF_HARD_LIMIT = 0.25;
+/** Bytes per token assumed when turning a token budget into a byte cap: code and JSON run about 3, prose 4. */
+const BYTES_PER_TOKEN = 3;
+
+/**
+ * Read and command caps for a window: a result larger than a quarter of the hard limit comes back paged (read_file
+ * says how to read on) or head + tail (run_command), so one result can never exceed what the window holds.
+ */
+export function toolLimitsForWindow(hardLimit: number, base: ToolLimits = DEFAULT_TOOL_LIMITS): ToolLimits {
+  const bytes = Math.max(1024, Math.floor(Math.max(0, hardLimit) * RESULT_SHARE_OF_HARD_LIMIT * BYTES_PER_TOKEN));
+  const half = Math.floor(bytes / 2);
+  return {
+    ...base,
+    readMaxBytes: Math.min(base.readMaxBytes, bytes),
+    outputHeadBytes: Math.min(base.outputHeadBytes, half),
+    outputTailBytes: Math.min(base.outputTailBytes, half),
+    diffMaxChars: base.diffMaxChars,
+  };
+}

@@ -10,6 +10,7 @@ import { unifiedDiff } from './diff.js';
 import { resolveWorkspacePath } from './paths.js';
 import type { ResolvedPath } from './paths.js';
 import { TOOL_NAMES, editFileArgs, editFileHints, writeFileArgs, writeFileHints } from './schemas.js';
+import { effects } from '../../engine/transcript/effects.js';
 import { ToolError, errnoCode, toolError, toolOk } from './types.js';
 import type { ToolContext } from './types.js';
 
@@ -116,7 +117,8 @@ async function applyChange(
   }
   if (signal.aborted) throw new ToolError('Cancelled: nothing was written.');
   if (!approved) {
-    return toolError(`The user declined the change to ${name}; nothing was written. Do not retry the same change; ask the user what they want instead.`);
+    const declined = toolError(`The user declined the change to ${name}; nothing was written. Do not retry the same change; ask the user what they want instead.`);
+    return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true }) };
   }
   const now = await readCurrent(ctx.roots, target);
   if ((now === undefined) !== (before === undefined) || (now !== undefined && now.content !== before?.content)) {
@@ -138,7 +140,8 @@ export async function writeFileTool(ctx: ToolContext, argsJson: string, signal: 
   const r = await applyChange(ctx, TOOL_NAMES.writeFile, target, before, args.content, signal);
   if ('isError' in r) return r;
   const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0);
-  return toolOk(before === undefined ? `Created ${target.display} (${lines} lines).` : `Wrote ${target.display} (${lines} lines; +${r.added} -${r.removed}).`);
+  const ok = toolOk(before === undefined ? `Created ${target.display} (${lines} lines).` : `Wrote ${target.display} (${lines} lines; +${r.added} -${r.removed}).`);
+  return { ...ok, effects: effects({ source: 'measured', ...(before === undefined ? { created: [target.display] } : { modified: [target.display] }) }) };
 }
 
 function occurrences(haystack: string, needle: string): number[] {
@@ -183,5 +186,5 @@ export async function editFileTool(ctx: ToolContext, argsJson: string, signal: A
   const r = await applyChange(ctx, TOOL_NAMES.editFile, target, before, after, signal);
   if ('isError' in r) return r;
   const first = lineOf(before.content, index);
-  return toolOk(`Edited ${target.display} at line ${first} (+${r.added} -${r.removed}).`);
+  return { ...toolOk(`Edited ${target.display} at line ${first} (+${r.added} -${r.removed}).`), effects: effects({ source: 'measured', modified: [target.display] }) };
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
+import { importConversation } from '../actions/importConversation.js';
 import { loadCapsuleAsNewChat, rewind, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { shortTokens } from '../base/format.js';
 import { endpointOf } from '../services/secrets.js';
@@ -70,6 +71,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   );
 
   add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(d)));
+  add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 
   add(
     vscode.commands.registerCommand('capsule.showProjectMemory', async () => {

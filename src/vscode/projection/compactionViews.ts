@@ -10,6 +10,7 @@ import type { SessionTree } from '../../engine/transcript/tree.js';
 import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
 import { categoriesOf } from '../../node/sessionBudget.js';
 import { capsuleTokens, type MeterBasis } from '../services/meter.js';
+import { RETENTION_CATEGORIES, retentionFromDetails, retentionLine } from '../../engine/compaction/retention.js';
 
 type EndEvent = Extract<BarrierEvent, { type: 'compaction_end' }>;
 
@@ -24,6 +25,14 @@ function detail(capsule: CapsuleEntry, key: string): string | undefined {
 
 function level(n: number): number {
   return Math.min(3, Math.max(0, Math.round(n)));
+}
+
+/** The card's retention figures, from the report stored in the capsule (absent on capsules made before it existed). */
+function retentionView(capsule: CapsuleEntry | undefined): Pick<CompactionCard, 'retention'> {
+  const r = capsule === undefined ? undefined : retentionFromDetails(capsule.details);
+  if (r === undefined) return {};
+  const dropped = RETENTION_CATEGORIES.flatMap((category) => r[category].dropped.map((item) => ({ category, item: item.slice(0, 500) }))).slice(0, 200);
+  return { retention: { line: retentionLine(r).slice(0, 300), dropped, appended: r.appended } };
 }
 
 /** The card of a capsule already in the session: before = the input at its checkpoint, after = the input right after it. */
@@ -42,11 +51,12 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(capsule.level),
+    ...retentionView(capsule),
   };
 }
 
 /** The card of a compaction that just completed; `before` was measured when it started. */
-export function liveCard(e: EndEvent & { readonly checkpointId: string }, before: TokenCategories, after: TokenCategories): CompactionCard {
+export function liveCard(e: EndEvent & { readonly checkpointId: string }, before: TokenCategories, after: TokenCategories, capsule?: CapsuleEntry): CompactionCard {
   return {
     checkpointId: e.checkpointId,
     trigger: e.trigger,
@@ -59,6 +69,7 @@ export function liveCard(e: EndEvent & { readonly checkpointId: string }, before
     quality: e.quality ?? 'full',
     ...(e.quality === 'degraded' && e.fallbackReason !== undefined ? { fallbackReason: e.fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(e.level),
+    ...retentionView(capsule),
   };
 }
 

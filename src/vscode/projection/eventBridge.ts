@@ -131,6 +131,9 @@ export class EventBridge {
         h.measured();
         break;
       }
+      case 'loop_detected':
+        h.ephemeral({ id: ephemeralId(), kind: 'loop', toolName: e.name.slice(0, 200), text: `The agent called ${e.name.slice(0, 200)} ${e.repeats} times in a row with the same arguments, so the turn was stopped. Continue, or Stop and tell it what to do differently.` });
+        break;
       case 'turn_end': {
         this.#endStream();
         const leaf = h.leaf();
@@ -202,6 +205,9 @@ export class EventBridge {
       case 'compaction_end':
         this.#onEnd(b);
         break;
+      case 'calibration_fallback':
+        this.host.post({ type: 'notice', level: 'warning', text: b.message.slice(0, 4000) });
+        break;
       case 'preflight_blocked':
         // Inside a turn the turn's own end reports it (once); a /compact or idle compaction has no turn to do that.
         if (!inTurn) this.host.ephemeral({ id: ephemeralId(), kind: 'error', text: b.message.slice(0, LIMITS.answer) });
@@ -238,7 +244,7 @@ export class EventBridge {
         const note = checkpoint.note === undefined ? {} : { note: checkpoint.note };
         h.post({ type: 'itemsAppended', items: [{ id: checkpoint.id, kind: 'checkpoint', checkpointId: ck, checkpointKind: checkpoint.kind, timestamp: checkpoint.timestamp, ...note }] });
       }
-      const card = liveCard({ ...b, checkpointId: ck }, started?.before ?? h.categories(), h.categories());
+      const card = liveCard({ ...b, checkpointId: ck }, started?.before ?? h.categories(), h.categories(), capsule);
       h.post({ type: 'compactionCard', id: capsule?.id ?? ephemeralId(), ...(capsule ? { timestamp: capsule.timestamp } : {}), card });
     }
     h.measured();

@@ -7,6 +7,7 @@ import { readFlightRecords } from '../../node/flightRecorder.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import { errorMessage } from '../base/log.js';
+import { readLedgerTestCommands } from './settings.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {
@@ -20,6 +21,7 @@ export interface OpenAgentArgs {
   readonly listener: AgentListener;
   /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
   readonly legacyIntents: unknown;
+  readonly maxRequestsPerTurn?: number;
 }
 
 export interface OpenedAgent {
@@ -59,6 +61,8 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),
     triggerState: a.legacyIntents,
+    ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
+    testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
   });
   return { session, durations };
 }

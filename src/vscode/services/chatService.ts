@@ -236,6 +236,7 @@ export class ChatService extends Disposable implements OpenChat {
       archiveDir: this.d.sessions.directory.archiveDir(id),
       model: r.model,
       rawSettings: this.d.settings.current.raw,
+      maxRequestsPerTurn: this.d.settings.current.maxRequestsPerTurn,
       memory: this.d.memory,
       logger: this.d.logger,
       listener: (event) => this.#onAgentEvent(event),

@@ -1,6 +1,7 @@
 // The one module that reads and writes `capsule.*` settings: validated compaction settings plus the model and provider choice, and the one scope rule for writes.
 import * as vscode from 'vscode';
-import { resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
+import { checkSetting, DEFAULT_MAX_REQUESTS_PER_TURN, resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
+import { compileTestPatterns } from '../../engine/effects/testRunners.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
@@ -25,6 +26,8 @@ export interface HostSettings {
   /** User overrides; 0 in settings means "automatic" and is left out here. */
   readonly modelOverride: PartialLimits;
   readonly model: ModelInfo;
+  /** `capsule.agent.maxRequestsPerTurn`, validated (an invalid value falls back to the default). */
+  readonly maxRequestsPerTurn: number;
   /** `capsule.provider.sendCacheKey`: the per-chat prompt-cache key goes with each OpenAI-compatible request. */
   readonly sendCacheKey: boolean;
 }
@@ -59,8 +62,19 @@ export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readon
   const model = resolveModelInfo(modelId, { override: modelOverride });
   const resolved = resolveSettings({ raw, env, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
   const provider = providerKind === 'vscode-lm' ? 'vscode-lm' : baseUrl === '' ? 'openai' : 'openai-compatible';
+  const maxRequests = checkSetting('agent', 'maxRequestsPerTurn', cfg.get<unknown>('agent.maxRequestsPerTurn') ?? DEFAULT_MAX_REQUESTS_PER_TURN);
+  const maxRequestsPerTurn = maxRequests.ok ? Number(maxRequests.value) : DEFAULT_MAX_REQUESTS_PER_TURN;
   const sendCacheKey = cfg.get<unknown>('provider.sendCacheKey') !== false;
-  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, sendCacheKey };
+  return { resolved, raw, providerKind, modelId, baseUrl, provider, modelOverride, model, sendCacheKey, maxRequestsPerTurn };
+}
+
+/** `capsule.ledger.testCommands`: extra test-runner patterns; invalid entries are dropped with a logged reason. */
+export function readLedgerTestCommands(log?: (message: string) => void): string[] {
+  const v = vscode.workspace.getConfiguration('capsule').get<unknown>('ledger.testCommands');
+  const list = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [];
+  const { errors } = compileTestPatterns(list);
+  for (const e of errors) log?.(`capsule.ledger.${e}`);
+  return list;
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */

@@ -38,8 +38,22 @@ test('a real overflow gets exactly one recovery compaction one level higher and 
   assert.equal((await verifyFile(path)).ok, true);
 });
 
+test('the window the overflow states is adopted, so the one resend fits even a much smaller window than configured', async (t) => {
+  const { server, session, path } = await setup(t, 6_000);
+  const r = await session.agent.runTurn({ userText: 'What changed?', signal: new AbortController().signal });
+  await session.close();
+  assert.equal(r.status, 'completed', r.error);
+  const sent = agentRequests(server);
+  assert.deepEqual(sent.map((q) => q.status), [400, 200]);
+  const windows = (await entriesOf(path)).flatMap((e) => (e.type === 'model_change' ? [e.contextWindow] : []));
+  assert.equal(windows[windows.length - 1], 6_000, 'the stated window is recorded for the next turns');
+  assert.equal((await verifyFile(path)).ok, true);
+});
+
 test('a second overflow in the same turn ends it with a clear error and no third request', async (t) => {
   const { server, session, events, path } = await setup(t, 6_000);
+  // A provider that refuses whatever it gets: the recovery cannot help, and the turn must end.
+  server.onMatch({ summary: false }, { contextOverflow: true });
   const r = await session.agent.runTurn({ userText: 'What changed?', signal: new AbortController().signal });
   await session.close();
   assert.equal(r.status, 'failed');

@@ -142,3 +142,14 @@ test('import of malformed JSON names the line', () => {
   assert.notEqual(r.status, 0);
   assert.match(r.stderr, /line 2/);
 });
+
+test('a closed pipe (`capsule budget … | head`) ends quietly: exit 0, no stack trace', async () => {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [cli, 'budget', join(fixtures, 'basic.jsonl')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.destroy(); // the reader is gone before the first line is written
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((done) => child.on('close', done));
+  assert.equal(stderr, '');
+  assert.equal(code, 0);
+});

@@ -38,7 +38,7 @@ const ledgerArb: fc.Arbitrary<Ledger> = fc.record({
   commandsOmitted: fc.nat({ max: 5 }),
   lastVerification: fc.option(fc.record({ callId: fc.string(), command: tricky, exitCode: fc.option(fc.integer(), { nil: null }), passed: fc.boolean() }), { nil: null }),
   activeSkills: fc.array(fc.oneof(fc.string({ maxLength: 10 }), tricky), { maxLength: 3 }),
-});
+}).map((l) => ({ ...EMPTY_LEDGER, ...l }));
 const contentArb: fc.Arbitrary<CapsuleContent> = fc.record({
   sections: fc.record(Object.fromEntries(SECTION_NAMES.map((n) => [n, bodyArb])) as Record<SectionName, fc.Arbitrary<string>>),
   ledger: ledgerArb,

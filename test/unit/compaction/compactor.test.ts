@@ -9,7 +9,10 @@ import { type CompactionDeps, runCompaction } from '../../../src/engine/compacti
 import { isNothingToCompact, type CompactionLevel } from '../../../src/engine/compaction/cut.js';
 import { ledgerFromDetails } from '../../../src/engine/compaction/ledger.js';
 import { makePlan, type CompactionPlan } from '../../../src/engine/compaction/plan.js';
-import { COMPACTION_INSTRUCTION } from '../../../src/engine/compaction/summaryPrompt.js';
+import { compactionInstruction, summaryWordsFor } from '../../../src/engine/compaction/summaryPrompt.js';
+
+/** The instruction as sent with the harness's 2,000-token output budget: the size it asks for follows max_tokens. */
+const COMPACTION_INSTRUCTION = compactionInstruction(undefined, summaryWordsFor(2_000));
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry, Trigger } from '../../../src/engine/transcript/schema.js';
@@ -183,7 +186,7 @@ test('a provider overflow on the summary request is retried once, bounded, and s
   }
 });
 
-test('over the hard limit, the summary request itself is bounded under the hard limit before it is sent', async () => {
+test('over the hard limit, the summary request itself is bounded by what the provider accepts (window − summary output) before it is sent', async () => {
   const model = new ScriptedModel([{ text: GOOD_SUMMARY }]);
   const h = setup(session(16, 100), { model });
   const plan = planFor(h, 'hard_limit');
@@ -194,7 +197,9 @@ test('over the hard limit, the summary request itself is bounded under the hard 
   assert.ok(r);
   if (!r) return;
   const sent = estimateRequest({ system: r.system, messages: r.messages, entryIds: [] }, r.tools, h.cache, 0).total;
-  assert.ok(sent <= plan.limits.hardLimit, `summary request ${sent} <= ${plan.limits.hardLimit}`);
+  const accepted = plan.limits.contextWindow - (r.maxOutputTokens ?? 0);
+  assert.ok(sent <= accepted, `summary request ${sent} <= ${accepted}`);
+  assert.ok(sent < plan.tokensBefore, 'never the oversized request itself');
   assert.equal(r.messages[r.messages.length - 1]?.content, COMPACTION_INSTRUCTION);
 });
 

@@ -255,3 +255,15 @@ test('escalation: four levels, 10% effectiveness, and the exhaustion message', (
   assert.equal(MAX_COMPACTIONS_PER_TURN, 4);
   assert.match(COMPACTION_EXHAUSTED_MESSAGE, /^context compaction exhausted: /);
 });
+
+test('truncation works by size too: a single huge line keeps head + tail around a marker', async () => {
+  const { truncateToolResult, TRUNCATE_MAX_CHARS } = await import('../../../src/engine/transcript/truncation.js');
+  const line = 'x'.repeat(100_000);
+  const out = truncateToolResult(line);
+  assert.ok(out.length < TRUNCATE_MAX_CHARS + 100, `${out.length}`);
+  assert.match(out, /\n\[\.\.\. \d+ characters truncated \.\.\.\]\n/);
+  assert.ok(out.startsWith('xxx') && out.endsWith('xxx'));
+  const lines = Array.from({ length: 60 }, (_, i) => `${i}:${'y'.repeat(2_000)}`).join('\n');
+  assert.ok(truncateToolResult(lines).length < TRUNCATE_MAX_CHARS + 100, 'forty long lines are bounded as well');
+  assert.equal(truncateToolResult('short\nresult'), 'short\nresult');
+});

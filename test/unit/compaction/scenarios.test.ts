@@ -140,7 +140,7 @@ test(`seed scenario 4: ${MAX_COMPACTIONS_PER_TURN} compactions that cannot get u
   b.user('Stage every file');
   for (let i = 0; i < 200; i++) b.assistant('', 10, [{ name: 'run_command', args: { command: `git add src/f${i}.ts` }, result: 'exit code 0' }]);
   const store = new MemoryStore(b.entries);
-  const r = rig(store, { contextWindow: 32_000, maxOutputTokens: 4000, settings: { keepRecentTokens: 4000 }, defaultSystem: lines(1150, 'rule') });
+  const r = rig(store, { contextWindow: 32_000, maxOutputTokens: 4000, settings: { keepRecentTokens: 4000, safetyReserveTokens: 8192 }, defaultSystem: lines(1150, 'rule') });
   const before = r.barrier.measure().tokens;
   const { result, sent } = await r.infer(b.currentTurnId);
   report('exhausted', before, r.hardLimit, result.outcomes, sent);

@@ -28,7 +28,7 @@ function args(m: ChatModel, memo: SummaryMemo, text = 'please summarize'): Gener
     system: 'sys',
     tools: [],
     lastSent: [{ role: 'user', content: text }, { role: 'assistant', content: 'worked on it' }],
-    instruction: 'Summarize.',
+    instruction: () => 'Summarize.',
     cache: new EntryTokenCache(counterForModel('gpt-4o')),
     hardLimit: 50_000,
     maxOutputTokens: 4000,

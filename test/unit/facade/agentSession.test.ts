@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { chatToolSchemas } from '../../../src/cli/session.js';
 import { main } from '../../../src/cli/main.js';
 import { resolveSettings } from '../../../src/engine/config.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
@@ -20,7 +21,9 @@ function history(): Chain {
 
 function offline(path: string, model = 'gpt-4o'): Promise<AgentSession> {
   const info = resolveModelInfo(model, { override: { contextWindow: 64_000, maxOutputTokens: 4000 } });
-  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved: resolveSettings({ raw: {}, env: {}, model: info }) }) });
+  const resolved = resolveSettings({ raw: {}, env: {}, model: info });
+  // The tool schemas `capsule chat` sends, which `capsule budget` counts too.
+  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }) });
 }
 
 test('after a switch to a model with another tokenizer, the budget and the barrier count the same tokens', async (t) => {

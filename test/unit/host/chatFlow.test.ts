@@ -172,3 +172,21 @@ test('loadOlder pages back through a long chat in order, with hasMore', async ()
   const page = lastOf(v.messages(), 'olderItems');
   assert.deepEqual(page && { items: page.items, hasMore: page.hasMore }, { items: [], hasMore: false }, 'nothing before the first item of a short chat');
 });
+
+test('doom loop: the same tool call three times shows a Continue / Stop card; Continue sends "Continue" as the next message', async () => {
+  const call = { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+  server.enqueue(call, call, call);
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Read notes.txt', clientId: 'c-loop' });
+  await until(() => busyFlips(v.since(mark)).join() === 'true,false', 'the turn to stop');
+  const card = appended(v.since(mark)).find((i) => i.kind === 'loop');
+  assert.ok(card?.kind === 'loop', 'a loop card is shown');
+  assert.equal(card.toolName, 'read_file');
+  assert.match(card.text, /called read_file 3 times in a row/);
+  // The card's Continue button posts exactly this intent (webview/main.ts): the turn goes on as a new message.
+  server.enqueue({ text: 'Fine, moving on.' });
+  const next = v.mark();
+  v.send({ type: 'send', text: 'Continue' });
+  await until(() => busyFlips(v.since(next)).join() === 'true,false', 'the continued turn');
+  assert.ok(appended(v.since(next)).some((i) => i.kind === 'assistant'));
+});

@@ -19,6 +19,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.compactContext',
     'capsule.deleteChat',
     'capsule.exportCapsule',
+    'capsule.importConversation',
     'capsule.inspectCapsule',
     'capsule.loadCapsule',
     'capsule.newChat',

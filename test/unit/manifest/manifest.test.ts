@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DEFAULT_COMPACTION_SETTINGS, SETTING_KEYS, resolveSettings } from '../../../src/engine/config.js';
+import { AGENT_SETTING_SCHEMAS, type AgentSettingKey, checkSetting, DEFAULT_AGENT_SETTINGS, DEFAULT_COMPACTION_SETTINGS, SETTING_KEYS, resolveSettings } from '../../../src/engine/config.js';
+import { DEFAULT_AGENT_OPTIONS } from '../../../src/engine/agent/turnRequest.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -167,4 +168,16 @@ test('engines.vscode is ^1.100.0, @types/vscode matches, and activation events a
 test('the id scanner finds literals and ignores other prefixes', () => {
   const ids = idsPassedTo(['registerCommand', 'executeCommand'], `registerCommand('capsule.a', f); executeCommand( "capsule.b.c"); executeCommand('workbench.x')`);
   assert.deepEqual([...ids].sort(), ['capsule.a', 'capsule.b.c']);
+});
+
+test('capsule.agent settings are contributed with the code defaults and ranges', () => {
+  for (const key of Object.keys(AGENT_SETTING_SCHEMAS) as AgentSettingKey[]) {
+    const p = props[`capsule.agent.${key}`];
+    assert.ok(p, `capsule.agent.${key} is not contributed`);
+    assert.equal(p.default, DEFAULT_AGENT_SETTINGS[key]);
+    assert.ok((p.markdownDescription ?? '').length > 20);
+    if (p.minimum !== undefined) assert.equal(checkSetting('agent', key, p.minimum).ok && !checkSetting('agent', key, p.minimum - 1).ok, true);
+    if (p.maximum !== undefined) assert.equal(checkSetting('agent', key, p.maximum).ok && !checkSetting('agent', key, p.maximum + 1).ok, true);
+  }
+  assert.equal(DEFAULT_AGENT_OPTIONS.maxRequestsPerTurn, DEFAULT_AGENT_SETTINGS.maxRequestsPerTurn);
 });

@@ -86,6 +86,7 @@ export const items: TranscriptItem[] = [
   { id: 'i6', kind: 'checkpoint', checkpointId: 'ck_abc123', checkpointKind: 'milestone', note: 'tests green' },
   { id: 'i7', kind: 'error', text: 'Automatic summarization did not complete' },
   { id: 'i8', kind: 'info', text: 'Auto-compact is off' },
+  { id: 'i10', kind: 'loop', text: 'The agent called read_file 3 times in a row with the same arguments, so the turn was stopped.', toolName: 'read_file' },
   { id: 'i9', kind: 'assistant', markdown: '', streaming: true },
 ];
 

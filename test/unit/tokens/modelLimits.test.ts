@@ -2,6 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_MODEL_INFO, modelInfoFromProviderModel, resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
+import { lookupModel } from '../../../src/engine/tokens/modelTable.js';
+import { outputReserveFor } from '../../../src/engine/tokens/windowDefaults.js';
 
 test('precedence: override > provider > table > default, field by field', () => {
   assert.deepEqual(resolveModelInfo('gpt-4o'), { model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, source: 'table' });
@@ -30,7 +32,7 @@ test('invalid provider or override figures are ignored, not trusted', () => {
 test('a table output limit is capped when a provider reports a small loaded window', () => {
   const r = resolveModelInfo('qwen2.5-coder:7b', { provider: { contextWindow: 4096 } });
   assert.equal(r.contextWindow, 4096);
-  assert.equal(r.maxOutputTokens, 1024);
+  assert.equal(r.maxOutputTokens, 512, 'a small window reserves an eighth of itself for the answer');
   assert.ok(r.contextWindow - r.maxOutputTokens > 0);
 });
 
@@ -61,9 +63,11 @@ test('the built-in table knows the common families under their many spellings', 
     ['mistral:7b', 32_768, 4_096],
   ];
   for (const [model, window, output] of cases) {
+    const row = lookupModel(model);
+    assert.deepEqual([row?.contextWindow, row?.maxOutputTokens], [window, output], model);
     const r = resolveModelInfo(model);
     assert.equal(r.source, 'table', model);
-    assert.deepEqual([r.contextWindow, r.maxOutputTokens], [window, output], model);
+    assert.deepEqual([r.contextWindow, r.maxOutputTokens], [window, outputReserveFor(window, output)], model);
   }
 });
 
@@ -98,4 +102,10 @@ test('garbage never throws and yields no limits', () => {
   const garbage: readonly unknown[] = [undefined, null, 42, 'gpt-4o', [], [1, 2], { id: 'x' }, { context_length: -1 }, { context_length: 1.5 }, { context_length: 'lots' }, { max_model_len: {} }, { top_provider: 'x' }, hostile];
   garbage.forEach((raw, i) => assert.deepEqual(modelInfoFromProviderModel(raw), {}, `case ${i}`));
   assert.deepEqual(modelInfoFromProviderModel({ context_length: 'lots', max_model_len: 16384 }), { contextWindow: 16384 });
+});
+
+test('an explicit output limit is kept even on a small window; a table one is capped at an eighth of it', () => {
+  assert.equal(resolveModelInfo('qwen2.5-coder:7b').maxOutputTokens, 4096, '32k window, 8k in the table → 4k reserved');
+  assert.equal(resolveModelInfo('qwen2.5-coder:7b', { override: { maxOutputTokens: 6000 } }).maxOutputTokens, 6000);
+  assert.equal(resolveModelInfo('gpt-4o').maxOutputTokens, 16_384, 'at 64k and above the table figure stands');
 });

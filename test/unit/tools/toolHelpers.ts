@@ -40,7 +40,10 @@ export interface TestHost {
   readonly host: WorkspaceToolHost;
   /** Every approval request shown to the "user", in order. */
   readonly asked: ApprovalRequest[];
+  /** What the model sees of a call: its text and error flag. */
   call(name: string, args: Readonly<Record<string, unknown>> | string, signal?: AbortSignal): Promise<ToolResult>;
+  /** The whole result, including the effects recorded on the transcript. */
+  run(name: string, args: Readonly<Record<string, unknown>> | string, signal?: AbortSignal): Promise<ToolResult>;
 }
 
 export interface TestHostOptions extends Partial<Omit<WorkspaceToolHostOptions, 'limits' | 'trusted' | 'approve'>> {
@@ -61,10 +64,16 @@ export function makeHost(ws: string, opts: TestHostOptions = {}): TestHost {
       return typeof decide === 'boolean' ? decide : decide(req);
     },
   });
+  const run = (name: string, args: Readonly<Record<string, unknown>> | string, signal?: AbortSignal): Promise<ToolResult> =>
+    host.run(name, typeof args === 'string' ? args : JSON.stringify(args), signal ?? new AbortController().signal);
   return {
     host,
     asked,
-    call: (name, args, signal) => host.run(name, typeof args === 'string' ? args : JSON.stringify(args), signal ?? new AbortController().signal),
+    run,
+    call: async (name, args, signal) => {
+      const { isError, content } = await run(name, args, signal);
+      return { isError, content };
+    },
   };
 }
 /** A process that exited but was not reaped yet (a zombie) counts as dead. */

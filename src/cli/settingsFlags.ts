@@ -1,0 +1,48 @@
+// `--set <setting>=<value>` (repeatable) and `--no-auto-compact`, checked by the same schema as the extension's settings.
+import { checkSetting } from '../engine/config.js';
+import { CliError, type Flags } from './args.js';
+
+export interface CliSettings {
+  /** Raw `capsule.compaction.*` values, as the extension would read them. */
+  readonly compaction: Readonly<Record<string, unknown>>;
+  /** `capsule.agent.*` values. */
+  readonly agent: { readonly maxRequestsPerTurn?: number };
+}
+
+/** `true`, `12000`, `0.5` are JSON; anything else is the string as written. */
+function valueOf(text: string): unknown {
+  const t = text.trim();
+  if (t === '') return t;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return t;
+  }
+}
+
+/** `capsule.compaction.keepRecentTokens`, `compaction.keepRecentTokens` or just `keepRecentTokens`. */
+function keyOf(raw: string): { section: 'compaction' | 'agent'; key: string } {
+  const parts = raw.trim().replace(/^capsule\./, '').split('.');
+  if (parts.length === 1) return { section: parts[0] === 'maxRequestsPerTurn' ? 'agent' : 'compaction', key: parts[0] ?? '' };
+  const [section = '', key = '', ...rest] = parts;
+  if ((section !== 'compaction' && section !== 'agent') || rest.length > 0) throw new CliError(`unknown setting '${raw}' (use capsule.compaction.<key> or capsule.agent.<key>)`);
+  return { section, key };
+}
+
+export function settingsFlags(flags: Flags): CliSettings {
+  const compaction: Record<string, unknown> = {};
+  const agent: { maxRequestsPerTurn?: number } = {};
+  const sets = flags.set;
+  const list = sets === undefined ? [] : Array.isArray(sets) ? sets : [String(sets)];
+  for (const item of list) {
+    const at = item.indexOf('=');
+    if (at <= 0) throw new CliError(`--set needs <setting>=<value> (got '${item}'), e.g. --set capsule.compaction.keepRecentTokens=8000`);
+    const { section, key } = keyOf(item.slice(0, at));
+    const checked = checkSetting(section, key, valueOf(item.slice(at + 1)));
+    if (!checked.ok) throw new CliError(`--set: ${checked.error}`);
+    if (section === 'agent') agent.maxRequestsPerTurn = Number(checked.value);
+    else compaction[key] = checked.value;
+  }
+  if (flags['no-auto-compact'] === true) compaction.auto = false;
+  return { compaction, agent };
+}

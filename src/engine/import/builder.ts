@@ -1,0 +1,181 @@
+// Builds a Capsule session from a foreign transcript: one linear main chain, sidechains on their own branches, unique tool-call ids, every pairing problem reported.
+import { personTextOf } from '../effects/personText.js';
+import type { IdSource } from '../ports.js';
+import type { Effects } from '../transcript/effects.js';
+import { CURRENT_VERSION, type Entry, type SessionHeader, type ToolCall } from '../transcript/schema.js';
+import type { ReportBuilder } from './report.js';
+
+export interface BuilderOptions {
+  readonly sessionId: string;
+  readonly cwd: string;
+  /** ISO time for entries whose source has none. */
+  readonly now: string;
+  readonly ids: IdSource;
+  /** Recorded on imported assistant entries that name no model. */
+  readonly model?: string;
+}
+
+interface Chain {
+  readonly entries: Entry[];
+  /** For a sidechain: the main-chain entry it branched from (null when the main chain was still empty). */
+  readonly fork?: string | null;
+  /** Call id in the source → id in the session, for the calls still expecting a result. */
+  readonly open: Map<string, { id: string; name: string; where: string }>;
+}
+
+const TITLE_MAX = 80;
+
+function validTime(t: unknown): string | undefined {
+  return typeof t === 'string' && t.length > 0 && t.length <= 64 && !Number.isNaN(Date.parse(t)) ? t : undefined;
+}
+
+export class ImportBuilder {
+  private readonly main: Chain = { entries: [], open: new Map() };
+  private readonly sides = new Map<string, Chain>();
+  private readonly usedIds = new Set<string>();
+  private current: Chain = this.main;
+  private title: string | undefined;
+  cwd: string;
+
+  constructor(
+    private readonly opts: BuilderOptions,
+    readonly report: ReportBuilder,
+  ) {
+    this.cwd = opts.cwd;
+  }
+
+  /** Later entries go to the sidechain `key` (its own root), or back to the main chain with undefined. */
+  useChain(key: string | undefined): void {
+    if (key === undefined) {
+      this.current = this.main;
+      return;
+    }
+    let c = this.sides.get(key);
+    if (!c) {
+      // Branch before a call still waiting for its result (the Task that spawned the sidechain), so no tool pair is split.
+      const last = this.main.entries[this.main.entries.length - 1];
+      const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
+      c = { entries: [], open: new Map(), fork };
+      this.sides.set(key, c);
+    }
+    this.current = c;
+  }
+
+  private base(timestamp: unknown): { id: string; parentId: string | null; timestamp: string } {
+    const list = this.current.entries;
+    return { id: this.opts.ids.next('e_'), parentId: list[list.length - 1]?.id ?? this.current.fork ?? null, timestamp: validTime(timestamp) ?? this.opts.now };
+  }
+
+  private push(e: Entry): void {
+    this.current.entries.push(e);
+    if (this.current !== this.main) this.report.counts.sidechainEntries++;
+  }
+
+  private closeOpen(where: string): void {
+    const open = this.current.open;
+    if (open.size > 0) this.report.warn(`${where}: tool call(s) ${[...open.values()].map((c) => c.id).join(', ')} have no result`);
+    open.clear();
+  }
+
+  user(content: string, o: { readonly where: string; readonly timestamp?: unknown; readonly injected?: boolean }): void {
+    if (content.trim() === '') {
+      this.report.drop('empty user message', 'no text');
+      return;
+    }
+    const injected = o.injected === true || personTextOf(content) === null;
+    if (injected) this.report.counts.injectedTurns++;
+    else if (this.current === this.main) this.title ??= titleOf(personTextOf(content) ?? '');
+    this.push({ ...this.base(o.timestamp), type: 'user', content, ...(injected ? { injected: true } : {}) });
+    this.report.counts.userTurns++;
+  }
+
+  system(content: string, reason: string, timestamp?: unknown): void {
+    if (content.trim() === '') return;
+    const first = !this.current.entries.some((e) => e.type === 'system_update');
+    this.push({ ...this.base(timestamp), type: 'system_update', mode: first ? 'base' : 'append', content, reason });
+    this.report.counts.systemMessages++;
+  }
+
+  /** An assistant message; reused call ids are renamed so every call and its result pair up exactly once. */
+  assistant(content: string, calls: readonly ToolCall[], o: { readonly where: string; readonly timestamp?: unknown; readonly model?: string }): void {
+    this.closeOpen(o.where);
+    const toolCalls: ToolCall[] = [];
+    for (const c of calls) {
+      let id = c.id;
+      if (this.usedIds.has(id)) {
+        let n = 2;
+        while (this.usedIds.has(`${c.id}_${n}`)) n++;
+        id = `${c.id}_${n}`;
+        this.report.counts.renamedIds++;
+      }
+      this.usedIds.add(id);
+      this.current.open.set(c.id, { id, name: c.name, where: o.where });
+      toolCalls.push({ ...c, id });
+    }
+    const model = o.model ?? this.opts.model;
+    this.push({ ...this.base(o.timestamp), type: 'assistant', content, toolCalls, ...(model === undefined ? {} : { model }) });
+    this.report.counts.assistantTurns++;
+    this.report.counts.toolCalls += toolCalls.length;
+  }
+
+  /** The name a pending call was made with, if it is waiting for a result. */
+  pendingName(sourceCallId: string): string | undefined {
+    return this.current.open.get(sourceCallId)?.name;
+  }
+
+  toolResult(sourceCallId: string, content: string, o: { readonly where: string; readonly isError?: boolean; readonly effects?: Effects; readonly timestamp?: unknown; readonly name?: string }): void {
+    const call = this.current.open.get(sourceCallId);
+    if (call) this.current.open.delete(sourceCallId);
+    else this.report.warn(`${o.where}: tool result for call ${sourceCallId} matches no pending tool call`);
+    this.push({
+      ...this.base(o.timestamp),
+      type: 'tool_result',
+      toolCallId: call?.id ?? sourceCallId,
+      toolName: call?.name ?? o.name ?? '',
+      content,
+      isError: o.isError === true,
+      ...(o.effects === undefined ? {} : { effects: o.effects }),
+    });
+    this.report.counts.toolResults++;
+  }
+
+  /**
+   * The main chain, then each sidechain as a branch off the entry it started from, then (when there are
+   * sidechains) a leaf move back to the end of the main conversation, which is where the chat continues.
+   */
+  finish(where: string): { header: SessionHeader; entries: Entry[] } {
+    for (const c of [...this.sides.values(), this.main]) {
+      this.current = c;
+      this.closeOpen(where);
+    }
+    this.current = this.main;
+    const header: SessionHeader = {
+      type: 'session',
+      version: CURRENT_VERSION,
+      id: this.opts.sessionId,
+      createdAt: this.main.entries[0]?.timestamp ?? this.opts.now,
+      cwd: this.cwd,
+      ...(this.title === undefined ? {} : { title: this.title }),
+    };
+    const sides = [...this.sides.values()].flatMap((c) => c.entries);
+    const mainLeaf = this.main.entries[this.main.entries.length - 1]?.id ?? null;
+    const last = sides[sides.length - 1];
+    const back: Entry[] =
+      last === undefined ? [] : [{ type: 'leaf', id: this.opts.ids.next('e_'), parentId: last.id, timestamp: last.timestamp, targetId: mainLeaf, reason: 'imported sidechains stay on their own branch' }];
+    return { header, entries: [...this.main.entries, ...sides, ...back] };
+  }
+}
+
+function titleOf(content: string): string | undefined {
+  const first = content.trim().split('\n', 1)[0]?.trim() ?? '';
+  if (first === '') return undefined;
+  return first.length <= TITLE_MAX ? first : `${first.slice(0, TITLE_MAX - 1)}…`;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}

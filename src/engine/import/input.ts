@@ -1,0 +1,57 @@
+// Reading a transcript file's text as one JSON document or as JSON lines, keeping the number of every line that could not be read.
+export type Parsed =
+  | { readonly kind: 'json'; readonly value: unknown }
+  | { readonly kind: 'jsonl'; readonly lines: readonly { readonly n: number; readonly value: unknown }[]; readonly bad: readonly { readonly n: number; readonly error: string }[]; readonly total: number }
+  | { readonly kind: 'text'; readonly error: string; readonly line: number };
+
+/** A clear error for the user; the CLI prints it as one line. */
+export class ImportError extends Error {
+  override readonly name = 'ImportError';
+}
+
+function errText(e: unknown): string {
+  return (e instanceof Error ? e.message : String(e)).replace(/\s*in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)/, '').trim();
+}
+
+function lineOfPosition(text: string, message: string): number {
+  const lc = /\(line (\d+) column \d+\)/.exec(message);
+  if (lc?.[1] !== undefined) return Number(lc[1]);
+  const pos = /at position (\d+)/.exec(message);
+  return pos?.[1] === undefined ? 1 : text.slice(0, Number(pos[1])).split('\n').length;
+}
+
+export function parseInput(input: string): Parsed {
+  const text = input.replace(/^\uFEFF/, '');
+  const trimmed = text.trim();
+  if (trimmed === '') return { kind: 'text', error: 'the file is empty', line: 1 };
+  const lines = text.split(/\r?\n/);
+  const firstLine = (lines.find((l) => l.trim() !== '') ?? '').trim();
+  let firstIsJson = false;
+  try {
+    JSON.parse(firstLine);
+    firstIsJson = firstLine.startsWith('{');
+  } catch {
+    firstIsJson = false;
+  }
+  const moreThanOneLine = lines.filter((l) => l.trim() !== '').length > 1;
+  if (!(firstIsJson && moreThanOneLine)) {
+    try {
+      return { kind: 'json', value: JSON.parse(text) as unknown };
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      return { kind: 'text', error: errText(e), line: lineOfPosition(text, message) };
+    }
+  }
+  const out: { n: number; value: unknown }[] = [];
+  const bad: { n: number; error: string }[] = [];
+  lines.forEach((raw, i) => {
+    const l = raw.trim();
+    if (l === '') return;
+    try {
+      out.push({ n: i + 1, value: JSON.parse(l) as unknown });
+    } catch (e) {
+      bad.push({ n: i + 1, error: errText(e) });
+    }
+  });
+  return { kind: 'jsonl', lines: out, bad, total: out.length + bad.length };
+}
