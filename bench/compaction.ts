@@ -10,7 +10,10 @@ import { EntryTokenCache } from '../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../src/engine/tokens/estimate.js';
 import { counterForModel } from '../src/node/tokenCounter.js';
 import { buildModelInput, toModelMessage, type ModelMessage } from '../src/engine/transcript/modelInput.js';
-import type { Entry } from '../src/engine/transcript/schema.js';
+import type { CapsuleEntry, Entry } from '../src/engine/transcript/schema.js';
+import { reachableTail } from '../src/engine/transcript/tail.js';
+import { SessionTree } from '../src/engine/transcript/tree.js';
+import { LEDGER_DETAILS_KEY, ledgerFromDetails } from '../src/engine/compaction/ledger.js';
 import { FileEvidenceArchive } from '../src/node/evidenceArchive.js';
 import { compare, median, type BenchRow } from './lib.js';
 
@@ -109,6 +112,43 @@ async function compactOnce(branch: readonly Entry[], cache: EntryTokenCache, las
   return { planMs: t1 - t0, ledgerMs: t2 - t1, fallbackMs: t3 - t2, archiveMs: t4 - t3, totalMs: t4 - t0, capsuleTokens };
 }
 
+/**
+ * The same session after an earlier compaction: a new base instruction and a capsule that kept the last ~60k
+ * tokens. A later compaction reads only the reachable tail (the span since that capsule) and the capsule's ledger.
+ */
+function withPreviousCapsule(entries: readonly Entry[], tokensOf: (e: Entry) => number): SessionTree {
+  const tree = SessionTree.from(entries);
+  let kept = 0;
+  let first = entries.length - 1;
+  while (first > 0 && kept < 60_000) kept += tokensOf(entries[first--] as Entry);
+  const firstKept = entries[first + 1];
+  const last = entries.at(-1);
+  if (!firstKept || !last) throw new Error('bench session too small');
+  const base: Entry = { type: 'system_update', id: 'sys_later', parentId: last.id, timestamp: last.timestamp, mode: 'base', content: SYSTEM };
+  const capsule: CapsuleEntry = {
+    type: 'capsule', id: 'cap_prev', parentId: base.id, timestamp: last.timestamp, summary: 'Earlier work, summarized.',
+    firstKeptEntryId: firstKept.id, pinnedEntryIds: [], tokensBefore: 0, tokensAfter: 0, trigger: 'auto_threshold', level: 0,
+    quality: 'full', truncateResults: false, checkpointId: 'ck_prev',
+    details: { [LEDGER_DETAILS_KEY]: buildLedger(entries.slice(0, first + 1)) },
+  };
+  tree.add(base);
+  tree.add(capsule);
+  return tree;
+}
+
+/** A later compaction as runCompaction does it: plan from the reachable tail, ledger rolled from the previous one. */
+async function compactLater(tree: SessionTree, cache: EntryTokenCache, archive: FileEvidenceArchive, op: number): Promise<number> {
+  const t0 = performance.now();
+  const tail = reachableTail(tree, tree.leafId);
+  const cut = planCut({ branch: tail, tokensOf: (e) => cache.tokensOf(e), keepRecentTokens: KEEP_RECENT, level: 0 });
+  if (isNothingToCompact(cut) || !cut.previousCapsule) throw new Error('bench: the later compaction has nothing to compact');
+  const ledger = buildLedger([...cut.summarize, ...cut.kept], ledgerFromDetails(cut.previousCapsule.details));
+  const capsule = buildFallbackCapsule({ span: cut.summarize, previousCapsule: cut.previousCapsule, ledger, reason: 'benchmark: no summarizer model' });
+  cache.capsulePair(capsule.text);
+  await archive.save({ operationId: `op_later${op}`, checkpointId: `ck_later${op}`, createdAt: new Date(0).toISOString(), excluded: excluded(cut), summarizerInput: [] });
+  return performance.now() - t0;
+}
+
 /** The baseline: one full estimate of the same branch with a fresh cache, i.e. re-tokenizing every message. */
 function reTokenize(branch: readonly Entry[]): number {
   const t0 = performance.now();
@@ -155,6 +195,16 @@ export async function run(): Promise<BenchRow[]> {
           jsonStringifyBranchMs: Number(median(stringify).toFixed(3)),
           capsuleTokens: m('capsuleTokens'),
           archiveKb: Math.round(snapshot.size / 1024),
+        }),
+      );
+      const later = withPreviousCapsule(entries, (e) => cache.tokensOf(e));
+      await compactLater(later, cache, archive, ++op); // warm-up, unmeasured
+      const laterMs: number[] = [];
+      for (let i = 0; i < p.runs; i++) laterMs.push(await compactLater(later, cache, archive, ++op));
+      rows.push(
+        compare(`later compaction without the model, ${p.label}-token session, previous capsule kept ~60k (plan from the tail + ledger + fallback + archive)`, Number(median(laterMs).toFixed(3)), 'first compaction of the same session (row above)', m('totalMs'), p.runs, {
+          tailEntries: reachableTail(later, later.leafId).length,
+          branchEntries: later.branch().length,
         }),
       );
       await Promise.resolve(); // let the event loop breathe between sizes

@@ -51,6 +51,7 @@ export interface PreflightResult {
 }
 
 interface Measure {
+  /** The reachable tail (reachableTail): everything a cut plan reads, root-most entries left out. */
   readonly branch: readonly Entry[];
   readonly leaf: string | null;
   readonly tokens: number;
@@ -104,22 +105,18 @@ export class PreflightBarrier {
   /** Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. */
   measure(): Measure {
     const d = this.deps;
-    // Only the reachable tail is read, so a preflight costs the same at 1k and 1M entries; the whole branch is
-    // built only when a compaction is planned from this measure.
+    // Only the reachable tail is read, so a preflight (and a plan made from it) costs the same at 1k and 1M entries.
     const tail = this.branches.tail();
     const input = buildModelInput(tail, d.defaultSystem);
     const estimate = estimateRequest(input, d.tools, d.cache, d.modelInfo.maxOutputTokens);
     const currentFingerprint = requestFingerprint(d.modelInfo.provider, d.modelInfo.model, input.system, d.tools);
     // The calibration anchor never lies before the latest capsule, which the tail always holds.
     const eff = effectiveTokens({ branch: tail, input, estimate, currentFingerprint, cache: d.cache });
-    const branches = this.branches;
     const leaf = d.store.leafId();
-    let branch: readonly Entry[] | undefined;
     const m: Measure = {
-      get branch(): readonly Entry[] {
-        branch ??= branches.branchTo(leaf);
-        return branch;
-      },
+      // The plan reads only the span since the latest capsule (its pinned and kept entries included), all of it in
+      // the reachable tail: planning from the tail costs the same as from the whole branch, and never walks to the root.
+      branch: tail,
       leaf,
       tokens: eff.tokens,
       source: eff.source,

@@ -139,9 +139,12 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     return undefined;
   };
 
-  const branch = (deps.branches ?? new BranchReader(store)).branch();
-  const input = buildModelInput(branch, deps.defaultSystem);
-  const ledger = ledgerOf(cut, branch, { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
+  // The reachable tail holds everything the model input, the span and the previous capsule read; the whole
+  // branch is walked only for the original task when no previous ledger carries it.
+  const reader = deps.branches ?? new BranchReader(store);
+  const tail = reader.tail();
+  const input = buildModelInput(tail, deps.defaultSystem);
+  const ledger = ledgerOf(cut, () => reader.branchTo(plan.leafAtPlan), { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
@@ -201,7 +204,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     },
   };
   // docs/behaviour.md#roi: the complete continuation, measured exactly as the next request will be built.
-  const after = buildModelInput([...branch, checkpoint, candidate], deps.defaultSystem);
+  const after = buildModelInput([...tail, checkpoint, candidate], deps.defaultSystem);
   const tokensAfter = estimateRequest(after, deps.tools, deps.cache, deps.maxOutputTokens).total;
   if (!plan.roiExempt) {
     const reclaimable = plan.tokensBefore - tokensAfter;
@@ -244,12 +247,18 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   };
 }
 
-/** Span plus retained tail, merged into the previous capsule's ledger; the original task is the person's first ask on the branch. */
-function ledgerOf(cut: CutPlan, branch: readonly Entry[], opts: LedgerOptions): Ledger {
+/**
+ * The plan's span (summarized entries plus retained tail) rolled into the previous capsule's ledger, which carries
+ * everything before the span; nothing older is read. Only without a stored ledger is the original task looked up
+ * as the person's first ask on the branch; without a previous capsule the span starts at the root and holds it.
+ */
+function ledgerOf(cut: CutPlan, branch: () => readonly Entry[], opts: LedgerOptions): Ledger {
+  const span = [...cut.summarize, ...cut.kept];
   const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
-  const firstAsk = branch.flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
-  const previous = stored ?? (firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk });
-  return buildLedger([...cut.summarize, ...cut.kept], previous, opts);
+  if (stored) return buildLedger(span, stored, opts);
+  const firstAsk = (cut.previousCapsule ? branch() : span).flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
+  const previous = firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk };
+  return buildLedger(span, previous, opts);
 }
 
 /**

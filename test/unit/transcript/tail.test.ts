@@ -1,4 +1,4 @@
-// The model input built from the reachable tail equals the one built from the whole branch, on random trees with capsules, pins, system updates and rewinds.
+// The model input and the cut plan built from the reachable tail equal the ones built from the whole branch, on random trees with capsules, pins, system updates and rewinds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -8,6 +8,7 @@ import { modelInputFromLeaf, reachableTail } from '../../../src/engine/transcrip
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
 import { BranchReader } from '../../../src/engine/compaction/branchReader.js';
 import type { TranscriptStore } from '../../../src/engine/ports.js';
+import { planCut, type CompactionLevel } from '../../../src/engine/compaction/cut.js';
 
 type Op =
   | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'append' | 'checkpoint' }
@@ -103,6 +104,23 @@ test('modelInputFromLeaf equals buildModelInput of the whole branch, for every l
       assert.deepEqual(modelInputFromLeaf(tree, tree.leafId, 'DEFAULT').input, buildModelInput(tree.branch(), 'DEFAULT'));
     }),
     { numRuns: 300 },
+  );
+});
+
+test('a cut planned from the reachable tail equals the cut planned from the whole branch, at every leaf and level', () => {
+  // The barrier plans compactions from the tail; the span, the previous capsule, the pins and the truncation
+  // savings must come out the same as from the root-first branch.
+  const tokensOf = (e: Entry): number => JSON.stringify(e).length;
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), fc.nat(400), fc.constantFrom<CompactionLevel>(0, 1, 2, 3), (ops, keep, level) => {
+      const tree = sessionOf(ops);
+      for (const e of tree.entries()) {
+        if (e.type === 'leaf') continue;
+        const args = { tokensOf, keepRecentTokens: keep, level };
+        assert.deepEqual(planCut({ ...args, branch: reachableTail(tree, e.id) }), planCut({ ...args, branch: tree.branch(e.id) }), `leaf ${e.id}`);
+      }
+    }),
+    { numRuns: 200 },
   );
 });
 
