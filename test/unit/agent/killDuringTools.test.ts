@@ -55,8 +55,15 @@ test(`SIGKILL at random points between tool calls and their results, then a next
     const child = spawn(process.execPath, [cli, 'chat', '--base-url', server.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--session', session, '--workspace', dir, '--yes', 'do the work'], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    while (!(await hasOpenCall(session))) await sleep(5);
+    let gone = false;
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => ((gone = true), resolve())));
+    while (!(await hasOpenCall(session))) {
+      // A CLI that ends before it ever calls a tool would make this wait forever: that is a failure, not a kill.
+      if (gone) throw new Error(`kill ${k}: the CLI exited before its first tool call: ${stderr.trim().slice(0, 300)}`);
+      await sleep(5);
+    }
     await sleep(Math.floor(random() * (BATCH_MS - 100)));
     child.kill('SIGKILL');
     await exited;

@@ -13,6 +13,11 @@ export function cliBundle(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-bundle-'));
     const outfile = join(dir, 'cli.js');
     await esbuild.build({ entryPoints: [join(ROOT, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', keepNames: true, logLevel: 'warning' });
+    // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
+    for (const name of ['o200k_base', 'cl100k_base']) {
+      const entry = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`);
+      await esbuild.build({ entryPoints: [entry], outfile: join(dir, 'encodings', `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
+    }
     return outfile;
   })();
   return built;
