@@ -9,6 +9,7 @@ import { IntentRouter } from './vscode/commands/router.js';
 import { ChatProjection } from './vscode/projection/chatProjection.js';
 import { ChatService } from './vscode/services/chatService.js';
 import { Providers } from './vscode/services/providers.js';
+import { LearnedWindows } from './vscode/services/learnedWindows.js';
 import { ApiKeys } from './vscode/services/secrets.js';
 import { SessionService } from './vscode/services/sessionService.js';
 import { SettingsReader } from './vscode/services/settings.js';
@@ -34,7 +35,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const settings = own(new SettingsReader(log));
   const keys = own(new ApiKeys(context.secrets));
   const sessions = own(new SessionService(context, logger));
-  const providers = new Providers(keys, logger);
+  const providers = new Providers(keys, logger, new LearnedWindows(context.globalState));
   const memory = new ProjectMemory(sessions.storagePath);
   const service = own(new ChatService({ sessions, settings, keys, providers, memory, logger, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }));
   chat = service;
