@@ -10,6 +10,7 @@ import { ChatProjection } from './vscode/projection/chatProjection.js';
 import { ApprovalService } from './vscode/services/approvals.js';
 import { ChatService } from './vscode/services/chatService.js';
 import { Providers } from './vscode/services/providers.js';
+import { LearnedWindows } from './vscode/services/learnedWindows.js';
 import { ApiKeys } from './vscode/services/secrets.js';
 import { SessionService } from './vscode/services/sessionService.js';
 import { SettingsReader } from './vscode/services/settings.js';
@@ -35,7 +36,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const settings = own(new SettingsReader(log));
   const keys = own(new ApiKeys(context.secrets));
   const sessions = own(new SessionService(context, logger));
-  const providers = new Providers(keys, logger);
+  const providers = new Providers(keys, logger, new LearnedWindows(context.globalState));
   const memory = new ProjectMemory(sessions.storagePath);
   // Approvals are inline cards keyed to the open chat ("allow all edits" lasts for that chat only).
   let chatKey: () => string | undefined = () => undefined;

@@ -28,6 +28,8 @@ export interface ModelConfig {
   readonly chat: ChatModel | OpenAIEndpoint;
   /** Limits the provider reported (VS Code `maxInputTokens`, `/v1/models` fields). */
   readonly provider?: PartialLimits;
+  /** A window an earlier session learned from this endpoint's overflow error (persisted per endpoint + model). */
+  readonly learned?: PartialLimits;
   /** User overrides (`--window`, `--max-output`, settings). */
   readonly override?: PartialLimits;
 }
@@ -103,10 +105,10 @@ export function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
   });
 }
 
-/** The model, its limits (override > provider > table > default) and the settings validated against them. */
+/** The model, its limits (override > learned > provider > table > default) and the settings validated against them. */
 export function resolveTarget(model: ModelConfig, settings: AgentSessionConfig['settings'], env: AgentSessionConfig['env']): SwitchTarget & { readonly info: ModelInfo } {
   const chat = chatModelOf(model.chat);
-  const info = resolveModelInfo(chat.model, { ...(model.provider ? { provider: model.provider } : {}), ...(model.override ? { override: model.override } : {}) });
+  const info = resolveModelInfo(chat.model, { ...(model.provider ? { provider: model.provider } : {}), ...(model.learned ? { learned: model.learned } : {}), ...(model.override ? { override: model.override } : {}) });
   const resolved: ResolvedSettings = resolveSettings({ raw: settings ?? {}, env: env ?? process.env, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
   return { chat, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens, resolved, info };
 }

@@ -14,6 +14,11 @@ export const ModelOptionSchema = z.object({
   hardLimit: amount,
   /** The effective soft threshold with the current settings. */
   softLimit: amount,
+  /** Where the window came from: the built-in table, the provider, an overflow error it sent, the user's override. */
+  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
+  /** The hard limit / soft threshold were derived from the window (settings left unset): shown as "auto: N". */
+  hardDerived: z.boolean().optional(),
+  softDerived: z.boolean().optional(),
 });
 
 /** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */

@@ -5,6 +5,7 @@ import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
+import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
 import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
@@ -148,7 +149,16 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
   const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
   const known = recorded !== undefined && previous === undefined ? { provider: { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } } : {};
-  const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known };
+  // A window an earlier run learned from this endpoint's overflow error is where this one starts (flags still win).
+  const limitsFile = new LearnedLimitsFile(cliLimitsPath());
+  const learned = await limitsFile.get(endpoint.baseURL, endpoint.model);
+  const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known, ...(learned === undefined ? {} : { learned }) };
+  const writes: Promise<void>[] = [];
+  const persist = (e: AgentEvent): void => {
+    if (e.type !== 'model_changed' || e.learnedFrom !== 'overflow_error') return;
+    const write = limitsFile.record(endpoint.baseURL, e.model, { contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens });
+    writes.push(write.catch((err: unknown) => out(`[warn] could not remember the learned window in ${limitsFile.path}: ${err instanceof Error ? err.message : String(err)}`)));
+  };
 
   let session: AgentSession;
   try {
@@ -174,7 +184,10 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
           return approveAll;
         },
       },
-      listener: (e) => printer.handle(e),
+      listener: (e) => {
+        persist(e);
+        printer.handle(e);
+      },
     });
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e), 1);
@@ -199,6 +212,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   } finally {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
+    await Promise.all(writes);
     await session.close();
   }
 }

@@ -3,8 +3,9 @@ import type { RewindDone, RewindPreview } from '../../node/sessionRewind.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
+import { settingsFlags } from '../settingsFlags.js';
 
-export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--json]';
+export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 
 function fileLine(f: FilePlan): string {
   const what = f.action === 'delete' ? 'delete (created later)' : f.action === 'recreate' ? 'recreate (deleted later)' : 'restore';
@@ -39,8 +40,9 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(ref)) throw new CliError(`'${ref}' is not a checkpoint id (ck_…) or an entry id: ${REWIND_USAGE}`);
   if (cli.flags.files === true && cli.flags['files-only'] === true) throw new CliError(`--files and --files-only exclude each other: ${REWIND_USAGE}`);
   const mode = cli.flags['files-only'] === true ? 'files' : cli.flags.files === true ? 'both' : 'conversation';
-  // No model is called: the settings only decide the budget line printed after the move.
-  const session = await openOffline(path, (info) => { const resolved = cliSettings(info); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }; }, cli.flags);
+  // No model is called, but the budget line printed after the move (and the tool schemas it counts) follows the settings.
+  const raw = settingsFlags(cli.flags).compaction;
+  const session = await openOffline(path, (info) => { const resolved = cliSettings(info, raw); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }; }, cli.flags);
   try {
     const preview = await session.previewRewind(ref);
     if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);

@@ -67,6 +67,8 @@ export type AgentEvent =
       readonly maxOutputTokens: number;
       /** A mandatory protective handoff compaction ran with the previous model before the switch (docs/behaviour.md#triggers). */
       readonly handoff: boolean;
+      /** Set when a provider's overflow error stated this window: hosts persist it per endpoint + model (docs/compaction.md#overflow-recovery). */
+      readonly learnedFrom?: 'overflow_error';
     }
   /** The same tool call came back `repeats` times in a row: the turn stops and the user decides (Continue / Stop). */
   | { readonly type: 'loop_detected'; readonly turnId: string; readonly name: string; readonly arguments: string; readonly repeats: number }

@@ -368,7 +368,7 @@ export class Agent {
     this.deps.logger?.log('warn', learned.notice);
     this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
     if (!this.deps.store.readOnly) await this.recordModel();
-    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false });
+    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
   }
 
   private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {

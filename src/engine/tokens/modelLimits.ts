@@ -1,4 +1,4 @@
-// A model's context window and output budget (docs/behaviour.md#tokens): user override > provider report > built-in table > default.
+// A model's context window and output budget (docs/behaviour.md#tokens): user override > learned from an overflow error > provider report > built-in table > default.
 import { z } from 'zod';
 import { lookupModel } from './modelTable.js';
 import { outputReserveFor } from './windowDefaults.js';
@@ -7,8 +7,8 @@ export interface ModelInfo {
   readonly model: string;
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
-  /** Where the context window came from. */
-  readonly source: 'table' | 'provider' | 'override' | 'default';
+  /** Where the context window came from; 'learned': a provider's overflow error stated it (docs/compaction.md#overflow-recovery). */
+  readonly source: 'table' | 'provider' | 'learned' | 'override' | 'default';
 }
 
 /** Unknown models get a small window: compacting early is cheap, overflowing is not. */
@@ -23,7 +23,7 @@ export interface PartialLimits {
 }
 
 type Source = ModelInfo['source'];
-const RANK: Readonly<Record<Source, number>> = { override: 3, provider: 2, table: 1, default: 0 };
+const RANK: Readonly<Record<Source, number>> = { override: 4, learned: 3, provider: 2, table: 1, default: 0 };
 
 function positive(n: number | undefined): number | undefined {
   return n !== undefined && Number.isFinite(n) && n > 0 ? Math.floor(n) : undefined;
@@ -42,16 +42,18 @@ function pick(layers: readonly (readonly [Source, number | undefined])[]): reado
  * When the output limit comes from a weaker source than the window (say the table's 16k output against a
  * local server that loaded a 4k window), it is capped at a quarter of the window so the hard limit stays usable.
  */
-export function resolveModelInfo(model: string, opts?: { provider?: PartialLimits; override?: PartialLimits }): ModelInfo {
+export function resolveModelInfo(model: string, opts?: { provider?: PartialLimits; learned?: PartialLimits; override?: PartialLimits }): ModelInfo {
   const row = lookupModel(model);
   const window = pick([
     ['override', opts?.override?.contextWindow],
+    ['learned', opts?.learned?.contextWindow],
     ['provider', opts?.provider?.contextWindow],
     ['table', row?.contextWindow],
     ['default', DEFAULT_MODEL_INFO.contextWindow],
   ]) ?? ['default', DEFAULT_MODEL_INFO.contextWindow];
   const output = pick([
     ['override', opts?.override?.maxOutputTokens],
+    ['learned', opts?.learned?.maxOutputTokens],
     ['provider', opts?.provider?.maxOutputTokens],
     ['table', row?.maxOutputTokens],
     ['default', DEFAULT_MODEL_INFO.maxOutputTokens],

@@ -9,6 +9,7 @@ import { createCheckpoint, rewind } from '../actions/rewindActions.js';
 import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { shortTokens } from '../base/format.js';
+import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';
 
@@ -72,7 +73,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
       const picks = d.chat.models.map((m) => ({
         label: m.label,
         description: `${m.provider === 'lm' ? 'VS Code' : 'endpoint'}${m.id === current ? ' · current' : ''}`,
-        detail: `window ${shortTokens(m.contextWindow)} · compacts from ${shortTokens(m.softLimit)} · hard limit ${shortTokens(m.hardLimit)}`,
+        detail: modelDetail(m),
         id: m.id,
       }));
       if (picks.length === 0) {

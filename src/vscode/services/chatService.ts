@@ -288,8 +288,23 @@ export class ChatService extends Disposable implements OpenChat {
     this.#emitter.fire({ kind: 'agent', event });
     // The figures depend on the model in use and on the compaction state, which change after their entries are appended.
     if (event.type === 'model_changed' || event.type === 'turn_end' || (event.type === 'barrier' && event.event.type === 'compaction_end')) this.#remeasure();
+    if (event.type === 'model_changed' && event.learnedFrom === 'overflow_error') this.#persistLearned(event);
     // A finished compaction adds a checkpoint and a capsule: the tree shows them.
     if (event.type === 'barrier' && event.event.type === 'compaction_end') this.#emitter.fire({ kind: 'tree' });
+  }
+
+  /** The window an overflow error stated, kept per endpoint + model; the running chat's key follows so it is no switch. */
+  #persistLearned(e: Extract<AgentEvent, { type: 'model_changed' }>): void {
+    const s = this.d.settings.current;
+    this.d.providers
+      .recordLearned(s, e.model, { contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens })
+      .then(async () => {
+        const r = await this.d.providers.resolve(s);
+        if (r.ok && this.#agent?.agent.currentModel.chat.model === e.model) this.#agentKey = r.key;
+        this.#models = this.d.providers.modelOptions(s);
+        this.#changed();
+      })
+      .catch((err: unknown) => this.d.logger.log('warn', `Could not remember the learned window: ${errorMessage(err)}`));
   }
 
   /** Switches the running agent's model; the engine compacts first when the new model has less room. */

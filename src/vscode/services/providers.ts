@@ -2,6 +2,7 @@
 import { LIMITS } from '../../protocol/limits.js';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../engine/ports.js';
+import { resolveSettings } from '../../engine/config.js';
 import { limitsOf } from '../../engine/tokens/limits.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
@@ -9,6 +10,7 @@ import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js
 import type { ModelOption, ProviderChoice, SetupState } from '../../protocol/messages.js';
 import { errorMessage } from '../base/log.js';
 import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from './lmModel.js';
+import { LearnedWindows } from './learnedWindows.js';
 import { endpointOf, type ApiKeys } from './secrets.js';
 import type { HostSettings } from './settings.js';
 
@@ -45,8 +47,10 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 
+/** Each model's limits with the settings resolved for its own window, so derived values are that model's (docs/compaction.md). */
 function option(id: string, label: string, provider: ModelOption['provider'], info: ModelInfo, s: HostSettings): ModelOption {
-  const limits = limitsOf(info, s.resolved.settings);
+  const resolved = resolveSettings({ raw: s.raw, env: {}, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
+  const limits = limitsOf(info, resolved.settings);
   return {
     id: id.slice(0, LIMITS.id),
     label: label.slice(0, LIMITS.id),
@@ -55,6 +59,9 @@ function option(id: string, label: string, provider: ModelOption['provider'], in
     maxOutputTokens: info.maxOutputTokens,
     hardLimit: Math.max(0, limits.hardLimit),
     softLimit: Math.max(0, limits.softLimit),
+    windowSource: info.source,
+    hardDerived: resolved.derived.includes('safetyReserveTokens'),
+    softDerived: resolved.derived.includes('minTokensForAutoCompact'),
   };
 }
 
@@ -64,10 +71,21 @@ export class Providers {
   /** Why the endpoint's model list could not be read (a wrong URL or key shows up here first). */
   #catalogError: string | undefined;
 
+  readonly #learned: LearnedWindows;
+
   constructor(
     private readonly keys: ApiKeys,
     private readonly log: Logger,
-  ) {}
+    learned?: LearnedWindows,
+  ) {
+    this.#learned = learned ?? new LearnedWindows(undefined);
+  }
+
+  /** Remembers the window an overflow error of this endpoint stated for a model; later chats start from it. */
+  async recordLearned(s: HostSettings, model: string, limits: { readonly contextWindow: number; readonly maxOutputTokens: number }): Promise<void> {
+    if (s.providerKind !== 'openai') return;
+    await this.#learned.record(endpointOf(s.baseUrl), model, limits);
+  }
 
   get lmModels(): readonly LmModelSummary[] {
     return this.#lm;
@@ -136,11 +154,12 @@ export class Providers {
       return { ok: false, message: 'Enter an OpenAI API key, or the base URL of an OpenAI-compatible server (Ollama, LM Studio, vLLM…), or pick a VS Code language model.' };
     }
     const provider = this.#catalogLimits(s, s.modelId);
-    const info = resolveModelInfo(s.modelId, { provider, override: s.modelOverride });
+    const learned = this.#learned.get(endpoint, s.modelId);
+    const info = resolveModelInfo(s.modelId, { provider, learned, override: s.modelOverride });
     return {
       ok: true,
       key: `openai|${endpoint}|${s.modelId}|${digest(apiKey)}|${info.contextWindow}|${info.maxOutputTokens}|${s.sendCacheKey ? 'key' : 'nokey'}`,
-      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider, sendCacheKey: s.sendCacheKey }, provider, override: s.modelOverride },
+      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider, sendCacheKey: s.sendCacheKey }, provider, override: s.modelOverride, ...(learned === undefined ? {} : { learned }) },
       info,
       optionId: s.modelId,
     };
@@ -161,7 +180,7 @@ export class Providers {
       for (const id of [...own, ...(this.#catalog?.models.map((m) => m.id) ?? [])]) {
         const limits = this.#catalogLimits(s, id);
         const override = id === s.modelId && s.providerKind === 'openai' ? s.modelOverride : {};
-        add(option(id, id, 'openai', resolveModelInfo(id, { provider: limits, override }), s));
+        add(option(id, id, 'openai', resolveModelInfo(id, { provider: limits, learned: this.#learned.get(endpointOf(s.baseUrl), id), override }), s));
       }
     }
     for (const m of this.#lm) {

@@ -37,6 +37,9 @@ async function cli(args: readonly string[]): Promise<{ code: number; lines: stri
   return { code, lines };
 }
 
+// Learned windows go to a throwaway file, never to the user's ~/.config.
+process.env.CAPSULE_LIMITS_FILE = join(tmpdir(), `capsule-chat-test-limits-${process.pid}.json`);
+
 test('chat --yes runs the tool action, streams the answer, and prints tool, cache and status lines', async (t) => {
   const { ws, server, session } = await setup(t);
   const r = await cli(argv(server, session, ws, '--yes', 'Create hello.txt'));

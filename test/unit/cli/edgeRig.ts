@@ -7,6 +7,8 @@ import { isSummaryRequest, startFakeOpenAI, type ChatBody, type FakeOpenAIServer
 
 export interface Rig {
   readonly dir: string;
+  /** Where `capsule chat` persists learned windows for this rig. */
+  readonly limitsFile: string;
   readonly ws: string;
   readonly session: string;
   readonly server: FakeOpenAIServer;
@@ -17,9 +19,11 @@ export async function edgeRig(t: { after(fn: () => Promise<void>): void }, opts:
   t.after(() => rm(dir, { recursive: true, force: true }));
   const ws = join(dir, 'ws');
   await mkdir(ws);
+  // Windows learned from overflow errors go to this rig's own file, never to the user's ~/.config.
+  process.env.CAPSULE_LIMITS_FILE = join(dir, 'limits.json');
   const server = await startFakeOpenAI(opts);
   t.after(() => server.close());
-  return { dir, ws, session: join(dir, 'chat.jsonl'), server };
+  return { dir, limitsFile: join(dir, 'limits.json'), ws, session: join(dir, 'chat.jsonl'), server };
 }
 
 /** A text file of about `tokens` tokens (each numbered line is about 14). */

@@ -70,3 +70,15 @@ test('rewind errors are one line, exit 1 or 2, and leave the file as it was', as
   await fails(['rewind', join(dir, 'missing.jsonl'), 'ck_x'], /missing\.jsonl/, 1);
   assert.equal(await readFile(path, 'utf8'), before);
 });
+
+test('rewind takes --set and --no-auto-compact like compact and budget: the printed limits follow them, bad values are one line', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 'chat.jsonl');
+  await writeSession(path, session(30, 100));
+  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as { outcomes: { checkpointId: string | null }[] };
+  const ck = compacted.outcomes[0]?.checkpointId ?? '';
+  const plain = JSON.parse((await cli(['rewind', path, ck, '--window', '65000', '--json'])).out) as { hardLimit: number };
+  const set = JSON.parse((await cli(['rewind', path, ck, '--window', '65000', '--set', 'capsule.compaction.safetyReserveTokens=1000', '--no-auto-compact', '--json'])).out) as { hardLimit: number };
+  assert.equal(set.hardLimit - plain.hardLimit, 8192 - 1000, 'the hard limit printed uses the --set reserve');
+  await fails(['rewind', path, ck, '--set', 'keepRecentTokens=-3'], /^--set: capsule\.compaction\.keepRecentTokens \(-3\) is invalid: /, 2);
+});

@@ -28,7 +28,7 @@ export interface Harness {
   readonly tmp: string;
   readonly workspace: string;
   readonly storage: string;
-  readonly context: { readonly subscriptions: { dispose(): unknown }[]; readonly workspaceState: Memento };
+  readonly context: { readonly subscriptions: { dispose(): unknown }[]; readonly workspaceState: Memento; readonly globalState: Memento };
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Resolves the chat view and says `ready`. */
