@@ -121,6 +121,11 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     await chat.send('Plan the change');
     await chat.frame.locator('.plan:not(.hidden)').waitFor({ timeout: 30_000 });
     await chat.idle();
+    // Enough history that a capsule is smaller than what it replaces (a user compaction of a few hundred tokens is skipped).
+    for (const topic of ['parser', 'lexer', 'printer']) {
+      await chat.send(`Notes on the ${topic}: ${`the ${topic} keeps its state in one place and reports errors with positions. `.repeat(40)}`);
+      await chat.idle();
+    }
     await chat.send('/compact');
     // The first Enter may only pick "/compact" in the completion popup; the second sends it.
     if ((await chat.composer.inputValue()).trim() !== '') await chat.composer.press('Enter');

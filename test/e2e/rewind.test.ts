@@ -99,9 +99,12 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
 
   await step('r02-chat-edits-two-files', async () => {
     await chat.send('Edit the two files, please.');
+    // Each write asks on an inline approval card (the window stays usable); Accept applies it.
     for (const name of ['a.txt', 'b.txt']) {
-      const prompt = await answerModal(page, 'Allow');
-      assert.match(prompt, new RegExp(name.replace('.', '\\.')));
+      const card = chat.frame.locator('.approval-card.write', { hasText: name });
+      await card.waitFor({ timeout: 30_000 });
+      await card.locator('button[data-choice="allow"]').click();
+      await card.waitFor({ state: 'detached', timeout: 30_000 });
     }
     await chat.answer('Edited both files.').waitFor({ timeout: 60_000 });
     await chat.idle();

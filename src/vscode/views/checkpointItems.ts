@@ -24,7 +24,9 @@ function dim(onBranch: boolean): vscode.ThemeColor | undefined {
 export function messageItem(sessionId: string, m: Moment, onBranch: boolean): vscode.TreeItem {
   const text = m.message?.content ?? '';
   const item = new vscode.TreeItem(`Task ${m.index}: ${firstLine(text, 50)}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-  item.id = `message/${sessionId}/${m.message?.id ?? 'start'}`;
+  // VS Code keeps a row's collapse state by id: a row that had no children yet ("None") would stay shut when its
+  // first compaction or checkpoint arrives, so the id changes once with that, and the new row opens as Expanded.
+  item.id = `message/${sessionId}/${m.message?.id ?? 'start'}${m.children.length > 0 ? '/open' : ''}`;
   const tokens = m.tokens === undefined ? '' : ` · ${shortTokens(m.tokens)} tokens`;
   item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? '' : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
