@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
-import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
 const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
 let server: FakeOpenAIServer;
@@ -13,18 +13,11 @@ let v: OpenView;
 
 before(async () => {
   server = await startFakeOpenAI({ window: 20_000 });
-  h.state.config.set('capsule.provider.baseUrl', server.url);
   writeFileSync(join(h.workspace, 'a.ts'), 'export const a = 1;\n');
-  await h.start();
-  v = h.openView();
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+  v = await openAgentView(h, server);
 });
 
-after(async () => {
-  v.dispose();
-  await h.stop();
-  await server.close();
-});
+after(() => closeAgentView(h, v, server));
 
 const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
 async function card(mark: number): Promise<ApprovalView> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { HostToWebview, TranscriptItem } from '../../../src/protocol/messages.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
-import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
 const h = createHarness({
   settings: {
@@ -23,18 +23,11 @@ let v: OpenView;
 
 before(async () => {
   server = await startFakeOpenAI({ window: 20_000 });
-  h.state.config.set('capsule.provider.baseUrl', server.url);
   writeFileSync(join(h.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  await h.start();
-  v = h.openView();
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+  v = await openAgentView(h, server);
 });
 
-after(async () => {
-  v.dispose();
-  await h.stop();
-  await server.close();
-});
+after(() => closeAgentView(h, v, server));
 
 function appended(ms: readonly HostToWebview[]): TranscriptItem[] {
   return ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items : []));

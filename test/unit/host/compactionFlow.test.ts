@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { BudgetCategories, CompactionCard, HostToWebview } from '../../../src/protocol/messages.js';
 import { isSummaryRequest, startFakeOpenAI, type ChatBody, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../compaction/harness.js';
-import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, turnOn, until } from './hostHarness.js';
 import { replayItems } from './webviewReplay.js';
 
 const h = createHarness({
@@ -32,24 +32,12 @@ const tree = (): Tree => h.state.providers.get('capsule.checkpoints') as Tree;
 before(async () => {
   server = await startFakeOpenAI({ window: 12_000 });
   server.setFallback((req) => (isSummaryRequest(req.body) ? { text: GOOD_SUMMARY } : { text: LONG }));
-  h.state.config.set('capsule.provider.baseUrl', server.url);
-  await h.start();
-  v = h.openView();
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+  v = await openAgentView(h, server);
 });
 
-after(async () => {
-  v.dispose();
-  await h.stop();
-  await server.close();
-});
+after(() => closeAgentView(h, v, server));
 
-async function turn(text: string): Promise<HostToWebview[]> {
-  const mark = v.mark();
-  v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
-  await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), `the turn "${text}" to finish`);
-  return v.since(mark);
-}
+const turn = (text: string): Promise<HostToWebview[]> => turnOn(v, text);
 
 /** A queued command (/milestone): it waits its turn, then answers with an info line. */
 async function quickOrTurn(text: string): Promise<HostToWebview[]> {

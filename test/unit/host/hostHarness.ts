@@ -49,6 +49,30 @@ function memento(): Memento {
   return { get: (k) => m.get(k), update: async (k, v) => void m.set(k, v), keys: () => [...m.keys()] };
 }
 
+/** Points the extension at `server`, activates it and opens the chat view once its agent is ready. */
+export async function openAgentView(h: Harness, server: { readonly url: string }): Promise<OpenView> {
+  h.state.config.set('capsule.provider.baseUrl', server.url);
+  await h.start();
+  const v = h.openView();
+  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+  return v;
+}
+
+/** Closes what openAgentView opened, and the server. */
+export async function closeAgentView(h: Harness, v: OpenView, server: { close(): Promise<void> }): Promise<void> {
+  v.dispose();
+  await h.stop();
+  await server.close();
+}
+
+/** Sends `text` as the user and waits for the turn to end; returns what the view received meanwhile. */
+export async function turnOn(v: OpenView, text: string): Promise<HostToWebview[]> {
+  const mark = v.mark();
+  v.send({ type: 'send', text, clientId: `c_${mark}` });
+  await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), `the turn "${text}" to finish`);
+  return v.since(mark);
+}
+
 /** Waits until `cond` holds, checking after each turn of the event loop (file and HTTP I/O need a few). */
 export async function until(cond: () => boolean, what: string, tries = 3000): Promise<void> {
   for (let i = 0; i < tries; i++) {

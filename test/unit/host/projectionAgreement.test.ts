@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import type { HostToWebview } from '../../../src/protocol/messages.js';
 import { isSummaryRequest, startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../compaction/harness.js';
-import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, turnOn, until } from './hostHarness.js';
 import { replayItems } from './webviewReplay.js';
 
 const h = createHarness({
@@ -26,25 +26,13 @@ const LONG = Array.from({ length: 60 }, (_, i) => `Finding ${i}: module ${i % 7}
 before(async () => {
   server = await startFakeOpenAI({ models: [{ id: 'big-model', contextLength: 24_000 }, { id: 'small-model', contextLength: 8_000 }] });
   server.setFallback((req) => (isSummaryRequest(req.body) ? { text: GOOD_SUMMARY } : { text: LONG }));
-  h.state.config.set('capsule.provider.baseUrl', server.url);
   writeFileSync(join(h.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
-  await h.start();
-  v = h.openView();
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.setup?.required === false), 'the agent to open');
+  v = await openAgentView(h, server);
 });
 
-after(async () => {
-  v.dispose();
-  await h.stop();
-  await server.close();
-});
+after(() => closeAgentView(h, v, server));
 
-async function turn(text: string): Promise<HostToWebview[]> {
-  const mark = v.mark();
-  v.send({ type: 'send', text, clientId: `c_${mark}` });
-  await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), `the turn "${text}" to finish`);
-  return v.since(mark);
-}
+const turn = (text: string): Promise<HostToWebview[]> => turnOn(v, text);
 
 /** What `v` built since `mark` without a new snapshot equals what a freshly opened view is sent now. */
 async function agrees(mark: number, stage: string): Promise<void> {

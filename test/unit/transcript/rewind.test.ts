@@ -2,11 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { rewindTarget, rewindTo } from '../../../src/engine/transcript/rewind.js';
+import { resolveRewindPoint } from '../../../src/engine/transcript/rewindPoint.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { SessionTree } from '../../../src/engine/transcript/tree.js';
 import { verifySession } from '../../../src/engine/transcript/verify.js';
-import { MemoryStore } from '../compaction/memoryStore.js';
 
 const T = '2025-01-01T00:00:00.000Z';
 
@@ -67,9 +66,9 @@ test('property: no rewind target yields an unanswered tool call (checkpoints any
       const tree = new SessionTree();
       for (const e of entries) tree.add(e);
       for (const ck of entries.flatMap((e) => (e.type === 'checkpoint' ? [e.checkpointId] : []))) {
-        const t = rewindTarget(entries, ck);
-        if (!t.ok) continue; // only a call with no results and nothing before it
-        const branch = tree.branch(t.targetId);
+        const t = resolveRewindPoint(tree, ck);
+        if (!t.ok) continue;
+        const branch = t.targetId === null ? [] : tree.branch(t.targetId);
         assert.deepEqual(unansweredCalls(branch), [], `rewind to ${ck} → ${t.targetId} leaves an open call`);
       }
     }),
@@ -77,20 +76,17 @@ test('property: no rewind target yields an unanswered tool call (checkpoints any
   );
 });
 
-test('rewinding to a checkpoint written between a call and its results lands after the results; `rewindTo` appends one leaf entry', async () => {
+test('rewinding to a checkpoint written between a call and its results lands after the results', () => {
   const entries = sessionOf([{ calls: 2, checkpointsAt: [1], written: 2, reuseIds: false }]);
   const mid = entries.find((e) => e.type === 'checkpoint' && e.kind === 'milestone');
   assert.ok(mid?.type === 'checkpoint');
-  const store = new MemoryStore(entries);
-  const r = await rewindTo(store, mid.checkpointId, { ids: { next: (p) => `${p}rw` }, clock: { now: () => 0 } });
+  const tree = new SessionTree();
+  for (const e of entries) tree.add(e);
+  const r = resolveRewindPoint(tree, mid.checkpointId);
   assert.ok(r.ok);
   assert.equal(r.adjusted, true);
-  const last = entries[entries.length - 1];
-  assert.equal(r.targetId, last?.id, 'after the last result of the batch');
-  assert.equal(store.leafId(), last?.id);
-  assert.equal(store.entries().filter((e) => e.type === 'leaf').length, 1);
-  const unknown = await rewindTo(store, 'ck_nope', { ids: { next: (p) => `${p}x` }, clock: { now: () => 0 } });
-  assert.deepEqual(unknown, { ok: false, error: 'Checkpoint ck_nope is not in this chat.' });
+  assert.equal(r.targetId, entries[entries.length - 1]?.id, 'after the last result of the batch');
+  assert.equal(resolveRewindPoint(tree, 'ck_nope').ok, false);
 });
 
 test('verify: tool-call ids reused across turns are not reported as split pairs around a capsule', () => {
