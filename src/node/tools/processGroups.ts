@@ -94,6 +94,8 @@ function installExitHook(): void {
  */
 export class CommandTracker {
   private readonly live = new Map<string, Tracked>();
+  /** Finished commands whose tags are still looked for (see forget). */
+  private readonly finished = new Set<string>();
 
   add(pgid: number, commandId: string): void {
     this.live.set(commandId, { pgid, commandId });
@@ -101,19 +103,23 @@ export class CommandTracker {
     installExitHook();
   }
 
-  /** The command finished and left nothing running. */
+  /**
+   * The command finished and a scan found nothing of it running. Its group is not signalled again (its id may be
+   * reused), but its tag is still looked for until the turn ends: a scan can miss a child that is between fork and
+   * exec, when /proc briefly shows no environment.
+   */
   forget(commandId: string): void {
-    this.live.delete(commandId);
+    if (this.live.delete(commandId)) this.finished.add(commandId);
   }
 
   get size(): number {
-    return this.live.size;
+    return this.live.size + this.finished.size;
   }
 
   /** Processes of the tracked commands (or of one) still running, found by tag. */
   async running(commandId?: string): Promise<TaggedProcess[]> {
     const all = await findTaggedProcesses();
-    return all.filter((p) => p.ownerPid === process.pid && (commandId === undefined ? this.live.has(p.commandId) : p.commandId === commandId));
+    return all.filter((p) => p.ownerPid === process.pid && (commandId === undefined ? this.live.has(p.commandId) || this.finished.has(p.commandId) : p.commandId === commandId));
   }
 
   /** Stops every process of the tracked commands, or of one (TERM, then KILL after `graceMs`); returns what was running. */
@@ -131,6 +137,8 @@ export class CommandTracker {
     for (const g of groups) signal(-g.pgid, 'SIGKILL');
     for (const p of await this.running(commandId)) signal(p.pid, 'SIGKILL');
     for (const g of groups) this.live.delete(g.commandId);
+    if (commandId === undefined) this.finished.clear();
+    else this.finished.delete(commandId);
     return before;
   }
 
@@ -138,6 +146,7 @@ export class CommandTracker {
   killGroupsNow(): void {
     for (const g of this.live.values()) signal(-g.pgid, 'SIGKILL');
     this.live.clear();
+    this.finished.clear();
   }
 }
 
