@@ -133,8 +133,11 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     await chat.idle();
     const before = f.chatRequests.length;
     await chat.send('Where are we?');
-    await chat.answer('Noted.').last().waitFor({ timeout: 30_000 });
-    const next = f.chatRequests.slice(before).find((r) => !isSummaryRequest(r.body as ChatBody));
+    // Earlier answers also read "Noted.", so wait for the request itself rather than for an answer on screen.
+    const after = (): typeof f.chatRequests => f.chatRequests.slice(before).filter((r) => !isSummaryRequest(r.body as ChatBody));
+    await waitUntil('the request after the capsule', () => after().length > 0, 30_000);
+    await chat.idle();
+    const next = after()[0];
     assert.ok(next !== undefined, 'a request after the capsule');
     const capsule = (next.body as ChatBody).messages.find((m) => m.role === 'assistant' && String(m.content).includes('## Ledger'));
     assert.ok(capsule !== undefined, 'the request carries the capsule');
