@@ -1,6 +1,6 @@
 // Appends flight records (docs/behaviour.md#observability) to a JSONL file, one complete line per write, and echoes each as one log line.
 import { mkdir, open } from 'node:fs/promises';
-import { readRegularFile } from './regularFile.js';
+import { readJsonLines } from './fsUtil.js';
 import { dirname } from 'node:path';
 import { FlightRecordSchema, formatFlightRecord, parseFlightRecord } from '../engine/compaction/flightRecord.js';
 import type { FlightRecord } from '../engine/compaction/flightRecord.js';
@@ -58,24 +58,5 @@ export class FlightRecorder {
 
 /** All valid records in file order; a missing file is empty, bad or torn lines are skipped. */
 export async function readFlightRecords(file: string): Promise<FlightRecord[]> {
-  let text: string;
-  try {
-    text = (await readRegularFile(file, 'flight record')).toString('utf8');
-  } catch (err) {
-    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENOENT') return [];
-    throw err;
-  }
-  const out: FlightRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '') continue;
-    let raw: unknown;
-    try {
-      raw = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    const r = parseFlightRecord(raw);
-    if (r) out.push(r);
-  }
-  return out;
+  return (await readJsonLines(file, parseFlightRecord, 'flight record')).items;
 }

@@ -1,5 +1,6 @@
 // Small file-system helpers shared by the Node ports: error codes, one-line messages, existence, directory fsync, JSON-lines sidecars.
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { readRegularFile } from './regularFile.js';
 
 /** The `code` of a Node system error (`ENOENT`, `EEXIST`, …), or '' when there is none. */
 export function errCode(err: unknown): string {
@@ -32,11 +33,14 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** The lines of a JSON-lines sidecar that `parse` accepts, in order; a missing file is empty, torn or bad lines are counted and skipped. */
-export async function readJsonLines<T>(file: string, parse: (raw: unknown) => T | undefined): Promise<{ readonly items: T[]; readonly skipped: number }> {
+/**
+ * The lines of a JSON-lines sidecar that `parse` accepts, in order; a missing file is empty, torn or bad lines are
+ * counted and skipped. The file is opened as a regular file, so a FIFO in its place is refused instead of blocking.
+ */
+export async function readJsonLines<T>(file: string, parse: (raw: unknown) => T | undefined, what = 'file'): Promise<{ readonly items: T[]; readonly skipped: number }> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file, what)).toString('utf8');
   } catch (err) {
     if (errCode(err) === 'ENOENT') return { items: [], skipped: 0 };
     throw err;
