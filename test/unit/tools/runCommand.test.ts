@@ -8,8 +8,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exitCodeIn } from '../../../src/engine/compaction/toolActions.js';
 import { alive, diesSoon, files, makeHost, workspace } from './toolHelpers.js';
 
+/** The file's first line once the shell has written all of it (`echo $! > f` creates the file before the pid is in it). */
 async function waitForFile(p: string): Promise<string> {
-  for (let i = 0; i < 3_000 && !existsSync(p); i++) await sleep(10);
+  for (let i = 0; i < 3_000; i++) {
+    const text = existsSync(p) ? await readFile(p, 'utf8') : '';
+    if (text.endsWith('\n')) return text.trim();
+    await sleep(10);
+  }
   return (await readFile(p, 'utf8')).trim();
 }
 
