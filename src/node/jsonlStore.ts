@@ -7,6 +7,7 @@ import type { SessionTree } from '../engine/transcript/tree.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
+import { indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine, syncDir } from './fsUtil.js';
 
@@ -21,7 +22,18 @@ export interface OpenOptions {
   readonly clock?: Pick<Clock, 'now'>;
   /** Line cap for loading and appending (tests lower it). */
   readonly maxLineBytes?: number;
+  /**
+   * Read the end of the file first (docs/loading.md): open() returns once `tree` holds the tail the chat and the
+   * meter need, and the rest is indexed in the background; `whenIndexed()` resolves when `tree` is the whole file.
+   * Appends wait for it. Without it (the default), open() returns the whole file.
+   */
+  readonly tailFirst?: boolean;
+  /** How far from the end a tail may reach before the file is read front to back instead (tests lower it). */
+  readonly maxTailBytes?: number;
 }
+
+/** Test seam: runs before a tail-first store indexes the rest, so a test can see the state before indexing ends. */
+export const tailFirstHooks: { beforeIndex?: (path: string) => Promise<void> } = {};
 
 export const OPENED_READ_ONLY_REASON = 'Opened read-only';
 
@@ -67,10 +79,12 @@ async function createIfMissing(path: string, create: NonNullable<OpenOptions['cr
 export class JsonlSessionStore implements TranscriptStore {
   readonly path: string;
   readonly header: SessionHeader;
-  readonly problems: readonly LoadProblem[];
-  readonly tree: SessionTree;
-  /** Where a torn tail was moved when this store opened, if it had one. */
-  readonly recoveredTail?: { readonly sidecar: string; readonly bytes: number };
+  #problems: readonly LoadProblem[];
+  #tree: SessionTree;
+  #recoveredTail: { readonly sidecar: string; readonly bytes: number } | undefined;
+  /** Settles once `tree` holds the whole file (at once, unless the store was opened tail-first). */
+  #indexing: Promise<void> = Promise.resolve();
+  #indexed = true;
   private reason: string | undefined;
   private handle: FileHandle | undefined;
   private lock: HeldLock | undefined;
@@ -83,7 +97,7 @@ export class JsonlSessionStore implements TranscriptStore {
 
   private constructor(init: {
     path: string;
-    load: SessionLoad;
+    load: Pick<SessionLoad, 'tree' | 'problems' | 'goodBytes'>;
     header: SessionHeader;
     reason: string | undefined;
     handle: FileHandle | undefined;
@@ -93,14 +107,39 @@ export class JsonlSessionStore implements TranscriptStore {
   }) {
     this.path = init.path;
     this.header = init.header;
-    this.problems = init.load.problems;
-    this.tree = init.load.tree;
+    this.#problems = init.load.problems;
+    this.#tree = init.load.tree;
     this.reason = init.reason;
     this.handle = init.handle;
     this.lock = init.lock;
     this.size = init.load.goodBytes;
-    this.recoveredTail = init.recoveredTail;
+    this.#recoveredTail = init.recoveredTail;
     this.maxLineBytes = init.maxLineBytes;
+  }
+
+  /** Every entry, or (tail-first, until `whenIndexed()`) the entries of the tail: the active branch back past its model input. */
+  get tree(): SessionTree {
+    return this.#tree;
+  }
+
+  /** What loading found; empty until a tail-first store is indexed. */
+  get problems(): readonly LoadProblem[] {
+    return this.#problems;
+  }
+
+  /** Where a torn tail was moved when this store opened (or, tail-first, was indexed), if it had one. */
+  get recoveredTail(): { readonly sidecar: string; readonly bytes: number } | undefined {
+    return this.#recoveredTail;
+  }
+
+  /** False while a tail-first store still indexes the file. */
+  get indexed(): boolean {
+    return this.#indexed;
+  }
+
+  /** Resolves once `tree` holds the whole file; never rejects (a failed index leaves the store read-only, with the reason). */
+  whenIndexed(): Promise<void> {
+    return this.#indexing;
   }
 
   /**
@@ -115,7 +154,12 @@ export class JsonlSessionStore implements TranscriptStore {
     if (opts.create) await createIfMissing(abs, opts.create, now());
     const loadOpts = { maxLineBytes };
 
+    const fast = (lock: HeldLock | undefined, reason: string | undefined): Promise<JsonlSessionStore | undefined> =>
+      opts.tailFirst === true ? JsonlSessionStore.tailStore(abs, lock, reason, { maxLineBytes, now, ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }) }) : Promise.resolve(undefined);
+
     if (opts.readOnly) {
+      const quick = await fast(undefined, OPENED_READ_ONLY_REASON);
+      if (quick) return quick;
       const load = await loadSessionFile(abs, loadOpts);
       return JsonlSessionStore.readOnlyStore(abs, load, OPENED_READ_ONLY_REASON, maxLineBytes);
     }
@@ -127,11 +171,19 @@ export class JsonlSessionStore implements TranscriptStore {
     let store: JsonlSessionStore | undefined;
     const locked = await acquireSessionLock(abs, (err) => store?.lockLost(err));
     if (!locked.ok) {
+      const quick = await fast(undefined, locked.reason);
+      if (quick) return quick;
       const load = await loadSessionFile(abs, loadOpts);
       return JsonlSessionStore.readOnlyStore(abs, load, locked.reason, maxLineBytes);
     }
     const lock = locked.lock;
     try {
+      const quick = await fast(lock, undefined);
+      if (quick) {
+        store = quick;
+        openWriters.set(abs, quick);
+        return quick;
+      }
       // Read under the lock: no other writer can be mid-append now.
       let load = await loadSessionFile(abs, loadOpts);
       if (load.bytes === 0 && opts.create) {
@@ -163,6 +215,58 @@ export class JsonlSessionStore implements TranscriptStore {
       await lock.release();
       throw err;
     }
+  }
+
+  /** A store over the tail of the file, indexing the rest in the background; undefined when the tail is not enough. */
+  private static async tailStore(path: string, lock: HeldLock | undefined, reason: string | undefined, o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number }): Promise<JsonlSessionStore | undefined> {
+    const tail = await readTail(path, o).catch(() => undefined);
+    if (tail === undefined) return undefined;
+    const load = { tree: tail.tree, problems: [], goodBytes: tail.size };
+    const store = new JsonlSessionStore({ path, load, header: tail.header, reason, handle: undefined, lock, recoveredTail: undefined, maxLineBytes: o.maxLineBytes });
+    store.#indexed = false;
+    store.#indexing = store.#indexRest(tail, o.now).then(
+      () => undefined,
+      async (err: unknown) => {
+        store.reason ??= `The session file could not be read to the end (${oneLine(err)}); opened read-only`;
+        await store.#dropWriter();
+      },
+    );
+    // Appends wait for the whole tree (links are checked against it) and for a torn tail to be moved aside.
+    store.queue = store.#indexing;
+    return store;
+  }
+
+  async #indexRest(tail: SessionTail, now: () => number): Promise<void> {
+    try {
+      await tailFirstHooks.beforeIndex?.(this.path);
+      const opts = { maxLineBytes: this.maxLineBytes };
+      // Shorter now than when its tail was read (rewritten by hand, say): the file as it is, front to back.
+      const load = await indexRest(this.path, tail, this.maxLineBytes).catch(() => loadSessionFile(this.path, opts));
+      this.#tree = load.tree;
+      this.#problems = load.problems;
+      this.size = load.goodBytes;
+      if (this.reason !== undefined || this.lock === undefined) return;
+      if (load.unwritableReason !== undefined || !load.header) {
+        this.reason = `${load.unwritableReason ?? 'Session file has no valid header'}; opened read-only`;
+        await this.#dropWriter();
+        return;
+      }
+      if (load.goodBytes < load.bytes) {
+        const sidecar = await moveTailAside(this.path, load.goodBytes, load.bytes, new Date(now()));
+        this.#recoveredTail = { sidecar, bytes: load.bytes - load.goodBytes };
+      }
+      this.handle = await open(this.path, 'a');
+    } finally {
+      this.#indexed = true;
+    }
+  }
+
+  /** A store that turned out not to be writable lets go of the lock, so another window can write the file. */
+  async #dropWriter(): Promise<void> {
+    if (openWriters.get(this.path) === this) openWriters.delete(this.path);
+    const lock = this.lock;
+    this.lock = undefined;
+    await lock?.release().catch(() => undefined);
   }
 
   private static readOnlyStore(path: string, load: SessionLoad, reason: string, maxLineBytes: number): JsonlSessionStore {

@@ -36,9 +36,10 @@ export interface ScanResult {
 
 /**
  * Reads `path` front to back and reports every line to `sink`. Throws only on I/O errors.
- * Memory stays bounded by the chunk size plus the longest line under `maxLineBytes`.
+ * Memory stays bounded by the chunk size plus the longest line under `maxLineBytes`. Stops at `endOffset` when given
+ * (the part before a tail that was read first).
  */
-export async function scanLines(path: string, sink: LineSink, maxLineBytes = DEFAULT_MAX_LINE_BYTES, startOffset = 0): Promise<ScanResult> {
+export async function scanLines(path: string, sink: LineSink, maxLineBytes = DEFAULT_MAX_LINE_BYTES, startOffset = 0, endOffset = Number.POSITIVE_INFINITY): Promise<ScanResult> {
   const handle = await openRegularFile(path, 'session file');
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -70,7 +71,9 @@ export async function scanLines(path: string, sink: LineSink, maxLineBytes = DEF
     };
 
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
+      const want = Math.min(CHUNK_BYTES, endOffset - pos);
+      if (want <= 0) break;
+      const { bytesRead } = await handle.read(chunk, 0, want, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
       let start = 0;

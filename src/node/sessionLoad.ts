@@ -2,10 +2,10 @@
 import { stat } from 'node:fs/promises';
 import type { LoadProblem, LoadProblemKind } from '../engine/ports.js';
 import { migrationFor } from '../engine/transcript/migrate.js';
-import { EntrySchema, SessionHeaderSchema, type SessionHeader } from '../engine/transcript/schema.js';
+import { EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
-import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type ScanResult } from './lineReader.js';
+import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
 
 export interface SessionLoad {
   /** undefined when the first line is missing or is not a valid header. */
@@ -26,6 +26,20 @@ export interface LoadOptions {
   readonly maxLineBytes?: number;
 }
 
+/**
+ * What one line after the header is, judged from its bytes alone (given the header's migration): the same verdict
+ * whether the line is read front to back or from the end of the file first (src/node/tailRead.ts).
+ */
+export type LineVerdict =
+  | { readonly kind: 'blank' }
+  | { readonly kind: 'unterminated' }
+  | { readonly kind: 'oversized' }
+  | { readonly kind: 'json'; readonly why: string }
+  | { readonly kind: 'invalid'; readonly issues: string }
+  | { readonly kind: 'entry'; readonly entry: Entry };
+
+export type Migrate = (raw: unknown) => unknown;
+
 const MAX_REASON_ISSUES = 3;
 
 /** One-line description of why a value failed a zod schema. */
@@ -39,7 +53,41 @@ function isBlank(text: string): boolean {
   return text.trim().length === 0;
 }
 
-function fileError(path: string, err: unknown): Error {
+/** The verdict on a parsed value as an entry. */
+function entryVerdict(raw: unknown, migrate: Migrate): LineVerdict {
+  const parsed = EntrySchema.safeParse(migrate(raw));
+  return parsed.success ? { kind: 'entry', entry: parsed.data } : { kind: 'invalid', issues: describeIssues(parsed.error.issues) };
+}
+
+/** Judges one complete line after line 1 (docs/behaviour.md#transcript: each line is validated on read). */
+export function judgeLine(text: string, migrate: Migrate): LineVerdict {
+  if (isBlank(text)) return { kind: 'blank' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { kind: 'json', why: err instanceof Error ? err.message : String(err) };
+  }
+  return entryVerdict(raw, migrate);
+}
+
+/** The header of line 1, when it is one this version can read and write. */
+export function parseHeaderLine(text: string): { readonly header: SessionHeader; readonly migrate: Migrate } | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    return undefined;
+  }
+  const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+  if (obj?.type !== 'session') return undefined;
+  const m = migrationFor(typeof obj.version === 'number' ? obj.version : Number.NaN);
+  if (!m.ok) return undefined;
+  const parsed = SessionHeaderSchema.safeParse(m.migrate(raw));
+  return parsed.success ? { header: parsed.data, migrate: m.migrate } : undefined;
+}
+
+export function fileError(path: string, err: unknown): Error {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
   if (code === 'ENOENT') return new Error(`Session file not found: ${path}`);
   if (code === 'EISDIR') return new Error(`Session path is a folder, not a file: ${path}`);
@@ -49,132 +97,153 @@ function fileError(path: string, err: unknown): Error {
 }
 
 /**
- * Loads a session without touching the file. Content problems are reported, never thrown; only I/O
- * errors (missing file, permissions) throw, with a one-line message.
+ * Folds lines, in file order, into the load: the header, the tree, the problems and where the torn tail starts.
+ * Lines arrive either as text (`sink`) or already judged (`accept`, the tail read first); both give the same result.
  */
-export async function loadSessionFile(path: string, opts: LoadOptions = {}): Promise<SessionLoad> {
+export class LoadBuilder {
+  // Counts plus the first problems of each kind: a gigabyte of bad lines must not become millions of objects.
+  readonly #problems = new ProblemList<LoadProblem>();
+  readonly tree = new SessionTree();
+  #header: SessionHeader | undefined;
+  #migrate: Migrate = (raw) => raw;
+  #unwritableReason: string | undefined;
+  #goodBytes = 0;
+  /** First line of the current run of bad lines at the end of the file (the torn tail), if any. */
+  #tailStartLine: number | undefined;
+  #tailHasUnterminated = false;
+  /** Number of the next line to come. */
+  nextLineNo = 1;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  readonly sink: LineSink = {
+    line: (info, buf, start, end) => {
+      this.nextLineNo = info.lineNo + 1;
+      let text = buf.toString('utf8', start, end);
+      if (info.lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (!info.terminated) this.accept(info, { kind: 'unterminated' });
+      else if (info.lineNo === 1) this.#firstLine(info, text);
+      else this.accept(info, judgeLine(text, this.#migrate));
+    },
+    oversized: (info) => this.accept(info, { kind: 'oversized' }),
+  };
+
+  #report(kind: LoadProblemKind, message: string, line?: number): void {
+    this.#problems.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({ kind, message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)` }));
+  }
+
+  #good(info: LineInfo): void {
+    this.#goodBytes = info.offset + info.length + 1;
+    this.#tailStartLine = undefined;
+  }
+
+  #bad(info: LineInfo): void {
+    this.#tailStartLine ??= info.lineNo;
+  }
+
+  #firstLine(info: LineInfo, text: string): void {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      this.#report('missing_header', 'line 1 is not a session header (not JSON)', 1);
+      return;
+    }
+    const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+    if (obj?.type === 'session') {
+      const m = migrationFor(typeof obj.version === 'number' ? obj.version : Number.NaN);
+      if (!m.ok) {
+        this.#report('unknown_version', m.error, info.lineNo);
+        this.#unwritableReason = `Session format not supported (${m.error})`;
+      } else {
+        this.#migrate = m.migrate;
+      }
+      const parsed = SessionHeaderSchema.safeParse(this.#migrate(raw));
+      if (parsed.success) {
+        this.#header = parsed.data;
+        this.#good(info);
+      } else this.#report('missing_header', `line 1 looks like a session header but is invalid: ${describeIssues(parsed.error.issues)}`, info.lineNo);
+      return;
+    }
+    this.#report('missing_header', 'line 1 is not a session header; loading its entries read-only', 1);
+    this.accept(info, entryVerdict(raw, this.#migrate));
+  }
+
+  /** One judged line; `info.lineNo` must be `nextLineNo`. */
+  accept(info: LineInfo, v: LineVerdict): void {
+    this.nextLineNo = info.lineNo + 1;
+    switch (v.kind) {
+      case 'unterminated':
+        // A line is committed only once its '\n' is on disk: a final segment without one is a torn write.
+        this.#tailHasUnterminated = true;
+        this.#bad(info);
+        return;
+      case 'oversized':
+        if (!info.terminated) this.#tailHasUnterminated = true;
+        if (info.lineNo === 1) this.#report('missing_header', `line 1 is ${info.length} bytes, too long to be a session header`, 1);
+        this.#report('oversized_line', `line ${info.lineNo}: ${info.length} bytes exceeds the ${this.maxLineBytes}-byte line limit; skipped`, info.lineNo);
+        this.#bad(info);
+        return;
+      case 'blank':
+        this.#good(info);
+        return;
+      case 'json':
+        this.#report('invalid_json', `line ${info.lineNo}: invalid JSON (${v.why}); skipped`, info.lineNo);
+        this.#bad(info);
+        return;
+      case 'invalid':
+        this.#report('invalid_entry', `line ${info.lineNo}: ${v.issues}; skipped`, info.lineNo);
+        this.#bad(info);
+        return;
+      case 'entry':
+        if (!this.tree.add(v.entry)) {
+          const p = this.tree.lastProblem;
+          if (p) this.#report(p.kind, `line ${info.lineNo}: ${p.message}`, info.lineNo);
+        }
+        this.#good(info);
+        return;
+    }
+  }
+
+  finish(bytes: number): SessionLoad {
+    const header = this.#header;
+    if (bytes === 0) {
+      this.#report('empty_file', 'session file is empty');
+    } else if (!header && this.#problems.count('missing_header') + this.#problems.count('unknown_version') === 0) {
+      this.#report('missing_header', 'line 1 is not a session header', 1);
+    }
+    const unwritableReason = this.#unwritableReason ?? (header ? undefined : bytes === 0 ? 'Session file is empty' : 'Session file has no valid header');
+    if (this.#tailStartLine !== undefined) {
+      const tailBytes = bytes - this.#goodBytes;
+      const what = this.#tailHasUnterminated ? 'incomplete (no terminating newline)' : 'invalid';
+      this.#report('torn_tail', `last ${tailBytes} bytes from line ${this.#tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`, this.#tailStartLine);
+    }
+    return { header, tree: this.tree, problems: this.#problems.list(), bytes, goodBytes: this.#goodBytes, ...(unwritableReason === undefined ? {} : { unwritableReason }) };
+  }
+}
+
+async function checkFile(path: string): Promise<void> {
   try {
     const st = await stat(path);
     if (st.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
   } catch (err) {
     throw fileError(path, err);
   }
+}
 
-  // Counts plus the first problems of each kind: a gigabyte of bad lines must not become millions of objects.
-  const problemList = new ProblemList<LoadProblem>();
-  const report = (kind: LoadProblemKind, message: string, line?: number): void => {
-    problemList.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({ kind, message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)` }));
-  };
-  const tree = new SessionTree();
-  let header: SessionHeader | undefined;
-  let migrate: (raw: unknown) => unknown = (raw) => raw;
-  let unwritableReason: string | undefined;
-  let goodBytes = 0;
-  // First line of the current run of bad lines at the end of the file (the torn tail), if any.
-  let tailStartLine: number | undefined;
-  let tailHasUnterminated = false;
-
-  const markGood = (info: LineInfo): void => {
-    goodBytes = info.offset + info.length + 1;
-    tailStartLine = undefined;
-  };
-  const markBad = (info: LineInfo): void => {
-    tailStartLine ??= info.lineNo;
-  };
-
-  const onHeader = (info: LineInfo, raw: unknown): boolean => {
-    const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
-    if (obj?.type !== 'session') return false;
-    const version = obj.version;
-    const m = migrationFor(typeof version === 'number' ? version : Number.NaN);
-    if (!m.ok) {
-      report('unknown_version', m.error, info.lineNo);
-      unwritableReason = `Session format not supported (${m.error})`;
-    } else {
-      migrate = m.migrate;
-    }
-    const parsed = SessionHeaderSchema.safeParse(migrate(raw));
-    if (parsed.success) header = parsed.data;
-    else report('missing_header', `line 1 looks like a session header but is invalid: ${describeIssues(parsed.error.issues)}`, info.lineNo);
-    return true;
-  };
-
-  const onEntry = (info: LineInfo, raw: unknown): boolean => {
-    const parsed = EntrySchema.safeParse(migrate(raw));
-    if (!parsed.success) {
-      report('invalid_entry', `line ${info.lineNo}: ${describeIssues(parsed.error.issues)}; skipped`, info.lineNo);
-      return false;
-    }
-    if (!tree.add(parsed.data)) {
-      const p = tree.lastProblem;
-      if (p) report(p.kind, `line ${info.lineNo}: ${p.message}`, info.lineNo);
-    }
-    return true;
-  };
-
+/**
+ * Loads a session without touching the file. Content problems are reported, never thrown; only I/O
+ * errors (missing file, permissions) throw, with a one-line message.
+ */
+export async function loadSessionFile(path: string, opts: LoadOptions = {}): Promise<SessionLoad> {
+  await checkFile(path);
+  const maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const b = new LoadBuilder(maxLineBytes);
   let scan: ScanResult;
   try {
-    scan = await scanLines(
-      path,
-      {
-        line(info, buf, start, end) {
-          let text = buf.toString('utf8', start, end);
-          if (info.lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-          if (!info.terminated) {
-            // A line is committed only once its '\n' is on disk: a final segment without one is a torn write.
-            tailHasUnterminated = true;
-            markBad(info);
-            return;
-          }
-          if (isBlank(text) && info.lineNo > 1) {
-            markGood(info);
-            return;
-          }
-          let raw: unknown;
-          try {
-            raw = JSON.parse(text);
-          } catch (err) {
-            if (info.lineNo === 1) {
-              report('missing_header', 'line 1 is not a session header (not JSON)', 1);
-            } else {
-              const why = err instanceof Error ? err.message : String(err);
-              report('invalid_json', `line ${info.lineNo}: invalid JSON (${why}); skipped`, info.lineNo);
-              markBad(info);
-            }
-            return;
-          }
-          if (info.lineNo === 1 && onHeader(info, raw)) {
-            if (header) markGood(info);
-            return;
-          }
-          if (info.lineNo === 1) report('missing_header', 'line 1 is not a session header; loading its entries read-only', 1);
-          if (onEntry(info, raw)) markGood(info);
-          else markBad(info);
-        },
-        oversized(info) {
-          if (!info.terminated) tailHasUnterminated = true;
-          if (info.lineNo === 1) report('missing_header', `line 1 is ${info.length} bytes, too long to be a session header`, 1);
-          report('oversized_line', `line ${info.lineNo}: ${info.length} bytes exceeds the ${opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES}-byte line limit; skipped`, info.lineNo);
-          markBad(info);
-        },
-      },
-      opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-    );
+    scan = await scanLines(path, b.sink, maxLineBytes);
   } catch (err) {
     throw fileError(path, err);
   }
-
-  if (scan.bytes === 0) {
-    report('empty_file', 'session file is empty');
-  } else if (!header && problemList.count('missing_header') + problemList.count('unknown_version') === 0) {
-    report('missing_header', 'line 1 is not a session header', 1);
-  }
-  if (!header && unwritableReason === undefined) unwritableReason = scan.bytes === 0 ? 'Session file is empty' : 'Session file has no valid header';
-
-  if (tailStartLine !== undefined) {
-    const tailBytes = scan.bytes - goodBytes;
-    const what = tailHasUnterminated ? 'incomplete (no terminating newline)' : 'invalid';
-    report('torn_tail', `last ${tailBytes} bytes from line ${tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`, tailStartLine);
-  }
-  return { header, tree, problems: problemList.list(), bytes: scan.bytes, goodBytes, unwritableReason };
+  return b.finish(scan.bytes);
 }

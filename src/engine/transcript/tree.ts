@@ -22,6 +22,12 @@ export class SessionTree {
   private latest: TreeProblem | undefined;
   private leaf: string | null = null;
 
+  /**
+   * `partial`: the tree holds only the end of a file (read first, src/node/tailRead.ts), so a parent or a leaf
+   * target before its first entry is not an error: the walk to the root simply stops there.
+   */
+  constructor(private readonly opts: { readonly partial?: boolean } = {}) {}
+
   static from(entries: Iterable<Entry>): SessionTree {
     const t = new SessionTree();
     for (const e of entries) t.add(e);
@@ -30,6 +36,11 @@ export class SessionTree {
 
   get leafId(): string | null {
     return this.leaf;
+  }
+
+  /** True for the end of a file read first; false once every line was read. */
+  get partial(): boolean {
+    return this.opts.partial === true;
   }
 
   get size(): number {
@@ -71,13 +82,13 @@ export class SessionTree {
     if (this.byId.has(entry.id)) {
       return this.reject('duplicate_id', entry.id, `duplicate entry id ${entry.id}; later copy skipped`);
     }
-    if (entry.parentId !== null && !this.byId.has(entry.parentId)) {
+    if (entry.parentId !== null && !this.byId.has(entry.parentId) && this.opts.partial !== true) {
       // Parents always precede children in an append-only file; a forward or missing reference is
       // either corruption or a cycle. Keep the entry out of the tree but report it.
       const kind: TreeProblemKind = entry.parentId === entry.id ? 'cycle' : 'unknown_parent';
       return this.reject(kind, entry.id, `entry ${entry.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${entry.parentId}`}; skipped`);
     }
-    if (entry.type === 'leaf' && entry.targetId !== null && !this.byId.has(entry.targetId)) {
+    if (entry.type === 'leaf' && entry.targetId !== null && !this.byId.has(entry.targetId) && this.opts.partial !== true) {
       return this.reject('unknown_leaf_target', entry.id, `leaf move ${entry.id} targets unknown entry ${entry.targetId}; ignored`);
     }
     this.byId.set(entry.id, entry);
