@@ -14,6 +14,7 @@ import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import { planUndo, type UndoAction, type UndoPlan } from '../engine/compaction/undo.js';
 import type { CheckpointKind, Entry, Trigger } from '../engine/transcript/schema.js';
 import { resolveTarget, sidecarPaths, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
+import { keysOf, NO_TOOLS, openParts, type Parts } from './agentParts.js';
 import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
@@ -55,54 +56,6 @@ export interface CompactOptions {
   /** Without one, the user's `/compact` (no ROI gate); with one, that trigger's rules. */
   readonly trigger?: Trigger;
   readonly signal?: AbortSignal;
-}
-
-const NO_TOOLS: ToolHost = {
-  schemas: () => [],
-  run: async (name): Promise<ToolResult> => ({ isError: true, content: `No tools are available in this session (asked for "${name}").` }),
-};
-
-interface Parts {
-  readonly store: JsonlSessionStore;
-  readonly ownsStore: boolean;
-  readonly archive: FileEvidenceArchive;
-  readonly recorder: FlightRecorder;
-  readonly triggers: TriggerState;
-  readonly intentsFile: string;
-  /** An intents file was there when the session opened (or was written since). */
-  intentsSaved: boolean;
-  readonly caches: TokenCaches;
-  readonly logger: Logger | undefined;
-  readonly snapshots: FileSnapshots;
-  /** The API keys this session holds, kept out of every command's environment. */
-  readonly secrets: string[];
-}
-
-/** The key of an OpenAI-compatible endpoint, if the config carries one. */
-function keysOf(model: ModelConfig): string[] {
-  const c = model.chat;
-  return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
-}
-
-type Dirs = { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string; readonly snapshotsDir?: string };
-
-async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = []): Promise<Parts> {
-  const paths = sidecarPaths(resolve(path));
-  const intentsFile = dirs.intentsFile ?? paths.intentsFile;
-  const saved = (await readIntents(intentsFile).catch(() => undefined)) ?? fallbackTriggers;
-  return {
-    store,
-    ownsStore,
-    archive: new FileEvidenceArchive(dirs.archiveDir ?? paths.archiveDir),
-    recorder: new FlightRecorder(dirs.flightLog ?? paths.flightLog, logger),
-    triggers: saved === undefined ? new TriggerState() : TriggerState.fromJSON(saved),
-    intentsFile,
-    intentsSaved: saved !== undefined && saved !== fallbackTriggers,
-    caches: new TokenCaches(),
-    logger,
-    snapshots: new FileSnapshots({ dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)), roots, leaf: () => lastEntryId(store), ...(logger === undefined ? {} : { logger }) }),
-    secrets: [],
-  };
 }
 
 /** What a user asked to rewind: which parts, and whether files edited outside Capsule may be overwritten. */

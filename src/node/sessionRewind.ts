@@ -60,6 +60,8 @@ async function plan(d: RewindDeps, point: RewindPoint): Promise<RestorePlan> {
 }
 
 export async function previewRewind(d: RewindDeps, ref: string): Promise<RewindPreview | RewindFailure> {
+  // A point before the tail a tail-first store opened with is found only in the whole tree.
+  await d.store.whenIndexed();
   const point = resolveRewindPoint(d.store.tree, ref);
   if (!point.ok) return point;
   const { ok: _ok, ...p } = point;
@@ -95,6 +97,7 @@ export function filesDifferNote(files: readonly FilePlan[]): string {
  */
 export async function rewindSession(d: RewindDeps, ref: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean } = {}): Promise<RewindDone | RewindFailure> {
   const store = d.store;
+  await store.whenIndexed();
   if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
   const mode = opts.mode ?? 'both';
   const point = resolveRewindPoint(store.tree, ref);

@@ -156,12 +156,12 @@ export class SessionDirectory {
     return JsonlSessionStore.open(this.sessionPath(id), this.clock ? { create, clock: this.clock } : { create });
   }
 
-  /** Opens an existing chat; read-only when another window writes it. Throws when it does not exist. */
-  async open(id: string, opts: { readonly readOnly?: boolean } = {}): Promise<JsonlSessionStore> {
+  /** Opens an existing chat; read-only when another window writes it. Throws when it does not exist. `tailFirst`: see OpenOptions. */
+  async open(id: string, opts: { readonly readOnly?: boolean; readonly tailFirst?: boolean } = {}): Promise<JsonlSessionStore> {
     const path = this.sessionPath(id);
     const exists = await stat(path).then((s) => s.isFile(), () => false);
     if (!exists) throw new Error(`Session ${id} not found in ${this.sessionsDir}`);
-    return JsonlSessionStore.open(path, { readOnly: opts.readOnly === true });
+    return JsonlSessionStore.open(path, { readOnly: opts.readOnly === true, tailFirst: opts.tailFirst === true });
   }
 
   /**

@@ -69,6 +69,7 @@ class BackWindow {
 
   /** Offset of the last '\n' before `end`. */
   async newlineBefore(end: number): Promise<number> {
+    if (end <= this.lowest) throw new FileChanged('a line reaches past the tail budget');
     for (;;) {
       const covered = end > this.#a && end <= this.#a + this.#buf.length ? end - this.#a : 0;
       if (covered > 0) {
@@ -155,6 +156,7 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
     const byId = new Map<string, { entry: Entry; offset: number }>();
     let last: { entry: Entry; offset: number } | undefined;
     let waitingFor: string | undefined;
+    let sawGood = false;
     let leafId: string | null = null;
     let complete = size === headerEnd;
     let cur = size;
@@ -168,6 +170,11 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
       if (size - offset > maxTail) return undefined;
       const verdict: LineVerdict = length > opts.maxLineBytes ? { kind: 'oversized' } : !terminated ? { kind: 'unterminated' } : judgeLine(win.text(offset, cur), head.migrate);
       rev.push({ offset, length, terminated, verdict });
+      const good = verdict.kind === 'entry' || verdict.kind === 'blank';
+      // A bad line before good ones was skipped, and its children with it: which entries that cuts off is only
+      // sure from the front. Bad lines after the last good one are the torn tail and cut nothing off.
+      if (good) sawGood = true;
+      else if (sawGood) return undefined;
       const atHeader = q === nl;
       if (verdict.kind === 'entry') {
         const hit = { entry: verdict.entry, offset };

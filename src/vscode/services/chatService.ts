@@ -162,6 +162,13 @@ export class ChatService extends Disposable implements OpenChat {
     if (this.#watched?.store === store) return;
     this.#watched?.stop();
     this.#watched = store ? { store, stop: store.onAppended((entry) => this.#appended(entry)) } : undefined;
+    // A chat opened tail-first shows its tail at once; once the whole file is indexed, everything is shown again.
+    if (store && !store.indexed) {
+      this.#changed();
+      void store.whenIndexed().then(() => {
+        if (this.store === store && !this.isDisposed) this.#changed(true);
+      });
+    }
   }
 
   #appended(entry: Entry): void {

@@ -63,7 +63,7 @@ export class SessionService implements vscode.Disposable {
     return this.#run(async () => {
       if (this.#store?.header.id === id) return;
       await this.#release();
-      await this.#install(await this.directory.open(id));
+      await this.#install(await this.directory.open(id, { tailFirst: true }));
     });
   }
 
@@ -102,7 +102,7 @@ export class SessionService implements vscode.Disposable {
 
   async #tryOpen(id: string): Promise<boolean> {
     try {
-      await this.#install(await this.directory.open(id));
+      await this.#install(await this.directory.open(id, { tailFirst: true }));
       return true;
     } catch (err) {
       this.log.log('error', `Could not open chat ${id}`, { error: errorMessage(err) });
@@ -128,9 +128,12 @@ export class SessionService implements vscode.Disposable {
       return;
     }
     await this.#memento.update(CURRENT_SESSION_KEY, store.header.id);
-    if (store.readOnly) this.log.log('warn', `Chat ${store.header.id} is read-only`, { reason: store.readOnlyReason });
-    for (const p of store.problems) this.log.log('warn', `Chat ${store.header.id}: ${p.message}`, { kind: p.kind, line: p.line });
     this.#fire();
+    // Opened tail-first (docs/loading.md): what loading found is known once the whole file is indexed.
+    void store.whenIndexed().then(() => {
+      if (store.readOnly) this.log.log('warn', `Chat ${store.header.id} is read-only`, { reason: store.readOnlyReason });
+      for (const p of store.problems) this.log.log('warn', `Chat ${store.header.id}: ${p.message}`, { kind: p.kind, line: p.line });
+    });
   }
 
   #fire(): void {
