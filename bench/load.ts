@@ -1,27 +1,37 @@
-// Benchmark: streaming session load (loadSessionFile) vs the naive readFileSync + split + JSON.parse reader: time and peak memory.
+// Benchmark: opening a 100 MB (and, with CAPSULE_BENCH_LOAD_1GB=1, a 1 GB) session: time to the chat data the view's first snapshot shows (items + meter) and to fully indexed, tail-first vs the full load, and peak RSS; plain JSON.parse of every line for reference.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadSessionFile } from '../src/node/jsonlStore.js';
+import { createInterface } from 'node:readline';
+import { DEFAULT_SYSTEM_PROMPT } from '../src/engine/agent/systemPrompt.js';
+import { resolveSettings } from '../src/engine/config.js';
+import { JsonlSessionStore } from '../src/node/jsonlStore.js';
+import { budgetOf, TokenCaches, type BudgetBasis } from '../src/node/sessionBudget.js';
+import { TranscriptView } from '../src/vscode/projection/transcriptView.js';
+import { pageOf } from '../src/vscode/projection/transcriptItems.js';
 import { compare, median, type BenchRow } from './lib.js';
 
 const CHILD_ENV = 'CAPSULE_BENCH_LOAD_CHILD';
 const MB = 1024 * 1024;
 
-type Mode = 'streaming' | 'naive';
+type Mode = 'tailFirst' | 'full' | 'parse';
 interface ChildJob {
   readonly mode: Mode;
   readonly file: string;
   readonly runs: number;
 }
 interface ChildResult {
-  readonly timesMs: readonly number[];
+  /** Open → the chat data of the view's first snapshot (its page of items and the meter). */
+  readonly firstMs: readonly number[];
+  /** Open → every line indexed. */
+  readonly indexedMs: readonly number[];
   /** Max RSS over the first (cold) load minus RSS before it, in MB. */
   readonly peakDeltaMb: number;
   readonly entries: number;
+  readonly firstItems: number;
 }
 
 /** Small deterministic PRNG so every run benchmarks the same file. */
@@ -66,8 +76,18 @@ export async function generate(path: string, targetBytes: number): Promise<numbe
     entries++;
   };
   await write({ type: 'session', version: 1, id: 's_bench', createdAt: ts(), cwd: '/home/dev/project', title: 'bench' });
+  await entry({ type: 'system_update', mode: 'base', content: 'You are a coding agent.', reason: 'epoch start' });
+  let sinceCapsule = 0;
+  let keptFrom: string | null = null;
   for (let turn = 0; bytes < targetBytes; turn++) {
     const turnId = `turn_${turn}`;
+    // A compaction about every 2 MB (a 128k window fills at roughly that), keeping the last turns, then a new epoch base.
+    if (bytes - sinceCapsule > 2 * MB && keptFrom !== null) {
+      sinceCapsule = bytes;
+      await entry({ type: 'capsule', summary: `## Goal\nFix the parser (turn ${turn})`, firstKeptEntryId: keptFrom, pinnedEntryIds: [], tokensBefore: 110_000, tokensAfter: 20_000, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${turn}`, details: {} });
+      await entry({ type: 'system_update', mode: 'base', content: 'You are a coding agent.', reason: `new epoch after ck_${turn}` });
+    }
+    if (turn % 4 === 0) keptFrom = `e_${n.toString(36)}`;
     await entry({ type: 'user', content: `Please look at src/module${turn % 50}.ts and fix the failing test. ${'Context. '.repeat(10 + Math.floor(rnd() * 30))}`, turnId });
     const calls = 1 + Math.floor(rnd() * 3);
     for (let c = 0; c < calls; c++) {
@@ -86,41 +106,67 @@ export async function generate(path: string, targetBytes: number): Promise<numbe
   return entries;
 }
 
-/** The reader a first implementation would write: the whole file as one string, split, parse every line. */
-function naiveLoad(file: string): unknown[] {
-  const out: unknown[] = [];
-  for (const line of readFileSync(file, 'utf8').split('\n')) if (line.length > 0) out.push(JSON.parse(line));
-  return out;
+/** Plain JSON.parse of every line, streamed (the floor any validating reader pays). */
+async function parseAll(file: string): Promise<number> {
+  let n = 0;
+  for await (const l of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) if (l.length > 0 && JSON.parse(l) !== undefined) n++;
+  return n - 1;
+}
+
+const basis: BudgetBasis = {
+  model: { model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, source: 'provider' },
+  provider: 'openai',
+  tools: [],
+  resolved: resolveSettings({ raw: {} }),
+  cache: new TokenCaches().forModel('gpt-4o'),
+  system: DEFAULT_SYSTEM_PROMPT,
+};
+
+/** What the view's first snapshot carries of the chat: the last page of items of the branch, and the meter. */
+function firstRender(store: JsonlSessionStore): number {
+  const items = new TranscriptView().items(store, basis);
+  budgetOf(store.tree.branch(), basis, Date.now());
+  return pageOf(items).items.length;
 }
 
 // Keeps each loaded result reachable until the next run, so retained memory counts as it would in the extension.
 let keep: unknown;
 
 async function childMain(job: ChildJob): Promise<void> {
+  // The tokenizer is loaded once before measuring: both paths count with it, and its table is not the session's memory.
+  budgetOf([], basis, Date.now());
   const rssBefore = process.memoryUsage().rss;
-  const timesMs: number[] = [];
+  const firstMs: number[] = [];
+  const indexedMs: number[] = [];
   let peakDeltaMb = 0;
   let entries = 0;
+  let firstItems = 0;
   for (let i = 0; i < job.runs; i++) {
+    if (keep instanceof JsonlSessionStore) await keep.close();
     keep = undefined;
     const t0 = performance.now();
-    if (job.mode === 'streaming') {
-      const load = await loadSessionFile(job.file);
-      entries = load.tree.size;
-      keep = load;
+    if (job.mode === 'parse') {
+      entries = await parseAll(job.file);
+      firstMs.push(performance.now() - t0);
     } else {
-      const all = naiveLoad(job.file);
-      entries = all.length - 1;
-      keep = all;
+      const store = await JsonlSessionStore.open(job.file, { readOnly: true, tailFirst: job.mode === 'tailFirst' });
+      // The full load is indexed when open() returns; tail-first, when whenIndexed() resolves (the first render included).
+      const opened = performance.now() - t0;
+      firstItems = firstRender(store);
+      firstMs.push(performance.now() - t0);
+      await store.whenIndexed();
+      indexedMs.push(job.mode === 'full' ? opened : performance.now() - t0);
+      entries = store.tree.size;
+      keep = store;
     }
-    timesMs.push(performance.now() - t0);
+    if (job.mode === 'parse') indexedMs.push(performance.now() - t0);
     if (i === 0) peakDeltaMb = (process.resourceUsage().maxRSS * 1024 - rssBefore) / MB;
   }
-  const result: ChildResult = { timesMs, peakDeltaMb, entries };
+  const result: ChildResult = { firstMs, indexedMs, peakDeltaMb, entries, firstItems };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-/** One fresh process per (reader, file), so peak memory is not polluted by the other reader. */
+/** One fresh process per (mode, file), so peak memory is not polluted by the other mode. */
 async function measure(job: ChildJob): Promise<ChildResult> {
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(__filename)], {
     cwd: resolve(__dirname, '..'),
@@ -134,26 +180,36 @@ async function measure(job: ChildJob): Promise<ChildResult> {
   return JSON.parse(out.trim().split('\n').at(-1) ?? '') as ChildResult;
 }
 
+const mb = (x: number): number => Math.round(x);
+
 export async function run(): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-bench-load-'));
   const rows: BenchRow[] = [];
+  const sizes = [{ size: 100, runs: 3 }];
+  // 1 GB takes minutes to write and to load the old way: behind a flag, like the garbage bench's long run.
+  if (process.env.CAPSULE_BENCH_LOAD_1GB === '1') sizes.push({ size: 1024, runs: 1 });
   try {
-    for (const { mb, runs } of [
-      { mb: 10, runs: 5 },
-      { mb: 100, runs: 3 },
-    ]) {
-      const file = join(dir, `session-${mb}mb.jsonl`);
-      const entries = await generate(file, mb * MB);
-      const size = (await stat(file)).size;
-      const ours = await measure({ mode: 'streaming', file, runs });
-      const naive = await measure({ mode: 'naive', file, runs });
-      if (ours.entries !== entries) throw new Error(`streaming load found ${ours.entries} entries, expected ${entries}`);
+    for (const { size, runs } of sizes) {
+      const file = join(dir, `session-${size}mb.jsonl`);
+      const entries = await generate(file, size * MB);
+      const fileMB = Math.round(((await stat(file)).size / MB) * 10) / 10;
+      const fast = await measure({ mode: 'tailFirst', file, runs });
+      const full = await measure({ mode: 'full', file, runs });
+      const parse = await measure({ mode: 'parse', file, runs });
+      for (const r of [fast, full]) if (r.entries !== entries) throw new Error(`a load found ${r.entries} entries, expected ${entries}`);
+      const what = `${size >= 1024 ? `${size / 1024} GB` : `${size} MB`} session (${entries} entries)`;
       rows.push(
-        compare(`loadSessionFile ${mb} MB session (${entries} entries, validated + tree)`, median(ours.timesMs), 'naive readFileSync+split+JSON.parse', median(naive.timesMs), runs, {
-          fileMB: Math.round((size / MB) * 10) / 10,
-          peakRssDeltaMB: Math.round(ours.peakDeltaMb),
-          baselinePeakRssDeltaMB: Math.round(naive.peakDeltaMb),
-          memoryRatio: Math.round((naive.peakDeltaMb / Math.max(1, ours.peakDeltaMb)) * 100) / 100,
+        compare(`load ${what}: first render (chat page + meter), tail-first`, median(fast.firstMs), 'full load then render', median(full.firstMs), runs, {
+          fileMB,
+          items: fast.firstItems,
+          peakRssDeltaMB: mb(fast.peakDeltaMb),
+          baselinePeakRssDeltaMB: mb(full.peakDeltaMb),
+          rssPerFileByte: Math.round((fast.peakDeltaMb / fileMB) * 100) / 100,
+        }),
+        compare(`load ${what}: fully indexed, tail-first`, median(fast.indexedMs), 'full load', median(full.indexedMs), runs, {
+          fileMB,
+          plainJsonParseMs: Math.round(median(parse.firstMs)),
+          parsePeakRssDeltaMB: mb(parse.peakDeltaMb),
         }),
       );
       await rm(file, { force: true });
