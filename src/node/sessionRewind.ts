@@ -32,6 +32,8 @@ export interface RewindDone {
   readonly files?: RestoreResult;
   /** The system update that tells the model which files still differ ("Conversation only"). */
   readonly note?: SystemUpdateEntry;
+  /** The files that differ from the moment the conversation moved to (and stay as they are) after a "Conversation only" move. */
+  readonly differ?: readonly FilePlan[];
 }
 
 interface RewindDeps {
@@ -143,5 +145,5 @@ async function moveTo(d: RewindDeps, p: RewindPoint, reason: string, opts: { rea
     note = { type: 'system_update', id: d.ids.next('e_'), parentId: store.leafId(), timestamp: ts(), mode: 'append', content: filesDifferNote(restorePlan.files), reason: 'rewind: files differ' };
     await store.append(note);
   }
-  return { ok: true, point: p, mode, ...(leaf === undefined ? {} : { leaf }), ...(files === undefined ? {} : { files }), ...(note === undefined ? {} : { note }) };
+  return { ok: true, point: p, mode, ...(leaf === undefined ? {} : { leaf }), ...(files === undefined ? {} : { files }), ...(note === undefined ? {} : { note, differ: restorePlan.files }) };
 }

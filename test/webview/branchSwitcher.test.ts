@@ -67,7 +67,7 @@ test('the switcher is drawn from the branch info, labelled, disabled at the ends
     assert.equal(await answer.getByRole('button', { name: 'Previous branch' }).isDisabled(), true, 'nothing before the first branch');
     assert.equal(await answer.getByRole('button', { name: 'Next branch' }).isEnabled(), true);
     // Visible without hovering: the switcher says the message has branches.
-    assert.equal(await group.evaluate((e) => getComputedStyle(e).opacity), '1');
+    assert.equal(await h.value("getComputedStyle(document.querySelector('[data-id=\"e_u2\"] .branch-switcher')).opacity"), '1');
 
     await group.getByRole('button', { name: 'Next branch' }).click();
     await group.getByRole('button', { name: 'Previous branch' }).click();

@@ -125,7 +125,12 @@ export async function switchBranch(host: Host, entryId: string): Promise<void> {
   await host.chat.jobs.addTask('switchBranch', async () => {
     // A second click that arrived before the first switch was shown asks for the branch already shown.
     if (store.tree.branch().some((e) => e.id === entryId)) return;
-    await host.chat.switchBranch(store, entryId);
+    const r = await host.chat.switchBranch(store, entryId);
+    const differ = r?.differ ?? [];
+    if (differ.length > 0) {
+      const names = differ.slice(0, 3).map((f) => shown(f.path)).join(', ');
+      host.out.info(`Files stay as they are: ${names}${differ.length > 3 ? ` and ${differ.length - 3} more` : ''} ${differ.length === 1 ? 'differs' : 'differ'} from this branch, and the model is told so. Rewind to a message of this branch to bring its files back.`);
+    }
   });
 }
 
