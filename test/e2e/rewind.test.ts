@@ -1,4 +1,4 @@
-// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction.
+// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction; ‹ › switches branches.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -164,6 +164,30 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
     await chat.cards.first().getByRole('button', { name: /^Redo/ }).click();
     await chat.frame.locator('.card:not(.undone)').first().waitFor({ timeout: 30_000 });
     await chat.waitForMeterBelow(undone);
+  });
+
+  await step('r07-branch-switcher', async () => {
+    // The edit of r04 forked the chat at its first message: ‹ 2/2 › on the edited one.
+    const edited = userItem('Just say hello instead.').first();
+    const fork2 = edited.getByRole('group', { name: 'Branch 2 of 2' });
+    await fork2.waitFor({ timeout: 30_000 });
+    await fork2.getByRole('button', { name: 'Previous branch' }).click();
+    const original = userItem('Edit the two files, please.').first();
+    const fork1 = original.getByRole('group', { name: 'Branch 1 of 2' });
+    await fork1.waitFor({ timeout: 30_000 });
+    await chat.answer('Short answer to: A follow-up question.').waitFor({ timeout: 30_000 });
+    assert.equal(await userItem('Just say hello instead.').count(), 0, 'branch 1 is shown whole, without the edited message');
+    assert.equal(await chat.cards.count(), 0, "branch 2's compaction is not on branch 1");
+    // Files stay as they are; the chat says which differ from branch 1 (the rewind of r03 put them back).
+    await chat.frame.locator('.item-info', { hasText: 'Files stay as they are' }).waitFor({ timeout: 30_000 });
+    assert.equal(readFileSync(ws('a.txt'), 'utf8'), 'one\n', 'a switch never writes files');
+    await screenshot(page, 'r07-branch-switcher-1of2');
+    await fork1.getByRole('button', { name: 'Next branch' }).click();
+    await userItem('Just say hello instead.').first().getByRole('group', { name: 'Branch 2 of 2' }).waitFor({ timeout: 30_000 });
+    await chat.answer('Short answer to: And the last question.').waitFor({ timeout: 30_000 });
+    assert.equal(await userItem('Edit the two files, please.').count(), 0);
+    assert.equal(await chat.cards.count(), 1, "branch 2's compaction is back");
+    await screenshot(page, 'r07-branch-switcher-2of2');
   });
 
   const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));
