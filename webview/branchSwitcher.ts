@@ -33,9 +33,18 @@ export interface PendingSwitch {
 }
 
 export function pendingSwitch(target: string, btn: HTMLElement, scroller: HTMLElement): PendingSwitch {
-  const node = btn.closest('[data-id]');
-  // Retry's switcher sits on the answer and its target is the question above it, which then takes the answer's place.
-  const offset = node ? Math.max(0, node.getBoundingClientRect().top - scroller.getBoundingClientRect().top) : 0;
+  let node = btn.closest('.item');
+  // Retry's switcher sits on the answer and names the question of the other branch: that question takes the place of
+  // the one above this answer, so the answer (same question, same height) and its switcher stay where they were.
+  if (node && !node.classList.contains('item-user')) {
+    for (let p = node.previousElementSibling; p; p = p.previousElementSibling) {
+      if (p.classList.contains('item-user')) {
+        node = p;
+        break;
+      }
+    }
+  }
+  const offset = node ? node.getBoundingClientRect().top - scroller.getBoundingClientRect().top : 0;
   return { target, dir: btn.dataset.dir === 'next' ? 'next' : 'previous', offset };
 }
 

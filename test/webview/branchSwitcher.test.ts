@@ -120,3 +120,24 @@ for (const width of [170, 292]) {
     );
   });
 }
+
+test("Retry's switcher on the answer: the other branch's answer and its switcher take this one's place", async () => {
+  await scenario(browser, 'branch-switcher-retry', async (h) => {
+    const retry = (n: 1 | 2): TranscriptItem[] => [
+      { id: `e_q${n}`, kind: 'user', text: 'Why does the loader skip lines?' },
+      { id: `e_r${n}`, kind: 'assistant', markdown: n === 1 ? 'Because they are damaged.' : 'It skips lines it cannot parse.', branch: n === 1 ? { index: 1, count: 2, next: 'e_q2' } : { index: 2, count: 2, previous: 'e_q1' } },
+    ];
+    await h.send(chat(retry(1)));
+    const first = h.page.locator('[data-id="e_r1"]').getByRole('group', { name: 'Branch 1 of 2' });
+    await first.waitFor();
+    await h.value("(document.querySelector('[data-id=\"e_q1\"]').scrollIntoView({ block: 'start' }), 0)");
+    const before = await h.value<number>("document.querySelector('[data-id=\"e_r1\"] .branch-switcher').getBoundingClientRect().top");
+    await first.getByRole('button', { name: 'Next branch' }).click();
+    assert.deepEqual(await switches(h), ['e_q2'], 'the switch names the question of the other branch');
+    await h.send(chat(retry(2)));
+    await h.page.locator('[data-id="e_r2"]').getByRole('group', { name: 'Branch 2 of 2' }).waitFor();
+    const after = await h.value<number>("document.querySelector('[data-id=\"e_r2\"] .branch-switcher').getBoundingClientRect().top");
+    assert.ok(Math.abs(after - before) <= 1, `the switcher stays in place (${before} → ${after})`);
+    assert.equal(await h.value("document.activeElement?.closest('[data-id]')?.getAttribute('data-id')"), 'e_r2', "the focus is in the answer's switcher");
+  });
+});
