@@ -141,6 +141,8 @@ export async function exportCapsuleFromSession(sessionPath: string, opts: Export
 
 /** Exports from an already loaded session (the extension's open chat). */
 export async function exportFromTree(tree: SessionTree, header: SessionHeader, opts: ExportOptions): Promise<ExportResult> {
+  // A chat opened tail-first holds only its end until indexed (docs/loading.md): an export would miss what lies before.
+  if (tree.partial) throw new CapsuleFileError('io', 'The chat is still being read from disk; export it again in a moment.');
   const selection = selectCapsule(tree, opts.checkpointId);
   if (!selection.ok) throw new CapsuleFileError('no_capsule', selection.message);
   const counter = counterForModel(COUNT_MODEL);

@@ -8,6 +8,7 @@ import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { JsonlSessionStore, loadSessionFile, tailFirstHooks } from '../../../src/node/jsonlStore.js';
 import { rewindSession } from '../../../src/node/sessionRewind.js';
+import { exportFromTree } from '../../../src/node/capsuleFiles.js';
 import { nodeClock, nodeIds } from '../../../src/node/nodeClock.js';
 import { assistant, capsule, headerLine, line, tempDir, user } from './storeHelpers.js';
 import { ending, op, sessionText, shape } from './tailSessions.js';
@@ -188,4 +189,19 @@ test('a rewind to an entry before the tail, and a switch back to the other branc
     assert.deepEqual(again.entries(), full.tree.entries());
     await again.close();
   }
+});
+
+test('an export asked for before the chat is indexed is refused with a clear message, and goes ahead once it is', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 's_test.jsonl');
+  await writeFile(path, compactedSession(60).text);
+  const gate = holdIndexing(t);
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, readOnly: true });
+  const out = join(dir, 'k1.capsule.md');
+  await assert.rejects(exportFromTree(store.tree, store.header, { out, checkpointId: 'ck_k1' }), /still being read from disk/);
+  gate.release();
+  await store.whenIndexed();
+  // Indexed, the export goes on to the capsule itself (this test's capsule lacks the sections a file needs).
+  await assert.rejects(exportFromTree(store.tree, store.header, { out, checkpointId: 'ck_k1' }), /missing sections/);
+  await store.close();
 });
