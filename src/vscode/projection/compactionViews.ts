@@ -5,6 +5,7 @@ import { IMPORTED_DETAILS_KEY } from '../../engine/portable/imported.js';
 import type { TokenCategories } from '../../engine/tokens/estimate.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
+import { reachableTail } from '../../engine/transcript/tail.js';
 import type { SessionTree } from '../../engine/transcript/tree.js';
 import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
 import { categoriesOf } from '../../node/sessionBudget.js';
@@ -43,8 +44,10 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
     ...(operationId === undefined ? {} : { operationId: operationId.slice(0, LIMITS.id) }),
     tokensBefore: capsule.tokensBefore,
     tokensAfter: capsule.tokensAfter,
-    before: categoriesView(categoriesOf(tree.branch(capsule.parentId), basis)),
-    after: categoriesView(categoriesOf(tree.branch(capsule.id), basis)),
+    // The reachable tail gives the same model input as the whole branch (property-tested) at the cost of the tail:
+    // a chat with hundreds of compactions would otherwise walk its whole branch once per card.
+    before: categoriesView(categoriesOf(reachableTail(tree, capsule.parentId), basis)),
+    after: categoriesView(categoriesOf(reachableTail(tree, capsule.id), basis)),
     durationMs: Math.max(0, durationMs ?? 0),
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
