@@ -1,11 +1,13 @@
-// Benchmark: non-LLM compaction overhead (plan, ledger, fallback capsule, evidence archive write) vs re-tokenizing the same branch.
+// Benchmark: non-LLM compaction overhead (plan, ledger, fallback capsule, evidence archive write; and runCompaction end to end) vs re-tokenizing the same branch.
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runCompaction } from '../src/engine/compaction/compactor.js';
 import { planCut, isNothingToCompact, type CutPlan } from '../src/engine/compaction/cut.js';
+import { makePlan } from '../src/engine/compaction/plan.js';
 import { buildFallbackCapsule } from '../src/engine/compaction/fallback.js';
 import { buildLedger, EMPTY_LEDGER, type Ledger } from '../src/engine/compaction/ledger.js';
-import type { ToolSchema } from '../src/engine/ports.js';
+import type { ToolSchema, TranscriptStore } from '../src/engine/ports.js';
 import { EntryTokenCache } from '../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../src/engine/tokens/estimate.js';
 import { counterForModel } from '../src/node/tokenCounter.js';
@@ -91,11 +93,18 @@ interface Phases {
   readonly fallbackMs: number;
   readonly archiveMs: number;
   readonly totalMs: number;
+  /** CPU time of the process over the whole compaction (user + system): steadier than wall time on a shared machine. */
+  readonly cpuMs: number;
   readonly capsuleTokens: number;
 }
 
-/** One compaction without the model, phase by phase, as runCompaction does it with a warm per-entry cache. */
+/**
+ * One compaction without the model, phase by phase, as runCompaction does it with a warm token cache (counts are
+ * cached by entry id when entries are appended). `branch` is a fresh copy per run: what the engine memoizes on the
+ * entry objects themselves (parsed tool calls, result statuses) is cold, as at a session's first compaction.
+ */
 async function compactOnce(branch: readonly Entry[], cache: EntryTokenCache, lastTurn: string, archive: FileEvidenceArchive, op: number): Promise<Phases> {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const cut = planCut({ branch, tokensOf: (e) => cache.tokensOf(e), keepRecentTokens: KEEP_RECENT, level: 0, activeTurnId: lastTurn });
   if (isNothingToCompact(cut)) throw new Error(`bench session has nothing to compact: ${cut.reason}`);
@@ -104,12 +113,14 @@ async function compactOnce(branch: readonly Entry[], cache: EntryTokenCache, las
   const previous: Ledger = { ...EMPTY_LEDGER, originalTask: firstAsk?.type === 'user' ? firstAsk.content : null };
   const ledger = buildLedger([...cut.summarize, ...cut.kept], previous);
   const t2 = performance.now();
-  const capsule = buildFallbackCapsule({ span: cut.summarize, ledger, reason: 'benchmark: no summarizer model' });
+  // A reason of its own per run, so no run reuses the count of an earlier run's identical capsule text.
+  const capsule = buildFallbackCapsule({ span: cut.summarize, ledger, reason: `benchmark run ${op}: no summarizer model` });
   const capsuleTokens = cache.capsulePair(capsule.text);
   const t3 = performance.now();
   await archive.save({ operationId: `op_bench${op}`, checkpointId: `ck_bench${op}`, createdAt: new Date(0).toISOString(), excluded: excluded(cut), summarizerInput: [] });
   const t4 = performance.now();
-  return { planMs: t1 - t0, ledgerMs: t2 - t1, fallbackMs: t3 - t2, archiveMs: t4 - t3, totalMs: t4 - t0, capsuleTokens };
+  const cpu = process.cpuUsage(cpu0);
+  return { planMs: t1 - t0, ledgerMs: t2 - t1, fallbackMs: t3 - t2, archiveMs: t4 - t3, totalMs: t4 - t0, cpuMs: (cpu.user + cpu.system) / 1000, capsuleTokens };
 }
 
 /**
@@ -143,10 +154,56 @@ async function compactLater(tree: SessionTree, cache: EntryTokenCache, archive: 
   const cut = planCut({ branch: tail, tokensOf: (e) => cache.tokensOf(e), keepRecentTokens: KEEP_RECENT, level: 0 });
   if (isNothingToCompact(cut) || !cut.previousCapsule) throw new Error('bench: the later compaction has nothing to compact');
   const ledger = buildLedger([...cut.summarize, ...cut.kept], ledgerFromDetails(cut.previousCapsule.details));
-  const capsule = buildFallbackCapsule({ span: cut.summarize, previousCapsule: cut.previousCapsule, ledger, reason: 'benchmark: no summarizer model' });
+  const capsule = buildFallbackCapsule({ span: cut.summarize, previousCapsule: cut.previousCapsule, ledger, reason: `benchmark run ${op}: no summarizer model` });
   cache.capsulePair(capsule.text);
   await archive.save({ operationId: `op_later${op}`, checkpointId: `ck_later${op}`, createdAt: new Date(0).toISOString(), excluded: excluded(cut), summarizerInput: [] });
   return performance.now() - t0;
+}
+
+/** A session held in memory: appends go to the tree, nothing is written (the JSONL store is measured by the load bench). */
+function memoryStore(entries: readonly Entry[]): TranscriptStore {
+  const tree = SessionTree.from(entries);
+  return {
+    header: { type: 'session', version: 1, id: 's_bench', createdAt: new Date(0).toISOString(), cwd: '/bench' },
+    readOnly: false,
+    entries: () => tree.entries(),
+    leafId: () => tree.leafId,
+    get: (id) => tree.get(id),
+    append: async (e) => {
+      tree.add(e);
+    },
+    close: async () => undefined,
+  };
+}
+
+/**
+ * The real apply step, as `capsule compact --fallback` runs it: runCompaction with no summarizer model. Each run
+ * gets its own token cache, warmed with the entries outside the timing (as appends do), so the capsule's count is
+ * not remembered from the run before.
+ */
+async function runFallback(branch: readonly Entry[], lastTurn: string, archive: FileEvidenceArchive, op: number): Promise<number> {
+  const store = memoryStore(branch);
+  const cache = new EntryTokenCache(counterForModel('gpt-4o'));
+  for (const e of branch) cache.tokensOf(e);
+  let n = 0;
+  const t0 = performance.now();
+  const plan = makePlan({
+    operationId: `op_e2e${op}`, trigger: 'user', mandatory: false, roiExempt: true, branch, leafAtPlan: store.leafId(), level: 0,
+    tokensOf: (e) => cache.tokensOf(e), tokensBefore: 0, tokensSource: 'estimated', limits: { contextWindow: 1_000_000, hardLimit: 900_000, softLimit: 800_000 },
+    keepRecentTokens: KEEP_RECENT, turnId: lastTurn,
+  });
+  const outcome = await runCompaction(
+    {
+      store, archive, cache, tools: TOOLS, defaultSystem: SYSTEM, maxOutputTokens: MAX_OUTPUT,
+      clock: { now: () => 0, sleep: async () => undefined }, ids: { next: (prefix) => `${prefix}${op}_${++n}` },
+      settings: { timeoutMs: 60_000, minReclaimableTokens: 0, minSavingsRatio: 0 },
+    },
+    plan,
+    new AbortController().signal,
+  );
+  const ms = performance.now() - t0;
+  if (outcome.outcome !== 'completed') throw new Error(`bench: the end-to-end compaction ended ${outcome.outcome}: ${'reason' in outcome ? outcome.reason : ''}`);
+  return ms;
 }
 
 /** The baseline: one full estimate of the same branch with a fresh cache, i.e. re-tokenizing every message. */
@@ -174,7 +231,7 @@ export async function run(): Promise<BenchRow[]> {
       const archive = new FileEvidenceArchive(join(dir, p.label));
       await compactOnce(entries, cache, lastTurn, archive, ++op); // JIT and file-system warm-up, unmeasured
       const phases: Phases[] = [];
-      for (let i = 0; i < p.runs; i++) phases.push(await compactOnce(entries, cache, lastTurn, archive, ++op));
+      for (let i = 0; i < p.runs; i++) phases.push(await compactOnce(structuredClone(entries), cache, lastTurn, archive, ++op));
       const baseline = Array.from({ length: p.baselineRuns }, () => reTokenize(entries));
       const stringify = Array.from({ length: p.runs }, () => {
         const t0 = performance.now();
@@ -192,6 +249,7 @@ export async function run(): Promise<BenchRow[]> {
           ledgerMs: m('ledgerMs'),
           fallbackCapsuleMs: m('fallbackMs'),
           archiveWriteMs: m('archiveMs'),
+          cpuMs: m('cpuMs'),
           jsonStringifyBranchMs: Number(median(stringify).toFixed(3)),
           capsuleTokens: m('capsuleTokens'),
           archiveKb: Math.round(snapshot.size / 1024),
@@ -200,12 +258,19 @@ export async function run(): Promise<BenchRow[]> {
       const later = withPreviousCapsule(entries, (e) => cache.tokensOf(e));
       await compactLater(later, cache, archive, ++op); // warm-up, unmeasured
       const laterMs: number[] = [];
-      for (let i = 0; i < p.runs; i++) laterMs.push(await compactLater(later, cache, archive, ++op));
+      // A fresh copy of the session each run: nothing memoized on the entries carries over from the run before.
+      for (let i = 0; i < p.runs; i++) laterMs.push(await compactLater(withPreviousCapsule(structuredClone(entries), (e) => cache.tokensOf(e)), cache, archive, ++op));
       rows.push(
         compare(`later compaction without the model, ${p.label}-token session, previous capsule kept ~60k (plan from the tail + ledger + fallback + archive)`, Number(median(laterMs).toFixed(3)), 'first compaction of the same session (row above)', m('totalMs'), p.runs, {
           tailEntries: reachableTail(later, later.leafId).length,
           branchEntries: later.branch().length,
         }),
+      );
+      const endToEnd: number[] = [];
+      await runFallback(structuredClone(entries), lastTurn, archive, ++op); // warm-up, unmeasured
+      for (let i = 0; i < p.runs; i++) endToEnd.push(await runFallback(structuredClone(entries), lastTurn, archive, ++op));
+      rows.push(
+        compare(`runCompaction end to end without the model, ${p.label} tokens (fallback capsule, retention, exact re-measure, archive; session file in memory)`, Number(median(endToEnd).toFixed(3)), 'first compaction by phases (row above the later one)', m('totalMs'), p.runs),
       );
       await Promise.resolve(); // let the event loop breathe between sizes
     }

@@ -1,30 +1,26 @@
 // The `capsule` command: budget, verify, import, compact, rewind, show and chat over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
-import { BUDGET_USAGE, budgetCommand } from './commands/budget.js';
-import { CHAT_USAGE, chatCommand } from './commands/chat.js';
-import { COMPACT_USAGE, compactCommand } from './commands/compact.js';
-import { EXPORT_USAGE, exportCommand } from './commands/export.js';
-import { IMPORT_USAGE, importCommand } from './commands/import.js';
-import { SHOW_USAGE, showCommand } from './commands/show.js';
-import { LOAD_USAGE, loadCommand } from './commands/load.js';
-import { REWIND_USAGE, rewindCommand } from './commands/rewind.js';
-import { UNDO_COMPACTION_USAGE, undoCompactionCommand } from './commands/undoCompaction.js';
-import { VERIFY_USAGE, verifyCommand } from './commands/verify.js';
+import {
+  BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
+} from './usage.js';
 import { setLockHolderName } from '../node/sessionLock.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 
+/** Each command's module is loaded when it runs, so `--help` and a short command pay only for what they use. */
+const lazy = <M>(load: () => Promise<M>, pick: (m: M) => Command): Command => async (cli, out) => pick(await load())(cli, out);
+
 const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: string }>> = {
-  budget: { run: budgetCommand, usage: BUDGET_USAGE, about: 'context budget of a session (the /budget figures)' },
-  verify: { run: verifyCommand, usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
-  import: { run: importCommand, usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
-  compact: { run: compactCommand, usage: COMPACT_USAGE, about: 'compact a session now (same engine as the extension) and print the result line' },
-  rewind: { run: rewindCommand, usage: REWIND_USAGE, about: 'rewind to a checkpoint or message (the chat\'s Rewind): the conversation, with --files also the files; nothing is deleted' },
-  'undo-compaction': { run: undoCompactionCommand, usage: UNDO_COMPACTION_USAGE, about: 'undo (or --redo) one compaction, keeping later turns; refused when the result would not fit' },
-  show: { run: showCommand, usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
-  export: { run: exportCommand, usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
-  load: { run: loadCommand, usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
-  chat: { run: chatCommand, usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
+  budget: { run: lazy(() => import('./commands/budget.js'), (m) => m.budgetCommand), usage: BUDGET_USAGE, about: 'context budget of a session (the /budget figures)' },
+  verify: { run: lazy(() => import('./commands/verify.js'), (m) => m.verifyCommand), usage: VERIFY_USAGE, about: 'check a session file; exits 1 when it finds problems' },
+  import: { run: lazy(() => import('./commands/import.js'), (m) => m.importCommand), usage: IMPORT_USAGE, about: 'turn OpenAI chat-completions messages into a session' },
+  compact: { run: lazy(() => import('./commands/compact.js'), (m) => m.compactCommand), usage: COMPACT_USAGE, about: 'compact a session now (same engine as the extension) and print the result line' },
+  rewind: { run: lazy(() => import('./commands/rewind.js'), (m) => m.rewindCommand), usage: REWIND_USAGE, about: 'rewind to a checkpoint or message (the chat\'s Rewind): the conversation, with --files also the files; nothing is deleted' },
+  'undo-compaction': { run: lazy(() => import('./commands/undoCompaction.js'), (m) => m.undoCompactionCommand), usage: UNDO_COMPACTION_USAGE, about: 'undo (or --redo) one compaction, keeping later turns; refused when the result would not fit' },
+  show: { run: lazy(() => import('./commands/show.js'), (m) => m.showCommand), usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
+  export: { run: lazy(() => import('./commands/export.js'), (m) => m.exportCommand), usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
+  load: { run: lazy(() => import('./commands/load.js'), (m) => m.loadCommand), usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
+  chat: { run: lazy(() => import('./commands/chat.js'), (m) => m.chatCommand), usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
 };
 
 function help(): string {

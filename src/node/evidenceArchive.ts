@@ -66,6 +66,86 @@ function issuesOf(error: z.ZodError): string {
   return error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
 }
 
+type Parsed = { readonly success: true; readonly data: EvidenceFile } | { readonly success: false; readonly error: z.ZodError };
+
+/**
+ * EvidenceFileSchema.safeParse, with the same result, without zod walking every message of a million-token span:
+ * the small head is parsed by zod, and each message that already has the plain shape the engine produces is
+ * rebuilt in the schema's key order (what zod would return). A message that does not (images, unknown keys, a bad
+ * value) goes through zod itself, and any failure re-runs the whole parse so the error names the same issues.
+ */
+function parseEvidence(raw: Readonly<Record<string, unknown>> & { readonly excluded: unknown; readonly summarizerInput: unknown }): Parsed {
+  const whole = (): Parsed => EvidenceFileSchema.safeParse(raw);
+  const head = EvidenceFileSchema.safeParse({ ...raw, excluded: [], summarizerInput: [] });
+  if (!head.success) return whole();
+  const excluded = messagesOf(raw.excluded);
+  const summarizerInput = excluded === undefined ? undefined : messagesOf(raw.summarizerInput);
+  if (excluded === undefined || summarizerInput === undefined) return whole();
+  return { success: true, data: { ...head.data, excluded, summarizerInput } };
+}
+
+type ArchivedMessage = EvidenceFile['excluded'][number];
+
+function messagesOf(list: unknown): ArchivedMessage[] | undefined {
+  if (!Array.isArray(list)) return undefined;
+  const out: ArchivedMessage[] = [];
+  for (const m of list as unknown[]) {
+    const plain = plainMessage(m);
+    if (plain !== undefined) {
+      out.push(plain);
+      continue;
+    }
+    const r = ModelMessageSchema.safeParse(m);
+    if (!r.success) return undefined;
+    out.push(r.data);
+  }
+  return out;
+}
+
+const USER_KEYS = new Set(['role', 'content', 'entryId']);
+const ASSISTANT_KEYS = new Set(['role', 'content', 'toolCalls', 'entryId']);
+const TOOL_KEYS = new Set(['role', 'toolCallId', 'content', 'entryId']);
+const CALL_KEYS = new Set(['id', 'name', 'arguments']);
+
+const onlyKeys = (o: object, allowed: ReadonlySet<string>): boolean => Object.keys(o).every((k) => allowed.has(k));
+const optionalString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
+const filled = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** The message as zod would return it, when it has nothing zod would strip, reject or need to look into (images). */
+function plainMessage(m: unknown): ArchivedMessage | undefined {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return undefined;
+  const o = m as Record<string, unknown>;
+  const entryId = o['entryId'];
+  if (!optionalString(entryId) || typeof o['content'] !== 'string') return undefined;
+  const content = o['content'];
+  const id = entryId === undefined ? {} : { entryId };
+  switch (o['role']) {
+    case 'user':
+      return onlyKeys(o, USER_KEYS) ? { role: 'user', content, ...id } : undefined;
+    case 'tool': {
+      const toolCallId = o['toolCallId'];
+      return onlyKeys(o, TOOL_KEYS) && typeof toolCallId === 'string' ? { role: 'tool', toolCallId, content, ...id } : undefined;
+    }
+    case 'assistant': {
+      if (!onlyKeys(o, ASSISTANT_KEYS)) return undefined;
+      const calls = o['toolCalls'];
+      if (calls === undefined) return { role: 'assistant', content, ...id };
+      if (!Array.isArray(calls)) return undefined;
+      const toolCalls: { id: string; name: string; arguments: string }[] = [];
+      for (const c of calls as unknown[]) {
+        if (typeof c !== 'object' || c === null || !onlyKeys(c, CALL_KEYS)) return undefined;
+        const call = c as Record<string, unknown>;
+        const [cid, name, args] = [call['id'], call['name'], call['arguments']];
+        if (!filled(cid) || !filled(name) || typeof args !== 'string') return undefined;
+        toolCalls.push({ id: cid, name, arguments: args });
+      }
+      return { role: 'assistant', content, toolCalls, ...id };
+    }
+    default:
+      return undefined;
+  }
+}
+
 export class FileEvidenceArchive implements EvidenceArchive {
   readonly dir: string;
 
@@ -85,7 +165,7 @@ export class FileEvidenceArchive implements EvidenceArchive {
    */
   async save(snapshot: EvidenceSnapshot & { readonly truncatedItems?: readonly number[] }): Promise<void> {
     const final = this.fileOf(snapshot.operationId);
-    const parsed = EvidenceFileSchema.safeParse({
+    const parsed = parseEvidence({
       format: FORMAT,
       version: VERSION,
       operationId: snapshot.operationId,

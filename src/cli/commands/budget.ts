@@ -7,8 +7,9 @@ import type { Entry } from '../../engine/transcript/schema.js';
 import type { ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
+import { BUDGET_USAGE } from '../usage.js';
 
-export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
+export { BUDGET_USAGE };
 
 /** The provider's own count of the last request, when a reply reported one. */
 function lastReported(branch: readonly Entry[]): { readonly promptTokens: number; readonly entryId: string; readonly model?: string } | undefined {

@@ -12,9 +12,9 @@ import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
+import { CHAT_USAGE } from '../usage.js';
 
-export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt"';
+export { CHAT_USAGE };
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;

@@ -7,9 +7,9 @@ import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
+import { COMPACT_USAGE } from '../usage.js';
 
-export const COMPACT_USAGE =
-  'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
+export { COMPACT_USAGE };
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;

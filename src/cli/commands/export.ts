@@ -1,8 +1,9 @@
 // `capsule export <session.jsonl> [ck_…] -o <file.capsule.md>`: writes a checkpoint's capsule as a portable file (docs/behaviour.md#portable).
 import { CapsuleFileError, exportCapsuleFromSession } from '../../node/capsuleFiles.js';
 import { CliError, type ParsedCli } from '../args.js';
+import { EXPORT_USAGE } from '../usage.js';
 
-export const EXPORT_USAGE = 'capsule export <session.jsonl> [ck_…] -o <file.capsule.md> [--title T] [--force]';
+export { EXPORT_USAGE };
 
 export async function exportCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const [session, positionalCheckpoint, extra] = cli.positionals;

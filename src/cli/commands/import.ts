@@ -7,8 +7,9 @@ import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/i
 import { ImportRefused, importFileProblem, writeImportedSession } from '../../node/importSession.js';
 import { readRegularFile } from '../../node/regularFile.js';
 import { CliError, type ParsedCli } from '../args.js';
+import { IMPORT_USAGE } from '../usage.js';
 
-export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--from ${IMPORT_FORMATS.join('|')}] [--model M]`;
+export { IMPORT_USAGE };
 
 async function exists(path: string): Promise<boolean> {
   try {

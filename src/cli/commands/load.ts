@@ -1,8 +1,9 @@
 // `capsule load <file.capsule.md> --new-session <s.jsonl> | --into <s.jsonl>`: validates a capsule file and seeds a session with it.
 import { CapsuleFileError, loadCapsuleIntoNewSession, loadCapsuleIntoSession, readCapsuleFile } from '../../node/capsuleFiles.js';
 import { CliError, type ParsedCli } from '../args.js';
+import { LOAD_USAGE } from '../usage.js';
 
-export const LOAD_USAGE = 'capsule load <file.capsule.md> (--new-session <session.jsonl> | --into <session.jsonl>) [--anyway] [--workspace DIR]';
+export { LOAD_USAGE };
 
 function stringFlag(cli: ParsedCli, name: string): string | undefined {
   const v = cli.flags[name];

@@ -4,8 +4,9 @@ import type { FilePlan } from '../../node/snapshots/restore.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
+import { REWIND_USAGE } from '../usage.js';
 
-export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
+export { REWIND_USAGE };
 
 function fileLine(f: FilePlan): string {
   const what = f.action === 'delete' ? 'delete (created later)' : f.action === 'recreate' ? 'recreate (deleted later)' : 'restore';

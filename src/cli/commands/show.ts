@@ -6,8 +6,9 @@ import type { CapsuleEntry } from '../../engine/transcript/schema.js';
 import type { SessionTree } from '../../engine/transcript/tree.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { loadSessionForReading } from '../session.js';
+import { SHOW_USAGE } from '../usage.js';
 
-export const SHOW_USAGE = 'capsule show <session.jsonl> [--checkpoint ck_…] [--retention] [--json]';
+export { SHOW_USAGE };
 
 /** The capsule made at `checkpointId`, on any branch (the newest, should a checkpoint id ever repeat). */
 function capsuleAt(tree: SessionTree, checkpointId: string, path: string): CapsuleEntry {

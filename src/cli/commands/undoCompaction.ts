@@ -1,8 +1,9 @@
 // `capsule undo-compaction <session.jsonl> <ck_…> [--redo]`: the model input is built as if that capsule did not exist (or with it again).
 import { CliError, type ParsedCli } from '../args.js';
 import { cliSettings, openOffline } from '../session.js';
+import { UNDO_COMPACTION_USAGE } from '../usage.js';
 
-export const UNDO_COMPACTION_USAGE = 'capsule undo-compaction <session.jsonl> <ck_…|capsule entry id> [--redo] [--json]';
+export { UNDO_COMPACTION_USAGE };
 
 export async function undoCompactionCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const [path, ref] = cli.positionals;

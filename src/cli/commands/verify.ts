@@ -2,8 +2,9 @@
 import { verifySession } from '../../engine/transcript/verify.js';
 import type { ParsedCli } from '../args.js';
 import { loadForReading } from '../session.js';
+import { VERIFY_USAGE } from '../usage.js';
 
-export const VERIFY_USAGE = 'capsule verify <session.jsonl> [--json]';
+export { VERIFY_USAGE };
 
 export async function verifyCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const path = cli.positionals[0];

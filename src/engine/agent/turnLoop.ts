@@ -8,7 +8,7 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
-import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
+import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
@@ -16,8 +16,9 @@ import { type AgentDeps, errText, infoOf } from './agentDeps.js';
 import type { FaultInfo } from '../provider/faults.js';
 import { learnWindow } from './windowLearning.js';
 import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
-import { CANCELLED_BEFORE_RUN, endToolTurn, runToolBatch } from './toolBatch.js';
+import { runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
+import { blockedStatus, finishTurn, type TurnEndContext } from './turnEnd.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
@@ -297,7 +298,7 @@ export class Agent {
         await this.flushUpdates();
         // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
         const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
-        if (!pre.mayProceed) return this.finish(st, this.blockedStatus(pre, st.signal), pre.error);
+        if (!pre.mayProceed) return this.finish(st, blockedStatus(pre, st.signal), pre.error);
         const step = await runRequest(
           {
             model: this.model,
@@ -371,10 +372,6 @@ export class Agent {
     this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
   }
 
-  private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {
-    return signal.aborted || pre.outcomes.some((o) => o.outcome === 'cancelled') ? 'cancelled' : 'failed';
-  }
-
   private buildRequest(): { request: ChatRequest; fingerprint: string } {
     const input = buildModelInput(this.branches.tail(), this.deps.systemPrompt);
     const tools = this.deps.tools.schemas();
@@ -385,46 +382,16 @@ export class Agent {
     };
   }
 
-  /**
-   * The last line of defence for whole tool pairs: a turn that ended by an unexpected error between an assistant's
-   * tool calls and their results gets an error result for each call left open, so the next request is valid.
-   */
-  private async closeOpenCalls(st: TurnState, status: TurnStatus): Promise<void> {
-    for (const c of unansweredAtLeaf(this.branches.branch())) {
-      const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
-      const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
-      await this.deps.store.append(entry);
-    }
-  }
-
-  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
-    const store = this.deps.store;
-    const stopped = await endToolTurn(this.deps.tools, (err) => this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
-    if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
-    if (!store.readOnly) {
-      try {
-        if (status !== 'completed') await this.closeOpenCalls(st, status);
-        await this.flushBatchCheckpoints(true);
-      } catch (err) {
-        this.deps.logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
-      }
-      const entry: TurnEndEntry = { ...this.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) };
-      try {
-        await store.append(entry);
-      } catch (err) {
-        this.deps.logger?.log('error', `Could not record the end of turn ${st.turnId}: ${errText(err)}`);
-      }
-    }
-    this.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) });
-    this.deps.logger?.log(status === 'failed' ? 'warn' : 'info', `Turn ${st.turnId} ${status}${error ? `: ${error}` : ''}`, { turnId: st.turnId, requests: st.requests });
-    if (status === 'completed') {
-      // docs/behaviour.md#triggers: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
-      try {
-        if (this.barrier.measure().tokens >= this.barrier.limits().softLimit) this.triggers.recordIntent('turn_complete', st.turnId);
-      } catch (err) {
-        this.deps.logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
-      }
-    }
-    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }) };
+  private finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
+    const ctx: TurnEndContext = {
+      deps: this.deps,
+      barrier: this.barrier,
+      triggers: this.triggers,
+      emit: (e) => this.emit(e),
+      entryBase: () => this.entryBase(),
+      branch: () => this.branches.branch(),
+      flushBatchCheckpoints: (force) => this.flushBatchCheckpoints(force),
+    };
+    return finishTurn(ctx, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }) });
   }
 }

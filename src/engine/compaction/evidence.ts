@@ -106,7 +106,8 @@ const TRUNCATION_MARKER = /^\[\.\.\. \d+ (?:lines|characters) truncated \.\.\.\]
 export function detectTruncatedItems(snapshot: EvidenceSnapshot): number[] {
   const out: number[] = [];
   [...snapshot.excluded, ...snapshot.summarizerInput].forEach((m, i) => {
-    if (m.role === 'tool' && TRUNCATION_MARKER.test(m.content)) out.push(i);
+    // The literal part first: the line-anchored pattern is costly over megabytes of results that have no marker.
+    if (m.role === 'tool' && m.content.includes(' truncated ...]') && TRUNCATION_MARKER.test(m.content)) out.push(i);
   });
   return out;
 }

@@ -11,7 +11,7 @@ import {
   sectionsFromLedger,
 } from './capsuleFormat.js';
 import { personText } from '../effects/personText.js';
-import { ledgerPath, type Ledger } from './ledger.js';
+import { pathsRelativeTo, type Ledger } from './ledger.js';
 import { clip, code, commandStatus } from './ledgerFormat.js';
 import { actionFiles, commandSucceeded, toolActionsOf, type ToolAction } from './toolActions.js';
 
@@ -82,12 +82,13 @@ interface SpanFacts {
 
 function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
   const actions = toolActionsOf(span);
+  const rel = pathsRelativeTo(root);
   const commands = actions.filter((a) => a.kind === 'command');
   return {
     actions,
     modified: [...new Set(actions.flatMap((a) => {
       const f = actionFiles(a);
-      return [...f.created, ...f.modified, ...f.renamed.map((r) => r.to)].map((p) => ledgerPath(p, root));
+      return [...f.created, ...f.modified, ...f.renamed.map((r) => r.to)].map(rel);
     }))],
     commands,
     failedCommands: commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError),

@@ -1,10 +1,10 @@
 // The exact ledger of a capsule (docs/behaviour.md#capsule, docs/ledger.md): files, commands, verification, skills and requests, built from the transcript's recorded effects.
 import { z } from 'zod';
 import { personText } from '../effects/personText.js';
-import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';
+import { isTestCommand, summaryFailed } from '../effects/testRunners.js';
 import { RenameSchema } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
-import { actionFiles, commandSucceeded, statusInferred, toolActionsOf } from './toolActions.js';
+import { actionFiles, commandSucceeded, resultTestSummary, statusInferred, toolActionsOf } from './toolActions.js';
 import { PlanSchema, latestPlan, type Plan, type PlanItem } from './taskPlan.js';
 
 /** Where the ledger lives inside `CapsuleEntry.details`. */
@@ -95,33 +95,38 @@ export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | u
 
 /** Forward slashes, no "./", and relative to `root` when inside it. */
 export function ledgerPath(p: string, root?: string): string {
-  let out = p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
-  const r = root?.replace(/\\/g, '/').replace(/\/+$/, '');
-  if (r !== undefined && r !== '' && out.startsWith(`${r}/`)) out = out.slice(r.length + 1);
-  else if (r !== undefined && out === r) out = '.';
-  return out;
+  return pathsRelativeTo(root)(p);
 }
 
-/** An ordered set whose order is "least recently touched first". */
+/** ledgerPath with `root` fixed: the root is normalized once, not for every path of a long span. */
+export function pathsRelativeTo(root?: string): (p: string) => string {
+  const r = root?.replace(/\\/g, '/').replace(/\/+$/, '');
+  return (p) => {
+    let out = p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+    if (r !== undefined && r !== '' && out.startsWith(`${r}/`)) out = out.slice(r.length + 1);
+    else if (r !== undefined && out === r) out = '.';
+    return out;
+  };
+}
+
+/** An ordered set whose order is "least recently touched first" (a Map keeps insertion order; a touch re-inserts). */
 class Recent {
-  private readonly items: string[];
+  private readonly items: Map<string, true>;
   constructor(init: readonly string[]) {
-    this.items = [...init];
+    this.items = new Map(init.map((p) => [p, true]));
   }
   touch(p: string): void {
-    this.drop(p);
-    this.items.push(p);
+    this.items.delete(p);
+    this.items.set(p, true);
   }
   drop(p: string): boolean {
-    const at = this.items.indexOf(p);
-    if (at !== -1) this.items.splice(at, 1);
-    return at !== -1;
+    return this.items.delete(p);
   }
   has(p: string): boolean {
-    return this.items.includes(p);
+    return this.items.has(p);
   }
   list(): string[] {
-    return [...this.items];
+    return [...this.items.keys()];
   }
 }
 
@@ -134,7 +139,7 @@ class Recent {
  */
 export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: LedgerOptions = {}): Ledger {
   const base = previous ?? EMPTY_LEDGER;
-  const rel = (p: string): string => ledgerPath(p, opts.root);
+  const rel = pathsRelativeTo(opts.root);
   const read = new Recent(base.filesRead);
   const modified = new Recent(base.filesModified);
   const created = new Set(base.filesCreated);
@@ -201,7 +206,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
       });
     }
     if (ok !== null && e?.denied !== true && isTestCommand(a.command, opts.testPatterns)) {
-      const summary = a.result ? testSummary(a.result.content) : undefined;
+      const summary = a.result ? resultTestSummary(a.result) : undefined;
       // A runner piped into `tail` exits with tail's status; its own summary line says how the run went.
       const passed = summary !== undefined && summaryFailed(summary) === true ? false : ok;
       lastVerification = {
@@ -221,6 +226,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
   });
   const dropped = Math.max(0, commands.length - MAX_LEDGER_COMMANDS);
   const modifiedList = modified.list();
+  const renamedTo = new Set(renamed.map((r) => r.to));
   return {
     originalTask: base.originalTask ?? asks[0] ?? null,
     latestRequest: asks[asks.length - 1] ?? base.latestRequest,
@@ -229,7 +235,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
     filesCreated: modifiedList.filter((p) => created.has(p)),
     filesDeleted: deleted.list(),
     renamed,
-    inferredFiles: [...inferred].filter((p) => modified.has(p) || read.has(p) || deleted.has(p) || renamed.some((r) => r.to === p)),
+    inferredFiles: [...inferred].filter((p) => modified.has(p) || read.has(p) || deleted.has(p) || renamedTo.has(p)),
     commands: commands.slice(dropped),
     commandsOmitted: base.commandsOmitted + dropped,
     lastVerification,

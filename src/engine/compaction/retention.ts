@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { personText } from '../effects/personText.js';
 import type { Entry } from '../transcript/schema.js';
 import { pathsMentioned } from './capsuleFormat.js';
-import { ledgerPath } from './ledger.js';
+import { pathsRelativeTo } from './ledger.js';
 import { code } from './ledgerFormat.js';
 import { actionFiles, commandSucceeded, toolActionsOf } from './toolActions.js';
 
@@ -75,7 +75,7 @@ export function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
   const commands = new Set<string>();
   const errors = new Set<string>();
   const identifiers = new Set<string>();
-  const rel = (p: string): string => ledgerPath(p, root);
+  const rel = pathsRelativeTo(root);
   for (const a of toolActionsOf(span)) {
     const f = actionFiles(a);
     for (const p of [...f.created, ...f.modified, ...f.deleted, ...f.read, ...f.renamed.map((r) => r.to)]) files.add(rel(p));

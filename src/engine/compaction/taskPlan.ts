@@ -99,6 +99,8 @@ export function renderPlanLines(plan: Plan): string[] {
  * result (cancelled) or with an error result changes nothing.
  */
 export function latestPlan(entries: readonly Entry[], previous: Plan | null): Plan | null {
+  // Most spans have no plan call at all: then no result needs indexing.
+  if (!entries.some((e) => e.type === 'assistant' && e.toolCalls.some((c) => c.name === UPDATE_PLAN_TOOL_NAME))) return previous;
   const failed = new Set<string>();
   const answered = new Set<string>();
   for (const e of entries) {

@@ -1,10 +1,10 @@
 // Reads what each tool call did (files read or modified, commands, skills) from its arguments, its result and its recorded effects.
-import { resultStatus } from '../effects/resultStatus.js';
+import { resultStatus, type ResultStatus } from '../effects/resultStatus.js';
 import { patchEffects } from '../effects/patchEffects.js';
 import { shellEffects } from '../effects/shellEffects.js';
 import { isTestCommand, summaryFailed, testSummary } from '../effects/testRunners.js';
 import { touchesFiles, type Effects, type Rename } from '../transcript/effects.js';
-import type { Entry, ToolResultEntry } from '../transcript/schema.js';
+import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 export type ToolActionKind = 'read' | 'modify' | 'command' | 'list' | 'search' | 'skill' | 'other';
 
@@ -150,39 +150,107 @@ function kindOf(name: string, args: Readonly<Record<string, unknown>> | undefine
 
 /** The exit code a result states in one of the formats agents write (see resultStatus.ts); null when none. */
 export { exitCodeOf as exitCodeIn } from '../effects/resultStatus.js';
-import { exitCodeOf } from '../effects/resultStatus.js';
 
-/** Every tool call in `entries`, in order, paired with its result when present. */
+/** A call's own part of its action (everything but the result), read once per call: arguments are parsed only once. */
+type CallPart = Omit<ToolAction, 'result' | 'exitCode'>;
+
+// Entries are immutable, so what is read from them is memoized on the objects themselves (a compaction reads the
+// same calls for the ledger, the fallback capsule and the retention report; later compactions re-read the kept tail).
+const callParts = new WeakMap<ToolCall, CallPart>();
+const withResult = new WeakMap<ToolResultEntry, { readonly call: ToolCall; readonly action: ToolAction }>();
+const withoutResult = new WeakMap<ToolCall, ToolAction>();
+const statuses = new WeakMap<ToolResultEntry, ResultStatus>();
+const summaries = new WeakMap<ToolResultEntry, { readonly summary: string | undefined }>();
+const succeeded = new WeakMap<ToolAction, boolean | null>();
+const files = new WeakMap<ToolAction, ActionFiles>();
+
+function callPart(call: ToolCall): CallPart {
+  const hit = callParts.get(call);
+  if (hit) return hit;
+  const args = parseToolArgs(call.arguments);
+  const kind = kindOf(call.name, args);
+  const command = kind === 'command' ? stringArg(args, ['command', 'cmd', 'script', 'commandLine']) : undefined;
+  const skill = kind === 'skill' ? stringArg(args, ['name', 'skill', 'skill_name', 'skillName', 'id']) : undefined;
+  const query = kind === 'search' ? stringArg(args, ['query', 'pattern', 'regex', 'text', 'glob']) : undefined;
+  const workdir = kind === 'command' ? stringArg(args, ['cwd', 'workdir', 'working_directory']) : undefined;
+  const patch = kind !== 'modify' ? undefined : args === undefined ? call.arguments : stringArg(args, PATCH_KEYS);
+  const part: CallPart = {
+    callId: call.id,
+    name: call.name,
+    kind,
+    paths: pathsOf(args, call.arguments, kind),
+    ...(command !== undefined ? { command } : {}),
+    ...(skill !== undefined ? { skill } : {}),
+    ...(query !== undefined ? { query } : {}),
+    ...(workdir !== undefined ? { workdir } : {}),
+    ...(patch !== undefined ? { patch } : {}),
+    ...(typeof args?.['command'] === 'string' && kind !== 'command' ? { subcommand: args['command'] } : {}),
+  };
+  callParts.set(call, part);
+  return part;
+}
+
+/** The status a result's text states (see resultStatus.ts), read once per result entry. */
+function statusOf(result: ToolResultEntry): ResultStatus {
+  const hit = statuses.get(result);
+  if (hit) return hit;
+  const s = resultStatus(result.content, result.isError);
+  statuses.set(result, s);
+  return s;
+}
+
+/** The test runner's summary line in a result (see testRunners.ts), read once per result entry. */
+export function resultTestSummary(result: ToolResultEntry): string | undefined {
+  const hit = summaries.get(result);
+  if (hit) return hit.summary;
+  const summary = testSummary(result.content);
+  summaries.set(result, { summary });
+  return summary;
+}
+
+function actionOf(call: ToolCall, result: ToolResultEntry | undefined): ToolAction {
+  if (result === undefined) {
+    const hit = withoutResult.get(call);
+    if (hit) return hit;
+    const action: ToolAction = { ...callPart(call), exitCode: null };
+    withoutResult.set(call, action);
+    return action;
+  }
+  const hit = withResult.get(result);
+  if (hit?.call === call) return hit.action;
+  const part = callPart(call);
+  const exitCode = part.kind === 'command' ? (result.effects?.exitCode !== undefined ? result.effects.exitCode : statusOf(result).exitCode) : null;
+  // Same key order as a freshly built action always had: call part, result, then the exit code.
+  const { callId, name, kind, paths, command, skill, query, workdir, patch, subcommand } = part;
+  const action: ToolAction = {
+    callId,
+    name,
+    kind,
+    paths,
+    ...(command !== undefined ? { command } : {}),
+    ...(skill !== undefined ? { skill } : {}),
+    ...(query !== undefined ? { query } : {}),
+    result,
+    ...(workdir !== undefined ? { workdir } : {}),
+    ...(patch !== undefined ? { patch } : {}),
+    ...(subcommand !== undefined ? { subcommand } : {}),
+    exitCode,
+  };
+  withResult.set(result, { call, action });
+  return action;
+}
+
+/**
+ * Every tool call in `entries`, in order, paired with its result when present. The actions are shared and
+ * immutable: the same call and result always give the same object.
+ */
 export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
   const results = new Map<string, ToolResultEntry>();
   for (const e of entries) if (e.type === 'tool_result') results.set(e.toolCallId, e);
   const out: ToolAction[] = [];
   for (const e of entries) {
     if (e.type !== 'assistant') continue;
-    for (const call of e.toolCalls) {
-      const args = parseToolArgs(call.arguments);
-      const kind = kindOf(call.name, args);
-      const result = results.get(call.id);
-      const command = kind === 'command' ? stringArg(args, ['command', 'cmd', 'script', 'commandLine']) : undefined;
-      const skill = kind === 'skill' ? stringArg(args, ['name', 'skill', 'skill_name', 'skillName', 'id']) : undefined;
-      const query = kind === 'search' ? stringArg(args, ['query', 'pattern', 'regex', 'text', 'glob']) : undefined;
-      const workdir = kind === 'command' ? stringArg(args, ['cwd', 'workdir', 'working_directory']) : undefined;
-      const patch = kind !== 'modify' ? undefined : args === undefined ? call.arguments : stringArg(args, PATCH_KEYS);
-      out.push({
-        callId: call.id,
-        name: call.name,
-        kind,
-        paths: pathsOf(args, call.arguments, kind),
-        ...(command !== undefined ? { command } : {}),
-        ...(skill !== undefined ? { skill } : {}),
-        ...(query !== undefined ? { query } : {}),
-        ...(result ? { result } : {}),
-        ...(workdir !== undefined ? { workdir } : {}),
-        ...(patch !== undefined ? { patch } : {}),
-        ...(typeof args?.['command'] === 'string' && kind !== 'command' ? { subcommand: args['command'] } : {}),
-        exitCode: result && kind === 'command' ? (result.effects?.exitCode !== undefined ? result.effects.exitCode : exitCodeOf(result.content)) : null,
-      });
-    }
+    for (const call of e.toolCalls) out.push(actionOf(call, results.get(call.id)));
   }
   return out;
 }
@@ -190,12 +258,20 @@ export function toolActionsOf(entries: readonly Entry[]): ToolAction[] {
 /** A call succeeded when its recorded effects say so, else when its exit code is 0 and its result is not an error; null without a result. */
 export function commandSucceeded(a: ToolAction): boolean | null {
   if (!a.result) return null;
-  const e = a.result.effects;
+  const hit = succeeded.get(a);
+  if (hit !== undefined) return hit;
+  const ok = succeededUncached(a, a.result);
+  succeeded.set(a, ok);
+  return ok;
+}
+
+function succeededUncached(a: ToolAction, result: ToolResultEntry): boolean {
+  const e = result.effects;
   if (e?.source === 'measured' && e.failed !== undefined) return !e.failed;
   if (e?.failed !== undefined) return !e.failed;
-  if (resultStatus(a.result.content, a.result.isError).failed) return false;
+  if (statusOf(result).failed) return false;
   // Without an exit status, a test runner's own summary ("FAILED (failures=1)", "1 failed") is the best evidence.
-  const summary = a.kind === 'command' && a.command !== undefined && isTestCommand(a.command) ? testSummary(a.result.content) : undefined;
+  const summary = a.kind === 'command' && a.command !== undefined && isTestCommand(a.command) ? resultTestSummary(result) : undefined;
   return summary === undefined || summaryFailed(summary) !== true;
 }
 
@@ -216,7 +292,15 @@ function fromEffects(e: Effects): ActionFiles {
  */
 export function actionFiles(a: ToolAction): ActionFiles {
   if (!a.result) return EMPTY_FILES;
-  const e = a.result.effects;
+  const hit = files.get(a);
+  if (hit) return hit;
+  const f = actionFilesUncached(a, a.result);
+  files.set(a, f);
+  return f;
+}
+
+function actionFilesUncached(a: ToolAction, result: ToolResultEntry): ActionFiles {
+  const e = result.effects;
   // An importer may record only the exit status (Codex exec events); the files then still come from the text.
   if (e && (e.source === 'measured' || touchesFiles(e) || e.read.length > 0)) return fromEffects(e);
   if (commandSucceeded(a) !== true) return EMPTY_FILES;

@@ -1,4 +1,6 @@
 // Recognises test runs (every mainstream runner, through pipes and wrappers) and reads a runner's summary line from its output.
+import { scanLinesFromEnd } from './textLines.js';
+
 const RUNNERS: readonly RegExp[] = [
   /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|t)(?::[\w:-]+)?\b/,
   /\b(?:npm|pnpm|yarn)\s+run\s+[\w:-]*test[\w:-]*/,
@@ -60,15 +62,23 @@ const SUMMARY: readonly RegExp[] = [
 
 /** The runner's last summary line in `output`, trimmed to one line; node --test's "# pass"/"# fail" pair is joined. */
 export function testSummary(output: string): string | undefined {
-  const all = output.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  const tap = all.filter((l) => /^# (?:pass|fail) \d+$/.test(l)).slice(-2);
-  if (tap.length === 2) return tap.map((l) => l.slice(2)).join(', ');
-  for (let i = all.length - 1; i >= 0; i--) {
-    const l = all[i] ?? '';
-    if (/^exit code -?\d+$/.test(l) || /^<\/?(?:returncode|output)>/.test(l)) continue;
-    if (SUMMARY.some((re) => re.test(l))) return l.replace(/^=+\s*|\s*=+$/g, '').slice(0, 200);
+  // Only a text that mentions a TAP count can have the pair; the lines are read from the end, and only as far as needed.
+  if (output.includes('# pass') || output.includes('# fail')) {
+    const tap: string[] = [];
+    scanLinesFromEnd(output, (l) => {
+      if (/^# (?:pass|fail) \d+$/.test(l)) tap.unshift(l);
+      return tap.length === 2;
+    });
+    if (tap.length === 2) return tap.map((l) => l.slice(2)).join(', ');
   }
-  return undefined;
+  let found: string | undefined;
+  scanLinesFromEnd(output, (l) => {
+    if (/^exit code -?\d+$/.test(l) || /^<\/?(?:returncode|output)>/.test(l)) return false;
+    if (!SUMMARY.some((re) => re.test(l))) return false;
+    found = l.replace(/^=+\s*|\s*=+$/g, '').slice(0, 200);
+    return true;
+  });
+  return found;
 }
 
 /** True when a summary line reports failures ("1 failed", "FAILED", "fail 2"), false when it reports none, undefined when it cannot tell. */

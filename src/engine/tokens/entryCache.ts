@@ -19,6 +19,8 @@ export class EntryTokenCache {
   readonly #otherFormToolResults = new Map<string, SizedCount>();
   readonly #capsules = new Map<string, number>();
   readonly #texts = new Map<string, number>();
+  /** The last capsule pair counted: a compaction measures its candidate capsule, then the continuation holding it. */
+  #lastPair: { readonly summary: string; readonly tokens: number } | undefined;
 
   constructor(readonly counter: TokenCounter) {}
 
@@ -71,7 +73,10 @@ export class EntryTokenCache {
 
   /** The same pair for a summary that is not (yet) an entry, e.g. a candidate capsule being measured. */
   capsulePair(summary: string): number {
-    return 2 * (MESSAGE_OVERHEAD + ROLE_TOKENS) + countText(this.counter, CAPSULE_QUESTION) + countText(this.counter, summary);
+    if (this.#lastPair?.summary === summary) return this.#lastPair.tokens;
+    const tokens = 2 * (MESSAGE_OVERHEAD + ROLE_TOKENS) + countText(this.counter, CAPSULE_QUESTION) + countText(this.counter, summary);
+    this.#lastPair = { summary, tokens };
+    return tokens;
   }
 
   /** Plain text (system prompt, serialized tools), memoized by value for the few that recur. */

@@ -183,3 +183,39 @@ test('deleteAll removes the archive; deleting the chat removes it too', async (t
   await sessions.delete(id);
   assert.equal(existsSync(sessions.archiveDir(id)), false);
 });
+
+test('messages are written in the schema shape whatever they carry: keys in schema order, unknown keys dropped, images kept; bad ones refused with the same message', async (t) => {
+  const dir = join(await tempDir(t), 'archive');
+  const archive = new FileEvidenceArchive(dir);
+  const odd = [
+    { entryId: 'e1', content: 'hi', role: 'user' },
+    { role: 'user', content: 'look', images: [{ height: 2, url: 'data:image/png;base64,AA==', width: 3, extra: true }], entryId: 'e2' },
+    { role: 'assistant', content: '', toolCalls: [{ arguments: '{}', name: 'read_file', id: 'c1', index: 0 }], entryId: 'e3', reasoning: 'x' },
+    { content: 'out', toolCallId: 'c1', role: 'tool', entryId: undefined },
+  ] as unknown as ModelMessage[];
+  await archive.save({ operationId: 'op_odd', checkpointId: 'ck_1', createdAt: '2025-01-01T00:00:00.000Z', excluded: odd, summarizerInput: [] });
+  const written = await readFile(join(dir, 'op_odd.json'), 'utf8');
+  assert.equal(
+    written,
+    JSON.stringify({
+      format: 'capsule-evidence', version: 1, operationId: 'op_odd', checkpointId: 'ck_1', createdAt: '2025-01-01T00:00:00.000Z',
+      excluded: [
+        { role: 'user', content: 'hi', entryId: 'e1' },
+        { role: 'user', content: 'look', images: [{ url: 'data:image/png;base64,AA==', width: 3, height: 2 }], entryId: 'e2' },
+        { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }], entryId: 'e3' },
+        { role: 'tool', toolCallId: 'c1', content: 'out' },
+      ],
+      summarizerInput: [],
+      truncatedItems: [],
+    }),
+  );
+  const emptyName = [{ role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: '', arguments: '{}' }] }] as unknown as ModelMessage[];
+  await assert.rejects(
+    archive.save({ operationId: 'op_bad2', checkpointId: 'ck_1', createdAt: 'x', excluded: [], summarizerInput: emptyName }),
+    /Refusing to archive invalid evidence for op_bad2: summarizerInput\.0\.toolCalls\.0\.name/,
+  );
+  await assert.rejects(
+    archive.save({ operationId: 'op_bad3', checkpointId: '', createdAt: 'x', excluded: odd, summarizerInput: [] }),
+    /Refusing to archive invalid evidence for op_bad3: checkpointId/,
+  );
+});
