@@ -224,8 +224,21 @@ export class ItemFold {
   }
 }
 
+/**
+ * A card costs a measurement of the model input before and after its compaction (a tokenization of that span), so it
+ * is built when something first reads it: the page the view is sent, not every card of a long chat's branch.
+ */
 export function capsuleItem(e: CapsuleEntry, ctx: Pick<ItemContext, 'card'>): TranscriptItem {
-  return { id: e.id, kind: 'compaction', card: ctx.card(e), timestamp: e.timestamp };
+  let card: CompactionCard | undefined;
+  return {
+    id: e.id,
+    kind: 'compaction',
+    get card(): CompactionCard {
+      card ??= ctx.card(e);
+      return card;
+    },
+    timestamp: e.timestamp,
+  };
 }
 
 /** Every item of the branch in order; tool results fold into the item of their call. */

@@ -83,3 +83,28 @@ test('argument summaries are one line, long values cut', () => {
 function zero(): CompactionCard['before'] {
   return { system: 0, tools: 0, capsule: 0, messages: 0, toolResults: 0, reservedOutput: 0 };
 }
+
+test('a card is measured only when read: sending the last page of a long chat measures only its cards, and once each', () => {
+  n = 0;
+  const branch: Entry[] = [];
+  for (let k = 1; k <= 300; k++) {
+    branch.push(e('user', { content: `task ${k}` }));
+    branch.push(e('checkpoint', { checkpointId: `ck_${k}`, kind: 'auto' }));
+    branch.push(e('capsule', { summary: `s${k}`, firstKeptEntryId: null, pinnedEntryIds: [], tokensBefore: 100, tokensAfter: 40, trigger: 'hard_limit', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${k}`, details: {} }));
+  }
+  const measured: string[] = [];
+  const card = (c: Extract<Entry, { type: 'capsule' }>): CompactionCard => {
+    measured.push(c.checkpointId);
+    return { checkpointId: c.checkpointId, trigger: 'hard_limit', tokensBefore: 100, tokensAfter: 40, before: zero(), after: zero(), durationMs: 0, quality: 'full' };
+  };
+  const items = branchItems(branch, { ephemeral: new Map(), card });
+  assert.equal(measured.length, 0, 'folding the branch measures no card');
+  const page = pageOf(items);
+  const sent = JSON.parse(JSON.stringify(page)) as { items: TranscriptItem[] };
+  const cardsOnPage = sent.items.filter((i) => i.kind === 'compaction');
+  assert.ok(cardsOnPage.length > 0 && cardsOnPage.length < 300);
+  assert.deepEqual(measured, cardsOnPage.map((i) => (i.kind === 'compaction' ? i.card.checkpointId : '')), 'exactly the cards on the page');
+  JSON.stringify(page);
+  assert.equal(measured.length, cardsOnPage.length, 'a card is measured once');
+  assert.deepEqual(structuredClone(items.at(-1)), { id: items.at(-1)?.id, kind: 'compaction', card: card(branch.at(-1) as Extract<Entry, { type: 'capsule' }>), timestamp: ts }, 'a copy carries the card as data');
+});
