@@ -117,6 +117,8 @@ export interface FakeState {
   readonly providers: Map<string, unknown>;
   readonly configEvents: EventEmitter<{ affectsConfiguration(s: string): boolean }>;
   readonly statusText: () => string;
+  /** Every status bar item created, as the extension last set it (text, tooltip). */
+  readonly statusItems: readonly { readonly text: string; readonly tooltip: unknown }[];
   /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
   answer: Answer;
   /** Every modal, pick, input box or dialog shown, in order. */
@@ -144,6 +146,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const providers = new Map<string, unknown>();
   const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
   let status = '';
+  const statusItems: { text: string; tooltip: unknown }[] = [];
   const asked: { kind: string; prompt: string }[] = [];
   const clipboard: string[] = [];
   const opened: string[] = [];
@@ -196,7 +199,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
     window: {
       createOutputChannel: () => ({ ...channel, show: () => undefined, dispose: () => undefined }),
       createStatusBarItem: () => {
-        const item = { text: '', show: () => (status = item.text), hide: () => undefined, dispose: () => undefined };
+        const item = { text: '', tooltip: undefined as unknown, show: () => (status = item.text), hide: () => undefined, dispose: () => undefined };
+        statusItems.push(item);
         return item;
       },
       registerWebviewViewProvider: (id: string, p: unknown) => {
@@ -273,7 +277,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       },
     },
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content };
   return { api, state };
 }
 
