@@ -6,7 +6,8 @@ import type { Services } from '../actions/services.js';
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { createCheckpoint, rewind } from '../actions/rewindActions.js';
-import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
+import { loadCapsule } from '../actions/capsuleActions.js';
+import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { shortTokens } from '../base/format.js';
 import { modelDetail } from '../base/modelDetail.js';
@@ -98,7 +99,12 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
     }),
   );
 
-  add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(d)));
+  add(
+    vscode.commands.registerCommand('capsule.loadCapsule', async () => {
+      await d.view.reveal();
+      await loadCapsule(d, undefined, false);
+    }),
+  );
   add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 
   add(
