@@ -68,6 +68,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // VS Code's language models come and go (extensions load later, sign-in): the picker and setup follow.
   if (typeof vscode.lm?.onDidChangeChatModels === 'function') own(vscode.lm.onDidChangeChatModels(() => void service.scheduleReconcile()));
+  // Restricted Mode keeps the agent closed; granting trust opens it (the view swaps in the chat by itself).
+  if (typeof vscode.workspace.onDidGrantWorkspaceTrust === 'function') own(vscode.workspace.onDidGrantWorkspaceTrust(() => void service.scheduleReconcile()));
   const idle = setInterval(() => service.checkIdle(), IDLE_CHECK_MS);
   idle.unref();
   own({ dispose: () => clearInterval(idle) });

@@ -133,6 +133,8 @@ export interface FakeState {
   /** Every `vscode.diff` opened: left, right and title; `content(uri)` reads a virtual document a provider serves. */
   readonly diffs: { readonly left: string; readonly right: string; readonly title: string }[];
   readonly content: (uri: { toString(): string; scheme: string }) => string | undefined;
+  /** Grants workspace trust as VS Code does: `isTrusted` becomes true, then the grant event fires. */
+  readonly grantTrust: () => void;
 }
 
 /** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
@@ -152,6 +154,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const opened: string[] = [];
   const documents: unknown[] = [];
   const lmChanges = new EventEmitter<void>();
+  const trustGranted = new EventEmitter<void>();
   const diffs: FakeState['diffs'][number][] = [];
   const contentProviders = new Map<string, { provideTextDocumentContent(u: unknown): string }>();
   const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
@@ -256,6 +259,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       }),
       onDidChangeConfiguration: configEvents.event,
       isTrusted: true,
+      onDidGrantWorkspaceTrust: trustGranted.event,
       openTextDocument: (o: unknown) => Promise.resolve(o),
       registerTextDocumentContentProvider: (scheme: string, p: { provideTextDocumentContent(u: unknown): string }) => {
         contentProviders.set(scheme, p);
@@ -277,7 +281,11 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       },
     },
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content };
+  const grantTrust = (): void => {
+    api.workspace.isTrusted = true;
+    trustGranted.fire();
+  };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust };
   return { api, state };
 }
 

@@ -245,8 +245,10 @@ export class ChatService extends Disposable implements OpenChat {
     await p.refreshLm();
     if (s.providerKind === 'openai') await p.refreshCatalog(s);
     const r = store ? await p.resolve(s) : undefined;
-    this.#problem = r && !r.ok ? r.message : undefined;
-    if (store && r?.ok) {
+    // Restricted Mode: no agent (it reads, writes and runs in the workspace); trust brings it up (extension.ts reconciles then).
+    const trusted = vscode.workspace.isTrusted;
+    this.#problem = !trusted ? 'This workspace is not trusted (Restricted Mode); the chat starts once you trust it.' : r && !r.ok ? r.message : undefined;
+    if (store && r?.ok && trusted) {
       try {
         if (!this.#agent) await this.#open(store, r);
         else if (this.#agentKey !== r.key) await this.switchTo(r, signal);
