@@ -122,7 +122,7 @@ export interface FakeState {
   /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
   answer: Answer;
   /** Every modal, pick, input box or dialog shown, in order. */
-  readonly asked: { readonly kind: string; readonly prompt: string }[];
+  readonly asked: { readonly kind: string; readonly prompt: string; readonly detail?: string }[];
   readonly clipboard: string[];
   readonly opened: string[];
   readonly documents: unknown[];
@@ -149,7 +149,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
   let status = '';
   const statusItems: { text: string; tooltip: unknown }[] = [];
-  const asked: { kind: string; prompt: string }[] = [];
+  const asked: { kind: string; prompt: string; detail?: string }[] = [];
   const clipboard: string[] = [];
   const opened: string[] = [];
   const documents: unknown[] = [];
@@ -159,8 +159,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const contentProviders = new Map<string, { provideTextDocumentContent(u: unknown): string }>();
   const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
   let state: FakeState;
-  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[]): Promise<unknown> => {
-    asked.push({ kind, prompt });
+  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[], detail?: string): Promise<unknown> => {
+    asked.push({ kind, prompt, ...(detail === undefined ? {} : { detail }) });
     return Promise.resolve(state.answer(kind, prompt, items));
   };
   const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
@@ -218,7 +218,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         messages.push({ level: 'warning', text });
         const first = rest[0];
         const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
-        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+        return modal ? ask('modal', text, rest.slice(1), (first as { detail?: string }).detail) : Promise.resolve(undefined);
       },
       showQuickPick: (items: readonly unknown[], o?: { title?: string }) => ask('quickPick', o?.title ?? '', items),
       showInputBox: (o?: { prompt?: string; title?: string }) => ask('inputBox', o?.title ?? o?.prompt ?? '', []),
@@ -228,7 +228,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         messages.push({ level: 'info', text });
         const first = rest[0];
         const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
-        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+        return modal ? ask('modal', text, rest.slice(1), (first as { detail?: string }).detail) : Promise.resolve(undefined);
       },
       showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
       showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
