@@ -5,7 +5,9 @@ import type { Browser, Page } from 'playwright-core';
 import { isSummaryRequest, startFakeOpenAI, type ChatBody, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../unit/compaction/harness.js';
 import { fileText, META } from '../unit/portable/helpers.js';
-import { launchBrowser, screenshot, stepper, watchConsole } from './browser.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, launchBrowser, stepper, watchConsole } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
 import { startCodeServer, type CodeServer } from './codeServer.js';
 import { answerModal, capsuleWebview, openWorkbenchWithCapsule, runCommand, widenSideBar } from './workbench.js';
@@ -22,6 +24,12 @@ const servers: CodeServer[] = [];
 let browser: Browser | undefined;
 let page: Page;
 let current: CodeServer | undefined;
+/** A page screenshot in this Chromium leaves VS Code's modal dialogs out; one of the workbench element keeps them. */
+async function workbenchShot(name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.locator('.monaco-workbench').screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+}
+
 const step = stepper(() => page, () => current?.output() ?? '');
 
 after(async () => {
@@ -46,7 +54,7 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
   servers.push(s);
   current = s;
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
   watchConsole(page);
   const chat = new ChatView(page);
   await step('15-11-open', async () => {
@@ -80,7 +88,8 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     for (const row of ['Effective tokens', 'Measurement source', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Capsules', 'Messages', 'Turns', 'Last capsule', 'Auto-compact', 'Next trigger est.', 'System prompt', 'Free']) {
       assert.equal(await table.locator('th', { hasText: row }).count() > 0, true, `the table has ${row}`);
     }
-    await table.scrollIntoViewIfNeeded();
+    await table.locator('caption').scrollIntoViewIfNeeded();
+    await page.waitForTimeout(500);
   });
 
   await step('15-12-capsule-load-preview', async () => {
@@ -90,7 +99,9 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     await dialog.waitFor({ timeout: 30_000 });
     const text = (await dialog.textContent()) ?? '';
     for (const part of ['Load capsule "handoff auth work"?', 'tokens', 'Task:', 'Ledger:', 'Checksum: verified', 'New Chat', 'This Chat']) assert.ok(text.includes(part), `the preview shows ${part}`);
-    await screenshot(page, '15-12-capsule-load-preview');
+    // The dialog paints a moment after it is in the DOM; a screenshot taken at once can miss it.
+    await page.waitForTimeout(1000);
+    await workbenchShot('15-12-capsule-load-preview');
     const cards = await chat.cards.count();
     await answerModal(page, 'This Chat');
     await waitUntil('the loaded capsule in this chat', async () => (await chat.cards.count()) === cards + 1, 30_000);
@@ -103,7 +114,8 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     const text = (await dialog.textContent()) ?? '';
     assert.ok(text.includes('Project Memory: "'), text);
     assert.ok(text.includes('New chats of this workspace inherit it'), text);
-    await screenshot(page, '15-14-project-memory');
+    await page.waitForTimeout(1000);
+    await workbenchShot('15-14-project-memory');
     await answerModal(page, 'Cancel');
   });
 });
@@ -113,7 +125,7 @@ test('Restricted Mode: the view explains what works and offers Manage Workspace 
   const s = await startCodeServer({ trust: true, settings: settings(fake.url) });
   servers.push(s);
   current = s;
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
   await step('15-15-restricted-mode', async () => {
     await page.goto(s.url);
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
@@ -127,6 +139,8 @@ test('Restricted Mode: the view explains what works and offers Manage Workspace 
     const frame = page.frameLocator('iframe.webview.ready[src*="capsule-dev.capsule"]').frameLocator('#active-frame');
     await frame.locator('text=Capsule is in Restricted Mode').waitFor({ timeout: 60_000 });
     await frame.locator('a.trust-button', { hasText: 'Manage Workspace Trust' }).waitFor();
+    await page.mouse.move(900, 600);
+    await page.waitForTimeout(500);
   });
   await step('15-15a-trusted', async () => {
     const frame = page.frameLocator('iframe.webview.ready[src*="capsule-dev.capsule"]').frameLocator('#active-frame');
