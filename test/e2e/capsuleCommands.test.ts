@@ -92,7 +92,7 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     await page.waitForTimeout(500);
   });
 
-  await step('15-12-capsule-load-preview', async () => {
+  await step('15-12a-capsule-loaded-here', async () => {
     await chat.send('/capsule load handoff.capsule.md');
     if ((await chat.composer.inputValue()).trim() !== '') await chat.composer.press('Enter');
     const dialog = page.locator('.monaco-dialog-box');
@@ -107,7 +107,7 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     await waitUntil('the loaded capsule in this chat', async () => (await chat.cards.count()) === cards + 1, 30_000);
   });
 
-  await step('15-14-project-memory', async () => {
+  await step('15-14a-project-memory-closed', async () => {
     await runCommand(page, 'Capsule: Show Project Memory');
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
