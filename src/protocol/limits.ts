@@ -44,6 +44,8 @@ export const LIST_LIMITS = {
   planSteps: 50,
   /** Approvals waiting for the user. */
   approvals: 20,
+  /** Branches at one fork the switcher counts (more are still in the file and the tree). */
+  branches: 10_000,
 } as const;
 
 /** A key pasted into the setup panel. */

@@ -6,7 +6,7 @@ import { previewOf } from '../../engine/portable/preview.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, loadCapsuleIntoNewSession, readCapsuleFile, type ExportResult, type LoadedCapsuleFile } from '../../node/capsuleFiles.js';
 import { nodeIds } from '../../node/nodeClock.js';
-import { fullTokens } from '../base/format.js';
+import { fullTokens } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
 import { resolveUserPath, workspaceRoot } from './paths.js';
 import type { Services } from './services.js';

@@ -1,7 +1,7 @@
 // Capsule: Show Project Memory: what the next new chat inherits (or that nothing is inherited), with the inheritance toggle.
 import * as vscode from 'vscode';
 import { previewOf } from '../../engine/portable/preview.js';
-import { fullTokens } from '../base/format.js';
+import { fullTokens } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
 import { readProjectMemoryInherit, writeWorkspaceSetting } from '../services/settings.js';
 import type { Services } from './services.js';

@@ -9,7 +9,7 @@ import { loadCapsule } from '../actions/capsuleActions.js';
 import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { showProjectMemory } from '../actions/memoryActions.js';
-import { shortTokens } from '../base/format.js';
+import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';

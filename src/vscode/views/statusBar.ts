@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { Budget } from '../../engine/tokens/budget.js';
 import { budgetRowGroups, type BudgetRow } from '../../engine/tokens/budgetFormat.js';
-import { fullTokens, shortTokens } from '../base/format.js';
+import { fullTokens, shortTokens } from '../../protocol/format.js';
 import type { OpenChat } from '../services/chatPorts.js';
 import type { ChatChange } from '../services/chatService.js';
 
