@@ -1,12 +1,14 @@
 // `npm start`: builds the VSIX and runs Capsule in VS Code — the local `code` if there is one, else code-server on 127.0.0.1.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const repo = resolve(import.meta.dirname, '..');
 const vsix = join(repo, 'capsule.vsix');
-const folder = resolve(process.argv[2] ?? process.cwd());
+// `npm start` runs scripts from the repository root; npm keeps the folder it was started in as INIT_CWD.
+const startedIn = process.env.INIT_CWD ?? process.cwd();
+const folder = resolve(startedIn, process.argv[2] ?? '.');
 
 function run(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
@@ -20,6 +22,10 @@ function has(cmd) {
 }
 
 function main() {
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new Error(`${folder} is not a folder; usage: npm start [-- <folder>] (default: the folder you ran npm start in)`);
+  console.log(`capsule: will open ${folder} (${process.argv[2] === undefined ? 'the folder you ran npm start in; name another with npm start -- <folder>' : 'the folder you named'})`);
+  // A test checks which folder would open without building or starting anything.
+  if (process.env.CAPSULE_START_DRY_RUN === '1') return;
   console.log('capsule: building the VSIX ...');
   run('npm', ['run', '--silent', 'package'], { cwd: repo });
   if (!existsSync(vsix)) throw new Error(`packaging did not produce ${vsix}`);

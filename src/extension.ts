@@ -8,6 +8,7 @@ import { registerCommands } from './vscode/commands/commands.js';
 import { IntentRouter } from './vscode/commands/router.js';
 import { ChatProjection } from './vscode/projection/chatProjection.js';
 import { ApprovalService } from './vscode/services/approvals.js';
+import { CapsuleFolder } from './vscode/services/capsuleFolder.js';
 import { ChatService } from './vscode/services/chatService.js';
 import { Providers } from './vscode/services/providers.js';
 import { LearnedWindows } from './vscode/services/learnedWindows.js';
@@ -54,7 +55,8 @@ export function activate(context: vscode.ExtensionContext): void {
   view.setSnapshotSource(() => projection.snapshot());
 
   // Actions: the chat's commands, the palette and the toolbar share them.
-  const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals };
+  const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);
+  const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals, capsules };
   service.connect(projection, (command, signal) => runSlash(services, command, signal));
   const router = new IntentRouter({ ...services, projection });
   own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));
@@ -66,6 +68,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // VS Code's language models come and go (extensions load later, sign-in): the picker and setup follow.
   if (typeof vscode.lm?.onDidChangeChatModels === 'function') own(vscode.lm.onDidChangeChatModels(() => void service.scheduleReconcile()));
+  // Restricted Mode keeps the agent closed; granting trust opens it (the view swaps in the chat by itself).
+  if (typeof vscode.workspace.onDidGrantWorkspaceTrust === 'function') own(vscode.workspace.onDidGrantWorkspaceTrust(() => void service.scheduleReconcile()));
   const idle = setInterval(() => service.checkIdle(), IDLE_CHECK_MS);
   idle.unref();
   own({ dispose: () => clearInterval(idle) });

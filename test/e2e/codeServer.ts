@@ -45,6 +45,8 @@ export interface StartOptions {
   readonly settings?: Readonly<Record<string, unknown>>;
   readonly env?: Readonly<Record<string, string>>;
   readonly files?: Readonly<Record<string, string>>;
+  /** Keep VS Code's workspace trust on (the folder then opens in Restricted Mode until trusted). */
+  readonly trust?: boolean;
 }
 
 function findFiles(dir: string, pattern: RegExp): string[] {
@@ -85,14 +87,14 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
   for (const [name, text] of Object.entries(opts.files ?? { 'README.md': '# sample workspace\n' })) writeFileSync(join(workspace, name), text);
   writeFileSync(
     join(user, 'User', 'settings.json'),
-    JSON.stringify({ 'security.workspace.trust.enabled': false, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'workbench.tips.enabled': false, ...opts.settings }, null, 2),
+    JSON.stringify({ 'security.workspace.trust.enabled': opts.trust === true, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'workbench.tips.enabled': false, ...opts.settings }, null, 2),
   );
   const install = spawnSync(bin, ['--extensions-dir', ext, '--user-data-dir', user, '--install-extension', VSIX], { encoding: 'utf8' });
   if (install.status !== 0) throw new Error(`installing the VSIX into code-server failed: ${(install.stderr || install.stdout).trim()}`);
 
   const port = await freePort();
   let log = '';
-  const proc = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', workspace], {
+  const proc = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', ...(opts.trust === true ? [] : ['--disable-workspace-trust']), workspace], {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -117,10 +117,12 @@ export interface FakeState {
   readonly providers: Map<string, unknown>;
   readonly configEvents: EventEmitter<{ affectsConfiguration(s: string): boolean }>;
   readonly statusText: () => string;
+  /** Every status bar item created, as the extension last set it (text, tooltip). */
+  readonly statusItems: readonly { readonly text: string; readonly tooltip: unknown }[];
   /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
   answer: Answer;
   /** Every modal, pick, input box or dialog shown, in order. */
-  readonly asked: { readonly kind: string; readonly prompt: string }[];
+  readonly asked: { readonly kind: string; readonly prompt: string; readonly detail?: string }[];
   readonly clipboard: string[];
   readonly opened: string[];
   readonly documents: unknown[];
@@ -131,6 +133,8 @@ export interface FakeState {
   /** Every `vscode.diff` opened: left, right and title; `content(uri)` reads a virtual document a provider serves. */
   readonly diffs: { readonly left: string; readonly right: string; readonly title: string }[];
   readonly content: (uri: { toString(): string; scheme: string }) => string | undefined;
+  /** Grants workspace trust as VS Code does: `isTrusted` becomes true, then the grant event fires. */
+  readonly grantTrust: () => void;
 }
 
 /** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
@@ -144,17 +148,19 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const providers = new Map<string, unknown>();
   const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
   let status = '';
-  const asked: { kind: string; prompt: string }[] = [];
+  const statusItems: { text: string; tooltip: unknown }[] = [];
+  const asked: { kind: string; prompt: string; detail?: string }[] = [];
   const clipboard: string[] = [];
   const opened: string[] = [];
   const documents: unknown[] = [];
   const lmChanges = new EventEmitter<void>();
+  const trustGranted = new EventEmitter<void>();
   const diffs: FakeState['diffs'][number][] = [];
   const contentProviders = new Map<string, { provideTextDocumentContent(u: unknown): string }>();
   const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
   let state: FakeState;
-  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[]): Promise<unknown> => {
-    asked.push({ kind, prompt });
+  const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[], detail?: string): Promise<unknown> => {
+    asked.push({ kind, prompt, ...(detail === undefined ? {} : { detail }) });
     return Promise.resolve(state.answer(kind, prompt, items));
   };
   const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
@@ -196,7 +202,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
     window: {
       createOutputChannel: () => ({ ...channel, show: () => undefined, dispose: () => undefined }),
       createStatusBarItem: () => {
-        const item = { text: '', show: () => (status = item.text), hide: () => undefined, dispose: () => undefined };
+        const item = { text: '', tooltip: undefined as unknown, show: () => (status = item.text), hide: () => undefined, dispose: () => undefined };
+        statusItems.push(item);
         return item;
       },
       registerWebviewViewProvider: (id: string, p: unknown) => {
@@ -211,7 +218,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         messages.push({ level: 'warning', text });
         const first = rest[0];
         const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
-        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+        return modal ? ask('modal', text, rest.slice(1), (first as { detail?: string }).detail) : Promise.resolve(undefined);
       },
       showQuickPick: (items: readonly unknown[], o?: { title?: string }) => ask('quickPick', o?.title ?? '', items),
       showInputBox: (o?: { prompt?: string; title?: string }) => ask('inputBox', o?.title ?? o?.prompt ?? '', []),
@@ -221,7 +228,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         messages.push({ level: 'info', text });
         const first = rest[0];
         const modal = typeof first === 'object' && first !== null && (first as { modal?: boolean }).modal === true;
-        return modal ? ask('modal', text, rest.slice(1)) : Promise.resolve(undefined);
+        return modal ? ask('modal', text, rest.slice(1), (first as { detail?: string }).detail) : Promise.resolve(undefined);
       },
       showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
       showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
@@ -252,6 +259,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       }),
       onDidChangeConfiguration: configEvents.event,
       isTrusted: true,
+      onDidGrantWorkspaceTrust: trustGranted.event,
       openTextDocument: (o: unknown) => Promise.resolve(o),
       registerTextDocumentContentProvider: (scheme: string, p: { provideTextDocumentContent(u: unknown): string }) => {
         contentProviders.set(scheme, p);
@@ -273,7 +281,11 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       },
     },
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content };
+  const grantTrust = (): void => {
+    api.workspace.isTrusted = true;
+    trustGranted.fire();
+  };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust };
   return { api, state };
 }
 

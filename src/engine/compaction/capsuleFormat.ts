@@ -181,7 +181,8 @@ function fileLines(paths: readonly string[], label: string): string[] {
 export function sectionsFromLedger(ledger: Ledger): Sections {
   const v = ledger.lastVerification;
   const failedVerification = v !== null && !v.passed;
-  const failed = ledger.commands.filter((c) => c.ok === false).slice(-10);
+  const failed = ledger.commands.filter((c) => c.ok === false && c.denied !== true).slice(-10);
+  const denied = ledger.commands.filter((c) => c.denied === true).slice(-10);
   const readOnly = ledger.filesRead.filter((p) => !ledger.filesModified.includes(p));
   const latest = ledger.latestRequest === null ? undefined : oneLine(ledger.latestRequest, 300);
   const goal =
@@ -209,6 +210,7 @@ export function sectionsFromLedger(ledger: Ledger): Sections {
     'Critical Context': [
       v === null ? '- No verification run recorded.' : `- Last verification: ${code(v.command)} ${v.passed ? 'passed' : 'failed'}.`,
       ...failed.map((c) => `- Failed: ${code(oneLine(c.command, 200))}${c.exitCode === null ? '' : ` (exit ${c.exitCode})`}`),
+      ...denied.map((c) => `- Denied by the user (not run): ${code(oneLine(c.command, 200))}`),
     ].join('\n'),
     'Relevant Files':
       ledger.filesModified.length + readOnly.length === 0

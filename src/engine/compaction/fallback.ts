@@ -96,7 +96,8 @@ function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
       const t = e.type === 'user' ? personText(e) : null;
       return t === null ? [] : [t];
     }),
-    errors: span.flatMap((e) => (e.type === 'tool_result' && e.isError ? [e] : [])),
+    // A call the user declined is not an error of the tool: it shows as "denied" among the actions.
+    errors: span.flatMap((e) => (e.type === 'tool_result' && e.isError && e.effects?.denied !== true ? [e] : [])),
     // /\S/ stops at the first visible character; trim() would copy every answer.
     notes: span.flatMap((e) => (e.type === 'assistant' && /\S/.test(e.content) ? [e.content] : [])),
   };
@@ -104,8 +105,9 @@ function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
 
 function actionLine(a: ToolAction, excerpt: number): string {
   const target = a.command ?? a.query ?? a.skill ?? a.paths.join(', ');
-  const status = a.kind === 'command' ? commandStatus({ exitCode: a.exitCode, ok: commandSucceeded(a) })
-    : !a.result ? 'no result' : a.result.isError ? 'error' : 'ok';
+  const denied = a.result?.effects?.denied === true;
+  const status = a.kind === 'command' ? commandStatus({ exitCode: a.exitCode, ok: commandSucceeded(a), denied })
+    : !a.result ? 'no result' : denied ? 'denied' : a.result.isError ? 'error' : 'ok';
   return `${code(a.name)}${target ? ` ${code(flat(target, excerpt))}` : ''} → ${status}`;
 }
 

@@ -34,6 +34,22 @@ export function memoryBodyOf(entry: Pick<CapsuleEntry, 'summary'>): string {
   return stripImportedPreface(entry.summary);
 }
 
+/** The `reason` of the system update that carries Project Memory into a new chat. */
+export const PROJECT_MEMORY_REASON = 'Project Memory';
+
+/** What a chat says once, where it inherited Project Memory: which memory, from when, and how to see or stop it. */
+export function inheritedMemoryNotice(update: string): string {
+  const m = /earlier session of this workspace: ("(?:[^"\\]|\\.)*"), ([^,]+), quality (full|degraded)/.exec(update);
+  let title = 'Project Memory';
+  try {
+    if (m?.[1] !== undefined) title = String(JSON.parse(m[1]));
+  } catch {
+    // A hand-edited update: the generic name will do.
+  }
+  const when = m?.[2] === undefined ? '' : ` (saved ${m[2].slice(0, 10)})`;
+  return `This chat inherited Project Memory "${title}"${when}: the model sees it as background data, not instructions. Capsule: Show Project Memory shows it; the setting capsule.projectMemory.inherit turns it off for new chats.`;
+}
+
 export const PROJECT_MEMORY_CLEARED_UPDATE = 'Project Memory was cleared by the user; disregard any Project Memory given earlier in this conversation.';
 
 /**

@@ -24,9 +24,16 @@ export interface Budget {
   readonly messages: number;
   readonly turns: number;
   readonly lastCapsule?: { readonly ageMs: number; readonly tokens: number; readonly checkpointId: string; readonly quality: 'full' | 'degraded' };
-  /** (effective - keepRecent) / effective, clamped to [0, 1]. */
+  /**
+   * What compaction saves now (docs/compaction.md#savings-ratio): 1 - effective / fullHistoryTokens, in [0, 1];
+   * 0 before the first compaction.
+   */
   readonly savingsRatio: number;
+  /** Tokens the model input would take had nothing been compacted: effective + what each capsule in force saved. */
+  readonly fullHistoryTokens: number;
+  /** The docs/behaviour.md#roi gate: effective - keepRecent, and that as a share of effective (clamped to [0, 1]). */
   readonly reclaimableTokens: number;
+  readonly reclaimableRatio: number;
   /** settings.auto && soft triggers enabled (valid config, no CAPSULE_AUTO_COMPACT=false). */
   readonly autoCompact: boolean;
   /** Human estimate: "~3 turns", "now (over soft limit)", "hard limit exceeded", "off"... */
@@ -42,6 +49,34 @@ export function evaluateRoi(effective: number, keepRecent: number, minReclaimabl
   const reclaimable = Math.max(0, effective - keepRecent);
   const savingsRatio = effective > 0 ? Math.min(1, reclaimable / effective) : 0;
   return { reclaimable, savingsRatio, pass: reclaimable >= minReclaimable && savingsRatio >= minSavingsRatio };
+}
+
+/**
+ * Tokens the capsules in force on the branch took out of the model input: each compaction replaced
+ * `tokensBefore` by `tokensAfter`, and the history grows alike with or without it, so the uncompacted input is
+ * the current one plus the sum of those differences. An undone compaction saved nothing. O(capsules), no tokenizing.
+ */
+export function compactionSavings(branch: readonly Entry[]): number {
+  let undone: Set<string> | undefined;
+  const seen = new Set<string>();
+  let saved = 0;
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'compaction_undo') {
+      // Walking backwards, the first event seen for a capsule is its latest.
+      if (!seen.has(e.capsuleId)) {
+        seen.add(e.capsuleId);
+        if (e.action === 'undo') (undone ??= new Set()).add(e.capsuleId);
+      }
+    } else if (e?.type === 'capsule' && undone?.has(e.id) !== true) saved += Math.max(0, e.tokensBefore - e.tokensAfter);
+  }
+  return saved;
+}
+
+/** docs/compaction.md#savings-ratio: the share of the full history's tokens that compaction keeps out of the input. */
+export function savingsRatioOf(effective: number, saved: number): number {
+  const full = effective + saved;
+  return full > 0 && saved > 0 ? Math.min(1, saved / full) : 0;
 }
 
 /** How many recent turns the growth rate is averaged over. */
@@ -113,6 +148,7 @@ export function computeBudget(args: {
   };
 
   const roi = evaluateRoi(eff.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
+  const saved = capsules === 0 ? 0 : compactionSavings(branch);
   const autoCompact = s.auto && args.resolved.softTriggersEnabled;
   const nextTrigger = nextTriggerOf({
     effective: eff.tokens,
@@ -136,8 +172,10 @@ export function computeBudget(args: {
     messages,
     turns,
     ...(lastCapsule ? { lastCapsule } : {}),
-    savingsRatio: roi.savingsRatio,
+    savingsRatio: savingsRatioOf(eff.tokens, saved),
+    fullHistoryTokens: eff.tokens + saved,
     reclaimableTokens: roi.reclaimable,
+    reclaimableRatio: roi.savingsRatio,
     autoCompact,
     nextTrigger,
     categories: estimate.categories,

@@ -19,34 +19,71 @@ function setting(b: Budget, key: string, n: number): string {
   return b.derived?.includes(key) === true ? `${tok(n)} (auto: ${formatTokens(n)})` : tok(n);
 }
 
-export function formatBudget(b: Budget): string {
+/** One row of the budget: a label and its value, as /budget, the CLI and the status-bar tooltip show it. */
+export type BudgetRow = readonly [label: string, value: string];
+
+function ratio(r: number): string {
+  return `${r.toFixed(2)} (${Math.round(r * 100)}%)`;
+}
+
+/** The seed's "Context Stats" rows, in its order (docs/behaviour.md#observability). */
+export function contextStatsRows(b: Budget): BudgetRow[] {
   const last = b.lastCapsule
     ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''})`
     : 'none';
+  return [
+    ['Effective tokens', tok(b.effectiveTokens)],
+    ['Measurement source', b.source],
+    ['Soft limit', b.derived?.includes('minTokensForAutoCompact') === true ? `${tok(b.softLimit)} (auto)` : tok(b.softLimit)],
+    ['Hard limit', tok(b.hardLimit)],
+    ['Safety reserve', setting(b, 'safetyReserveTokens', b.safetyReserveTokens)],
+    ['Keep recent', setting(b, 'keepRecentTokens', b.keepRecentTokens)],
+    ['Capsules', cnt(b.capsules)],
+    ['Messages', cnt(b.messages)],
+    ['Turns', cnt(b.turns)],
+    ['Last capsule', last],
+    ['Savings ratio', ratio(b.savingsRatio)],
+    ['Auto-compact', b.autoCompact ? 'ON' : 'OFF'],
+    ['Next trigger est.', b.nextTrigger],
+  ];
+}
+
+/**
+ * Where the next request's tokens go, category by category, and what is left below the hard limit: the same
+ * categories as the meter. The safety reserve and the reserved output lie outside the hard limit.
+ */
+export function categoryRows(b: Budget): BudgetRow[] {
   const c = b.categories;
   return [
-    'Context Stats:',
-    line('Effective tokens', tok(b.effectiveTokens)),
-    line('Measurement source', b.source),
-    line('Soft limit', b.derived?.includes('minTokensForAutoCompact') === true ? `${tok(b.softLimit)} (auto)` : tok(b.softLimit)),
-    line('Hard limit', tok(b.hardLimit)),
-    line('Safety reserve', setting(b, 'safetyReserveTokens', b.safetyReserveTokens)),
-    line('Keep recent', setting(b, 'keepRecentTokens', b.keepRecentTokens)),
-    line('Capsules', cnt(b.capsules)),
-    line('Messages', cnt(b.messages)),
-    line('Turns', cnt(b.turns)),
-    line('Last capsule', last),
-    line('Savings ratio', `${b.savingsRatio.toFixed(2)} (${Math.round(b.savingsRatio * 100)}%)`),
-    line('Auto-compact', b.autoCompact ? 'ON' : 'OFF'),
-    line('Next trigger est.', b.nextTrigger),
-    '',
-    line('Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`),
-    line('Of hard limit', `${b.percentOfHard.toFixed(1)}%`),
-    line('Reclaimable', tok(b.reclaimableTokens)),
-    ...(b.lastCapsule ? [line('Last checkpoint', b.lastCapsule.checkpointId)] : []),
-    line(
-      'Categories',
-      `system ${formatTokens(c.system)} · tools ${formatTokens(c.tools)} · capsule ${formatTokens(c.capsule)} · messages ${formatTokens(c.messages)} · tool results ${formatTokens(c.toolResults)} · reserved output ${formatTokens(c.reservedOutput)}`,
-    ),
-  ].join('\n');
+    ['System prompt', tok(c.system)],
+    ['Tool schemas', tok(c.tools)],
+    ['Capsule', tok(c.capsule)],
+    ['Recent messages', tok(c.messages)],
+    ['Tool results', tok(c.toolResults)],
+    ['Free', `${tok(Math.max(0, b.hardLimit - b.effectiveTokens))} (to the hard limit)`],
+    ['Reserved output', tok(c.reservedOutput)],
+  ];
+}
+
+/** Figures the seed's block does not list: the model, the share of the hard limit, the ROI gate, the last checkpoint. */
+export function extraRows(b: Budget): BudgetRow[] {
+  return [
+    ['Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`],
+    ['Of hard limit', `${b.percentOfHard.toFixed(1)}%`],
+    ['Uncompacted', `${tok(b.fullHistoryTokens)} (the input without compaction)`],
+    ['Reclaimable', `${tok(b.reclaimableTokens)} (${Math.round(b.reclaimableRatio * 100)}% of the input, beyond keep recent)`],
+    ...(b.lastCapsule ? [['Last checkpoint', b.lastCapsule.checkpointId] as const] : []),
+  ];
+}
+
+/** Every row of the budget in the order /budget prints them, in three groups; the status-bar tooltip shows the same. */
+export function budgetRowGroups(b: Budget): { readonly stats: BudgetRow[]; readonly categories: BudgetRow[]; readonly extra: BudgetRow[] } {
+  return { stats: contextStatsRows(b), categories: categoryRows(b), extra: extraRows(b) };
+}
+
+/** The /budget text: "Context Stats:", the seed's rows, then the categories and the extras (the chat draws it as one table). */
+export function formatBudget(b: Budget): string {
+  const g = budgetRowGroups(b);
+  const lines = (rows: readonly BudgetRow[]): string[] => rows.map(([k, v]) => line(k, v));
+  return ['Context Stats:', ...lines(g.stats), '', ...lines(g.categories), '', ...lines(g.extra)].join('\n');
 }

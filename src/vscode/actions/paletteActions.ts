@@ -1,7 +1,6 @@
 // The actions behind the palette commands that the chat's toolbar offers too: one function each, whoever asks.
 import * as vscode from 'vscode';
-import { latestCapsule } from '../../engine/transcript/modelInput.js';
-import { showBudget, toggleAutoCompact } from './chatActions.js';
+import { showBudget, showLatestCapsule, toggleAutoCompact } from './chatActions.js';
 import type { Services } from './services.js';
 import { newChat, reloadChat } from './sessionActions.js';
 
@@ -18,8 +17,9 @@ export function paletteActions(d: Services): PaletteActions {
   return {
     compactContext: async () => {
       await d.view.reveal();
-      // Through the chat's input queue: it waits for a running turn, shows as queued, and Stop cancels it.
-      d.chat.enqueue('/compact', { kind: 'compact' });
+      // Through the chat's input queue: it waits for a running turn, shows as queued, and Stop cancels it; nobody
+      // typed it, so no "/compact" message appears (the compaction card and its result lines are the same as /compact's).
+      d.chat.enqueue('Compact context', { kind: 'compact' }, undefined, true);
     },
     showBudget: async () => {
       await d.view.reveal();
@@ -31,14 +31,8 @@ export function paletteActions(d: Services): PaletteActions {
     },
     newChat: () => newChat(d),
     showLatestCapsule: async () => {
-      const store = d.chat.store;
-      const found = store ? latestCapsule(store.tree.branch()) : undefined;
-      if (!found) {
-        void vscode.window.showInformationMessage('Capsule: this chat has no capsule yet.');
-        return;
-      }
       await d.view.reveal();
-      d.out.showCapsule(found.capsule.checkpointId);
+      showLatestCapsule(d);
     },
     refresh: () => reloadChat(d),
   };

@@ -2,6 +2,7 @@
 import type { Logger } from '../../engine/ports.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import type { ApprovalService } from '../services/approvals.js';
+import type { CapsuleFolder } from '../services/capsuleFolder.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatService } from '../services/chatService.js';
 import type { Providers } from '../services/providers.js';
@@ -18,6 +19,8 @@ export interface Services {
   readonly providers: Providers;
   readonly keys: ApiKeys;
   readonly memory: ProjectMemory;
+  /** Where portable capsules are saved and looked for by default (outside the workspace unless the user chose it). */
+  readonly capsules: CapsuleFolder;
   readonly logger: Logger;
   /** Writes and commands waiting for the user (inline cards, the diff editor). */
   readonly approvals: ApprovalService;

@@ -1,11 +1,7 @@
 // Actions that change which chat, branch or model is current: new/switch/delete chat, rewind, model and provider choice.
 import * as vscode from 'vscode';
-import { CapsuleFileError, loadCapsuleIntoNewSession, readCapsuleFile } from '../../node/capsuleFiles.js';
-import { nodeIds } from '../../node/nodeClock.js';
 import type { ProviderChoice } from '../../protocol/messages.js';
-import { workspaceRoot } from './chatActions.js';
 import type { Services } from './services.js';
-import { errorMessage } from '../base/log.js';
 import { LM_OPTION_PREFIX } from '../services/providers.js';
 import { writeSetting } from '../services/settings.js';
 
@@ -84,53 +80,4 @@ export async function setApiKey(host: Pick<Services, 'chat' | 'settings' | 'keys
   await host.keys.set(host.settings.reread().baseUrl, key);
   host.providers.invalidateCatalog();
   await host.chat.scheduleReconcile();
-}
-
-/**
- * Shows the capsule (sanitized markdown preview) and its front matter before anything is loaded; an edited
- * body (checksum mismatch) loads only after an explicit "Load Anyway". Undefined when the user declines.
- */
-async function readForLoading(uri: vscode.Uri): Promise<Awaited<ReturnType<typeof readCapsuleFile>> | undefined> {
-  let file: Awaited<ReturnType<typeof readCapsuleFile>>;
-  let edited = false;
-  try {
-    file = await readCapsuleFile(uri.fsPath);
-  } catch (err) {
-    if (!(err instanceof CapsuleFileError) || err.kind !== 'modified') throw err;
-    await vscode.commands.executeCommand('markdown.showPreviewToSide', uri).then(undefined, () => undefined);
-    const anyway = await vscode.window.showWarningMessage(
-      'This capsule was edited after it was exported (its checksum does not match).',
-      { modal: true, detail: `${errorMessage(err)}\nLoad it anyway only if you made or trust the edit; its text is loaded as data, never as instructions.` },
-      'Load Anyway',
-    );
-    if (anyway !== 'Load Anyway') return undefined;
-    file = await readCapsuleFile(uri.fsPath, { allowModified: true });
-    edited = true;
-  }
-  if (!edited) await vscode.commands.executeCommand('markdown.showPreviewToSide', uri).then(undefined, () => undefined);
-  const m = file.meta;
-  const detail = [`Quality: ${m.quality} · ${m.tokens} tokens · created ${m.created}`, m.model ? `Model: ${m.model}` : '', m.sourceSession ? `From session ${m.sourceSession}${m.sourceCheckpoint ? ` at ${m.sourceCheckpoint}` : ''}` : '', 'A new chat starts from this capsule as its state.']
-    .filter((l) => l !== '')
-    .join('\n');
-  const ok = await vscode.window.showInformationMessage(`Load capsule "${m.title}" into a new chat?`, { modal: true, detail }, 'Load');
-  return ok === 'Load' ? file : undefined;
-}
-
-/** Palette "Load Capsule": a `.capsule.md` file starts a new chat of this workspace. */
-export async function loadCapsuleAsNewChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
-  const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Portable capsule': ['md'] }, openLabel: 'Load Capsule', title: 'Load a portable capsule into a new chat' });
-  const uri = picked?.[0];
-  if (!uri) return;
-  try {
-    const file = await readForLoading(uri);
-    if (!file) return;
-    const sessionId = nodeIds.next('s_');
-    // The file name and the header carry the same id, so the chat lists and opens like any other.
-    const ids = { next: (prefix: string): string => (prefix === 's_' ? sessionId : nodeIds.next(prefix)) };
-    await loadCapsuleIntoNewSession(file, host.sessions.directory.sessionPath(sessionId), { cwd: workspaceRoot(), ids });
-    await switchChat(host, sessionId);
-    void vscode.window.showInformationMessage(`Capsule: loaded "${file.meta.title}" into a new chat.`);
-  } catch (err) {
-    void vscode.window.showErrorMessage(`Capsule: not loaded: ${errorMessage(err)}`);
-  }
 }

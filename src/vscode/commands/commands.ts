@@ -1,13 +1,14 @@
 // The palette commands (category "Capsule"); each id is contributed in package.json (a unit test checks both ways).
-import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { createCheckpoint, rewind } from '../actions/rewindActions.js';
-import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
+import { loadCapsule } from '../actions/capsuleActions.js';
+import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
+import { showProjectMemory } from '../actions/memoryActions.js';
 import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
@@ -98,18 +99,22 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
     }),
   );
 
-  add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(d)));
+  add(
+    vscode.commands.registerCommand('capsule.loadCapsule', async () => {
+      await d.view.reveal();
+      await loadCapsule(d, undefined, false);
+    }),
+  );
   add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 
+  add(vscode.commands.registerCommand('capsule.showProjectMemory', () => showProjectMemory(d)));
   add(
-    vscode.commands.registerCommand('capsule.showProjectMemory', async () => {
-      const path = d.memory.path;
-      if (!existsSync(path)) {
-        void vscode.window.showInformationMessage('Capsule: there is no Project Memory yet. An explicit /compact whose capsule validates writes it.');
-        return;
-      }
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path));
-      await vscode.window.showTextDocument(doc, { preview: false });
+    vscode.commands.registerCommand('capsule.createCapsule', async () => {
+      const title = await vscode.window.showInputBox({ title: 'Create Portable Capsule', prompt: 'A title for the capsule (it is saved as a .capsule.md file you choose next)', ignoreFocusOut: true });
+      if (title === undefined || title.trim() === '') return;
+      await d.view.reveal();
+      // The same command as /capsule create, through the chat's queue; nobody typed it, so no message is echoed.
+      d.chat.enqueue(`Create portable capsule "${title.trim()}"`, { kind: 'capsuleCreate', title: title.trim() }, undefined, true);
     }),
   );
 

@@ -1,7 +1,7 @@
 // The one switch over what the chat webview asks for: typed intents and toolbar buttons, each mapped to the action the palette uses too.
 import * as vscode from 'vscode';
 import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
-import { exportWithDialog } from '../actions/chatActions.js';
+import { exportWithDialog } from '../actions/capsuleActions.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';

@@ -1,7 +1,7 @@
 // Commands of the Checkpoints tree (inline and context menu) that also work from the palette with a quick pick.
 import * as vscode from 'vscode';
 import type { SessionSummary } from '../../node/sessions.js';
-import { exportWithDialog } from '../actions/chatActions.js';
+import { exportWithDialog } from '../actions/capsuleActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, rewind, undoCompaction } from '../actions/rewindActions.js';
 import { deleteChat, switchChat } from '../actions/sessionActions.js';

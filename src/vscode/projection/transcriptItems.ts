@@ -1,6 +1,7 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
+import { inheritedMemoryNotice, PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import type { Fork } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
 import type { BranchView, CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
@@ -190,6 +191,9 @@ export class ItemFold {
         break;
       }
       case 'system_update':
+        // Said once, where it happened: a new chat that starts with Project Memory shows what it inherited.
+        if (e.reason === PROJECT_MEMORY_REASON) push({ id: e.id, kind: 'info', text: inheritedMemoryNotice(e.content), timestamp: e.timestamp });
+        break;
       case 'leaf':
         break;
     }

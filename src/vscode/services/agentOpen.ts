@@ -6,8 +6,9 @@ import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { readFlightRecords } from '../../node/flightRecorder.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
+import { PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { errorMessage } from '../base/log.js';
-import { readLedgerTestCommands } from './settings.js';
+import { readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
 
@@ -39,7 +40,8 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
   // Project Memory seeds a chat once, when it starts. Appending it to a chat with history on every open would
   // change the model input of a resumed or rewound chat behind the user's back (docs/behaviour.md#transcript: reopening rebuilds exactly
   // the input it had; docs/behaviour.md#rewind: a rewind restores exactly that moment's input).
-  const fresh = !a.store.tree.branch().some((e) => e.type === 'user');
+  // capsule.projectMemory.inherit = false: new chats start without it (the chat then shows no "inherited" line).
+  const fresh = !a.store.tree.branch().some((e) => e.type === 'user') && readProjectMemoryInherit();
   const memory = fresh
     ? await a.memory.read().catch((err: unknown) => {
         a.logger.log('warn', `Project Memory was not loaded: ${errorMessage(err)}`);
@@ -58,7 +60,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     settings: a.rawSettings,
     env: process.env,
     ...(workspace === undefined ? {} : { workspace }),
-    instructions: update === undefined ? [] : [{ content: update, reason: 'Project Memory' }],
+    instructions: update === undefined ? [] : [{ content: update, reason: PROJECT_MEMORY_REASON }],
     logger: a.logger,
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),

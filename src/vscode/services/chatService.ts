@@ -205,9 +205,9 @@ export class ChatService extends Disposable implements OpenChat {
     this.enqueue(text, parseSlash(text), clientId);
   }
 
-  /** A command from the palette or the toolbar: queued like the typed one, shown as `text`, never parsed again. */
-  enqueue(text: string, command: SlashCommand | undefined, clientId?: string): void {
-    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }) };
+  /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
+  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false): void {
+    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }), ...(untyped ? { untyped: true as const } : {}) };
     if (command !== undefined && runsImmediately(command)) {
       void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
       return;
@@ -218,7 +218,7 @@ export class ChatService extends Disposable implements OpenChat {
   async #runInput(job: InputJob, signal: AbortSignal): Promise<void> {
     const out = this.#output;
     if (job.command !== undefined) {
-      out?.echo(job.text, job.clientId);
+      if (job.untyped !== true) out?.echo(job.text, job.clientId);
       await this.#runCommand?.(job.command, signal);
       return;
     }
@@ -252,8 +252,10 @@ export class ChatService extends Disposable implements OpenChat {
     await p.refreshLm();
     if (s.providerKind === 'openai') await p.refreshCatalog(s);
     const r = store ? await p.resolve(s) : undefined;
-    this.#problem = r && !r.ok ? r.message : undefined;
-    if (store && r?.ok) {
+    // Restricted Mode: no agent (it reads, writes and runs in the workspace); trust brings it up (extension.ts reconciles then).
+    const trusted = vscode.workspace.isTrusted;
+    this.#problem = !trusted ? 'This workspace is not trusted (Restricted Mode); the chat starts once you trust it.' : r && !r.ok ? r.message : undefined;
+    if (store && r?.ok && trusted) {
       try {
         if (!this.#agent) await this.#open(store, r);
         else if (this.#agentKey !== r.key) await this.switchTo(r, signal);

@@ -10,6 +10,8 @@ export interface InputJob {
   readonly text: string;
   readonly clientId?: string;
   readonly command?: SlashCommand;
+  /** A palette or toolbar command: nobody typed it, so it is not echoed as the user's message. */
+  readonly untyped?: true;
 }
 
 export interface TaskJob {

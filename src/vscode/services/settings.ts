@@ -77,6 +77,11 @@ export function readLedgerTestCommands(log?: (message: string) => void): string[
   return list;
 }
 
+/** `capsule.projectMemory.inherit`: whether a new chat starts with this workspace's Project Memory (on unless set to false). */
+export function readProjectMemoryInherit(): boolean {
+  return vscode.workspace.getConfiguration('capsule').get<unknown>('projectMemory.inherit') !== false;
+}
+
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */
 export class SettingsReader implements vscode.Disposable {
   readonly #emitter = new vscode.EventEmitter<HostSettings>();

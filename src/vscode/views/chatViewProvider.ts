@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { parseWebviewMessage, type ChatIntent, type HostToWebview, type WebviewToHost } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import type { ChatTransport } from '../projection/chatProjection.js';
-import { newNonce, webviewHtml } from './webviewHtml.js';
+import { MANAGE_TRUST_COMMAND, newNonce, restrictedHtml, webviewHtml } from './webviewHtml.js';
 
 export const CHAT_VIEW_ID = 'capsule.chat';
 
@@ -43,15 +43,15 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
 
   resolveWebviewView(view: vscode.WebviewView): void {
     this.#view = view;
-    this.#ready = false;
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
-    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
-    view.webview.html = webviewHtml({
-      cspSource: view.webview.cspSource,
-      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.js')).toString(),
-      styleUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString(),
-      nonce: newNonce(),
-    });
+    this.#render(view);
+    // Restricted Mode shows what works and a trust button; once trust is granted the chat replaces it in place.
+    if (!vscode.workspace.isTrusted && typeof vscode.workspace.onDidGrantWorkspaceTrust === 'function') {
+      const granted = vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        granted.dispose();
+        if (this.#view === view) this.#render(view);
+      });
+      this._register(granted);
+    }
     this._register(view.webview.onDidReceiveMessage((data: unknown) => this.#receive(data)));
     this._register(
       view.onDidDispose(() => {
@@ -59,6 +59,25 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         this.#ready = false;
       }),
     );
+  }
+
+  /** The chat, or in an untrusted workspace the Restricted Mode page (no script; its one link manages trust). */
+  #render(view: vscode.WebviewView): void {
+    this.#ready = false;
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const styleUri = view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.css')).toString();
+    if (!vscode.workspace.isTrusted) {
+      view.webview.options = { enableScripts: false, enableCommandUris: [MANAGE_TRUST_COMMAND], localResourceRoots: [media] };
+      view.webview.html = restrictedHtml({ cspSource: view.webview.cspSource, styleUri });
+      return;
+    }
+    view.webview.options = { enableScripts: true, localResourceRoots: [media] };
+    view.webview.html = webviewHtml({
+      cspSource: view.webview.cspSource,
+      scriptUri: view.webview.asWebviewUri(vscode.Uri.joinPath(media, 'webview.js')).toString(),
+      styleUri,
+      nonce: newNonce(),
+    });
   }
 
   /** Shows a transient line in the view (and queues it if the view is not ready). */

@@ -1,6 +1,7 @@
 // The status bar meter: "$(pulse) 38.4k / 48.8k", warning/error colours past the soft/hard limits, click for the report.
 import * as vscode from 'vscode';
 import type { Budget } from '../../engine/tokens/budget.js';
+import { budgetRowGroups, type BudgetRow } from '../../engine/tokens/budgetFormat.js';
 import { fullTokens, shortTokens } from '../../protocol/format.js';
 import type { OpenChat } from '../services/chatPorts.js';
 import type { ChatChange } from '../services/chatService.js';
@@ -53,12 +54,28 @@ export class BudgetStatusBar implements vscode.Disposable {
   }
 }
 
-function tooltipOf(b: Budget): vscode.MarkdownString {
+/**
+ * The tooltip: the rows `/budget` prints, from the same function (budgetRowGroups), as a Markdown table: where the
+ * tokens go first (the meter's categories and what is free), then the Context Stats.
+ */
+export function tooltipOf(b: Budget): vscode.MarkdownString {
+  const g = budgetRowGroups(b);
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown('**Capsule context budget**\n\n');
-  md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})\n`);
+  md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})`);
   md.appendMarkdown('\n\n');
-  md.appendText(`Source: ${b.source} · soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · auto-compact ${b.autoCompact ? 'on' : 'off'}`);
-  md.appendMarkdown('\n\n_Click for the full report._');
+  const table = (title: string, rows: readonly BudgetRow[]): void => {
+    md.appendMarkdown(`| ${title} | |\n| --- | ---: |\n`);
+    for (const [label, value] of rows) md.appendMarkdown(`| ${cell(label)} | ${cell(value.trim())} |\n`);
+    md.appendMarkdown('\n');
+  };
+  table('Category', g.categories);
+  table('Context Stats', g.stats);
+  md.appendMarkdown('_Click for the full report._');
   return md;
+}
+
+/** A table cell: Markdown's own characters and the pipe escaped, so a model name cannot break the table. */
+function cell(text: string): string {
+  return text.replace(/[\\`*_[\]|<>~]/g, '\\$&');
 }

@@ -1,4 +1,4 @@
-// Palette "Load Capsule…": the capsule is shown and confirmed before anything is loaded; an edited one needs "Load Anyway".
+// Palette "Load Capsule…": the capsule is previewed and sent where the user says before anything is loaded; an edited one needs "Load Anyway".
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,28 +29,28 @@ after(async () => {
 
 const pick = (): unknown[] => [(h.api.Uri as { file(p: string): unknown }).file(file)];
 
-test('the capsule is previewed and must be confirmed: declining loads nothing, "Load" starts a new chat from it', async () => {
+test('the capsule is previewed and must be confirmed: declining loads nothing, "New Chat" starts a new chat from it', async () => {
   const before = sessions().length;
   h.state.answer = (kind) => (kind === 'openDialog' ? pick() : undefined);
   await h.command('capsule.loadCapsule');
-  assert.ok(h.state.asked.some((a) => a.kind === 'modal' && a.prompt === 'Load capsule "handoff auth work" into a new chat?'), 'asked before loading');
+  assert.ok(h.state.asked.some((a) => a.kind === 'modal' && a.prompt === 'Load capsule "handoff auth work"?'), 'asked before loading');
   assert.equal(sessions().length, before, 'declining loads nothing');
 
-  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' && prompt.startsWith('Load capsule') ? 'Load' : undefined);
+  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' && prompt.startsWith('Load capsule') ? 'New Chat' : undefined);
   await h.command('capsule.loadCapsule');
   await until(() => sessions().length === before + 1, 'a new chat');
-  assert.ok(h.state.messages.some((m) => /loaded "handoff auth work" into a new chat/.test(m.text)));
+  await until(() => v.messages().some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Loaded capsule "handoff auth work" into a new chat/.test(i.text))), 'the chat to say so');
 });
 
 test('an edited capsule is refused unless the user picks "Load Anyway"', async () => {
   writeFileSync(file, readFileSync(file, 'utf8').replace('## Goal\n', '## Goal\nEdited by hand.\n'));
   const before = sessions().length;
-  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' && prompt.startsWith('Load capsule') ? 'Load' : undefined);
+  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' && prompt.startsWith('Load capsule') ? 'New Chat' : undefined);
   await h.command('capsule.loadCapsule');
   assert.ok(h.state.asked.some((a) => a.kind === 'modal' && /edited after it was exported/.test(a.prompt)));
   assert.equal(sessions().length, before, 'dismissing the warning loads nothing');
 
-  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' ? (prompt.startsWith('Load capsule') ? 'Load' : 'Load Anyway') : undefined);
+  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' ? (prompt.startsWith('Load capsule') ? 'New Chat' : 'Load Anyway') : undefined);
   await h.command('capsule.loadCapsule');
   await until(() => sessions().length === before + 1, 'the edited capsule loaded after Load Anyway');
 });

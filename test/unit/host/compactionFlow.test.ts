@@ -231,10 +231,13 @@ test('/capsule export writes a portable file; /capsule load brings it into anoth
   assert.match(readFileSync(join(h.workspace, 'handoff.capsule.md'), 'utf8'), /^---\n[\s\S]*checksum/);
 
   await h.command('capsule.newChat');
-  await until(() => lastOf(v.messages(), 'snapshot')?.transcript.items.length === 0, 'the new chat');
+  // Project Memory exists by now, so the new chat may open with its one "inherited" line and nothing else.
+  await until(() => lastOf(v.messages(), 'snapshot')?.transcript.items.every((i) => i.kind === 'info' && i.text.startsWith('This chat inherited Project Memory')) === true, 'the new chat');
   const again = await quick('/capsule export ck_nothere x.md');
   assert.ok(again.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'error' && i.text.includes('ck_nothere'))), 'an error naming the missing checkpoint');
   const mark = v.mark();
+  // The preview asks where it goes; this chat is the one just opened.
+  h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('Load capsule') ? 'This Chat' : undefined);
   await turn('/capsule load handoff.capsule.md');
   assert.ok(replayItems(v.messages()).some((i) => i.kind === 'compaction'), 'the loaded capsule shows as a card');
   assert.ok(v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info')), 'the chat confirms the load');

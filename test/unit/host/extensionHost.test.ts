@@ -19,6 +19,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.acceptEdit',
     'capsule.compactContext',
     'capsule.compactUpToHere',
+    'capsule.createCapsule',
     'capsule.createCheckpoint',
     'capsule.deleteChat',
     'capsule.exportCapsule',

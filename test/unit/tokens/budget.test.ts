@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveSettings, type ResolvedSettings } from '../../../src/engine/config.js';
-import { averageTurnTokens, computeBudget, type Budget } from '../../../src/engine/tokens/budget.js';
+import { averageTurnTokens, compactionSavings, computeBudget, savingsRatioOf, type Budget } from '../../../src/engine/tokens/budget.js';
 import { formatBudget } from '../../../src/engine/tokens/budgetFormat.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
@@ -94,10 +94,48 @@ test('next trigger: now, hard limit exceeded, off, unknown', () => {
   assert.equal(budgetOf(new BranchBuilder()).budget.nextTrigger, 'unknown (no turns yet)');
 });
 
-test('savings ratio is clamped to [0, 1]', () => {
+test('the reclaimable share (the ROI gate) is clamped to [0, 1] and does not move the savings ratio', () => {
   const { budget } = budgetOf(branch(), { raw: { keepRecentTokens: 1_000_000 } });
-  assert.equal(budget.savingsRatio, 0);
+  assert.equal(budget.reclaimableRatio, 0);
   assert.equal(budget.reclaimableTokens, 0);
+  assert.ok(budget.savingsRatio > 0, 'two compactions saved tokens whatever keep recent says');
+});
+
+test('savings ratio after three compactions: 1 - current input / the input without compaction, never 0%', () => {
+  const b = new BranchBuilder();
+  const saved: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (let t = 0; t < 4; t++) b.user(`Round ${round} task ${t}: refactor module ${t}.`).assistant(`Refactored module ${t} in round ${round}.`);
+    const before = 4000 + round * 500;
+    const after = 300 + round * 50;
+    saved.push(before - after);
+    b.capsule(`## Goal\nRefactor.\n## Progress\n- Round ${round} done`, null, { tokensBefore: before, tokensAfter: after, checkpointId: `ck_r${round}` });
+  }
+  b.user('Round 3: write the changelog.').assistant('Written.');
+  const { budget } = budgetOf(b, { raw: { keepRecentTokens: 1_000_000 } });
+  const totalSaved = saved.reduce((x, y) => x + y, 0);
+  assert.equal(budget.capsules, 3);
+  assert.equal(budget.fullHistoryTokens, budget.effectiveTokens + totalSaved);
+  assert.equal(budget.savingsRatio, 1 - budget.effectiveTokens / budget.fullHistoryTokens);
+  assert.ok(budget.savingsRatio > 0.5, `${budget.savingsRatio}`);
+  assert.match(formatBudget(budget), new RegExp(`Savings ratio: +${budget.savingsRatio.toFixed(2)} \\(${Math.round(budget.savingsRatio * 100)}%\\)`));
+  // Even with keep recent larger than the input (nothing reclaimable now), the ratio says what compaction saved.
+  assert.equal(budget.reclaimableTokens, 0);
+
+  // An undone compaction saved nothing; redoing it counts it again.
+  const undoneBranch = [...b.entries, { ...b.entries[0], id: 'undo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'undo' } as never];
+  assert.equal(compactionSavings(undoneBranch), (saved[0] ?? 0) + (saved[1] ?? 0));
+  const redone = [...undoneBranch, { ...b.entries[0], id: 'redo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'redo' } as never];
+  assert.equal(compactionSavings(redone), totalSaved);
+});
+
+test('savings ratio is 0 before the first compaction', () => {
+  const b = new BranchBuilder();
+  b.user('hello').assistant('hi');
+  const { budget } = budgetOf(b);
+  assert.equal(budget.savingsRatio, 0);
+  assert.equal(budget.fullHistoryTokens, budget.effectiveTokens);
+  assert.equal(savingsRatioOf(0, 0), 0);
 });
 
 test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/behaviour.md#observability extras', () => {
@@ -116,7 +154,9 @@ test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/
     turns: 12,
     lastCapsule: { ageMs: 2 * 60_000 + 5_000, tokens: 2_840, checkpointId: 'ck_abc', quality: 'full' },
     savingsRatio: 0.48,
+    fullHistoryTokens: 73_885,
     reclaimableTokens: 18_420,
+    reclaimableRatio: 0.48,
     autoCompact: true,
     nextTrigger: '~3 turns',
     categories: { system: 1200, tools: 3400, capsule: 2840, messages: 21000, toolResults: 8400, reservedOutput: 8000 },
@@ -140,7 +180,10 @@ test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/
     '  Next trigger est.:   ~3 turns',
   ].join('\n');
   assert.ok(text.startsWith(`${expected}\n`), text);
-  assert.match(text, /Categories: +system 1,200 · tools 3,400 · capsule 2,840 · messages 21,000 · tool results 8,400 · reserved output 8,000/);
+  for (const [label, value] of <const>[['System prompt', '1,200'], ['Tool schemas', '3,400'], ['Capsule', '2,840'], ['Recent messages', '21,000'], ['Tool results', '8,400'], ['Reserved output', '8,000'], ['Free', '10,388 (to the hard limit)']]) {
+    assert.match(text, new RegExp(`\\n  ${label}: +${value.replace(/[()]/g, '\\$&')}\\n`), `${label} row`);
+  }
+  assert.match(text, /Uncompacted: +73,885/);
   assert.match(text, /Of hard limit: +78\.7%/);
   assert.match(text, /Last checkpoint: +ck_abc/);
   const none = formatBudget({ ...seed, lastCapsule: undefined, autoCompact: false, source: 'provider_usage' });

@@ -1,0 +1,53 @@
+// Capsule: Show Project Memory: what the next new chat inherits (or that nothing is inherited), with the inheritance toggle.
+import * as vscode from 'vscode';
+import { previewOf } from '../../engine/portable/preview.js';
+import { fullTokens } from '../../protocol/format.js';
+import { errorMessage } from '../base/log.js';
+import { readProjectMemoryInherit, writeWorkspaceSetting } from '../services/settings.js';
+import type { Services } from './services.js';
+
+export const OPEN_FILE = 'Open File';
+export const STOP_INHERITING = 'Stop Inheriting';
+export const START_INHERITING = 'Inherit in New Chats';
+
+/** The dialog's text: whether new chats inherit, and what (title, size, task, ledger, checksum, origin). */
+export async function projectMemoryReport(host: Pick<Services, 'memory'>): Promise<{ readonly title: string; readonly detail: string; readonly exists: boolean }> {
+  const inherit = readProjectMemoryInherit();
+  const toggle = inherit
+    ? 'New chats of this workspace inherit it as background data (capsule.projectMemory.inherit is on).'
+    : 'New chats do not inherit it: capsule.projectMemory.inherit is off for this workspace.';
+  let file: Awaited<ReturnType<Services['memory']['read']>>;
+  try {
+    file = await host.memory.read();
+  } catch (err) {
+    return { title: 'Project Memory cannot be read', detail: `${errorMessage(err)}\nNew chats start without it until the file is fixed or replaced by the next /compact.`, exists: true };
+  }
+  if (!file) {
+    return { title: 'There is no Project Memory yet', detail: `An explicit /compact whose capsule validates writes it; automatic compactions never do.\n${inherit ? 'New chats will inherit it once it exists.' : 'Even then, new chats will not inherit it: capsule.projectMemory.inherit is off.'}`, exists: false };
+  }
+  const m = file.meta;
+  const p = previewOf(file);
+  const lines = [
+    toggle,
+    '',
+    `${fullTokens(m.tokens)} tokens · quality ${m.quality} · saved ${m.created}`,
+    m.sourceSession ? `From chat ${m.sourceSession}${m.sourceCheckpoint ? ` at ${m.sourceCheckpoint}` : ''}` : '',
+    `Task: ${p.task}`,
+    `Ledger: ${p.ledger}`,
+    `Checksum: ${p.checksum === 'verified' ? 'verified' : 'edited by hand since it was saved'}`,
+  ].filter((l, i) => l !== '' || i === 1);
+  return { title: `Project Memory: "${m.title}"`, detail: lines.join('\n'), exists: true };
+}
+
+export async function showProjectMemory(host: Pick<Services, 'memory'>): Promise<void> {
+  const r = await projectMemoryReport(host);
+  const inherit = readProjectMemoryInherit();
+  const choice = await vscode.window.showInformationMessage(r.title, { modal: true, detail: r.detail }, ...(r.exists ? [OPEN_FILE] : []), inherit ? STOP_INHERITING : START_INHERITING);
+  if (choice === OPEN_FILE) {
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(host.memory.path));
+    await vscode.window.showTextDocument(doc, { preview: false });
+  } else if (choice === STOP_INHERITING || choice === START_INHERITING) {
+    await writeWorkspaceSetting('projectMemory.inherit', choice === START_INHERITING);
+    void vscode.window.showInformationMessage(choice === START_INHERITING ? 'Capsule: new chats inherit Project Memory again.' : 'Capsule: new chats start without Project Memory; chats that already started keep what they had.');
+  }
+}
