@@ -1,5 +1,5 @@
 // Validates every message from the host before the webview touches it: the schemas' shapes as plain checks (zod stays host-side), the sizes from the shared LIMITS table.
-import { LIMITS, LIST_LIMITS } from '../src/protocol/limits.js';
+import { LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 import type {
   BarrierOutcome,
   CheckpointKindView,
@@ -70,9 +70,12 @@ const cardFields = {
 };
 const card = shape(cardFields);
 const base = { id, timestamp: optional(str(LIMITS.stamp)) };
+const links = arrayOf(str(PATH_MAX, 1), LIST_LIMITS.links);
+const lineNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LINE_MAX;
+const attachment = shape({ path: str(PATH_MAX, 1), startLine: optional(lineNo), endLine: optional(lineNo) });
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
   user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)) },
-  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)) },
+  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), links: optional(links) },
   tool: {
     ...base,
     name: str(LIMITS.id),
@@ -80,6 +83,8 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
     status: oneOf<ToolStatus>({ running: true, ok: true, error: true, cancelled: true }),
     durationMs: optional(nonNeg),
     resultPreview: optional(str(LIMITS.answer)),
+    links: optional(links),
+    diff: optional(bool),
   },
   compaction: { ...base, card },
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
@@ -132,6 +137,7 @@ const capsule = shape({
   ledger: str(LIMITS.capsule),
   text: str(LIMITS.input),
   previous: nullable(shape({ checkpointId, text: str(LIMITS.input) })),
+  links: optional(links),
 });
 
 const plan = arrayOf(shape({ step: str(LIMITS.label, 1), status: oneOf<'pending' | 'in_progress' | 'done'>({ pending: true, in_progress: true, done: true }) }), LIST_LIMITS.planSteps);
@@ -182,6 +188,8 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   composer: { text: str(LIMITS.input) },
   plan: { plan },
   approvals: { approvals },
+  fileMatches: { requestId: nonNeg, query: str(PATH_MAX), files: arrayOf(str(PATH_MAX, 1), LIST_LIMITS.fileMatches) },
+  mention: { mention: str(PATH_MAX + 40, 2), attachment },
 };
 const message = union('type', MESSAGE_SHAPES);
 

@@ -1,5 +1,5 @@
 // What the chat list shows: transcript items (one union on `kind`), compaction cards, and the capsule viewer's content.
-import { LIMITS, LIST_LIMITS } from './limits.js';
+import { LIMITS, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { TriggerSchema } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
@@ -40,6 +40,9 @@ export const CompactionCardSchema = z.object({
 
 const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
 
+/** Workspace-relative paths the host found on disk, as the text writes them. */
+export const LinksSchema = z.array(text(PATH_MAX).min(1)).max(LIST_LIMITS.links);
+
 export const UserItemSchema = z.object({
   ...base,
   kind: z.literal('user'),
@@ -54,6 +57,8 @@ export const AssistantItemSchema = z.object({
   /** True while `streamDelta`s are still arriving for this item. */
   streaming: z.boolean().optional(),
   model: text(LIMITS.id).optional(),
+  /** Paths the answer mentions that exist in the workspace: only these become links that open the file. */
+  links: LinksSchema.optional(),
 });
 export const ToolItemSchema = z.object({
   ...base,
@@ -64,6 +69,10 @@ export const ToolItemSchema = z.object({
   status: ToolStatusSchema,
   durationMs: amount.optional(),
   resultPreview: text(LIMITS.answer).optional(),
+  /** Existing workspace paths named by the call or its result: only these become links. */
+  links: LinksSchema.optional(),
+  /** An applied write_file / edit_file: "Show diff" opens the before and after of this edit. */
+  diff: z.boolean().optional(),
 });
 export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
 export const CheckpointItemSchema = z.object({
@@ -108,6 +117,8 @@ export const CapsuleViewSchema = z.object({
   /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
   text: text(LIMITS.input),
   previous: z.object({ checkpointId, text: text(LIMITS.input) }).nullable(),
+  /** Existing workspace paths the sections and ledger name: only these become links. */
+  links: LinksSchema.optional(),
 });
 
 export type Quality = z.infer<typeof QualitySchema>;

@@ -8,6 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { createCheckpoint, rewind } from '../actions/rewindActions.js';
 import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
+import { addSelectionToChat } from '../actions/contextActions.js';
 import { shortTokens } from '../base/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
@@ -98,6 +99,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
     }),
   );
 
+  add(vscode.commands.registerCommand('capsule.addSelectionToChat', () => addSelectionToChat(d)));
   add(vscode.commands.registerCommand('capsule.loadCapsule', () => loadCapsuleAsNewChat(d)));
   add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 

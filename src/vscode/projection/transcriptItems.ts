@@ -1,6 +1,7 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
 import { LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
+import { touchesFiles } from '../../engine/transcript/effects.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
 import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
 
@@ -16,6 +17,16 @@ export interface ItemContext {
   readonly card: (capsule: CapsuleEntry) => CompactionCard;
   /** The composer's id of the `send` that became this user entry (the webview matches its pending bubble by it). */
   readonly clientIdOf?: (userEntryId: string) => string | undefined;
+  /** The paths in these texts that name existing workspace files (undefined: none, or no workspace). */
+  readonly links?: (texts: readonly string[]) => string[] | undefined;
+}
+
+/** Tools whose applied call changed one file: their rows offer "Show diff". */
+const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
+
+function effectPaths(e: ToolResultEntry): string[] {
+  const f = e.effects;
+  return f === undefined ? [] : [...f.read, ...f.created, ...f.modified, ...f.renamed.map((r) => r.to)];
 }
 
 /** Tool items are keyed by the assistant entry that asked, so call ids a provider reuses across turns never collide. */
@@ -110,7 +121,10 @@ export class ItemFold {
         push(userItem(e, this.ctx.clientIdOf?.(e.id)));
         break;
       case 'assistant':
-        if (e.content.trim() !== '') push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }) });
+        if (e.content.trim() !== '') {
+          const links = this.ctx.links?.([e.content]);
+          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(links === undefined ? {} : { links }) });
+        }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
           push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
@@ -121,7 +135,11 @@ export class ItemFold {
         const item = at === undefined ? undefined : this.#out[at];
         if (at !== undefined && item?.kind === 'tool') {
           this.#open.delete(e.toolCallId);
-          const done: ToolItem = { ...item, status: toolStatusOf(e, e.content === CANCELLED_BEFORE_RUN), resultPreview: resultPreview(e.content), ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }) };
+          const status = toolStatusOf(e, e.content === CANCELLED_BEFORE_RUN);
+          const preview = resultPreview(e.content);
+          const links = this.ctx.links?.([item.argsSummary, preview, effectPaths(e).join('\n')]);
+          const diff = status === 'ok' && EDIT_TOOLS.has(e.toolName) && (e.effects === undefined || touchesFiles(e.effects));
+          const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}) };
           this.#out[at] = done;
           // A call answered in the same batch of entries is still new to whoever receives this batch.
           const fresh = appended.findIndex((i) => i.id === done.id);

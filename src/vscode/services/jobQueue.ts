@@ -2,6 +2,7 @@
 import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
+import type { Attachment } from '../../engine/agent/attachments.js';
 
 export interface InputJob {
   readonly kind: 'input';
@@ -10,6 +11,8 @@ export interface InputJob {
   readonly text: string;
   readonly clientId?: string;
   readonly command?: SlashCommand;
+  /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */
+  readonly attachments?: readonly Attachment[];
 }
 
 export interface TaskJob {

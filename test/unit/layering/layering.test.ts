@@ -44,11 +44,11 @@ test("only src/vscode and src/extension.ts import 'vscode'", () => {
   assert.deepEqual(offenders, []);
 });
 
-/** Plain data shared by the schemas and the webview's checks; it may import nothing, so the webview bundle stays free of zod. */
-const PROTOCOL_LIMITS = 'src/protocol/limits.js';
+/** Plain data and pure functions shared by the host and the webview; they may import nothing, so the webview bundle stays free of zod. */
+const PROTOCOL_SHARED = new Set(['src/protocol/limits.js', 'src/protocol/pathRefs.js']);
 
-test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table excepted)', () => {
-  assert.deepEqual(scanImports('src/protocol/limits.ts', readFileSync(join(ROOT, 'src', 'protocol', 'limits.ts'), 'utf8')), [], 'the limits table imports nothing');
+test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table and the path detector excepted)', () => {
+  for (const f of ['limits.ts', 'pathRefs.ts']) assert.deepEqual(scanImports(`src/protocol/${f}`, readFileSync(join(ROOT, 'src', 'protocol', f), 'utf8')), [], `${f} imports nothing`);
   const problems: string[] = [];
   const files = tsFiles(join(ROOT, 'webview'));
   assert.ok(files.length > 0);
@@ -65,7 +65,7 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
       const target = resolverFor(f)(s);
       if (!target.startsWith('src/')) continue;
       if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
-      else if (!ref.typeOnly && target !== PROTOCOL_LIMITS) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table is shared as data)`);
+      else if (!ref.typeOnly && !PROTOCOL_SHARED.has(target)) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table and the path detector are shared as code)`);
     }
   }
   assert.deepEqual(problems, []);
