@@ -11,6 +11,9 @@ import { DEFAULT_HEIGHT, EDGE, INITIAL, LOW_WATER, WINDOW_MAX, span, windowFor }
 export interface ListActions {
   copy(text: string, from: HTMLElement): void;
   openLink(href: string): void;
+  openFile(path: string, line?: number, column?: number): void;
+  /** "Show diff" on an applied edit's row (the tool item's id). */
+  showDiff(itemId: string): void;
   viewCapsule(checkpointId: string, opener: HTMLElement): void;
   rewind(checkpointId: string): void;
   /** A user message's action, or retry of the answer (sent with the message it answered). */
@@ -58,7 +61,7 @@ export class TranscriptList {
     this.#jump.addEventListener('click', () => this.showLatest());
     this.element = el('div', { className: 'list-wrap' }, [this.#scroller, this.#jump]);
     this.#scroller.addEventListener('scroll', () => this.#queueScroll(), { passive: true });
-    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), copy: (text, from) => actions.copy(text, from), action: (name, btn) => this.#onAction(name, btn) });
+    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), action: (name, btn) => this.#onAction(name, btn) });
     const follow = new ResizeObserver(() => {
       if (this.#stick) this.#scrollToBottom();
     });
@@ -389,6 +392,7 @@ export class TranscriptList {
   #onAction(name: string, btn: HTMLElement): void {
     const ck = btn.dataset.ck ?? '';
     if (name === 'view-capsule') this.actions.viewCapsule(ck, btn);
+    else if (name === 'show-diff') this.actions.showDiff(btn.closest('[data-id]')?.getAttribute('data-id') ?? '');
     else if (name === 'rewind') this.actions.rewind(ck);
     else if (name === 'undo-compaction' || name === 'redo-compaction') this.actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
     else if (name.startsWith('message-') || name === 'retry') {
