@@ -110,8 +110,6 @@ export class FileSnapshots implements FileCapture {
       const prior: FileState = b === undefined ? null : typeof b === 'object' && b !== null ? await this.keep(b) : b;
       const nowContent = await readContent(path, this.limits.maxFileBytes);
       const after = stateOf(nowContent);
-      // A write's result is kept too, so "Show diff" can show exactly this edit even after later changes.
-      if (why === 'write' && after !== prior) await this.keep(nowContent);
       this.statCache.delete(path);
       if (prior === after && prior !== 'unavailable') continue;
       changes.push({ path, leaf, before: prior, after, why, at });
