@@ -13,6 +13,9 @@ const ALWAYS_EXCLUDED = ['**/node_modules/**', '**/.git/**', '**/.hg/**', '**/.s
 const MAX_LISTED = 20_000;
 /** A listing this fresh answers the next keystroke without another search. */
 const FRESH_MS = 5_000;
+/** Existence answers are reused this long (one snapshot, one burst of appended entries), then asked again. */
+const KNOWN_MS = 2_000;
+const MAX_KNOWN = 10_000;
 
 /** The workspace folders on disk, first one first: relative paths resolve against it, as the tools do. */
 export function workspaceRoots(): string[] {
@@ -27,6 +30,8 @@ export function relativePath(uri: vscode.Uri): string {
 export class WorkspaceFiles extends Disposable {
   #listing: { readonly at: number; readonly paths: Promise<string[]> } | undefined;
   #search: vscode.CancellationTokenSource | undefined;
+  /** What was found on disk lately: a snapshot of a long chat names the same files many times over. */
+  #known: { readonly key: string; readonly at: number; readonly exists: Map<string, boolean> } = { key: '', at: 0, exists: new Map() };
 
   constructor() {
     super();
@@ -50,8 +55,15 @@ export class WorkspaceFiles extends Disposable {
     const roots = workspaceRoots();
     if (roots.length === 0) return undefined;
     const candidates = [...new Set(texts.flatMap((t) => candidatePaths(t)))].slice(0, MAX_PATH_REFS);
-    const found = existingWorkspaceFiles(roots, candidates);
-    return found.length === 0 ? undefined : found;
+    const now = Date.now();
+    const key = roots.join('\0');
+    if (this.#known.key !== key || now - this.#known.at > KNOWN_MS || this.#known.exists.size > MAX_KNOWN) this.#known = { key, at: now, exists: new Map() };
+    const known = this.#known.exists;
+    const unknown = candidates.filter((c) => !known.has(c));
+    const found = new Set(existingWorkspaceFiles(roots, unknown));
+    for (const c of unknown) known.set(c, found.has(c));
+    const links = candidates.filter((c) => known.get(c) === true);
+    return links.length === 0 ? undefined : links;
   }
 
   #paths(): Promise<string[]> {
