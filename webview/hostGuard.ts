@@ -74,7 +74,7 @@ const links = arrayOf(str(PATH_MAX, 1), LIST_LIMITS.links);
 const lineNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LINE_MAX;
 const attachment = shape({ path: str(PATH_MAX, 1), startLine: optional(lineNo), endLine: optional(lineNo) });
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), links: optional(links) },
   assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), links: optional(links) },
   tool: {
     ...base,

@@ -65,7 +65,7 @@ function userActions(id: string): HTMLElement[] {
 export function renderItem(item: TranscriptItem): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text', text: item.text })], 'You said');
+      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))])], 'You said');
     case 'assistant':
       return article(
         item,

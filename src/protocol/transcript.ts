@@ -49,6 +49,8 @@ export const UserItemSchema = z.object({
   text: text(LIMITS.input),
   /** The `clientId` of the `send` that produced it, so the webview can drop its pending chip. */
   clientId: text(LIMITS.id).optional(),
+  /** Existing workspace paths the message names (its `@` mentions): only these become links. */
+  links: LinksSchema.optional(),
 });
 export const AssistantItemSchema = z.object({
   ...base,

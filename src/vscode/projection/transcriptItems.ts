@@ -61,8 +61,8 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
   return r.isError ? 'error' : 'ok';
 }
 
-export function userItem(e: UserEntry, clientId?: string): TranscriptItem {
-  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }) };
+export function userItem(e: UserEntry, clientId?: string, links?: readonly string[]): TranscriptItem {
+  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(links === undefined ? {} : { links: [...links] }) };
 }
 
 export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
@@ -118,7 +118,7 @@ export class ItemFold {
     };
     switch (e.type) {
       case 'user':
-        push(userItem(e, this.ctx.clientIdOf?.(e.id)));
+        push(userItem(e, this.ctx.clientIdOf?.(e.id), this.ctx.links?.([e.content])));
         break;
       case 'assistant':
         if (e.content.trim() !== '') {

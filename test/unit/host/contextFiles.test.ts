@@ -69,6 +69,8 @@ test('an attached file is read on send like read_file: the model request carries
   const tool = branch.find((i) => i.kind === 'tool' && i.name === 'read_file');
   assert.ok(tool && tool.kind === 'tool' && tool.status === 'ok', 'the read shows as a tool row');
   assert.deepEqual(tool.kind === 'tool' ? tool.links : undefined, ['src/app.ts'], 'its path is a link');
+  const mine = branch.filter((i) => i.kind === 'user').pop();
+  assert.deepEqual(mine?.kind === 'user' ? mine.links : undefined, ['src/app.ts'], 'the mention in the message is a link too');
 });
 
 test('a line range attaches only those lines; missing, outside, binary and folder attachments are refused with a clear notice', async () => {

@@ -159,6 +159,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'itemUpdated', item: { id: 'e_1/call_1', kind: 'tool', name: 'edit_file', argsSummary: 'path: src/a.ts', status: 'ok', links: ['src/a.ts'], diff: true } },
   { type: 'itemsAppended', items: [{ id: 'e_2', kind: 'assistant', markdown: 'See `src/a.ts:3`', links: ['src/a.ts'] }] },
   { type: 'capsule', capsule: { ...capsule, links: ['src/a.ts'] } },
+  { type: 'itemsAppended', items: [{ id: 'e_3', kind: 'user', text: 'explain @src/a.ts', links: ['src/a.ts'] }] },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
