@@ -58,7 +58,7 @@ test('@file context, a clickable path in the answer, and the diff of an applied 
     await widenSideBar(page, 120);
   });
 
-  await step('15-09-at-file', async () => {
+  await step('15-09b-at-file-sent', async () => {
     await chat.composer.click();
     await chat.composer.pressSequentially('What does @gree');
     const option = chat.frame.locator('.slash-popup [role="option"]', { hasText: 'greeter.ts' });
