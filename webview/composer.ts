@@ -45,7 +45,7 @@ export class Composer {
   constructor(private readonly actions: ComposerActions, draft: string) {
     this.#popup = new SlashPopup((c) => this.#pick(c));
     this.#textarea = el('textarea', {
-      attrs: { rows: '1', 'aria-label': 'Message', placeholder: 'Ask Capsule · / commands · @ files', 'aria-autocomplete': 'list', 'aria-controls': 'slash-popup', 'aria-describedby': 'composer-hint' },
+      attrs: { rows: '1', 'aria-label': 'Message', placeholder: 'Ask · / commands · @ files', 'aria-autocomplete': 'list', 'aria-controls': 'slash-popup', 'aria-describedby': 'composer-hint' },
     });
     this.#textarea.value = draft;
     this.#textarea.addEventListener('input', () => this.#onInput());
@@ -126,7 +126,7 @@ export class Composer {
 
   #refreshPlaceholder(): void {
     // Short: a narrow sidebar must fit it on the one line the empty textarea has.
-    this.#textarea.placeholder = this.#readOnly ? 'Read-only in this window' : this.#barrier ? 'Compacting… input is queued' : this.#busy ? 'Working… input is queued' : 'Ask Capsule · / commands · @ files';
+    this.#textarea.placeholder = this.#readOnly ? 'Read-only in this window' : this.#barrier ? 'Compacting… input is queued' : this.#busy ? 'Working… input is queued' : 'Ask · / commands · @ files';
   }
 
   #renderChips(): void {
