@@ -1,7 +1,7 @@
 // Workspace files the user names (an `@` attachment, a path in an answer): checked with the tools' confinement, for the user's eyes rather than the model's.
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { openConfinedForReading } from './confined.js';
 import { isInside, resolveWorkspacePath } from './paths.js';
 import { ToolError } from './types.js';
 
@@ -21,8 +21,10 @@ export async function checkWorkspaceFile(roots: readonly string[], path: string,
     return { ok: false, message: err.message };
   }
   if (!target.exists) return { ok: false, message: `"${path}" does not exist in the workspace.` };
-  const st = await open(target.real, 'r').then(
-    async (h) => {
+  // Opened like the read tool opens (non-blocking, proven inside the workspace on the descriptor): a FIFO must not hang the chat.
+  type Opened = { readonly refused?: string; readonly isFile: boolean; readonly isDir: boolean; readonly binary: boolean };
+  const st = await openConfinedForReading(roots, target.real, target.display).then(
+    async (h): Promise<Opened> => {
       try {
         const s = await h.stat();
         if (!s.isFile() || opts.text !== true) return { isFile: s.isFile(), isDir: s.isDirectory(), binary: false };
@@ -33,8 +35,12 @@ export async function checkWorkspaceFile(roots: readonly string[], path: string,
         await h.close();
       }
     },
-    () => ({ isFile: false, isDir: lstatSync(target.real, { throwIfNoEntry: false })?.isDirectory() ?? false, binary: false }),
+    (err: unknown): Opened => {
+      if (err instanceof ToolError) return { refused: err.message, isFile: false, isDir: false, binary: false };
+      return { isFile: false, isDir: lstatSync(target.real, { throwIfNoEntry: false })?.isDirectory() ?? false, binary: false };
+    },
   );
+  if (st.refused !== undefined) return { ok: false, message: st.refused };
   if (st.isDir) return { ok: false, message: `"${target.display}" is a folder; attach the files in it one by one.` };
   if (!st.isFile) return { ok: false, message: `"${target.display}" is not a regular file.` };
   if (st.binary) return { ok: false, message: `"${target.display}" looks like a binary file; only text files can be attached.` };

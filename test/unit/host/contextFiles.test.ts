@@ -1,5 +1,6 @@
 // Context the user gives, through the real extension: the `@` file search, attachments read on send (the model receives them), refusals, opening clicked paths, an edit's diff, Add Selection.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -22,6 +23,7 @@ before(async () => {
   writeFileSync(join(h.workspace, 'node_modules', 'dep', 'app.js'), 'module.exports = 1;\n');
   writeFileSync(join(h.workspace, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
   writeFileSync(join(h.workspace, 'notes.md'), Array.from({ length: 30 }, (_, i) => `note line ${i + 1}`).join('\n'));
+  execFileSync('mkfifo', [join(h.workspace, 'pipe')]);
   for (let i = 0; i < 60; i++) writeFileSync(join(h.workspace, `gen${i}.txt`), 'x');
   // Hidden from the completion like the explorer hides it; it can still be attached by name.
   h.state.config.set('files.exclude', { '**/*.md': true });
@@ -80,7 +82,7 @@ test('a line range attaches only those lines; missing, outside, binary and folde
     type: 'send',
     text: 'Look at these',
     clientId: 'a2',
-    attachments: [{ path: 'notes.md', startLine: 3, endLine: 4 }, { path: '../../etc/passwd' }, { path: 'missing.ts' }, { path: 'image.png' }, { path: 'src' }],
+    attachments: [{ path: 'notes.md', startLine: 3, endLine: 4 }, { path: '../../etc/passwd' }, { path: 'missing.ts' }, { path: 'image.png' }, { path: 'src' }, { path: 'pipe' }],
   });
   await until(() => idle(v.since(mark)), 'the turn');
   const notice = v.since(mark).find((m) => m.type === 'notice' && m.text.startsWith('Not attached'));
@@ -90,6 +92,7 @@ test('a line range attaches only those lines; missing, outside, binary and folde
   assert.match(notice.text, /@missing\.ts: "missing\.ts" does not exist/);
   assert.match(notice.text, /@image\.png: "image\.png" looks like a binary file/);
   assert.match(notice.text, /@src: "src" is a folder/);
+  assert.match(notice.text, /@pipe: "pipe" is not a regular file/, 'a FIFO is refused without hanging on it');
   const body = lastRequestText();
   assert.ok(body.includes('note line 3') && body.includes('note line 4'), 'the range was read');
   assert.ok(!body.includes('note line 5') && !body.includes('root:'), 'nothing else was');
