@@ -1,5 +1,8 @@
 // `@` mentions in the composer, pure (no DOM, tested in plain Node): the query at the caret, the text a pick inserts, the attachments a draft still names.
 import type { Attachment } from '../src/protocol/messages.js';
+import { mentionText } from '../src/protocol/pathRefs.js';
+
+export { mentionText };
 
 export interface MentionQuery {
   /** Offset of the `@`. */
@@ -15,13 +18,6 @@ export function mentionAt(value: string, caret: number): MentionQuery | undefine
   if (m === null) return undefined;
   const token = m[1] ?? '';
   return { start: caret - token.length - 1, query: token.replace(/^"/, '') };
-}
-
-/** How a file reads in the draft: `@path`, `@path:3-9`; quoted when it has spaces. */
-export function mentionText(a: Attachment): string {
-  const range = a.startLine === undefined ? '' : a.endLine === undefined || a.endLine === a.startLine ? `:${a.startLine}` : `:${a.startLine}-${a.endLine}`;
-  const p = `${a.path}${range}`;
-  return /\s/.test(p) ? `@"${p}"` : `@${p}`;
 }
 
 /** The draft with the `@query` at `q` replaced by the picked file's mention and a space; the caret goes after it. */

@@ -101,3 +101,10 @@ export function candidatePaths(text: string): string[] {
   }
   return [...set].slice(0, MAX_PATH_REFS);
 }
+
+/** How an attached file reads in a message: `@path`, `@path:3-9`; quoted when it has spaces (the composer and the host's notices agree). */
+export function mentionText(a: { readonly path: string; readonly startLine?: number; readonly endLine?: number }): string {
+  const range = a.startLine === undefined ? '' : a.endLine === undefined || a.endLine === a.startLine ? `:${a.startLine}` : `:${a.startLine}-${a.endLine}`;
+  const p = `${a.path}${range}`;
+  return /\s/.test(p) ? `@"${p}"` : `@${p}`;
+}

@@ -1,6 +1,7 @@
 // Context the user gives the chat and the files it names: attachments checked before a send, "Add Selection to Chat", opening a clicked path, an edit's diff.
 import * as vscode from 'vscode';
 import type { Attachment } from '../../protocol/messages.js';
+import { mentionText } from '../../protocol/pathRefs.js';
 import { editDiffOf, type Side } from '../../node/snapshots/editDiff.js';
 import { checkWorkspaceFile } from '../../node/tools/workspaceFiles.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
@@ -11,13 +12,6 @@ export interface ContextServices extends Pick<Services, 'chat' | 'out' | 'view'>
   readonly snapshotDocs: SnapshotDocuments;
 }
 
-/** How an attachment reads in the composer and the notices: `@path`, `@path:3-9`; quoted when the path has spaces. */
-export function mentionOf(a: Attachment): string {
-  const range = a.startLine === undefined ? '' : a.endLine === undefined || a.endLine === a.startLine ? `:${a.startLine}` : `:${a.startLine}-${a.endLine}`;
-  const p = `${a.path}${range}`;
-  return /\s/.test(p) ? `@"${p}"` : `@${p}`;
-}
-
 /** The attachments that can be read; each one that cannot is named in one notice, and the message goes without it. */
 export async function attachable(d: Pick<Services, 'out'>, attachments: readonly Attachment[] | undefined): Promise<Attachment[]> {
   if (attachments === undefined || attachments.length === 0) return [];
@@ -26,7 +20,7 @@ export async function attachable(d: Pick<Services, 'out'>, attachments: readonly
   const problems: string[] = [];
   const seen = new Set<string>();
   for (const a of attachments) {
-    const key = mentionOf(a);
+    const key = mentionText(a);
     if (seen.has(key)) continue;
     seen.add(key);
     if (a.startLine !== undefined && a.endLine !== undefined && a.endLine < a.startLine) {
@@ -97,5 +91,5 @@ export async function addSelectionToChat(d: Pick<Services, 'out' | 'view'>): Pro
   const attachment: Attachment = sel.isEmpty ? { path: relativePath(uri) } : { path: relativePath(uri), startLine: sel.start.line + 1, endLine: lastLine + 1 };
   if (editor.document.isDirty) void vscode.window.showInformationMessage('Capsule: the file has unsaved changes; the chat attaches its saved content. Save it first to attach what you see.');
   await d.view.reveal();
-  d.out.mention(mentionOf(attachment), attachment);
+  d.out.mention(mentionText(attachment), attachment);
 }
