@@ -51,6 +51,11 @@ export class Composer {
     this.#textarea.addEventListener('input', () => this.#onInput());
     this.#textarea.addEventListener('keydown', (e) => this.#onKey(e));
     this.#textarea.addEventListener('blur', () => this.#popup.hide());
+    // Moving the caret into or out of an `@` mention opens or closes the file list, as typing does.
+    this.#textarea.addEventListener('click', () => this.#refreshPopup());
+    this.#textarea.addEventListener('keyup', (e) => {
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') this.#refreshPopup();
+    });
     const send = button({ icon: 'send', label: 'Send (Enter)', className: 'send' });
     send.addEventListener('click', () => this.#send());
     this.#stop = button({ icon: 'debug-stop', text: 'Stop', label: 'Stop the running turn', className: 'stop hidden' });

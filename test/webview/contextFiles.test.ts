@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import type { WebviewToHost } from '../../src/protocol/messages.js';
-import { snapshot } from '../unit/protocol/samples.js';
+import { capsule, snapshot } from '../unit/protocol/samples.js';
 import { ensureBundle, launchBrowser, scenario, type Harness } from './harness.js';
 
 let browser: Browser;
@@ -122,5 +122,19 @@ test('known paths in answers and tool rows are links that ask the host to open t
     await h.page.locator('[data-id="e_2/c1"] button.show-diff').click();
     assert.deepEqual((await ofType(h, 'showDiff')).map((m) => m.itemId), ['e_2/c1']);
     await h.screenshot('file-links');
+  });
+});
+
+test('the capsule viewer links the known paths of its sections and ledger', async () => {
+  await scenario(browser, 'file-links-viewer', async (h) => {
+    await h.send(snapshot);
+    await h.send({ type: 'capsule', capsule: { ...capsule, links: ['src/auth.ts'] } });
+    await h.until("document.querySelector('[role=dialog] .panel-sections a.file-link')", 'a link in the sections');
+    await h.page.locator('[role=dialog] .panel-sections a.file-link').first().click();
+    await h.page.locator('#tab-ledger').click();
+    await h.until("document.querySelector('[role=dialog] .panel-ledger a.file-link')", 'a link in the ledger');
+    await h.page.locator('[role=dialog] .panel-ledger a.file-link').first().click();
+    assert.deepEqual((await ofType(h, 'openFile')).map((m) => m.path), ['src/auth.ts', 'src/auth.ts']);
+    assert.equal(await h.value("Array.from(document.querySelectorAll('[role=dialog] a.file-link')).some((a) => a.textContent.includes('npm test'))"), false, 'a command is not a path');
   });
 });
