@@ -1,7 +1,7 @@
 // The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (docs/behaviour.md#observability).
 import type { BudgetView } from '../src/protocol/messages.js';
 import { el } from './dom.js';
-import { age, fullTokens, percent, shortTokens } from './format.js';
+import { age, fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 import { renderLegend, renderMeter } from './meter.js';
 
 const SOURCE_LABELS: Readonly<Record<BudgetView['source'], string>> = {

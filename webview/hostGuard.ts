@@ -73,9 +73,17 @@ const base = { id, timestamp: optional(str(LIMITS.stamp)) };
 const links = arrayOf(str(PATH_MAX, 1), LIST_LIMITS.links);
 const lineNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LINE_MAX;
 const attachment = shape({ path: str(PATH_MAX, 1), startLine: optional(lineNo), endLine: optional(lineNo) });
+const int = (v: unknown): boolean => Number.isInteger(v);
+/** A fork's switcher: the same rules as BranchViewSchema (index within count, neighbours exactly where they exist). */
+const branchShape = shape({ index: int, count: int, previous: optional(id), next: optional(id) });
+const branch: Check = (v) => {
+  if (!branchShape(v) || !isRec(v)) return false;
+  const { index, count, previous, next } = v as { index: number; count: number; previous?: string; next?: string };
+  return index >= 1 && count >= 2 && count <= LIST_LIMITS.branches && index <= count && (previous !== undefined) === (index > 1) && (next !== undefined) === (index < count);
+};
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), links: optional(links) },
-  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), links: optional(links) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
+  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
   tool: {
     ...base,
     name: str(LIMITS.id),

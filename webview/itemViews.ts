@@ -1,8 +1,9 @@
 // One transcript item → its DOM: user and assistant messages, collapsed tool calls, cards, checkpoints, errors and notes.
 import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '../src/protocol/messages.js';
+import { branchSwitcher } from './branchSwitcher.js';
 import { renderCompactionCard } from './compactionCard.js';
 import { button, el, icon, srOnly } from './dom.js';
-import { duration } from './format.js';
+import { duration } from '../src/protocol/format.js';
 import { renderMarkdown } from './markdown.js';
 import { linkifyText } from './pathLinks.js';
 import { CHECKPOINT_KINDS, TOOL_STATES } from './words.js';
@@ -65,11 +66,15 @@ function userActions(id: string): HTMLElement[] {
 export function renderItem(item: TranscriptItem): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))])], 'You said');
+      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))]), ...(item.branch ? [branchSwitcher(item.branch)] : [])], 'You said');
     case 'assistant':
       return article(
         item,
-        [who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' }), button({ icon: 'refresh', label: 'Retry: ask again on a new branch', action: 'retry', className: 'item-action retry' })]), assistantBody(item)],
+        [
+          who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' }), button({ icon: 'refresh', label: 'Retry: ask again on a new branch', action: 'retry', className: 'item-action retry' })]),
+          assistantBody(item),
+          ...(item.branch ? [branchSwitcher(item.branch)] : []),
+        ],
         'Assistant answer',
       );
     case 'tool':

@@ -63,6 +63,7 @@ const list = new TranscriptList({
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   messageAction: (action, entryId) => host.post({ type: 'messageAction', action, entryId }),
+  switchBranch: (entryId) => host.post({ type: 'switchBranch', entryId }),
   compactionAction: (action, checkpointId) => host.post({ type: 'compactionAction', action, checkpointId }),
   continueLoop: () => host.post({ type: 'send', text: 'Continue' }),
   loadOlder: (beforeId) => host.post({ type: 'loadOlder', beforeId }),

@@ -1,30 +1,14 @@
 // The message list: every item kept as data, a window of them rendered between spacers sized by measured or estimated heights.
 import type { TranscriptItem } from '../src/protocol/messages.js';
+import { pendingSwitch, refocusSwitcher, type PendingSwitch } from './branchSwitcher.js';
 import { delegateClicks } from './clicks.js';
 import { button, el } from './dom.js';
 import { assistantBody, renderItem } from './itemViews.js';
 import { anchorDrift, captureAnchor, visibleRange, type Anchor } from './listGeometry.js';
+import { dispatchAction, type ListActions, type ListLookup } from './listActions.js';
 import { topRow } from './listTop.js';
 import type { ScrollAnchor } from './vscodeApi.js';
 import { DEFAULT_HEIGHT, EDGE, INITIAL, LOW_WATER, WINDOW_MAX, span, windowFor } from './windowing.js';
-
-export interface ListActions {
-  copy(text: string, from: HTMLElement): void;
-  openLink(href: string): void;
-  openFile(path: string, line?: number, column?: number): void;
-  /** "Show diff" on an applied edit's row (the tool item's id). */
-  showDiff(itemId: string): void;
-  viewCapsule(checkpointId: string, opener: HTMLElement): void;
-  rewind(checkpointId: string): void;
-  /** A user message's action, or retry of the answer (sent with the message it answered). */
-  messageAction(action: 'rewind' | 'edit' | 'retry' | 'compactUpTo', entryId: string): void;
-  compactionAction(action: 'undo' | 'redo', checkpointId: string): void;
-  /** The doom-loop card's "Continue": the turn goes on as a new message. */
-  continueLoop(): void;
-  loadOlder(beforeId: string): void;
-  /** The reading position changed (null: following the newest). */
-  scrolled(anchor: ScrollAnchor | null): void;
-}
 
 export class TranscriptList {
   readonly element: HTMLElement;
@@ -54,6 +38,8 @@ export class TranscriptList {
   #stick = true;
   /** The scrollTop this code last set; a scroll event elsewhere was the user's. */
   #expectTop = 0;
+  /** A ‹ › click waiting for its snapshot: the branch's first item takes the clicked item's place, the switcher keeps focus. */
+  #switch: PendingSwitch | undefined;
 
   constructor(private readonly actions: ListActions) {
     this.#scroller = el('div', { className: 'list', attrs: { role: 'log', 'aria-label': 'Messages', 'aria-live': 'off', tabindex: '0' } }, [this.#top, this.#padTop, this.#body, this.#padBottom]);
@@ -61,7 +47,8 @@ export class TranscriptList {
     this.#jump.addEventListener('click', () => this.showLatest());
     this.element = el('div', { className: 'list-wrap' }, [this.#scroller, this.#jump]);
     this.#scroller.addEventListener('scroll', () => this.#queueScroll(), { passive: true });
-    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), action: (name, btn) => this.#onAction(name, btn) });
+    const lookup: ListLookup = { items: () => this.#items, get: (id) => this.get(id), switching: (target, btn) => (this.#switch = pendingSwitch(target, btn, this.#scroller)) };
+    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), copy: (text, from) => actions.copy(text, from), action: (name, btn) => dispatchAction(name, btn, lookup, actions) });
     const follow = new ResizeObserver(() => {
       if (this.#stick) this.#scrollToBottom();
     });
@@ -74,7 +61,11 @@ export class TranscriptList {
   }
 
   /** Replaces everything (a snapshot); keeps the reading position when `anchor` names a known item. */
-  reset(items: readonly TranscriptItem[], hasMore: boolean, anchor: ScrollAnchor | null): void {
+  reset(items: readonly TranscriptItem[], hasMore: boolean, given: ScrollAnchor | null): void {
+    const sw = this.#switch;
+    this.#switch = undefined;
+    const switched = sw !== undefined && items.some((i) => i.id === sw.target) ? sw : undefined;
+    const anchor = switched ? { itemId: switched.target, offset: switched.offset } : given;
     this.#items = [];
     this.#heights = [];
     this.#seq.clear();
@@ -95,6 +86,7 @@ export class TranscriptList {
     if (anchor && at !== undefined) this.#scrollToAnchor(anchor);
     else this.#scrollToBottom();
     this.#refreshChrome();
+    if (switched) refocusSwitcher(this.#items, this.#index(switched.target), (id) => this.#rendered.get(id), switched.dir);
   }
 
   /** New items at the end (an id already present is updated in place). */
@@ -387,31 +379,5 @@ export class TranscriptList {
     this.#top.replaceChildren(...topRow({ loading: this.#loading, hasMore: this.#hasMore, empty: this.#items.length === 0 }, () => this.showEarlier()));
     this.#jump.classList.toggle('hidden', this.#stick);
     this.#scroller.setAttribute('aria-busy', this.#dirty.size > 0 ? 'true' : 'false');
-  }
-
-  #onAction(name: string, btn: HTMLElement): void {
-    const ck = btn.dataset.ck ?? '';
-    if (name === 'view-capsule') this.actions.viewCapsule(ck, btn);
-    else if (name === 'show-diff') this.actions.showDiff(btn.closest('[data-id]')?.getAttribute('data-id') ?? '');
-    else if (name === 'rewind') this.actions.rewind(ck);
-    else if (name === 'undo-compaction' || name === 'redo-compaction') this.actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
-    else if (name.startsWith('message-') || name === 'retry') {
-      const id = btn.closest('[data-id]')?.getAttribute('data-id') ?? '';
-      const at = this.#items.findIndex((i) => i.id === id);
-      // Retry re-asks the message the answer belongs to: the nearest user message above it.
-      const user = name === 'retry' ? this.#items.slice(0, at).reverse().find((i) => i.kind === 'user' && !i.id.startsWith('x_')) : this.#items[at];
-      if (user === undefined || user.kind !== 'user') return;
-      const action = name === 'retry' ? 'retry' : name === 'message-rewind' ? 'rewind' : name === 'message-edit' ? 'edit' : 'compactUpTo';
-      this.actions.messageAction(action, user.id);
-    }
-    else if (name === 'loop-continue' || name === 'loop-stop') {
-      // Either answer settles the card; only Continue asks the agent for more.
-      btn.closest('.loop-actions')?.replaceChildren(el('span', { className: 'muted', text: name === 'loop-continue' ? 'Continued.' : 'Stopped.' }));
-      if (name === 'loop-continue') this.actions.continueLoop();
-    }
-    else if (name === 'copy-item') {
-      const item = this.get(btn.closest('[data-id]')?.getAttribute('data-id') ?? '');
-      if (item?.kind === 'assistant') this.actions.copy(item.markdown, btn);
-    }
   }
 }

@@ -21,7 +21,7 @@ import { readIntents, writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
-import { lastEntryId, previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview } from './sessionRewind.js';
+import { lastEntryId, previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
@@ -284,6 +284,14 @@ export class AgentSession {
       await this.saveIntents();
     }
     return r;
+  }
+
+  /** Switch to the branch that starts at `entryId` (docs/rewind.md#branches); refused while a turn runs, like a rewind. */
+  async switchBranch(entryId: string): Promise<SwitchDone | RewindFailure> {
+    if (this.agentOrUndefined?.busy === true) return { ok: false, error: 'A turn is running; stop it first, then switch branches.' };
+    const r = await switchBranchSession(this.rewindDeps(), entryId);
+    if (r.ok) this.parts.triggers.clearIntents();
+    return r.ok ? this.saveIntents().then(() => r) : r;
   }
 
   /** Undo (or redo) one compaction: refused when the model input without that capsule would not fit the hard limit. */

@@ -1,5 +1,6 @@
 // Rewind as one operation over a session file and its file snapshots: preview (what changes, what cannot), then conversation and/or files.
 import type { Clock, IdSource } from '../engine/ports.js';
+import { switchPoint } from '../engine/transcript/branches.js';
 import { resolveRewindPoint, type RewindPoint } from '../engine/transcript/rewindPoint.js';
 import type { LeafEntry, SystemUpdateEntry } from '../engine/transcript/schema.js';
 import type { JsonlSessionStore } from './jsonlStore.js';
@@ -31,6 +32,8 @@ export interface RewindDone {
   readonly files?: RestoreResult;
   /** The system update that tells the model which files still differ ("Conversation only"). */
   readonly note?: SystemUpdateEntry;
+  /** The files that differ from the moment the conversation moved to (and stay as they are) after a "Conversation only" move. */
+  readonly differ?: readonly FilePlan[];
 }
 
 interface RewindDeps {
@@ -96,15 +99,40 @@ export function filesDifferNote(files: readonly FilePlan[]): string {
 export async function rewindSession(d: RewindDeps, ref: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean } = {}): Promise<RewindDone | RewindFailure> {
   const store = d.store;
   if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
-  const mode = opts.mode ?? 'both';
   const point = resolveRewindPoint(store.tree, ref);
   if (!point.ok) return point;
   const { ok: _ok, ...p } = point;
+  return moveTo(d, p, `rewind to ${p.checkpointId ?? ref}${p.adjusted ? ' (moved off an unanswered tool call)' : ''}`, opts);
+}
+
+/** A branch switch done (docs/rewind.md#branches): where the leaf went, and the note when files differ from that branch's moment. */
+export interface SwitchDone extends RewindDone {
+  /** The branch's newest entry (the leaf, unless it sat inside an unanswered tool call). */
+  readonly tipId: string;
+}
+
+/**
+ * Switches to the branch that starts at `entryId` (a message or an answer at a fork): the leaf moves to that branch's
+ * newest entry, the conversation only. Files stay as they are; when they differ from that moment, the model is told
+ * which, exactly as after a "Conversation only" rewind. Nothing is deleted. The caller makes sure no turn runs.
+ */
+export async function switchBranchSession(d: RewindDeps, entryId: string): Promise<SwitchDone | RewindFailure> {
+  const store = d.store;
+  if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.` };
+  const at = switchPoint(store.tree, entryId);
+  if (!at.ok) return at;
+  if (store.tree.branch().some((e) => e.id === entryId)) return { ok: false, error: 'That branch is already the one shown.' };
+  const r = await moveTo(d, { targetId: at.targetId, adjusted: at.adjusted }, `switch to the branch of ${entryId}`, { mode: 'conversation' });
+  return r.ok ? { ...r, tipId: at.tipId } : r;
+}
+
+async function moveTo(d: RewindDeps, p: RewindPoint, reason: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean }): Promise<RewindDone | RewindFailure> {
+  const store = d.store;
+  const mode = opts.mode ?? 'both';
   const restorePlan = await plan(d, p);
   const ts = (): string => new Date(d.clock.now()).toISOString();
   let leaf: LeafEntry | undefined;
   if (mode !== 'files') {
-    const reason = `rewind to ${p.checkpointId ?? ref}${p.adjusted ? ' (moved off an unanswered tool call)' : ''}`;
     leaf = { type: 'leaf', id: d.ids.next('e_'), parentId: store.leafId(), timestamp: ts(), targetId: p.targetId, reason };
     await store.append(leaf);
   }
@@ -117,5 +145,5 @@ export async function rewindSession(d: RewindDeps, ref: string, opts: { readonly
     note = { type: 'system_update', id: d.ids.next('e_'), parentId: store.leafId(), timestamp: ts(), mode: 'append', content: filesDifferNote(restorePlan.files), reason: 'rewind: files differ' };
     await store.append(note);
   }
-  return { ok: true, point: p, mode, ...(leaf === undefined ? {} : { leaf }), ...(files === undefined ? {} : { files }), ...(note === undefined ? {} : { note }) };
+  return { ok: true, point: p, mode, ...(leaf === undefined ? {} : { leaf }), ...(files === undefined ? {} : { files }), ...(note === undefined ? {} : { note, differ: restorePlan.files }) };
 }

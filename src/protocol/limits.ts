@@ -50,6 +50,8 @@ export const LIST_LIMITS = {
   attachments: 20,
   /** Existing file paths one item (or capsule) may link. */
   links: 100,
+  /** Branches at one fork the switcher counts (more are still in the file and the tree). */
+  branches: 10_000,
 } as const;
 
 /** A workspace path in a message (an `@` mention, a link, a file to open). */

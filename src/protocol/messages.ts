@@ -92,6 +92,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('viewCapsule'), checkpointId }),
   z.object({ type: z.literal('rewind'), checkpointId }),
   z.object({ type: z.literal('messageAction'), action: MessageActionSchema, entryId: itemId }),
+  /** The ‹ › switcher at a fork: show the branch that starts at `entryId` (an item's `branch.previous` or `branch.next`). */
+  z.object({ type: z.literal('switchBranch'), entryId: itemId }),
   /** "Undo this compaction" / "Redo" on a compaction card. */
   z.object({ type: z.literal('compactionAction'), action: z.enum(['undo', 'redo']), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),

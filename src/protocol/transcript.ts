@@ -43,6 +43,21 @@ const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
 /** Workspace-relative paths the host found on disk, as the text writes them. */
 export const LinksSchema = z.array(text(PATH_MAX).min(1)).max(LIST_LIMITS.links);
 
+/**
+ * Where the conversation forks at this item (docs/rewind.md#branches): it is branch `index` of `count`, and the
+ * switcher's ‹ and › name the items the neighbouring branches start with. The projection computes it; the webview
+ * only draws it.
+ */
+export const BranchViewSchema = z
+  .object({
+    index: z.number().int().min(1),
+    count: z.number().int().min(2).max(LIST_LIMITS.branches),
+    previous: itemId.optional(),
+    next: itemId.optional(),
+  })
+  .refine((b) => b.index <= b.count, { message: 'index is at most count' })
+  .refine((b) => (b.previous !== undefined) === (b.index > 1) && (b.next !== undefined) === (b.index < b.count), { message: 'previous exists except on the first branch, next except on the last' });
+
 export const UserItemSchema = z.object({
   ...base,
   kind: z.literal('user'),
@@ -51,6 +66,8 @@ export const UserItemSchema = z.object({
   clientId: text(LIMITS.id).optional(),
   /** Existing workspace paths the message names (its `@` mentions): only these become links. */
   links: LinksSchema.optional(),
+  /** The message is one of several sent at the same moment (edit and resend). */
+  branch: BranchViewSchema.optional(),
 });
 export const AssistantItemSchema = z.object({
   ...base,
@@ -61,6 +78,8 @@ export const AssistantItemSchema = z.object({
   model: text(LIMITS.id).optional(),
   /** Paths the answer mentions that exist in the workspace: only these become links that open the file. */
   links: LinksSchema.optional(),
+  /** The answer is one of several to the same message (Retry), or continues a moment another branch also continues. */
+  branch: BranchViewSchema.optional(),
 });
 export const ToolItemSchema = z.object({
   ...base,
@@ -128,6 +147,7 @@ export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 export type CheckpointKindView = z.infer<typeof CheckpointKindViewSchema>;
 export type TriggerView = z.infer<typeof TriggerSchema>;
 export type CompactionCard = z.infer<typeof CompactionCardSchema>;
+export type BranchView = z.infer<typeof BranchViewSchema>;
 export type UserItem = z.infer<typeof UserItemSchema>;
 export type AssistantItem = z.infer<typeof AssistantItemSchema>;
 export type ToolItem = z.infer<typeof ToolItemSchema>;

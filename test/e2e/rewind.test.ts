@@ -1,26 +1,20 @@
-// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction.
+// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction; ‹ › switches branches.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { isSummaryRequest, startFakeOpenAI, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
-import { launchBrowser, screenshot, stepper, watchConsole, type ConsoleLog } from './browser.js';
+import { isSummaryRequest, type ChatRequestView, type ScriptedReply } from '../fakes/openaiServer.js';
+import { screenshot } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { CAPSULE_TEXT, longText } from './scriptedModel.js';
+import { NOT_STARTED, smallWindowSettings, startE2e, step, stopE2e } from './session.js';
 import { answerModal, checkpointsPane, openWorkbenchWithCapsule, treeRows, widenSideBar } from './workbench.js';
 
 const API_KEY = 'sk-e2e-rewind';
 const MODEL = 'fake-model';
 const WINDOW = 24_000;
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-let consoleLog: ConsoleLog;
-const step = stepper(() => page, () => server?.output() ?? '');
+let { fake, server, page, consoleLog } = NOT_STARTED;
 
 function lastUser(req: ChatRequestView): string {
   const users = req.body.messages.filter((m) => m.role === 'user');
@@ -46,30 +40,14 @@ function responder(req: ChatRequestView): ScriptedReply {
 }
 
 before(async () => {
-  fake = await startFakeOpenAI({ apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: responder });
-  server = await startCodeServer({
-    settings: {
-      'capsule.provider.baseUrl': fake.url,
-      'capsule.model.id': MODEL,
-      'capsule.model.contextWindow': WINDOW,
-      'capsule.model.maxOutputTokens': 5000,
-      'capsule.compaction.safetyReserveTokens': 2000,
-      'capsule.compaction.minTokensForAutoCompact': 4000,
-      'capsule.compaction.keepRecentTokens': 3000,
-      'capsule.compaction.minReclaimableTokens': 2000,
-    },
+  ({ fake, server, page, consoleLog } = await startE2e({
+    fake: { apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: responder },
+    settings: (url) => smallWindowSettings(url, MODEL, WINDOW),
     files: { 'a.txt': 'one\n' },
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  consoleLog = watchConsole(page);
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 test('rewind with files, edit & resend, compact up to here, undo a compaction', { timeout: 300_000 }, async () => {
   const s = server;
@@ -164,6 +142,30 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
     await chat.cards.first().getByRole('button', { name: /^Redo/ }).click();
     await chat.frame.locator('.card:not(.undone)').first().waitFor({ timeout: 30_000 });
     await chat.waitForMeterBelow(undone);
+  });
+
+  await step('r07-branch-switcher', async () => {
+    // The edit of r04 forked the chat at its first message: ‹ 2/2 › on the edited one.
+    const edited = userItem('Just say hello instead.').first();
+    const fork2 = edited.getByRole('group', { name: 'Branch 2 of 2' });
+    await fork2.waitFor({ timeout: 30_000 });
+    await fork2.getByRole('button', { name: 'Previous branch' }).click();
+    const original = userItem('Edit the two files, please.').first();
+    const fork1 = original.getByRole('group', { name: 'Branch 1 of 2' });
+    await fork1.waitFor({ timeout: 30_000 });
+    await chat.answer('Short answer to: A follow-up question.').waitFor({ timeout: 30_000 });
+    assert.equal(await userItem('Just say hello instead.').count(), 0, 'branch 1 is shown whole, without the edited message');
+    assert.equal(await chat.cards.count(), 0, "branch 2's compaction is not on branch 1");
+    // Files stay as they are; the chat says which differ from branch 1 (the rewind of r03 put them back).
+    await chat.frame.locator('.item-info', { hasText: 'Files stay as they are' }).waitFor({ timeout: 30_000 });
+    assert.equal(readFileSync(ws('a.txt'), 'utf8'), 'one\n', 'a switch never writes files');
+    await screenshot(page, 'r07-branch-switcher-1of2');
+    await fork1.getByRole('button', { name: 'Next branch' }).click();
+    await userItem('Just say hello instead.').first().getByRole('group', { name: 'Branch 2 of 2' }).waitFor({ timeout: 30_000 });
+    await chat.answer('Short answer to: And the last question.').waitFor({ timeout: 30_000 });
+    assert.equal(await userItem('Edit the two files, please.').count(), 0);
+    assert.equal(await chat.cards.count(), 1, "branch 2's compaction is back");
+    await screenshot(page, 'r07-branch-switcher-2of2');
   });
 
   const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));

@@ -112,6 +112,28 @@ export async function retry(host: Pick<Services, 'chat' | 'out'>, userEntryId: s
   });
 }
 
+/**
+ * The ‹ › switcher (docs/rewind.md#branches): the leaf moves to the newest entry of the branch that starts at
+ * `entryId`, in the work queue like a rewind; the files stay, and the model is told which differ. A running turn (or
+ * compaction) must stop first; the compaction then appends nothing, since its leaf moved.
+ */
+export async function switchBranch(host: Host, entryId: string): Promise<void> {
+  const store = host.chat.store;
+  if (!store) return host.out.notify('error', 'No chat is open.');
+  if (store.readOnly) return host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.`);
+  if (!(await stopFirst(host, 'switch branches'))) return;
+  await host.chat.jobs.addTask('switchBranch', async () => {
+    // A second click that arrived before the first switch was shown asks for the branch already shown.
+    if (store.tree.branch().some((e) => e.id === entryId)) return;
+    const r = await host.chat.switchBranch(store, entryId);
+    const differ = r?.differ ?? [];
+    if (differ.length > 0) {
+      const names = differ.slice(0, 3).map((f) => shown(f.path)).join(', ');
+      host.out.info(`Files stay as they are: ${names}${differ.length > 3 ? ` and ${differ.length - 3} more` : ''} ${differ.length === 1 ? 'differs' : 'differ'} from this branch, and the model is told so. Rewind to a message of this branch to bring its files back.`);
+    }
+  });
+}
+
 /** Undo or redo one compaction, in the work queue after what runs. */
 export async function undoCompaction(host: Host, checkpointId: string, action: 'undo' | 'redo'): Promise<void> {
   if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;

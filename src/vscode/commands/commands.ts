@@ -9,7 +9,7 @@ import { createCheckpoint, rewind } from '../actions/rewindActions.js';
 import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { addSelectionToChat } from '../actions/contextActions.js';
-import { shortTokens } from '../base/format.js';
+import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';

@@ -7,7 +7,7 @@ import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
 import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
-import { compactUpTo, retry, rewind, undoCompaction } from '../actions/rewindActions.js';
+import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';
 import { selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
 import { Sequencer } from '../base/sequencer.js';
 import type { ChatProjection } from '../projection/chatProjection.js';
@@ -82,6 +82,8 @@ export class IntentRouter {
         if (i.action === 'compactUpTo') return compactUpTo(d, i.entryId);
         await rewind(d, i.entryId);
         return;
+      case 'switchBranch':
+        return switchBranch(d, i.entryId);
       case 'compactionAction':
         return undoCompaction(d, i.checkpointId, i.action);
       case 'exportCapsule':

@@ -1,9 +1,10 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
-import { LIMITS } from '../../protocol/limits.js';
+import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import { touchesFiles } from '../../engine/transcript/effects.js';
+import type { Fork } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
-import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
+import type { BranchView, CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
 
 /** Items in a snapshot or one `olderItems` page: enough to fill a tall view several times, small to post. */
 export const PAGE_SIZE = 200;
@@ -19,6 +20,8 @@ export interface ItemContext {
   readonly clientIdOf?: (userEntryId: string) => string | undefined;
   /** The paths in these texts that name existing workspace files (undefined: none, or no workspace). */
   readonly links?: (texts: readonly string[]) => string[] | undefined;
+  /** Where the conversation forks at an entry (a message or an answer other branches also continue from). */
+  readonly forkOf?: (entryId: string) => Fork | undefined;
 }
 
 /** Tools whose applied call changed one file: their rows offer "Show diff". */
@@ -27,6 +30,13 @@ const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
 function effectPaths(e: ToolResultEntry): string[] {
   const f = e.effects;
   return f === undefined ? [] : [...f.read, ...f.created, ...f.modified, ...f.renamed.map((r) => r.to)];
+}
+
+
+/** The switcher's view of a fork; none past the list limit (those branches stay in the tree). */
+export function branchView(f: Fork | undefined): BranchView | undefined {
+  if (f === undefined || f.count > LIST_LIMITS.branches) return undefined;
+  return { index: f.index, count: f.count, ...(f.previous === undefined ? {} : { previous: f.previous }), ...(f.next === undefined ? {} : { next: f.next }) };
 }
 
 /** Tool items are keyed by the assistant entry that asked, so call ids a provider reuses across turns never collide. */
@@ -61,8 +71,8 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
   return r.isError ? 'error' : 'ok';
 }
 
-export function userItem(e: UserEntry, clientId?: string, links?: readonly string[]): TranscriptItem {
-  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(links === undefined ? {} : { links: [...links] }) };
+export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: readonly string[]): TranscriptItem {
+  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links: [...links] }) };
 }
 
 export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
@@ -95,6 +105,11 @@ export class ItemFold {
   /** The last entry that says something (not a checkpoint, system update or leaf move). */
   #lastSaid: Entry | undefined;
   #tip: string | null = null;
+  /**
+   * A fork waiting for the answer that shows it: Retry's branches ask the same question, so ‹ 1/2 › goes on the answer;
+   * `userAt` is the message's item, which shows it when the turn ends without an answer.
+   */
+  #pendingFork: { readonly branch: BranchView; readonly userAt?: number } | undefined;
 
   constructor(private readonly ctx: ItemContext) {
     this.#out.push(...(ctx.ephemeral.get(null) ?? []));
@@ -117,19 +132,29 @@ export class ItemFold {
       this.#out.push(item);
     };
     switch (e.type) {
-      case 'user':
-        push(userItem(e, this.ctx.clientIdOf?.(e.id), this.ctx.links?.([e.content])));
+      case 'user': {
+        this.#settleFork(updated);
+        const fork = this.ctx.forkOf?.(e.id);
+        const branch = branchView(fork);
+        if (branch !== undefined && fork?.retry === true) this.#pendingFork = { branch, userAt: this.#out.length };
+        push(userItem(e, this.ctx.clientIdOf?.(e.id), fork?.retry === true ? undefined : branch, this.ctx.links?.([e.content])));
         break;
-      case 'assistant':
+      }
+      case 'assistant': {
+        const own = branchView(this.ctx.forkOf?.(e.id));
+        if (own !== undefined) this.#pendingFork = { branch: own };
+        const branch = this.#pendingFork?.branch;
         if (e.content.trim() !== '') {
+          this.#pendingFork = undefined;
           const links = this.ctx.links?.([e.content]);
-          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(links === undefined ? {} : { links }) });
+          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links }) });
         }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
           push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
         }
         break;
+      }
       case 'tool_result': {
         const at = this.#open.get(e.toolCallId);
         const item = at === undefined ? undefined : this.#out[at];
@@ -163,6 +188,7 @@ export class ItemFold {
         this.#lastModel = e;
         break;
       case 'turn_end': {
+        this.#settleFork(updated);
         const item = turnEndItem(e.id, e.status, e.error, e.timestamp);
         if (item) push(item);
         break;
@@ -188,6 +214,17 @@ export class ItemFold {
     for (const extra of this.ctx.ephemeral.get(e.id) ?? []) push(extra);
     this.#tip = e.id;
     return { appended, updated };
+  }
+
+  /** A Retry fork whose turn ended without an answer item: the message shows the switcher instead. */
+  #settleFork(updated: TranscriptItem[]): void {
+    const pending = this.#pendingFork;
+    this.#pendingFork = undefined;
+    const item = pending?.userAt === undefined ? undefined : this.#out[pending.userAt];
+    if (pending?.userAt === undefined || item?.kind !== 'user') return;
+    const next: TranscriptItem = { ...item, branch: pending.branch };
+    this.#out[pending.userAt] = next;
+    updated.push(next);
   }
 
   /** An item that is not an entry, after the tip (a command's answer, a note on a discarded answer). */

@@ -1,4 +1,5 @@
 // The open chat as webview items: the active branch folded into items (whole for a snapshot, then entry by entry as they are appended), cards cached, command answers kept beside it.
+import { BranchIndex } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
@@ -17,6 +18,8 @@ export class TranscriptView {
   /** Compaction durations by checkpoint id (from the flight log, then live). */
   #durations = new Map<string, number>();
   readonly #clientIds = new Map<string, string>();
+  /** The forks of the open chat's tree, read incrementally as it grows (a reopened chat has a new tree). */
+  #branches: BranchIndex | undefined;
   /** The fold of the items last sent in full; appended entries continue it. */
   #live: { readonly sessionId: string; readonly fold: ItemFold; readonly ctx: ItemContext } | undefined;
 
@@ -72,10 +75,13 @@ export class TranscriptView {
   }
 
   #context(store: JsonlSessionStore, basis: MeterBasis): ItemContext {
+    if (this.#branches?.tree !== store.tree) this.#branches = new BranchIndex(store.tree);
+    const branches = this.#branches;
     return {
       ephemeral: this.#ephemeral.of(store.header.id),
       clientIdOf: (id) => this.#clientIds.get(id),
       ...(this.links === undefined ? {} : { links: this.links }),
+      forkOf: (id) => branches.forkOf(id),
       card: (capsule) => {
         const key = `${capsule.id}|${basis.model.model}`;
         const hit = this.#cards.get(key);

@@ -9,7 +9,7 @@ import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
 import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
-import { previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindPreview } from '../../node/sessionRewind.js';
+import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindPreview, type SwitchDone } from '../../node/sessionRewind.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
@@ -342,7 +342,17 @@ export class ChatService extends Disposable implements OpenChat {
   async rewind(store: JsonlSessionStore, ref: string, opts: RewindOptions = {}): Promise<RewindDone | undefined> {
     if (this.store !== store) return undefined; // the chat changed while the dialog was open
     const a = this.#agent;
-    const r = a ? await a.rewind(ref, opts) : await rewindSession(storeOnly(store), ref, opts);
+    return this.#leafMoved(a ? await a.rewind(ref, opts) : await rewindSession(storeOnly(store), ref, opts));
+  }
+
+  /** The ‹ › switcher through the facade (docs/rewind.md#branches); undefined (and a notice) when refused. */
+  async switchBranch(store: JsonlSessionStore, entryId: string): Promise<SwitchDone | undefined> {
+    if (this.store !== store) return undefined;
+    const a = this.#agent;
+    return this.#leafMoved(a ? await a.switchBranch(entryId) : await switchBranchSession(storeOnly(store), entryId));
+  }
+
+  #leafMoved<T extends RewindDone>(r: T | RewindFailure): T | undefined {
     if (!r.ok) {
       this.#output?.notify('error', r.error);
       return undefined;

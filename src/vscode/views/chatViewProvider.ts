@@ -102,6 +102,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'viewCapsule':
       case 'rewind':
       case 'messageAction':
+      case 'switchBranch':
       case 'compactionAction':
       case 'exportCapsule':
       case 'copy':

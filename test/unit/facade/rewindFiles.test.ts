@@ -137,3 +137,36 @@ test('undo of a compaction whose history no longer fits is refused and says what
   assert.ok(redo.ok);
   assert.equal(roomy.budget().effectiveTokens, compactedTokens);
 });
+
+test('switching branches moves the conversation only: files stay, the model is told once which differ, and switching back and forth adds no more notes', async (t) => {
+  const { dir, session, server } = await twoTurns(t);
+  const second = session.store.tree.branch().filter((e) => e.type === 'user')[1];
+  assert.ok(second);
+  const back = await session.rewind(second.id);
+  assert.ok(back.ok);
+  assert.equal(await readFile(join(dir, 'a.ts'), 'utf8'), 'export const a = 2;\n', 'the files of the moment before the second message');
+  const edited = await session.turn({ userText: 'again, without touching files', signal: new AbortController().signal });
+  assert.equal(edited.status, 'completed', edited.error);
+  const editedUser = session.store.tree.branch().filter((e) => e.type === 'user')[1];
+  assert.ok(editedUser && editedUser.id !== second.id);
+
+  const sw = await session.switchBranch(second.id);
+  assert.ok(sw.ok, sw.ok ? '' : sw.error);
+  assert.deepEqual(sw.differ?.map((f) => f.path.slice(dir.length + 1)).sort(), ['a.ts', 'b.ts'], 'the second turn rewrote a.ts and removed b.ts; the rewind put them back');
+  assert.equal(await readFile(join(dir, 'a.ts'), 'utf8'), 'export const a = 2;\n', 'a switch never touches the files');
+  assert.equal(session.store.tree.branch().at(-1)?.type, 'system_update');
+  assert.ok(session.store.tree.branch().some((e) => e.id === second.id));
+
+  for (const target of [editedUser.id, second.id, editedUser.id, second.id]) {
+    const r = await session.switchBranch(target);
+    assert.ok(r.ok, r.ok ? '' : r.error);
+    assert.equal(r.note, undefined, 'nothing changed on disk since the last note');
+  }
+  const seen = agentRequests(server).length;
+  const next = await session.turn({ userText: 'third: what is in a.ts?', signal: new AbortController().signal });
+  assert.equal(next.status, 'completed', next.error);
+  const system = (agentRequests(server)[seen]?.body as ChatBody).messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+  assert.equal((system.match(/conversation was rewound/g) ?? []).length, 1, 'one update in the input of branch 1');
+  const again = await session.switchBranch(second.id);
+  assert.equal(again.ok, false, 'the branch shown is not switched to again');
+});

@@ -88,6 +88,8 @@ export const items: TranscriptItem[] = [
   { id: 'i8', kind: 'info', text: 'Auto-compact is off' },
   { id: 'i10', kind: 'loop', text: 'The agent called read_file 3 times in a row with the same arguments, so the turn was stopped.', toolName: 'read_file' },
   { id: 'i9', kind: 'assistant', markdown: '', streaming: true },
+  { id: 'i11', kind: 'user', text: 'Fix it differently', branch: { index: 2, count: 3, previous: 'i1', next: 'i13' } },
+  { id: 'i12', kind: 'assistant', markdown: 'Retried answer', branch: { index: 1, count: 2, next: 'i14' } },
 ];
 
 export const snapshot: Extract<HostToWebview, { type: 'snapshot' }> = {
@@ -181,6 +183,7 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'messageAction', action: 'edit', entryId: 'e_abc' },
   { type: 'messageAction', action: 'retry', entryId: 'e_abc' },
   { type: 'messageAction', action: 'compactUpTo', entryId: 'e_abc' },
+  { type: 'switchBranch', entryId: 'e_abc' },
   { type: 'compactionAction', action: 'undo', checkpointId: 'ck_abc123' },
   { type: 'compactionAction', action: 'redo', checkpointId: 'ck_abc123' },
   { type: 'exportCapsule', checkpointId: 'ck_abc123' },
@@ -215,6 +218,11 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'itemsAppended', items: [{ id: '', kind: 'user', text: 'x' }] },
   { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'x', argsSummary: '', status: 'exploded' } },
   { type: 'itemUpdated', item: { id: 'a', kind: 'assistant', markdown: 42 } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'user', text: 'x', branch: { index: 3, count: 2, previous: 'b' } } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'user', text: 'x', branch: { index: 2, count: 2 } } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'user', text: 'x', branch: { index: 1, count: 1 } } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'assistant', markdown: 'x', branch: { index: 1, count: 2, previous: 'b', next: 'c' } } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'assistant', markdown: 'x', branch: { index: 1.5, count: 2, next: 'c' } } },
   { type: 'streamDelta', itemId: 'a' },
   { type: 'streamDelta', text: 'x' },
   { type: 'barrier', phase: 'middle', operationId: 'op', trigger: 'user', percent: 5 },
@@ -274,6 +282,9 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'rewind', checkpointId: 'abc' },
   { type: 'messageAction', action: 'delete', entryId: 'e_abc' },
   { type: 'messageAction', action: 'rewind' },
+  { type: 'switchBranch', entryId: '' },
+  { type: 'switchBranch' },
+  { type: 'switchBranch', entryId: 'e'.repeat(201) },
   { type: 'compactionAction', action: 'undo', checkpointId: 'abc' },
   { type: 'exportCapsule', checkpointId: 'ck_a b' },
   { type: 'copy' },
