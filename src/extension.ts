@@ -15,6 +15,8 @@ import { LearnedWindows } from './vscode/services/learnedWindows.js';
 import { ApiKeys } from './vscode/services/secrets.js';
 import { SessionService } from './vscode/services/sessionService.js';
 import { SettingsReader } from './vscode/services/settings.js';
+import { SnapshotDocuments } from './vscode/services/snapshotDocuments.js';
+import { WorkspaceFiles } from './vscode/services/workspaceFiles.js';
 import { ChatViewProvider } from './vscode/views/chatViewProvider.js';
 import { CheckpointsTreeProvider } from './vscode/views/checkpointsTree.js';
 import { BudgetStatusBar } from './vscode/views/statusBar.js';
@@ -51,14 +53,16 @@ export function activate(context: vscode.ExtensionContext): void {
   // The projection turns the service's events into what the webview shows; the view is transport.
   const view = own(new ChatViewProvider(context.extensionUri, log));
   own(vscode.window.registerWebviewViewProvider('capsule.chat', view, { webviewOptions: { retainContextWhenHidden: true } }));
-  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals }));
+  const files = own(new WorkspaceFiles());
+  const snapshotDocs = own(new SnapshotDocuments());
+  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files }));
   view.setSnapshotSource(() => projection.snapshot());
 
   // Actions: the chat's commands, the palette and the toolbar share them.
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);
   const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals, capsules };
   service.connect(projection, (command, signal) => runSlash(services, command, signal));
-  const router = new IntentRouter({ ...services, projection });
+  const router = new IntentRouter({ ...services, projection, files, snapshotDocs });
   own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));
 
   const tree = own(new CheckpointsTreeProvider(service, sessions));

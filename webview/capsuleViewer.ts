@@ -12,6 +12,7 @@ export interface ViewerActions {
   load(checkpointId: string): void;
   copy(text: string, from: HTMLElement): void;
   openLink(href: string): void;
+  openFile(path: string, line?: number, column?: number): void;
   rewind(checkpointId: string): void;
   exportCapsule(checkpointId: string): void;
   /** The viewer opened, closed or changed tab (kept in UI state). */
@@ -34,7 +35,7 @@ export class CapsuleViewer {
   constructor(private readonly actions: ViewerActions) {
     this.element.addEventListener('keydown', (e) => this.#onKey(e));
     // Capsule text is model output: its links go through the host like the chat's, and its code blocks copy the same way.
-    delegateClicks(this.element, { openLink: (href) => actions.openLink(href), copy: (text, from) => actions.copy(text, from) });
+    delegateClicks(this.element, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from) });
     this.element.addEventListener('click', (e) => {
       if (e.target === this.element) this.close(); // a click on the backdrop
     });
@@ -124,10 +125,10 @@ export class CapsuleViewer {
   #panel(c: CapsuleView): HTMLElement {
     const panel = el('div', { className: `viewer-panel panel-${this.#tab}`, attrs: { role: 'tabpanel', id: 'viewer-panel', 'aria-labelledby': `tab-${this.#tab}`, tabindex: '0' } });
     if (this.#tab === 'sections') {
-      for (const s of c.sections) panel.append(el('h3', { text: s.name }), el('div', { className: 'markdown' }, [renderMarkdown(s.body)]));
+      for (const s of c.sections) panel.append(el('h3', { text: s.name }), el('div', { className: 'markdown' }, [renderMarkdown(s.body, c.links)]));
       if (c.sections.length === 0) panel.append(el('p', { className: 'muted', text: 'This capsule has no sections.' }));
     } else if (this.#tab === 'ledger') {
-      panel.append(el('p', { className: 'muted', text: 'Built from the transcript by Capsule, never by the model.' }), el('div', { className: 'markdown' }, [renderMarkdown(c.ledger)]));
+      panel.append(el('p', { className: 'muted', text: 'Built from the transcript by Capsule, never by the model.' }), el('div', { className: 'markdown' }, [renderMarkdown(c.ledger, c.links)]));
     } else if (c.previous) {
       const lines = lineDiff(c.previous.text, c.text);
       const s = diffStats(lines);

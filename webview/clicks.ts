@@ -2,6 +2,8 @@
 
 export interface ClickHandlers {
   openLink(href: string): void;
+  /** A workspace file link (pathLinks.ts): the host checks the path again before it opens anything. */
+  openFile?(path: string, line?: number, column?: number): void;
   copy(text: string, from: HTMLElement): void;
   /** Any other `button[data-action]` inside the root. */
   action?(name: string, button: HTMLElement): void;
@@ -14,6 +16,11 @@ export function delegateClicks(root: HTMLElement, h: ClickHandlers): void {
     if (link && root.contains(link)) {
       // The webview never navigates; the host decides whether the scheme may open.
       e.preventDefault();
+      const path = link.dataset.path;
+      if (path !== undefined && h.openFile) {
+        h.openFile(path, lineOf(link.dataset.line), lineOf(link.dataset.column));
+        return;
+      }
       const href = link.getAttribute('href');
       if (href) h.openLink(href);
       return;
@@ -28,4 +35,9 @@ export function delegateClicks(root: HTMLElement, h: ClickHandlers): void {
   root.addEventListener('auxclick', (e) => {
     if (e.target instanceof Element && e.target.closest('a')) e.preventDefault();
   });
+}
+
+function lineOf(v: string | undefined): number | undefined {
+  const n = Number(v);
+  return v !== undefined && Number.isInteger(n) && n >= 1 ? n : undefined;
 }

@@ -1,11 +1,18 @@
 // The input: textarea (Enter sends, Shift+Enter breaks the line), slash completion, Send/Stop, and queued-input chips.
-import type { QueuedInput } from '../src/protocol/messages.js';
+import type { Attachment, QueuedInput } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
+import { applyPick, attachmentsIn, folderOf, mentionAt, mentionText, nameOf } from './mentions.js';
 import { SlashPopup } from './slashPopup.js';
 import { completionsFor, isExact, type Completion } from './slashCommands.js';
 
+/** Keystrokes closer together than this make one file search. */
+const FILE_SEARCH_DEBOUNCE_MS = 120;
+
 export interface ComposerActions {
-  send(text: string, clientId: string): void;
+  /** `attachments`: the files the draft still mentions, picked from the `@` list or added from an editor. */
+  send(text: string, clientId: string, attachments: readonly Attachment[]): void;
+  /** Asks the host for workspace files matching `query`; the answer comes back through `fileMatches`. */
+  findFiles(requestId: number, query: string): void;
   cancel(): void;
   checkpointIds(): readonly string[];
   draftChanged(draft: string): void;
@@ -27,24 +34,39 @@ export class Composer {
   #suppressed = false;
   #counter = 0;
   #draftTimer = 0;
+  /** What the popup lists: slash commands, or workspace files for an `@` mention. */
+  #mode: 'slash' | 'file' = 'slash';
+  /** Files picked or added since the last send; those the draft still mentions go with it. */
+  #picked: Attachment[] = [];
+  readonly #attached: HTMLElement;
+  #fileTimer = 0;
+  #fileRequest = 0;
 
   constructor(private readonly actions: ComposerActions, draft: string) {
     this.#popup = new SlashPopup((c) => this.#pick(c));
     this.#textarea = el('textarea', {
-      attrs: { rows: '1', 'aria-label': 'Message', placeholder: 'Ask Capsule · / for commands', 'aria-autocomplete': 'list', 'aria-controls': 'slash-popup', 'aria-describedby': 'composer-hint' },
+      attrs: { rows: '1', 'aria-label': 'Message', placeholder: 'Ask · / commands · @ files', 'aria-autocomplete': 'list', 'aria-controls': 'slash-popup', 'aria-describedby': 'composer-hint' },
     });
     this.#textarea.value = draft;
     this.#textarea.addEventListener('input', () => this.#onInput());
     this.#textarea.addEventListener('keydown', (e) => this.#onKey(e));
     this.#textarea.addEventListener('blur', () => this.#popup.hide());
+    // Moving the caret into or out of an `@` mention opens or closes the file list, as typing does.
+    this.#textarea.addEventListener('click', () => this.#refreshPopup());
+    this.#textarea.addEventListener('keyup', (e) => {
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') this.#refreshPopup();
+    });
     const send = button({ icon: 'send', label: 'Send (Enter)', className: 'send' });
     send.addEventListener('click', () => this.#send());
     this.#stop = button({ icon: 'debug-stop', text: 'Stop', label: 'Stop the running turn', className: 'stop hidden' });
     this.#stop.addEventListener('click', () => this.actions.cancel());
     this.#chips = el('div', { className: 'queue hidden', attrs: { role: 'list', 'aria-label': 'Queued messages' } });
-    const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands.', attrs: { id: 'composer-hint' } });
+    const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file.', attrs: { id: 'composer-hint' } });
+    this.#attached = el('div', { className: 'attached hidden', attrs: { role: 'list', 'aria-label': 'Attached files' } });
+    this.#attached.addEventListener('click', (e) => this.#onDetach(e));
     this.element = el('div', { className: 'composer' }, [
       this.#chips,
+      this.#attached,
       el('div', { className: 'input-row' }, [this.#popup.element, this.#textarea, el('div', { className: 'input-buttons' }, [this.#stop, send])]),
       hint,
     ]);
@@ -109,7 +131,7 @@ export class Composer {
 
   #refreshPlaceholder(): void {
     // Short: a narrow sidebar must fit it on the one line the empty textarea has.
-    this.#textarea.placeholder = this.#readOnly ? 'Read-only in this window' : this.#barrier ? 'Compacting… input is queued' : this.#busy ? 'Working… input is queued' : 'Ask Capsule · / for commands';
+    this.#textarea.placeholder = this.#readOnly ? 'Read-only in this window' : this.#barrier ? 'Compacting… input is queued' : this.#busy ? 'Working… input is queued' : 'Ask · / commands · @ files';
   }
 
   #renderChips(): void {
@@ -130,9 +152,25 @@ export class Composer {
 
   #refreshPopup(): void {
     const v = this.#textarea.value;
-    const caretAtEnd = this.#textarea.selectionStart === v.length;
-    const items: readonly Completion[] = this.#suppressed || !caretAtEnd ? [] : completionsFor(v, this.actions.checkpointIds());
-    this.#popup.show(items);
+    const caret = this.#textarea.selectionStart;
+    const caretAtEnd = caret === v.length;
+    const mention = this.#suppressed || v.startsWith('/') ? undefined : mentionAt(v, caret);
+    if (mention !== undefined) {
+      this.#searchFiles(mention.query);
+      // The previous answer stays up until the next arrives, so the list does not flicker while typing.
+      if (this.#mode !== 'file') this.#popup.hide();
+    } else {
+      window.clearTimeout(this.#fileTimer);
+      this.#fileRequest++;
+      this.#mode = 'slash';
+      this.#popup.setLabel('Slash commands');
+      this.#popup.show(this.#suppressed || !caretAtEnd ? [] : completionsFor(v, this.actions.checkpointIds()));
+    }
+    this.#renderAttached();
+    this.#syncActive();
+  }
+
+  #syncActive(): void {
     const active = this.#popup.activeId;
     if (active) this.#textarea.setAttribute('aria-activedescendant', active);
     else this.#textarea.removeAttribute('aria-activedescendant');
@@ -144,8 +182,7 @@ export class Composer {
       if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
         e.preventDefault();
         this.#popup.move(e.key === 'ArrowDown' ? 1 : -1);
-        const id = this.#popup.activeId;
-        if (id) this.#textarea.setAttribute('aria-activedescendant', id);
+        this.#syncActive();
         return;
       }
       if (e.key === 'Escape') {
@@ -157,7 +194,8 @@ export class Composer {
       const active = this.#popup.active;
       if (active && (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey))) {
         e.preventDefault();
-        if (e.key === 'Enter' && isExact(active, this.#textarea.value)) this.#send();
+        if (this.#mode === 'file') this.#pickFile(active);
+        else if (e.key === 'Enter' && isExact(active, this.#textarea.value)) this.#send();
         else this.#pick(active);
         return;
       }
@@ -166,6 +204,88 @@ export class Composer {
       e.preventDefault();
       this.#send();
     }
+  }
+
+  /** The host's answer to a file search; ignored unless it answers the newest search of a mention still being typed. */
+  fileMatches(requestId: number, files: readonly string[]): void {
+    if (requestId !== this.#fileRequest || this.#suppressed) return;
+    if (mentionAt(this.#textarea.value, this.#textarea.selectionStart) === undefined) return;
+    this.#mode = 'file';
+    this.#popup.setLabel('Workspace files');
+    this.#popup.show(files.map((p) => ({ label: nameOf(p), insert: p, detail: folderOf(p) })));
+    this.#syncActive();
+  }
+
+  /** "Add Selection to Chat": the mention goes in at the caret (spaced from its neighbours) and its lines attach on send. */
+  insertMention(mention: string, attachment: Attachment): void {
+    const v = this.#textarea.value;
+    const at = this.#textarea.selectionStart;
+    const before = v.slice(0, at);
+    const after = v.slice(this.#textarea.selectionEnd);
+    const text = `${before === '' || /\s$/.test(before) ? '' : ' '}${mention} `;
+    this.#textarea.value = `${before}${text}${after.replace(/^ /, '')}`;
+    const caret = before.length + text.length;
+    this.#textarea.setSelectionRange(caret, caret);
+    this.#picked.push(attachment);
+    this.#suppressed = true;
+    this.#popup.hide();
+    this.#renderAttached();
+    this.#resize();
+    this.actions.draftChanged(this.#textarea.value);
+    this.#textarea.focus();
+  }
+
+  #searchFiles(query: string): void {
+    window.clearTimeout(this.#fileTimer);
+    const id = ++this.#fileRequest;
+    this.#fileTimer = window.setTimeout(() => this.actions.findFiles(id, query), FILE_SEARCH_DEBOUNCE_MS);
+  }
+
+  #pickFile(c: Completion): void {
+    const v = this.#textarea.value;
+    const caret = this.#textarea.selectionStart;
+    const q = mentionAt(v, caret);
+    if (q === undefined) return;
+    const attachment: Attachment = { path: c.insert };
+    const next = applyPick(v, q, caret, attachment);
+    this.#textarea.value = next.value;
+    this.#textarea.setSelectionRange(next.caret, next.caret);
+    this.#picked.push(attachment);
+    this.#suppressed = true;
+    this.#fileRequest++;
+    this.#popup.hide();
+    this.#mode = 'slash';
+    this.#textarea.removeAttribute('aria-activedescendant');
+    this.#renderAttached();
+    this.#resize();
+    this.actions.draftChanged(next.value);
+    this.#textarea.focus();
+  }
+
+  /** The files the draft will attach, as chips with a remove button (which takes the mention out of the text). */
+  #renderAttached(): void {
+    const list = attachmentsIn(this.#textarea.value, this.#picked);
+    this.#attached.classList.toggle('hidden', list.length === 0);
+    this.#attached.replaceChildren(
+      ...list.map((a) => {
+        const m = mentionText(a);
+        const remove = button({ icon: 'close', label: `Remove ${m.slice(1)}`, className: 'chip-remove', data: { mention: m } });
+        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [icon('file'), el('span', { className: 'chip-text', text: m.slice(1) }), remove]);
+      }),
+    );
+  }
+
+  #onDetach(e: MouseEvent): void {
+    const btn = e.target instanceof Element ? e.target.closest('button[data-mention]') : null;
+    const m = btn instanceof HTMLElement ? btn.dataset.mention : undefined;
+    if (m === undefined) return;
+    const v = this.#textarea.value;
+    this.#textarea.value = v.split(m).join('').replace(/ {2,}/g, ' ');
+    this.#picked = this.#picked.filter((a) => mentionText(a) !== m);
+    this.#renderAttached();
+    this.#resize();
+    this.actions.draftChanged(this.#textarea.value);
+    this.#textarea.focus();
   }
 
   #pick(c: Completion): void {
@@ -184,7 +304,10 @@ export class Composer {
     const text = this.#textarea.value;
     if (text.trim().length === 0) return;
     const clientId = `c${Date.now().toString(36)}${(++this.#counter).toString(36)}`;
-    this.actions.send(text, clientId);
+    this.actions.send(text, clientId, attachmentsIn(text, this.#picked));
+    this.#picked = [];
+    this.#fileRequest++;
+    window.clearTimeout(this.#fileTimer);
     if (this.#busy || this.#barrier) {
       this.#pending.push({ id: clientId, text });
       this.#renderChips();
@@ -193,6 +316,7 @@ export class Composer {
     this.#suppressed = false;
     this.#popup.hide();
     this.#textarea.removeAttribute('aria-activedescendant');
+    this.#renderAttached();
     this.#resize();
     window.clearTimeout(this.#draftTimer);
     this.actions.draftChanged('');

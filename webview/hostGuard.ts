@@ -1,5 +1,5 @@
 // Validates every message from the host before the webview touches it: the schemas' shapes as plain checks (zod stays host-side), the sizes from the shared LIMITS table.
-import { LIMITS, LIST_LIMITS } from '../src/protocol/limits.js';
+import { LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 import type {
   BarrierOutcome,
   CheckpointKindView,
@@ -70,6 +70,9 @@ const cardFields = {
 };
 const card = shape(cardFields);
 const base = { id, timestamp: optional(str(LIMITS.stamp)) };
+const links = arrayOf(str(PATH_MAX, 1), LIST_LIMITS.links);
+const lineNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LINE_MAX;
+const attachment = shape({ path: str(PATH_MAX, 1), startLine: optional(lineNo), endLine: optional(lineNo) });
 const int = (v: unknown): boolean => Number.isInteger(v);
 /** A fork's switcher: the same rules as BranchViewSchema (index within count, neighbours exactly where they exist). */
 const branchShape = shape({ index: int, count: int, previous: optional(id), next: optional(id) });
@@ -79,8 +82,8 @@ const branch: Check = (v) => {
   return index >= 1 && count >= 2 && count <= LIST_LIMITS.branches && index <= count && (previous !== undefined) === (index > 1) && (next !== undefined) === (index < count);
 };
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch) },
-  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
+  assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
   tool: {
     ...base,
     name: str(LIMITS.id),
@@ -88,6 +91,8 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
     status: oneOf<ToolStatus>({ running: true, ok: true, error: true, cancelled: true }),
     durationMs: optional(nonNeg),
     resultPreview: optional(str(LIMITS.answer)),
+    links: optional(links),
+    diff: optional(bool),
   },
   compaction: { ...base, card },
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
@@ -140,6 +145,7 @@ const capsule = shape({
   ledger: str(LIMITS.capsule),
   text: str(LIMITS.input),
   previous: nullable(shape({ checkpointId, text: str(LIMITS.input) })),
+  links: optional(links),
 });
 
 const plan = arrayOf(shape({ step: str(LIMITS.label, 1), status: oneOf<'pending' | 'in_progress' | 'done'>({ pending: true, in_progress: true, done: true }) }), LIST_LIMITS.planSteps);
@@ -190,6 +196,8 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   composer: { text: str(LIMITS.input) },
   plan: { plan },
   approvals: { approvals },
+  fileMatches: { requestId: nonNeg, query: str(PATH_MAX), files: arrayOf(str(PATH_MAX, 1), LIST_LIMITS.fileMatches) },
+  mention: { mention: str(PATH_MAX + 40, 2), attachment },
 };
 const message = union('type', MESSAGE_SHAPES);
 

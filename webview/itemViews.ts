@@ -5,6 +5,7 @@ import { renderCompactionCard } from './compactionCard.js';
 import { button, el, icon, srOnly } from './dom.js';
 import { duration } from '../src/protocol/format.js';
 import { renderMarkdown } from './markdown.js';
+import { linkifyText } from './pathLinks.js';
 import { CHECKPOINT_KINDS, TOOL_STATES } from './words.js';
 
 function article(item: TranscriptItem, children: readonly Node[], label: string): HTMLElement {
@@ -18,22 +19,26 @@ function who(iconName: string, name: string, extra: readonly Node[] = []): HTMLE
 /** The body of an assistant item; re-rendered alone while it streams. */
 export function assistantBody(item: AssistantItem): HTMLElement {
   const body = el('div', { className: `markdown${item.streaming ? ' streaming' : ''}` });
-  body.appendChild(renderMarkdown(item.markdown));
+  body.appendChild(renderMarkdown(item.markdown, item.streaming ? undefined : item.links));
   if (item.streaming && item.markdown.length === 0) body.appendChild(el('span', { className: 'muted', text: 'Thinking…' }));
   return body;
 }
 
-function toolView(item: ToolItem): HTMLElement {
+function toolView(item: ToolItem): HTMLElement[] {
   const st = TOOL_STATES[item.status];
+  const links = new Set(item.links ?? []);
   const summary = el('summary', {}, [
     icon(st.icon, `status status-${item.status}${item.status === 'running' ? ' codicon-modifier-spin' : ''}`),
     el('span', { className: 'tool-name', text: item.name }),
-    el('span', { className: 'tool-args', text: item.argsSummary, attrs: { title: item.argsSummary } }),
+    el('span', { className: 'tool-args', attrs: { title: item.argsSummary } }, [linkifyText(item.argsSummary, links)]),
     el('span', { className: 'tool-meta', text: item.durationMs !== undefined ? duration(item.durationMs) : '' }),
     srOnly(`, ${st.label}`),
   ]);
-  const body = item.resultPreview !== undefined ? el('pre', { className: 'tool-result', text: item.resultPreview }) : el('p', { className: 'muted', text: item.status === 'running' ? 'Running…' : 'No output.' });
-  return el('details', { className: `tool status-${item.status}` }, [summary, body]);
+  const body = item.resultPreview !== undefined ? el('pre', { className: 'tool-result' }, [linkifyText(item.resultPreview, links)]) : el('p', { className: 'muted', text: item.status === 'running' ? 'Running…' : 'No output.' });
+  const row = el('details', { className: `tool status-${item.status}` }, [summary, body]);
+  if (item.diff !== true) return [row];
+  // Outside the <details>, so the action is one Tab stop away without expanding the row.
+  return [row, el('div', { className: 'tool-actions' }, [button({ icon: 'diff', text: 'Show diff', label: `Show the diff of this ${item.name} call`, action: 'show-diff', className: 'show-diff' })])];
 }
 
 function checkpointView(item: CheckpointItem): HTMLElement[] {
@@ -61,7 +66,7 @@ function userActions(id: string): HTMLElement[] {
 export function renderItem(item: TranscriptItem): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text', text: item.text }), ...(item.branch ? [branchSwitcher(item.branch)] : [])], 'You said');
+      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))]), ...(item.branch ? [branchSwitcher(item.branch)] : [])], 'You said');
     case 'assistant':
       return article(
         item,
@@ -73,7 +78,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
         'Assistant answer',
       );
     case 'tool':
-      return article(item, [toolView(item)], `Tool ${item.name}, ${TOOL_STATES[item.status].label}`);
+      return article(item, toolView(item), `Tool ${item.name}, ${TOOL_STATES[item.status].label}`);
     case 'compaction':
       return article(item, [renderCompactionCard(item.card)], 'Compaction');
     case 'checkpoint':

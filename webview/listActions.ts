@@ -6,6 +6,9 @@ import type { ScrollAnchor } from './vscodeApi.js';
 export interface ListActions {
   copy(text: string, from: HTMLElement): void;
   openLink(href: string): void;
+  openFile(path: string, line?: number, column?: number): void;
+  /** "Show diff" on an applied edit's row (the tool item's id). */
+  showDiff(itemId: string): void;
   viewCapsule(checkpointId: string, opener: HTMLElement): void;
   rewind(checkpointId: string): void;
   /** A user message's action, or retry of the answer (sent with the message it answered). */
@@ -33,6 +36,7 @@ export function dispatchAction(name: string, btn: HTMLElement, list: ListLookup,
   const ck = btn.dataset.ck ?? '';
   const itemId = (): string => btn.closest('[data-id]')?.getAttribute('data-id') ?? '';
   if (name === 'view-capsule') actions.viewCapsule(ck, btn);
+  else if (name === 'show-diff') actions.showDiff(itemId());
   else if (name === 'rewind') actions.rewind(ck);
   else if (name === 'undo-compaction' || name === 'redo-compaction') actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
   else if (name === 'branch-switch') {

@@ -15,5 +15,5 @@ export function topRow(s: TopRowState, loadEarlier: () => void): Node[] {
     more.addEventListener('click', loadEarlier);
     return [more];
   }
-  return [el('div', { className: 'muted', text: s.empty ? 'No messages yet · type / for commands' : 'Beginning of the chat' })];
+  return [el('div', { className: 'muted', text: s.empty ? 'No messages yet · type / for commands, @ for files' : 'Beginning of the chat' })];
 }

@@ -11,6 +11,7 @@ import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
+import { LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 
 const host = connectHost();
 const announcer = new Announcer();
@@ -38,10 +39,17 @@ function copy(text: string, from: HTMLElement): void {
   copied(from);
 }
 
+/** A path the user clicked in an answer, a tool row or the capsule viewer; the host checks it before opening. */
+function openFile(path: string, line?: number, column?: number): void {
+  if (path.length === 0 || path.length > PATH_MAX) return;
+  host.post({ type: 'openFile', path, ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }) });
+}
+
 const viewer = new CapsuleViewer({
   load: (checkpointId) => host.post({ type: 'viewCapsule', checkpointId }),
   copy,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
+  openFile,
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   exportCapsule: (checkpointId) => host.post({ type: 'exportCapsule', checkpointId }),
   changed: (state) => host.updateState({ viewer: state }),
@@ -50,6 +58,8 @@ const viewer = new CapsuleViewer({
 const list = new TranscriptList({
   copy,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
+  openFile,
+  showDiff: (itemId) => host.post({ type: 'showDiff', itemId }),
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   messageAction: (action, entryId) => host.post({ type: 'messageAction', action, entryId }),
@@ -67,7 +77,8 @@ const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.upda
 
 const composer = new Composer(
   {
-    send: (text, clientId) => host.post({ type: 'send', text, clientId }),
+    send: (text, clientId, attachments) => host.post({ type: 'send', text, clientId, ...(attachments.length === 0 ? {} : { attachments: attachments.slice(0, LIST_LIMITS.attachments) }) }),
+    findFiles: (requestId, query) => host.post({ type: 'findFiles', requestId, query: query.slice(0, PATH_MAX) }),
     cancel: () => host.post({ type: 'cancel' }),
     checkpointIds: () => list.checkpointIds(),
     draftChanged: (draft) => host.updateState({ draft }),
@@ -228,6 +239,13 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'composer':
       composer.setText(msg.text);
+      break;
+    case 'fileMatches':
+      composer.fileMatches(msg.requestId, msg.files);
+      break;
+    case 'mention':
+      composer.insertMention(msg.mention, msg.attachment);
+      announcer.say(`Added ${msg.mention.slice(1)} to the message`);
       break;
     default: {
       const _exhaustive: never = msg;

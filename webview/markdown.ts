@@ -2,6 +2,7 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import { button, el } from './dom.js';
+import { linkifyPaths } from './pathLinks.js';
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
 // Images would load remote content (and trip the CSP's img-src); the alt text and link stay readable without them.
@@ -42,8 +43,11 @@ function installHooks(): void {
   });
 }
 
-/** Sanitized markdown as DOM nodes; code blocks get a Copy button (handled by the list's delegated click listener). */
-export function renderMarkdown(markdown: string): DocumentFragment {
+/**
+ * Sanitized markdown as DOM nodes; code blocks get a Copy button (handled by the list's delegated click listener).
+ * `links`: paths the host found in the workspace; they become file links after sanitizing (pathLinks.ts).
+ */
+export function renderMarkdown(markdown: string, links?: readonly string[]): DocumentFragment {
   installHooks();
   const html = md.render(markdown);
   const frag = DOMPurify.sanitize(html, {
@@ -55,6 +59,7 @@ export function renderMarkdown(markdown: string): DocumentFragment {
     RETURN_DOM_FRAGMENT: true,
   });
   for (const pre of Array.from(frag.querySelectorAll('pre'))) wrapCodeBlock(pre);
+  if (links !== undefined && links.length > 0) linkifyPaths(frag, new Set(links));
   return frag;
 }
 

@@ -20,6 +20,11 @@ export class SlashPopup {
     });
   }
 
+  /** What the list offers, for screen readers ("Slash commands", "Workspace files"). */
+  setLabel(label: string): void {
+    this.element.setAttribute('aria-label', label);
+  }
+
   get open(): boolean {
     return this.#items.length > 0;
   }

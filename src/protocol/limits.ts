@@ -44,9 +44,20 @@ export const LIST_LIMITS = {
   planSteps: 50,
   /** Approvals waiting for the user. */
   approvals: 20,
+  /** Workspace files offered by one `@` completion. */
+  fileMatches: 50,
+  /** Files and selections attached to one message. */
+  attachments: 20,
+  /** Existing file paths one item (or capsule) may link. */
+  links: 100,
   /** Branches at one fork the switcher counts (more are still in the file and the tree). */
   branches: 10_000,
 } as const;
+
+/** A workspace path in a message (an `@` mention, a link, a file to open). */
+export const PATH_MAX = 500;
+/** Line numbers a link or attachment may name. */
+export const LINE_MAX = 10_000_000;
 
 /** A key pasted into the setup panel. */
 export const API_KEY_MAX = 4096;

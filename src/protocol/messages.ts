@@ -1,5 +1,5 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
-import { API_KEY_MAX, LIMITS } from './limits.js';
+import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
@@ -8,6 +8,13 @@ import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, 
 export * from './views.js';
 export * from './transcript.js';
 export * from './chatState.js';
+
+const line = z.number().int().min(1).max(LINE_MAX);
+const workspacePath = text(PATH_MAX).min(1);
+
+/** A file (or some of its lines) attached to a message as context: read on send like the read tool reads. */
+export const AttachmentSchema = z.object({ path: workspacePath, startLine: line.optional(), endLine: line.optional() });
+export type Attachment = z.infer<typeof AttachmentSchema>;
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
   /** The full state; the first message after `ready`, and again whenever the session or settings change. */
@@ -47,6 +54,10 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
   /** Puts text in the composer (the message a rewind went back before, ready to edit and send again). */
   z.object({ type: z.literal('composer'), text: text(LIMITS.input) }),
+  /** The answer to `findFiles`: workspace files matching `query`, best first. */
+  z.object({ type: z.literal('fileMatches'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX), files: z.array(workspacePath).max(LIST_LIMITS.fileMatches) }),
+  /** "Add Selection to Chat": a mention to insert at the composer's caret, attached when the message is sent. */
+  z.object({ type: z.literal('mention'), mention: text(PATH_MAX + 40).min(2), attachment: AttachmentSchema }),
 ]);
 
 /** What a user message's hover actions ask for; `retry` is offered on the last answer and names its message. */
@@ -62,7 +73,13 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** A runtime error inside the webview, forwarded so it reaches the log instead of a hidden devtools console. */
   z.object({ type: z.literal('webviewError'), message: text(LIMITS.notice), stack: text(LIMITS.stack).optional() }),
   /** What the user typed: plain text or a slash command, which the host parses. */
-  z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional() }),
+  z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional(), attachments: z.array(AttachmentSchema).max(LIST_LIMITS.attachments).optional() }),
+  /** `@` completion: workspace files whose path matches `query` (answered by `fileMatches` with the same id). */
+  z.object({ type: z.literal('findFiles'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX) }),
+  /** A file path the user clicked; the host opens it only when it is an existing file inside the workspace. */
+  z.object({ type: z.literal('openFile'), path: workspacePath, line: line.optional(), column: line.optional() }),
+  /** "Show diff" on an applied edit's tool row (the item id names the call). */
+  z.object({ type: z.literal('showDiff'), itemId }),
   /** The user's answer on an approval card; `feedback` only with `deny`. */
   z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional() }),
   /** Stop the running turn. */

@@ -1,5 +1,5 @@
 // What the chat list shows: transcript items (one union on `kind`), compaction cards, and the capsule viewer's content.
-import { LIMITS, LIST_LIMITS } from './limits.js';
+import { LIMITS, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { TriggerSchema } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
@@ -40,6 +40,9 @@ export const CompactionCardSchema = z.object({
 
 const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
 
+/** Workspace-relative paths the host found on disk, as the text writes them. */
+export const LinksSchema = z.array(text(PATH_MAX).min(1)).max(LIST_LIMITS.links);
+
 /**
  * Where the conversation forks at this item (docs/rewind.md#branches): it is branch `index` of `count`, and the
  * switcher's ‹ and › name the items the neighbouring branches start with. The projection computes it; the webview
@@ -61,6 +64,8 @@ export const UserItemSchema = z.object({
   text: text(LIMITS.input),
   /** The `clientId` of the `send` that produced it, so the webview can drop its pending chip. */
   clientId: text(LIMITS.id).optional(),
+  /** Existing workspace paths the message names (its `@` mentions): only these become links. */
+  links: LinksSchema.optional(),
   /** The message is one of several sent at the same moment (edit and resend). */
   branch: BranchViewSchema.optional(),
 });
@@ -71,6 +76,8 @@ export const AssistantItemSchema = z.object({
   /** True while `streamDelta`s are still arriving for this item. */
   streaming: z.boolean().optional(),
   model: text(LIMITS.id).optional(),
+  /** Paths the answer mentions that exist in the workspace: only these become links that open the file. */
+  links: LinksSchema.optional(),
   /** The answer is one of several to the same message (Retry), or continues a moment another branch also continues. */
   branch: BranchViewSchema.optional(),
 });
@@ -83,6 +90,10 @@ export const ToolItemSchema = z.object({
   status: ToolStatusSchema,
   durationMs: amount.optional(),
   resultPreview: text(LIMITS.answer).optional(),
+  /** Existing workspace paths named by the call or its result: only these become links. */
+  links: LinksSchema.optional(),
+  /** An applied write_file / edit_file: "Show diff" opens the before and after of this edit. */
+  diff: z.boolean().optional(),
 });
 export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
 export const CheckpointItemSchema = z.object({
@@ -127,6 +138,8 @@ export const CapsuleViewSchema = z.object({
   /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
   text: text(LIMITS.input),
   previous: z.object({ checkpointId, text: text(LIMITS.input) }).nullable(),
+  /** Existing workspace paths the sections and ledger name: only these become links. */
+  links: LinksSchema.optional(),
 });
 
 export type Quality = z.infer<typeof QualitySchema>;

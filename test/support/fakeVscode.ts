@@ -1,5 +1,7 @@
 // A small typed in-memory stand-in for the `vscode` module, enough to activate the extension in plain Node and drive its views; installing it returns its undo.
+import { readdirSync } from 'node:fs';
 import Module from 'node:module';
+import { join, relative } from 'node:path';
 
 type Listener<T> = (e: T) => unknown;
 
@@ -45,6 +47,45 @@ class Uri {
   toString(): string {
     return this.raw ?? `file://${this.fsPath}`;
   }
+}
+
+/** A glob as VS Code's file search reads it (`**`, `*`, `?`, `{a,b}`), as a RegExp over forward-slash relative paths. */
+export function globRegExp(glob: string): RegExp {
+  const alts = glob.startsWith('{') && glob.endsWith('}') ? glob.slice(1, -1).split(',') : [glob];
+  const one = (g: string): string =>
+    g
+      .replace(/[.+^$()|[\]\\]/g, (c) => `\\${c}`)
+      .replace(/\*\*\//g, '\u0000')
+      .replace(/\*\*/g, '\u0001')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\?/g, '[^/]')
+      .replace(/\u0000/g, '(?:.*/)?')
+      .replace(/\u0001/g, '.*');
+  return new RegExp(`^(?:${alts.map(one).join('|')})$`);
+}
+
+/** Every file under `root` (relative, forward slashes), as `vscode.workspace.findFiles` would list them. */
+function walk(root: string, dir = root, out: string[] = []): string[] {
+  for (const d of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, d.name);
+    if (d.isDirectory()) walk(root, p, out);
+    else if (d.isFile()) out.push(relative(root, p).split('\\').join('/'));
+  }
+  return out;
+}
+
+class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
 }
 
 /** VS Code's SecretStorage, in memory; `stored` lets a test look at what was written. */
@@ -135,6 +176,12 @@ export interface FakeState {
   readonly content: (uri: { toString(): string; scheme: string }) => string | undefined;
   /** Grants workspace trust as VS Code does: `isTrusted` becomes true, then the grant event fires. */
   readonly grantTrust: () => void;
+  /** Every `showTextDocument`: what it opened and with which options (selection, preview). */
+  readonly shown: { readonly target: unknown; readonly options: unknown }[];
+  /** Every `workspace.findFiles`: include and exclude globs. */
+  readonly searches: { readonly include: string; readonly exclude: string | undefined }[];
+  /** What `window.activeTextEditor` returns (a test sets it). */
+  activeEditor: unknown;
 }
 
 /** The fake and its recorded state; the api's type is what it implements (the compiler sees each member, nothing is `unknown`). */
@@ -156,6 +203,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const lmChanges = new EventEmitter<void>();
   const trustGranted = new EventEmitter<void>();
   const diffs: FakeState['diffs'][number][] = [];
+  const shown: FakeState['shown'][number][] = [];
+  const searches: FakeState['searches'][number][] = [];
   const contentProviders = new Map<string, { provideTextDocumentContent(u: unknown): string }>();
   const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
   let state: FakeState;
@@ -197,6 +246,15 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       constructor(readonly label: string, readonly collapsibleState: number) {}
     },
     TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
+    Position,
+    Range,
+    CancellationTokenSource: class {
+      readonly token = { isCancellationRequested: false };
+      cancel(): void {
+        this.token.isCancellationRequested = true;
+      }
+      dispose(): void {}
+    },
     StatusBarAlignment: { Left: 1, Right: 2 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
     window: {
@@ -231,7 +289,10 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         return modal ? ask('modal', text, rest.slice(1), (first as { detail?: string }).detail) : Promise.resolve(undefined);
       },
       showErrorMessage: (text: string) => (messages.push({ level: 'error', text }), Promise.resolve(undefined)),
-      showTextDocument: (doc: unknown) => (documents.push(doc), Promise.resolve(undefined)),
+      showTextDocument: (doc: unknown, options?: unknown) => (documents.push(doc), shown.push({ target: doc, options }), Promise.resolve(undefined)),
+      get activeTextEditor(): unknown {
+        return state.activeEditor;
+      },
     },
     env: {
       appRoot: '',
@@ -261,6 +322,17 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       isTrusted: true,
       onDidGrantWorkspaceTrust: trustGranted.event,
       openTextDocument: (o: unknown) => Promise.resolve(o),
+      findFiles: (include: string, exclude?: string, max = 10_000) => {
+        searches.push({ include, exclude });
+        if (workspaceFolder === undefined) return Promise.resolve([]);
+        const inc = globRegExp(include);
+        const exc = exclude === undefined ? undefined : globRegExp(exclude);
+        return Promise.resolve(walk(workspaceFolder).filter((p) => inc.test(p) && !exc?.test(p)).slice(0, max).map((p) => Uri.file(join(workspaceFolder, p))));
+      },
+      asRelativePath: (u: { fsPath: string } | string) => {
+        const p = typeof u === 'string' ? u : u.fsPath;
+        return workspaceFolder !== undefined && p.startsWith(`${workspaceFolder}/`) ? p.slice(workspaceFolder.length + 1) : p;
+      },
       registerTextDocumentContentProvider: (scheme: string, p: { provideTextDocumentContent(u: unknown): string }) => {
         contentProviders.set(scheme, p);
         return { dispose: () => contentProviders.delete(scheme) };
@@ -285,7 +357,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
     api.workspace.isTrusted = true;
     trustGranted.fire();
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust };
+  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust, shown, searches, activeEditor: undefined };
   return { api, state };
 }
 

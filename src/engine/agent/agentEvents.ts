@@ -1,5 +1,6 @@
 // What the agent tells its host (VS Code chat view, CLI) while a turn runs: one discriminated union, plain data only.
 import type { BarrierEvent } from '../compaction/barrierEvents.js';
+import type { Attachment } from './attachments.js';
 import type { ImagePart, ToolCall, Usage } from '../transcript/schema.js';
 
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
@@ -79,6 +80,8 @@ export type AgentListener = (e: AgentEvent) => void;
 export interface TurnInput {
   readonly userText: string;
   readonly images?: readonly ImagePart[];
+  /** Files the user attached: read with the read tool right after the message, before the first request. */
+  readonly attachments?: readonly Attachment[];
   readonly signal: AbortSignal;
   /** Defaults to a fresh `t_…` id. */
   readonly turnId?: string;

@@ -16,7 +16,8 @@ import { type AgentDeps, errText, infoOf } from './agentDeps.js';
 import type { FaultInfo } from '../provider/faults.js';
 import { learnWindow } from './windowLearning.js';
 import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
-import { runToolBatch } from './toolBatch.js';
+import { runToolBatch, type BatchDeps } from './toolBatch.js';
+import { attachmentCalls, attachmentEntry, type Attachment } from './attachments.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 import { blockedStatus, finishTurn, type TurnEndContext } from './turnEnd.js';
 
@@ -292,6 +293,9 @@ export class Agent {
       const user: UserEntry = { ...this.entryBase(), id: userId, type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
+      if (input.attachments !== undefined && input.attachments.length > 0 && (await this.attach(input.attachments, turnId, st.signal))) {
+        return this.finish(st, 'cancelled', 'The turn was cancelled while the attached files were read.');
+      }
       const loops = new DoomLoopDetector();
       for (;;) {
         if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
@@ -324,29 +328,35 @@ export class Agent {
           return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
         }
         this.batchCheckpoints = [];
-        const cancelled = await runToolBatch(
-          {
-            tools: this.deps.tools,
-            clock: this.deps.clock,
-            appendResult: async (r) => {
-              const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
-              await store.append(entry);
-              return entry;
-            },
-            onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
-            onEnd: (c, e, wasCancelled) =>
-              this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
-          },
-          step.entry.toolCalls,
-          turnId,
-          st.signal,
-        ).finally(() => this.flushBatchCheckpoints());
+        const cancelled = await runToolBatch(this.batchDeps(turnId), step.entry.toolCalls, turnId, st.signal).finally(() => this.flushBatchCheckpoints());
         if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
       }
     } catch (err) {
       this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
     }
+  }
+
+  private batchDeps(turnId: string): BatchDeps {
+    return {
+      tools: this.deps.tools,
+      clock: this.deps.clock,
+      appendResult: async (r) => {
+        const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
+        await this.deps.store.append(entry);
+        return entry;
+      },
+      onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
+      onEnd: (c, e, wasCancelled) =>
+        this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
+    };
+  }
+
+  /** The user's attachments as one read_file exchange after the message (docs/user/chat.md); true when the turn was cancelled meanwhile. */
+  private async attach(attachments: readonly Attachment[], turnId: string, signal: AbortSignal): Promise<boolean> {
+    const calls = attachmentCalls(attachments, () => this.deps.ids.next('att_'));
+    await this.deps.store.append(attachmentEntry(this.entryBase(), calls, turnId));
+    return runToolBatch(this.batchDeps(turnId), calls, turnId, signal);
   }
 
   /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */

@@ -9,6 +9,7 @@ import { loadCapsule } from '../actions/capsuleActions.js';
 import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { showProjectMemory } from '../actions/memoryActions.js';
+import { addSelectionToChat } from '../actions/contextActions.js';
 import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
@@ -99,6 +100,7 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
     }),
   );
 
+  add(vscode.commands.registerCommand('capsule.addSelectionToChat', () => addSelectionToChat(d)));
   add(
     vscode.commands.registerCommand('capsule.loadCapsule', async () => {
       await d.view.reveal();

@@ -2,6 +2,9 @@
 import * as vscode from 'vscode';
 import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
 import { exportWithDialog } from '../actions/capsuleActions.js';
+import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextActions.js';
+import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
+import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';
@@ -22,6 +25,10 @@ export function allowedLink(href: string): boolean {
 
 export interface RouterDeps extends Services {
   readonly projection: ChatProjection;
+  /** The `@` completion's file search. */
+  readonly files: Pick<WorkspaceFiles, 'find'>;
+  /** The documents "Show diff" opens. */
+  readonly snapshotDocs: SnapshotDocuments;
 }
 
 export class IntentRouter {
@@ -34,8 +41,21 @@ export class IntentRouter {
     const d = this.d;
     switch (i.type) {
       case 'send':
-        d.chat.send(i.text, i.clientId);
+        // Checked before the message is queued: what cannot be attached is said now, and the message goes without it.
+        d.chat.send(i.text, i.clientId, await attachable(d, i.attachments));
         return;
+      case 'findFiles': {
+        const files = await d.files.find(i.query).catch((err: unknown) => {
+          d.logger.log('warn', `File search for @ completion failed: ${err instanceof Error ? err.message : String(err)}`);
+          return [];
+        });
+        d.projection.fileMatches(i.requestId, i.query, files);
+        return;
+      }
+      case 'openFile':
+        return openWorkspaceFile(d, i.path, i.line, i.column);
+      case 'showDiff':
+        return showEditDiff(d, i.itemId);
       case 'command':
         return this.#toolbar(i.command);
       case 'cancel':

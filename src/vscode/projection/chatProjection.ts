@@ -1,6 +1,6 @@
 // What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, the plan, answers to the user.
-import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
-import type { HostToWebview, PlanView, TranscriptItem } from '../../protocol/messages.js';
+import { LIMITS, LIST_LIMITS, PATH_MAX } from '../../protocol/limits.js';
+import type { Attachment, HostToWebview, PlanView, TranscriptItem } from '../../protocol/messages.js';
 import { planOfBranch } from '../../engine/compaction/ledger.js';
 import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
@@ -12,6 +12,7 @@ import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
 import type { SettingsReader } from '../services/settings.js';
+import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { capsuleView } from './compactionViews.js';
 import { EventBridge, type BridgeHost } from './eventBridge.js';
 import { pageOf } from './transcriptItems.js';
@@ -30,16 +31,20 @@ export interface ProjectionDeps {
   readonly transport: ChatTransport;
   readonly logger: Logger;
   readonly approvals: ApprovalService;
+  /** Which paths in answers, tool rows and capsules are existing workspace files (they become links). */
+  readonly files?: Pick<WorkspaceFiles, 'links'>;
 }
 
 export class ChatProjection extends Disposable implements ChatOutput {
-  readonly #transcript = new TranscriptView();
+  readonly #transcript: TranscriptView;
   #bridge: EventBridge;
   /** The composer's id of the `send` whose turn runs next; its user entry carries it. */
   #clientId: string | undefined;
 
   constructor(private readonly d: ProjectionDeps) {
     super();
+    const files = d.files;
+    this.#transcript = new TranscriptView(files === undefined ? undefined : (texts) => files.links(texts));
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
     this._register(d.approvals.onDidChange(() => this.#post({ type: 'approvals', approvals: d.approvals.pending })));
@@ -186,12 +191,22 @@ export class ChatProjection extends Disposable implements ChatOutput {
   showCapsule(checkpointId: string): void {
     const store = this.d.chat.store;
     const view = store ? capsuleView(store.tree, checkpointId, this.d.chat.basis()) : undefined;
-    if (view) this.#post({ type: 'capsule', capsule: view });
+    const links = view ? this.d.files?.links([view.text]) : undefined;
+    if (view) this.#post({ type: 'capsule', capsule: links === undefined ? view : { ...view, links } });
     else this.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
   }
 
   fillComposer(text: string): void {
     this.#post({ type: 'composer', text: text.slice(0, LIMITS.input) });
+  }
+
+  /** The answer to one `findFiles`. */
+  fileMatches(requestId: number, query: string, files: readonly string[]): void {
+    this.#post({ type: 'fileMatches', requestId, query: query.slice(0, PATH_MAX), files: files.filter((f) => f.length <= PATH_MAX).slice(0, LIST_LIMITS.fileMatches) });
+  }
+
+  mention(mention: string, attachment: Attachment): void {
+    this.#post({ type: 'mention', mention, attachment });
   }
 
   #addEphemeral(item: TranscriptItem): void {

@@ -2,6 +2,7 @@
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import { inheritedMemoryNotice, PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
+import { touchesFiles } from '../../engine/transcript/effects.js';
 import type { Fork } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
 import type { BranchView, CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
@@ -18,9 +19,20 @@ export interface ItemContext {
   readonly card: (capsule: CapsuleEntry) => CompactionCard;
   /** The composer's id of the `send` that became this user entry (the webview matches its pending bubble by it). */
   readonly clientIdOf?: (userEntryId: string) => string | undefined;
+  /** The paths in these texts that name existing workspace files (undefined: none, or no workspace). */
+  readonly links?: (texts: readonly string[]) => string[] | undefined;
   /** Where the conversation forks at an entry (a message or an answer other branches also continue from). */
   readonly forkOf?: (entryId: string) => Fork | undefined;
 }
+
+/** Tools whose applied call changed one file: their rows offer "Show diff". */
+const EDIT_TOOLS: ReadonlySet<string> = new Set(['write_file', 'edit_file']);
+
+function effectPaths(e: ToolResultEntry): string[] {
+  const f = e.effects;
+  return f === undefined ? [] : [...f.read, ...f.created, ...f.modified, ...f.renamed.map((r) => r.to)];
+}
+
 
 /** The switcher's view of a fork; none past the list limit (those branches stay in the tree). */
 export function branchView(f: Fork | undefined): BranchView | undefined {
@@ -60,8 +72,8 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
   return r.isError ? 'error' : 'ok';
 }
 
-export function userItem(e: UserEntry, clientId?: string, branch?: BranchView): TranscriptItem {
-  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }) };
+export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: readonly string[]): TranscriptItem {
+  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links: [...links] }) };
 }
 
 export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
@@ -126,7 +138,7 @@ export class ItemFold {
         const fork = this.ctx.forkOf?.(e.id);
         const branch = branchView(fork);
         if (branch !== undefined && fork?.retry === true) this.#pendingFork = { branch, userAt: this.#out.length };
-        push(userItem(e, this.ctx.clientIdOf?.(e.id), fork?.retry === true ? undefined : branch));
+        push(userItem(e, this.ctx.clientIdOf?.(e.id), fork?.retry === true ? undefined : branch, this.ctx.links?.([e.content])));
         break;
       }
       case 'assistant': {
@@ -135,7 +147,8 @@ export class ItemFold {
         const branch = this.#pendingFork?.branch;
         if (e.content.trim() !== '') {
           this.#pendingFork = undefined;
-          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }) });
+          const links = this.ctx.links?.([e.content]);
+          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links }) });
         }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
@@ -148,7 +161,11 @@ export class ItemFold {
         const item = at === undefined ? undefined : this.#out[at];
         if (at !== undefined && item?.kind === 'tool') {
           this.#open.delete(e.toolCallId);
-          const done: ToolItem = { ...item, status: toolStatusOf(e, e.content === CANCELLED_BEFORE_RUN), resultPreview: resultPreview(e.content), ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }) };
+          const status = toolStatusOf(e, e.content === CANCELLED_BEFORE_RUN);
+          const preview = resultPreview(e.content);
+          const links = this.ctx.links?.([item.argsSummary, preview, effectPaths(e).join('\n')]);
+          const diff = status === 'ok' && EDIT_TOOLS.has(e.toolName) && (e.effects === undefined || touchesFiles(e.effects));
+          const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}) };
           this.#out[at] = done;
           // A call answered in the same batch of entries is still new to whoever receives this batch.
           const fresh = appended.findIndex((i) => i.id === done.id);

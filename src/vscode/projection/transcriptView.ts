@@ -23,6 +23,9 @@ export class TranscriptView {
   /** The fold of the items last sent in full; appended entries continue it. */
   #live: { readonly sessionId: string; readonly fold: ItemFold; readonly ctx: ItemContext } | undefined;
 
+  /** `links` finds the existing workspace files a text names (answers and tool rows link them). */
+  constructor(private readonly links?: ItemContext['links']) {}
+
   /** A new chat or model: cards are measured again, with the durations known for that chat. */
   reset(durations?: Map<string, number>): void {
     this.#cards.clear();
@@ -77,6 +80,7 @@ export class TranscriptView {
     return {
       ephemeral: this.#ephemeral.of(store.header.id),
       clientIdOf: (id) => this.#clientIds.get(id),
+      ...(this.links === undefined ? {} : { links: this.links }),
       forkOf: (id) => branches.forkOf(id),
       card: (capsule) => {
         const key = `${capsule.id}|${basis.model.model}`;

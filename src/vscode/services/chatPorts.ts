@@ -2,7 +2,7 @@
 import type { AgentSession } from '../../node/agentSession.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
-import type { ModelOption } from '../../protocol/messages.js';
+import type { Attachment, ModelOption } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
 import type { MeterBasis } from './meter.js';
 
@@ -29,6 +29,8 @@ export interface ChatOutput {
   showCapsule(checkpointId: string): void;
   /** Puts text in the composer, to edit and send again. */
   fillComposer(text: string): void;
+  /** Inserts a mention at the composer's caret ("Add Selection to Chat"); the attachment goes with the next message. */
+  mention(mention: string, attachment: Attachment): void;
 }
 
 /** Runs a parsed slash command (the actions layer installs it). */

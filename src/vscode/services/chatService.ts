@@ -1,6 +1,7 @@
 // The open chat's agent: one engine facade per chat, kept in line with the settings, the key and the models; its work in one queue; what changed, as events.
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
+import type { Attachment } from '../../engine/agent/attachments.js';
 import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
@@ -201,13 +202,13 @@ export class ChatService extends Disposable implements OpenChat {
   // ---- input ----------------------------------------------------------------------------------------------
 
   /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
-  send(text: string, clientId?: string): void {
-    this.enqueue(text, parseSlash(text), clientId);
+  send(text: string, clientId?: string, attachments: readonly Attachment[] = []): void {
+    this.enqueue(text, parseSlash(text), clientId, false, attachments);
   }
 
   /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
-  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false): void {
-    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }), ...(untyped ? { untyped: true as const } : {}) };
+  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = []): void {
+    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }), ...(untyped ? { untyped: true as const } : {}), ...(attachments.length === 0 ? {} : { attachments }) };
     if (command !== undefined && runsImmediately(command)) {
       void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
       return;
@@ -229,7 +230,7 @@ export class ChatService extends Disposable implements OpenChat {
       return;
     }
     this.#emitter.fire({ kind: 'turn', clientId: job.clientId });
-    await agent.turn({ userText: job.text, signal });
+    await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }) });
     this.#emitter.fire({ kind: 'tree' });
   }
 

@@ -2,6 +2,7 @@
 import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
+import type { Attachment } from '../../engine/agent/attachments.js';
 
 export interface InputJob {
   readonly kind: 'input';
@@ -12,6 +13,8 @@ export interface InputJob {
   readonly command?: SlashCommand;
   /** A palette or toolbar command: nobody typed it, so it is not echoed as the user's message. */
   readonly untyped?: true;
+  /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */
+  readonly attachments?: readonly Attachment[];
 }
 
 export interface TaskJob {

@@ -163,3 +163,12 @@ export async function writeWorkspaceSetting(key: string, value: unknown): Promis
   const target = vscode.workspace.workspaceFolders === undefined ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
   await cfg.update(key, value, target);
 }
+
+/** The globs VS Code's own settings hide from the explorer and from search (`files.exclude`, `search.exclude`) that are switched on. */
+export function editorExcludes(): string[] {
+  const on = (section: string): string[] => {
+    const v = vscode.workspace.getConfiguration(section).get<unknown>('exclude');
+    return typeof v === 'object' && v !== null ? Object.entries(v).filter(([, x]) => x === true).map(([k]) => k) : [];
+  };
+  return [...new Set([...on('files'), ...on('search')])];
+}

@@ -8,6 +8,11 @@ import { MANAGE_TRUST_COMMAND, newNonce, restrictedHtml, webviewHtml } from './w
 
 export const CHAT_VIEW_ID = 'capsule.chat';
 
+/** What survives in the queue until the view is ready: notices, and a mention the user asked to add (the snapshot covers the rest). */
+function kept(m: HostToWebview): boolean {
+  return m.type === 'notice' || m.type === 'mention';
+}
+
 export class ChatViewProvider extends Disposable implements vscode.WebviewViewProvider, ChatTransport {
   #view: vscode.WebviewView | undefined;
   /** The webview script has loaded and said `ready`; before that, posts are queued. */
@@ -96,7 +101,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'ready': {
         this.#ready = true;
         // The snapshot supersedes queued snapshots and budgets; only notices still need delivering.
-        const pending = this.#queue.filter((m) => m.type === 'notice');
+        const pending = this.#queue.filter(kept);
         this.#queue = [];
         const snapshot = this.#snapshot?.();
         if (snapshot) this.post(snapshot);
@@ -122,6 +127,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'copy':
       case 'openLink':
       case 'approval':
+      case 'findFiles':
+      case 'openFile':
+      case 'showDiff':
         this.#intents.fire(msg);
         break;
       default: {
@@ -136,7 +144,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     const view = this.#view;
     if (!view || !this.#ready) {
       // Keep the queue bounded: only the latest state matters, and the next `ready` sends a snapshot anyway.
-      this.#queue = [...this.#queue.filter((m) => m.type === 'notice').slice(-9), message];
+      this.#queue = [...this.#queue.filter(kept).slice(-9), message];
       return;
     }
     try {

@@ -17,6 +17,7 @@ test('views and all contributed commands are registered on activation', () => {
   assert.ok(state.providers.has('capsule.checkpoints'));
   assert.deepEqual([...state.commands.keys()].sort(), [
     'capsule.acceptEdit',
+    'capsule.addSelectionToChat',
     'capsule.compactContext',
     'capsule.compactUpToHere',
     'capsule.createCapsule',

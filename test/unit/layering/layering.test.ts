@@ -51,6 +51,7 @@ test("only src/vscode and src/extension.ts import 'vscode'", () => {
 const SHARED_AT_RUNTIME: Readonly<Record<string, readonly string[]>> = {
   'src/protocol/limits.ts': ['src/protocol/limits.ts'],
   'src/protocol/format.ts': ['src/engine/tokens/figures.ts', 'src/protocol/format.ts'],
+  'src/protocol/pathRefs.ts': ['src/protocol/pathRefs.ts'],
 };
 
 /** The files reached from `start` through runtime imports, and the package imports met on the way. */
@@ -71,7 +72,7 @@ function runtimeClosure(start: string): { files: string[]; packages: string[] } 
   return { files: [...seen].sort(), packages };
 }
 
-test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table and the formatting excepted)', () => {
+test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table, the formatting and the path detector excepted)', () => {
   for (const [shared, closure] of Object.entries(SHARED_AT_RUNTIME)) {
     assert.deepEqual(runtimeClosure(shared), { files: closure, packages: [] }, `${shared} reaches only what the webview may bundle`);
   }
@@ -91,7 +92,7 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
       const target = resolverFor(f)(s);
       if (!target.startsWith('src/')) continue;
       if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
-      else if (!ref.typeOnly && SHARED_AT_RUNTIME[target.replace(/\.js$/, '.ts')] === undefined) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table and the formatting are shared as code)`);
+      else if (!ref.typeOnly && SHARED_AT_RUNTIME[target.replace(/\.js$/, '.ts')] === undefined) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table, the formatting and the path detector are shared as code)`);
     }
   }
   assert.deepEqual(problems, []);

@@ -155,6 +155,13 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
     ],
   },
   { type: 'approvals', approvals: [] },
+  { type: 'fileMatches', requestId: 3, query: 'app', files: ['src/app.ts', 'docs/My Notes/app.md'] },
+  { type: 'fileMatches', requestId: 4, query: 'zzz', files: [] },
+  { type: 'mention', mention: '@src/app.ts:3-9', attachment: { path: 'src/app.ts', startLine: 3, endLine: 9 } },
+  { type: 'itemUpdated', item: { id: 'e_1/call_1', kind: 'tool', name: 'edit_file', argsSummary: 'path: src/a.ts', status: 'ok', links: ['src/a.ts'], diff: true } },
+  { type: 'itemsAppended', items: [{ id: 'e_2', kind: 'assistant', markdown: 'See `src/a.ts:3`', links: ['src/a.ts'] }] },
+  { type: 'capsule', capsule: { ...capsule, links: ['src/a.ts'] } },
+  { type: 'itemsAppended', items: [{ id: 'e_3', kind: 'user', text: 'explain @src/a.ts', links: ['src/a.ts'] }] },
 ];
 
 export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
@@ -184,6 +191,12 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'openLink', href: 'https://example.com/' },
   { type: 'approval', id: 'ap_1', choice: 'allowAlways' },
   { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
+  { type: 'send', text: 'explain @src/a.ts', clientId: 'c_2', attachments: [{ path: 'src/a.ts' }, { path: 'notes.md', startLine: 2, endLine: 4 }] },
+  { type: 'findFiles', requestId: 1, query: 'app' },
+  { type: 'findFiles', requestId: 2, query: '' },
+  { type: 'openFile', path: 'src/a.ts' },
+  { type: 'openFile', path: 'src/a.ts', line: 12, column: 3 },
+  { type: 'showDiff', itemId: 'e_1/call_1' },
 ];
 
 /** Host messages that must fail validation (the webview guard must reject them too). */
@@ -228,6 +241,12 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'plan', plan: [{ step: '', status: 'done' }] },
   { type: 'plan', plan: [{ step: 'x', status: 'started' }] },
   { type: 'approvals', approvals: [{ id: 'ap', kind: 'delete', title: 'x' }] },
+  { type: 'fileMatches', requestId: -1, query: 'a', files: [] },
+  { type: 'fileMatches', requestId: 1, query: 'a', files: Array.from({ length: 51 }, (_, i) => `f${i}.ts`) },
+  { type: 'fileMatches', requestId: 1, query: 'a', files: [''] },
+  { type: 'mention', mention: '@a.ts', attachment: { path: 'a.ts', startLine: 0 } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'x', argsSummary: '', status: 'ok', links: [''] } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'x', argsSummary: '', status: 'ok', diff: 'yes' } },
 ];
 
 /** Webview messages that must fail validation on the host. */
@@ -271,6 +290,15 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'copy' },
   { type: 'openLink', href: '' },
   { type: 'openLink' },
+  { type: 'openFile', path: '' },
+  { type: 'openFile', path: 'x'.repeat(501) },
+  { type: 'openFile', path: 'a.ts', line: 0 },
+  { type: 'openFile', path: 'a.ts', line: 1.5 },
+  { type: 'findFiles', query: 'a' },
+  { type: 'findFiles', requestId: 1, query: 'x'.repeat(501) },
+  { type: 'showDiff' },
+  { type: 'send', text: 'x', attachments: [{ path: '' }] },
+  { type: 'send', text: 'x', attachments: Array.from({ length: 21 }, () => ({ path: 'a.ts' })) },
 ];
 
 /** `n` alternating user/assistant items with ids `m0…m{n-1}` (oldest first). */
