@@ -1,6 +1,6 @@
 // What the agent tells its host (VS Code chat view, CLI) while a turn runs: one discriminated union, plain data only.
 import type { BarrierEvent } from '../compaction/barrierEvents.js';
-import type { ImagePart, ToolCall, Usage } from '../transcript/schema.js';
+import type { ImagePart, ToolCall, TurnFault, Usage } from '../transcript/schema.js';
 
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
 
@@ -72,7 +72,8 @@ export type AgentEvent =
     }
   /** The same tool call came back `repeats` times in a row: the turn stops and the user decides (Continue / Stop). */
   | { readonly type: 'loop_detected'; readonly turnId: string; readonly name: string; readonly arguments: string; readonly repeats: number }
-  | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string };
+  /** `fault`: the provider failure that ended the turn, when one did (the error card's facts). */
+  | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string; readonly fault?: TurnFault };
 
 export type AgentListener = (e: AgentEvent) => void;
 
@@ -95,4 +96,6 @@ export interface TurnResult {
   readonly requests: number;
   /** Why a turn the agent itself stopped ended early: the same call in a loop. */
   readonly stopReason?: 'doom_loop';
+  /** The provider failure that ended the turn, when one did. */
+  readonly fault?: TurnFault;
 }

@@ -8,7 +8,7 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
-import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, UserEntry } from '../transcript/schema.js';
+import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, ToolResultEntry, TurnEndEntry, TurnFault, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
@@ -18,6 +18,7 @@ import { learnWindow } from './windowLearning.js';
 import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
 import { CANCELLED_BEFORE_RUN, endToolTurn, runToolBatch } from './toolBatch.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
+import { retryPoint } from './turnRetry.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
@@ -128,6 +129,33 @@ export class Agent {
       this.turnId = turnId;
       try {
         return await this.turn(input, turnId);
+      } finally {
+        this.turnId = undefined;
+      }
+    });
+  }
+
+  /**
+   * Retry of the last turn after it failed (docs/behaviour.md#errors): the leaf goes back to just before the failed
+   * request and the same turn continues from there, under the same turn id, without a second user message.
+   */
+  retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
+    return this.exclusive(async () => {
+      const point = retryPoint(this.branches.branch(), input.turnId);
+      if (!point.ok || this.deps.store.readOnly) {
+        // Nothing ran: no turn starts or ends, the user is told why.
+        const error = point.ok ? 'This session is read-only; nothing was sent.' : point.error;
+        this.emit({ type: 'notice', level: 'error', message: error });
+        return { turnId: point.ok ? point.turnId : (input.turnId ?? ''), status: 'failed', error, requests: 0 };
+      }
+      const turnId = point.turnId;
+      this.turnId = turnId;
+      try {
+        const st: TurnState = { turnId, signal: input.signal, requests: 0, overflowRetried: false };
+        const leaf: LeafEntry = { ...this.entryBase(), type: 'leaf', targetId: point.targetId, reason: `retry of turn ${turnId}` };
+        await this.deps.store.append(leaf);
+        this.emit({ type: 'turn_start', turnId, userEntryId: point.userEntryId });
+        return await this.guarded(st, () => this.prepare().then(() => this.loop(st)));
       } finally {
         this.turnId = undefined;
       }
@@ -282,7 +310,7 @@ export class Agent {
       this.emit({ type: 'turn_start', turnId, userEntryId: '' });
       return this.finish(st, 'failed', `This session is read-only${store.readOnlyReason ? ` (${store.readOnlyReason})` : ''}; nothing was sent.`);
     }
-    try {
+    return this.guarded(st, async () => {
       await this.prepare();
       // docs/behaviour.md#rewind: every message gets its checkpoint first, so "rewind to this message" restores the input before it.
       const userId = this.deps.ids.next('e_');
@@ -291,60 +319,74 @@ export class Agent {
       const user: UserEntry = { ...this.entryBase(), id: userId, type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
-      const loops = new DoomLoopDetector();
-      for (;;) {
-        if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
-        await this.flushUpdates();
-        // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
-        const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
-        if (!pre.mayProceed) return this.finish(st, this.blockedStatus(pre, st.signal), pre.error);
-        const step = await runRequest(
-          {
-            model: this.model,
-            options: this.options,
-            clock: this.deps.clock,
-            ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
-            emit: (e) => this.emit(e),
-            append: (e) => store.append(e),
-            entryBase: () => this.entryBase(),
-            build: () => this.buildRequest(),
-            learnOverflow: (fault) => this.learnOverflow(fault),
-            recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
-            epochId: () => this.epochs.epochId(),
-            cacheLineLevel: (m) => this.cacheLines.levelFor(m),
-          },
-          st,
-        );
-        if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer);
-        const first = step.entry.toolCalls[0];
-        if (loops.note(step.entry.toolCalls) && first !== undefined) {
-          // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
-          this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
-          return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
-        }
-        this.batchCheckpoints = [];
-        const cancelled = await runToolBatch(
-          {
-            tools: this.deps.tools,
-            clock: this.deps.clock,
-            appendResult: async (r) => {
-              const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
-              await store.append(entry);
-              return entry;
-            },
-            onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
-            onEnd: (c, e, wasCancelled) =>
-              this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
-          },
-          step.entry.toolCalls,
-          turnId,
-          st.signal,
-        ).finally(() => this.flushBatchCheckpoints());
-        if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
-      }
+      return this.loop(st);
+    });
+  }
+
+  /** A turn's body ends in finish(); an unexpected error ends it too, as failed (or cancelled when the user stopped it). */
+  private async guarded(st: TurnState, body: () => Promise<TurnResult>): Promise<TurnResult> {
+    try {
+      return await body();
     } catch (err) {
-      this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
+      this.deps.logger?.log('error', `Turn ${st.turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
+    }
+  }
+
+  /** Preflight → request → tools, until the answer (or a stop). */
+  private async loop(st: TurnState): Promise<TurnResult> {
+    const store = this.deps.store;
+    const turnId = st.turnId;
+    const loops = new DoomLoopDetector();
+    for (;;) {
+      if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
+      await this.flushUpdates();
+      // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
+      const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
+      if (!pre.mayProceed) return this.finish(st, this.blockedStatus(pre, st.signal), pre.error);
+      const step = await runRequest(
+        {
+          model: this.model,
+          options: this.options,
+          clock: this.deps.clock,
+          ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
+          emit: (e) => this.emit(e),
+          append: (e) => store.append(e),
+          entryBase: () => this.entryBase(),
+          build: () => this.buildRequest(),
+          learnOverflow: (fault) => this.learnOverflow(fault),
+          recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
+          epochId: () => this.epochs.epochId(),
+          cacheLineLevel: (m) => this.cacheLines.levelFor(m),
+        },
+        st,
+      );
+      if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer, undefined, step.fault);
+      const first = step.entry.toolCalls[0];
+      if (loops.note(step.entry.toolCalls) && first !== undefined) {
+        // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
+        this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
+        return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
+      }
+      this.batchCheckpoints = [];
+      const cancelled = await runToolBatch(
+        {
+          tools: this.deps.tools,
+          clock: this.deps.clock,
+          appendResult: async (r) => {
+            const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
+            await store.append(entry);
+            return entry;
+          },
+          onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
+          onEnd: (c, e, wasCancelled) =>
+            this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
+        },
+        step.entry.toolCalls,
+        turnId,
+        st.signal,
+      ).finally(() => this.flushBatchCheckpoints());
+      if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
     }
   }
 
@@ -397,8 +439,9 @@ export class Agent {
     }
   }
 
-  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
+  private async finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason'], fault?: TurnFault): Promise<TurnResult> {
     const store = this.deps.store;
+    const f = fault === undefined ? {} : { fault };
     const stopped = await endToolTurn(this.deps.tools, (err) => this.deps.logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
     if (stopped !== undefined) this.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
     if (!store.readOnly) {
@@ -408,14 +451,14 @@ export class Agent {
       } catch (err) {
         this.deps.logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
       }
-      const entry: TurnEndEntry = { ...this.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) };
+      const entry: TurnEndEntry = { ...this.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...f };
       try {
         await store.append(entry);
       } catch (err) {
         this.deps.logger?.log('error', `Could not record the end of turn ${st.turnId}: ${errText(err)}`);
       }
     }
-    this.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) });
+    this.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...f });
     this.deps.logger?.log(status === 'failed' ? 'warn' : 'info', `Turn ${st.turnId} ${status}${error ? `: ${error}` : ''}`, { turnId: st.turnId, requests: st.requests });
     if (status === 'completed') {
       // docs/behaviour.md#triggers: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
@@ -425,6 +468,6 @@ export class Agent {
         this.deps.logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
       }
     }
-    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }) };
+    return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }), ...f };
   }
 }
