@@ -252,6 +252,13 @@ export class AgentSession {
     return r;
   }
 
+  /** Retry of the last turn after it failed: the same user turn sent again (docs/behaviour.md#errors). */
+  async retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
+    const r = await this.agent.retryTurn(input);
+    await this.saveIntents();
+    return r;
+  }
+
   /** `/compact [focus]`, `capsule compact`: a completed compaction of a running agent also opens a new cache epoch. */
   async compact(opts: CompactOptions = {}): Promise<PreflightResult> {
     const signal = opts.signal ?? new AbortController().signal;
