@@ -58,7 +58,8 @@ export type AgentEvent =
     }
   | { readonly type: 'cache_metrics'; readonly turnId?: string; readonly metrics: CacheMetrics }
   /** Something the user should see in passing: a retry, a model switch, a fallback. */
-  | { readonly type: 'notice'; readonly turnId?: string; readonly level: 'info' | 'warn' | 'error'; readonly message: string }
+  /** `transient`: true for "retrying…" and "waiting…" lines, which say nothing once the turn has ended. */
+  | { readonly type: 'notice'; readonly turnId?: string; readonly level: 'info' | 'warn' | 'error'; readonly message: string; readonly transient?: boolean }
   | {
       readonly type: 'model_changed';
       readonly provider: string;

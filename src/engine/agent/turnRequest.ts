@@ -94,12 +94,12 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       onDelta: (delta) => d.emit({ type: 'text_delta', turnId, delta }),
       onWaiting: (remainingMs, attempt) => {
         const message = `Waiting for the model (attempt ${attempt} of ${d.options.maxAttempts}); Capsule gives up in ${Math.ceil(remainingMs / 1000)} s if nothing arrives.`;
-        d.emit({ type: 'notice', turnId, level: 'info', message });
+        d.emit({ type: 'notice', turnId, level: 'info', message, transient: true });
       },
       onRetry: (fault, next, waitMs) => {
         const message = `The model request failed (${fault.message}); retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${next} of ${d.options.maxAttempts}).`;
         d.logger?.log('warn', message, { turnId });
-        d.emit({ type: 'notice', turnId, level: 'warn', message });
+        d.emit({ type: 'notice', turnId, level: 'warn', message, transient: true });
       },
     });
     if (out.kind === 'ok') {

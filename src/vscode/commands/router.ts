@@ -6,6 +6,7 @@ import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, undoCompaction } from '../actions/rewindActions.js';
 import { selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { openSettings, retryTurn } from '../actions/turnErrorActions.js';
 import { Sequencer } from '../base/sequencer.js';
 import type { ChatProjection } from '../projection/chatProjection.js';
 
@@ -41,6 +42,11 @@ export class IntentRouter {
       case 'cancel':
         d.chat.jobs.cancel();
         return;
+      case 'retryTurn':
+        retryTurn(d, i.turnId);
+        return;
+      case 'openSettings':
+        return openSettings(i.target);
       case 'selectModel':
         return selectModel(d, i.id);
       case 'setupProvider':

@@ -1,8 +1,12 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
 import { LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
-import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
+import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../../engine/transcript/schema.js';
+import { faultView, withoutRetry } from './faultViews.js';
 import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
+
+/** Entries that follow a failed turn without making it something other than the last thing that happened. */
+const BOOKKEEPING: ReadonlySet<Entry['type']> = new Set(['checkpoint', 'leaf', 'model_change', 'system_update']);
 
 /** Items in a snapshot or one `olderItems` page: enough to fill a tall view several times, small to post. */
 export const PAGE_SIZE = 200;
@@ -59,9 +63,11 @@ export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' |
   return `Model: ${e.model} via ${e.provider}${window}${handoff ? ' · the previous model compacted the context first' : ''}`;
 }
 
-export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string): TranscriptItem | undefined {
+/** `failure`: the provider fault that ended the turn, which makes the error a card with Retry (while `retry` holds). */
+export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string, failure?: { readonly fault: TurnFault; readonly turnId: string; readonly retry: boolean }): TranscriptItem | undefined {
   const ts = timestamp === undefined ? {} : { timestamp };
-  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts };
+  const card = failure === undefined ? {} : { fault: faultView(failure.fault, failure.turnId, failure.retry) };
+  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts, ...card };
   if (status === 'cancelled') return { id, kind: 'info', text: error ?? 'Stopped.', ...ts };
   return undefined;
 }
@@ -84,6 +90,8 @@ export class ItemFold {
   /** The last entry that says something (not a checkpoint, system update or leaf move). */
   #lastSaid: Entry | undefined;
   #tip: string | null = null;
+  /** Index in `#out` of the last failed turn's card while it can still be retried. */
+  #retryable: number | undefined;
 
   constructor(private readonly ctx: ItemContext) {
     this.#out.push(...(ctx.ephemeral.get(null) ?? []));
@@ -105,6 +113,7 @@ export class ItemFold {
       appended.push(item);
       this.#out.push(item);
     };
+    if (this.#retryable !== undefined && !BOOKKEEPING.has(e.type)) this.#endRetry(appended, updated);
     switch (e.type) {
       case 'user':
         push(userItem(e, this.ctx.clientIdOf?.(e.id)));
@@ -145,8 +154,9 @@ export class ItemFold {
         this.#lastModel = e;
         break;
       case 'turn_end': {
-        const item = turnEndItem(e.id, e.status, e.error, e.timestamp);
+        const item = turnEndItem(e.id, e.status, e.error, e.timestamp, e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: true });
         if (item) push(item);
+        if (item?.kind === 'error' && item.fault !== undefined) this.#retryable = this.#out.length - 1;
         break;
       }
       case 'compaction_undo': {
@@ -170,6 +180,19 @@ export class ItemFold {
     for (const extra of this.ctx.ephemeral.get(e.id) ?? []) push(extra);
     this.#tip = e.id;
     return { appended, updated };
+  }
+
+  /** Something was said after a failed turn: its card keeps the facts but loses Retry. */
+  #endRetry(appended: TranscriptItem[], updated: TranscriptItem[]): void {
+    const at = this.#retryable;
+    this.#retryable = undefined;
+    const item = at === undefined ? undefined : this.#out[at];
+    const next = item === undefined ? undefined : withoutRetry(item);
+    if (at === undefined || next === undefined) return;
+    this.#out[at] = next;
+    const fresh = appended.findIndex((i) => i.id === next.id);
+    if (fresh >= 0) appended[fresh] = next;
+    else updated.push(next);
   }
 
   /** An item that is not an entry, after the tip (a command's answer, a note on a discarded answer). */

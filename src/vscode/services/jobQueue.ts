@@ -10,6 +10,8 @@ export interface InputJob {
   readonly text: string;
   readonly clientId?: string;
   readonly command?: SlashCommand;
+  /** Retry of this failed turn instead of a new message. */
+  readonly retryTurnId?: string;
 }
 
 export interface TaskJob {

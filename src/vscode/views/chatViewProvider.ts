@@ -90,6 +90,8 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'command':
       case 'send':
       case 'cancel':
+      case 'retryTurn':
+      case 'openSettings':
       case 'selectModel':
       case 'setupProvider':
       case 'setApiKey':
