@@ -1,6 +1,7 @@
 // One transcript item → its DOM: user and assistant messages, collapsed tool calls, cards, checkpoints, errors and notes.
 import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '../src/protocol/messages.js';
 import { renderCompactionCard } from './compactionCard.js';
+import { renderErrorCard } from './errorCard.js';
 import { button, el, icon, srOnly } from './dom.js';
 import { duration } from './format.js';
 import { renderMarkdown } from './markdown.js';
@@ -74,6 +75,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
     case 'checkpoint':
       return article(item, checkpointView(item), `${CHECKPOINT_KINDS[item.checkpointKind]} ${item.checkpointId}`);
     case 'error':
+      if (item.fault !== undefined) return article(item, renderErrorCard({ ...item, fault: item.fault }), `Error: ${item.fault.title}`);
       return article(item, [icon('error'), el('span', { text: item.text })], 'Error');
     case 'info':
       return article(item, [icon('info'), infoBody(item.text)], 'Note');

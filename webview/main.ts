@@ -4,6 +4,7 @@ import { ApprovalCards } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
+import { ERROR_ACTION_EVENT, type ErrorAction } from './errorCard.js';
 import { Announcer, button, el } from './dom.js';
 import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
@@ -169,7 +170,7 @@ function onMessage(msg: HostToWebview): void {
       header.showBudget(msg.budget, host.state().detailsOpen);
       break;
     case 'notice':
-      current.notice = { level: msg.level, text: msg.text, transient: composer.busy && msg.level !== 'error' };
+      current.notice = { level: msg.level, text: msg.text, transient: msg.transient === true || (composer.busy && msg.level !== 'error') };
       renderBanners();
       break;
     case 'itemsAppended':
@@ -270,6 +271,22 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
   host.post({ type: 'cancel' });
   announcer.say('Stopping the turn');
+});
+// An error card's buttons: Retry goes to the host; "Open settings" opens the provider setup here at the field in question.
+document.addEventListener(ERROR_ACTION_EVENT, (e) => {
+  const d = (e as CustomEvent<ErrorAction>).detail;
+  if (d.action === 'retry') {
+    host.post({ type: 'retryTurn', turnId: d.turnId });
+    announcer.say('Retrying');
+    return;
+  }
+  if (lastSetup?.provider?.kind === 'lm' || lastSetup === null) {
+    host.post({ type: 'openSettings', target: d.target });
+    return;
+  }
+  host.updateState({ setupOpen: true });
+  setup.update(lastSetup, true);
+  setup.focusField(d.target);
 });
 // "Focus on Chat View" focuses the webview's document; the user means the message box.
 window.addEventListener('focus', () => {

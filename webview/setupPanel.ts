@@ -37,6 +37,17 @@ export class SetupPanel {
     return this.#open;
   }
 
+  /** Puts the cursor in one field of the endpoint form (an error card's "Open settings"). */
+  focusField(target: 'apiKey' | 'model' | 'baseUrl'): void {
+    if (this.#kind !== 'openai') {
+      this.#kind = 'openai';
+      this.#render();
+    }
+    const input = this.element.querySelector<HTMLInputElement>(`input[data-field="${target}"]`);
+    input?.scrollIntoView({ block: 'nearest' });
+    input?.focus();
+  }
+
   /** New state from the host; the panel opens by itself when setup is required. */
   update(state: SetupState | null, userOpened: boolean): void {
     const firstState = this.#state === null;
@@ -105,11 +116,11 @@ export class SetupPanel {
 
   #openaiForm(s: SetupState): HTMLElement {
     const current = s.provider?.kind === 'openai' ? s.provider : undefined;
-    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off' } });
+    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off', 'data-field': 'baseUrl' } });
     baseUrl.value = current?.baseUrl ?? '';
-    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '' } });
+    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '', 'data-field': 'model' } });
     model.value = current?.model ?? '';
-    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
+    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', 'data-field': 'apiKey', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
     const error = el('div', { className: 'form-error', attrs: { role: 'alert', id: 'setup-error' } });
     const save = button({ icon: 'check', text: 'Save', label: 'Save the provider settings' });
     save.type = 'submit';

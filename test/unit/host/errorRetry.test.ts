@@ -63,7 +63,7 @@ test('a server error shows a card with the host, the status and the provider’s
   const retried = v.since(mark);
   assert.ok(retried.some((m) => m.type === 'streamEnd' && m.markdown === 'The build uses esbuild.'), 'the answer arrives');
   assert.equal(server.chatRequests.length, before + 1, 'one request');
-  const sent = server.chatRequests[before]?.body.messages ?? [];
+  const sent = (server.chatRequests[before]?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
   assert.deepEqual(
     sent.filter((m) => m.role === 'user').map((m) => m.content),
     ['Explain the build'],
