@@ -78,6 +78,11 @@ const composer = new Composer(
 const setup = new SetupPanel({
   setupProvider: (provider) => host.post({ type: 'setupProvider', provider }),
   setApiKey: (key) => host.post({ type: 'setApiKey', key }),
+  checkProvider: () => {
+    // The panel stays open for the check's answer, even when this save ends the first-run setup.
+    host.updateState({ setupOpen: true });
+    host.post({ type: 'checkProvider' });
+  },
   close: () => {
     host.updateState({ setupOpen: false });
     setup.update(lastSetup, false);

@@ -7,6 +7,8 @@ export interface SetupActions {
   setupProvider(p: ProviderChoice): void;
   /** Posted once; the field is cleared right after, and the key never enters UI state. */
   setApiKey(key: string): void;
+  /** Check the endpoint just saved; the host answers with `setup.check`. */
+  checkProvider(): void;
   close(): void;
 }
 
@@ -23,6 +25,16 @@ function field(label: string, input: HTMLInputElement | HTMLSelectElement, help?
     children.push(el('div', { className: 'help muted', text: help, attrs: { id: helpId } }));
   }
   return el('div', { className: 'field' }, children);
+}
+
+const CHECK_ICONS: Readonly<Record<NonNullable<SetupState['check']>['status'], string>> = { checking: 'loading', ok: 'pass', warning: 'warning', error: 'error' };
+
+/** What the check of the saved endpoint found: models, the model, the window; or what failed and what to do. */
+function checkView(c: NonNullable<SetupState['check']>): HTMLElement {
+  return el('div', { className: `setup-check check-${c.status}`, attrs: { role: c.status === 'error' ? 'alert' : 'status' } }, [
+    icon(CHECK_ICONS[c.status], c.status === 'checking' ? 'codicon-modifier-spin' : ''),
+    el('div', {}, [el('p', { className: 'check-summary', text: c.summary }), ...(c.hint === undefined ? [] : [el('p', { className: 'check-hint muted', text: c.hint })])]),
+  ]);
 }
 
 export class SetupPanel {
@@ -71,8 +83,9 @@ export class SetupPanel {
       head.appendChild(close);
     }
     const children: Node[] = [head];
-    if (s.message) children.push(el('p', { className: 'muted', text: s.message }));
+    if (s.message && s.check === undefined) children.push(el('p', { className: 'muted', text: s.message }));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
+    if (this.#kind === 'openai' && s.check !== undefined) children.push(checkView(s.check));
     this.element.replaceChildren(...children);
   }
 
@@ -143,7 +156,8 @@ export class SetupPanel {
       this.actions.setupProvider({ kind: 'openai', baseUrl: url, model: id });
       if (key.value.length > 0) this.actions.setApiKey(key.value);
       key.value = ''; // the key leaves the page with the message above and is not kept anywhere here
-      this.actions.close();
+      // The panel stays open to say what the check found; a wrong URL is saved too, with the warning in view.
+      this.actions.checkProvider();
     });
     return form;
   }

@@ -74,6 +74,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openSettings'), target: z.union([SettingsTargetSchema, z.literal('window')]) }),
   z.object({ type: z.literal('selectModel'), id: text(LIMITS.id).min(1) }),
   z.object({ type: z.literal('setupProvider'), provider: ProviderChoiceSchema }),
+  /** After saving an endpoint (and its key): check it and say what it found. */
+  z.object({ type: z.literal('checkProvider') }),
   /** Sent once from the setup panel's password field, which is cleared right after; the host puts it in SecretStorage. */
   z.object({ type: z.literal('setApiKey'), key: z.string().min(1).max(API_KEY_MAX) }),
   z.object({ type: z.literal('loadOlder'), beforeId: itemId }),

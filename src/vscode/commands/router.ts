@@ -5,7 +5,7 @@ import { exportWithDialog } from '../actions/chatActions.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, undoCompaction } from '../actions/rewindActions.js';
-import { selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { checkProvider, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
 import { openSettings, retryTurn } from '../actions/turnErrorActions.js';
 import { Sequencer } from '../base/sequencer.js';
 import type { ChatProjection } from '../projection/chatProjection.js';
@@ -53,6 +53,8 @@ export class IntentRouter {
         return this.#setup.queue(() => setupProvider(d, i.provider));
       case 'setApiKey':
         return this.#setup.queue(() => setApiKey(d, i.key));
+      case 'checkProvider':
+        return this.#setup.queue(() => checkProvider(d));
       case 'loadOlder':
         d.projection.postOlder(i.beforeId);
         return;

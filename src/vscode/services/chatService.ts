@@ -208,6 +208,13 @@ export class ChatService extends Disposable implements OpenChat {
     return runInput(host, job, signal);
   }
 
+  /** The setup panel's state again, without reconnecting (a provider check's progress). */
+  async showSetup(): Promise<void> {
+    const setup = await this.d.providers.setupState(this.d.settings.current, this.#problem);
+    this.#setup = setup;
+    this.#emitter.fire({ kind: 'setup', setup });
+  }
+
   // ---- the agent for the open chat ------------------------------------------------------------------------
 
   /** Brings the agent in line with the open chat, the settings, the key and the models VS Code offers. */

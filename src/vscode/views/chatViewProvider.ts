@@ -95,6 +95,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'selectModel':
       case 'setupProvider':
       case 'setApiKey':
+      case 'checkProvider':
       case 'loadOlder':
       case 'viewCapsule':
       case 'rewind':
