@@ -5,7 +5,7 @@ import { button, el, icon } from './dom.js';
 /** Bubbles from the card's buttons to the page, which posts the intent (the list stays unaware of it). */
 export const ERROR_ACTION_EVENT = 'capsule-error-action';
 
-export type ErrorAction = { readonly action: 'retry'; readonly turnId: string } | { readonly action: 'settings'; readonly target: SettingsTarget };
+export type ErrorAction = { readonly action: 'retry'; readonly turnId: string } | { readonly action: 'settings'; readonly target: SettingsTarget | 'window' };
 
 const SETTINGS_LABELS: Readonly<Record<SettingsTarget, string>> = {
   apiKey: 'Open settings: the API key for this endpoint',
@@ -13,7 +13,7 @@ const SETTINGS_LABELS: Readonly<Record<SettingsTarget, string>> = {
   baseUrl: 'Open settings: the base URL',
 };
 
-function fire(from: HTMLElement, detail: ErrorAction): void {
+export function fire(from: HTMLElement, detail: ErrorAction): void {
   from.dispatchEvent(new CustomEvent<ErrorAction>(ERROR_ACTION_EVENT, { bubbles: true, detail }));
 }
 

@@ -285,13 +285,14 @@ document.addEventListener(ERROR_ACTION_EVENT, (e) => {
     announcer.say('Retrying');
     return;
   }
-  if (lastSetup?.provider?.kind === 'lm' || lastSetup === null) {
-    host.post({ type: 'openSettings', target: d.target });
+  const target = d.target;
+  if (target === 'window' || lastSetup?.provider?.kind === 'lm' || lastSetup === null) {
+    host.post({ type: 'openSettings', target });
     return;
   }
   host.updateState({ setupOpen: true });
   setup.update(lastSetup, true);
-  setup.focusField(d.target);
+  setup.focusField(target);
 });
 // "Focus on Chat View" focuses the webview's document; the user means the message box.
 window.addEventListener('focus', () => {

@@ -371,7 +371,7 @@ export class AgentSession {
     }
     const m = a.currentModel;
     return {
-      model: { model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, source: 'provider' },
+      model: { model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, source: m.windowSource ?? 'provider' },
       provider: m.chat.provider,
       tools: this.tools.schemas(),
       resolved: a.settings,

@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
@@ -87,7 +88,7 @@ export class EventPrinter {
         this.out(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
         break;
       case 'model_changed':
-        this.out(`[model] ${e.provider}/${e.model} (window ${e.contextWindow}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        this.out(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
         break;
       case 'turn_end':
         this.flush();

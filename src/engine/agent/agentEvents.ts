@@ -66,6 +66,8 @@ export type AgentEvent =
       readonly model: string;
       readonly contextWindow: number;
       readonly maxOutputTokens: number;
+      /** `default`: the window is an assumption (nobody reported it). */
+      readonly windowSource?: 'table' | 'provider' | 'learned' | 'override' | 'default';
       /** A mandatory protective handoff compaction ran with the previous model before the switch (docs/behaviour.md#triggers). */
       readonly handoff: boolean;
       /** Set when a provider's overflow error stated this window: hosts persist it per endpoint + model (docs/compaction.md#overflow-recovery). */

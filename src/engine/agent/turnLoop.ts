@@ -211,11 +211,11 @@ export class Agent {
         this.emit({ type: 'notice', level: 'error', message: r.error });
         return r;
       }
-      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens };
+      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, ...(target.windowSource === undefined ? {} : { windowSource: target.windowSource }) };
       if (target.resolved !== undefined) this.resolved = target.resolved;
       this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved, ...(target.cache === undefined ? {} : { cache: target.cache }) });
       if (!this.deps.store.readOnly) await this.recordModel();
-      this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: r.handoff });
+      this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: r.handoff });
       return r;
     });
   }
@@ -282,9 +282,13 @@ export class Agent {
     this.emit({ type: 'notice', level: 'warn', message });
   }
 
+  private windowSource(): { readonly windowSource?: NonNullable<AgentModel['windowSource']> } {
+    return this.model.windowSource === undefined ? {} : { windowSource: this.model.windowSource };
+  }
+
   private async recordModel(): Promise<void> {
     const m = infoOf(this.model);
-    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
+    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, ...this.windowSource() };
     await this.deps.store.append(entry);
   }
 
@@ -403,14 +407,14 @@ export class Agent {
   private async learnOverflow(fault: FaultInfo): Promise<void> {
     const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
     if (learned === undefined) return;
-    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens };
+    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens, ...(learned.how === 'stated' ? { windowSource: 'learned' as const } : {}) };
     const resolved = this.deps.resolveFor?.(learned.contextWindow, learned.maxOutputTokens);
     if (resolved !== undefined) this.resolved = resolved;
     this.barrier.update({ modelInfo: infoOf(this.model), resolved: this.resolved });
     this.deps.logger?.log('warn', learned.notice);
     this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
     if (!this.deps.store.readOnly) await this.recordModel();
-    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
+    this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
   }
 
   private blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnStatus {

@@ -1,5 +1,6 @@
 // The /budget text block (docs/behaviour.md#observability), laid out like the seed's "Context Stats" example.
 import type { Budget } from './budget.js';
+import { windowText } from './modelLimits.js';
 
 /** 38420 → "38,420", independent of the host's locale data. */
 export function formatTokens(n: number): string {
@@ -54,7 +55,7 @@ export function formatBudget(b: Budget): string {
     line('Auto-compact', b.autoCompact ? 'ON' : 'OFF'),
     line('Next trigger est.', b.nextTrigger),
     '',
-    line('Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`),
+    line('Model', `${b.model} (${windowText(b)}, max output ${formatTokens(b.maxOutputTokens)})`),
     line('Of hard limit', `${b.percentOfHard.toFixed(1)}%`),
     line('Reclaimable', tok(b.reclaimableTokens)),
     ...(b.lastCapsule ? [line('Last checkpoint', b.lastCapsule.checkpointId)] : []),

@@ -148,6 +148,8 @@ export const ModelChangeEntrySchema = z.object({
   model: z.string(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
+  /** `default`: the window is Capsule's assumption (no one reported it); shown as "window unknown". */
+  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
 });
 
 /** Moves the active leaf (rewind); not part of the conversation tree. */

@@ -2,6 +2,7 @@
 import { LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../../engine/transcript/schema.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
 import { faultView, withoutRetry } from './faultViews.js';
 import type { CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
 
@@ -58,8 +59,8 @@ export function userItem(e: UserEntry, clientId?: string): TranscriptItem {
   return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }) };
 }
 
-export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
-  const window = e.contextWindow === undefined ? '' : ` (window ${e.contextWindow.toLocaleString('en-US')} tokens)`;
+export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {
+  const window = e.contextWindow === undefined ? '' : ` (${windowText({ contextWindow: e.contextWindow, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) })})`;
   return `Model: ${e.model} via ${e.provider}${window}${handoff ? ' · the previous model compacted the context first' : ''}`;
 }
 

@@ -7,6 +7,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
 import { previewRewind, rewindSession, type RewindDone, type RewindFailure, type RewindPreview } from '../../node/sessionRewind.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
@@ -270,7 +271,7 @@ export class ChatService extends Disposable implements OpenChat {
     this.#agentKey = r.key;
     const chat = opened.session.agent.currentModel.chat;
     this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
-    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (window ${r.info.contextWindow}, max output ${r.info.maxOutputTokens})`);
+    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`);
   }
 
   #onAgentEvent(event: AgentEvent): void {
