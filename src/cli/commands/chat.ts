@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
@@ -15,7 +16,7 @@ import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt"';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt" | … --retry (send the last failed turn again)';
 
 /** Exit status of a run the user interrupted (128 + SIGINT), by shell convention. */
 const EXIT_CANCELLED = 130;
@@ -93,6 +94,11 @@ export class EventPrinter {
       case 'turn_end':
         this.flush();
         this.out(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
+        // The error card's facts in one line (host · status · the provider's words), then what to do.
+        if (e.fault !== undefined) {
+          this.out(`[error] ${faultLine(e.fault)}`);
+          this.out(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
+        }
         break;
       case 'turn_start':
       case 'assistant_start':
@@ -135,7 +141,9 @@ async function recordedModel(path: string): Promise<ReturnType<typeof sessionMod
 
 export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const prompt = cli.positionals.join(' ').trim();
-  if (prompt === '') throw new CliError(`missing prompt: ${CHAT_USAGE}`);
+  const retry = cli.flags.retry === true;
+  if (retry && prompt !== '') throw new CliError('--retry sends the failed turn again: give no prompt with it');
+  if (prompt === '' && !retry) throw new CliError(`missing prompt: ${CHAT_USAGE}`);
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
@@ -208,7 +216,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = await session.turn({ userText: prompt, signal: ctrl.signal });
+    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal });
+    // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {
     process.off('SIGINT', onInterrupt);
