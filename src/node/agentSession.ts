@@ -173,7 +173,7 @@ export class AgentSession {
         clock,
         ids,
         cache: parts.caches.forModel(target.chat.model),
-        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
+        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
         tools,
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
