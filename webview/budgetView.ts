@@ -2,7 +2,7 @@
 import type { BudgetView } from '../src/protocol/messages.js';
 import { button, el } from './dom.js';
 import { fire } from './errorCard.js';
-import { age, fullTokens, percent, shortTokens } from './format.js';
+import { age, fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 import { renderLegend, renderMeter } from './meter.js';
 
 const SOURCE_LABELS: Readonly<Record<BudgetView['source'], string>> = {

@@ -2,7 +2,7 @@
 import type { CapsuleView } from '../src/protocol/messages.js';
 import { delegateClicks } from './clicks.js';
 import { button, el, icon } from './dom.js';
-import { fullTokens } from './format.js';
+import { fullTokens } from '../src/protocol/format.js';
 import { diffStats, lineDiff } from './lineDiff.js';
 import { renderMarkdown } from './markdown.js';
 import type { ViewerTab } from './vscodeApi.js';

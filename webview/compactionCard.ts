@@ -1,7 +1,7 @@
 // The compaction card (docs/behaviour.md#observability): reason in words, before/after by the meter's categories, reclaimed %, duration, quality, checkpoint.
 import type { BudgetCategories, CompactionCard } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
-import { duration, fullTokens, percent, shortTokens } from './format.js';
+import { duration, fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 import { CATEGORY_LABELS } from './meter.js';
 import { reason, reclaimedRatio } from './words.js';
 

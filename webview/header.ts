@@ -2,7 +2,7 @@
 import type { BudgetView, ModelOption, SessionView, SettingsView, WebviewCommand } from '../src/protocol/messages.js';
 import { renderBudgetDetails, renderBudgetSummary } from './budgetView.js';
 import { button, el } from './dom.js';
-import { fullTokens, shortTokens } from './format.js';
+import { fullTokens, shortTokens } from '../src/protocol/format.js';
 
 export interface HeaderActions {
   command(c: WebviewCommand): void;

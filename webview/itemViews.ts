@@ -3,7 +3,7 @@ import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '..
 import { renderCompactionCard } from './compactionCard.js';
 import { renderErrorCard } from './errorCard.js';
 import { button, el, icon, srOnly } from './dom.js';
-import { duration } from './format.js';
+import { duration } from '../src/protocol/format.js';
 import { renderMarkdown } from './markdown.js';
 import { CHECKPOINT_KINDS, TOOL_STATES } from './words.js';
 

@@ -1,7 +1,7 @@
 // The context-usage meter (docs/behaviour.md#observability): stacked categories against the window, soft/hard markers, reserved output at the end.
 import type { BudgetCategories, BudgetView } from '../src/protocol/messages.js';
 import { el } from './dom.js';
-import { fullTokens, percent, shortTokens } from './format.js';
+import { fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 
 type ContentCategory = Exclude<keyof BudgetCategories, 'reservedOutput'>;
 

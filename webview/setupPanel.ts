@@ -1,7 +1,7 @@
 // First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here).
 import type { ProviderChoice, SetupState } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
-import { shortTokens } from './format.js';
+import { shortTokens } from '../src/protocol/format.js';
 
 export interface SetupActions {
   setupProvider(p: ProviderChoice): void;

@@ -1,6 +1,6 @@
 // Protocol values in the words users read: compaction reasons, barrier outcomes, checkpoint kinds, tool states.
 import type { BarrierOutcome, BarrierView, CheckpointKindView, ToolStatus, TriggerView } from '../src/protocol/messages.js';
-import { duration, percent, shortTokens } from './format.js';
+import { duration, percent, shortTokens } from '../src/protocol/format.js';
 
 /** The reason a compaction happened, as the card and the barrier line say it. */
 export const REASONS: Readonly<Record<TriggerView, string>> = {

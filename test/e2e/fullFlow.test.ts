@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAIServer, type RecordedRequest } from '../fakes/openaiServer.js';
-import { launchBrowser, screenshot, stepper, watchConsole, type ConsoleLog } from './browser.js';
+import type { FakeOpenAIServer, RecordedRequest } from '../fakes/openaiServer.js';
+import { screenshot } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { LONG, scriptedModel } from './scriptedModel.js';
+import { NOT_STARTED, assertNoCapsuleErrors, smallWindowSettings, startE2e, step, stopE2e } from './session.js';
 import { answerModal, checkpointsPane, openWorkbenchWithCapsule, contextMenuAction, filesContaining, filterOutput, outputText, pickQuickItem, runCommand, treeRows, widenSideBar } from './workbench.js';
 
 const API_KEY = 'sk-e2e-test';
@@ -17,39 +16,17 @@ const MODEL = 'fake-model';
 const WINDOW = 24_000;
 const SOFT_LIMIT = 13_600;
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-let consoleLog: ConsoleLog;
+let { fake, server, page } = NOT_STARTED;
 const model = scriptedModel({ longWords: 4000, summaryDelayMs: 2500, firstChunkDelayMs: 80 });
 
-const step = stepper(() => page, () => server?.output() ?? '');
-
 before(async () => {
-  fake = await startFakeOpenAI({ apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: model.responder });
-  server = await startCodeServer({
-    settings: {
-      'capsule.provider.baseUrl': fake.url,
-      'capsule.model.id': MODEL,
-      'capsule.model.contextWindow': WINDOW,
-      'capsule.model.maxOutputTokens': 5000,
-      'capsule.compaction.safetyReserveTokens': 2000,
-      'capsule.compaction.minTokensForAutoCompact': 4000,
-      'capsule.compaction.keepRecentTokens': 3000,
-      'capsule.compaction.minReclaimableTokens': 2000,
-    },
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  consoleLog = watchConsole(page);
+  ({ fake, server, page } = await startE2e({
+    fake: { apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: model.responder },
+    settings: (url) => smallWindowSettings(url, MODEL, WINDOW),
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 function streamed(f: FakeOpenAIServer): RecordedRequest[] {
   return f.chatRequests.filter((r) => bodyOf(r).stream === true);
@@ -57,14 +34,6 @@ function streamed(f: FakeOpenAIServer): RecordedRequest[] {
 
 function bodyOf(r: RecordedRequest | undefined): { readonly stream?: boolean; readonly tool_choice?: unknown; readonly messages?: readonly unknown[] } {
   return (r?.body ?? {}) as { stream?: boolean; tool_choice?: unknown; messages?: unknown[] };
-}
-
-function assertNoCapsuleErrors(s: CodeServer): void {
-  const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));
-  assert.deepEqual(ours, [], `console errors from Capsule:\n${ours.join('\n')}`);
-  const exthost = s.extHostLog();
-  assert.doesNotMatch(exthost, /Activating extension '?capsule-dev\.capsule'? failed/i, 'the extension failed to activate');
-  assert.match(exthost, /capsule-dev\.capsule/i, 'the extension host never saw Capsule');
 }
 
 /** Effective tokens after each event the flow watches, for failure messages. */

@@ -3,24 +3,18 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { isSummaryRequest, startFakeOpenAI, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
-import { launchBrowser, screenshot, stepper, watchConsole, type ConsoleLog } from './browser.js';
+import { isSummaryRequest, type ChatRequestView, type ScriptedReply } from '../fakes/openaiServer.js';
+import { screenshot } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { CAPSULE_TEXT, longText } from './scriptedModel.js';
+import { NOT_STARTED, smallWindowSettings, startE2e, step, stopE2e } from './session.js';
 import { answerModal, checkpointsPane, openWorkbenchWithCapsule, treeRows, widenSideBar } from './workbench.js';
 
 const API_KEY = 'sk-e2e-rewind';
 const MODEL = 'fake-model';
 const WINDOW = 24_000;
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-let consoleLog: ConsoleLog;
-const step = stepper(() => page, () => server?.output() ?? '');
+let { fake, server, page, consoleLog } = NOT_STARTED;
 
 function lastUser(req: ChatRequestView): string {
   const users = req.body.messages.filter((m) => m.role === 'user');
@@ -46,30 +40,14 @@ function responder(req: ChatRequestView): ScriptedReply {
 }
 
 before(async () => {
-  fake = await startFakeOpenAI({ apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: responder });
-  server = await startCodeServer({
-    settings: {
-      'capsule.provider.baseUrl': fake.url,
-      'capsule.model.id': MODEL,
-      'capsule.model.contextWindow': WINDOW,
-      'capsule.model.maxOutputTokens': 5000,
-      'capsule.compaction.safetyReserveTokens': 2000,
-      'capsule.compaction.minTokensForAutoCompact': 4000,
-      'capsule.compaction.keepRecentTokens': 3000,
-      'capsule.compaction.minReclaimableTokens': 2000,
-    },
+  ({ fake, server, page, consoleLog } = await startE2e({
+    fake: { apiKey: API_KEY, window: WINDOW, models: [{ id: MODEL, contextLength: WINDOW }], fallback: responder },
+    settings: (url) => smallWindowSettings(url, MODEL, WINDOW),
     files: { 'a.txt': 'one\n' },
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  consoleLog = watchConsole(page);
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 test('rewind with files, edit & resend, compact up to here, undo a compaction', { timeout: 300_000 }, async () => {
   const s = server;

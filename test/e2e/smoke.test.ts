@@ -1,29 +1,16 @@
 // End to end: the packaged VSIX installed into real VS Code (code-server) in real Chromium shows the Capsule view.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, stepper, watchConsole, type ConsoleLog } from './browser.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { capsuleWebview, openWorkbenchWithCapsule } from './workbench.js';
+import { NOT_STARTED, assertNoCapsuleErrors, startE2e, step, stopE2e } from './session.js';
 
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-let consoleLog: ConsoleLog;
-
-const step = stepper(() => page, () => server?.output() ?? '');
+let { server, page } = NOT_STARTED;
 
 before(async () => {
-  server = await startCodeServer({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 } });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  consoleLog = watchConsole(page);
+  ({ server, page } = await startE2e({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 } }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+after(stopE2e);
 
 test('the Capsule view opens in code-server and shows the budget of the current session without errors', { timeout: 180_000 }, async () => {
   const s = server;
@@ -37,9 +24,5 @@ test('the Capsule view opens in code-server and shows the budget of the current 
   await step('04-checkpoints-tree', async () => {
     await page.locator('.pane-header', { hasText: /Checkpoints/i }).first().waitFor({ timeout: 30_000 });
   });
-  const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));
-  assert.deepEqual(ours, [], `console errors from Capsule:\n${ours.join('\n')}`);
-  const exthost = s.extHostLog();
-  assert.doesNotMatch(exthost, /Activating extension '?capsule-dev\.capsule'? failed/i, 'the extension failed to activate');
-  assert.match(exthost, /capsule-dev\.capsule/i, 'the extension host never saw Capsule');
+  assertNoCapsuleErrors(s);
 });

@@ -1,20 +1,10 @@
 // The chat webview in headless Chromium: streaming, meter, barrier, cards, capsule viewer, queue, slash completion, setup.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { WebviewToHost } from '../../src/protocol/messages.js';
+import { test } from 'node:test';
 import { budget, capsule, card, snapshot } from '../unit/protocol/samples.js';
-import { ensureBundle, launchBrowser, openHarness, scenario, type Harness } from './harness.js';
+import { browserForFile, ofType, openHarness, scenario, type Harness } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
-
-const ofType = async <T extends WebviewToHost['type']>(h: Harness, type: T): Promise<Extract<WebviewToHost, { type: T }>[]> =>
-  (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: T }> => m.type === type);
+const browser = browserForFile();
 
 const text = async (h: Harness, selector: string): Promise<string> => (await h.page.locator(selector).first().textContent()) ?? '';
 

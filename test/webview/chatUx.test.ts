@@ -1,21 +1,11 @@
 // Approval cards, the plan checklist, Escape to stop, Tab order, the /budget table and transient banners, in Chromium.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { WebviewToHost } from '../../src/protocol/messages.js';
+import { test } from 'node:test';
 import { budget, snapshot } from '../unit/protocol/samples.js';
 import { formatBudget } from '../../src/engine/tokens/budgetFormat.js';
-import { ensureBundle, launchBrowser, scenario, type Harness } from './harness.js';
+import { browserForFile, ofType, scenario } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
-
-const ofType = async <T extends WebviewToHost['type']>(h: Harness, type: T): Promise<Extract<WebviewToHost, { type: T }>[]> =>
-  (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: T }> => m.type === type);
+const browser = browserForFile();
 
 const COMMAND = { id: 'ap_1', kind: 'command' as const, title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm test' };
 const WRITE = { id: 'ap_2', kind: 'write' as const, title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' };

@@ -2,6 +2,7 @@
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { extname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages.js';
 import { newNonce, webviewHtml } from '../../src/vscode/views/webviewHtml.js';
@@ -46,7 +47,31 @@ export async function ensureBundle(): Promise<void> {
   renameSync(tmp, BUNDLE);
 }
 
-export { launchBrowser } from '../support/browser.js';
+import { launchBrowser } from '../support/browser.js';
+
+export { launchBrowser };
+
+/** A browser, or the handle `browserForFile` returns (read once the file's `before` has run). */
+export type BrowserRef = Browser | (() => Browser);
+
+/** One Chromium for a test file, with the bundle built first: launched in `before`, closed in `after`. */
+export function browserForFile(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    await ensureBundle();
+    browser = await launchBrowser();
+  });
+  after(async () => browser?.close());
+  return () => {
+    if (browser === undefined) throw new Error('the browser is launched in before(): use it inside a test');
+    return browser;
+  };
+}
+
+/** The messages of one type the page posted to the host, in order. */
+export async function ofType<T extends WebviewToHost['type']>(h: Harness, type: T): Promise<Extract<WebviewToHost, { type: T }>[]> {
+  return (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: T }> => m.type === type);
+}
 
 export type Theme = 'dark' | 'light' | 'high-contrast' | 'high-contrast-light';
 
@@ -125,8 +150,8 @@ export interface HarnessOptions {
   readonly height?: number;
 }
 
-export async function openHarness(browser: Browser, o: HarnessOptions = {}): Promise<Harness> {
-  const page = await browser.newPage({ viewport: { width: o.width ?? 420, height: o.height ?? 720 } });
+export async function openHarness(browser: BrowserRef, o: HarnessOptions = {}): Promise<Harness> {
+  const page = await (typeof browser === 'function' ? browser() : browser).newPage({ viewport: { width: o.width ?? 420, height: o.height ?? 720 } });
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
@@ -219,7 +244,7 @@ export async function openHarness(browser: Browser, o: HarnessOptions = {}): Pro
  * Runs one scenario on a fresh page; on failure keeps a screenshot in test-artifacts/webview/<name>.png. Afterwards the
  * page must have logged no console error or CSP violation and posted no `webviewError`.
  */
-export async function scenario(browser: Browser, name: string, fn: (h: Harness) => Promise<void>, o: HarnessOptions = {}): Promise<void> {
+export async function scenario(browser: BrowserRef, name: string, fn: (h: Harness) => Promise<void>, o: HarnessOptions = {}): Promise<void> {
   const h = await openHarness(browser, o);
   try {
     await fn(h);

@@ -1,22 +1,15 @@
 // 5,000 messages in headless Chromium: the list renders, pages older items in on scroll-to-top, and the DOM stays bounded.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
-import type { WebviewToHost } from '../../src/protocol/messages.js';
+import { test } from 'node:test';
 import { WINDOW_MAX } from '../../webview/windowing.js';
 import { manyItems, snapshot } from '../unit/protocol/samples.js';
-import { ensureBundle, launchBrowser, scenario, type Harness } from './harness.js';
+import { browserForFile, ofType, scenario, type Harness } from './harness.js';
 
 const TOTAL = 5000;
 /** The whole view (header, composer, ~WINDOW_MAX items) stays under this many elements however long the chat is. */
 const MAX_NODES = 25 * WINDOW_MAX;
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
+const browser = browserForFile();
 
 const rendered = (h: Harness): Promise<number> => h.value<number>("document.querySelectorAll('.list-body > .item').length");
 const nodes = (h: Harness): Promise<number> => h.value<number>("document.querySelectorAll('#root *').length");
@@ -80,7 +73,7 @@ test('a paged snapshot asks the host for older pages one at a time until the beg
     let steps = 0;
     while (!(await has(h, 'm0'))) {
       await scrollTop(h);
-      const requests = (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: 'loadOlder' }> => m.type === 'loadOlder');
+      const requests = await ofType(h, 'loadOlder');
       assert.ok(requests.length <= answered + 1, 'a second request went out while one was pending');
       const next = requests[answered];
       if (next) {

@@ -1,16 +1,10 @@
 // Model output is inert: raw HTML, event handlers, scripts and javascript:/data: links never run, anywhere the view shows text.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import { capsule, snapshot } from '../unit/protocol/samples.js';
-import { ensureBundle, launchBrowser, scenario, type Harness } from './harness.js';
+import { browserForFile, scenario, type Harness } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
+const browser = browserForFile();
 
 /** Each payload would set window.__pwned if it ever ran. */
 const PAYLOADS = [

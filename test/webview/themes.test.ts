@@ -1,17 +1,11 @@
 // Every theme and width in Chromium: code and diff text measured against its real background (≥ 4.5:1), no overlapping controls, no title broken inside a word, the composer on screen.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import type { HostToWebview } from '../../src/protocol/messages.js';
 import { snapshot } from '../unit/protocol/samples.js';
-import { ensureBundle, launchBrowser, scenario, type Harness, type Theme } from './harness.js';
+import { browserForFile, scenario, type Harness, type Theme } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
+const browser = browserForFile();
 
 const THEMES: readonly Theme[] = ['dark', 'light', 'high-contrast', 'high-contrast-light'];
 const WIDTHS = [170, 292, 600] as const;

@@ -1,16 +1,10 @@
 // The capsule viewer in a narrow view: unbroken text wraps instead of widening the view, and the close button stays on screen.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import { test } from 'node:test';
 import { capsule, snapshot } from '../unit/protocol/samples.js';
-import { ensureBundle, launchBrowser, scenario } from './harness.js';
+import { browserForFile, scenario } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  await ensureBundle();
-  browser = await launchBrowser();
-});
-after(async () => browser?.close());
+const browser = browserForFile();
 
 const LONG = 'x'.repeat(3000);
 

@@ -29,12 +29,22 @@ function parseTag(environ: string): { ownerPid: number; commandId: string } | un
   return undefined;
 }
 
+/** `pgid → command id` of groups whose members count as that command's even when their tag cannot be read. */
+export type GroupOwners = ReadonlyMap<number, string>;
+
+/** The process group in a /proc/N/stat line (the field after state and ppid; the name may hold spaces and parentheses). */
+function pgidOf(stat: string): number | undefined {
+  const m = /\) [A-Za-z] -?\d+ (\d+) /.exec(stat.slice(stat.lastIndexOf(')')));
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
 /**
  * Every live process carrying a command tag, read from /proc (Linux; elsewhere the list is empty and only the
  * process groups apply). A process that clears its environment is not found; one started with setsid, nohup or a
- * double fork is, which is what the group alone misses.
+ * double fork is, which is what the group alone misses. A process in one of `groups` counts as that command's
+ * even with no readable tag: in the middle of an exec /proc briefly shows an empty environment, but the group stays.
  */
-export async function findTaggedProcesses(): Promise<TaggedProcess[]> {
+export async function findTaggedProcesses(groups: GroupOwners = new Map()): Promise<TaggedProcess[]> {
   if (process.platform !== 'linux') return [];
   const names = await readdir('/proc').catch(() => [] as string[]);
   const out: TaggedProcess[] = [];
@@ -43,16 +53,29 @@ export async function findTaggedProcesses(): Promise<TaggedProcess[]> {
       .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
       .map(async (n) => {
         const environ = await readFile(`/proc/${n}/environ`, 'latin1').catch(() => '');
-        const tag = parseTag(environ);
-        if (tag === undefined) return;
+        let tag = parseTag(environ);
+        if (tag === undefined && groups.size === 0) return;
         const stat = await readFile(`/proc/${n}/stat`, 'latin1').catch(() => '');
-        if (stat === '' || /^\d+ \(.*\) [ZX] /.test(stat)) return; // gone, or a zombie waiting for its parent
+        if (stat === '' || /^\d+ \(.*\) [ZX] /s.test(stat)) return; // gone, or a zombie waiting for its parent
+        if (tag === undefined) {
+          const owner = groups.get(pgidOf(stat) ?? -1);
+          if (owner === undefined) return;
+          tag = { ownerPid: process.pid, commandId: owner };
+        }
         const cmdline = await readFile(`/proc/${n}/cmdline`, 'utf8').catch(() => '');
         out.push({ pid: Number(n), ...tag, command: cmdline.split('\0').filter(Boolean).join(' ').slice(0, 200) });
       }),
   );
   return out.sort((a, b) => a.pid - b.pid);
 }
+
+/** How one scan of the running processes is made (a parameter so that tests can script a scan that misses). */
+export type ProcessScan = (groups: GroupOwners) => Promise<TaggedProcess[]>;
+
+/** Pause between the scans that must agree before a command's background is reported. */
+const SETTLE_MS = 50;
+/** Scans at the most before reporting what was seen. */
+const MAX_SCANS = 6;
 
 export function pidAlive(pid: number): boolean {
   try {
@@ -97,6 +120,8 @@ export class CommandTracker {
   /** Finished commands whose tags are still looked for (see forget). */
   private readonly finished = new Set<string>();
 
+  constructor(private readonly scan: ProcessScan = findTaggedProcesses) {}
+
   add(pgid: number, commandId: string): void {
     this.live.set(commandId, { pgid, commandId });
     trackers.add(this);
@@ -116,10 +141,31 @@ export class CommandTracker {
     return this.live.size + this.finished.size;
   }
 
-  /** Processes of the tracked commands (or of one) still running, found by tag. */
+  /** Processes of the tracked commands (or of one) still running, found by tag (or, for live commands, by group). */
   async running(commandId?: string): Promise<TaggedProcess[]> {
-    const all = await findTaggedProcesses();
+    const groups = new Map([...this.live.values()].map((g) => [g.pgid, g.commandId]));
+    const all = await this.scan(groups);
     return all.filter((p) => p.ownerPid === process.pid && (commandId === undefined ? this.live.has(p.commandId) || this.finished.has(p.commandId) : p.commandId === commandId));
+  }
+
+  /**
+   * What one command left running, for the report right after it exits: scans until two in a row (SETTLE_MS apart)
+   * name the same processes, at most MAX_SCANS times. One scan can miss a child that is just being forked or is in
+   * the middle of an exec; what any scan saw and still runs is reported.
+   */
+  async settled(commandId: string): Promise<TaggedProcess[]> {
+    const seen = new Map<number, TaggedProcess>();
+    let last = await this.running(commandId);
+    for (const p of last) seen.set(p.pid, p);
+    for (let i = 1; i < MAX_SCANS; i++) {
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const next = await this.running(commandId);
+      for (const p of next) seen.set(p.pid, p);
+      const same = next.length === last.length && next.every((p, j) => p.pid === last[j]?.pid);
+      last = next;
+      if (same) return next;
+    }
+    return [...seen.values()].filter((p) => pidAlive(p.pid)).sort((a, b) => a.pid - b.pid);
   }
 
   /** Stops every process of the tracked commands, or of one (TERM, then KILL after `graceMs`); returns what was running. */

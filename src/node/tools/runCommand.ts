@@ -62,7 +62,7 @@ export async function executeCommand(command: string, cwd: string, timeoutMs: nu
     await cenv.tracker.stop(tag.id, KILL_GRACE_MS);
     return o;
   }
-  const background = await cenv.tracker.running(tag.id);
+  const background = await cenv.tracker.settled(tag.id);
   if (background.length === 0) cenv.tracker.forget(tag.id);
   return { ...o, background };
 }

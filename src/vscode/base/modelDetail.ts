@@ -1,6 +1,6 @@
 // The model picker's detail line: the window and where it came from, the soft threshold and hard limit, derived ones as "auto: N".
 import type { ModelOption } from '../../protocol/chatState.js';
-import { fullTokens } from './format.js';
+import { fullTokens } from '../../protocol/format.js';
 
 const SOURCE: Readonly<Record<NonNullable<ModelOption['windowSource']>, string>> = {
   table: 'built-in table',

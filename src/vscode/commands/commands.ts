@@ -8,7 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { createCheckpoint, rewind } from '../actions/rewindActions.js';
 import { loadCapsuleAsNewChat, selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
-import { shortTokens } from '../base/format.js';
+import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
 import type { CheckpointEntry } from '../../engine/transcript/schema.js';
-import { fullTokens, shortTokens } from '../base/format.js';
+import { fullTokens, shortTokens } from '../../protocol/format.js';
 
 const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'bookmark', milestone: 'milestone', plan_pivot: 'git-compare', user: 'pin' };
 const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'Checkpoint', milestone: 'Milestone', plan_pivot: 'Plan pivot', user: 'Checkpoint' };

@@ -4,7 +4,7 @@ import { distinctTitles, momentsOf, type Moment, type MomentChild } from '../../
 import type { Entry } from '../../engine/transcript/schema.js';
 import { loadSessionFile } from '../../node/sessionLoad.js';
 import type { SessionSummary } from '../../node/sessions.js';
-import { bytes } from '../base/format.js';
+import { bytes } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
 import type { ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';

@@ -1,7 +1,7 @@
 // The status bar meter: "$(pulse) 38.4k / 48.8k", warning/error colours past the soft/hard limits, click for the report.
 import * as vscode from 'vscode';
 import type { Budget } from '../../engine/tokens/budget.js';
-import { fullTokens, shortTokens } from '../base/format.js';
+import { fullTokens, shortTokens } from '../../protocol/format.js';
 import type { OpenChat } from '../services/chatPorts.js';
 import type { ChatChange } from '../services/chatService.js';
 

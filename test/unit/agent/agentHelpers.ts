@@ -10,8 +10,8 @@ import { verifySession, type VerifyReport } from '../../../src/engine/transcript
 import { AgentSession, type AgentSessionConfig } from '../../../src/node/agentSession.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
 import type { ChatBody, ChatRequestView, FakeOpenAIServer, RecordedRequest, ScriptedReply, ScriptedToolCall } from '../../fakes/openaiServer.js';
-import { isSummaryRequest } from '../../fakes/openaiServer.js';
-import { GOOD_SUMMARY } from '../compaction/harness.js';
+import { isSummaryRequest, startFakeOpenAI } from '../../fakes/openaiServer.js';
+import { GOOD_SUMMARY, session as historyOf } from '../compaction/harness.js';
 
 export { GOOD_SUMMARY };
 
@@ -95,6 +95,26 @@ export async function openSession(server: FakeOpenAIServer, dir: string, over: O
     ...rest,
   });
   return { session, events, path };
+}
+
+export interface OverLimitChat {
+  readonly dir: string;
+  readonly server: FakeOpenAIServer;
+  readonly opened: Opened;
+}
+
+/**
+ * A chat of eight turns, over the soft limit of a 20k window so that the next turn compacts first, opened against a
+ * fake (closed after the test) that answers summary requests with GOOD_SUMMARY and everything else with "ok".
+ */
+export async function chatOverItsLimit(t: Parameters<typeof sharedTempDir>[0] & { after(fn: () => unknown): void }, over: Parameters<typeof openSession>[2] = {}): Promise<OverLimitChat> {
+  const dir = await tempDir(t);
+  const server = await startFakeOpenAI({ window: 20_000 });
+  t.after(() => server.close());
+  server.setFallback((req) => (isSummaryRequest(req.body) ? { text: GOOD_SUMMARY } : { text: 'ok' }));
+  const path = join(dir, 'chat.jsonl');
+  await writeSession(path, historyOf(8, 100));
+  return { dir, server, opened: await openSession(server, dir, { sessionPath: path, ...over }) };
 }
 
 export async function verifyFile(path: string): Promise<VerifyReport> {

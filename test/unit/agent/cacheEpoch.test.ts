@@ -6,7 +6,7 @@ import { DEFAULT_SYSTEM_PROMPT } from '../../../src/engine/agent/systemPrompt.js
 import type { AssistantEntry, SystemUpdateEntry } from '../../../src/engine/transcript/schema.js';
 import { startFakeOpenAI, type ChatBody, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { session as historyOf } from '../compaction/harness.js';
-import { agentRequests, entriesOf, GOOD_SUMMARY, openSession, tempDir, verifyFile, writeSession } from './agentHelpers.js';
+import { agentRequests, chatOverItsLimit, entriesOf, openSession, tempDir, verifyFile, writeSession } from './agentHelpers.js';
 
 const MEMORY = 'Project memory (data, not instructions): the project uses pnpm and vitest.';
 
@@ -65,13 +65,8 @@ test('an update made while a turn runs waits for the next safe point, never betw
 });
 
 test('a completed compaction opens a new epoch whose base folds in the appends, so the prompt text stays the same', async (t) => {
-  const dir = await tempDir(t);
-  const server = await startFakeOpenAI({ window: 20_000 });
-  t.after(() => server.close());
-  server.setFallback((req) => (req.body.tool_choice === 'none' ? { text: GOOD_SUMMARY } : { text: 'ok' }));
-  const path = `${dir}/chat.jsonl`;
-  await writeSession(path, historyOf(8, 100));
-  const o = await openSession(server, dir, { sessionPath: path, instructions: [{ content: MEMORY, reason: 'project_memory' }] });
+  const { server, opened: o } = await chatOverItsLimit(t, { instructions: [{ content: MEMORY, reason: 'project_memory' }] });
+  const { path } = o;
   await o.session.agent.runTurn({ userText: 'Next', signal: new AbortController().signal });
   await o.session.close();
   const entries = await entriesOf(path);

@@ -6,18 +6,11 @@ import { DEFAULT_SYSTEM_PROMPT } from '../../../src/engine/agent/systemPrompt.js
 import type { Entry, SystemUpdateEntry } from '../../../src/engine/transcript/schema.js';
 import { toUsage } from '../../../src/node/openaiEvents.js';
 import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
-import { session as historyOf } from '../compaction/harness.js';
 import { AgentSession } from '../../../src/node/agentSession.js';
-import { agentRequests, entriesOf, GOOD_SUMMARY, openSession, tempDir, writeSession } from './agentHelpers.js';
+import { agentRequests, chatOverItsLimit, entriesOf, openSession, tempDir } from './agentHelpers.js';
 
 test('every request of a chat, summaries included, carries the same prompt_cache_key and user; another chat gets another', async (t) => {
-  const dir = await tempDir(t);
-  const server = await startFakeOpenAI({ window: 20_000 });
-  t.after(() => server.close());
-  server.setFallback((req) => (req.body.tool_choice === 'none' ? { text: GOOD_SUMMARY } : { text: 'ok' }));
-  const path = `${dir}/chat.jsonl`;
-  await writeSession(path, historyOf(8, 100));
-  const o = await openSession(server, dir, { sessionPath: path });
+  const { dir, server, opened: o } = await chatOverItsLimit(t);
   await o.session.agent.runTurn({ userText: 'Next', signal: new AbortController().signal });
   await o.session.agent.runTurn({ userText: 'Again', signal: new AbortController().signal });
   await o.session.close();
@@ -97,16 +90,10 @@ test('a new epoch base keeps the latest update of each source and every unsource
 });
 
 test('at a compaction the superseded Project Memory update is dropped from the new base', async (t) => {
-  const dir = await tempDir(t);
-  const server = await startFakeOpenAI({ window: 20_000 });
-  t.after(() => server.close());
-  server.setFallback((req) => (req.body.tool_choice === 'none' ? { text: GOOD_SUMMARY } : { text: 'ok' }));
-  const path = `${dir}/chat.jsonl`;
-  await writeSession(path, historyOf(8, 100));
-  const o = await openSession(server, dir, { sessionPath: path, instructions: [{ content: 'Memory v1: pnpm.', reason: 'Project Memory' }, { content: 'Memory v2: pnpm and vitest.', reason: 'Project Memory' }] });
+  const { opened: o } = await chatOverItsLimit(t, { instructions: [{ content: 'Memory v1: pnpm.', reason: 'Project Memory' }, { content: 'Memory v2: pnpm and vitest.', reason: 'Project Memory' }] });
   await o.session.agent.runTurn({ userText: 'Next', signal: new AbortController().signal });
   await o.session.close();
-  const bases = (await entriesOf(path)).filter((e): e is SystemUpdateEntry => e.type === 'system_update' && e.mode === 'base');
+  const bases = (await entriesOf(o.path)).filter((e): e is SystemUpdateEntry => e.type === 'system_update' && e.mode === 'base');
   assert.equal(bases[bases.length - 1]?.content, `${DEFAULT_SYSTEM_PROMPT}\n\nMemory v2: pnpm and vitest.`);
 });
 

@@ -44,11 +44,37 @@ test("only src/vscode and src/extension.ts import 'vscode'", () => {
   assert.deepEqual(offenders, []);
 });
 
-/** Plain data shared by the schemas and the webview's checks; it may import nothing, so the webview bundle stays free of zod. */
-const PROTOCOL_LIMITS = 'src/protocol/limits.js';
+/**
+ * The modules of src/protocol the webview may take at runtime, each with every file its runtime imports reach: plain
+ * data and pure formatting that import no package, so the webview bundle stays free of zod.
+ */
+const SHARED_AT_RUNTIME: Readonly<Record<string, readonly string[]>> = {
+  'src/protocol/limits.ts': ['src/protocol/limits.ts'],
+  'src/protocol/format.ts': ['src/engine/tokens/figures.ts', 'src/protocol/format.ts'],
+};
 
-test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table excepted)', () => {
-  assert.deepEqual(scanImports('src/protocol/limits.ts', readFileSync(join(ROOT, 'src', 'protocol', 'limits.ts'), 'utf8')), [], 'the limits table imports nothing');
+/** The files reached from `start` through runtime imports, and the package imports met on the way. */
+function runtimeClosure(start: string): { files: string[]; packages: string[] } {
+  const seen = new Set<string>();
+  const packages: string[] = [];
+  const todo = [start];
+  while (todo.length > 0) {
+    const r = todo.pop() as string;
+    if (seen.has(r)) continue;
+    seen.add(r);
+    for (const ref of scanImports(r, readFileSync(join(ROOT, r), 'utf8'))) {
+      if (ref.typeOnly || ref.specifier === undefined) continue;
+      if (ref.specifier.startsWith('.')) todo.push(resolverFor(join(ROOT, r))(ref.specifier).replace(/\.js$/, '.ts'));
+      else packages.push(`${r}: ${ref.specifier}`);
+    }
+  }
+  return { files: [...seen].sort(), packages };
+}
+
+test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table and the formatting excepted)', () => {
+  for (const [shared, closure] of Object.entries(SHARED_AT_RUNTIME)) {
+    assert.deepEqual(runtimeClosure(shared), { files: closure, packages: [] }, `${shared} reaches only what the webview may bundle`);
+  }
   const problems: string[] = [];
   const files = tsFiles(join(ROOT, 'webview'));
   assert.ok(files.length > 0);
@@ -65,7 +91,7 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
       const target = resolverFor(f)(s);
       if (!target.startsWith('src/')) continue;
       if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
-      else if (!ref.typeOnly && target !== PROTOCOL_LIMITS) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table is shared as data)`);
+      else if (!ref.typeOnly && SHARED_AT_RUNTIME[target.replace(/\.js$/, '.ts')] === undefined) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table and the formatting are shared as code)`);
     }
   }
   assert.deepEqual(problems, []);

@@ -51,9 +51,12 @@ test('the entry cap stops the listing and says how to see more', async (t) => {
   const lines = r.content.split('\n');
   assert.equal(lines.length, 11);
   assert.equal(lines[9], 'f09.txt');
-  assert.equal(lines[10], '[Stopped at 10 entries; there are more. List a subfolder, or pass a larger maxEntries (at most 20).]');
+  // The last line is a bracketed note with the count, and the argument (with its ceiling) that lists more.
+  assert.match(lines[10] ?? '', /^\[Stopped at 10 entries\b.*\bmaxEntries\b.*\b20\b.*\]$/);
   const exact = await call('list_files', { maxEntries: 20 });
-  assert.match(exact.content, /\[Stopped at 20 entries; there are more\. List a subfolder\.\]$/);
+  const last = exact.content.split('\n').at(-1) ?? '';
+  assert.match(last, /^\[Stopped at 20 entries\b.*\]$/);
+  assert.doesNotMatch(last, /maxEntries/, 'at the ceiling, a larger maxEntries is not offered');
   const tooMany = await call('list_files', { maxEntries: 21 });
   assert.equal(tooMany.isError, true);
   assert.match(tooMany.content, /"maxEntries": an integer from 1 to 20/);

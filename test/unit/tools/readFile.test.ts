@@ -63,7 +63,8 @@ test('the byte cap stops a call before a line that would not fit', async (t) => 
   assert.equal(r.isError, false);
   const shown = r.content.split('\n').filter((l) => /^\d+\t/.test(l));
   assert.equal(shown.length, 4, '4 lines of 99 bytes fit in 450, the fifth does not');
-  assert.match(r.content, /\[Showing lines 1-4 of 20: .* 450 bytes per call\. To read on, call read_file with \{"path": "wide.txt", "startLine": 5\}\.\]$/);
+  // The closing note: the range shown, the cap, and the call that reads on (its arguments as JSON the model can copy).
+  assert.match(r.content, /\[Showing lines 1-4 of 20\b.*\b450 bytes\b.*\{"path": "wide.txt", "startLine": 5\}.*\]$/);
 });
 
 test('a single line longer than the cap is cut with a message', async (t) => {
@@ -118,5 +119,5 @@ test('a range at the start of a huge file is read without scanning it all, and s
   assert.equal(r.content, `1\tab\n2\tab\n[Lines 1-2 of a ${size}-byte file.]`);
   const capped = await call('read_file', { path: 'huge.log' });
   assert.equal(capped.content.split('\n').filter((l) => /^\d+\t/.test(l)).length, 2_000);
-  assert.match(capped.content, /\[Showing lines 1-2000 of a \d+-byte file: read_file returns at most 2000 lines or 256 KB per call\. To read on, call read_file with \{"path": "huge.log", "startLine": 2001\}\.\]$/);
+  assert.match(capped.content, new RegExp(`\\[Showing lines 1-2000 of a ${size}-byte file\\b.*\\b2000 lines\\b.*\\{"path": "huge.log", "startLine": 2001\\}.*\\]$`));
 });

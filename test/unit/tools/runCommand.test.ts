@@ -115,11 +115,15 @@ test('background processes that keep the output open do not hang the tool', asyn
   const { ws } = await workspace(t);
   const { call } = makeHost(ws);
   const r = await call('run_command', { command: 'echo parent; sleep 30 & echo $! > child.pid' });
-  assert.equal(r.content, 'parent\n[background processes that kept the output open were stopped]\nexit code 0');
+  const [out, note, status, ...rest] = r.content.split('\n');
+  assert.deepEqual([out, status, rest], ['parent', 'exit code 0', []], 'the output, one note, then the status line the ledger reads');
+  assert.match(note ?? '', /^\[background .*stopped\]$/);
   assert.equal(await diesSoon(Number(await waitForFile(join(ws, 'child.pid')))), true, 'the background child was killed');
   const detached = await call('run_command', { command: 'sleep 30 > /dev/null 2>&1 & echo $! > bg.pid; echo done' });
   const bg = Number(await waitForFile(join(ws, 'bg.pid')));
-  assert.equal(detached.content, `done\n[still running in the background: pid ${bg}; stopped when this turn ends]\nexit code 0`, 'a properly redirected background job runs on until the turn ends');
+  const [said, running, exit, ...more] = detached.content.split('\n');
+  assert.deepEqual([said, exit, more], ['done', 'exit code 0', []], 'a properly redirected background job runs on until the turn ends');
+  assert.match(running ?? '', new RegExp(`^\\[still running in the background: pid ${bg};.*\\]$`), 'the note names the job by its pid');
   assert.equal(await alive(bg), true);
   process.kill(bg, 'SIGKILL');
 });
