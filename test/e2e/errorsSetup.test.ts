@@ -54,9 +54,10 @@ test('window unknown, a server error retried from its card, and a provider check
   await widenSideBar(page, 120);
 
   await step('15-08-window-unknown', async () => {
-    const set = chat.frame.getByRole('button', { name: /^Context window unknown/ });
+    const set = chat.frame.getByRole('button', { name: 'window unknown — set it' });
     await set.waitFor({ timeout: 30_000 });
-    assert.equal((await set.textContent())?.trim(), 'window unknown — set it');
+    assert.match((await set.getAttribute('title')) ?? '', /^Context window unknown: Capsule assumes 32,768 tokens/);
+    assert.match((await chat.frame.locator('select[aria-label="Model"] option:checked').textContent()) ?? '', /window unknown/, 'the picker says so too');
     assert.match((await chat.frame.locator('[role="meter"]').getAttribute('aria-valuetext')) ?? '', /context window unknown \(assumed\)/);
     await page.locator('.statusbar-item', { hasText: 'window unknown' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, '15-08a-window-unknown-meter');
