@@ -97,14 +97,14 @@ test('window unknown, a server error retried from its card, and a provider check
     await panel.locator('input[value="openai"]').check();
     const port = await closedPort();
     await panel.locator('input[data-field="baseUrl"]').fill(`http://127.0.0.1:${port}/v1`);
-    await panel.getByRole('button', { name: 'Save the provider settings' }).click();
+    await panel.getByRole('button', { name: 'Save', exact: true }).click();
     const check = panel.locator('.setup-check.check-error');
     await check.waitFor({ timeout: 60_000 });
     assert.match((await check.textContent()) ?? '', new RegExp(`127\\.0\\.0\\.1:${port} · ECONNREFUSED`));
     assert.match((await check.textContent()) ?? '', /Nothing is listening/);
     await screenshot(page, '15-07a-provider-check-wrong-url');
     await panel.locator('input[data-field="baseUrl"]').fill(f.url);
-    await panel.getByRole('button', { name: 'Save the provider settings' }).click();
+    await panel.getByRole('button', { name: 'Save', exact: true }).click();
     const found = panel.locator('.setup-check.check-warning');
     await found.waitFor({ timeout: 60_000 });
     assert.match((await found.textContent()) ?? '', new RegExp(`${host.replace(/\./g, '\\.')} answers: 1 model, "${MODEL}" among them; it does not report the context window`));
