@@ -42,6 +42,8 @@ export class SetupPanel {
   #state: SetupState | null = null;
   #kind: 'lm' | 'openai' = 'lm';
   #open = false;
+  /** The check result last rendered, so only a new one scrolls the panel. */
+  #shownCheck: string | undefined;
 
   constructor(private readonly actions: SetupActions) {}
 
@@ -84,9 +86,14 @@ export class SetupPanel {
     }
     const children: Node[] = [head];
     if (s.message && s.check === undefined) children.push(el('p', { className: 'muted', text: s.message }));
+    // What the check found comes first, where the eye is after Save (the panel scrolls back up to it when it changes).
+    const check = this.#kind === 'openai' ? s.check : undefined;
+    if (check !== undefined) children.push(checkView(check));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
-    if (this.#kind === 'openai' && s.check !== undefined) children.push(checkView(s.check));
     this.element.replaceChildren(...children);
+    const seen = check === undefined ? undefined : `${check.status}|${check.summary}`;
+    if (seen !== undefined && seen !== this.#shownCheck) this.element.scrollTop = 0;
+    this.#shownCheck = seen;
   }
 
   #kindChooser(): HTMLElement {

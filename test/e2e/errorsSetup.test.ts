@@ -102,11 +102,13 @@ test('window unknown, a server error retried from its card, and a provider check
     await check.waitFor({ timeout: 60_000 });
     assert.match((await check.textContent()) ?? '', new RegExp(`127\\.0\\.0\\.1:${port} · ECONNREFUSED`));
     assert.match((await check.textContent()) ?? '', /Nothing is listening/);
+    await check.scrollIntoViewIfNeeded();
     await screenshot(page, '15-07a-provider-check-wrong-url');
     await panel.locator('input[data-field="baseUrl"]').fill(f.url);
     await panel.getByRole('button', { name: 'Save', exact: true }).click();
     const found = panel.locator('.setup-check.check-warning');
     await found.waitFor({ timeout: 60_000 });
+    await found.scrollIntoViewIfNeeded();
     assert.match((await found.textContent()) ?? '', new RegExp(`${host.replace(/\./g, '\\.')} answers: 1 model, "${MODEL}" among them; it does not report the context window`));
   });
 });
