@@ -1,6 +1,7 @@
 // The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (docs/behaviour.md#observability).
 import type { BudgetView } from '../src/protocol/messages.js';
-import { el } from './dom.js';
+import { button, el } from './dom.js';
+import { fire } from './errorCard.js';
 import { age, fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 import { renderLegend, renderMeter } from './meter.js';
 
@@ -37,7 +38,7 @@ export function budgetRows(b: BudgetView): readonly (readonly [string, string])[
     ['Auto-compact', b.autoCompact ? 'ON' : 'OFF'],
     ['Next trigger est.', b.nextTrigger],
     ['Model', b.model],
-    ['Context window', fullTokens(b.contextWindow)],
+    ['Context window', b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)}): set capsule.model.contextWindow` : fullTokens(b.contextWindow)],
     ['Max output', fullTokens(b.maxOutputTokens)],
   ];
 }
@@ -47,6 +48,14 @@ export function budgetTooltip(b: BudgetView): string {
   return budgetRows(b)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n');
+}
+
+/** The window, or (nobody reported one) a button that says it is unknown and opens its setting: never a figure passed off as known. */
+function windowFigure(b: BudgetView): Node {
+  if (b.windowSource !== 'default') return document.createTextNode(`window ${shortTokens(b.contextWindow)}`);
+  const set = button({ icon: 'warning', text: 'window unknown — set it', label: `Context window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens until you set it. Open the setting.`, className: 'window-unknown' });
+  set.addEventListener('click', () => fire(set, { action: 'settings', target: 'window' }));
+  return set;
 }
 
 /** The header's budget line: figure, share of the hard limit, measurement source, and the meter; hovering shows every field. */
@@ -61,7 +70,7 @@ export function renderBudgetSummary(b: BudgetView): HTMLElement {
       attrs: { title: b.source === 'provider_usage' ? 'Calibrated from the tokens the provider reported' : 'Counted locally with the tokenizer (+5% margin)' },
     }),
   ]);
-  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · window ${shortTokens(b.contextWindow)}` });
+  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · ` }, [windowFigure(b)]);
   return el('section', { className: 'budget', attrs: { 'aria-label': 'Context budget', title: budgetTooltip(b) } }, [headline, renderMeter(b), limits]);
 }
 

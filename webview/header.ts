@@ -12,11 +12,11 @@ export interface HeaderActions {
 }
 
 export function modelLabel(m: ModelOption): string {
-  return `${m.label} · ${shortTokens(m.contextWindow)} window · soft ${shortTokens(m.softLimit)}`;
+  return `${m.label} · ${m.windowSource === 'default' ? 'window unknown' : `${shortTokens(m.contextWindow)} window`} · soft ${shortTokens(m.softLimit)}`;
 }
 
 function modelTitle(m: ModelOption): string {
-  return `${m.label} (${m.provider === 'lm' ? 'VS Code language model' : 'OpenAI-compatible'})\nContext window ${fullTokens(m.contextWindow)}\nMax output ${fullTokens(m.maxOutputTokens)}\nHard limit ${fullTokens(m.hardLimit)}\nSoft threshold ${fullTokens(m.softLimit)}`;
+  return `${m.label} (${m.provider === 'lm' ? 'VS Code language model' : 'OpenAI-compatible'})\nContext window ${m.windowSource === 'default' ? `unknown (assuming ${fullTokens(m.contextWindow)})` : fullTokens(m.contextWindow)}\nMax output ${fullTokens(m.maxOutputTokens)}\nHard limit ${fullTokens(m.hardLimit)}\nSoft threshold ${fullTokens(m.softLimit)}`;
 }
 
 export class ChatHeader {

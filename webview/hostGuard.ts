@@ -50,6 +50,7 @@ const budget = shape({
   nextTrigger: str(LIMITS.label),
   categories,
   percentOfHard: num,
+  windowSource: optional(oneOf<'table' | 'provider' | 'learned' | 'override' | 'default'>({ table: true, provider: true, learned: true, override: true, default: true })),
 });
 const session = shape({ id: str(LIMITS.id), title: optional(str(LIMITS.label)), createdAt: str(LIMITS.stamp), entries: num, readOnly: bool, readOnlyReason: optional(str(LIMITS.line)), problems: num });
 const settings = shape({ modelId: str(LIMITS.id), provider: str(LIMITS.id), autoCompact: bool, softTriggersEnabled: bool, warning: optional(str(LIMITS.notice)) });
@@ -69,6 +70,17 @@ const cardFields = {
   undone: optional(bool),
 };
 const card = shape(cardFields);
+const fault = shape({
+  turnId: id,
+  title: str(LIMITS.label),
+  endpoint: optional(str(LIMITS.label)),
+  status: optional((v) => Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599),
+  code: optional(str(LIMITS.id)),
+  message: str(LIMITS.notice),
+  hint: str(LIMITS.notice),
+  settings: optional(oneOf<'apiKey' | 'model' | 'baseUrl'>({ apiKey: true, model: true, baseUrl: true })),
+  retry: bool,
+});
 const base = { id, timestamp: optional(str(LIMITS.stamp)) };
 const links = arrayOf(str(PATH_MAX, 1), LIST_LIMITS.links);
 const lineNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= LINE_MAX;
@@ -96,7 +108,7 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
   },
   compaction: { ...base, card },
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
-  error: { ...base, text: str(LIMITS.answer) },
+  error: { ...base, text: str(LIMITS.answer), fault: optional(fault) },
   info: { ...base, text: str(LIMITS.answer) },
   loop: { ...base, text: str(LIMITS.answer), toolName: str(LIMITS.id) },
 };
@@ -113,6 +125,7 @@ const setup = shape({
   provider: nullable(providerChoice),
   hasApiKey: bool,
   message: optional(str(LIMITS.line)),
+  check: optional(shape({ status: oneOf<'checking' | 'ok' | 'warning' | 'error'>({ checking: true, ok: true, warning: true, error: true }), summary: str(LIMITS.line), hint: optional(str(LIMITS.line)) })),
 });
 const barrierFields = {
   phase: oneOf<'start' | 'progress' | 'end'>({ start: true, progress: true, end: true }),
@@ -181,7 +194,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     approvals: optional(approvals),
   },
   budget: { budget },
-  notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice) },
+  notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice), transient: optional(bool) },
   itemsAppended: { items },
   itemUpdated: { item },
   streamDelta: { itemId: id, text: str(LIMITS.delta) },

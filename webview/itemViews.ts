@@ -2,6 +2,7 @@
 import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '../src/protocol/messages.js';
 import { branchSwitcher } from './branchSwitcher.js';
 import { renderCompactionCard } from './compactionCard.js';
+import { renderErrorCard } from './errorCard.js';
 import { button, el, icon, srOnly } from './dom.js';
 import { duration } from '../src/protocol/format.js';
 import { renderMarkdown } from './markdown.js';
@@ -84,6 +85,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
     case 'checkpoint':
       return article(item, checkpointView(item), `${CHECKPOINT_KINDS[item.checkpointKind]} ${item.checkpointId}`);
     case 'error':
+      if (item.fault !== undefined) return article(item, renderErrorCard({ ...item, fault: item.fault }), `Error: ${item.fault.title}`);
       return article(item, [icon('error'), el('span', { text: item.text })], 'Error');
     case 'info':
       return article(item, [icon('info'), infoBody(item.text)], 'Note');

@@ -4,6 +4,7 @@ import { ApprovalCards } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
+import { ERROR_ACTION_EVENT, type ErrorAction } from './errorCard.js';
 import { Announcer, button, el } from './dom.js';
 import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
@@ -89,6 +90,11 @@ const composer = new Composer(
 const setup = new SetupPanel({
   setupProvider: (provider) => host.post({ type: 'setupProvider', provider }),
   setApiKey: (key) => host.post({ type: 'setApiKey', key }),
+  checkProvider: () => {
+    // The panel stays open for the check's answer, even when this save ends the first-run setup.
+    host.updateState({ setupOpen: true });
+    host.post({ type: 'checkProvider' });
+  },
   close: () => {
     host.updateState({ setupOpen: false });
     setup.update(lastSetup, false);
@@ -181,7 +187,7 @@ function onMessage(msg: HostToWebview): void {
       header.showBudget(msg.budget, host.state().detailsOpen);
       break;
     case 'notice':
-      current.notice = { level: msg.level, text: msg.text, transient: composer.busy && msg.level !== 'error' };
+      current.notice = { level: msg.level, text: msg.text, transient: msg.transient === true || (composer.busy && msg.level !== 'error') };
       renderBanners();
       break;
     case 'itemsAppended':
@@ -289,6 +295,23 @@ document.addEventListener('keydown', (e) => {
   e.preventDefault();
   host.post({ type: 'cancel' });
   announcer.say('Stopping the turn');
+});
+// An error card's buttons: Retry goes to the host; "Open settings" opens the provider setup here at the field in question.
+document.addEventListener(ERROR_ACTION_EVENT, (e) => {
+  const d = (e as CustomEvent<ErrorAction>).detail;
+  if (d.action === 'retry') {
+    host.post({ type: 'retryTurn', turnId: d.turnId });
+    announcer.say('Retrying');
+    return;
+  }
+  const target = d.target;
+  if (target === 'window' || lastSetup?.provider?.kind === 'lm' || lastSetup === null) {
+    host.post({ type: 'openSettings', target });
+    return;
+  }
+  host.updateState({ setupOpen: true });
+  setup.update(lastSetup, true);
+  setup.focusField(target);
 });
 // "Focus on Chat View" focuses the webview's document; the user means the message box.
 window.addEventListener('focus', () => {

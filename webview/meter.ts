@@ -52,7 +52,7 @@ export function renderMeter(b: BudgetView): HTMLElement {
       'aria-valuemin': '0',
       'aria-valuemax': String(Math.max(0, b.hardLimit)),
       'aria-valuenow': String(Math.max(0, Math.min(b.effectiveTokens, Math.max(0, b.hardLimit)))),
-      'aria-valuetext': `${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens (${percent(b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0)}), soft limit ${fullTokens(b.softLimit)}, source ${b.source}`,
+      'aria-valuetext': `${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens (${percent(b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0)}), soft limit ${fullTokens(b.softLimit)}, source ${b.source}${b.windowSource === 'default' ? ', context window unknown (assumed)' : ''}`,
     },
   });
 

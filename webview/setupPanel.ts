@@ -7,6 +7,8 @@ export interface SetupActions {
   setupProvider(p: ProviderChoice): void;
   /** Posted once; the field is cleared right after, and the key never enters UI state. */
   setApiKey(key: string): void;
+  /** Check the endpoint just saved; the host answers with `setup.check`. */
+  checkProvider(): void;
   close(): void;
 }
 
@@ -25,16 +27,39 @@ function field(label: string, input: HTMLInputElement | HTMLSelectElement, help?
   return el('div', { className: 'field' }, children);
 }
 
+const CHECK_ICONS: Readonly<Record<NonNullable<SetupState['check']>['status'], string>> = { checking: 'loading', ok: 'pass', warning: 'warning', error: 'error' };
+
+/** What the check of the saved endpoint found: models, the model, the window; or what failed and what to do. */
+function checkView(c: NonNullable<SetupState['check']>): HTMLElement {
+  return el('div', { className: `setup-check check-${c.status}`, attrs: { role: c.status === 'error' ? 'alert' : 'status' } }, [
+    icon(CHECK_ICONS[c.status], c.status === 'checking' ? 'codicon-modifier-spin' : ''),
+    el('div', {}, [el('p', { className: 'check-summary', text: c.summary }), ...(c.hint === undefined ? [] : [el('p', { className: 'check-hint muted', text: c.hint })])]),
+  ]);
+}
+
 export class SetupPanel {
   readonly element = el('section', { className: 'setup hidden', attrs: { 'aria-labelledby': 'setup-title' } });
   #state: SetupState | null = null;
   #kind: 'lm' | 'openai' = 'lm';
   #open = false;
+  /** The check result last rendered, so only a new one scrolls the panel. */
+  #shownCheck: string | undefined;
 
   constructor(private readonly actions: SetupActions) {}
 
   get isOpen(): boolean {
     return this.#open;
+  }
+
+  /** Puts the cursor in one field of the endpoint form (an error card's "Open settings"). */
+  focusField(target: 'apiKey' | 'model' | 'baseUrl'): void {
+    if (this.#kind !== 'openai') {
+      this.#kind = 'openai';
+      this.#render();
+    }
+    const input = this.element.querySelector<HTMLInputElement>(`input[data-field="${target}"]`);
+    input?.scrollIntoView({ block: 'nearest' });
+    input?.focus();
   }
 
   /** New state from the host; the panel opens by itself when setup is required. */
@@ -60,9 +85,15 @@ export class SetupPanel {
       head.appendChild(close);
     }
     const children: Node[] = [head];
-    if (s.message) children.push(el('p', { className: 'muted', text: s.message }));
+    if (s.message && s.check === undefined) children.push(el('p', { className: 'muted', text: s.message }));
+    // What the check found comes first, where the eye is after Save (the panel scrolls back up to it when it changes).
+    const check = this.#kind === 'openai' ? s.check : undefined;
+    if (check !== undefined) children.push(checkView(check));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
     this.element.replaceChildren(...children);
+    const seen = check === undefined ? undefined : `${check.status}|${check.summary}`;
+    if (seen !== undefined && seen !== this.#shownCheck) this.element.scrollTop = 0;
+    this.#shownCheck = seen;
   }
 
   #kindChooser(): HTMLElement {
@@ -105,11 +136,11 @@ export class SetupPanel {
 
   #openaiForm(s: SetupState): HTMLElement {
     const current = s.provider?.kind === 'openai' ? s.provider : undefined;
-    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off' } });
+    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off', 'data-field': 'baseUrl' } });
     baseUrl.value = current?.baseUrl ?? '';
-    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '' } });
+    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '', 'data-field': 'model' } });
     model.value = current?.model ?? '';
-    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
+    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', 'data-field': 'apiKey', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
     const error = el('div', { className: 'form-error', attrs: { role: 'alert', id: 'setup-error' } });
     const save = button({ icon: 'check', text: 'Save', label: 'Save the provider settings' });
     save.type = 'submit';
@@ -132,7 +163,8 @@ export class SetupPanel {
       this.actions.setupProvider({ kind: 'openai', baseUrl: url, model: id });
       if (key.value.length > 0) this.actions.setApiKey(key.value);
       key.value = ''; // the key leaves the page with the message above and is not kept anywhere here
-      this.actions.close();
+      // The panel stays open to say what the check found; a wrong URL is saved too, with the warning in view.
+      this.actions.checkProvider();
     });
     return form;
   }

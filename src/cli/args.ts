@@ -37,6 +37,7 @@ export const CLI_OPTIONS = {
   'no-auto-compact': { type: 'boolean' },
   from: { type: 'string' },
   retention: { type: 'boolean' },
+  retry: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

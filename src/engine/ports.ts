@@ -86,6 +86,8 @@ export type ChatStreamEvent =
 export interface ChatModel {
   readonly provider: string;
   readonly model: string;
+  /** Where requests go, as host[:port] only (never a path, query or key): named on error cards (docs/behaviour.md#errors). */
+  readonly endpoint?: string;
   /** Streams one completion; throws a ProviderError-shaped error on failure. */
   chat(request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent>;
 }

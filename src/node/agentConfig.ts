@@ -110,5 +110,5 @@ export function resolveTarget(model: ModelConfig, settings: AgentSessionConfig['
   const chat = chatModelOf(model.chat);
   const info = resolveModelInfo(chat.model, { ...(model.provider ? { provider: model.provider } : {}), ...(model.learned ? { learned: model.learned } : {}), ...(model.override ? { override: model.override } : {}) });
   const resolved: ResolvedSettings = resolveSettings({ raw: settings ?? {}, env: env ?? process.env, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
-  return { chat, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens, resolved, info };
+  return { chat, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens, windowSource: info.source, resolved, info };
 }

@@ -126,7 +126,7 @@ export class AgentSession {
         clock,
         ids,
         cache: parts.caches.forModel(target.chat.model),
-        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens },
+        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
         tools,
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -201,6 +201,13 @@ export class AgentSession {
   /** One agent turn; the intents it leaves are saved beside the session. */
   async turn(input: TurnInput): Promise<TurnResult> {
     const r = await this.agent.runTurn(input);
+    await this.saveIntents();
+    return r;
+  }
+
+  /** Retry of the last turn after it failed: the same user turn sent again (docs/behaviour.md#errors). */
+  async retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
+    const r = await this.agent.retryTurn(input);
     await this.saveIntents();
     return r;
   }
@@ -325,7 +332,7 @@ export class AgentSession {
     }
     const m = a.currentModel;
     return {
-      model: { model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, source: 'provider' },
+      model: { model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, source: m.windowSource ?? 'provider' },
       provider: m.chat.provider,
       tools: this.tools.schemas(),
       resolved: a.settings,

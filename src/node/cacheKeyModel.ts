@@ -11,6 +11,7 @@ export function withCacheKey(model: ChatModel, key: string): ChatModel {
   return {
     provider: model.provider,
     model: model.model,
+    ...(model.endpoint === undefined ? {} : { endpoint: model.endpoint }),
     chat: (request: ChatRequest, signal: AbortSignal): AsyncIterable<ChatStreamEvent> => model.chat({ ...request, cacheKey: key }, signal),
   };
 }

@@ -2,6 +2,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
+import { endpointHost } from './endpointHost.js';
 import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
@@ -54,6 +55,13 @@ export function createOpenAIClient(opts: ClientOptions): OpenAI {
   });
 }
 
+/** A provider that echoes the key it refused must not put it on an error card or in the log. */
+function withoutKey(e: unknown, key: string): unknown {
+  if (key.length < 8 || !(e instanceof Error) || !e.message.includes(key)) return e;
+  e.message = e.message.split(key).join('[API key]');
+  return e;
+}
+
 /** The error a cancelled request rejects with; the engine tells cancellation from failure by this name. */
 export function abortError(): Error {
   return new DOMException('The request was cancelled.', 'AbortError');
@@ -62,12 +70,16 @@ export function abortError(): Error {
 export class OpenAIChatModel implements ChatModel {
   readonly provider: string;
   readonly model: string;
+  readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly sendCacheKey: boolean;
+  private readonly apiKey: string;
 
   constructor(opts: OpenAIModelOptions) {
     this.provider = opts.provider ?? DEFAULT_PROVIDER_LABEL;
     this.model = opts.model;
+    this.endpoint = endpointHost(opts.baseURL);
+    this.apiKey = opts.apiKey;
     this.client = createOpenAIClient(opts);
     this.sendCacheKey = opts.sendCacheKey ?? true;
   }
@@ -81,7 +93,7 @@ export class OpenAIChatModel implements ChatModel {
       // A cancel shows up as the client's plain-named APIUserAbortError, or (mid-stream, where the client ends the
       // iteration quietly) as the unfinished-stream error below; either way the caller gets an AbortError.
       if (signal.aborted) throw abortError();
-      throw e;
+      throw withoutKey(e, this.apiKey);
     }
   }
 

@@ -38,6 +38,8 @@ export const SetupStateSchema = z.object({
   hasApiKey: z.boolean(),
   /** Why setup is needed or what went wrong last time, in words. */
   message: text(LIMITS.line).optional(),
+  /** What checking the saved endpoint found (docs/behaviour.md#errors): models, the model, the window; or what failed. */
+  check: z.object({ status: z.enum(['checking', 'ok', 'warning', 'error']), summary: text(LIMITS.line), hint: text(LIMITS.line).optional() }).optional(),
 });
 
 export const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);

@@ -2,7 +2,7 @@
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
-import { CapsuleViewSchema, CompactionCardSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
+import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
 export * from './views.js';
@@ -28,7 +28,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
     ...ChatStateSchema.shape,
   }),
   z.object({ type: z.literal('budget'), budget: BudgetViewSchema }),
-  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: text(LIMITS.notice) }),
+  /** `transient`: about the running turn (a retry, a wait); it goes when the turn ends, however it ended. */
+  z.object({ type: z.literal('notice'), level: z.enum(['info', 'warning', 'error']), text: text(LIMITS.notice), transient: z.boolean().optional() }),
   /** New items at the end of the transcript; an id already shown replaces that item. */
   z.object({ type: z.literal('itemsAppended'), items: TranscriptItemsSchema }),
   /** One item changed (a tool finished, an answer was finalized); the webview replaces it in place. */
@@ -84,8 +85,14 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional() }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
+  /** An error card's Retry: the failed turn is sent again (the same user message, not a second one). */
+  z.object({ type: z.literal('retryTurn'), turnId: itemId }),
+  /** An error card's or the meter's "Open settings"; `window` is the context-window setting. */
+  z.object({ type: z.literal('openSettings'), target: z.union([SettingsTargetSchema, z.literal('window')]) }),
   z.object({ type: z.literal('selectModel'), id: text(LIMITS.id).min(1) }),
   z.object({ type: z.literal('setupProvider'), provider: ProviderChoiceSchema }),
+  /** After saving an endpoint (and its key): check it and say what it found. */
+  z.object({ type: z.literal('checkProvider') }),
   /** Sent once from the setup panel's password field, which is cleared right after; the host puts it in SecretStorage. */
   z.object({ type: z.literal('setApiKey'), key: z.string().min(1).max(API_KEY_MAX) }),
   z.object({ type: z.literal('loadOlder'), beforeId: itemId }),

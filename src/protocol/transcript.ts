@@ -103,7 +103,23 @@ export const CheckpointItemSchema = z.object({
   checkpointKind: CheckpointKindViewSchema,
   note: text(LIMITS.detail).optional(),
 });
-export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer) });
+/** Which setting an error card's "Open settings" opens: the key, the model id, the base URL (docs/behaviour.md#errors). */
+export const SettingsTargetSchema = z.enum(['apiKey', 'model', 'baseUrl']);
+/** A failed turn's facts, shown as data (never markdown): where, the status, the provider's words, what to do. */
+export const FaultViewSchema = z.object({
+  turnId: itemId,
+  title: text(LIMITS.label),
+  /** host[:port]; never a path, query or key. */
+  endpoint: text(LIMITS.label).optional(),
+  status: z.number().int().min(100).max(599).optional(),
+  code: text(LIMITS.id).optional(),
+  message: text(LIMITS.notice),
+  hint: text(LIMITS.notice),
+  settings: SettingsTargetSchema.optional(),
+  /** This is still the last turn of the branch, so Retry can send it again. */
+  retry: z.boolean(),
+});
+export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer), fault: FaultViewSchema.optional() });
 export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
 /** The agent stopped a doom loop (the same tool call three times in a row): the user chooses Continue or Stop. */
 export const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
@@ -154,6 +170,8 @@ export type ToolItem = z.infer<typeof ToolItemSchema>;
 export type CompactionItem = z.infer<typeof CompactionItemSchema>;
 export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
 export type ErrorItem = z.infer<typeof ErrorItemSchema>;
+export type FaultView = z.infer<typeof FaultViewSchema>;
+export type SettingsTarget = z.infer<typeof SettingsTargetSchema>;
 export type InfoItem = z.infer<typeof InfoItemSchema>;
 export type LoopItem = z.infer<typeof LoopItemSchema>;
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;

@@ -47,6 +47,8 @@ export const BudgetViewSchema = z.object({
   nextTrigger: text(LIMITS.label),
   categories: BudgetCategoriesSchema,
   percentOfHard: count,
+  /** Where the window came from; `default`: nobody reported it, so it is an assumption (shown as "window unknown — set it"). */
+  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
 });
 
 export const SessionViewSchema = z.object({

@@ -212,6 +212,7 @@ export class FakeOpenAIServer {
       if (auth === undefined) return sendJson(res, record, 401, missingKeyError());
       if (auth !== `Bearer ${this.opts.apiKey}`) return sendJson(res, record, 401, wrongKeyError(auth.replace(/^Bearer /, '')));
     }
+    if (method === 'GET' && path.startsWith('/v1/models') && this.opts.noModelsRoute === true) return sendJson(res, record, 404, notFoundRoute(method, path));
     if (method === 'GET' && path === '/v1/models') {
       return sendJson(res, record, 200, { object: 'list', data: this.models.map((m) => this.modelObject(m)) });
     }
@@ -230,8 +231,7 @@ export class FakeOpenAIServer {
       object: 'model',
       created: MODEL_CREATED,
       owned_by: 'capsule-fake',
-      context_length: m.contextLength,
-      max_model_len: m.contextLength,
+      ...(this.opts.hideModelLimits === true ? {} : { context_length: m.contextLength, max_model_len: m.contextLength }),
     };
   }
 

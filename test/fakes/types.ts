@@ -158,6 +158,10 @@ export interface FakeServerOptions {
   readonly script?: readonly ScriptedReply[];
   /** Used when no matcher applies and the script is empty. Default: answers "ok". */
   readonly fallback?: Responder;
+  /** `/v1/models` lists the models without any window field (like servers that report none). Default false. */
+  readonly hideModelLimits?: boolean;
+  /** No `/v1/models` route at all (404, like some proxies); chat completions still work. Default false. */
+  readonly noModelsRoute?: boolean;
   /** Unknown model ids get 404 model_not_found instead of the default window. Default false. */
   readonly strictModels?: boolean;
   /** Reject tool messages without a preceding tool call and unanswered tool calls, as OpenAI does. Default true. */

@@ -3,6 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AgentEvent, TurnStatus } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
+import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
@@ -87,11 +89,16 @@ export class EventPrinter {
         this.out(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
         break;
       case 'model_changed':
-        this.out(`[model] ${e.provider}/${e.model} (window ${e.contextWindow}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        this.out(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
         break;
       case 'turn_end':
         this.flush();
         this.out(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
+        // The error card's facts in one line (host · status · the provider's words), then what to do.
+        if (e.fault !== undefined) {
+          this.out(`[error] ${faultLine(e.fault)}`);
+          this.out(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
+        }
         break;
       case 'turn_start':
       case 'assistant_start':
@@ -134,7 +141,9 @@ async function recordedModel(path: string): Promise<ReturnType<typeof sessionMod
 
 export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
   const prompt = cli.positionals.join(' ').trim();
-  if (prompt === '') throw new CliError(`missing prompt: ${CHAT_USAGE}`);
+  const retry = cli.flags.retry === true;
+  if (retry && prompt !== '') throw new CliError('--retry sends the failed turn again: give no prompt with it');
+  if (prompt === '' && !retry) throw new CliError(`missing prompt: ${CHAT_USAGE}`);
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
@@ -207,7 +216,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = await session.turn({ userText: prompt, signal: ctrl.signal });
+    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal });
+    // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {
     process.off('SIGINT', onInterrupt);

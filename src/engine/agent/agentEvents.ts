@@ -1,7 +1,7 @@
 // What the agent tells its host (VS Code chat view, CLI) while a turn runs: one discriminated union, plain data only.
 import type { BarrierEvent } from '../compaction/barrierEvents.js';
 import type { Attachment } from './attachments.js';
-import type { ImagePart, ToolCall, Usage } from '../transcript/schema.js';
+import type { ImagePart, ToolCall, TurnFault, Usage } from '../transcript/schema.js';
 
 export type TurnStatus = 'completed' | 'cancelled' | 'failed';
 
@@ -59,13 +59,16 @@ export type AgentEvent =
     }
   | { readonly type: 'cache_metrics'; readonly turnId?: string; readonly metrics: CacheMetrics }
   /** Something the user should see in passing: a retry, a model switch, a fallback. */
-  | { readonly type: 'notice'; readonly turnId?: string; readonly level: 'info' | 'warn' | 'error'; readonly message: string }
+  /** `transient`: true for "retrying…" and "waiting…" lines, which say nothing once the turn has ended. */
+  | { readonly type: 'notice'; readonly turnId?: string; readonly level: 'info' | 'warn' | 'error'; readonly message: string; readonly transient?: boolean }
   | {
       readonly type: 'model_changed';
       readonly provider: string;
       readonly model: string;
       readonly contextWindow: number;
       readonly maxOutputTokens: number;
+      /** `default`: the window is an assumption (nobody reported it). */
+      readonly windowSource?: 'table' | 'provider' | 'learned' | 'override' | 'default';
       /** A mandatory protective handoff compaction ran with the previous model before the switch (docs/behaviour.md#triggers). */
       readonly handoff: boolean;
       /** Set when a provider's overflow error stated this window: hosts persist it per endpoint + model (docs/compaction.md#overflow-recovery). */
@@ -73,7 +76,8 @@ export type AgentEvent =
     }
   /** The same tool call came back `repeats` times in a row: the turn stops and the user decides (Continue / Stop). */
   | { readonly type: 'loop_detected'; readonly turnId: string; readonly name: string; readonly arguments: string; readonly repeats: number }
-  | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string };
+  /** `fault`: the provider failure that ended the turn, when one did (the error card's facts). */
+  | { readonly type: 'turn_end'; readonly turnId: string; readonly status: TurnStatus; readonly error?: string; readonly fault?: TurnFault };
 
 export type AgentListener = (e: AgentEvent) => void;
 
@@ -98,4 +102,6 @@ export interface TurnResult {
   readonly requests: number;
   /** Why a turn the agent itself stopped ended early: the same call in a loop. */
   readonly stopReason?: 'doom_loop';
+  /** The provider failure that ended the turn, when one did. */
+  readonly fault?: TurnFault;
 }

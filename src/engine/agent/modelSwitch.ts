@@ -5,12 +5,15 @@ import type { ResolvedSettings } from '../config.js';
 import type { ChatModel } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import { limitsOf, type Limits } from '../tokens/limits.js';
+import type { ModelInfo } from '../tokens/modelLimits.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */
 export interface AgentModel {
   readonly chat: ChatModel;
   readonly contextWindow: number;
   readonly maxOutputTokens: number;
+  /** Where the window came from; `default` means assumed (nobody reported it), and every surface says so. */
+  readonly windowSource?: ModelInfo['source'];
 }
 
 export interface SwitchTarget extends AgentModel {

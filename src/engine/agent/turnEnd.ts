@@ -2,7 +2,7 @@
 import type { PreflightBarrier, PreflightResult } from '../compaction/barrier.js';
 import type { TriggerState } from '../compaction/triggers.js';
 import { unansweredAtLeaf } from '../transcript/repair.js';
-import type { Entry, ToolResultEntry, TurnEndEntry } from '../transcript/schema.js';
+import type { Entry, ToolResultEntry, TurnEndEntry, TurnFault } from '../transcript/schema.js';
 import type { AgentEvent, TurnResult, TurnStatus } from './agentEvents.js';
 import { type AgentDeps, errText } from './agentDeps.js';
 import { CANCELLED_BEFORE_RUN, endToolTurn } from './toolBatch.js';
@@ -24,6 +24,8 @@ export interface TurnEndDetails {
   readonly error?: string;
   readonly answer?: string;
   readonly stopReason?: TurnResult['stopReason'];
+  /** What failed, as facts the chat's error card shows (docs/behaviour.md#errors). */
+  readonly fault?: TurnFault;
 }
 
 /** A barrier that refused the request ends the turn cancelled when the turn or its compaction was cancelled, else failed. */
@@ -45,7 +47,8 @@ async function closeOpenCalls(ctx: TurnEndContext, st: TurnState, status: TurnSt
 
 /** Ends the turn `st` with `status`; never rejects on a write that fails (it is logged). */
 export async function finishTurn(ctx: TurnEndContext, st: TurnState, status: TurnStatus, details: TurnEndDetails = {}): Promise<TurnResult> {
-  const { error, answer, stopReason } = details;
+  const { error, answer, stopReason, fault } = details;
+  const f = fault === undefined ? {} : { fault };
   const { store, logger } = ctx.deps;
   const stopped = await endToolTurn(ctx.deps.tools, (err) => logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
   if (stopped !== undefined) ctx.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
@@ -56,14 +59,14 @@ export async function finishTurn(ctx: TurnEndContext, st: TurnState, status: Tur
     } catch (err) {
       logger?.log('error', `Could not close the open tool calls of turn ${st.turnId}: ${errText(err)}`);
     }
-    const entry: TurnEndEntry = { ...ctx.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) };
+    const entry: TurnEndEntry = { ...ctx.entryBase(), type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...f };
     try {
       await store.append(entry);
     } catch (err) {
       logger?.log('error', `Could not record the end of turn ${st.turnId}: ${errText(err)}`);
     }
   }
-  ctx.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }) });
+  ctx.emit({ type: 'turn_end', turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...f });
   logger?.log(status === 'failed' ? 'warn' : 'info', `Turn ${st.turnId} ${status}${error ? `: ${error}` : ''}`, { turnId: st.turnId, requests: st.requests });
   if (status === 'completed') {
     // docs/behaviour.md#triggers: a completed turn at ≥ softLimit records its intent; the next barrier weighs it with ROI.
@@ -73,5 +76,5 @@ export async function finishTurn(ctx: TurnEndContext, st: TurnState, status: Tur
       logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
     }
   }
-  return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }) };
+  return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }), ...f };
 }

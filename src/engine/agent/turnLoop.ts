@@ -8,7 +8,7 @@ import { requestFingerprint } from '../tokens/calibration.js';
 import type { Limits } from '../tokens/limits.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
-import type { CheckpointEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../transcript/schema.js';
+import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
@@ -20,6 +20,7 @@ import { runToolBatch, type BatchDeps } from './toolBatch.js';
 import { attachmentCalls, attachmentEntry, type Attachment } from './attachments.js';
 import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
 import { blockedStatus, finishTurn, type TurnEndContext } from './turnEnd.js';
+import { retryPoint } from './turnRetry.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
@@ -137,6 +138,33 @@ export class Agent {
   }
 
   /**
+   * Retry of the last turn after it failed (docs/behaviour.md#errors): the leaf goes back to just before the failed
+   * request and the same turn continues from there, under the same turn id, without a second user message.
+   */
+  retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
+    return this.exclusive(async () => {
+      const point = retryPoint(this.branches.branch(), input.turnId);
+      if (!point.ok || this.deps.store.readOnly) {
+        // Nothing ran: no turn starts or ends, the user is told why.
+        const error = point.ok ? 'This session is read-only; nothing was sent.' : point.error;
+        this.emit({ type: 'notice', level: 'error', message: error });
+        return { turnId: point.ok ? point.turnId : (input.turnId ?? ''), status: 'failed', error, requests: 0 };
+      }
+      const turnId = point.turnId;
+      this.turnId = turnId;
+      try {
+        const st: TurnState = { turnId, signal: input.signal, requests: 0, overflowRetried: false };
+        const leaf: LeafEntry = { ...this.entryBase(), type: 'leaf', targetId: point.targetId, reason: `retry of turn ${turnId}` };
+        await this.deps.store.append(leaf);
+        this.emit({ type: 'turn_start', turnId, userEntryId: point.userEntryId });
+        return await this.guarded(st, () => this.prepare().then(() => this.loop(st)));
+      } finally {
+        this.turnId = undefined;
+      }
+    });
+  }
+
+  /**
    * An instruction change (mode, rules, Project Memory, tools) as one appended system update instead of a new
    * prefix (docs/behaviour.md#cache-epochs). While a turn runs it waits for the next safe point (before the next request). False when that
    * text already reaches the model.
@@ -185,11 +213,11 @@ export class Agent {
         this.emit({ type: 'notice', level: 'error', message: r.error });
         return r;
       }
-      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens };
+      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, ...(target.windowSource === undefined ? {} : { windowSource: target.windowSource }) };
       if (target.resolved !== undefined) this.resolved = target.resolved;
       this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved, ...(target.cache === undefined ? {} : { cache: target.cache }) });
       if (!this.deps.store.readOnly) await this.recordModel();
-      this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: r.handoff });
+      this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: r.handoff });
       return r;
     });
   }
@@ -256,9 +284,13 @@ export class Agent {
     this.emit({ type: 'notice', level: 'warn', message });
   }
 
+  private windowSource(): { readonly windowSource?: NonNullable<AgentModel['windowSource']> } {
+    return this.model.windowSource === undefined ? {} : { windowSource: this.model.windowSource };
+  }
+
   private async recordModel(): Promise<void> {
     const m = infoOf(this.model);
-    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
+    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, ...this.windowSource() };
     await this.deps.store.append(entry);
   }
 
@@ -284,7 +316,7 @@ export class Agent {
       this.emit({ type: 'turn_start', turnId, userEntryId: '' });
       return this.finish(st, 'failed', `This session is read-only${store.readOnlyReason ? ` (${store.readOnlyReason})` : ''}; nothing was sent.`);
     }
-    try {
+    return this.guarded(st, async () => {
       await this.prepare();
       // docs/behaviour.md#rewind: every message gets its checkpoint first, so "rewind to this message" restores the input before it.
       const userId = this.deps.ids.next('e_');
@@ -296,43 +328,16 @@ export class Agent {
       if (input.attachments !== undefined && input.attachments.length > 0 && (await this.attach(input.attachments, turnId, st.signal))) {
         return this.finish(st, 'cancelled', 'The turn was cancelled while the attached files were read.');
       }
-      const loops = new DoomLoopDetector();
-      for (;;) {
-        if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
-        await this.flushUpdates();
-        // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
-        const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
-        if (!pre.mayProceed) return this.finish(st, blockedStatus(pre, st.signal), pre.error);
-        const step = await runRequest(
-          {
-            model: this.model,
-            options: this.options,
-            clock: this.deps.clock,
-            ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
-            emit: (e) => this.emit(e),
-            append: (e) => store.append(e),
-            entryBase: () => this.entryBase(),
-            build: () => this.buildRequest(),
-            learnOverflow: (fault) => this.learnOverflow(fault),
-            recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
-            epochId: () => this.epochs.epochId(),
-            cacheLineLevel: (m) => this.cacheLines.levelFor(m),
-          },
-          st,
-        );
-        if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer);
-        const first = step.entry.toolCalls[0];
-        if (loops.note(step.entry.toolCalls) && first !== undefined) {
-          // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
-          this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
-          return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
-        }
-        this.batchCheckpoints = [];
-        const cancelled = await runToolBatch(this.batchDeps(turnId), step.entry.toolCalls, turnId, st.signal).finally(() => this.flushBatchCheckpoints());
-        if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
-      }
+      return this.loop(st);
+    });
+  }
+
+  /** A turn's body ends in finish(); an unexpected error ends it too, as failed (or cancelled when the user stopped it). */
+  private async guarded(st: TurnState, body: () => Promise<TurnResult>): Promise<TurnResult> {
+    try {
+      return await body();
     } catch (err) {
-      this.deps.logger?.log('error', `Turn ${turnId} stopped: ${errText(err)}`);
+      this.deps.logger?.log('error', `Turn ${st.turnId} stopped: ${errText(err)}`);
       return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
     }
   }
@@ -359,6 +364,47 @@ export class Agent {
     return runToolBatch(this.batchDeps(turnId), calls, turnId, signal);
   }
 
+  /** Preflight → request → tools, until the answer (or a stop). */
+  private async loop(st: TurnState): Promise<TurnResult> {
+    const store = this.deps.store;
+    const turnId = st.turnId;
+    const loops = new DoomLoopDetector();
+    for (;;) {
+      if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
+      await this.flushUpdates();
+      // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
+      const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
+      if (!pre.mayProceed) return this.finish(st, blockedStatus(pre, st.signal), pre.error);
+      const step = await runRequest(
+        {
+          model: this.model,
+          options: this.options,
+          clock: this.deps.clock,
+          ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
+          emit: (e) => this.emit(e),
+          append: (e) => store.append(e),
+          entryBase: () => this.entryBase(),
+          build: () => this.buildRequest(),
+          learnOverflow: (fault) => this.learnOverflow(fault),
+          recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
+          epochId: () => this.epochs.epochId(),
+          cacheLineLevel: (m) => this.cacheLines.levelFor(m),
+        },
+        st,
+      );
+      if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer, undefined, step.fault);
+      const first = step.entry.toolCalls[0];
+      if (loops.note(step.entry.toolCalls) && first !== undefined) {
+        // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
+        this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
+        return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
+      }
+      this.batchCheckpoints = [];
+      const cancelled = await runToolBatch(this.batchDeps(turnId), step.entry.toolCalls, turnId, st.signal).finally(() => this.flushBatchCheckpoints());
+      if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
+    }
+  }
+
   /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
   private async flushBatchCheckpoints(force = false): Promise<void> {
     // A cancelled batch leaves calls open until finish() answers them; the checkpoints wait until then.
@@ -372,14 +418,14 @@ export class Agent {
   private async learnOverflow(fault: FaultInfo): Promise<void> {
     const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
     if (learned === undefined) return;
-    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens };
+    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens, ...(learned.how === 'stated' ? { windowSource: 'learned' as const } : {}) };
     const resolved = this.deps.resolveFor?.(learned.contextWindow, learned.maxOutputTokens);
     if (resolved !== undefined) this.resolved = resolved;
     this.barrier.update({ modelInfo: infoOf(this.model), resolved: this.resolved });
     this.deps.logger?.log('warn', learned.notice);
     this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
     if (!this.deps.store.readOnly) await this.recordModel();
-    this.emit({ type: 'model_changed', ...infoOf(this.model), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
+    this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
   }
 
   private buildRequest(): { request: ChatRequest; fingerprint: string } {
@@ -392,7 +438,7 @@ export class Agent {
     };
   }
 
-  private finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason']): Promise<TurnResult> {
+  private finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason'], fault?: TurnFault): Promise<TurnResult> {
     const ctx: TurnEndContext = {
       deps: this.deps,
       barrier: this.barrier,
@@ -402,6 +448,6 @@ export class Agent {
       branch: () => this.branches.branch(),
       flushBatchCheckpoints: (force) => this.flushBatchCheckpoints(force),
     };
-    return finishTurn(ctx, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }) });
+    return finishTurn(ctx, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }), ...(fault === undefined ? {} : { fault }) });
   }
 }

@@ -6,6 +6,7 @@ import type { AssistantEntry } from '../transcript/schema.js';
 import type { AgentEvent, CacheMetrics, TurnStatus } from './agentEvents.js';
 import { cacheMetricsOf } from './cacheEpoch.js';
 import type { FaultInfo } from '../provider/faults.js';
+import { turnFaultOf, type TurnFault } from '../provider/turnFault.js';
 import { callModel, DEFAULT_REQUEST_DEADLINE_MS, DEFAULT_STALL_TIMEOUT_MS, MAX_CHAT_ATTEMPTS, type PartialReply } from './modelCall.js';
 import type { AgentModel } from './modelSwitch.js';
 
@@ -36,7 +37,7 @@ export interface TurnState {
 
 export type Step =
   | { readonly kind: 'tools'; readonly entry: AssistantEntry }
-  | { readonly kind: 'end'; readonly status: TurnStatus; readonly error?: string; readonly answer?: string };
+  | { readonly kind: 'end'; readonly status: TurnStatus; readonly error?: string; readonly answer?: string; readonly fault?: TurnFault };
 
 export interface RequestDeps {
   readonly model: AgentModel;
@@ -93,12 +94,12 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       onDelta: (delta) => d.emit({ type: 'text_delta', turnId, delta }),
       onWaiting: (remainingMs, attempt) => {
         const message = `Waiting for the model (attempt ${attempt} of ${d.options.maxAttempts}); Capsule gives up in ${Math.ceil(remainingMs / 1000)} s if nothing arrives.`;
-        d.emit({ type: 'notice', turnId, level: 'info', message });
+        d.emit({ type: 'notice', turnId, level: 'info', message, transient: true });
       },
       onRetry: (fault, next, waitMs) => {
         const message = `The model request failed (${fault.message}); retrying in ${(waitMs / 1000).toFixed(1)} s (attempt ${next} of ${d.options.maxAttempts}).`;
         d.logger?.log('warn', message, { turnId });
-        d.emit({ type: 'notice', turnId, level: 'warn', message });
+        d.emit({ type: 'notice', turnId, level: 'warn', message, transient: true });
       },
     });
     if (out.kind === 'ok') {
@@ -136,7 +137,8 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
     }
     if (out.kind === 'failed') {
       await keepPartial(d, turnId, out.partial, 'error');
-      return { kind: 'end', status: 'failed', error: out.message };
+      const fault = out.fault === undefined ? undefined : turnFaultOf(out.fault, chat.endpoint);
+      return { kind: 'end', status: 'failed', error: out.message, ...(fault === undefined ? {} : { fault }) };
     }
     // Overflow: what streamed before the provider gave up is regenerated, not kept.
     d.emit({ type: 'assistant_end', turnId, content: out.partial.content, toolCalls: [], finishReason: 'context_overflow', discarded: true });
@@ -148,13 +150,14 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       const error = st.overflowRetried
         ? `The provider reported a context overflow again after this turn's recovery compaction (${out.fault.message}); the request was not resent. ${OVERFLOW_ADVICE}`
         : `Context overflow (${out.fault.message}): ${rec.error ?? 'the recovery compaction did not complete'}`;
-      return { kind: 'end', status, error };
+      return { kind: 'end', status, error, fault: turnFaultOf(out.fault, chat.endpoint) };
     }
     if (!rec.outcomes.some((o) => o.outcome === 'completed')) {
       return {
         kind: 'end',
         status: 'failed',
         error: `The provider reported a context overflow (${out.fault.message}) and the recovery compaction could not make the request smaller, so it was not resent. ${OVERFLOW_ADVICE}`,
+        fault: turnFaultOf(out.fault, chat.endpoint),
       };
     }
     st.overflowRetried = true;

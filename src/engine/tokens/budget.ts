@@ -13,6 +13,8 @@ import type { ModelInfo } from './modelLimits.js';
 export interface Budget {
   readonly model: string;
   readonly contextWindow: number;
+  /** Where the window came from; `default`: nobody reported one, so the figure is an assumption (docs/behaviour.md#tokens). */
+  readonly windowSource?: ModelInfo['source'];
   readonly maxOutputTokens: number;
   readonly effectiveTokens: number;
   readonly source: 'provider_usage' | 'estimated';
@@ -161,6 +163,7 @@ export function computeBudget(args: {
   return {
     model: model.model,
     contextWindow: model.contextWindow,
+    windowSource: model.source,
     maxOutputTokens: model.maxOutputTokens,
     effectiveTokens: eff.tokens,
     source: eff.source,

@@ -1,6 +1,7 @@
 // The /budget text block (docs/behaviour.md#observability), laid out like the seed's "Context Stats" example.
 import type { Budget } from './budget.js';
 import { formatAge, formatTokens } from './figures.js';
+import { windowText } from './modelLimits.js';
 
 export { formatAge, formatTokens };
 
@@ -68,7 +69,7 @@ export function categoryRows(b: Budget): BudgetRow[] {
 /** Figures the seed's block does not list: the model, the share of the hard limit, the ROI gate, the last checkpoint. */
 export function extraRows(b: Budget): BudgetRow[] {
   return [
-    ['Model', `${b.model} (window ${formatTokens(b.contextWindow)}, max output ${formatTokens(b.maxOutputTokens)})`],
+    ['Model', `${b.model} (${windowText(b)}, max output ${formatTokens(b.maxOutputTokens)})`],
     ['Of hard limit', `${b.percentOfHard.toFixed(1)}%`],
     ['Uncompacted', `${tok(b.fullHistoryTokens)} (the input without compaction)`],
     ['Reclaimable', `${tok(b.reclaimableTokens)} (${Math.round(b.reclaimableRatio * 100)}% of the input, beyond keep recent)`],

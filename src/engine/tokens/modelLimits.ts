@@ -11,11 +11,20 @@ export interface ModelInfo {
   readonly source: 'table' | 'provider' | 'learned' | 'override' | 'default';
 }
 
-/** Unknown models get a small window: compacting early is cheap, overflowing is not. */
+/**
+ * The working assumption for a model nobody reported a window for: compacting early is cheap, overflowing is not.
+ * It is never shown as the model's window: every surface says "window unknown (assuming 32,768)" and asks for it.
+ */
 export const DEFAULT_MODEL_INFO: { readonly contextWindow: number; readonly maxOutputTokens: number } = {
   contextWindow: 32_768,
   maxOutputTokens: 4_096,
 };
+
+/** "window 65,000 tokens", or for an assumed one "window unknown (assuming 32,768 tokens)". */
+export function windowText(b: { readonly contextWindow: number; readonly windowSource?: ModelInfo['source'] }): string {
+  const n = `${b.contextWindow.toLocaleString('en-US')} tokens`;
+  return b.windowSource === 'default' ? `window unknown (assuming ${n})` : `window ${n}`;
+}
 
 export interface PartialLimits {
   readonly contextWindow?: number;

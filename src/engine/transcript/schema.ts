@@ -148,6 +148,8 @@ export const ModelChangeEntrySchema = z.object({
   model: z.string(),
   contextWindow: z.number().int().positive().optional(),
   maxOutputTokens: z.number().int().positive().optional(),
+  /** `default`: the window is Capsule's assumption (no one reported it); shown as "window unknown". */
+  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
 });
 
 /** Moves the active leaf (rewind); not part of the conversation tree. */
@@ -158,6 +160,18 @@ export const LeafEntrySchema = z.object({
   reason: z.string().optional(),
 });
 
+/** What failed when a turn ended on a provider error (docs/behaviour.md#errors): the error card's facts, never a key or a URL's path or query. */
+export const TurnFaultSchema = z.object({
+  category: z.enum(['auth', 'forbidden', 'model_not_found', 'not_found', 'rate_limit', 'quota', 'server', 'connection_refused', 'dns', 'timeout', 'network', 'bad_request', 'overflow', 'other']),
+  status: z.number().int().optional(),
+  code: z.string().max(200).optional(),
+  /** The provider's own words, one line, as data (an HTML page reduced to its title). */
+  message: z.string().max(2000),
+  /** host[:port] the request went to; absent for VS Code language models. */
+  endpoint: z.string().max(300).optional(),
+});
+export type TurnFault = z.infer<typeof TurnFaultSchema>;
+
 /** Marks the end of a turn; fsynced so a resumed session knows which turns finished. */
 export const TurnEndEntrySchema = z.object({
   ...base,
@@ -165,6 +179,7 @@ export const TurnEndEntrySchema = z.object({
   turnId: z.string(),
   status: z.enum(['completed', 'cancelled', 'failed']),
   error: z.string().optional(),
+  fault: TurnFaultSchema.optional(),
 });
 
 /** Undoes or redoes one compaction: the model input is built as if that capsule did not exist (or again with it); nothing is removed. */

@@ -63,6 +63,7 @@ export async function selectModel(host: Pick<Services, 'chat' | 'settings'>, opt
 }
 
 export async function setupProvider(host: Pick<Services, 'chat' | 'providers'>, p: ProviderChoice): Promise<void> {
+  host.providers.forgetCheck();
   if (p.kind === 'lm') {
     await writeSetting('provider.kind', 'vscode-lm');
     await writeSetting('model.id', p.modelId);
@@ -71,6 +72,17 @@ export async function setupProvider(host: Pick<Services, 'chat' | 'providers'>, 
     await writeSetting('provider.baseUrl', p.baseUrl);
     await writeSetting('model.id', p.model);
   }
+  host.providers.invalidateCatalog();
+  await host.chat.scheduleReconcile();
+}
+
+/**
+ * Save in the setup panel, after the provider and its key: the endpoint is checked and the panel says what it found
+ * (a wrong URL is reported as such; the settings stay saved either way), then the chat reconnects.
+ */
+export async function checkProvider(host: Pick<Services, 'chat' | 'settings' | 'providers'>): Promise<void> {
+  const s = host.settings.reread();
+  await host.providers.check(s, () => host.chat.showSetup());
   host.providers.invalidateCatalog();
   await host.chat.scheduleReconcile();
 }

@@ -7,7 +7,7 @@ const SOURCE: Readonly<Record<NonNullable<ModelOption['windowSource']>, string>>
   provider: 'provider',
   learned: 'learned from overflow error',
   override: 'your override',
-  default: 'default, unknown model',
+  default: 'unknown, assumed: set capsule.model.contextWindow',
 };
 
 function figure(n: number, derived: boolean | undefined): string {

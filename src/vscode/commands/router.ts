@@ -8,7 +8,8 @@ import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { paletteActions } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';
-import { selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { checkProvider, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
+import { openSettings, retryTurn } from '../actions/turnErrorActions.js';
 import { Sequencer } from '../base/sequencer.js';
 import type { ChatProjection } from '../projection/chatProjection.js';
 
@@ -61,12 +62,19 @@ export class IntentRouter {
       case 'cancel':
         d.chat.jobs.cancel();
         return;
+      case 'retryTurn':
+        retryTurn(d, i.turnId);
+        return;
+      case 'openSettings':
+        return openSettings(i.target);
       case 'selectModel':
         return selectModel(d, i.id);
       case 'setupProvider':
         return this.#setup.queue(() => setupProvider(d, i.provider));
       case 'setApiKey':
         return this.#setup.queue(() => setApiKey(d, i.key));
+      case 'checkProvider':
+        return this.#setup.queue(() => checkProvider(d));
       case 'loadOlder':
         d.projection.postOlder(i.beforeId);
         return;

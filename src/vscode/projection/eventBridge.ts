@@ -79,7 +79,7 @@ export class EventBridge {
         this.#onBarrier(e.event, e.turnId !== undefined);
         break;
       case 'notice':
-        this.host.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, LIMITS.notice) });
+        this.host.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, LIMITS.notice), ...(e.transient === true ? { transient: true } : {}) });
         break;
       case 'model_changed':
         this.setModel(e.model);
@@ -92,7 +92,7 @@ export class EventBridge {
         // A turn that could not record its end (a read-only chat) still says how it ended.
         const leaf = this.host.leaf();
         if (leaf?.type === 'turn_end' && leaf.turnId === e.turnId) break;
-        const item = turnEndItem(ephemeralId(), e.status, e.error);
+        const item = turnEndItem(ephemeralId(), e.status, e.error, undefined, e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: false });
         if (item) this.host.ephemeral(item);
         break;
       }

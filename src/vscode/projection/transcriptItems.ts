@@ -4,8 +4,13 @@ import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
 import { inheritedMemoryNotice, PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { touchesFiles } from '../../engine/transcript/effects.js';
 import type { Fork } from '../../engine/transcript/branches.js';
-import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, UserEntry } from '../../engine/transcript/schema.js';
+import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../../engine/transcript/schema.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
+import { faultView, withoutRetry } from './faultViews.js';
 import type { BranchView, CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
+
+/** Entries that follow a failed turn without making it something other than the last thing that happened. */
+const BOOKKEEPING: ReadonlySet<Entry['type']> = new Set(['checkpoint', 'leaf', 'model_change', 'system_update']);
 
 /** Items in a snapshot or one `olderItems` page: enough to fill a tall view several times, small to post. */
 export const PAGE_SIZE = 200;
@@ -76,14 +81,16 @@ export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, l
   return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links: [...links] }) };
 }
 
-export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow'>, handoff = false): string {
-  const window = e.contextWindow === undefined ? '' : ` (window ${e.contextWindow.toLocaleString('en-US')} tokens)`;
+export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {
+  const window = e.contextWindow === undefined ? '' : ` (${windowText({ contextWindow: e.contextWindow, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) })})`;
   return `Model: ${e.model} via ${e.provider}${window}${handoff ? ' · the previous model compacted the context first' : ''}`;
 }
 
-export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string): TranscriptItem | undefined {
+/** `failure`: the provider fault that ended the turn, which makes the error a card with Retry (while `retry` holds). */
+export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string, failure?: { readonly fault: TurnFault; readonly turnId: string; readonly retry: boolean }): TranscriptItem | undefined {
   const ts = timestamp === undefined ? {} : { timestamp };
-  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts };
+  const card = failure === undefined ? {} : { fault: faultView(failure.fault, failure.turnId, failure.retry) };
+  if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts, ...card };
   if (status === 'cancelled') return { id, kind: 'info', text: error ?? 'Stopped.', ...ts };
   return undefined;
 }
@@ -111,6 +118,8 @@ export class ItemFold {
    * `userAt` is the message's item, which shows it when the turn ends without an answer.
    */
   #pendingFork: { readonly branch: BranchView; readonly userAt?: number } | undefined;
+  /** Index in `#out` of the last failed turn's card while it can still be retried. */
+  #retryable: number | undefined;
 
   constructor(private readonly ctx: ItemContext) {
     this.#out.push(...(ctx.ephemeral.get(null) ?? []));
@@ -132,6 +141,7 @@ export class ItemFold {
       appended.push(item);
       this.#out.push(item);
     };
+    if (this.#retryable !== undefined && !BOOKKEEPING.has(e.type)) this.#endRetry(appended, updated);
     switch (e.type) {
       case 'user': {
         this.#settleFork(updated);
@@ -190,8 +200,9 @@ export class ItemFold {
         break;
       case 'turn_end': {
         this.#settleFork(updated);
-        const item = turnEndItem(e.id, e.status, e.error, e.timestamp);
+        const item = turnEndItem(e.id, e.status, e.error, e.timestamp, e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: true });
         if (item) push(item);
+        if (item?.kind === 'error' && item.fault !== undefined) this.#retryable = this.#out.length - 1;
         break;
       }
       case 'compaction_undo': {
@@ -229,6 +240,19 @@ export class ItemFold {
     const next: TranscriptItem = { ...item, branch: pending.branch };
     this.#out[pending.userAt] = next;
     updated.push(next);
+  }
+
+  /** Something was said after a failed turn: its card keeps the facts but loses Retry. */
+  #endRetry(appended: TranscriptItem[], updated: TranscriptItem[]): void {
+    const at = this.#retryable;
+    this.#retryable = undefined;
+    const item = at === undefined ? undefined : this.#out[at];
+    const next = item === undefined ? undefined : withoutRetry(item);
+    if (at === undefined || next === undefined) return;
+    this.#out[at] = next;
+    const fresh = appended.findIndex((i) => i.id === next.id);
+    if (fresh >= 0) appended[fresh] = next;
+    else updated.push(next);
   }
 
   /** An item that is not an entry, after the tip (a command's answer, a note on a discarded answer). */

@@ -34,6 +34,7 @@ export function toBudgetView(b: Budget): BudgetView {
       reservedOutput: b.categories.reservedOutput,
     },
     percentOfHard: b.percentOfHard,
+    ...(b.windowSource === undefined ? {} : { windowSource: b.windowSource }),
   };
 }
 

@@ -2,7 +2,9 @@
 import type { AgentSession } from '../../node/agentSession.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
-import type { Attachment, ModelOption } from '../../protocol/messages.js';
+import type { AgentEvent } from '../../engine/agent/agentEvents.js';
+import type { Entry } from '../../engine/transcript/schema.js';
+import type { Attachment, ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
 import type { MeterBasis } from './meter.js';
 
@@ -35,3 +37,22 @@ export interface ChatOutput {
 
 /** Runs a parsed slash command (the actions layer installs it). */
 export type CommandRunner = (command: SlashCommand, signal: AbortSignal) => Promise<void>;
+
+/**
+ * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
+ * (`cards`: earlier compaction cards must be measured again). `appended`: an entry reached the open chat's store.
+ * `agent`: an event of the running agent. `opened` / `closed`: an agent started or stopped for the open chat.
+ * `turn`: the next turn belongs to this `send`.
+ */
+export type ChatChange =
+  | { readonly kind: 'budget' }
+  | { readonly kind: 'tree' }
+  | { readonly kind: 'state'; readonly cards: boolean }
+  | { readonly kind: 'appended'; readonly entry: Entry }
+  | { readonly kind: 'setup'; readonly setup: SetupState }
+  | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
+  | { readonly kind: 'busy'; readonly busy: boolean }
+  | { readonly kind: 'agent'; readonly event: AgentEvent }
+  | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
+  | { readonly kind: 'closed' }
+  | { readonly kind: 'turn'; readonly clientId: string | undefined };

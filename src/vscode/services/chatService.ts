@@ -8,6 +8,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
+import { windowText } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
 import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindPreview, type SwitchDone } from '../../node/sessionRewind.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
@@ -15,12 +16,12 @@ import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
-import { ephemeralId } from '../base/ids.js';
 import { errorMessage } from '../base/log.js';
 import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
 import { openAgent } from './agentOpen.js';
-import type { ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
+import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
+import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
 import { Meter, type MeterBasis } from './meter.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
@@ -41,24 +42,7 @@ export interface ChatServiceDeps {
   readonly approve?: ApprovalFn;
 }
 
-/**
- * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
- * (`cards`: earlier compaction cards must be measured again). `appended`: an entry reached the open chat's store.
- * `agent`: an event of the running agent. `opened` / `closed`: an agent started or stopped for the open chat.
- * `turn`: the next turn belongs to this `send`.
- */
-export type ChatChange =
-  | { readonly kind: 'budget' }
-  | { readonly kind: 'tree' }
-  | { readonly kind: 'state'; readonly cards: boolean }
-  | { readonly kind: 'appended'; readonly entry: Entry }
-  | { readonly kind: 'setup'; readonly setup: SetupState }
-  | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
-  | { readonly kind: 'busy'; readonly busy: boolean }
-  | { readonly kind: 'agent'; readonly event: AgentEvent }
-  | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
-  | { readonly kind: 'closed' }
-  | { readonly kind: 'turn'; readonly clientId: string | undefined };
+export type { ChatChange } from './chatPorts.js';
 
 const RECONCILE = 'reconcile';
 
@@ -208,7 +192,7 @@ export class ChatService extends Disposable implements OpenChat {
 
   /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
   enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = []): void {
-    const job: InputJob = { kind: 'input', id: clientId ?? ephemeralId(), text, ...(clientId === undefined ? {} : { clientId }), ...(command === undefined ? {} : { command }), ...(untyped ? { untyped: true as const } : {}), ...(attachments.length === 0 ? {} : { attachments }) };
+    const job = inputJob(text, command, clientId, untyped, attachments);
     if (command !== undefined && runsImmediately(command)) {
       void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
       return;
@@ -216,22 +200,28 @@ export class ChatService extends Disposable implements OpenChat {
     this.jobs.addInput(job);
   }
 
-  async #runInput(job: InputJob, signal: AbortSignal): Promise<void> {
-    const out = this.#output;
-    if (job.command !== undefined) {
-      if (job.untyped !== true) out?.echo(job.text, job.clientId);
-      await this.#runCommand?.(job.command, signal);
-      return;
-    }
-    const agent = this.#agent;
-    if (!agent) {
-      out?.echo(job.text, job.clientId);
-      out?.fail(`Not sent: ${this.problem ?? 'no model is set up yet'}`);
-      return;
-    }
-    this.#emitter.fire({ kind: 'turn', clientId: job.clientId });
-    await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }) });
-    this.#emitter.fire({ kind: 'tree' });
+  /** An error card's Retry: the failed turn is sent again, in its turn (docs/behaviour.md#errors). */
+  retry(turnId: string): void {
+    this.jobs.addInput(retryJob(turnId));
+  }
+
+  #runInput(job: InputJob, signal: AbortSignal): Promise<void> {
+    const host: TurnInputHost = {
+      agent: this.#agent,
+      problem: this.problem,
+      output: this.#output,
+      runCommand: this.#runCommand,
+      turnStarts: (clientId) => this.#emitter.fire({ kind: 'turn', clientId }),
+      turnEnded: () => this.#emitter.fire({ kind: 'tree' }),
+    };
+    return runInput(host, job, signal);
+  }
+
+  /** The setup panel's state again, without reconnecting (a provider check's progress). */
+  async showSetup(): Promise<void> {
+    const setup = await this.d.providers.setupState(this.d.settings.current, this.#problem);
+    this.#setup = setup;
+    this.#emitter.fire({ kind: 'setup', setup });
   }
 
   // ---- the agent for the open chat ------------------------------------------------------------------------
@@ -291,7 +281,7 @@ export class ChatService extends Disposable implements OpenChat {
     this.#agentKey = r.key;
     const chat = opened.session.agent.currentModel.chat;
     this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
-    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (window ${r.info.contextWindow}, max output ${r.info.maxOutputTokens})`);
+    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`);
   }
 
   #onAgentEvent(event: AgentEvent): void {

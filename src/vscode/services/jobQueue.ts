@@ -15,6 +15,8 @@ export interface InputJob {
   readonly untyped?: true;
   /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */
   readonly attachments?: readonly Attachment[];
+  /** Retry of this failed turn instead of a new message. */
+  readonly retryTurnId?: string;
 }
 
 export interface TaskJob {

@@ -6,7 +6,9 @@ import { resolveSettings } from '../../engine/config.js';
 import { limitsOf } from '../../engine/tokens/limits.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
+import { endpointHost } from '../../node/endpointHost.js';
 import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
+import { checkProvider, type ProviderCheck } from '../../node/providerCheck.js';
 import type { ModelOption, ProviderChoice, SetupState } from '../../protocol/messages.js';
 import { errorMessage } from '../base/log.js';
 import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from './lmModel.js';
@@ -70,6 +72,8 @@ export class Providers {
   #lm: readonly LmModelSummary[] = [];
   /** Why the endpoint's model list could not be read (a wrong URL or key shows up here first). */
   #catalogError: string | undefined;
+  /** The last check of a saved endpoint, for the settings it was made with. */
+  #check: { readonly key: string; readonly view: NonNullable<SetupState['check']> } | undefined;
 
   readonly #learned: LearnedWindows;
 
@@ -190,8 +194,30 @@ export class Providers {
     return out;
   }
 
+  async #checkKey(s: HostSettings): Promise<string> {
+    return `${endpointOf(s.baseUrl)}|${s.modelId}|${digest(await this.keys.get(s.baseUrl))}`;
+  }
+
+  /** A new endpoint or model was saved: the last check spoke of another. */
+  forgetCheck(): void {
+    this.#check = undefined;
+  }
+
+  /** Checks the configured endpoint (the setup panel's Save); `progress` runs once the "Checking…" line can be shown. */
+  async check(s: HostSettings, progress: () => Promise<void>): Promise<ProviderCheck | undefined> {
+    if (s.providerKind !== 'openai') return undefined;
+    const key = await this.#checkKey(s);
+    this.#check = { key, view: { status: 'checking', summary: `Checking ${endpointHost(s.baseUrl)}…` } };
+    await progress();
+    const r = await checkProvider({ baseUrl: s.baseUrl, apiKey: await this.keys.get(s.baseUrl), model: s.modelId });
+    this.#check = { key, view: { status: r.status, summary: r.summary.slice(0, LIMITS.line), ...(r.hint === undefined ? {} : { hint: r.hint.slice(0, LIMITS.line) }) } };
+    this.log.log(r.status === 'ok' ? 'info' : 'warn', `Provider check: ${r.summary}${r.hint === undefined ? '' : ` ${r.hint}`}`);
+    return r;
+  }
+
   /** What the setup panel shows; `problem` is why no provider works (then the panel opens by itself). */
   async setupState(s: HostSettings, problem: string | undefined): Promise<SetupState> {
+    const check = s.providerKind === 'openai' && this.#check !== undefined && this.#check.key === (await this.#checkKey(s)) ? this.#check.view : undefined;
     const message = problem ?? (s.providerKind === 'openai' ? this.#catalogError : undefined);
     const provider: ProviderChoice =
       s.providerKind === 'vscode-lm' ? { kind: 'lm', modelId: s.modelId } : { kind: 'openai', baseUrl: s.baseUrl === '' || /^https?:\/\/\S+$/.test(s.baseUrl) ? s.baseUrl : '', model: s.modelId };
@@ -203,6 +229,7 @@ export class Providers {
       provider,
       hasApiKey: s.providerKind === 'openai' ? await this.keys.has(s.baseUrl) : false,
       ...(message === undefined ? {} : { message: message.slice(0, LIMITS.line) }),
+      ...(check === undefined ? {} : { check }),
     };
   }
 }

@@ -114,9 +114,12 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'command':
       case 'send':
       case 'cancel':
+      case 'retryTurn':
+      case 'openSettings':
       case 'selectModel':
       case 'setupProvider':
       case 'setApiKey':
+      case 'checkProvider':
       case 'loadOlder':
       case 'viewCapsule':
       case 'rewind':

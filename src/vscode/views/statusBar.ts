@@ -33,7 +33,8 @@ export class BudgetStatusBar implements vscode.Disposable {
       return;
     }
     // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
-    this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}`;
+    // An assumed window makes the hard limit an assumption too: the item says so instead of passing it off as known.
+    this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}${b.windowSource === 'default' ? ' $(warning) window unknown' : ''}`;
     this.#item.tooltip = tooltipOf(b);
     this.#item.accessibilityInformation = {
       label: `Capsule context: ${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens, ${b.source}`,
@@ -62,7 +63,8 @@ export function tooltipOf(b: Budget): vscode.MarkdownString {
   const g = budgetRowGroups(b);
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown('**Capsule context budget**\n\n');
-  md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})`);
+  md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})\n`);
+  if (b.windowSource === 'default') md.appendText(`\nContext window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens. Set capsule.model.contextWindow.\n`);
   md.appendMarkdown('\n\n');
   const table = (title: string, rows: readonly BudgetRow[]): void => {
     md.appendMarkdown(`| ${title} | |\n| --- | ---: |\n`);

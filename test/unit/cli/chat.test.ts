@@ -91,7 +91,9 @@ test('a failing provider ends with the error line and exit code 1', async (t) =>
   server.onMatch(() => true, { status: 401, body: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } });
   const r = await cli(argv(server, session, ws, 'hi'));
   assert.equal(r.code, 1);
-  assert.match(r.lines[r.lines.length - 1] ?? '', /^\[turn failed\] The model request failed: .*Incorrect API key/);
+  assert.match(r.lines.find((l) => l.startsWith('[turn ')) ?? '', /^\[turn failed\] The model request failed: .*Incorrect API key/);
+  assert.equal(r.lines[r.lines.length - 2], `[error] ${new URL(server.url).host} · HTTP 401 · Incorrect API key provided`);
+  assert.match(r.lines[r.lines.length - 1] ?? '', /^\[hint\] .* refused the API key/);
   assert.equal(server.chatRequests.length, 1, 'a 401 is not retried');
 });
 
@@ -128,7 +130,30 @@ test('chat --model with a smaller model than the session used: the previous mode
   assert.ok(sent.length >= 2 && sent.slice(0, -1).every((m) => m === 'big:summary'), sent.join(', '));
   assert.equal(sent[sent.length - 1], 'small');
   assert.ok(server.chatRequests.every((q) => q.status === 200));
-  assert.ok(r.lines.some((l) => /^\[model\] openai-compatible\/small \(window 32768, max output 4096\) after a protective handoff compaction$/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^\[model\] openai-compatible\/small \(window 32,768 tokens, max output 4096\) after a protective handoff compaction$/.test(l)), r.lines.join('\n'));
   assert.ok(r.lines.includes('answered by small'));
   assert.equal((await cli(['verify', path])).code, 0);
+});
+
+test('a failed turn prints the facts in one line (host · status · message) and a hint; --retry sends the same turn again', async (t) => {
+  const s = await setup(t);
+  const host = new URL(s.server.url).host;
+  const fail = { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', code: null } }, headers: { 'retry-after-ms': '0' } } as const;
+  s.server.enqueue(fail, fail, fail, fail);
+  const failed = await cli(argv(s.server, s.session, s.ws, 'Explain the build'));
+  assert.equal(failed.code, 1);
+  assert.ok(failed.lines.includes(`[error] ${host} · HTTP 500 · upstream exploded`), failed.lines.join('\n'));
+  assert.ok(failed.lines.some((l) => l.startsWith('[hint] ') && l.includes('--retry')), failed.lines.join('\n'));
+
+  s.server.enqueue({ text: 'It uses esbuild.' });
+  const retried = await cli(argv(s.server, s.session, s.ws, '--retry'));
+  assert.equal(retried.code, 0, retried.lines.join('\n'));
+  assert.ok(retried.lines.includes('It uses esbuild.'));
+  const users = (await loadSessionFile(s.session)).tree.entries().filter((e) => e.type === 'user');
+  assert.equal(users.length, 1, 'the message is not added twice');
+
+  const again = await cli(argv(s.server, s.session, s.ws, '--retry'));
+  assert.equal(again.code, 1, 'nothing failed last: nothing to retry');
+  assert.ok(again.lines.some((l) => /completed; send a message/.test(l)), again.lines.join('\n'));
+  await assert.rejects(cli(argv(s.server, s.session, s.ws, '--retry', 'and a prompt')), (e: unknown) => e instanceof CliError && /give no prompt/.test(e.message));
 });

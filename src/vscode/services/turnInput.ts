@@ -1,0 +1,62 @@
+// What one input job does: a slash command, a message to the agent, or Retry of the failed turn (docs/behaviour.md#errors).
+import type { AgentSession } from '../../node/agentSession.js';
+import { ephemeralId } from '../base/ids.js';
+import type { SlashCommand } from '../base/slash.js';
+import type { Attachment } from '../../protocol/messages.js';
+import type { ChatOutput, CommandRunner } from './chatPorts.js';
+import type { InputJob } from './jobQueue.js';
+
+export interface TurnInputHost {
+  readonly agent: AgentSession | undefined;
+  /** Why no model is available, in words. */
+  readonly problem: string | undefined;
+  readonly output: ChatOutput | undefined;
+  readonly runCommand: CommandRunner | undefined;
+  /** The next turn belongs to this `send` (the projection matches its pending bubble). */
+  turnStarts(clientId: string | undefined): void;
+  /** A turn ended: the checkpoints tree lists its message. */
+  turnEnded(): void;
+}
+
+/** A message or command; `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
+export function inputJob(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = []): InputJob {
+  return {
+    kind: 'input',
+    id: clientId ?? ephemeralId(),
+    text,
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(command === undefined ? {} : { command }),
+    ...(untyped ? { untyped: true as const } : {}),
+    ...(attachments.length === 0 ? {} : { attachments }),
+  };
+}
+
+/** Queued like a message (Stop cancels it, later input waits for it), shown in the queue as "Retry". */
+export function retryJob(turnId: string): InputJob {
+  return { kind: 'input', id: ephemeralId(), text: 'Retry', retryTurnId: turnId };
+}
+
+export async function runInput(h: TurnInputHost, job: InputJob, signal: AbortSignal): Promise<void> {
+  const out = h.output;
+  if (job.command !== undefined) {
+    if (job.untyped !== true) out?.echo(job.text, job.clientId);
+    await h.runCommand?.(job.command, signal);
+    return;
+  }
+  const agent = h.agent;
+  if (job.retryTurnId !== undefined) {
+    // No echo: the failed turn's message is already in the chat, and it is the one sent again.
+    if (!agent) out?.fail(`Not retried: ${h.problem ?? 'no model is set up yet'}`);
+    else await agent.retryTurn({ signal, turnId: job.retryTurnId });
+    h.turnEnded();
+    return;
+  }
+  if (!agent) {
+    out?.echo(job.text, job.clientId);
+    out?.fail(`Not sent: ${h.problem ?? 'no model is set up yet'}`);
+    return;
+  }
+  h.turnStarts(job.clientId);
+  await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }) });
+  h.turnEnded();
+}
