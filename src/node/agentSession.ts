@@ -1,5 +1,6 @@
 // The one engine facade every front end uses (extension, CLI, tests): the engine composed once over the Node ports of one session file.
 import { resolve } from 'node:path';
+import { capsuleOperationId } from '../engine/transcript/modelInput.js';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
 import { Agent, type SwitchResult } from '../engine/agent/turnLoop.js';
@@ -114,7 +115,7 @@ export class AgentSession {
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
               capture: parts.snapshots,
-              evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent?.capsuleOperationId(), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
+              evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent === undefined ? undefined : capsuleOperationId(agent.branch()), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');
                 return agent.recordCheckpoint(kind, note);

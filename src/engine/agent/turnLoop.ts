@@ -6,20 +6,18 @@ import type { ResolvedSettings } from '../config.js';
 import type { ChatRequest } from '../ports.js';
 import { requestFingerprint } from '../tokens/calibration.js';
 import type { Limits } from '../tokens/limits.js';
-import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
+import { buildModelInput } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
-import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../transcript/schema.js';
+import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, TurnFault, UserEntry } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
 import { type AgentDeps, errText, infoOf } from './agentDeps.js';
 import type { FaultInfo } from '../provider/faults.js';
 import { learnWindow } from './windowLearning.js';
-import { DOOM_LOOP_REPEATS, DoomLoopDetector, doomLoopMessage } from './doomLoop.js';
-import { runToolBatch, type BatchDeps } from './toolBatch.js';
-import { attachmentCalls, attachmentEntry, type Attachment } from './attachments.js';
-import { DEFAULT_AGENT_OPTIONS, runRequest, type AgentOptions, type TurnState } from './turnRequest.js';
-import { blockedStatus, finishTurn, type TurnEndContext } from './turnEnd.js';
+import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type TurnState } from './turnRequest.js';
+import { finishTurn, type TurnEndContext } from './turnEnd.js';
+import { attachFiles, guarded, runSteps, type StepHost } from './turnSteps.js';
 import { retryPoint } from './turnRetry.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
@@ -45,6 +43,7 @@ export class Agent {
   /** Set while a tool batch runs: the agent's checkpoint tool lands after the batch, never between a call and its results. */
   private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
   private lastActivity: number;
+  private readonly host: StepHost & TurnEndContext;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
@@ -78,6 +77,7 @@ export class Agent {
       tail: () => this.branches.tail(),
       systemPrompt: deps.systemPrompt,
     });
+    this.host = this.makeHost();
   }
 
   /** Adds a listener; returns the unsubscribe. A throwing listener never breaks the agent. */
@@ -113,12 +113,6 @@ export class Agent {
     return this.barrier.limits();
   }
 
-  /** The operation id of the capsule in force, for read_compaction_evidence. */
-  capsuleOperationId(): string | undefined {
-    const op = latestCapsule(this.branches.branch())?.capsule.details['operationId'];
-    return typeof op === 'string' ? op : undefined;
-  }
-
   /** Opens the session for work: the epoch's frozen system prompt (docs/behaviour.md#cache-epochs), the model in use, queued instruction updates. */
   start(): Promise<void> {
     return this.exclusive(() => this.prepare());
@@ -127,14 +121,7 @@ export class Agent {
   /** Runs one turn to its end; never rejects. Turns, compactions and switches run one at a time, in call order. */
   runTurn(input: TurnInput): Promise<TurnResult> {
     const turnId = input.turnId ?? this.deps.ids.next('t_');
-    return this.exclusive(async () => {
-      this.turnId = turnId;
-      try {
-        return await this.turn(input, turnId);
-      } finally {
-        this.turnId = undefined;
-      }
-    });
+    return this.exclusive(() => this.asTurn(turnId, () => this.turn(input, turnId)));
   }
 
   /**
@@ -151,16 +138,13 @@ export class Agent {
         return { turnId: point.ok ? point.turnId : (input.turnId ?? ''), status: 'failed', error, requests: 0 };
       }
       const turnId = point.turnId;
-      this.turnId = turnId;
-      try {
+      return this.asTurn(turnId, async () => {
         const st: TurnState = { turnId, signal: input.signal, requests: 0, overflowRetried: false };
         const leaf: LeafEntry = { ...this.entryBase(), type: 'leaf', targetId: point.targetId, reason: `retry of turn ${turnId}` };
         await this.deps.store.append(leaf);
         this.emit({ type: 'turn_start', turnId, userEntryId: point.userEntryId });
-        return await this.guarded(st, () => this.prepare().then(() => this.loop(st)));
-      } finally {
-        this.turnId = undefined;
-      }
+        return guarded(this.host, st, () => this.prepare().then(() => runSteps(this.host, st)));
+      });
     });
   }
 
@@ -251,6 +235,16 @@ export class Agent {
     }
   }
 
+  /** `fn` runs as turn `turnId` (notices carry it). */
+  private async asTurn<T>(turnId: string, fn: () => Promise<T>): Promise<T> {
+    this.turnId = turnId;
+    try {
+      return await fn();
+    } finally {
+      this.turnId = undefined;
+    }
+  }
+
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
     this.active += 1;
     const run = this.queue.then(fn, fn).finally(() => {
@@ -316,7 +310,7 @@ export class Agent {
       this.emit({ type: 'turn_start', turnId, userEntryId: '' });
       return this.finish(st, 'failed', `This session is read-only${store.readOnlyReason ? ` (${store.readOnlyReason})` : ''}; nothing was sent.`);
     }
-    return this.guarded(st, async () => {
+    return guarded(this.host, st, async () => {
       await this.prepare();
       // docs/behaviour.md#rewind: every message gets its checkpoint first, so "rewind to this message" restores the input before it.
       const userId = this.deps.ids.next('e_');
@@ -325,84 +319,44 @@ export class Agent {
       const user: UserEntry = { ...this.entryBase(), id: userId, type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
-      if (input.attachments !== undefined && input.attachments.length > 0 && (await this.attach(input.attachments, turnId, st.signal))) {
+      if (input.attachments !== undefined && input.attachments.length > 0 && (await attachFiles(this.host, input.attachments, turnId, st.signal))) {
         return this.finish(st, 'cancelled', 'The turn was cancelled while the attached files were read.');
       }
-      return this.loop(st);
+      return runSteps(this.host, st);
     });
   }
 
-  /** A turn's body ends in finish(); an unexpected error ends it too, as failed (or cancelled when the user stopped it). */
-  private async guarded(st: TurnState, body: () => Promise<TurnResult>): Promise<TurnResult> {
-    try {
-      return await body();
-    } catch (err) {
-      this.deps.logger?.log('error', `Turn ${st.turnId} stopped: ${errText(err)}`);
-      return this.finish(st, st.signal.aborted ? 'cancelled' : 'failed', st.signal.aborted ? 'The turn was cancelled.' : `The turn stopped: ${errText(err)}`);
-    }
-  }
-
-  private batchDeps(turnId: string): BatchDeps {
+  /** The agent as the steps of a turn (turnSteps.ts) and its end (turnEnd.ts) see it. */
+  private makeHost(): StepHost & TurnEndContext {
     return {
-      tools: this.deps.tools,
-      clock: this.deps.clock,
-      appendResult: async (r) => {
-        const entry: ToolResultEntry = { ...this.entryBase(), type: 'tool_result', ...r };
-        await this.deps.store.append(entry);
-        return entry;
+      deps: this.deps,
+      barrier: this.barrier,
+      triggers: this.triggers,
+      branch: () => this.branches.branch(),
+      emit: (e) => this.emit(e),
+      entryBase: () => this.entryBase(),
+      flushUpdates: () => this.flushUpdates(),
+      preflight: (st) => this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId: st.turnId })),
+      requestDeps: (st) => ({
+        model: this.model,
+        options: this.options,
+        clock: this.deps.clock,
+        ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
+        emit: (e) => this.emit(e),
+        append: (e) => this.deps.store.append(e),
+        entryBase: () => this.entryBase(),
+        build: () => this.buildRequest(),
+        learnOverflow: (fault) => this.learnOverflow(fault),
+        recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId: st.turnId })),
+        epochId: () => this.epochs.epochId(),
+        cacheLineLevel: (m) => this.cacheLines.levelFor(m),
+      }),
+      beginBatch: () => {
+        this.batchCheckpoints = [];
       },
-      onStart: (c) => this.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
-      onEnd: (c, e, wasCancelled) =>
-        this.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
+      flushBatchCheckpoints: (force = false) => this.flushBatchCheckpoints(force),
+      finish: (...args) => this.finish(...args),
     };
-  }
-
-  /** The user's attachments as one read_file exchange after the message (docs/user/chat.md); true when the turn was cancelled meanwhile. */
-  private async attach(attachments: readonly Attachment[], turnId: string, signal: AbortSignal): Promise<boolean> {
-    const calls = attachmentCalls(attachments, () => this.deps.ids.next('att_'));
-    await this.deps.store.append(attachmentEntry(this.entryBase(), calls, turnId));
-    return runToolBatch(this.batchDeps(turnId), calls, turnId, signal);
-  }
-
-  /** Preflight → request → tools, until the answer (or a stop). */
-  private async loop(st: TurnState): Promise<TurnResult> {
-    const store = this.deps.store;
-    const turnId = st.turnId;
-    const loops = new DoomLoopDetector();
-    for (;;) {
-      if (st.signal.aborted) return this.finish(st, 'cancelled', 'The turn was cancelled.');
-      await this.flushUpdates();
-      // docs/behaviour.md#barrier: before every inference, the first of the turn and each continuation after tool results (same turn id).
-      const pre = await this.withEpoch(() => this.barrier.preflight({ signal: st.signal, turnId }));
-      if (!pre.mayProceed) return this.finish(st, blockedStatus(pre, st.signal), pre.error);
-      const step = await runRequest(
-        {
-          model: this.model,
-          options: this.options,
-          clock: this.deps.clock,
-          ...(this.deps.logger === undefined ? {} : { logger: this.deps.logger }),
-          emit: (e) => this.emit(e),
-          append: (e) => store.append(e),
-          entryBase: () => this.entryBase(),
-          build: () => this.buildRequest(),
-          learnOverflow: (fault) => this.learnOverflow(fault),
-          recoverOverflow: () => this.withEpoch(() => this.barrier.recoverOverflow({ signal: st.signal, turnId })),
-          epochId: () => this.epochs.epochId(),
-          cacheLineLevel: (m) => this.cacheLines.levelFor(m),
-        },
-        st,
-      );
-      if (step.kind === 'end') return this.finish(st, step.status, step.error, step.answer, undefined, step.fault);
-      const first = step.entry.toolCalls[0];
-      if (loops.note(step.entry.toolCalls) && first !== undefined) {
-        // The repeated calls are not run again: finish() answers them as not run, so the input stays valid.
-        this.emit({ type: 'loop_detected', turnId, name: first.name, arguments: first.arguments, repeats: DOOM_LOOP_REPEATS });
-        return this.finish(st, 'failed', doomLoopMessage(first, DOOM_LOOP_REPEATS), undefined, 'doom_loop');
-      }
-      this.batchCheckpoints = [];
-      const cancelled = await runToolBatch(this.batchDeps(turnId), step.entry.toolCalls, turnId, st.signal).finally(() => this.flushBatchCheckpoints());
-      if (cancelled) return this.finish(st, 'cancelled', 'The turn was cancelled while tools were running.');
-    }
   }
 
   /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
@@ -439,15 +393,6 @@ export class Agent {
   }
 
   private finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason'], fault?: TurnFault): Promise<TurnResult> {
-    const ctx: TurnEndContext = {
-      deps: this.deps,
-      barrier: this.barrier,
-      triggers: this.triggers,
-      emit: (e) => this.emit(e),
-      entryBase: () => this.entryBase(),
-      branch: () => this.branches.branch(),
-      flushBatchCheckpoints: (force) => this.flushBatchCheckpoints(force),
-    };
-    return finishTurn(ctx, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }), ...(fault === undefined ? {} : { fault }) });
+    return finishTurn(this.host, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }), ...(fault === undefined ? {} : { fault }) });
   }
 }

@@ -123,3 +123,9 @@ function guarded(input: ModelInput): ModelInput {
   const entryIds = messages.flatMap((m) => (m.entryId === undefined ? [] : [m.entryId]));
   return { ...input, messages, entryIds };
 }
+
+/** The operation id of the capsule in force on `branch`, for read_compaction_evidence. */
+export function capsuleOperationId(branch: readonly Entry[]): string | undefined {
+  const op = latestCapsule(branch)?.capsule.details['operationId'];
+  return typeof op === 'string' ? op : undefined;
+}

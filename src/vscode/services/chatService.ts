@@ -10,9 +10,9 @@ import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOf } from '../../node/sessionBudget.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
-import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindPreview, type SwitchDone } from '../../node/sessionRewind.js';
+import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../../node/sessionRewind.js';
+import { previewRewindOf, rewindOf, switchBranchOf, undoCompactionOf, type LeafMoveHost } from './leafMoves.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
-import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
@@ -45,11 +45,6 @@ export interface ChatServiceDeps {
 export type { ChatChange } from './chatPorts.js';
 
 const RECONCILE = 'reconcile';
-
-/** A chat without a model has no facade (and no snapshots: no tool ever ran); its conversation still rewinds by the same operation. */
-function storeOnly(store: JsonlSessionStore): Parameters<typeof rewindSession>[0] {
-  return { store, snapshots: undefined, ids: nodeIds, clock: nodeClock };
-}
 
 /** Entries the checkpoints tree shows or that change what it shows. */
 const TREE_ENTRY_TYPES: ReadonlySet<Entry['type']> = new Set(['user', 'checkpoint', 'capsule', 'leaf', 'compaction_undo']);
@@ -333,49 +328,26 @@ export class ChatService extends Disposable implements OpenChat {
 
   /** What a rewind to `ref` would do (files that differ, the message that comes back). */
   previewRewind(store: JsonlSessionStore, ref: string): Promise<RewindPreview | RewindFailure> {
-    const a = this.#agent;
-    return a && this.store === store ? a.previewRewind(ref) : previewRewind(storeOnly(store), ref);
+    return previewRewindOf(this.#leafHost(), store, ref);
   }
 
-  /** Rewind through the facade after the user confirmed; undefined (and a notice) when it could not be done. */
-  async rewind(store: JsonlSessionStore, ref: string, opts: RewindOptions = {}): Promise<RewindDone | undefined> {
-    if (this.store !== store) return undefined; // the chat changed while the dialog was open
-    const a = this.#agent;
-    return this.#leafMoved(a ? await a.rewind(ref, opts) : await rewindSession(storeOnly(store), ref, opts));
+  /** Rewind after the user confirmed; undefined (and a notice) when it could not be done. */
+  rewind(store: JsonlSessionStore, ref: string, opts: RewindOptions = {}): Promise<RewindDone | undefined> {
+    return rewindOf(this.#leafHost(), store, ref, opts);
   }
 
-  /** The ‹ › switcher through the facade (docs/rewind.md#branches); undefined (and a notice) when refused. */
-  async switchBranch(store: JsonlSessionStore, entryId: string): Promise<SwitchDone | undefined> {
-    if (this.store !== store) return undefined;
-    const a = this.#agent;
-    return this.#leafMoved(a ? await a.switchBranch(entryId) : await switchBranchSession(storeOnly(store), entryId));
+  /** The ‹ › switcher (docs/rewind.md#branches); undefined (and a notice) when refused. */
+  switchBranch(store: JsonlSessionStore, entryId: string): Promise<SwitchDone | undefined> {
+    return switchBranchOf(this.#leafHost(), store, entryId);
   }
 
-  #leafMoved<T extends RewindDone>(r: T | RewindFailure): T | undefined {
-    if (!r.ok) {
-      this.#output?.notify('error', r.error);
-      return undefined;
-    }
-    // The leaf entry it appended already moved the view to the new branch; the facade may have changed more since.
-    this.#remeasure();
-    return r;
+  /** Undo or redo one compaction; false (and a notice saying why) when refused. */
+  undoCompaction(ref: string, action: UndoAction): Promise<boolean> {
+    return undoCompactionOf(this.#leafHost(), ref, action);
   }
 
-  /** Undo or redo one compaction through the facade; false (and a notice saying why) when refused. */
-  async undoCompaction(ref: string, action: UndoAction): Promise<boolean> {
-    const a = this.#agent;
-    if (!a) {
-      this.#output?.notify('error', 'Set up a model first: undoing a compaction measures the result against its context window.');
-      return false;
-    }
-    const r = await a.undoCompaction(ref, action);
-    if (!r.ok) {
-      this.#output?.notify('error', r.error);
-      return false;
-    }
-    // The leaf entry it appended already moved the view to the new branch; the facade may have changed more since.
-    this.#remeasure();
-    return true;
+  #leafHost(): LeafMoveHost {
+    return { agent: this.#agent, store: this.store, output: this.#output, remeasure: () => this.#remeasure() };
   }
 
   /** Closes the agent (waiting for its work; the facade keeps the pending intents beside the chat). */
