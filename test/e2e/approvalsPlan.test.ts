@@ -3,13 +3,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
 import { renderPlanLines, type Plan } from '../../src/engine/compaction/taskPlan.js';
-import { isSummaryRequest, startFakeOpenAI, type ChatBody, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
+import { isSummaryRequest, type ChatBody, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../unit/compaction/harness.js';
-import { launchBrowser, screenshot, stepper, watchConsole } from './browser.js';
+import { screenshot } from './browser.js';
+import { NOT_STARTED, startE2e, step, stopE2e } from './session.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 const MODEL = 'fake-model';
@@ -33,36 +32,25 @@ function responder(req: ChatRequestView): ScriptedReply {
   return { text: 'Noted.' };
 }
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-const step = stepper(() => page, () => server?.output() ?? '');
+let { fake, server, page } = NOT_STARTED;
 
 before(async () => {
-  fake = await startFakeOpenAI({ window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder });
-  server = await startCodeServer({
-    settings: {
-      'capsule.provider.baseUrl': fake.url,
+  ({ fake, server, page } = await startE2e({
+    fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
       'capsule.model.id': MODEL,
       'capsule.model.contextWindow': 64_000,
       'capsule.model.maxOutputTokens': 4000,
       // A short chat must have something older than the kept tail for /compact to summarize.
       'capsule.compaction.keepRecentTokens': 300,
       'capsule.compaction.minReclaimableTokens': 100,
-    },
+    }),
     files: { 'README.md': '# sample\n', 'a.ts': 'export const value = 1;\n' },
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  watchConsole(page);
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 function toolResults(f: FakeOpenAIServer): string[] {
   return f.chatRequests.flatMap((r) => (r.body as ChatBody).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));

@@ -1,12 +1,11 @@
 // End to end in code-server: `@` a workspace file and send it (the model receives its content), click a path in the answer (the editor opens at the line), Show diff on an applied edit.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { isSummaryRequest, startFakeOpenAI, type ChatBody, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
+import { isSummaryRequest, type ChatBody, type ChatRequestView, type ScriptedReply } from '../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../unit/compaction/harness.js';
-import { launchBrowser, screenshot, stepper, watchConsole } from './browser.js';
+import { screenshot } from './browser.js';
+import { NOT_STARTED, startE2e, step, stopE2e } from './session.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 const MODEL = 'fake-model';
@@ -24,28 +23,17 @@ function responder(req: ChatRequestView): ScriptedReply {
   return { text: 'Noted.' };
 }
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-const step = stepper(() => page, () => server?.output() ?? '');
+let { fake, server, page } = NOT_STARTED;
 
 before(async () => {
-  fake = await startFakeOpenAI({ window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder });
-  server = await startCodeServer({
-    settings: { 'capsule.provider.baseUrl': fake.url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 },
+  ({ fake, server, page } = await startE2e({
+    fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
+    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
     files: { 'README.md': '# sample\n', 'greeter.ts': APP, 'other.ts': 'export const other = 1;\n' },
-  });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  watchConsole(page);
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 test('@file context, a clickable path in the answer, and the diff of an applied edit', { timeout: 300_000 }, async () => {
   const s = server;

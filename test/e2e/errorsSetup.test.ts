@@ -3,11 +3,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
-import { startFakeOpenAI, type FakeOpenAIServer } from '../fakes/openaiServer.js';
-import { launchBrowser, screenshot, stepper, watchConsole } from './browser.js';
+import { screenshot } from './browser.js';
+import { NOT_STARTED, startE2e, step, stopE2e } from './session.js';
 import { ChatView, waitUntil } from './chatView.js';
-import { startCodeServer, type CodeServer } from './codeServer.js';
 import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 /** Unknown to the built-in table, on a server that reports no window: nobody knows its window. */
@@ -15,25 +13,17 @@ const MODEL = 'acme-local-7b';
 /** The server asks to be retried at once, so the agent's four attempts take no backoff time. */
 const FAIL_500 = { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', code: null } }, headers: { 'retry-after-ms': '0' } } as const;
 
-let fake: FakeOpenAIServer | undefined;
-let server: CodeServer | undefined;
-let browser: Browser | undefined;
-let page: Page;
-const step = stepper(() => page, () => server?.output() ?? '');
+let { fake, server, page } = NOT_STARTED;
 
 before(async () => {
-  fake = await startFakeOpenAI({ window: 64_000, hideModelLimits: true, models: [{ id: MODEL, contextLength: 64_000 }], fallback: () => ({ text: 'Noted.' }) });
-  server = await startCodeServer({ settings: { 'capsule.provider.baseUrl': fake.url, 'capsule.model.id': MODEL }, files: { 'README.md': '# sample\n' } });
-  browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-  watchConsole(page);
+  ({ fake, server, page } = await startE2e({
+    fake: { window: 64_000, hideModelLimits: true, models: [{ id: MODEL, contextLength: 64_000 }], fallback: () => ({ text: 'Noted.' }) },
+    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL }),
+    files: { 'README.md': '# sample\n' },
+  }));
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await fake?.close();
-});
+after(stopE2e);
 
 async function closedPort(): Promise<number> {
   const s = createServer();

@@ -31,21 +31,26 @@ function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-export function webviewHtml(i: WebviewHtmlInput): string {
+/** One page of the view: its CSP, the stylesheet, and `body` (already escaped). */
+function page(csp: string, styleUri: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${attr(contentSecurityPolicy(i.cspSource, i.nonce))}">
+<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(i.styleUri)}">
+<link rel="stylesheet" href="${attr(styleUri)}">
 <title>Capsule</title>
 </head>
 <body>
-<main id="root"></main>
-<script nonce="${attr(i.nonce)}" src="${attr(i.scriptUri)}"></script>
+${body}
 </body>
 </html>`;
+}
+
+export function webviewHtml(i: WebviewHtmlInput): string {
+  return page(contentSecurityPolicy(i.cspSource, i.nonce), i.styleUri, `<main id="root"></main>
+<script nonce="${attr(i.nonce)}" src="${attr(i.scriptUri)}"></script>`);
 }
 
 /** The command the Restricted Mode page may run (its only link), and nothing else. */
@@ -57,17 +62,7 @@ export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
  */
 export function restrictedHtml(i: Pick<WebviewHtmlInput, 'cspSource' | 'styleUri'>): string {
   const csp = ["default-src 'none'", `style-src ${i.cspSource}`, `font-src ${i.cspSource}`].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${attr(i.styleUri)}">
-<title>Capsule</title>
-</head>
-<body>
-<main class="restricted" aria-labelledby="restricted-title">
+  return page(csp, i.styleUri, `<main class="restricted" aria-labelledby="restricted-title">
 <h2 id="restricted-title">Capsule is in Restricted Mode</h2>
 <p>This workspace is not trusted, so the agent does not run here: it would read and change the workspace's files and run commands in it.</p>
 <h3>What works</h3>
@@ -83,7 +78,5 @@ export function restrictedHtml(i: Pick<WebviewHtmlInput, 'cspSource' | 'styleUri
 </ul>
 <p><a class="trust-button" href="command:${MANAGE_TRUST_COMMAND}" role="button">Manage Workspace Trust</a></p>
 <p class="restricted-note">Once you trust this workspace, this view becomes the chat; no reload needed.</p>
-</main>
-</body>
-</html>`;
+</main>`);
 }
