@@ -61,6 +61,10 @@ export interface AgentSessionConfig {
   readonly intentsFile?: string;
   /** File snapshots for rewind (docs/rewind.md). Default: `<session stem>.files/` next to the session file. */
   readonly snapshotsDir?: string;
+  /** The secret that signs the snapshots' change log, kept outside every workspace (docs/rewind.md#safety). Default: the CLI's, see cliKeyPath. */
+  readonly snapshotKeyFile?: string;
+  /** Further files Capsule itself writes (settings files, Project Memory, capsules): the agent can write none of them, and rewind never touches them. */
+  readonly ownFiles?: readonly string[];
   readonly model: ModelConfig;
   /** Raw `capsule.compaction.*` values (docs/behaviour.md#settings); validated against the model. */
   readonly settings?: Readonly<Record<string, unknown>>;

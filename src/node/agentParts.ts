@@ -10,6 +10,7 @@ import type { JsonlSessionStore } from './jsonlStore.js';
 import { TokenCaches } from './sessionBudget.js';
 import { lastEntryId } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
 
 export const NO_TOOLS: ToolHost = {
   schemas: () => [],
@@ -30,6 +31,8 @@ export interface Parts {
   readonly snapshots: FileSnapshots;
   /** The API keys this session holds, kept out of every command's environment. */
   readonly secrets: string[];
+  /** Capsule's own files (docs/rewind.md#safety): the agent's writes refuse them and snapshots never record them. */
+  readonly ownFiles: readonly string[];
 }
 
 /** The key of an OpenAI-compatible endpoint, if the config carries one. */
@@ -38,7 +41,14 @@ export function keysOf(model: ModelConfig): string[] {
   return 'baseURL' in c && c.apiKey !== undefined && c.apiKey !== '' ? [c.apiKey] : [];
 }
 
-type Dirs = { readonly archiveDir?: string; readonly flightLog?: string; readonly intentsFile?: string; readonly snapshotsDir?: string };
+type Dirs = {
+  readonly archiveDir?: string;
+  readonly flightLog?: string;
+  readonly intentsFile?: string;
+  readonly snapshotsDir?: string;
+  readonly snapshotKeyFile?: string;
+  readonly ownFiles?: readonly string[];
+};
 
 export async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = []): Promise<Parts> {
   // The engine is composed over the whole tree: a tail-first store finishes indexing first (docs/loading.md).
@@ -46,17 +56,29 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
   const paths = sidecarPaths(resolve(path));
   const intentsFile = dirs.intentsFile ?? paths.intentsFile;
   const saved = (await readIntents(intentsFile).catch(() => undefined)) ?? fallbackTriggers;
+  const snapshotsDir = dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path));
+  const archiveDir = dirs.archiveDir ?? paths.archiveDir;
+  const flightLog = dirs.flightLog ?? paths.flightLog;
+  const ownFiles = [...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir), resolve(intentsFile), ...(dirs.ownFiles ?? []).map((p) => resolve(p))];
   return {
     store,
     ownsStore,
-    archive: new FileEvidenceArchive(dirs.archiveDir ?? paths.archiveDir),
-    recorder: new FlightRecorder(dirs.flightLog ?? paths.flightLog, logger),
+    archive: new FileEvidenceArchive(archiveDir),
+    recorder: new FlightRecorder(flightLog, logger),
     triggers: saved === undefined ? new TriggerState() : TriggerState.fromJSON(saved),
     intentsFile,
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
     caches: new TokenCaches(),
     logger,
-    snapshots: new FileSnapshots({ dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)), roots, leaf: () => lastEntryId(store), ...(logger === undefined ? {} : { logger }) }),
+    snapshots: new FileSnapshots({
+      dir: snapshotsDir,
+      roots,
+      leaf: () => lastEntryId(store),
+      ownFiles: () => ownFiles,
+      ...(dirs.snapshotKeyFile === undefined ? {} : { keyFile: dirs.snapshotKeyFile }),
+      ...(logger === undefined ? {} : { logger }),
+    }),
     secrets: [],
+    ownFiles,
   };
 }

@@ -1,5 +1,5 @@
 // The one engine facade every front end uses (extension, CLI, tests): the engine composed once over the Node ports of one session file.
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
@@ -25,7 +25,6 @@ import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
 import { lastEntryId, previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
-import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
@@ -50,6 +49,10 @@ export interface OfflineSessionConfig {
   /** Chooses the model from the session as loaded (the model it recorded, unless flags say otherwise). */
   readonly model: (branch: readonly Entry[]) => OfflineModel;
   readonly logger?: Logger;
+  /** The folders whose files a rewind may restore (default: the folder the chat was started in, its header's cwd). */
+  readonly roots?: readonly string[];
+  /** The secret that signs the change log (default: the CLI's, see cliKeyPath). */
+  readonly snapshotKeyFile?: string;
 }
 
 export interface CompactOptions {
@@ -96,8 +99,7 @@ export class AgentSession {
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
       parts.secrets.push(...keysOf(config.model));
-      const paths = sidecarPaths(resolve(config.sessionPath));
-      const ownFiles = [...sessionOwnedPaths(config.sessionPath, config.archiveDir ?? paths.archiveDir, config.flightLog ?? paths.flightLog), resolve(config.intentsFile ?? paths.intentsFile)];
+      const ownFiles = parts.ownFiles;
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
@@ -152,7 +154,8 @@ export class AgentSession {
   static async openOffline(config: OfflineSessionConfig): Promise<AgentSession> {
     const store = await JsonlSessionStore.open(config.sessionPath);
     try {
-      const parts = await openParts(config.sessionPath, {}, store, true, config.logger);
+      const roots = config.roots ?? (isAbsolute(store.header.cwd) ? [store.header.cwd] : []);
+      const parts = await openParts(config.sessionPath, config.snapshotKeyFile === undefined ? {} : { snapshotKeyFile: config.snapshotKeyFile }, store, true, config.logger, undefined, roots);
       const m = config.model(store.tree.branch());
       const barrier = new PreflightBarrier({
         store,

@@ -4,6 +4,7 @@ import { switchPoint } from '../engine/transcript/branches.js';
 import { resolveRewindPoint, type RewindPoint } from '../engine/transcript/rewindPoint.js';
 import type { LeafEntry, SystemUpdateEntry } from '../engine/transcript/schema.js';
 import type { JsonlSessionStore } from './jsonlStore.js';
+import type { RefusedRecord } from './snapshots/changeLog.js';
 import type { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { applyRestore, planRestore, type FilePlan, type RestorePlan, type RestoreResult } from './snapshots/restore.js';
 
@@ -19,6 +20,8 @@ export interface RewindPreview {
   readonly files: readonly FilePlan[];
   /** The session keeps file snapshots (a chat without workspace tools has none to restore). */
   readonly snapshots: boolean;
+  /** Change-log records that are never applied (not Capsule's, outside the workspace, a link on the way), each with why. */
+  readonly refused: readonly RefusedRecord[];
 }
 
 export type RewindFailure = { readonly ok: false; readonly error: string };
@@ -55,7 +58,7 @@ function positions(store: JsonlSessionStore): (id: string | null) => number {
 }
 
 async function plan(d: RewindDeps, point: RewindPoint): Promise<RestorePlan> {
-  if (d.snapshots === undefined) return { files: [] };
+  if (d.snapshots === undefined) return { files: [], refused: [] };
   const pos = positions(d.store);
   // The moment of a point is "just after its target was written"; before the first entry, every change counts.
   const targetPos = point.targetId === null ? -1 : pos(point.targetId);
@@ -69,7 +72,7 @@ export async function previewRewind(d: RewindDeps, ref: string): Promise<RewindP
   if (!point.ok) return point;
   const { ok: _ok, ...p } = point;
   const restore = await plan(d, p);
-  return { ok: true, point: p, files: restore.files, snapshots: d.snapshots !== undefined };
+  return { ok: true, point: p, files: restore.files, refused: restore.refused, snapshots: d.snapshots !== undefined };
 }
 
 function describe(f: FilePlan): string {
@@ -94,8 +97,8 @@ export function filesDifferNote(files: readonly FilePlan[]): string {
 }
 
 /**
- * Rewinds: moves the leaf (unless "Files only"), restores the files (unless "Conversation only"; files edited outside
- * Capsule only with `overwriteOutside`), and after a "Conversation only" rewind that leaves files changed, appends one
+ * Rewinds: moves the leaf (unless "Files only"), restores the files (unless "Conversation only"; files changed since
+ * Capsule recorded them only with `overwriteOutside`, after a copy of each is kept; refused records never), and after a "Conversation only" rewind that leaves files changed, appends one
  * system update listing them. The caller makes sure no turn runs.
  */
 export async function rewindSession(d: RewindDeps, ref: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean } = {}): Promise<RewindDone | RewindFailure> {

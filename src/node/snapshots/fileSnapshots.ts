@@ -35,6 +35,10 @@ export interface SnapshotDeps {
   readonly limits?: Partial<SnapshotLimits>;
   readonly logger?: Logger;
   readonly now?: () => number;
+  /** The secret that signs the change log, outside every workspace (default: the CLI's, see integrityKey.ts). */
+  readonly keyFile?: string;
+  /** Capsule's own files: never logged, so never restored or deleted (changeLog.ts). */
+  readonly ownFiles?: () => readonly string[];
 }
 
 /** The content of a path now: bytes, absent, or too large to keep. */
@@ -60,7 +64,7 @@ export class FileSnapshots implements FileCapture {
 
   constructor(private readonly deps: SnapshotDeps) {
     this.objects = new ObjectStore(`${deps.dir}/objects`);
-    this.log = new ChangeLog(`${deps.dir}/changes.jsonl`);
+    this.log = new ChangeLog(`${deps.dir}/changes.jsonl`, { roots: deps.roots, ...(deps.keyFile === undefined ? {} : { keyFile: deps.keyFile }), ...(deps.ownFiles === undefined ? {} : { own: deps.ownFiles }) });
     this.limits = { ...DEFAULT_SNAPSHOT_LIMITS, ...deps.limits };
   }
 
@@ -114,8 +118,7 @@ export class FileSnapshots implements FileCapture {
       if (prior === after && prior !== 'unavailable') continue;
       changes.push({ path, leaf, before: prior, after, why, at });
     }
-    await this.log.append(changes);
-    return changes;
+    return this.log.append(changes);
   }
 
   private async prepareCommand(): Promise<{ readonly scan: Scan; readonly states: Map<string, FileState> }> {

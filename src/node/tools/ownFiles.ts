@@ -1,4 +1,4 @@
-// Capsule's own files (the session, its archive, locks, flight records, torn-tail sidecar) are off limits to the agent's write tools.
+// Capsule's own files (the session, its archive, locks, flight records, torn-tail sidecar, snapshot store, settings it writes) are off limits to the agent's write tools and never restored.
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { lockDirPath, ownerPath } from '../sessionLock.js';
@@ -9,16 +9,17 @@ import { ToolError } from './types.js';
 /** The folder the CLI keeps its sessions in when none is given: everything in it belongs to Capsule. */
 export const CAPSULE_FOLDER = '.capsule';
 
-/** Every path a session owns, given where its archive and flight log live. */
-export function sessionOwnedPaths(sessionPath: string, archiveDir: string, flightLog: string): string[] {
+/** Every path a session owns, given where its archive, flight log and file snapshots live (the snapshot store wherever it is: `<session>.files/` by default). */
+export function sessionOwnedPaths(sessionPath: string, archiveDir: string, flightLog: string, snapshotsDir?: string): string[] {
   const abs = resolve(sessionPath);
-  const owned = [abs, corruptSidecarPath(abs), lockDirPath(abs), ownerPath(abs), resolve(archiveDir), resolve(flightLog)];
+  const store = snapshotsDir ?? `${abs.replace(/\.jsonl$/i, '')}.files`;
+  const owned = [abs, corruptSidecarPath(abs), lockDirPath(abs), ownerPath(abs), resolve(archiveDir), resolve(flightLog), resolve(store)];
   if (basename(dirname(abs)) === CAPSULE_FOLDER) owned.push(dirname(abs));
   return owned;
 }
 
 /** `p` with its folder's symlinks resolved (the file itself may not exist), so a link to the session is caught too. */
-async function realish(p: string): Promise<string> {
+export async function realish(p: string): Promise<string> {
   try {
     return await realpath(p);
   } catch {
@@ -33,7 +34,7 @@ export async function refuseOwnFiles(owned: readonly string[], real: string, dis
   for (const p of owned) {
     const r = await realish(p);
     if (isInside(r, real)) {
-      throw new ToolError(`${tool} refused: "${display}" is one of Capsule's own files (the chat's session, archive, lock or flight record). Changing it would destroy this chat; it is not a workspace file to edit.`);
+      throw new ToolError(`${tool} refused: "${display}" is one of Capsule's own files (the chat's session, archive, lock, flight record, file snapshots or a settings file Capsule writes). Changing it could destroy this chat or its rewind; it is not a workspace file to edit.`);
     }
   }
 }

@@ -12,8 +12,16 @@ export class Timeline {
   readonly snapshots: FileSnapshots;
   private moment = 0;
 
-  constructor(readonly ws: string, storeDir: string, limits: ConstructorParameters<typeof FileSnapshots>[0]['limits'] = {}) {
-    this.snapshots = new FileSnapshots({ dir: storeDir, roots: [ws], leaf: () => `m${this.moment}`, limits });
+  constructor(readonly ws: string, storeDir: string, limits: ConstructorParameters<typeof FileSnapshots>[0]['limits'] = {}, keyFile = join(dirname(storeDir), 'snapshot.key')) {
+    // The key lives beside the store, outside the workspace, as the user-level one does.
+    this.snapshots = new FileSnapshots({ dir: storeDir, roots: [ws], leaf: () => `m${this.moment}`, limits, keyFile });
+  }
+
+  /** The same store read afresh (as the next process would), at the same moment. */
+  reopen(keyFile?: string): Timeline {
+    const tl = new Timeline(this.ws, dirname(this.snapshots.log.file), this.snapshots.limits, keyFile);
+    tl.moment = this.moment;
+    return tl;
   }
 
   /** Starts the next moment and returns its id. */
