@@ -1,5 +1,6 @@
 // Finds *.test.ts files under the given folders and runs them with node's test runner through tsx.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -20,5 +21,9 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+// The tests sign change logs with a key of their own, not the user's (~/.config/capsule/snapshot.key).
+const keyDir = process.env.CAPSULE_KEY_FILE ? undefined : mkdtempSync(join(tmpdir(), 'capsule-test-key-'));
+const env = keyDir === undefined ? process.env : { ...process.env, CAPSULE_KEY_FILE: join(keyDir, 'snapshot.key') };
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
+if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
 process.exit(r.status ?? 1);

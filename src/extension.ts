@@ -45,7 +45,17 @@ export function activate(context: vscode.ExtensionContext): void {
   let chatKey: () => string | undefined = () => undefined;
   const approvals = own(new ApprovalService(() => chatKey()));
   const service = own(
-    new ChatService({ sessions, settings, keys, providers, memory, logger, approve: approvals.request, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }),
+    new ChatService({
+      sessions,
+      settings,
+      keys,
+      providers,
+      memory,
+      logger,
+      approve: approvals.request,
+      legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`),
+      userStorage: context.globalStorageUri.fsPath,
+    }),
   );
   chatKey = () => service.store?.path;
   chat = service;

@@ -102,9 +102,9 @@ export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/openaiModel.js';
  * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags
  * and what the session recorded. A missing or locked file becomes a one-line CliError.
  */
-export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags): Promise<AgentSession> {
+export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags, more: { readonly roots?: readonly string[] } = {}): Promise<AgentSession> {
   try {
-    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)) });
+    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)), ...more });
   } catch (e) {
     if (e instanceof CliError) throw e;
     throw new CliError(e instanceof Error ? e.message : String(e), 1);

@@ -53,9 +53,9 @@ export interface RefusedRecord {
 }
 
 export const REFUSED = {
-  outside: 'names a path outside the workspace folders of this session (absolute, or through ..); refused',
-  unsigned: 'has no integrity check from Capsule on this machine (a log from elsewhere or from an older Capsule); refused',
-  badMac: 'does not match its integrity check (changed since Capsule wrote it, or written by someone else); refused',
+  outside: "names a path outside this session's workspace folders (absolute, or through ..)",
+  unsigned: 'carries no integrity check from Capsule on this machine (a log from elsewhere, e.g. a cloned repository, or from an older Capsule)',
+  badMac: 'does not match its integrity check (changed after Capsule wrote it, or written by someone else)',
 } as const;
 
 export interface ChangeLogOptions {
@@ -130,7 +130,7 @@ export class ChangeLog {
     try {
       key = await integrityKey(this.keyFile);
     } catch (err) {
-      keyProblem = `cannot be checked: ${oneLine(err)}; refused`;
+      keyProblem = `cannot be checked: ${oneLine(err)}`;
     }
     const refused: RefusedRecord[] = [];
     const r = await readJsonLines(this.file, (raw) => {

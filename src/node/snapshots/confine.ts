@@ -26,8 +26,8 @@ export function partsBelow(root: string, path: string): string[] | undefined {
  */
 export async function checkedParent(root: string, path: string, create: boolean): Promise<string | undefined> {
   const parts = partsBelow(root, path);
-  if (parts === undefined) throw new ConfinementError('is outside the workspace folders; refused');
-  if ((await realpath(root).catch(() => undefined)) !== root) throw new ConfinementError(`its workspace folder ${root} is missing or is now a link; refused`);
+  if (parts === undefined) throw new ConfinementError('is outside the workspace folders');
+  if ((await realpath(root).catch(() => undefined)) !== root) throw new ConfinementError(`its workspace folder ${root} is missing or is now a link`);
   let dir = root;
   for (const name of parts.slice(0, -1)) {
     dir = join(dir, name);
@@ -37,11 +37,11 @@ export async function checkedParent(root: string, path: string, create: boolean)
       await mkdir(dir).catch((err: unknown) => (errCode(err) === 'EEXIST' ? undefined : Promise.reject(err)));
       st = await lstat(dir);
     }
-    if (st.isSymbolicLink()) throw new ConfinementError(`the folder ${relative(root, dir)} on its path is now a symbolic link; Capsule does not follow it; refused`);
-    if (!st.isDirectory()) throw new ConfinementError(`${relative(root, dir)} on its path is not a folder any more; refused`);
+    if (st.isSymbolicLink()) throw new ConfinementError(`the folder ${relative(root, dir)} on its path is now a symbolic link; Capsule does not follow it`);
+    if (!st.isDirectory()) throw new ConfinementError(`${relative(root, dir)} on its path is not a folder any more`);
   }
   // The names were checked one by one; the real path closes the gap a rename of a folder above could open.
-  if ((await realpath(dir)) !== dir) throw new ConfinementError(`the folder ${relative(root, dir) || '.'} is no longer where it was (a link on its path); refused`);
+  if ((await realpath(dir)) !== dir) throw new ConfinementError(`the folder ${relative(root, dir) || '.'} is no longer where it was (a link on its path)`);
   return dir;
 }
 
@@ -72,7 +72,7 @@ export async function writeConfined(root: string, path: string, bytes: Uint8Arra
     }
     // A file that was there keeps its mode; a new one gets the usual one (0666 less the umask).
     if (mode !== undefined) await chmod(tmp, mode);
-    if ((await checkedParent(root, path, false)) !== parent) throw new ConfinementError('its folder changed while it was written; refused');
+    if ((await checkedParent(root, path, false)) !== parent) throw new ConfinementError('its folder changed while it was written');
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });

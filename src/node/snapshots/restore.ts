@@ -111,8 +111,10 @@ export interface KeptCopy {
 
 export interface RestoreResult {
   readonly restored: readonly string[];
-  /** Left as they are: changed since (and not confirmed), not restorable, or refused; each with the reason. */
+  /** Left as they are: changed since (and not confirmed), not restorable, or stopped at write time (a link on the way); each with the reason. */
   readonly skipped: readonly { readonly path: string; readonly reason: string }[];
+  /** Change-log records never applied (not Capsule's, outside the workspace, a link on the way), each with why. */
+  readonly refused: readonly RefusedRecord[];
   /** Changed-since files overwritten on request, and where their content was kept first. */
   readonly kept: readonly KeptCopy[];
   readonly changes: readonly Change[];
@@ -146,6 +148,7 @@ export async function applyRestore(snapshots: FileSnapshots, plan: RestorePlan, 
   const restored: string[] = [];
   const skipped: { path: string; reason: string }[] = [];
   const kept: KeptCopy[] = [];
+  const refused: RefusedRecord[] = [...plan.refused];
   const before = new Map<string, Awaited<ReturnType<typeof readContent>>>();
   const folder = keptFolder(snapshots);
   const multiRoot = new Set(plan.files.map((f) => f.root)).size > 1 || (await snapshots.log.roots()).length > 1;
@@ -173,12 +176,12 @@ export async function applyRestore(snapshots: FileSnapshots, plan: RestorePlan, 
       restored.push(f.path);
       if (copy !== undefined) kept.push({ path: f.path, copy });
     } catch (err) {
-      skipped.push({ path: f.path, reason: err instanceof Error ? err.message : oneLine(err) });
+      if (err instanceof ConfinementError) refused.push({ path: f.path, reason: err.message });
+      else skipped.push({ path: f.path, reason: err instanceof Error ? err.message : oneLine(err) });
     }
   }
-  for (const r of plan.refused) skipped.push(r);
   const changes = await snapshots.record(restored, before, opts.leaf, 'restore');
-  return { restored, skipped, kept, changes };
+  return { restored, skipped, refused, kept, changes };
 }
 
 async function writeState(snapshots: FileSnapshots, f: FilePlan): Promise<void> {

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
+import type { RefusedRecord } from '../../node/snapshots/changeLog.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
 import { recordCheckpoint, workspaceRoot } from './chatActions.js';
 import type { Services } from './services.js';
@@ -18,8 +19,16 @@ function shown(path: string): string {
 
 function fileLine(f: FilePlan): string {
   const what = f.action === 'delete' ? 'removed (created later)' : f.action === 'recreate' ? 'recreated (deleted later)' : 'restored';
-  const notes = [f.editedOutside ? 'edited outside Capsule since' : '', f.unavailable === undefined ? '' : `cannot be restored: ${f.unavailable}`].filter((x) => x !== '');
+  const changed = !f.editedOutside ? '' : f.unknownContent === true ? 'changed since: its last content was too large to keep, so Capsule cannot tell whether it was edited' : 'edited outside Capsule since';
+  const notes = [changed, f.unavailable === undefined ? '' : `cannot be restored: ${f.unavailable}`].filter((x) => x !== '');
   return `• ${shown(f.path)} — ${what}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
+}
+
+function refusedLines(refused: readonly RefusedRecord[]): string[] {
+  if (refused.length === 0) return [];
+  const lines = ['', `Never applied: ${refused.length} change-log record${refused.length === 1 ? ' is' : 's are'} refused:`, ...refused.slice(0, SHOWN_FILES).map((r) => `• ${shown(r.path)} — ${r.reason}`)];
+  if (refused.length > SHOWN_FILES) lines.push(`… and ${refused.length - SHOWN_FILES} more`);
+  return lines;
 }
 
 /** The confirmation's text: where the chat goes, which files change, and what cannot come back. */
@@ -33,6 +42,7 @@ export function rewindDetail(p: RewindPreview): string {
     if (p.files.length > SHOWN_FILES) lines.push(`… and ${p.files.length - SHOWN_FILES} more`);
     lines.push('', '"Conversation Only" keeps the files as they are and tells the model which ones differ.');
   }
+  lines.push(...refusedLines(p.refused));
   return lines.join('\n');
 }
 
@@ -48,8 +58,15 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
   if (outside.length === 0) return { mode, overwriteOutside: false };
   const keep = 'Keep Their Changes';
   const over = await vscode.window.showWarningMessage(
-    `${outside.length} file${outside.length === 1 ? ' was' : 's were'} edited outside Capsule since. Overwrite ${outside.length === 1 ? 'it' : 'them'}?`,
-    { modal: true, detail: outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}`).join('\n') },
+    `${outside.length} file${outside.length === 1 ? ' has' : 's have'} changed since Capsule recorded ${outside.length === 1 ? 'it' : 'them'}. Overwrite ${outside.length === 1 ? 'it' : 'them'}?`,
+    {
+      modal: true,
+      detail: [
+        ...outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}${f.unknownContent === true ? ' (its last content was too large to keep: Capsule cannot tell whether it was edited)' : ''}`),
+        '',
+        "Overwrite copies each one to the chat's snapshot folder first (kept/<time>/); the message after the rewind says where.",
+      ].join('\n'),
+    },
     'Overwrite',
     keep,
   );
@@ -95,8 +112,10 @@ export async function rewind(host: Host, ref: string, opts: { readonly confirm?:
     const r = await host.chat.rewind(store, ref, choice);
     if (r === undefined) return;
     done = true;
-    const skipped = r.files?.skipped ?? [];
+    const skipped = [...(r.files?.skipped ?? []), ...(r.files?.refused ?? [])];
     if (skipped.length > 0) host.out.notify('warning', `Not restored: ${skipped.map((s) => `${shown(s.path)} (${s.reason})`).join('; ')}`.slice(0, 900));
+    const kept = r.files?.kept ?? [];
+    if (kept.length > 0) host.out.notify('info', `Overwritten after keeping your version: ${kept.map((k) => `${shown(k.path)} → ${k.copy}`).join('; ')}`.slice(0, 900));
     if (opts.then) opts.then(r.point.message?.text);
     else if (r.point.message && r.mode !== 'files') host.out.fillComposer(r.point.message.text);
   });

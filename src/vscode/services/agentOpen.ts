@@ -10,7 +10,7 @@ import { PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { errorMessage } from '../base/log.js';
 import { readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
-import { workspaceToolsConfig } from './workspaceTools.js';
+import { capsuleSettingsFiles, workspaceToolsConfig } from './workspaceTools.js';
 
 export interface OpenAgentArgs {
   readonly store: JsonlSessionStore;
@@ -25,6 +25,8 @@ export interface OpenAgentArgs {
   readonly legacyIntents: unknown;
   readonly maxRequestsPerTurn?: number;
   readonly approve?: ApprovalFn;
+  /** The extension's global storage: the key that signs file snapshots lives there, outside every workspace. */
+  readonly userStorage?: string;
 }
 
 export interface OpenedAgent {
@@ -65,6 +67,9 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),
     snapshotsDir: join(a.archiveDir, 'files'),
+    ...(a.userStorage === undefined ? {} : { snapshotKeyFile: join(a.userStorage, 'snapshot.key') }),
+    // Capsule's own writes are not the agent's effects: never written by its tools, never recorded or rewound.
+    ownFiles: [...capsuleSettingsFiles(), a.memory.path, ...(a.userStorage === undefined ? [] : [a.userStorage])],
     triggerState: a.legacyIntents,
     ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
     testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),

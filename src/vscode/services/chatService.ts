@@ -40,6 +40,8 @@ export interface ChatServiceDeps {
   readonly legacyIntents: (sessionId: string) => unknown;
   /** Asks the user before a write or a command (the inline approval cards); without it a modal dialog asks. */
   readonly approve?: ApprovalFn;
+  /** The extension's global storage (user-level state outside every workspace: the snapshot key). */
+  readonly userStorage?: string;
 }
 
 export type { ChatChange } from './chatPorts.js';
@@ -271,6 +273,7 @@ export class ChatService extends Disposable implements OpenChat {
       listener: (event) => this.#onAgentEvent(event),
       legacyIntents: this.d.legacyIntents(id),
       ...(this.d.approve === undefined ? {} : { approve: this.d.approve }),
+      ...(this.d.userStorage === undefined ? {} : { userStorage: this.d.userStorage }),
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;

@@ -33,6 +33,17 @@ function ripgrep(): string | undefined {
   return candidates.find((p) => existsSync(p));
 }
 
+/**
+ * The settings files Capsule itself writes ("Always allow" rules go to the workspace settings): `.vscode/settings.json`
+ * of each folder, and the `.code-workspace` file of a multi-root workspace. They are Capsule's own files: the agent
+ * cannot write them (a model must not grant itself rules), and rewind never records, restores or deletes them.
+ */
+export function capsuleSettingsFiles(): string[] {
+  const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const file = vscode.workspace.workspaceFile;
+  return [...roots.map((r) => join(r, '.vscode', 'settings.json')), ...(file !== undefined && file.scheme === 'file' ? [file.fsPath] : [])];
+}
+
 /** Tools confined to the open folders; without a folder the agent has no workspace tools. */
 export function workspaceToolsConfig(approve: ApprovalFn = approveInVsCode): WorkspaceConfig | undefined {
   const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../../src/cli/args.js';
 import { main } from '../../../src/cli/main.js';
@@ -71,4 +72,81 @@ test('capsule undo-compaction and --redo; capsule compact --up-to keeps that mes
   await assert.rejects(cli(['undo-compaction', path, done.checkpointId, '--redo', '--window', '200000']), (e: unknown) => e instanceof CliError && /not undone/.test(e.message));
   await assert.rejects(cli(['undo-compaction', path, done.checkpointId, '--window', '20000']), (e: unknown) => e instanceof CliError && /above the hard limit/.test(e.message) && !e.message.includes('\n'));
   await assert.rejects(cli(['compact', path, '--fallback', '--up-to', 'x y']), (e: unknown) => e instanceof CliError && /--up-to needs/.test(e.message));
+});
+
+/** A chat whose one turn ran `command` in `dir`; returns the session path and the first message's id. */
+async function chatThatRan(t: { after(fn: () => Promise<void>): void }, dir: string, command: string): Promise<{ path: string; userId: string }> {
+  const server = await startFakeOpenAI();
+  t.after(() => server.close());
+  server.setFallback(agentResponder((text) => (text.startsWith('edit') ? [{ name: 'run_command', arguments: { command } }] : [])));
+  const { session: s, path } = await openSession(server, dir, { window: 64_000, maxOutput: 4_000 });
+  const r = await s.turn({ userText: 'edit the files', signal: new AbortController().signal });
+  assert.equal(r.status, 'completed', r.error);
+  const user = s.store.tree.branch().find((e) => e.type === 'user');
+  await s.close();
+  assert.ok(user);
+  return { path, userId: user.id };
+}
+
+test('a change log naming outside paths (as a cloned repository could ship one) is refused: the dry run warns, --files exits 3 and changes nothing outside', async (t) => {
+  const top = await tempDir(t, 'capsule-cli-crafted-');
+  const dir = join(top, 'ws');
+  const outside = join(top, 'outside');
+  await mkdir(dir);
+  await mkdir(outside);
+  await writeFile(join(outside, 'victim.txt'), 'precious\n');
+  await writeFile(join(outside, 'delete-me.txt'), 'keep me\n');
+  await writeFile(join(dir, 'a.txt'), 'one\n');
+  const { path, userId } = await chatThatRan(t, dir, 'echo two > a.txt');
+  // What a crafted log says: the first message's moment had other content at three outside paths.
+  const evil = createHash('sha256').update('pwned\n').digest('hex');
+  await mkdir(join(dir, 'chat.files', 'objects', evil.slice(0, 2)), { recursive: true });
+  await writeFile(join(dir, 'chat.files', 'objects', evil.slice(0, 2), evil.slice(2)), 'pwned\n');
+  const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
+  const at = new Date().toISOString();
+  const crafted = [
+    { path: join(outside, 'victim.txt'), leaf: userId, before: evil, after: sha('precious\n'), why: 'command', at },
+    { path: join(outside, 'delete-me.txt'), leaf: userId, before: null, after: sha('keep me\n'), why: 'command', at },
+    { path: join(outside, 'created.txt'), leaf: userId, before: evil, after: null, why: 'command', at },
+  ];
+  await appendFile(join(dir, 'chat.files', 'changes.jsonl'), `${crafted.map((c) => JSON.stringify(c)).join('\n')}\n`);
+
+  const dry = await cli(['rewind', path, userId, '--dry-run']);
+  assert.equal(dry.code, 0);
+  assert.match(dry.out, /^ {2}restore .*a\.txt$/m);
+  assert.match(dry.out, /^Warning: 3 change-log records are refused and would not be applied:$/m);
+  assert.ok(dry.out.includes(`  refused ${join(outside, 'victim.txt')} — names a path outside this session's workspace folders (absolute, or through ..)`), dry.out);
+
+  const run = await cli(['rewind', path, userId, '--files']);
+  assert.equal(run.code, 3, run.out);
+  assert.match(run.out, /^Files: 1 restored, 3 refused\.$/m);
+  assert.ok(run.out.includes(`  refused ${join(outside, 'created.txt')} — names a path outside`), run.out);
+  assert.equal(await readFile(join(dir, 'a.txt'), 'utf8'), 'one\n', 'the genuine record is applied');
+  assert.equal(await readFile(join(outside, 'victim.txt'), 'utf8'), 'precious\n');
+  assert.equal(await readFile(join(outside, 'delete-me.txt'), 'utf8'), 'keep me\n');
+  assert.equal(existsSync(join(outside, 'created.txt')), false);
+});
+
+test('a file the agent grew past the 8 MB cap and the user then rewrote is kept (exit 3); --force overwrites it only after keeping a copy, and says where', async (t) => {
+  const dir = await tempDir(t, 'capsule-cli-big-');
+  await writeFile(join(dir, 'data.csv'), 'id,v\n1,a\n');
+  const { path, userId } = await chatThatRan(t, dir, "head -c 9000000 /dev/zero | tr '\\0' x > data.csv");
+  await writeFile(join(dir, 'data.csv'), 'the user rewrote this\n');
+
+  const dry = await cli(['rewind', path, userId, '--dry-run']);
+  assert.match(dry.out, /^ {2}restore .*data\.csv — changed since: Capsule did not keep its last content, so it cannot tell whether it was edited \(kept unless --force\)$/m);
+  const kept = await cli(['rewind', path, userId, '--files-only']);
+  assert.equal(kept.code, 3, kept.out);
+  assert.match(kept.out, /^Files: 0 restored, 1 left as they are\.$/m);
+  assert.match(kept.out, /^ {2}kept .*data\.csv — changed since: Capsule did not keep its last content \(too large\), so it cannot tell whether you edited it; left as it is$/m);
+  assert.match(kept.out, /^Run again with --force to overwrite the files changed since; each is first copied to .*chat\.files\/kept\/<time>\/\.$/m);
+  assert.equal(await readFile(join(dir, 'data.csv'), 'utf8'), 'the user rewrote this\n');
+
+  const forced = await cli(['rewind', path, userId, '--files-only', '--force']);
+  assert.equal(forced.code, 0, forced.out);
+  assert.match(forced.out, /^Files: 1 restored \(1 overwritten after keeping your version\)\.$/m);
+  const where = /^ {2}overwrote .*data\.csv — your version was kept at (.+)$/m.exec(forced.out)?.[1];
+  assert.ok(where !== undefined && where.startsWith(join(dir, 'chat.files', 'kept')), forced.out);
+  assert.equal(await readFile(where, 'utf8'), 'the user rewrote this\n');
+  assert.equal(await readFile(join(dir, 'data.csv'), 'utf8'), 'id,v\n1,a\n');
 });

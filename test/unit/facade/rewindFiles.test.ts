@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
 import { resolveSettings } from '../../../src/engine/config.js';
@@ -169,4 +169,44 @@ test('switching branches moves the conversation only: files stay, the model is t
   assert.equal((system.match(/conversation was rewound/g) ?? []).length, 1, 'one update in the input of branch 1');
   const again = await session.switchBranch(second.id);
   assert.equal(again.ok, false, 'the branch shown is not switched to again');
+});
+
+test('"Always allow" writing the settings file during a command is not an agent effect: the rewind neither lists nor deletes it', async (t) => {
+  const dir = await tempDir(t, 'capsule-rewind-');
+  const settings = join(dir, '.vscode', 'settings.json');
+  const server = await startFakeOpenAI();
+  t.after(() => server.close());
+  server.setFallback(agentResponder((text) => (text.startsWith('build') ? [{ name: 'run_command', arguments: { command: 'echo built > out.txt' } }] : [])));
+  const { session } = await openSession(server, dir, {
+    window: 64_000,
+    maxOutput: 4_000,
+    ownFiles: [settings],
+    workspace: {
+      roots: [dir],
+      trusted: () => true,
+      // What the approval card's "Always allow" does: the rule lands in the workspace settings, then the command runs.
+      approve: async (req) => {
+        if (req.kind === 'command') {
+          await mkdir(join(dir, '.vscode'), { recursive: true });
+          await writeFile(settings, '{ "capsule.approvals.allowedCommands": ["echo"] }\n');
+        }
+        return true;
+      },
+    },
+  });
+  t.after(() => session.close());
+  const r1 = await session.turn({ userText: 'build it', signal: new AbortController().signal });
+  assert.equal(r1.status, 'completed', r1.error);
+  assert.ok(existsSync(settings) && existsSync(join(dir, 'out.txt')));
+  const first = session.store.tree.branch().find((e) => e.type === 'user');
+  assert.ok(first);
+  const preview = await session.previewRewind(first.id);
+  assert.ok(preview.ok);
+  assert.deepEqual(preview.files.map((f) => f.path.slice(dir.length + 1)), ['out.txt'], 'only the command\'s own effect');
+  const r = await session.rewind(first.id, { mode: 'files' });
+  assert.ok(r.ok);
+  assert.equal(existsSync(join(dir, 'out.txt')), false);
+  assert.equal(await readFile(settings, 'utf8'), '{ "capsule.approvals.allowedCommands": ["echo"] }\n', "the user's rule stays");
+  const w = await session.tools.run('write_file', JSON.stringify({ path: '.vscode/settings.json', content: '{}' }), new AbortController().signal);
+  assert.match(w.content, /one of Capsule's own files/, 'and the agent cannot write it');
 });

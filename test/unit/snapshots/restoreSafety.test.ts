@@ -52,7 +52,8 @@ test('a crafted change log naming paths outside the workspace (absolute or throu
 
   const r = await tl.restore(m0);
   assert.deepEqual(r.restored, [join(ws, 'a.txt')]);
-  assert.equal(r.skipped.length, 5, 'every refused record is reported as left alone');
+  assert.deepEqual(r.skipped, []);
+  assert.equal(r.refused.length, 5, 'every refused record is reported');
   assert.equal(await readFile(join(outside, 'victim.txt'), 'utf8'), 'precious\n');
   assert.equal(await readFile(join(outside, 'delete-me.txt'), 'utf8'), 'also precious\n');
   assert.deepEqual((await readdir(outside)).sort(), ['delete-me.txt', 'victim.txt']);
@@ -113,7 +114,7 @@ test('a folder replaced by a link to an outside folder is not followed: the file
   const r = await tl.restore(m1);
   assert.deepEqual(r.restored, []);
   assert.equal(existsSync(join(outside, 'x.txt')), false, 'nothing was created through the link');
-  assert.match(r.skipped[0]?.reason ?? '', /symbolic link/);
+  assert.match(r.refused[0]?.reason ?? '', /symbolic link/);
 });
 
 test('the link check runs again at write time: a folder swapped for a link after the plan is not followed', async (t) => {
@@ -131,7 +132,7 @@ test('the link check runs again at write time: a folder swapped for a link after
   const r = await applyRestore(tl.snapshots, plan, { overwriteOutside: true, leaf: tl.next() });
   assert.deepEqual(r.restored, []);
   assert.equal(existsSync(join(outside, 'x.txt')), false);
-  assert.match(r.skipped[0]?.reason ?? '', /symbolic link/);
+  assert.match(r.refused[0]?.reason ?? '', /symbolic link/);
 });
 
 test('a file whose last content was not kept (over the size cap) and that the user rewrote is changed since: kept and named; --force keeps a copy first and says where', async (t) => {

@@ -48,3 +48,28 @@ test('the CLI\'s default session inside the workspace survives an approved write
   const last = server.chatRequests[server.chatRequests.length - 1]?.body as { messages: { role: string }[] };
   assert.ok(last.messages.filter((m) => m.role === 'user').length >= 2, 'the second turn was sent the first');
 });
+
+test('with --session elsewhere in the workspace, the snapshot store beside it is still Capsule\'s own: write_file cannot touch its change log', async (t) => {
+  const { ws } = await workspace(t);
+  const server = await startFakeOpenAI({ window: 60_000 });
+  t.after(() => server.close());
+  server.setFallback((req) => {
+    const last = req.body.messages[req.body.messages.length - 1];
+    if (last?.role === 'tool') return { text: `tool said: ${String(last.content).slice(0, 60)}` };
+    if (String(last?.content).startsWith('first')) return { toolCalls: [{ name: 'write_file', arguments: { path: 'made.txt', content: 'made\n' } }] };
+    return { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/chat.files/changes.jsonl', content: '{"path":"/etc/passwd","leaf":null,"before":null,"after":null,"why":"write","at":"x"}\n' } }] };
+  });
+  const argv = ['chat', '--base-url', server.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--workspace', ws, '--session', join(ws, 'notes', 'chat.jsonl'), '--yes'];
+  assert.equal(await main([...argv, 'first: make a file'], () => undefined), 0);
+  const log = join(ws, 'notes', 'chat.files', 'changes.jsonl');
+  const before = await readFile(log, 'utf8');
+  const lines: string[] = [];
+  assert.equal(await main([...argv, 'second: rewrite the log'], (s) => lines.push(s)), 0, lines.join('\n'));
+  assert.ok(lines.some((l) => /write_file → error \(\d+ ms\): write_file refused: "notes\/chat\.files\/changes\.jsonl" is one of Capsule's own files/.test(l)), lines.join('\n'));
+  assert.equal(await readFile(log, 'utf8'), before, 'the change log is as Capsule wrote it');
+});
+
+test('sessionOwnedPaths always includes the snapshot store: the default one beside the session, or the one given', () => {
+  assert.ok(sessionOwnedPaths('/w/notes/chat.jsonl', '/w/notes/chat.archive', '/w/notes/chat.flight.jsonl').includes('/w/notes/chat.files'));
+  assert.ok(sessionOwnedPaths('/w/chat.jsonl', '/s/a', '/s/f', '/s/files').includes('/s/files'));
+});
