@@ -99,7 +99,7 @@ async function whyUnavailable(snapshots: FileSnapshots, w: FileState): Promise<s
 /** Why a changed-since file is left as it is. */
 export function changedSinceReason(f: FilePlan): string {
   return f.unknownContent === true
-    ? 'changed since: Capsule did not keep its last content (too large), so it cannot tell whether you edited it; left as it is'
+    ? 'changed since: Capsule did not keep its last content (too large, or the snapshot store was full), so it cannot tell whether you edited it; left as it is'
     : 'changed since Capsule last recorded it (edited outside Capsule); left as it is';
 }
 

@@ -19,7 +19,7 @@ function shown(path: string): string {
 
 function fileLine(f: FilePlan): string {
   const what = f.action === 'delete' ? 'removed (created later)' : f.action === 'recreate' ? 'recreated (deleted later)' : 'restored';
-  const changed = !f.editedOutside ? '' : f.unknownContent === true ? 'changed since: its last content was too large to keep, so Capsule cannot tell whether it was edited' : 'edited outside Capsule since';
+  const changed = !f.editedOutside ? '' : f.unknownContent === true ? 'changed since: its last content was not kept (too large, or the store was full), so Capsule cannot tell whether it was edited' : 'edited outside Capsule since';
   const notes = [changed, f.unavailable === undefined ? '' : `cannot be restored: ${f.unavailable}`].filter((x) => x !== '');
   return `• ${shown(f.path)} — ${what}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
@@ -62,7 +62,7 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
     {
       modal: true,
       detail: [
-        ...outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}${f.unknownContent === true ? ' (its last content was too large to keep: Capsule cannot tell whether it was edited)' : ''}`),
+        ...outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}${f.unknownContent === true ? ' (its last content was not kept: Capsule cannot tell whether it was edited)' : ''}`),
         '',
         "Overwrite copies each one to the chat's snapshot folder first (kept/<time>/); the message after the rewind says where.",
       ].join('\n'),

@@ -138,7 +138,7 @@ test('a file the agent grew past the 8 MB cap and the user then rewrote is kept 
   const kept = await cli(['rewind', path, userId, '--files-only']);
   assert.equal(kept.code, 3, kept.out);
   assert.match(kept.out, /^Files: 0 restored, 1 left as they are\.$/m);
-  assert.match(kept.out, /^ {2}kept .*data\.csv — changed since: Capsule did not keep its last content \(too large\), so it cannot tell whether you edited it; left as it is$/m);
+  assert.match(kept.out, /^ {2}kept .*data\.csv — changed since: Capsule did not keep its last content \(too large, or the snapshot store was full\), so it cannot tell whether you edited it; left as it is$/m);
   assert.match(kept.out, /^Run again with --force to overwrite the files changed since; each is first copied to .*chat\.files\/kept\/<time>\/\.$/m);
   assert.equal(await readFile(join(dir, 'data.csv'), 'utf8'), 'the user rewrote this\n');
 
