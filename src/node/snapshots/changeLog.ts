@@ -69,7 +69,6 @@ export interface ChangeLogOptions {
 
 /** Control characters in a name from a log are shown, never sent to a terminal raw; long names are cut. */
 export function printable(p: string): string {
-  // eslint-disable-next-line no-control-regex
   const shown = p.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return shown.length > 300 ? `${shown.slice(0, 300)}…` : shown;
 }

@@ -109,7 +109,9 @@ export class FileSnapshots implements FileCapture {
   async record(paths: readonly string[], before: ReadonlyMap<string, Content | FileState>, leaf: string | null, why: Change['why']): Promise<Change[]> {
     const at = new Date((this.deps.now ?? Date.now)()).toISOString();
     const changes: Change[] = [];
-    for (const path of paths) {
+    // Capsule's own files are never snapshotted: not even their pre-image goes into the store.
+    const own = await this.log.ownTest();
+    for (const path of paths.filter((p) => !own(p))) {
       const b = before.get(path);
       const prior: FileState = b === undefined ? null : typeof b === 'object' && b !== null ? await this.keep(b) : b;
       const nowContent = await readContent(path, this.limits.maxFileBytes);
