@@ -10,6 +10,7 @@ import type { JsonlSessionStore } from './jsonlStore.js';
 import { TokenCaches } from './sessionBudget.js';
 import { lastEntryId } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
+import { cliKeyPath } from './snapshots/integrityKey.js';
 import { sessionOwnedPaths } from './tools/ownFiles.js';
 
 export const NO_TOOLS: ToolHost = {
@@ -59,7 +60,9 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
   const snapshotsDir = dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path));
   const archiveDir = dirs.archiveDir ?? paths.archiveDir;
   const flightLog = dirs.flightLog ?? paths.flightLog;
-  const ownFiles = [...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir), resolve(intentsFile), ...(dirs.ownFiles ?? []).map((p) => resolve(p))];
+  // The key that signs the change log is Capsule's too, wherever a setting put it.
+  const keyFile = dirs.snapshotKeyFile ?? cliKeyPath();
+  const ownFiles = [...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir), resolve(intentsFile), resolve(keyFile), ...(dirs.ownFiles ?? []).map((p) => resolve(p))];
   return {
     store,
     ownsStore,
@@ -75,7 +78,7 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
       roots,
       leaf: () => lastEntryId(store),
       ownFiles: () => ownFiles,
-      ...(dirs.snapshotKeyFile === undefined ? {} : { keyFile: dirs.snapshotKeyFile }),
+      keyFile,
       ...(logger === undefined ? {} : { logger }),
     }),
     secrets: [],

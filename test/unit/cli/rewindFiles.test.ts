@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../../src/cli/args.js';
 import { main } from '../../../src/cli/main.js';
@@ -149,4 +149,31 @@ test('a file the agent grew past the 8 MB cap and the user then rewrote is kept 
   assert.ok(where !== undefined && where.startsWith(join(dir, 'chat.files', 'kept')), forced.out);
   assert.equal(await readFile(where, 'utf8'), 'the user rewrote this\n');
   assert.equal(await readFile(join(dir, 'data.csv'), 'utf8'), 'id,v\n1,a\n');
+});
+
+test('a folder replaced by a link to an outside folder is not followed by rewind --files: nothing is created outside, exit 3, the file is named', async (t) => {
+  const top = await tempDir(t, 'capsule-cli-link-');
+  const dir = join(top, 'ws');
+  const outside = join(top, 'outside');
+  await mkdir(dir);
+  await mkdir(outside);
+  const server = await startFakeOpenAI();
+  t.after(() => server.close());
+  server.setFallback(
+    agentResponder((text) =>
+      text.startsWith('one') ? [{ name: 'write_file', arguments: { path: 'sub/x.txt', content: 'x\n' } }] : text.startsWith('two') ? [{ name: 'run_command', arguments: { command: 'rm sub/x.txt' } }] : [],
+    ),
+  );
+  const { session: s, path } = await openSession(server, dir, { window: 64_000, maxOutput: 4_000 });
+  for (const text of ['one: write it', 'two: remove it']) assert.equal((await s.turn({ userText: text, signal: new AbortController().signal })).status, 'completed');
+  const second = s.store.entries().filter((e) => e.type === 'user')[1];
+  await s.close();
+  assert.ok(second);
+  await rm(join(dir, 'sub'), { recursive: true });
+  await symlink(outside, join(dir, 'sub'));
+  const run = await cli(['rewind', path, second.id, '--files']);
+  assert.equal(run.code, 3, run.out);
+  assert.match(run.out, /^Files: 0 restored, 1 refused\.$/m);
+  assert.ok(run.out.includes(`  refused ${join(dir, 'sub', 'x.txt')} — the folder sub on its path is now a symbolic link; Capsule does not follow it`), run.out);
+  assert.equal(existsSync(join(outside, 'x.txt')), false);
 });
