@@ -10,6 +10,7 @@ import type { JsonlSessionStore } from './jsonlStore.js';
 import { TokenCaches } from './sessionBudget.js';
 import { lastEntryId } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
+import { sessionOwnedPaths } from './tools/ownFiles.js';
 
 export const NO_TOOLS: ToolHost = {
   schemas: () => [],
@@ -56,7 +57,14 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
     caches: new TokenCaches(),
     logger,
-    snapshots: new FileSnapshots({ dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)), roots, leaf: () => lastEntryId(store), ...(logger === undefined ? {} : { logger }) }),
+    snapshots: new FileSnapshots({
+      dir: dirs.snapshotsDir ?? FileSnapshots.dirFor(resolve(path)),
+      roots,
+      leaf: () => lastEntryId(store),
+      // The session and its sidecars are Capsule's, not the agent's effects: checkpoints never keep them.
+      ownFiles: () => [...sessionOwnedPaths(path, dirs.archiveDir ?? paths.archiveDir, dirs.flightLog ?? paths.flightLog), intentsFile],
+      ...(logger === undefined ? {} : { logger }),
+    }),
     secrets: [],
   };
 }

@@ -4,8 +4,11 @@ import { dirname } from 'node:path';
 import { z } from 'zod';
 import { readJsonLines } from '../fsUtil.js';
 
-/** A content hash, `null` for "the file did not exist", or `unavailable` when the content was not kept (too large, store full). */
-const StateSchema = z.union([z.string().regex(/^[0-9a-f]{64}$/), z.null(), z.literal('unavailable')]);
+/**
+ * A content id (a git blob id, 40 hex digits; chats from before the shadow store used SHA-256, 64), `null` for "the
+ * file did not exist", or `unavailable` when the content was not kept (too large, store full).
+ */
+const StateSchema = z.union([z.string().regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/), z.null(), z.literal('unavailable')]);
 export type FileState = z.infer<typeof StateSchema>;
 
 export const ChangeSchema = z.object({
