@@ -14,7 +14,7 @@ import { WalkCheckpoints } from '../checkpoints/walkCheckpoints.js';
 import { oneLine } from '../fsUtil.js';
 import { realRoots } from '../tools/paths.js';
 import { ChangeLog, type Change, type FileState } from './changeLog.js';
-import { ObjectStore } from './objectStore.js';
+import { hashOf, ObjectStore } from './objectStore.js';
 
 export interface SnapshotLimits {
   /** Files larger than this are not kept; a rewind says it cannot restore them. */
@@ -55,6 +55,12 @@ export async function readContent(path: string, maxBytes: number): Promise<Conte
 
 export function stateOf(c: Content): FileState {
   return c.kind === 'absent' ? null : c.kind === 'large' ? 'unavailable' : blobId(c.bytes);
+}
+
+/** The state of `c` named the way `like` was (SHA-256 for older chats' ids, git blob ids otherwise), so the two compare. */
+export function stateLike(c: Content, like: FileState): FileState {
+  if (c.kind === 'bytes' && typeof like === 'string' && /^[0-9a-f]{64}$/.test(like)) return hashOf(c.bytes);
+  return stateOf(c);
 }
 
 /** Created, modified, deleted and renamed paths from a command's changes (a move keeps its content id). */
@@ -230,7 +236,7 @@ export class FileSnapshots implements FileCapture {
     if (await stat(marker).then(() => true, () => false)) return;
     await mkdir(this.deps.dir, { recursive: true });
     await writeFile(marker, `${new Date().toISOString()} ${u.why}\n`).catch(() => undefined);
-    const mb = (n: number): string => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+    const mb = (n: number): string => (n >= 1024 * 1024 ? `${Math.round((n / (1024 * 1024)) * 10) / 10} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`);
     const reason =
       u.why === 'size'
         ? `it is ${mb(u.bytes)}, over the ${mb(this.limits.maxFileBytes)} limit for one file`

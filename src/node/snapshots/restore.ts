@@ -4,7 +4,7 @@ import { chmod, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { oneLine } from '../fsUtil.js';
 import type { Change, FileState } from './changeLog.js';
-import { readContent, stateOf, type FileSnapshots } from './fileSnapshots.js';
+import { readContent, stateLike, stateOf, type FileSnapshots } from './fileSnapshots.js';
 
 export type FileAction = 'restore' | 'delete' | 'recreate';
 
@@ -38,10 +38,12 @@ export async function planRestore(snapshots: FileSnapshots, positionOf: (entryId
   }
   const files: FilePlan[] = [];
   for (const [path, w] of wanted) {
-    const current = stateOf(await readContent(path, snapshots.limits.maxFileBytes));
-    if (current === w && w !== 'unavailable') continue;
+    const content = await readContent(path, snapshots.limits.maxFileBytes);
+    // Ids are compared in the scheme that recorded them (older chats used SHA-256, the shadow store git blob ids).
+    const current = stateOf(content);
+    if (stateLike(content, w) === w && w !== 'unavailable') continue;
     const expected = lastAfter.get(path);
-    const editedOutside = expected !== undefined && expected !== 'unavailable' && current !== expected;
+    const editedOutside = expected !== undefined && expected !== 'unavailable' && stateLike(content, expected) !== expected;
     const action: FileAction = w === null ? 'delete' : current === null ? 'recreate' : 'restore';
     const unavailable = await whyUnavailable(snapshots, w);
     files.push({ path, action, wanted: w, editedOutside, ...(unavailable === undefined ? {} : { unavailable }) });
