@@ -8,6 +8,8 @@ import type { CommandChange, StoreBudget, Unkept } from './types.js';
 
 /** Files read side by side while settling a scan. */
 const PARALLEL = 64;
+/** Index entries that may differ from the shadow HEAD before it is moved to the index. */
+const HEAD_DRIFT = 1000;
 
 interface Known {
   readonly size: number;
@@ -25,6 +27,8 @@ export class GitCheckpoints {
   private readonly unkept = new Map<string, Known>();
   /** Trees already scanned by this process: the first scan of a chat may read the whole workspace and gets more time. */
   private readonly scanned = new Set<string>();
+  /** Pre-images being copied out of the user's objects, after the command's result was returned. */
+  private copying: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -35,6 +39,7 @@ export class GitCheckpoints {
 
   /** Brings the snapshot up to date with the disk (edits made since the last command are not the next command's); finish() lists what the command changed. */
   async begin(roots: readonly string[]): Promise<{ finish(): Promise<CommandChange[]> }> {
+    await this.copying;
     const trees = await Promise.all(roots.map((r) => this.repo.tree(r)));
     await Promise.all(trees.map(async (t) => this.settle(t, await this.sweep(t), false)));
     return {
@@ -56,9 +61,10 @@ export class GitCheckpoints {
     const first = !record && s.created.length > 1000;
     const paths = [...s.changed.keys(), ...s.created];
     // Unkept files git no longer sees (removed, or ignored) are checked by stat.
+    const seen = new Set(paths);
     for (const abs of this.unkept.keys()) {
       const rel = this.relIn(t, abs);
-      if (rel !== undefined && !paths.includes(rel)) paths.push(rel);
+      if (rel !== undefined && !seen.has(rel)) paths.push(rel);
     }
     const stage: string[] = [];
     const drop: string[] = [];
@@ -90,8 +96,10 @@ export class GitCheckpoints {
       return before === after ? undefined : { path: abs, before, after };
     });
     const out = changes.filter((c): c is CommandChange => c !== undefined);
-    if (record) await this.ownPreImages(out);
     await this.repo.stage(t, stage, drop, first);
+    // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
+    if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);
+    if (record) this.copying = this.copying.then(() => this.ownPreImages(out)).catch(() => undefined);
     return out;
   }
 
@@ -102,8 +110,9 @@ export class GitCheckpoints {
   }
 
   /**
-   * A pre-image that only the user's repository holds (a clean tracked file) is copied into the shadow store now:
-   * the user may rewrite history and prune it later, and rewind must not depend on that.
+   * A pre-image that only the user's repository holds (a clean tracked file) is copied into the shadow store (after
+   * the command's result is out; the next checkpoint waits for it): the user may rewrite history and prune it later,
+   * and rewind must not depend on that.
    */
   private async ownPreImages(changes: readonly CommandChange[]): Promise<void> {
     const ids = [...new Set(changes.flatMap((c) => (c.before !== null && c.before !== 'unavailable' ? [c.before] : [])))];

@@ -38,7 +38,6 @@ const FIXED_CONFIG = [
   'gc.auto=0',
   'maintenance.auto=false',
   'advice.detachedHead=false',
-  'index.version=4',
 ].flatMap((c) => ['-c', c]);
 
 function cleanEnv(loc: GitLocation, r: GitRun): NodeJS.ProcessEnv {

@@ -26,6 +26,8 @@ export interface Sweep {
   readonly changed: ReadonlyMap<string, string>;
   /** Paths git does not track yet (not ignored): created since. */
   readonly created: readonly string[];
+  /** Index entries that differ from the shadow HEAD only (none of them changed on disk). */
+  readonly staged: number;
 }
 
 const toPosix = (p: string): string => p.split(sep).join('/');
@@ -124,6 +126,10 @@ export class ShadowRepo {
     // A split index keeps most entries in sharedindex.* files beside it: they come along.
     for (const n of await readdir(user.gitDir).catch(() => [] as string[])) if (n.startsWith('sharedindex.')) await copyFile(join(user.gitDir, n), join(this.gitDir, n));
     await copyFile(source, tree.indexFile);
+    // The shadow HEAD starts at the user's commit (read through the alternates), so a scan lists only what differs from it.
+    const head = await runGit(this.loc, { gitDir: user.gitDir, workTree: tree.workTree, args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], timeoutMs: SCAN_TIMEOUT_MS }).catch(() => undefined);
+    const id = head?.toString('utf8').trim() ?? '';
+    if (/^[0-9a-f]{40}$/.test(id) && this.opened.length === 1) await writeFile(join(this.gitDir, 'HEAD'), `${id}\n`);
     // The copy keeps the original's time, so git's check for files changed in the same second as the index still applies.
     await utimes(tree.indexFile, st.atime, st.mtime);
     try {
@@ -146,25 +152,43 @@ export class ShadowRepo {
     await writeFile(join(this.gitDir, 'info', 'exclude'), `${[...new Set(lines)].join('\n')}\n`);
   }
 
-  /** What changed in the tree since its index was last updated: one pass over the files (two git processes side by side). */
+  /**
+   * What changed in the tree since its index was last updated: one `git status` (one pass over the files). The
+   * shadow HEAD is only there to keep that output short: entries that differ from it but not from the disk are counted.
+   */
   async sweep(tree: ShadowTree, first = false): Promise<Sweep> {
-    const timeout = first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS;
-    const [diff, others] = await Promise.all([
-      this.git(['diff-files', '-z', '--raw', '--ignore-submodules=all', '--', tree.spec], tree, undefined, timeout),
-      this.git(['ls-files', '-z', '--others', '--exclude-standard', '--', tree.spec], tree, undefined, timeout),
-    ]);
+    const out = await this.git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', tree.spec], tree, undefined, first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS);
     const changed = new Map<string, string>();
-    const parts = diff.toString('utf8').split('\0');
-    for (let i = 0; i + 1 < parts.length; i += 2) {
-      const m = /^:(\d{6}) (\d{6}) ([0-9a-f]{40}) [0-9a-f]{40} ([A-Z])/.exec(parts[i] ?? '');
-      const path = parts[i + 1];
+    const created: string[] = [];
+    let staged = 0;
+    for (const rec of out.toString('utf8').split('\0')) {
+      if (rec.startsWith('? ')) {
+        // A nested repository shows as its folder ("sub/"): its files are its own repository's business.
+        if (!rec.endsWith('/')) created.push(rec.slice(2));
+        continue;
+      }
+      // 1 XY sub mH mI mW hH hI path
+      const m = /^1 (.)(.) \S+ \d{6} (\d{6}) \d{6} [0-9a-f]{40} ([0-9a-f]{40}) (.*)$/s.exec(rec);
+      if (m?.[2] === undefined || m[3] === undefined || m[4] === undefined || m[5] === undefined) continue;
+      if (m[2] === '.') {
+        staged++;
+        continue;
+      }
       // Links and submodules are neither kept nor restored: a link's target is someone else's file.
-      if (m?.[1] === undefined || m[3] === undefined || path === undefined || m[1] === '120000' || m[1] === '160000') continue;
-      changed.set(path, m[3]);
+      if (m[3] === '120000' || m[3] === '160000' || m[3] === '000000') {
+        if (m[3] === '000000') created.push(m[5]);
+        continue;
+      }
+      changed.set(m[5], m[4]);
     }
-    // A nested repository shows as its folder ("sub/"): its files are its own repository's business.
-    const created = others.toString('utf8').split('\0').filter((p) => p !== '' && !p.endsWith('/'));
-    return { changed, created };
+    return { changed, created, staged };
+  }
+
+  /** Points the shadow HEAD at the index as it is now, so later scans list only what differs from it. */
+  async rebaseHead(tree: ShadowTree): Promise<void> {
+    const treeId = (await this.git(['write-tree'], tree)).toString('utf8').trim();
+    const commit = (await this.git(['commit-tree', treeId, '-m', 'Capsule checkpoint base'], tree)).toString('utf8').trim();
+    await writeFile(join(this.gitDir, 'HEAD'), `${commit}\n`);
   }
 
   /** Brings the index up to date for `paths` (relative to the work tree): adds or updates files, drops missing ones, forgets `drop`. */

@@ -108,6 +108,8 @@ test('in a clean git workspace the first checkpoint copies nothing: tracked file
   await chat.command('echo changed > many/f7.txt');
   const c = (await chat.snapshots.log.all())[0];
   assert.equal(c?.path, join(ws, 'many/f7.txt'));
+  // The copy is made after the command's result is out; the next checkpoint waits for it.
+  await chat.command('true');
   assert.ok(existsSync(join(objects, String(c?.before).slice(0, 2), String(c?.before).slice(2))), 'the pre-image is now the store\'s own, whatever the user does to their history');
   await chat.restore(m0);
   assert.equal(await readFile(join(ws, 'many/f7.txt'), 'utf8'), 'file 7\n'.repeat(50));
