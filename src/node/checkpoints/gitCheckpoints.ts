@@ -98,7 +98,11 @@ export class GitCheckpoints {
     const out = changes.filter((c): c is CommandChange => c !== undefined);
     await this.repo.stage(t, stage, drop, first);
     // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
-    if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);
+    if (s.staged + stage.length > HEAD_DRIFT) {
+      await this.repo.rebaseHead(t);
+      // Thousands of new loose objects (a first checkpoint without git history) become one pack, after the result is out.
+      if (stage.length > HEAD_DRIFT) this.copying = this.copying.then(() => this.repo.pack()).catch(() => undefined);
+    }
     if (record) this.copying = this.copying.then(() => this.ownPreImages(out)).catch(() => undefined);
     return out;
   }

@@ -9,6 +9,7 @@ import { type GitLocation, runGit } from './gitCommand.js';
 const SCAN_TIMEOUT_MS = 60_000;
 const FIRST_TIMEOUT_MS = 300_000;
 
+
 /** One workspace folder as the shadow repository sees it. */
 export interface ShadowTree {
   /** The workspace folder (real path). */
@@ -182,6 +183,15 @@ export class ShadowRepo {
       changed.set(m[5], m[4]);
     }
     return { changed, created, staged };
+  }
+
+  /**
+   * Packs the loose objects HEAD reaches into one compressed pack (after a first checkpoint stored thousands of
+   * files). Only reachable loose objects are packed and only those are removed; nothing is ever pruned, so pre-images
+   * that only the change log names stay as they are.
+   */
+  async pack(): Promise<void> {
+    await this.git(['repack', '-d', '-l', '-q'], undefined, undefined, FIRST_TIMEOUT_MS);
   }
 
   /** Points the shadow HEAD at the index as it is now, so later scans list only what differs from it. */
