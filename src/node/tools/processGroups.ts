@@ -5,8 +5,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 
-/** Environment variable that marks every process a command starts: `<owner pid>:<command id>`. */
-export const COMMAND_TAG_VAR = 'CAPSULE_COMMAND_TAG';
+/**
+ * Environment variable that marks every process a command starts: `<owner pid>:<command id>`. (Earlier versions
+ * used another name and stopped every orphan carrying it anywhere on the machine; this name keeps them off.)
+ */
+export const COMMAND_TAG_VAR = 'CAPSULE_COMMAND_ID';
 
 export interface TaggedProcess {
   readonly pid: number;
