@@ -93,6 +93,9 @@ export class ShadowRepo {
     const key = createHash('sha1').update(workTree).update('\0').update(spec).digest('hex').slice(0, 12);
     const tree: ShadowTree = { root, workTree, spec, indexFile: join(this.gitDir, `index-${key}`) };
     this.opened.push(tree);
+    // A lock left by a git this chat started in a process that was killed: the chat is this process's alone (its
+    // session lock), and this process has not run git on the index yet.
+    await rm(`${tree.indexFile}.lock`, { force: true });
     await this.writeExcludes();
     if (user !== undefined && user.sha1 && !(await stat(tree.indexFile).then(() => true, () => false))) await this.seed(tree, user);
     return tree;

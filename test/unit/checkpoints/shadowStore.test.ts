@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Chat, git, looseCount, makeWorkspace, userGitState } from './checkpointHelpers.js';
 
@@ -135,4 +135,18 @@ test('a file over the size limit is named once for the whole chat, with what it 
   const again = new Chat(ws, store, { limits: { maxFileBytes: 100 } });
   await again.command('head -c 900 /dev/zero > big3.bin');
   assert.equal(again.logs.filter((l) => l.fields?.userNotice === true).length, 0, 'said once per chat, not once per process');
+});
+
+test('a lock left in the shadow repository by a killed run does not stop the next run\'s checkpoints', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  const store = join(dir, 'store');
+  await new Chat(ws, store).command('true');
+  const index = (await readdir(join(store, 'git'))).find((n) => n.startsWith('index-'));
+  assert.ok(index !== undefined);
+  await writeFile(join(store, 'git', `${index}.lock`), '');
+  const later = new Chat(ws, store);
+  later.next();
+  await later.command('echo a1 > a.txt');
+  assert.deepEqual(await later.logged(), ['a.txt']);
+  assert.deepEqual(later.logs.filter((l) => l.level === 'warn'), []);
 });
