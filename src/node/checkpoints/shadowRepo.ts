@@ -161,7 +161,15 @@ export class ShadowRepo {
    * shadow HEAD is only there to keep that output short: entries that differ from it but not from the disk are counted.
    */
   async sweep(tree: ShadowTree, first = false): Promise<Sweep> {
-    const out = await this.git(['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', tree.spec], tree, undefined, first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS);
+    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', tree.spec];
+    const timeout = first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS;
+    const out = await this.git(args, tree, undefined, timeout).catch(async (err: unknown) => {
+      // The HEAD borrowed from the user may be gone (history rewritten and pruned): scan against no HEAD instead.
+      const head = await readFile(join(this.gitDir, 'HEAD'), 'utf8').catch(() => '');
+      if (!/^[0-9a-f]{40}\s*$/.test(head)) throw err;
+      await writeFile(join(this.gitDir, 'HEAD'), 'ref: refs/heads/capsule\n');
+      return this.git(args, tree, undefined, timeout);
+    });
     const changed = new Map<string, string>();
     const created: string[] = [];
     let staged = 0;

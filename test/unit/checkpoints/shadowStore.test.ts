@@ -150,3 +150,19 @@ test('a lock left in the shadow repository by a killed run does not stop the nex
   assert.deepEqual(await later.logged(), ['a.txt']);
   assert.deepEqual(later.logs.filter((l) => l.level === 'warn'), []);
 });
+
+test('when the commit the shadow repository started from is gone from the user\'s history, checkpoints go on', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  const store = join(dir, 'store');
+  const chat = new Chat(ws, store);
+  await chat.command('true');
+  // The user rewrites their only commit and prunes the old one.
+  await writeFile(join(ws, 'keep.txt'), 'amended\n');
+  git(ws, 'commit', '-qam', 'amended', '--amend');
+  git(ws, 'reflog', 'expire', '--expire=now', '--all');
+  git(ws, 'gc', '-q', '--prune=now');
+  chat.next();
+  await chat.command('echo a1 > a.txt');
+  assert.deepEqual(await chat.logged(), ['a.txt']);
+  assert.deepEqual(chat.logs.filter((l) => l.level === 'warn'), []);
+});
