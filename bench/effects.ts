@@ -1,58 +1,181 @@
-// Effect measurement overhead per run_command on a 10k-file repository (git and plain), and import speed of a 100 MB Claude Code session.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// What one run_command costs through the tool host, checkpoint included, against `sh -c` and `git status` in the same run; the checkpoint store's size; import speed.
+import { execFile, execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, lstatSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { importTranscript } from '../src/engine/import/importTranscript.js';
-import { startCommandProbe } from '../src/node/tools/commandEffects.js';
-import { executeCommand } from '../src/node/tools/runCommand.js';
-import { CommandTracker } from '../src/node/tools/processGroups.js';
-import { DEFAULT_TOOL_LIMITS } from '../src/node/tools/types.js';
-import { type BenchRow, compare, timeMedian } from './lib.js';
+import { FileSnapshots } from '../src/node/snapshots/fileSnapshots.js';
+import { WorkspaceToolHost } from '../src/node/tools/workspaceToolHost.js';
+import { type BenchRow, compare, median, timeMedian } from './lib.js';
 
-const FILES = 10_000;
-const RUNS = 9;
+const exec = promisify(execFile);
+const STEADY_RUNS = 9;
+const FIRST_RUNS = 2;
+const GROWTH_COMMANDS = 100;
 
-function repo(git: boolean): string {
+interface Workspace {
+  readonly name: string;
+  readonly dir: string;
+  readonly git: boolean;
+  /** A file the steady-state commands edit (relative). */
+  readonly target: (i: number) => string;
+}
+
+function gitInit(dir: string): void {
+  const g = (...args: string[]): void => void execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=b', '-c', 'gc.auto=0', ...args], { cwd: dir, stdio: 'ignore' });
+  g('init', '-q');
+  g('add', '-A');
+  g('commit', '-qm', 'init');
+}
+
+/** 10,000 small source-like files in 100 folders. */
+function smallFiles(git: boolean): Workspace {
   const dir = mkdtempSync(join(tmpdir(), 'capsule-bench-effects-'));
   for (let d = 0; d < 100; d++) {
     mkdirSync(join(dir, `d${d}`));
-    for (let f = 0; f < FILES / 100; f++) writeFileSync(join(dir, `d${d}`, `f${f}.txt`), `file ${d}/${f}\nalpha\n`);
+    for (let f = 0; f < 100; f++) writeFileSync(join(dir, `d${d}`, `f${f}.txt`), `file ${d}/${f}\nalpha\n${'line of text\n'.repeat(30)}`);
   }
-  if (git) {
-    const run = (...args: string[]): void => void execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=b', '-c', 'gc.auto=0', ...args], { cwd: dir, stdio: 'ignore' });
-    run('init', '-q');
-    run('add', '-A');
-    run('commit', '-qm', 'init');
-    // 10k loose objects would start a background gc that races the cleanup and the timings.
-  }
-  return dir;
+  if (git) gitInit(dir);
+  return { name: `10k files, ${git ? 'git' : 'plain folder'}`, dir, git, target: (i) => `d${i % 100}/f0.txt` };
 }
 
-async function commandRows(git: boolean): Promise<BenchRow> {
-  const dir = repo(git);
+/** About 100 MB: 400 files of 256 KB (random, so neither store can compress them away), committed. */
+function bigWorkspace(): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), 'capsule-bench-effects-big-'));
+  for (let d = 0; d < 20; d++) {
+    mkdirSync(join(dir, `d${d}`));
+    for (let f = 0; f < 20; f++) writeFileSync(join(dir, `d${d}`, `b${f}.bin`), randomBytes(256 * 1024));
+  }
+  mkdirSync(join(dir, 'src'));
+  for (let f = 0; f < 10; f++) writeFileSync(join(dir, 'src', `m${f}.txt`), `module ${f}\nalpha\n`);
+  gitInit(dir);
+  return { name: '100 MB, git', dir, git: true, target: (i) => `src/m${i % 10}.txt` };
+}
+
+function dirBytes(dir: string): number {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length > 0) {
+    const d = stack.pop() ?? '';
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      const st = lstatSync(p);
+      if (st.isDirectory()) stack.push(p);
+      else total += st.size;
+    }
+  }
+  return total;
+}
+
+/** A tool host as a session builds it: run_command through the file capture of a fresh snapshot folder. */
+function host(ws: Workspace, store: string): WorkspaceToolHost {
+  const snapshots = new FileSnapshots({ dir: store, roots: [ws.dir], leaf: () => 'e1' });
+  return new WorkspaceToolHost({ roots: [ws.dir], approve: async () => true, trusted: () => true, capture: snapshots });
+}
+
+/** A command that changes one small file, like most agent commands; alternating keeps each run a real change. */
+function edit(ws: Workspace, i: number): string {
+  return `sed -i 's/${i % 2 === 0 ? 'alpha/beta' : 'beta/alpha'}/' ${ws.target(i)}`;
+}
+
+async function tool(h: WorkspaceToolHost, command: string): Promise<void> {
+  const r = await h.run('run_command', JSON.stringify({ command }), new AbortController().signal);
+  if (r.isError) throw new Error(`bench command failed: ${r.content}`);
+}
+
+async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
+  const stores = mkdtempSync(join(tmpdir(), 'capsule-bench-stores-'));
   try {
-    const signal = new AbortController().signal;
-    const cenv = { tracker: new CommandTracker(), secrets: [] };
     let i = 0;
-    // A command that changes one file, like most agent commands; alternating keeps each run a real change.
-    const command = (): string => `sed -i 's/${i % 2 === 0 ? 'alpha/beta' : 'beta/alpha'}/' d${i % 100}/f0.txt`;
-    const alone = await timeMedian(async () => {
-      i++;
-      await executeCommand(command(), dir, 60_000, DEFAULT_TOOL_LIMITS, signal, cenv);
-    }, RUNS);
-    const measured = await timeMedian(async () => {
-      i++;
-      const probe = await startCommandProbe([dir], dir);
-      await executeCommand(command(), dir, 60_000, DEFAULT_TOOL_LIMITS, signal, cenv);
-      await probe.finish();
-    }, RUNS);
-    return compare(`run_command with effect measurement (${FILES} files, ${git ? 'git' : 'plain folder'})`, measured, 'the command alone', alone, RUNS, {
-      overheadMs: Math.round((measured - alone) * 10) / 10,
-      ratio: Math.round((measured / alone) * 100) / 100,
+    // First command of a chat: a fresh snapshot folder each time.
+    const firsts: number[] = [];
+    let firstStore = 0;
+    for (let r = 0; r < FIRST_RUNS; r++) {
+      const store = join(stores, `first${r}`);
+      const h = host(ws, store);
+      const t0 = performance.now();
+      await tool(h, edit(ws, i++));
+      firsts.push(performance.now() - t0);
+      firstStore = dirBytes(store);
+      await h.dispose();
+    }
+    // Steady state: one chat, the tool, `sh -c` and `git status` interleaved so load hits all of them alike.
+    const h = host(ws, join(stores, 'steady'));
+    await tool(h, edit(ws, i++));
+    const toolMs: number[] = [];
+    const shMs: number[] = [];
+    const statusMs: number[] = [];
+    for (let r = 0; r < STEADY_RUNS; r++) {
+      let t0 = performance.now();
+      await tool(h, edit(ws, i++));
+      toolMs.push(performance.now() - t0);
+      t0 = performance.now();
+      await exec('sh', ['-c', edit(ws, i++)], { cwd: ws.dir });
+      shMs.push(performance.now() - t0);
+      if (ws.git) {
+        t0 = performance.now();
+        await exec('git', ['status'], { cwd: ws.dir, maxBuffer: 64 * 1024 * 1024 });
+        statusMs.push(performance.now() - t0);
+      }
+    }
+    await h.dispose();
+    const tMs = median(toolMs);
+    const sMs = median(shMs);
+    const gMs = median(statusMs);
+    const overhead = tMs - sMs;
+    const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
+    return [
+      compare(`run_command + checkpoint, first of a chat (${ws.name})`, median(firsts), 'sh -c', sMs, FIRST_RUNS, {
+        storeAfterFirstKB: Math.round(firstStore / 1024),
+        workspaceKB: Math.round(dirBytes(ws.dir) / 1024),
+      }),
+      compare(`run_command + checkpoint, steady state (${ws.name})`, tMs, 'sh -c', sMs, STEADY_RUNS, {
+        overheadMs: round(overhead),
+        toolPerShC: round(tMs / sMs, 1),
+        // A plain folder has no `git status` to compare with: `sh -c` is its floor.
+        ...(ws.git ? { gitStatusMs: round(gMs), overheadPerGitStatus: round(overhead / gMs, 2), toolPerGitStatus: round(tMs / gMs, 2) } : {}),
+      }),
+    ];
+  } finally {
+    rmSync(stores, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
+}
+
+/** 100 commands, each rewriting one 4 KB file with new content: how much the store grows against the bytes changed. */
+async function growthRow(ws: Workspace): Promise<BenchRow> {
+  const stores = mkdtempSync(join(tmpdir(), 'capsule-bench-growth-'));
+  try {
+    const store = join(stores, 's');
+    const h = host(ws, store);
+    await tool(h, 'true');
+    const start = dirBytes(store);
+    let changed = 0;
+    const times: number[] = [];
+    for (let i = 0; i < GROWTH_COMMANDS; i++) {
+      const text = `version ${i}\n${randomBytes(2048).toString('hex')}\n`;
+      const file = join(ws.dir, `d${i % 10}`, 'grow.txt');
+      changed += Buffer.byteLength(text);
+      const t0 = performance.now();
+      await tool(h, `printf '%s' '${text.replace(/\n/g, '\\n')}' > ${file}`);
+      times.push(performance.now() - t0);
+    }
+    await h.dispose();
+    const growth = dirBytes(store) - start;
+    return compare(`store growth over ${GROWTH_COMMANDS} commands (${ws.name})`, median(times), 'bytes changed (KB)', changed / 1024, GROWTH_COMMANDS, {
+      storeGrowthKB: Math.round(growth / 1024),
+      bytesChangedKB: Math.round(changed / 1024),
+      growthPerByteChanged: Math.round((growth / changed) * 100) / 100,
     });
   } finally {
-    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    rmSync(stores, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 
@@ -92,5 +215,17 @@ async function importRow(): Promise<BenchRow> {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  return [await commandRows(true), await commandRows(false), await importRow()];
+  const rows: BenchRow[] = [];
+  for (const make of [() => smallFiles(true), () => smallFiles(false), bigWorkspace]) {
+    const ws = make();
+    try {
+      process.stderr.write(`bench: effects: ${ws.name} ...\n`);
+      rows.push(...(await workspaceRows(ws)));
+      if (ws.name.startsWith('10k files, git')) rows.push(await growthRow(ws));
+    } finally {
+      rmSync(ws.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    }
+  }
+  if (process.env.CAPSULE_BENCH_SKIP_IMPORT !== '1') rows.push(await importRow());
+  return rows;
 }

@@ -38,7 +38,7 @@ export async function run(): Promise<BenchRow[]> {
       await writeFile(join(dir, 'bare.ts'), body(i % FILES, i));
       bare.push(performance.now() - t1);
     }
-    const storeBytes = await snaps.objects.size();
+    const storeBytes = await snaps.storedBytes();
     const t2 = performance.now();
     const plan = await planRestore(snaps, (id) => (id === null ? -1 : Number(id.slice(1))), 0);
     const planMs = performance.now() - t2;

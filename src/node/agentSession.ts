@@ -1,5 +1,5 @@
 // The one engine facade every front end uses (extension, CLI, tests): the engine composed once over the Node ports of one session file.
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
@@ -25,6 +25,7 @@ import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
 import { lastEntryId, previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
+import { COMMAND_JOURNAL } from './tools/processGroups.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
@@ -117,6 +118,7 @@ export class AgentSession {
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
               capture: parts.snapshots,
+              commandJournal: join(parts.snapshots.dir, COMMAND_JOURNAL),
               evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent === undefined ? undefined : capsuleOperationId(agent.branch()), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
               checkpoint: async (kind, note) => {
                 if (agent === undefined) throw new Error('the session is not ready');

@@ -8,7 +8,8 @@ import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
-import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
+import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
+import { FileSnapshots } from '../../node/snapshots/fileSnapshots.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { limitFlags, sessionModel } from '../session.js';
@@ -151,8 +152,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(out);
-  // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
-  const leftovers = leftoverReport(await stopLeftovers());
+  // A CLI killed with SIGKILL could not stop its commands; this run finds the ones its journal names and stops them.
+  const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
   const recorded = await recordedModel(path);
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
@@ -197,6 +198,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
         persist(e);
         printer.handle(e);
       },
+      // Notices meant for the user (a file checkpoints could not keep, and what that means for rewind).
+      logger: { log: (_level, message, fields) => (fields?.userNotice === true ? out(`[warn] ${message}`) : undefined) },
     });
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e), 1);

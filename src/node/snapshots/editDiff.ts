@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { AssistantEntry, Entry, ToolResultEntry } from '../../engine/transcript/schema.js';
 import { resolveWorkspacePath } from '../tools/paths.js';
 import type { FileSnapshots } from './fileSnapshots.js';
-import { hashOf } from './objectStore.js';
+import { sameContent } from './objectStore.js';
 
 /** A side of the diff: its text, "no file" (created or deleted), or why it is not known. */
 export type Side = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'absent' } | { readonly kind: 'unavailable'; readonly why: string };
@@ -52,10 +52,10 @@ async function side(snapshots: FileSnapshots, state: string | null, real: string
   if (state === 'unavailable') return { kind: 'unavailable', why: 'the file was too large to keep (or the snapshot store was full)' };
   const kept = await snapshots.objects.get(state);
   if (kept !== undefined) return { kind: 'text', text: Buffer.from(kept).toString('utf8') };
-  if (replay !== undefined && hashOf(Buffer.from(replay, 'utf8')) === state) return { kind: 'text', text: replay };
+  if (replay !== undefined && sameContent(Buffer.from(replay, 'utf8'), state)) return { kind: 'text', text: replay };
   // Chats from before results were kept: the file on disk is this edit's result when its content still matches.
   const now = await readFile(real).catch(() => undefined);
-  if (now !== undefined && hashOf(now) === state) return { kind: 'text', text: now.toString('utf8') };
+  if (now !== undefined && sameContent(now, state)) return { kind: 'text', text: now.toString('utf8') };
   return { kind: 'unavailable', why: missing };
 }
 

@@ -1,41 +1,60 @@
-// Content-addressed file contents (sha256) in a folder of workspace storage: each distinct content is stored once, checked on read.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+// Content of the snapshot folder by id: git blob ids (compressed loose objects, or the shadow repository's), and the SHA-256 files older chats kept.
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { BLOB_ID, blobId, readLoose, writeLoose } from '../checkpoints/looseObjects.js';
 import { errCode } from '../fsUtil.js';
 
+/** The SHA-256 of bytes: how chats before the shadow store named their contents (64 hex digits). */
 export function hashOf(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
+const SHA256_ID = /^[0-9a-f]{64}$/;
+
+/** Whether `bytes` is the content a recorded id names, whichever scheme named it. */
+export function sameContent(bytes: Uint8Array, id: string): boolean {
+  return SHA256_ID.test(id) ? hashOf(bytes) === id : blobId(bytes) === id;
+}
+
+/** Reads what loose files do not hold (packed objects, the user's objects the shadow repository borrows). */
+export type PackedReader = (id: string) => Promise<Uint8Array | undefined>;
+
 export class ObjectStore {
-  /** Bytes written by this process plus what was there at the first size query. */
-  private sizeKnown: number | undefined;
+  constructor(
+    /** `<session>.files/objects`: older SHA-256 files, and the compressed objects kept where git is missing. */
+    private readonly dir: string,
+    /** Where new contents go (the shadow repository's objects, or `dir`). */
+    private readonly target: () => Promise<string>,
+    /** Other loose folders to read from, and git for the rest. */
+    private readonly more: () => Promise<{ readonly dirs: readonly string[]; readonly packed?: PackedReader }>,
+    /** Told how many bytes each new content took. */
+    private readonly wrote: (bytes: number) => void = () => undefined,
+  ) {}
 
-  constructor(private readonly dir: string) {}
-
-  private pathOf(hash: string): string {
-    return join(this.dir, hash.slice(0, 2), hash.slice(2));
-  }
-
-  /** Stores the bytes (once per content) and returns their hash. */
+  /** Stores the bytes (once per content, compressed) and returns their id. */
   async put(bytes: Uint8Array): Promise<string> {
-    const hash = hashOf(bytes);
-    const target = this.pathOf(hash);
-    if (await stat(target).then(() => true, () => false)) return hash;
-    await mkdir(join(this.dir, hash.slice(0, 2)), { recursive: true });
-    // Temp file + rename: a crash leaves either no object or a whole one, never a half one with a valid name.
-    const tmp = `${target}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, bytes);
-    await rename(tmp, target);
-    if (this.sizeKnown !== undefined) this.sizeKnown += bytes.byteLength;
-    return hash;
+    const { id, written } = await writeLoose(await this.target(), bytes);
+    this.wrote(written);
+    return id;
   }
 
-  /** The bytes of a hash; undefined when the object is missing or damaged (its content no longer matches its name). */
-  async get(hash: string): Promise<Uint8Array | undefined> {
+  /** The bytes of an id; undefined when the object is missing or damaged (its content no longer matches its id). */
+  async get(id: string): Promise<Uint8Array | undefined> {
+    if (SHA256_ID.test(id)) return this.legacy(id);
+    if (!BLOB_ID.test(id)) return undefined;
+    const { dirs, packed } = await this.more();
+    for (const d of [this.dir, ...dirs]) {
+      const bytes = await readLoose(d, id);
+      if (bytes !== undefined) return bytes;
+    }
+    const bytes = await packed?.(id);
+    return bytes !== undefined && blobId(bytes) === id ? bytes : undefined;
+  }
+
+  private async legacy(hash: string): Promise<Uint8Array | undefined> {
     try {
-      const bytes = await readFile(this.pathOf(hash));
+      const bytes = await readFile(join(this.dir, hash.slice(0, 2), hash.slice(2)));
       return hashOf(bytes) === hash ? bytes : undefined;
     } catch (err) {
       if (errCode(err) === 'ENOENT' || errCode(err) === 'EISDIR') return undefined;
@@ -43,21 +62,7 @@ export class ObjectStore {
     }
   }
 
-  /** Total bytes stored (walked once, then kept up to date by put). */
-  async size(): Promise<number> {
-    if (this.sizeKnown !== undefined) return this.sizeKnown;
-    let total = 0;
-    const shards = await readdir(this.dir).catch(() => [] as string[]);
-    for (const s of shards) {
-      const names = await readdir(join(this.dir, s)).catch(() => [] as string[]);
-      for (const n of names) total += (await stat(join(this.dir, s, n)).catch(() => undefined))?.size ?? 0;
-    }
-    this.sizeKnown = total;
-    return total;
-  }
-
   async deleteAll(): Promise<void> {
     await rm(this.dir, { recursive: true, force: true });
-    this.sizeKnown = 0;
   }
 }

@@ -7,7 +7,7 @@ import { oneLine } from '../fsUtil.js';
 import { openRegularFile } from '../regularFile.js';
 import { REFUSED, type Change, type FileState, type RefusedRecord } from './changeLog.js';
 import { checkedParent, ConfinementError, deleteConfined, partsBelow, writeConfined } from './confine.js';
-import { readContent, stateOf, type FileSnapshots } from './fileSnapshots.js';
+import { readContent, stateLike, stateOf, type FileSnapshots } from './fileSnapshots.js';
 
 export type FileAction = 'restore' | 'delete' | 'recreate';
 
@@ -72,12 +72,14 @@ export async function planRestore(snapshots: FileSnapshots, positionOf: (entryId
       refused.set(`${path}\0link`, { path, reason: err instanceof ConfinementError ? err.message : oneLine(err) });
       continue;
     }
-    const current = stateOf(await readContent(path, snapshots.limits.maxFileBytes));
-    if (current === w && w !== 'unavailable') continue;
+    const content = await readContent(path, snapshots.limits.maxFileBytes);
+    // Ids are compared in the scheme that recorded them (older chats used SHA-256, the shadow store git blob ids).
+    const current = stateOf(content);
+    if (stateLike(content, w) === w && w !== 'unavailable') continue;
     const expected = lastAfter.get(path);
     // "unavailable" means Capsule does not know what it left there: that is unknown content, never "unchanged".
     const unknownContent = expected === 'unavailable' && current !== null;
-    const editedOutside = unknownContent || (expected !== undefined && current !== expected);
+    const editedOutside = unknownContent || (expected !== undefined && stateLike(content, expected) !== expected);
     const action: FileAction = w === null ? 'delete' : current === null ? 'recreate' : 'restore';
     const unavailable = await whyUnavailable(snapshots, w);
     files.push({ path, action, wanted: w, editedOutside, root, ...(unknownContent ? { unknownContent: true as const } : {}), ...(unavailable === undefined ? {} : { unavailable }) });

@@ -3,7 +3,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Folders never walked: version control, dependency and build caches; restoring them is not Capsule's job. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'out', 'build', 'target', '.next']);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'out', 'build', 'target', '.next', '.capsule']);
 
 export interface FileStat {
   readonly size: number;
@@ -13,7 +13,7 @@ export interface FileStat {
 export interface ScanLimits {
   /** Most files one walk records; beyond it the walk is marked incomplete. */
   readonly maxFiles: number;
-  /** Folders never walked (the snapshot store itself when it lies inside the workspace). */
+  /** Folders and files never walked (the snapshot store and the session's files when they lie inside the workspace). */
   readonly skip?: readonly string[];
 }
 
@@ -39,7 +39,7 @@ export async function scanWorkspace(roots: readonly string[], limits: ScanLimits
         continue;
       }
       // Symlinks are neither followed nor restored: the tools confine writes to real paths, and a link's target is someone else's file.
-      if (!d.isFile()) continue;
+      if (!d.isFile() || skip.has(p) || d.name.endsWith('.capsule-tmp')) continue;
       if (files.size >= limits.maxFiles) {
         complete = false;
         continue;

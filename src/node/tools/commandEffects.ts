@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { effects, type Effects } from '../../engine/transcript/effects.js';
 import { type EffectProbe, type FileEffects, startEffectProbe } from '../effects/probe.js';
+import type { FileCapture } from '../checkpoints/types.js';
 import { displayPath, isInside, realRoots } from './paths.js';
 
 interface Outcome {
@@ -21,6 +22,24 @@ export async function startCommandProbe(roots: readonly string[], cwd: string): 
   return {
     async finish(): Promise<FileEffects> {
       const f = await probe.finish();
+      return {
+        created: f.created.map(show),
+        modified: f.modified.map(show),
+        deleted: f.deleted.map(show),
+        renamed: f.renamed.map((r) => ({ from: show(r.from), to: show(r.to) })),
+        ...(f.unknown === undefined ? {} : { unknown: f.unknown }),
+      };
+    },
+  };
+}
+
+/** The effects a command's checkpoint measured (absolute paths), shown as the tools show paths. */
+export async function checkpointProbe(capture: FileCapture, roots: readonly string[]): Promise<EffectProbe> {
+  const ck = await capture.beforeCommand();
+  return {
+    async finish(): Promise<FileEffects> {
+      const [f, reals] = await Promise.all([ck.finish(), realRoots(roots)]);
+      const show = (p: string): string => displayPath(reals, p);
       return {
         created: f.created.map(show),
         modified: f.modified.map(show),

@@ -1,9 +1,15 @@
-// Tracks every process run_command starts (its group, plus a tag in the environment that setsid children keep) so they die with their turn.
+// Tracks the processes each run_command starts (its process group, plus a tag in the environment that setsid children keep) so they die with their turn, and with a killed CLI's next run.
 import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
 
-/** Environment variable that marks every process a command starts: `<owner pid>:<command id>`. */
-export const COMMAND_TAG_VAR = 'CAPSULE_COMMAND_TAG';
+/**
+ * Environment variable that marks every process a command starts: `<owner pid>:<command id>`. (Earlier versions
+ * used another name and stopped every orphan carrying it anywhere on the machine; this name keeps them off.)
+ */
+export const COMMAND_TAG_VAR = 'CAPSULE_COMMAND_ID';
 
 export interface TaggedProcess {
   readonly pid: number;
@@ -19,63 +25,112 @@ export function newCommandTag(): { readonly id: string; readonly value: string }
   return { id, value: `${process.pid}:${id}` };
 }
 
-function parseTag(environ: string): { ownerPid: number; commandId: string } | undefined {
-  const key = `${COMMAND_TAG_VAR}=`;
-  for (const pair of environ.split('\0')) {
-    if (!pair.startsWith(key)) continue;
-    const m = /^(\d+):([0-9a-f]+)$/.exec(pair.slice(key.length));
-    if (m?.[1] !== undefined && m[2] !== undefined) return { ownerPid: Number(m[1]), commandId: m[2] };
-  }
-  return undefined;
+/** The fields of /proc/N/stat the bookkeeping needs. */
+export interface ProcStat {
+  readonly pid: number;
+  readonly zombie: boolean;
+  readonly ppid: number;
+  readonly pgid: number;
+  /** Clock ticks after boot when the process started: with the pid, it names one process even after pid reuse. */
+  readonly start: number;
 }
 
-/** `pgid → command id` of groups whose members count as that command's even when their tag cannot be read. */
-export type GroupOwners = ReadonlyMap<number, string>;
+/** Parses a /proc/N/stat line (the name in parentheses may hold spaces and parentheses, so fields count from the last one). */
+export function parseStat(pid: number, line: string): ProcStat | undefined {
+  const f = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  const [state, ppid, pgid] = [f[0], Number(f[1]), Number(f[2])];
+  const start = Number(f[19]);
+  if (state === undefined || !Number.isFinite(ppid) || !Number.isFinite(pgid) || !Number.isFinite(start)) return undefined;
+  return { pid, zombie: state === 'Z' || state === 'X', ppid, pgid, start };
+}
 
-/** The process group in a /proc/N/stat line (the field after state and ppid; the name may hold spaces and parentheses). */
-function pgidOf(stat: string): number | undefined {
-  const m = /\) [A-Za-z] -?\d+ (\d+) /.exec(stat.slice(stat.lastIndexOf(')')));
-  return m?.[1] === undefined ? undefined : Number(m[1]);
+function statSync(pid: number): ProcStat | undefined {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** One command to look for: its group, when it started, and its tag. */
+export interface CommandMark {
+  readonly commandId: string;
+  /** The tag value in its processes' environment (`owner:id`). */
+  readonly tag: string;
+  readonly ownerPid: number;
+  /** Its process group while it may still have members (undefined once the id may have been reused). */
+  readonly pgid?: number;
+  /** The shell's start (clock ticks): nothing that started earlier can be the command's. */
+  readonly start: number;
+}
+
+export interface ScanResult {
+  readonly found: readonly TaggedProcess[];
+  /** Processes that may be the command's but could not be told yet (an exec in progress shows no environment). */
+  readonly uncertain: number;
+}
+
+/** How processes are looked for (a parameter so that tests can script a scan that misses). */
+export type ProcessScan = (marks: readonly CommandMark[]) => Promise<ScanResult>;
+
+/** Reads one /proc file as text (a parameter of the scan, so a test can see which files it read). */
+export type ProcReader = (path: string) => Promise<string>;
+const readProc: ProcReader = (path) => readFile(path, 'latin1');
+
+async function cmdline(pid: number, read: ProcReader): Promise<string> {
+  const raw = await read(`/proc/${pid}/cmdline`).catch(() => '');
+  return raw.split('\0').filter(Boolean).join(' ').slice(0, 200);
 }
 
 /**
- * Every live process carrying a command tag, read from /proc (Linux; elsewhere the list is empty and only the
- * process groups apply). A process that clears its environment is not found; one started with setsid, nohup or a
- * double fork is, which is what the group alone misses. A process in one of `groups` counts as that command's
- * even with no readable tag: in the middle of an exec /proc briefly shows an empty environment, but the group stays.
+ * The live processes of the given commands (Linux; elsewhere only the process groups apply, through signals). A
+ * process counts when it is in a command's group (its stat says so), or when it started after the command did and
+ * its environment carries the command's tag: only those few environments are read, never every process's. A
+ * process that started after a command, whose group is not one of ours and whose environment is still empty (an
+ * exec in progress), is counted as uncertain.
  */
-export async function findTaggedProcesses(groups: GroupOwners = new Map()): Promise<TaggedProcess[]> {
-  if (process.platform !== 'linux') return [];
+export async function scanProcesses(marks: readonly CommandMark[], read: ProcReader = readProc): Promise<ScanResult> {
+  if (process.platform !== 'linux' || marks.length === 0) return { found: [], uncertain: 0 };
   const names = await readdir('/proc').catch(() => [] as string[]);
-  const out: TaggedProcess[] = [];
+  const earliest = Math.min(...marks.map((m) => m.start));
+  const byGroup = new Map(marks.flatMap((m) => (m.pgid === undefined ? [] : [[m.pgid, m] as const])));
+  const byTag = new Map(marks.map((m) => [m.tag, m]));
+  const found: TaggedProcess[] = [];
+  let uncertain = 0;
   await Promise.all(
-    names
-      .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
-      .map(async (n) => {
-        const environ = await readFile(`/proc/${n}/environ`, 'latin1').catch(() => '');
-        let tag = parseTag(environ);
-        if (tag === undefined && groups.size === 0) return;
-        const stat = await readFile(`/proc/${n}/stat`, 'latin1').catch(() => '');
-        if (stat === '' || /^\d+ \(.*\) [ZX] /s.test(stat)) return; // gone, or a zombie waiting for its parent
-        if (tag === undefined) {
-          const owner = groups.get(pgidOf(stat) ?? -1);
-          if (owner === undefined) return;
-          tag = { ownerPid: process.pid, commandId: owner };
-        }
-        const cmdline = await readFile(`/proc/${n}/cmdline`, 'utf8').catch(() => '');
-        out.push({ pid: Number(n), ...tag, command: cmdline.split('\0').filter(Boolean).join(' ').slice(0, 200) });
-      }),
+    names.map(async (n) => {
+      const pid = Number(n);
+      if (!/^\d+$/.test(n) || pid === process.pid) return;
+      const st = parseStat(pid, await read(`/proc/${n}/stat`).catch(() => ''));
+      if (st === undefined || st.zombie) return; // gone, or a zombie waiting for its parent
+      let mark = byGroup.get(st.pgid);
+      // A group id outlives nothing: a member that started before the shell is another group that got the same id.
+      if (mark !== undefined && st.start < mark.start) mark = undefined;
+      if (mark === undefined) {
+        if (st.start < earliest || st.ppid === KTHREADD) return;
+        const environ = await read(`/proc/${n}/environ`).catch(() => undefined);
+        if (environ === '') uncertain++;
+        const tag = environ === undefined ? undefined : tagIn(environ);
+        mark = tag === undefined ? undefined : byTag.get(tag);
+        if (mark === undefined || st.start < mark.start) return;
+      }
+      found.push({ pid, ownerPid: mark.ownerPid, commandId: mark.commandId, command: await cmdline(pid, read) });
+    }),
   );
-  return out.sort((a, b) => a.pid - b.pid);
+  return { found: found.sort((a, b) => a.pid - b.pid), uncertain };
 }
 
-/** How one scan of the running processes is made (a parameter so that tests can script a scan that misses). */
-export type ProcessScan = (groups: GroupOwners) => Promise<TaggedProcess[]>;
+/** The parent of every kernel thread (whose environment is always empty). */
+const KTHREADD = 2;
 
-/** Pause between the scans that must agree before a command's background is reported. */
+function tagIn(environ: string): string | undefined {
+  const key = `${COMMAND_TAG_VAR}=`;
+  for (const pair of environ.split('\0')) if (pair.startsWith(key)) return pair.slice(key.length);
+  return undefined;
+}
+
+/** Pause before the one rescan made while a finished command still has processes (one may be mid-fork or mid-exec). */
 const SETTLE_MS = 50;
-/** Scans at the most before reporting what was seen. */
-const MAX_SCANS = 6;
 
 export function pidAlive(pid: number): boolean {
   try {
@@ -94,11 +149,6 @@ function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-interface Tracked {
-  readonly pgid: number;
-  readonly commandId: string;
-}
-
 const trackers = new Set<CommandTracker>();
 let exitHookInstalled = false;
 
@@ -111,99 +161,157 @@ function installExitHook(): void {
   });
 }
 
+const JournalSchema = z.array(
+  z.object({ commandId: z.string(), tag: z.string(), ownerPid: z.number(), ownerStart: z.number(), pgid: z.number().optional(), start: z.number() }),
+);
+type JournalEntry = z.infer<typeof JournalSchema>[number];
+
+/** The journal's name in a session's snapshot folder: the commands a process started and had not stopped yet. */
+export const COMMAND_JOURNAL = 'running-commands.json';
+
+function readJournal(path: string): JournalEntry[] {
+  try {
+    const parsed = JournalSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+    return parsed.success ? parsed.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Synchronous on purpose: the entry must be on disk before the shell runs, since the CLI may be SIGKILLed at any moment after. */
+function writeJournal(path: string, entries: readonly JournalEntry[]): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(entries));
+    renameSync(tmp, path);
+  } catch {
+    // A journal that cannot be written only means a killed run's leftovers are not found next time.
+  }
+}
+
 /**
  * The commands of this process whose processes may still run: each is a process group (killed as `-pgid`) plus its
- * tag (found in /proc). Commands are forgotten once stopped or found finished; on exit every tracked group is killed.
+ * tag. Commands are forgotten once stopped or found finished; on exit every tracked group is killed. With a journal
+ * file, each command is noted there while it may run, so the next run finds it if this process is SIGKILLed.
  */
 export class CommandTracker {
-  private readonly live = new Map<string, Tracked>();
-  /** Finished commands whose tags are still looked for (see forget). */
-  private readonly finished = new Set<string>();
+  private readonly live = new Map<string, CommandMark>();
+  /** Finished commands whose tags are still looked for until the turn ends (see forget). */
+  private readonly finished = new Map<string, CommandMark>();
+  private readonly selfStart = statSync(process.pid)?.start ?? 0;
 
-  constructor(private readonly scan: ProcessScan = findTaggedProcesses) {}
+  constructor(
+    private readonly scan: ProcessScan = scanProcesses,
+    private readonly journal?: string,
+  ) {}
 
-  add(pgid: number, commandId: string): void {
-    this.live.set(commandId, { pgid, commandId });
+  /** Notes a command about to start (its tag is in the environment it is given); `started` adds its group. */
+  begin(commandId: string): void {
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, start: 0 });
     trackers.add(this);
     installExitHook();
+    this.saveJournal();
+  }
+
+  /** The shell runs as process group `pgid`: what started after it, in its group or with its tag, is the command's. */
+  add(pgid: number, commandId: string): void {
+    if (!this.live.has(commandId)) this.begin(commandId);
+    const start = statSync(pgid)?.start ?? 0;
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, pgid, start });
+    this.saveJournal();
   }
 
   /**
-   * The command finished and a scan found nothing of it running. Its group is not signalled again (its id may be
-   * reused), but its tag is still looked for until the turn ends: a scan can miss a child that is between fork and
-   * exec, when /proc briefly shows no environment.
+   * The command finished and nothing of it runs. Its group is not signalled again (its id may be reused), but its tag
+   * is still looked for until the turn ends.
    */
   forget(commandId: string): void {
-    if (this.live.delete(commandId)) this.finished.add(commandId);
+    const m = this.live.get(commandId);
+    if (m === undefined) return;
+    this.live.delete(commandId);
+    const { pgid: _gone, ...rest } = m;
+    this.finished.set(commandId, rest);
+    this.saveJournal();
   }
 
   get size(): number {
     return this.live.size + this.finished.size;
   }
 
-  /** Processes of the tracked commands (or of one) still running, found by tag (or, for live commands, by group). */
+  private marks(commandId?: string): CommandMark[] {
+    return [...this.live.values(), ...this.finished.values()].filter((m) => commandId === undefined || m.commandId === commandId);
+  }
+
+  /** Processes of the tracked commands (or of one) still running. */
   async running(commandId?: string): Promise<TaggedProcess[]> {
-    const groups = new Map([...this.live.values()].map((g) => [g.pgid, g.commandId]));
-    const all = await this.scan(groups);
-    return all.filter((p) => p.ownerPid === process.pid && (commandId === undefined ? this.live.has(p.commandId) || this.finished.has(p.commandId) : p.commandId === commandId));
+    return [...(await this.scan(this.marks(commandId))).found];
   }
 
   /**
-   * What one command left running, for the report right after it exits: scans until two in a row (SETTLE_MS apart)
-   * name the same processes, at most MAX_SCANS times. One scan can miss a child that is just being forked or is in
-   * the middle of an exec; what any scan saw and still runs is reported.
+   * What one command left running, for the report right after it exits. When a scan finds nothing and nothing
+   * uncertain, that is the answer at once; otherwise one more scan after SETTLE_MS catches a child that was being
+   * forked or exec'd, and what either scan saw and still runs is reported.
    */
   async settled(commandId: string): Promise<TaggedProcess[]> {
-    const seen = new Map<number, TaggedProcess>();
-    let last = await this.running(commandId);
-    for (const p of last) seen.set(p.pid, p);
-    for (let i = 1; i < MAX_SCANS; i++) {
-      await new Promise((r) => setTimeout(r, SETTLE_MS));
-      const next = await this.running(commandId);
-      for (const p of next) seen.set(p.pid, p);
-      const same = next.length === last.length && next.every((p, j) => p.pid === last[j]?.pid);
-      last = next;
-      if (same) return next;
-    }
+    const marks = this.marks(commandId);
+    const first = await this.scan(marks);
+    if (first.found.length === 0 && first.uncertain === 0) return [];
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const second = await this.scan(marks);
+    const seen = new Map([...first.found, ...second.found].map((p) => [p.pid, p]));
     return [...seen.values()].filter((p) => pidAlive(p.pid)).sort((a, b) => a.pid - b.pid);
   }
 
   /** Stops every process of the tracked commands, or of one (TERM, then KILL after `graceMs`); returns what was running. */
   async stop(commandId?: string, graceMs = 1_000): Promise<TaggedProcess[]> {
-    const before = await this.running(commandId);
-    const groups = [...this.live.values()].filter((g) => commandId === undefined || g.commandId === commandId);
-    for (const g of groups) signal(-g.pgid, 'SIGTERM');
+    const marks = this.marks(commandId);
+    const before = (await this.scan(marks)).found;
+    const groups = marks.flatMap((m) => (m.pgid === undefined || !this.live.has(m.commandId) ? [] : [m.pgid]));
+    for (const g of groups) signal(-g, 'SIGTERM');
     for (const p of before) signal(p.pid, 'SIGTERM');
     const deadline = Date.now() + graceMs;
-    let left = before.filter((p) => pidAlive(p.pid));
-    while (left.length > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 25));
-      left = (await this.running(commandId)).filter((p) => before.some((b) => b.pid === p.pid));
+    while (before.some((p) => pidAlive(p.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    for (const g of groups) signal(-g, 'SIGKILL');
+    for (const p of before) if (pidAlive(p.pid)) signal(p.pid, 'SIGKILL');
+    // Something forked while the others were being stopped.
+    for (const p of (await this.scan(marks)).found) signal(p.pid, 'SIGKILL');
+    for (const m of marks) {
+      this.live.delete(m.commandId);
+      this.finished.delete(m.commandId);
     }
-    for (const g of groups) signal(-g.pgid, 'SIGKILL');
-    for (const p of await this.running(commandId)) signal(p.pid, 'SIGKILL');
-    for (const g of groups) this.live.delete(g.commandId);
-    if (commandId === undefined) this.finished.clear();
-    else this.finished.delete(commandId);
-    return before;
+    this.saveJournal();
+    return [...before];
   }
 
-  /** Synchronous last resort at exit: every tracked group gets SIGKILL. */
+  /** Synchronous last resort at exit: every tracked group gets SIGKILL (the journal keeps the commands for the next run). */
   killGroupsNow(): void {
-    for (const g of this.live.values()) signal(-g.pgid, 'SIGKILL');
-    this.live.clear();
-    this.finished.clear();
+    for (const m of this.live.values()) if (m.pgid !== undefined) signal(-m.pgid, 'SIGKILL');
+  }
+
+  private saveJournal(): void {
+    if (this.journal === undefined) return;
+    const others = readJournal(this.journal).filter((e) => e.ownerPid !== process.pid);
+    const mine = this.marks().map((m) => ({ ...m, ownerStart: this.selfStart }));
+    writeJournal(this.journal, [...others, ...mine]);
   }
 }
 
 /**
- * Processes left by an earlier Capsule process that died without cleaning up (SIGKILL, a crash): their tag names an
- * owner that no longer runs. They are stopped and returned for the report.
+ * Processes left by an earlier Capsule process of the same session that died without cleaning up (SIGKILL, a
+ * crash): the journal names its commands, their owner no longer runs (or its pid now names another process). Only
+ * those commands' groups and tags are looked for; what is found is stopped and returned for the report.
  */
-export async function stopLeftovers(): Promise<TaggedProcess[]> {
-  const orphans = (await findTaggedProcesses()).filter((p) => p.ownerPid !== process.pid && !pidAlive(p.ownerPid));
-  for (const p of orphans) signal(p.pid, 'SIGKILL');
-  return orphans;
+export async function stopLeftovers(journal: string): Promise<TaggedProcess[]> {
+  const entries = readJournal(journal);
+  const dead = entries.filter((e) => !pidAlive(e.ownerPid) || statSync(e.ownerPid)?.start !== e.ownerStart);
+  if (dead.length === 0) return [];
+  const { found } = await scanProcesses(dead.map(({ ownerStart: _o, ...m }) => m));
+  for (const p of found) signal(p.pid, 'SIGKILL');
+  for (const e of dead) if (e.pgid !== undefined && found.some((p) => p.commandId === e.commandId)) signal(-e.pgid, 'SIGKILL');
+  const gone = new Set(dead.map((e) => e.tag));
+  writeJournal(journal, readJournal(journal).filter((e) => !gone.has(e.tag)));
+  return [...found];
 }
 
 /** One line for the user about leftovers that were stopped. */

@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { effects } from '../../engine/transcript/effects.js';
 import { parseToolArgs } from './args.js';
-import { commandEffects, startCommandProbe } from './commandEffects.js';
+import { checkpointProbe, commandEffects, startCommandProbe } from './commandEffects.js';
 import { HeadTailBuffer } from './outputCap.js';
 import { COMMAND_TAG_VAR, newCommandTag, type CommandTracker, type TaggedProcess } from './processGroups.js';
 import { resolveWorkspacePath } from './paths.js';
@@ -57,6 +57,8 @@ export function commandEnvironment(base: NodeJS.ProcessEnv, secrets: readonly st
  */
 export async function executeCommand(command: string, cwd: string, timeoutMs: number, limits: ToolLimits, signal: AbortSignal, cenv: CommandEnv): Promise<CommandOutcome> {
   const tag = newCommandTag();
+  // Noted before the shell starts: a CLI killed from here on still leaves the command for its next run to find.
+  cenv.tracker.begin(tag.id);
   const o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) => cenv.tracker.add(pgid, tag.id));
   if (o.timedOut || o.cancelled) {
     await cenv.tracker.stop(tag.id, KILL_GRACE_MS);
@@ -188,7 +190,8 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
     const declined = toolError(said === '' ? 'The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.' : `The user declined to run this command; it was not run.${said}`);
     return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true, exitCode: null }) };
   }
-  const probe = await startCommandProbe(ctx.roots, cwd.real);
+  // With checkpoints, the checkpoint's scans are the effect measurement too: one scan before, one after.
+  const probe = ctx.capture === undefined ? await startCommandProbe(ctx.roots, cwd.real) : await checkpointProbe(ctx.capture, ctx.roots);
   const started = Date.now();
   let o: CommandOutcome;
   try {

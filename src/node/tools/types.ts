@@ -1,5 +1,6 @@
 // Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
 import type { ToolResult } from '../../engine/ports.js';
+import type { FileCapture } from '../checkpoints/types.js';
 import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
@@ -121,6 +122,8 @@ export interface ToolContext {
   readonly keepBackground: boolean;
   /** Capsule's own files (session, archive, locks, flight log): the write tools refuse them. */
   readonly ownFiles: () => readonly string[];
+  /** The file checkpoints of the session: a command's checkpoint also measures its effects (one scan for both). */
+  readonly capture?: FileCapture;
 }
 
 /** "256 KB" for whole kilobytes, else "450 bytes": caps in messages must be exact enough to act on. */

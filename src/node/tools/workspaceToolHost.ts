@@ -35,6 +35,8 @@ export interface WorkspaceToolHostOptions {
   readonly keepBackgroundProcesses?: boolean;
   /** Capsule's own files, wherever they live (see sessionOwnedPaths); write_file and edit_file refuse them. */
   readonly ownFiles?: () => readonly string[];
+  /** A file noting the commands that may still run, so a later run can stop what a killed one left (see stopLeftovers). */
+  readonly commandJournal?: string;
 }
 
 type Runner = (argsJson: string, signal: AbortSignal) => Promise<ToolResult>;
@@ -54,10 +56,11 @@ export class WorkspaceToolHost implements ToolHost {
       approve: opts.approve,
       trusted: opts.trusted,
       ripgrepPath: opts.ripgrepPath ?? 'rg',
-      commands: new CommandTracker(),
+      commands: new CommandTracker(undefined, opts.commandJournal),
       secrets: opts.secrets ?? (() => []),
       keepBackground: opts.keepBackgroundProcesses === true,
       ownFiles: opts.ownFiles ?? (() => []),
+      ...(opts.capture === undefined ? {} : { capture: opts.capture }),
     };
     // Built once: the exact same list (order, text) on every request keeps the provider's prompt cache warm.
     this.toolList = Object.freeze(toolSchemas(limits, { checkpoint: opts.checkpoint !== undefined, evidence: opts.evidence !== undefined }));
@@ -68,7 +71,7 @@ export class WorkspaceToolHost implements ToolHost {
       [TOOL_NAMES.search, (a, s) => searchTool(ctx, a, s)],
       [TOOL_NAMES.writeFile, (a, s) => this.aroundWrite(a, () => writeFileTool(ctx, a, s))],
       [TOOL_NAMES.editFile, (a, s) => this.aroundWrite(a, () => editFileTool(ctx, a, s))],
-      [TOOL_NAMES.runCommand, (a, s) => (this.capture === undefined ? runCommandTool(ctx, a, s) : this.capture.aroundCommand(() => runCommandTool(ctx, a, s)))],
+      [TOOL_NAMES.runCommand, (a, s) => runCommandTool(ctx, a, s)],
       [TOOL_NAMES.updatePlan, async (a) => runUpdatePlan(a)],
     ]);
     const { checkpoint, evidence } = opts;

@@ -10,6 +10,8 @@ export function createLogChannel(): vscode.LogOutputChannel {
 export function loggerFor(channel: vscode.LogOutputChannel): Logger {
   return {
     log(level: LogLevel, message: string, fields?: Readonly<Record<string, unknown>>): void {
+      // Some warnings are meant for the user, not only the log (a file checkpoints could not keep): shown once as a notification too.
+      if (fields?.userNotice === true) void vscode.window.showWarningMessage(message);
       const line = fields && Object.keys(fields).length > 0 ? `${message} ${JSON.stringify(fields)}` : message;
       switch (level) {
         case 'trace':

@@ -55,20 +55,47 @@ test('SIGTERM of the CLI during run_command stops the command and its setsid chi
   assert.match(c.output(), /\[turn cancelled\]/);
 });
 
+/** Waits until `pid` runs `sleep` (bash writes $! right after the fork, before the child's exec). */
+async function execed(pid: number): Promise<void> {
+  for (let i = 0; i < 1_000; i++) {
+    if ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0')) return;
+    await sleep(10);
+  }
+  throw new Error(`${pid} never ran sleep`);
+}
+
 test('a SIGKILLed CLI leaves its command running; the next run finds it, stops it and says so', async (t) => {
   const dir = await tempDir(t, 'capsule-cli-kill-');
   const s = await server(t, `sleep 60 > /dev/null 2>&1 & echo $! > ${join(dir, 'bg.pid')}; sleep 60`);
   const cli = await cliBundle();
   const first = chat(cli, s, dir);
   const pid = await pidFrom(join(dir, 'bg.pid'));
+  await execed(pid);
   first.child.kill('SIGKILL');
   await first.exit;
+  t.after(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already stopped, as it should be
+    }
+  });
   assert.equal(await alive(pid), true, 'nothing can stop a command when its CLI is SIGKILLed');
   s.setFallback(() => ({ text: 'hello again' }));
+  // A run of another chat, in another folder, in between: it must leave this chat's leftovers alone (it used to stop
+  // every orphaned command on the machine, so this chat's next run found nothing to report).
+  const otherDir = await tempDir(t, 'capsule-cli-other-');
+  const other = chat(cli, s, otherDir);
+  assert.equal(await other.exit, 0, other.output());
+  assert.doesNotMatch(other.output(), /left running by an earlier Capsule run/);
+  assert.equal(await alive(pid), true, "another chat's run stopped this chat's command");
   const second = chat(cli, s, dir);
   assert.equal(await second.exit, 0, second.output());
   assert.match(second.output(), new RegExp(`\\[warn\\] Stopped \\d+ process(es)? left running by an earlier Capsule run that was killed: .*${pid} "sleep 60"`));
   assert.equal(await diesSoon(pid), true);
+  const third = chat(cli, s, dir);
+  assert.equal(await third.exit, 0, third.output());
+  assert.doesNotMatch(third.output(), /left running by an earlier Capsule run/, 'reported once');
 });
 
 test('a turn that leaves a background job stops it when the turn ends', async (t) => {

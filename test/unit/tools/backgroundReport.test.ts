@@ -1,10 +1,12 @@
-// The "still running in the background" report right after a command: one /proc scan can miss a child in the middle
-// of a fork or exec, so the report waits for two scans that agree, and a child still in the command's group counts.
+// The background report after a command: group and tagged processes found without reading older processes' environments; one settle at most.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { CommandTracker, findTaggedProcesses, type TaggedProcess } from '../../../src/node/tools/processGroups.js';
+import { CommandTracker, scanProcesses, type ScanResult, type TaggedProcess } from '../../../src/node/tools/processGroups.js';
+import { executeCommand } from '../../../src/node/tools/runCommand.js';
+import { DEFAULT_TOOL_LIMITS } from '../../../src/node/tools/types.js';
 import { alive, diesSoon, makeHost, workspace } from './toolHelpers.js';
 
 function pidsIn(content: string): number[] {
@@ -12,32 +14,69 @@ function pidsIn(content: string): number[] {
   return m?.[1] === undefined ? [] : m[1].split(', ').map(Number);
 }
 
-test('a scan that misses the child (between fork and exec) is followed by more scans before the report', async () => {
+test('the report scans once when nothing is left, and settles once more only while something may still be the command\'s', async () => {
   const me: TaggedProcess = { pid: process.pid, ownerPid: process.pid, commandId: 'c1', command: 'sleep 30' };
-  const scripted: TaggedProcess[][] = [[], [me], [me]];
-  let scans = 0;
-  const tracker = new CommandTracker(async () => scripted[Math.min(scans++, scripted.length - 1)] ?? []);
-  tracker.add(999_999, 'c1');
-  assert.deepEqual((await tracker.settled('c1')).map((p) => p.pid), [process.pid], 'the child the first scan missed is reported');
-  assert.equal(scans, 3, 'scanned until two scans in a row agreed');
+  const scripted = (results: ScanResult[]): { tracker: CommandTracker; scans: () => number } => {
+    let n = 0;
+    const tracker = new CommandTracker(async () => results[Math.min(n++, results.length - 1)] ?? { found: [], uncertain: 0 });
+    tracker.add(999_999, 'c1');
+    return { tracker, scans: () => n };
+  };
+  const none = scripted([{ found: [], uncertain: 0 }]);
+  assert.deepEqual(await none.tracker.settled('c1'), []);
+  assert.equal(none.scans(), 1, 'nothing left: no settle, no second scan');
 
-  let flips = 0;
-  const flaky = new CommandTracker(async () => (flips++ % 2 === 0 ? [] : [me]));
-  flaky.add(999_998, 'c1');
-  assert.deepEqual((await flaky.settled('c1')).map((p) => p.pid), [process.pid], 'scans that never agree: what any of them saw and still runs');
-  assert.equal(flips, 6, 'the number of scans is bounded');
+  const midExec = scripted([{ found: [], uncertain: 1 }, { found: [me], uncertain: 0 }]);
+  assert.deepEqual((await midExec.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'a child the first scan could not tell (mid-exec) is reported');
+  assert.equal(midExec.scans(), 2);
+
+  const flaky = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }]);
+  assert.deepEqual((await flaky.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'what either scan saw and still runs');
+  assert.equal(flaky.scans(), 2, 'one settle at most');
 });
 
-test('a process of the command\'s group is found even when its environment cannot be read (mid-exec, or cleared)', async (t) => {
+function startOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+}
+
+test('a process of the command\'s group is found by its group even when its environment has no tag (mid-exec, or cleared)', async (t) => {
   // env -i leaves no tag, as an exec in progress briefly does; the group is what still ties it to the command.
   const child = spawn('env', ['-i', 'sleep', '30'], { detached: true, stdio: 'ignore' });
   t.after(() => child.kill('SIGKILL'));
   const pid = child.pid ?? 0;
   const execed = async (): Promise<boolean> => (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
   for (let i = 0; i < 500 && !(await execed()); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.deepEqual((await findTaggedProcesses()).filter((p) => p.pid === pid), [], 'no tag: not found by tag');
-  const byGroup = (await findTaggedProcesses(new Map([[pid, 'g1']]))).filter((p) => p.pid === pid);
+  const mark = { commandId: 'g1', tag: `${process.pid}:g1`, ownerPid: process.pid, start: startOf(pid) };
+  assert.deepEqual((await scanProcesses([mark])).found.filter((p) => p.pid === pid), [], 'no tag and no group: not found');
+  const byGroup = (await scanProcesses([{ ...mark, pgid: pid }])).found.filter((p) => p.pid === pid);
   assert.deepEqual(byGroup.map((p) => [p.pid, p.ownerPid, p.commandId]), [[pid, process.pid, 'g1']]);
+});
+
+test('a backgrounded setsid grandchild is found by its tag, and no environment of a process older than the command is read', async (t) => {
+  const { ws } = await workspace(t);
+  const reads: string[] = [];
+  const spy = (path: string): Promise<string> => {
+    reads.push(path);
+    return readFile(path, 'latin1');
+  };
+  const tracker = new CommandTracker((marks) => scanProcesses(marks, spy));
+  t.after(() => tracker.stop());
+  // Anything that started before this marker is older than the command.
+  const marker = spawn('sleep', ['5'], { stdio: 'ignore' });
+  const floor = startOf(marker.pid ?? 0);
+  marker.kill('SIGKILL');
+  // The grandchild leaves the group (setsid) and its parent exits: only the tag ties it to the command.
+  const o = await executeCommand("(setsid sleep 30 > /dev/null 2>&1 & echo $!) ; true", ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker, secrets: [] });
+  const pid = Number(o.output.trim());
+  assert.deepEqual(o.background.map((p) => p.pid), [pid], o.output);
+  assert.equal(await alive(pid), true);
+  const environs = reads.filter((r) => r.endsWith('/environ')).map((r) => Number(r.split('/')[2]));
+  assert.ok(environs.includes(pid), 'the grandchild\'s tag was read');
+  for (const other of [1, process.pid, process.ppid]) assert.ok(!environs.includes(other), `read the environment of ${other}, which is older than the command`);
+  assert.ok(environs.every((p) => !existsSync(`/proc/${p}/stat`) || startOf(p) >= floor), 'only processes that started with or after the command');
+  await tracker.stop();
+  assert.equal(await diesSoon(pid), true);
 });
 
 test('a background child that detaches its output and then execs (setsid, bash, sleep) is named in the report', async (t) => {

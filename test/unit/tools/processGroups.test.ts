@@ -82,5 +82,5 @@ test('the API key never reaches a command, under whatever variable name it sits'
   assert.equal(r.isError, false);
   assert.equal(r.content.includes(key), false);
   assert.match(r.content, /^PATH=/m);
-  assert.match(r.content, /^CAPSULE_COMMAND_TAG=\d+:[0-9a-f]+$/m);
+  assert.match(r.content, /^CAPSULE_COMMAND_ID=\d+:[0-9a-f]+$/m);
 });

@@ -1,0 +1,128 @@
+// Checkpoints around a command through the shadow repository: one scan before (the index catches up with the disk), one after (what changed, with the ids the index held before).
+import { lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FileState } from '../snapshots/changeLog.js';
+import { blobId, loosePath, writeLoose } from './looseObjects.js';
+import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
+import type { CommandChange, StoreBudget, Unkept } from './types.js';
+
+/** Files read side by side while settling a scan. */
+const PARALLEL = 64;
+/** Index entries that may differ from the shadow HEAD before it is moved to the index. */
+const HEAD_DRIFT = 1000;
+
+interface Known {
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+async function inBatches<T, R>(xs: readonly T[], fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < xs.length; i += PARALLEL) out.push(...(await Promise.all(xs.slice(i, i + PARALLEL).map(fn))));
+  return out;
+}
+
+export class GitCheckpoints {
+  /** Files left out of the index because they could not be kept (size, budget), with the stat they had then. */
+  private readonly unkept = new Map<string, Known>();
+  /** Trees already scanned by this process: the first scan of a chat may read the whole workspace and gets more time. */
+  private readonly scanned = new Set<string>();
+  /** Pre-images being copied out of the user's objects, after the command's result was returned. */
+  private copying: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly repo: ShadowRepo,
+    private readonly maxFileBytes: number,
+    private readonly budget: StoreBudget,
+    private readonly told: (u: Unkept) => void,
+  ) {}
+
+  /** Brings the snapshot up to date with the disk (edits made since the last command are not the next command's); finish() lists what the command changed. */
+  async begin(roots: readonly string[]): Promise<{ finish(): Promise<CommandChange[]> }> {
+    await this.copying;
+    const trees = await Promise.all(roots.map((r) => this.repo.tree(r)));
+    await Promise.all(trees.map(async (t) => this.settle(t, await this.sweep(t), false)));
+    return {
+      finish: async () => (await Promise.all(trees.map(async (t) => this.settle(t, await this.sweep(t), true)))).flat(),
+    };
+  }
+
+  private sweep(t: ShadowTree): Promise<Sweep> {
+    const first = !this.scanned.has(t.indexFile);
+    this.scanned.add(t.indexFile);
+    return this.repo.sweep(t, first);
+  }
+
+  /**
+   * Updates the index for what the scan found and, when `record`, returns each change with the content it replaced.
+   * Files over the size limit or the store budget are dropped from the index and remembered by stat instead.
+   */
+  private async settle(t: ShadowTree, s: Sweep, record: boolean): Promise<CommandChange[]> {
+    const first = !record && s.created.length > 1000;
+    const paths = [...s.changed.keys(), ...s.created];
+    // Unkept files git no longer sees (removed, or ignored) are checked by stat.
+    const seen = new Set(paths);
+    for (const abs of this.unkept.keys()) {
+      const rel = this.relIn(t, abs);
+      if (rel !== undefined && !seen.has(rel)) paths.push(rel);
+    }
+    const stage: string[] = [];
+    const drop: string[] = [];
+    const changes = await inBatches(paths, async (rel): Promise<CommandChange | undefined> => {
+      const abs = join(t.workTree, rel);
+      const tracked = s.changed.get(rel);
+      const wasUnkept = this.unkept.get(abs);
+      const before: FileState = tracked ?? (wasUnkept !== undefined ? 'unavailable' : null);
+      const st = await lstat(abs).catch(() => undefined);
+      if (st === undefined || !st.isFile()) {
+        // Gone (or now a link or a folder, which are not kept): the index forgets it.
+        this.unkept.delete(abs);
+        if (tracked !== undefined) (st === undefined ? stage : drop).push(rel);
+        return before === null ? undefined : { path: abs, before, after: null };
+      }
+      if (wasUnkept !== undefined && wasUnkept.size === st.size && wasUnkept.mtimeMs === st.mtimeMs) return undefined;
+      const why = st.size > this.maxFileBytes ? 'size' : this.budget.take(st.size) ? undefined : 'budget';
+      if (why !== undefined) {
+        this.unkept.set(abs, { size: st.size, mtimeMs: st.mtimeMs });
+        if (tracked !== undefined) drop.push(rel);
+        this.told({ path: abs, bytes: st.size, why });
+        return record ? { path: abs, before, after: 'unavailable' } : undefined;
+      }
+      this.unkept.delete(abs);
+      stage.push(rel);
+      if (!record) return undefined;
+      const bytes = await readFile(abs).catch(() => undefined);
+      const after = bytes === undefined ? 'unavailable' : blobId(bytes);
+      return before === after ? undefined : { path: abs, before, after };
+    });
+    const out = changes.filter((c): c is CommandChange => c !== undefined);
+    await this.repo.stage(t, stage, drop, first);
+    // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
+    if (s.staged + stage.length > HEAD_DRIFT) {
+      await this.repo.rebaseHead(t);
+      // Thousands of new loose objects (a first checkpoint without git history) become one pack, after the result is out.
+      if (stage.length > HEAD_DRIFT) this.copying = this.copying.then(() => this.repo.pack()).catch(() => undefined);
+    }
+    if (record) this.copying = this.copying.then(() => this.ownPreImages(out)).catch(() => undefined);
+    return out;
+  }
+
+  private relIn(t: ShadowTree, abs: string): string | undefined {
+    const prefix = t.workTree.endsWith('/') ? t.workTree : `${t.workTree}/`;
+    const root = t.root.endsWith('/') ? t.root : `${t.root}/`;
+    return abs.startsWith(root) && abs.startsWith(prefix) ? abs.slice(prefix.length) : undefined;
+  }
+
+  /**
+   * A pre-image that only the user's repository holds (a clean tracked file) is copied into the shadow store (after
+   * the command's result is out; the next checkpoint waits for it): the user may rewrite history and prune it later,
+   * and rewind must not depend on that.
+   */
+  private async ownPreImages(changes: readonly CommandChange[]): Promise<void> {
+    const ids = [...new Set(changes.flatMap((c) => (c.before !== null && c.before !== 'unavailable' ? [c.before] : [])))];
+    const missing: string[] = [];
+    for (const id of ids) if (!(await lstat(loosePath(this.repo.objectsDir, id)).then(() => true, () => false))) missing.push(id);
+    if (missing.length === 0) return;
+    for (const bytes of (await this.repo.blobs(missing)).values()) this.budget.add((await writeLoose(this.repo.objectsDir, bytes)).written);
+  }
+}
