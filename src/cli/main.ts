@@ -4,6 +4,7 @@ import {
   BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
 } from './usage.js';
 import { setLockHolderName } from '../node/sessionLock.js';
+import { keyVariables, launchWithoutKey, receiveKey } from './keyHandover.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 
@@ -60,15 +61,22 @@ export function quietOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: numbe
 }
 
 if (require.main === module) {
-  setLockHolderName('the capsule CLI');
-  quietOnClosedPipe(process.stdout);
-  quietOnClosedPipe(process.stderr);
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.exitCode = fail(e);
-    },
-  );
+  // With an API key in the environment, this process only launches the real CLI without it (docs/user/cli.md#api-key).
+  const keys = process.platform === 'win32' ? [] : keyVariables(process.argv.slice(2), process.env);
+  if (keys.length > 0) launchWithoutKey(keys);
+  else {
+    setLockHolderName('the capsule CLI');
+    quietOnClosedPipe(process.stdout);
+    quietOnClosedPipe(process.stderr);
+    receiveKey()
+      .then(() => main(process.argv.slice(2)))
+      .then(
+        (code) => {
+          process.exitCode = code;
+        },
+        (e: unknown) => {
+          process.exitCode = fail(e);
+        },
+      );
+  }
 }

@@ -11,6 +11,7 @@ import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
 import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { apiKeyFromFlags } from '../keyHandover.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
@@ -43,10 +44,7 @@ function endpointFlags(flags: Flags): Endpoint {
   if (!/^https?:\/\//.test(baseURL)) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL}')`);
   const model = typeof flags.model === 'string' ? flags.model.trim() : '';
   if (model === '') throw new CliError(`missing --model: ${CHAT_USAGE}`);
-  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
-  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
-  // The key never comes from a flag, so it stays out of shell history; local servers need none.
-  return { baseURL, model, apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+  return { baseURL, model, apiKey: apiKeyFromFlags(flags) };
 }
 
 function workspaceFlag(flags: Flags): string {

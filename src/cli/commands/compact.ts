@@ -5,6 +5,7 @@ import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/s
 import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { apiKeyFromFlags } from '../keyHandover.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { COMPACT_USAGE } from '../usage.js';
@@ -55,10 +56,7 @@ function summarizerFlags(flags: Flags): Summarizer {
   if (fallback) return { apiKey: '' };
   if (!/^https?:\/\//.test(baseURL ?? '')) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL ?? ''}')`);
   if (typeof flags.model !== 'string' || flags.model.trim() === '') throw new CliError('--base-url needs --model M');
-  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
-  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
-  // Local servers (Ollama, LM Studio, vLLM) need no key; the key never comes from a flag, so it stays out of shell history.
-  return { ...(baseURL === undefined ? {} : { baseURL }), apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+  return { ...(baseURL === undefined ? {} : { baseURL }), apiKey: apiKeyFromFlags(flags) };
 }
 
 /** An outcome without the capsule text (which `capsule show` prints). */
