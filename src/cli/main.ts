@@ -4,6 +4,7 @@ import {
   BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
 } from './usage.js';
 import { setLockHolderName } from '../node/sessionLock.js';
+import { visible } from './terminalText.js';
 import { keyVariables, launchWithoutKey, receiveKey } from './keyHandover.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
@@ -30,7 +31,8 @@ function help(): string {
   return lines.join('\n');
 }
 
-export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<number> {
+/** Every line goes through visible(): a control character in anything printed (a file name, a capsule's text) is shown, not obeyed. */
+export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${visible(s)}\n`)): Promise<number> {
   const cli = parseCli(argv);
   if (cli.command === '' || cli.command === 'help' || (cli.flags.help === true && cli.command === '')) {
     out(help());
@@ -47,7 +49,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
 
 function fail(e: unknown): number {
   const message = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`capsule: ${message.split('\n')[0] ?? message}\n`);
+  process.stderr.write(`capsule: ${visible(message.split('\n')[0] ?? message)}\n`);
   if (process.env.CAPSULE_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return e instanceof CliError ? e.exitCode : 1;
 }

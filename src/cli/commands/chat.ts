@@ -15,6 +15,7 @@ import { apiKeyFromFlags } from '../keyHandover.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
+import { answerLine, inline } from '../terminalText.js';
 import { CHAT_USAGE } from '../usage.js';
 
 export { CHAT_USAGE };
@@ -64,38 +65,38 @@ export class EventPrinter {
       case 'text_delta': {
         const lines = (this.pending + e.delta).split('\n');
         this.pending = lines.pop() ?? '';
-        for (const l of lines) this.out(l);
+        for (const l of lines) this.out(answerLine(l));
         break;
       }
       case 'assistant_end':
         this.flush();
-        if (e.discarded === true && e.content !== '') this.out('[discarded: the provider cut this answer off; it is generated again]');
+        if (e.discarded === true && e.content !== '') this.status('[discarded: the provider cut this answer off; it is generated again]');
         break;
       case 'tool_start':
-        this.out(`[tool] ${e.name} ${oneLine(e.arguments)}`);
+        this.status(`[tool] ${e.name} ${oneLine(e.arguments)}`);
         break;
       case 'tool_end':
-        this.out(`[tool] ${e.name} → ${e.isError ? 'error' : 'ok'} (${Math.round(e.durationMs)} ms)${e.isError ? `: ${oneLine(e.content)}` : ''}`);
+        this.status(`[tool] ${e.name} → ${e.isError ? 'error' : 'ok'} (${Math.round(e.durationMs)} ms)${e.isError ? `: ${oneLine(e.content)}` : ''}`);
         break;
       case 'barrier':
         this.barrier(e.event);
         break;
       case 'cache_metrics':
-        this.out(`[cache] ${e.metrics.line}`);
+        this.status(`[cache] ${e.metrics.line}`);
         break;
       case 'notice':
-        this.out(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
+        this.status(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
         break;
       case 'model_changed':
-        this.out(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        this.status(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
         break;
       case 'turn_end':
         this.flush();
-        this.out(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
+        this.status(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
         // The error card's facts in one line (host · status · the provider's words), then what to do.
         if (e.fault !== undefined) {
-          this.out(`[error] ${faultLine(e.fault)}`);
-          this.out(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
+          this.status(`[error] ${faultLine(e.fault)}`);
+          this.status(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
         }
         break;
       case 'turn_start':
@@ -109,24 +110,29 @@ export class EventPrinter {
     switch (b.type) {
       case 'compaction_start':
         this.flush();
-        this.out(`[compaction] ${b.plan.trigger}${b.plan.level > 0 ? ` level ${b.plan.level}` : ''}: compacting ${b.plan.tokensBefore} tokens…`);
+        this.status(`[compaction] ${b.plan.trigger}${b.plan.level > 0 ? ` level ${b.plan.level}` : ''}: compacting ${b.plan.tokensBefore} tokens…`);
         break;
       case 'compaction_end':
-        this.out(`[compaction] ${b.line}`);
+        this.status(`[compaction] ${b.line}`);
         break;
       case 'preflight_blocked':
-        this.out(`[blocked] ${b.message}`);
+        this.status(`[blocked] ${b.message}`);
         break;
       case 'calibration_fallback':
-        this.out(`[notice] ${b.message}`);
+        this.status(`[notice] ${b.message}`);
         break;
       case 'compaction_progress':
         break; // the live percentage is for the UI; a log would only repeat it
     }
   }
 
+  /** Capsule's own line: whatever it quotes (provider words, tool and file names) stays on it, visible. */
+  private status(line: string): void {
+    this.out(inline(line));
+  }
+
   private flush(): void {
-    if (this.pending !== '') this.out(this.pending);
+    if (this.pending !== '') this.out(answerLine(this.pending));
     this.pending = '';
   }
 }
@@ -137,7 +143,9 @@ async function recordedModel(path: string): Promise<ReturnType<typeof sessionMod
   return sessionModel((await loadSessionFile(path)).tree.branch());
 }
 
-export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
+export async function chatCommand(cli: ParsedCli, print: (s: string) => void): Promise<number> {
+  // Every line chat prints itself is a status line; what it quotes may come from the model or the workspace.
+  const out = (line: string): void => print(inline(line));
   const prompt = cli.positionals.join(' ').trim();
   const retry = cli.flags.retry === true;
   if (retry && prompt !== '') throw new CliError('--retry sends the failed turn again: give no prompt with it');
@@ -148,7 +156,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
-  const printer = new EventPrinter(out);
+  const printer = new EventPrinter(print);
   // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
   const leftovers = leftoverReport(await stopLeftovers());
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
@@ -208,7 +216,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
     const warning = session.agent.settings.warning;
-    if (warning !== undefined) out(`Warning: ${warning}`);
+    if (warning !== undefined) out(`[warning] ${warning}`);
     if (previous !== undefined) {
       // The barrier's lines and the model change are printed by the listener as they happen.
       const switched = await session.switchModel(wanted, ctrl.signal);
