@@ -1,5 +1,7 @@
 // Pending compaction intents beside the session file, so a restart (extension or CLI) keeps what the last run meant to do.
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { parseJsonText } from '../engine/jsonText.js';
+import { readRegularFile } from './regularFile.js';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { errCode } from './fsUtil.js';
 
@@ -7,13 +9,13 @@ import { errCode } from './fsUtil.js';
 export async function readIntents(path: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readRegularFile(path, 'intents file')).toString('utf8');
   } catch (err) {
     if (errCode(err) === 'ENOENT') return undefined;
     throw err;
   }
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonText(text);
   } catch {
     return undefined;
   }
