@@ -37,6 +37,12 @@ export interface LearnedLimit {
   readonly learnedAt?: string;
 }
 
+/** " on 2026-12-01" from the entry's timestamp ('' for files written before dates were kept). */
+export function learnedOn(e: { readonly learnedAt?: string }): string {
+  const day = e.learnedAt === undefined ? undefined : /^\d{4}-\d{2}-\d{2}/.exec(e.learnedAt)?.[0];
+  return day === undefined ? '' : ` on ${day}`;
+}
+
 /** What the file holds, and why it was read as empty when it was (a garbled file, a FIFO in its place). */
 interface Contents {
   readonly entries: Record<string, Entry>;
@@ -61,7 +67,7 @@ export class LearnedLimitsFile {
       text = (await readRegularFile(this.path, 'learned-limits file')).toString('utf8');
     } catch (err) {
       if (errCode(err) === 'ENOENT') return { entries: {} };
-      return { entries: {}, problem: `${oneLine(err)}; ignoring it` };
+      return { entries: {}, problem: `${oneLine(err).replace(/; refusing to read it$/, '')}; ignoring it` };
     }
     let raw: unknown;
     try {

@@ -7,7 +7,7 @@ import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
-import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
+import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
 import { leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
@@ -137,6 +137,14 @@ export class EventPrinter {
   }
 }
 
+/** A learned window is never used silently: the line says where it came from, how to drop it, and when a flag wins over it. */
+export function learnedWindowLine(entry: LearnedLimit | undefined, flagWindow: number | undefined): string | undefined {
+  if (entry === undefined) return undefined;
+  const learned = `the window of ${entry.contextWindow.toLocaleString('en-US')} tokens learned from this endpoint's overflow error${learnedOn(entry)}`;
+  if (flagWindow !== undefined) return `[window] --window ${flagWindow.toLocaleString('en-US')} wins over ${learned}`;
+  return `[window] Using ${learned}; 'capsule limits forget ${entry.endpoint} ${entry.model}' drops it`;
+}
+
 /** The model the session recorded last (its model_change), if the file exists. */
 async function recordedModel(path: string): Promise<ReturnType<typeof sessionModel>> {
   if (!existsSync(path)) return undefined;
@@ -167,6 +175,10 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   // A window an earlier run learned from this endpoint's overflow error is where this one starts (flags still win).
   const limitsFile = new LearnedLimitsFile(cliLimitsPath());
   const learned = await limitsFile.get(endpoint.baseURL, endpoint.model);
+  const limitsProblem = await limitsFile.problem();
+  if (limitsProblem !== undefined) out(`[warn] ${limitsProblem}`);
+  const learnedLine = learnedWindowLine(await limitsFile.entry(endpoint.baseURL, endpoint.model), override.contextWindow);
+  if (learnedLine !== undefined) out(learnedLine);
   const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known, ...(learned === undefined ? {} : { learned }) };
   const writes: Promise<void>[] = [];
   const persist = (e: AgentEvent): void => {
