@@ -195,6 +195,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       archiveDir: archiveDirFor(path),
       flightLog: flightLogFor(path),
       settings: settings.compaction,
+      ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
       ...(settings.agent.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: settings.agent.maxRequestsPerTurn } }),
       // Opened with the model the session used so far: a switch to a smaller one must be handed off by it.
       model:

@@ -94,13 +94,15 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo)) throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
   if (upTo !== undefined && trigger !== undefined) throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
   const summarizer = summarizerFlags(cli.flags);
-  const raw = settingsFlags(cli.flags).compaction;
+  const settings = settingsFlags(cli.flags);
+  const raw = settings.compaction;
   const session = await openOffline(path, (info) => ({
     model: info,
     provider: CLI_PROVIDER,
     resolved: cliSettings(info, raw),
     // The schemas chat sends: the measurement counts them and the summary request repeats them.
     tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
+    ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);
   try {
