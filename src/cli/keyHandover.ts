@@ -9,9 +9,10 @@ import { CliError, parseCli, type Flags } from './args.js';
  * Why not simply delete the variable: /proc/<pid>/environ shows the environment a process was STARTED with, so a
  * process launched with the key keeps exposing it to every command of the same user while it lives, whatever it
  * deletes. Node 20 cannot exec itself in place. So the launcher (started with the key) starts a tiny relay without
- * the key, the relay starts the real CLI in its own session and exits at once: the real CLI is re-parented away from
- * the launcher, so no process above a command Capsule runs was ever started with the key. The key travels over the
- * socket on fd 3; the launcher stays as a waiter that relays signals one way and the exit status the other.
+ * the key, the relay starts the real CLI and exits at once: the real CLI is re-parented away from the launcher, so no
+ * process above a command Capsule runs was ever started with the key. The key travels over the socket on fd 3; the
+ * launcher stays as a waiter that relays signals one way and the exit status the other. The real CLI stays in the
+ * launcher's process group, so the terminal's Ctrl-C and Ctrl-Z reach it directly, as they would reach one process.
  */
 
 /** Set (to '3') in the real CLI's environment: read the key from fd 3. */
@@ -22,17 +23,21 @@ const LAUNCH_VAR = 'CAPSULE_RELAY_LAUNCH';
 const MIN_KEY_CHARS = 8;
 /** Commands that start no process: with a key in the environment they run as they are, saving a restart. */
 const SPAWN_FREE = new Set(['', 'help', 'budget', 'verify', 'import', 'show', 'export', 'load', 'undo-compaction', 'compact', 'limits']);
+/**
+ * Signals sent to the launcher alone (`kill`, `timeout`, a test harness) must reach the CLI. The terminal's Ctrl-C
+ * reaches both (one process group), so the CLI may see SIGINT twice: its handlers take a repeat as the same request.
+ */
 const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'] as const;
 
 /**
- * The relay: starts the real CLI detached (a new session, so it is not the launcher's descendant once the relay is
- * gone) with the same stdin/stdout/stderr and the socket, then exits without waiting.
+ * The relay: starts the real CLI (not detached: same process group and terminal) with the same stdin, stdout, stderr
+ * and the socket, then exits without waiting, which leaves the real CLI no descendant of the launcher.
  */
 const RELAY = `
 const { spawn } = require('node:child_process');
 const launch = JSON.parse(process.env.${LAUNCH_VAR} || '{}');
 delete process.env.${LAUNCH_VAR};
-const child = spawn(launch.file, launch.args, { stdio: [0, 1, 2, 3], detached: true, env: process.env });
+const child = spawn(launch.file, launch.args, { stdio: [0, 1, 2, 3], env: process.env });
 child.once('spawn', () => process.exit(0));
 child.once('error', (e) => { require('node:fs').writeSync(3, JSON.stringify({ error: e.message }) + '\\n'); process.exit(1); });
 `;
@@ -139,12 +144,6 @@ export function launchWithoutKey(names: readonly string[]): void {
       send(sig);
     });
   }
-  // Ctrl-Z stops the launcher (the terminal's foreground job); the CLI, in its own session, is stopped and resumed with it.
-  process.on('SIGTSTP', () => {
-    send('SIGSTOP');
-    process.kill(process.pid, 'SIGSTOP');
-  });
-  process.on('SIGCONT', () => send('SIGCONT'));
   onMessages(channel, (m) => {
     if (typeof m.pid === 'number') {
       pid = m.pid;

@@ -223,8 +223,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   const ctrl = new AbortController();
   const onInterrupt = (): void => ctrl.abort();
   // SIGINT and SIGTERM cancel the turn, which stops its commands, and the session closes cleanly.
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
   try {
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
@@ -239,9 +239,10 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
     // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
     await Promise.all(writes);
     await session.close();
+    // Removed last: a repeated signal (the terminal's and the launcher's copy of one Ctrl-C) is the same request.
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
   }
 }

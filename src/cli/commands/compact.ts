@@ -112,7 +112,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     const resolved = session.basis().resolved;
     const ctrl = new AbortController();
     const onInterrupt = (): void => ctrl.abort();
-    process.once('SIGINT', onInterrupt);
+    process.on('SIGINT', onInterrupt);
     let result: PreflightResult;
     try {
       // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.
