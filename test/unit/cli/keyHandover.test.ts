@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
@@ -112,3 +112,20 @@ async function pidFrom(file: string): Promise<number> {
   }
   throw new Error(`no pid in ${file}`);
 }
+
+test('a provider that echoes the key in its error body: the key reaches neither the terminal nor the transcript', async (t) => {
+  const dir = await tempDir(t, 'capsule-cli-key-echo-');
+  const key = `sk-test-${randomBytes(12).toString('hex')}`;
+  const s = await startFakeOpenAI({ window: 60_000 });
+  t.after(() => s.close());
+  s.setFallback(() => ({ status: 401, body: { error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error', code: 'invalid_api_key', param: key } } }));
+  const c = chat(await cliBundle(), s, dir, { CAPSULE_TEST_KEY: key }, ['--api-key-env', 'CAPSULE_TEST_KEY']);
+  assert.equal(await c.exit, 1, c.output() + c.errors());
+  assert.match(c.output(), /^\[error\] .*HTTP 401/m);
+  assert.ok(!(c.output() + c.errors()).includes(key), c.output() + c.errors());
+  const files = await readdir(dir);
+  for (const f of files.filter((n) => n.startsWith('chat'))) {
+    const st = await stat(join(dir, f));
+    if (st.isFile()) assert.ok(!(await readFile(join(dir, f), 'utf8')).includes(key), `the key is in ${f}`);
+  }
+});
