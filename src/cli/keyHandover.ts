@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { writeSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { CliError, parseCli, type Flags } from './args.js';
 
@@ -157,8 +158,11 @@ export function launchWithoutKey(names: readonly string[]): void {
     if (exitCode !== undefined) process.exit(exitCode);
     if (lastSignal !== undefined) {
       // It ended by the signal we passed on: end the same way, so the shell sees what it asked for.
-      process.removeAllListeners(lastSignal);
-      process.kill(process.pid, lastSignal);
+      const sig = lastSignal;
+      process.removeAllListeners(sig);
+      process.kill(process.pid, sig);
+      // A signal whose default does not end a Node process (SIGUSR1 starts the inspector): exit as the shell would report it.
+      setTimeout(() => process.exit(128 + (constants.signals[sig] ?? 0)), 200);
       return;
     }
     process.stderr.write(`capsule: ${failure === undefined ? 'the CLI ended without an exit status' : `could not start the CLI without the key variable: ${failure}`}\n`);

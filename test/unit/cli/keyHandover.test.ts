@@ -129,3 +129,22 @@ test('a provider that echoes the key in its error body: the key reaches neither 
     if (st.isFile()) assert.ok(!(await readFile(join(dir, f), 'utf8')).includes(key), `the key is in ${f}`);
   }
 });
+
+test('a signal the CLI does not handle ends both processes the same way, as one process would end', async (t) => {
+  const dir = await tempDir(t, 'capsule-cli-key-usr2-');
+  const key = `sk-test-${randomBytes(12).toString('hex')}`;
+  const s = await server(t, key, `echo $$ > ${join(dir, 'cmd.pid')}; sleep 60`);
+  const c = chat(await cliBundle(), s, dir, { CAPSULE_TEST_KEY: key }, ['--api-key-env', 'CAPSULE_TEST_KEY']);
+  const ended = new Promise<NodeJS.Signals | null>((resolve) => c.child.once('exit', (_code, signal) => resolve(signal)));
+  const pid = await pidFrom(join(dir, 'cmd.pid'));
+  // A CLI killed by a signal cannot stop its command (the next run would): stop it here, so no other test meets it.
+  t.after(() => {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+  c.child.kill('SIGUSR2');
+  assert.equal(await ended, 'SIGUSR2', c.output() + c.errors());
+});
