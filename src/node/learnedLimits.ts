@@ -1,5 +1,6 @@
 // Windows learned from providers' overflow errors, persisted per endpoint + model in a small JSON file (docs/compaction.md#overflow-recovery).
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -140,8 +141,14 @@ export class LearnedLimitsFile {
   /** Written to a temporary file first so a crash never leaves half a file. */
   private async write(limitsMap: Record<string, Entry>): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    await writeFile(tmp, `${JSON.stringify({ version: 1, limits: limitsMap }, null, 2)}\n`, 'utf8');
-    await rename(tmp, this.path);
+    // A fresh name created exclusively, so nothing planted at the temporary name is ever opened (a FIFO would block).
+    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(tmp, `${JSON.stringify({ version: 1, limits: limitsMap }, null, 2)}\n`, { encoding: 'utf8', flag: 'wx' });
+      await rename(tmp, this.path);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
   }
 }

@@ -2,11 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../../../src/cli/args.js';
 import { main } from '../../../src/cli/main.js';
 import { LearnedLimitsFile } from '../../../src/node/learnedLimits.js';
+import { readIntents, writeIntents } from '../../../src/node/intentsFile.js';
 import { chat, edgeRig } from './edgeRig.js';
 import { cliBundle } from './cliBundle.js';
 
@@ -90,4 +91,15 @@ test('a learned window is announced by chat and named by budget; an explicit --w
   const after = await chat(rig, 'fake-model', 'and again');
   assert.ok(!after.lines.some((l) => l.startsWith('[window]')), after.lines.join('\n'));
   assert.match((await cli(['budget', rig.session])).out, /^  Window source:       set with --window \(or the model setting\) when the session last chose this model \(recorded in the session\)$/m);
+});
+
+test('state files are replaced through a fresh, exclusively created temporary name: a FIFO planted at the old fixed name is never opened', async (t) => {
+  const rig = await edgeRig(t, { window: 65_536 });
+  const intents = join(rig.dir, 's.intents.json');
+  execFileSync('mkfifo', [`${intents}.tmp`]);
+  // Bounded generously for a loaded machine; before the fix the write waited for a reader forever.
+  const bounded = <T>(p: Promise<T>): Promise<T | 'blocked'> => Promise.race([p, new Promise<'blocked'>((resolve) => setTimeout(() => resolve('blocked'), 30_000).unref())]);
+  assert.notEqual(await bounded(writeIntents(intents, { pending: [] })), 'blocked');
+  assert.deepEqual(await readIntents(intents), { pending: [] });
+  assert.deepEqual((await readdir(rig.dir)).filter((n) => n.includes('.tmp')).sort(), ['s.intents.json.tmp'], 'no temporary file left behind');
 });
