@@ -38,6 +38,7 @@ export const CLI_OPTIONS = {
   from: { type: 'string' },
   retention: { type: 'boolean' },
   retry: { type: 'boolean' },
+  all: { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

@@ -1,9 +1,11 @@
 // The `capsule` command: budget, verify, import, compact, rewind, show and chat over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
 import {
-  BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
+  BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LIMITS_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
 } from './usage.js';
 import { setLockHolderName } from '../node/sessionLock.js';
+import { visible } from './terminalText.js';
+import { keyVariables, launchWithoutKey, receiveKey } from './keyHandover.js';
 
 type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 
@@ -20,6 +22,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   show: { run: lazy(() => import('./commands/show.js'), (m) => m.showCommand), usage: SHOW_USAGE, about: 'print the capsule in force on the active branch, or the one made at a checkpoint' },
   export: { run: lazy(() => import('./commands/export.js'), (m) => m.exportCommand), usage: EXPORT_USAGE, about: 'write a checkpoint\'s capsule to a portable .capsule.md file' },
   load: { run: lazy(() => import('./commands/load.js'), (m) => m.loadCommand), usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
+  limits: { run: lazy(() => import('./commands/limits.js'), (m) => m.limitsCommand), usage: LIMITS_USAGE, about: 'list the context windows learned from providers\' overflow errors, or forget them' },
   chat: { run: lazy(() => import('./commands/chat.js'), (m) => m.chatCommand), usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
 };
 
@@ -29,7 +32,8 @@ function help(): string {
   return lines.join('\n');
 }
 
-export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${s}\n`)): Promise<number> {
+/** Every line goes through visible(): a control character in anything printed (a file name, a capsule's text) is shown, not obeyed. */
+export async function main(argv: readonly string[], out: (s: string) => void = (s) => process.stdout.write(`${visible(s)}\n`)): Promise<number> {
   const cli = parseCli(argv);
   if (cli.command === '' || cli.command === 'help' || (cli.flags.help === true && cli.command === '')) {
     out(help());
@@ -46,7 +50,7 @@ export async function main(argv: readonly string[], out: (s: string) => void = (
 
 function fail(e: unknown): number {
   const message = e instanceof Error ? e.message : String(e);
-  process.stderr.write(`capsule: ${message.split('\n')[0] ?? message}\n`);
+  process.stderr.write(`capsule: ${visible(message.split('\n')[0] ?? message)}\n`);
   if (process.env.CAPSULE_DEBUG && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
   return e instanceof CliError ? e.exitCode : 1;
 }
@@ -60,15 +64,22 @@ export function quietOnClosedPipe(stream: NodeJS.WriteStream, exit: (code: numbe
 }
 
 if (require.main === module) {
-  setLockHolderName('the capsule CLI');
-  quietOnClosedPipe(process.stdout);
-  quietOnClosedPipe(process.stderr);
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e: unknown) => {
-      process.exitCode = fail(e);
-    },
-  );
+  // With an API key in the environment, this process only launches the real CLI without it (docs/user/cli.md#api-key).
+  const keys = process.platform === 'win32' ? [] : keyVariables(process.argv.slice(2), process.env);
+  if (keys.length > 0) launchWithoutKey(keys);
+  else {
+    setLockHolderName('the capsule CLI');
+    quietOnClosedPipe(process.stdout);
+    quietOnClosedPipe(process.stderr);
+    receiveKey()
+      .then(() => main(process.argv.slice(2)))
+      .then(
+        (code) => {
+          process.exitCode = code;
+        },
+        (e: unknown) => {
+          process.exitCode = fail(e);
+        },
+      );
+  }
 }

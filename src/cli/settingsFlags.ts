@@ -1,5 +1,6 @@
 // `--set <setting>=<value>` (repeatable) and `--no-auto-compact`, checked by the same schema as the extension's settings.
 import { checkSetting } from '../engine/config.js';
+import { compileTestPatterns } from '../engine/effects/testRunners.js';
 import { CliError, type Flags } from './args.js';
 
 export interface CliSettings {
@@ -7,6 +8,8 @@ export interface CliSettings {
   readonly compaction: Readonly<Record<string, unknown>>;
   /** `capsule.agent.*` values. */
   readonly agent: { readonly maxRequestsPerTurn?: number };
+  /** `capsule.ledger.testCommands`: a JSON array sets the list, a plain pattern adds one (the flag repeats). */
+  readonly testCommands?: readonly string[];
 }
 
 /** `true`, `12000`, `0.5` are JSON; anything else is the string as written. */
@@ -20,29 +23,51 @@ function valueOf(text: string): unknown {
   }
 }
 
+type Section = 'compaction' | 'agent' | 'ledger';
+
 /** `capsule.compaction.keepRecentTokens`, `compaction.keepRecentTokens` or just `keepRecentTokens`. */
-function keyOf(raw: string): { section: 'compaction' | 'agent'; key: string } {
+function keyOf(raw: string): { section: Section; key: string } {
   const parts = raw.trim().replace(/^capsule\./, '').split('.');
-  if (parts.length === 1) return { section: parts[0] === 'maxRequestsPerTurn' ? 'agent' : 'compaction', key: parts[0] ?? '' };
+  if (parts.length === 1) return { section: parts[0] === 'maxRequestsPerTurn' ? 'agent' : parts[0] === 'testCommands' ? 'ledger' : 'compaction', key: parts[0] ?? '' };
   const [section = '', key = '', ...rest] = parts;
-  if ((section !== 'compaction' && section !== 'agent') || rest.length > 0) throw new CliError(`unknown setting '${raw}' (use capsule.compaction.<key> or capsule.agent.<key>)`);
+  if ((section !== 'compaction' && section !== 'agent' && section !== 'ledger') || rest.length > 0) {
+    throw new CliError(`unknown setting '${raw}' (use capsule.compaction.<key>, capsule.agent.<key> or capsule.ledger.testCommands)`);
+  }
   return { section, key };
+}
+
+/** A JSON array of patterns replaces the list; anything else is one pattern, added (so `--set` may repeat). */
+function testCommandsOf(text: string, list: readonly string[]): string[] {
+  const value = valueOf(text);
+  const given = Array.isArray(value) ? value : [text.trim()];
+  if (!given.every((p): p is string => typeof p === 'string' && p.trim() !== '')) {
+    throw new CliError(`--set: capsule.ledger.testCommands takes a regular expression or a JSON array of them (got ${JSON.stringify(value)})`);
+  }
+  const error = compileTestPatterns(given).errors[0];
+  if (error !== undefined) throw new CliError(`--set: capsule.ledger.${error}`);
+  return Array.isArray(value) ? given : [...list, ...given];
 }
 
 export function settingsFlags(flags: Flags): CliSettings {
   const compaction: Record<string, unknown> = {};
   const agent: { maxRequestsPerTurn?: number } = {};
+  let testCommands: string[] | undefined;
   const sets = flags.set;
   const list = sets === undefined ? [] : Array.isArray(sets) ? sets : [String(sets)];
   for (const item of list) {
     const at = item.indexOf('=');
     if (at <= 0) throw new CliError(`--set needs <setting>=<value> (got '${item}'), e.g. --set capsule.compaction.keepRecentTokens=8000`);
     const { section, key } = keyOf(item.slice(0, at));
+    if (section === 'ledger') {
+      if (key !== 'testCommands') throw new CliError(`unknown setting '${item.slice(0, at)}' (the ledger has one setting: capsule.ledger.testCommands)`);
+      testCommands = testCommandsOf(item.slice(at + 1), testCommands ?? []);
+      continue;
+    }
     const checked = checkSetting(section, key, valueOf(item.slice(at + 1)));
     if (!checked.ok) throw new CliError(`--set: ${checked.error}`);
     if (section === 'agent') agent.maxRequestsPerTurn = Number(checked.value);
     else compaction[key] = checked.value;
   }
   if (flags['no-auto-compact'] === true) compaction.auto = false;
-  return { compaction, agent };
+  return { compaction, agent, ...(testCommands === undefined ? {} : { testCommands }) };
 }

@@ -9,6 +9,7 @@ export const EXPORT_USAGE = 'capsule export <session.jsonl> [ck_…] -o <file.ca
 /** The --from values are IMPORT_FORMATS (engine/import/report.ts), written out so --help loads no importer; a test keeps them equal. */
 export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--from claude-code|codex|anthropic|swe-agent|mini-swe-agent|openai] [--model M]`;
 export const SHOW_USAGE = 'capsule show <session.jsonl> [--checkpoint ck_…] [--retention] [--json]';
+export const LIMITS_USAGE = 'capsule limits [--json] | capsule limits forget (<endpoint URL> <model> | --all) [--json]';
 export const LOAD_USAGE = 'capsule load <file.capsule.md> (--new-session <session.jsonl> | --into <session.jsonl>) [--anyway] [--workspace DIR]';
 export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--workspace DIR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 export const UNDO_COMPACTION_USAGE = 'capsule undo-compaction <session.jsonl> <ck_…|capsule entry id> [--redo] [--json]';

@@ -42,6 +42,8 @@ export interface OfflineModel {
   readonly resolved: ResolvedSettings;
   /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
   readonly tools?: readonly ToolSchema[];
+  /** Project-specific test-command patterns for the capsule's ledger (`capsule.ledger.testCommands`). */
+  readonly testCommands?: readonly string[];
 }
 
 /** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
@@ -173,6 +175,7 @@ export class AgentSession {
         triggers: parts.triggers,
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
+        ...(m.testCommands === undefined ? {} : { testCommands: m.testCommands }),
       });
       return new AgentSession(parts, barrier, m, undefined, NO_TOOLS, undefined, nodeClock, nodeIds);
     } catch (err) {

@@ -1,4 +1,5 @@
 // Error bodies in the shape the openai client reads: vLLM's top-level `{"object":"error"}` and array-wrapped bodies become `{"error": …}`.
+import { parseJsonText } from '../engine/jsonText.js';
 /**
  * The openai client only reads `body.error`; anything else becomes "400 status code (no body)" and the provider's
  * words (often the real window) are lost. This fetch wrapper rewrites failed responses' bodies so they reach the
@@ -23,7 +24,7 @@ function messageOf(o: Record<string, unknown>): string | undefined {
 export function normalizeErrorBody(text: string): string | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonText(text);
   } catch {
     const plain = text.trim();
     // A non-JSON body (a proxy's text/plain or an HTML page) still carries words worth classifying.

@@ -1,4 +1,5 @@
 // The per-session evidence archive on disk (docs/behaviour.md#evidence): one immutable JSON snapshot per compaction, written to a temp file, fsynced, then published.
+import { JsonTooDeepError, parseJsonText } from '../engine/jsonText.js';
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -236,9 +237,9 @@ export class FileEvidenceArchive implements EvidenceArchive {
     }
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: not valid JSON`, path);
+      raw = parseJsonText(text);
+    } catch (err) {
+      throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: ${err instanceof JsonTooDeepError ? err.message : 'not valid JSON'}`, path);
     }
     const parsed = EvidenceFileSchema.safeParse(raw);
     if (!parsed.success) throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: ${issuesOf(parsed.error)}`, path);

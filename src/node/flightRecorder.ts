@@ -1,5 +1,6 @@
 // Appends flight records (docs/behaviour.md#observability) to a JSONL file, one complete line per write, and echoes each as one log line.
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { openRegularFileForAppend } from './regularFile.js';
 import { readJsonLines } from './fsUtil.js';
 import { dirname } from 'node:path';
 import { FlightRecordSchema, formatFlightRecord, parseFlightRecord } from '../engine/compaction/flightRecord.js';
@@ -47,7 +48,7 @@ export class FlightRecorder {
   private async append(line: Buffer): Promise<void> {
     await mkdir(dirname(this.file), { recursive: true });
     // No fsync: a lost last record after a power cut is acceptable for a diagnostic log.
-    const h = await open(this.file, 'a');
+    const h = await openRegularFileForAppend(this.file, 'flight log');
     try {
       await writeAll(h, line);
     } finally {

@@ -1,4 +1,5 @@
 // Small file-system helpers shared by the Node ports: error codes, one-line messages, existence, directory fsync, JSON-lines sidecars.
+import { parseJsonText } from '../engine/jsonText.js';
 import { open, stat } from 'node:fs/promises';
 import { readRegularFile } from './regularFile.js';
 
@@ -51,7 +52,7 @@ export async function readJsonLines<T>(file: string, parse: (raw: unknown) => T 
     if (line.trim() === '') continue;
     let raw: unknown;
     try {
-      raw = JSON.parse(line);
+      raw = parseJsonText(line);
     } catch {
       skipped++;
       continue;

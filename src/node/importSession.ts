@@ -1,10 +1,13 @@
 // Writes an imported transcript as a new session file, shared by `capsule import` and the palette command.
-import { stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { link, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { TranscriptImport } from '../engine/import/importTranscript.js';
 import { repairImported } from '../engine/transcript/importRepair.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { verifySession } from '../engine/transcript/verify.js';
+import { errCode, oneLine, syncDir } from './fsUtil.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 
 /** Transcripts larger than this are almost certainly not one conversation. */
@@ -45,14 +48,33 @@ export function validImport(entries: readonly Entry[], newId: (prefix: string) =
   return { entries, repairs: [] };
 }
 
-/** Creates `path` (which must not exist) with the imported header and the valid entries; returns the repairs made. */
+/**
+ * Creates `path` (which must not exist) with the imported header and the valid entries; returns the repairs made.
+ * The session is written to a temporary file in the same folder and linked into place only when complete, so a
+ * refused import (a line over the limit, a full disk) leaves nothing at `path`, and a retry is not refused as an
+ * "existing session". Linking, unlike rename, never replaces a session someone created there meanwhile.
+ */
 export async function writeImportedSession(path: string, result: TranscriptImport, newId: (prefix: string) => string): Promise<readonly string[]> {
   const valid = validImport(result.entries, newId);
-  const store = await JsonlSessionStore.open(path, { create: { id: result.header.id, cwd: result.header.cwd, title: result.header.title } });
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.importing.jsonl`);
   try {
-    for (const e of valid.entries) await store.append(e);
+    const store = await JsonlSessionStore.open(tmp, { create: { id: result.header.id, cwd: result.header.cwd, title: result.header.title } });
+    try {
+      for (const e of valid.entries) await store.append(e);
+    } catch (err) {
+      throw new ImportRefused(`${oneLine(err)}; nothing was written`);
+    } finally {
+      await store.close();
+    }
+    try {
+      await link(tmp, path);
+    } catch (err) {
+      if (errCode(err) === 'EEXIST') throw new ImportRefused(`refusing to overwrite existing session ${path}; choose a new -o path`);
+      throw err;
+    }
+    await syncDir(dirname(path));
   } finally {
-    await store.close();
+    await rm(tmp, { force: true });
   }
   return valid.repairs;
 }

@@ -1,5 +1,6 @@
 // The append-only JSONL session store (docs/behaviour.md#transcript): single writer, one write per line, fsync for durable kinds, torn-tail recovery.
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { openRegularFileForAppend } from './regularFile.js';
 import { basename, dirname, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';
 import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
@@ -188,7 +189,7 @@ export class JsonlSessionStore implements TranscriptStore {
       let load = await loadSessionFile(abs, loadOpts);
       if (load.bytes === 0 && opts.create) {
         // Created by a run that died before its header reached the disk.
-        const h = await open(abs, 'a');
+        const h = await openRegularFileForAppend(abs, 'session file');
         try {
           await writeAll(h, headerLine(opts.create, now()));
           await h.sync();
@@ -207,7 +208,7 @@ export class JsonlSessionStore implements TranscriptStore {
         const sidecar = await moveTailAside(abs, load.goodBytes, load.bytes, new Date(now()));
         recoveredTail = { sidecar, bytes: load.bytes - load.goodBytes };
       }
-      const handle = await open(abs, 'a');
+      const handle = await openRegularFileForAppend(abs, 'session file');
       store = new JsonlSessionStore({ path: abs, load, header: load.header, reason: undefined, handle, lock, recoveredTail, maxLineBytes });
       openWriters.set(abs, store);
       return store;
@@ -255,7 +256,7 @@ export class JsonlSessionStore implements TranscriptStore {
         const sidecar = await moveTailAside(this.path, load.goodBytes, load.bytes, new Date(now()));
         this.#recoveredTail = { sidecar, bytes: load.bytes - load.goodBytes };
       }
-      this.handle = await open(this.path, 'a');
+      this.handle = await openRegularFileForAppend(this.path, 'session file');
     } finally {
       this.#indexed = true;
     }

@@ -42,3 +42,26 @@ export async function readRegularFile(path: string, what = 'file'): Promise<Buff
     await handle.close();
   }
 }
+
+/**
+ * Opens `path` for appending (creating it), refusing anything but a regular file: O_NONBLOCK makes opening a FIFO
+ * fail at once (ENXIO without a reader) or return so the check below refuses it, where a plain open would wait for a
+ * reader forever.
+ */
+export async function openRegularFileForAppend(path: string, what = 'file', mode = 0o666): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, mode);
+  } catch (err) {
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENXIO') throw new NotRegularFileError(`${what} ${path} is a named pipe (FIFO), not a regular file; refusing to write it`);
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw new NotRegularFileError(`${what} ${path} is ${kindOf(st)}, not a regular file; refusing to write it`);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}

@@ -1,4 +1,5 @@
 // Read-only load of a session JSONL file: header, migration, per-line zod validation, tree, and every problem found.
+import { JsonTooDeepError, parseJsonText } from '../engine/jsonText.js';
 import { stat } from 'node:fs/promises';
 import type { LoadProblem, LoadProblemKind } from '../engine/ports.js';
 import { migrationFor } from '../engine/transcript/migrate.js';
@@ -64,7 +65,7 @@ export function judgeLine(text: string, migrate: Migrate): LineVerdict {
   if (isBlank(text)) return { kind: 'blank' };
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseJsonText(text);
   } catch (err) {
     return { kind: 'json', why: err instanceof Error ? err.message : String(err) };
   }
@@ -75,7 +76,7 @@ export function judgeLine(text: string, migrate: Migrate): LineVerdict {
 export function parseHeaderLine(text: string): { readonly header: SessionHeader; readonly migrate: Migrate } | undefined {
   let raw: unknown;
   try {
-    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    raw = parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     return undefined;
   }
@@ -144,9 +145,9 @@ export class LoadBuilder {
   #firstLine(info: LineInfo, text: string): void {
     let raw: unknown;
     try {
-      raw = JSON.parse(text);
-    } catch {
-      this.#report('missing_header', 'line 1 is not a session header (not JSON)', 1);
+      raw = parseJsonText(text);
+    } catch (err) {
+      this.#report('missing_header', `line 1 is not a session header (${err instanceof JsonTooDeepError ? err.message : 'not JSON'})`, 1);
       return;
     }
     const obj = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;

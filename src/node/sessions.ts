@@ -1,4 +1,5 @@
 // The storage folder of one workspace: one JSONL file per chat, listing with cheap summaries, create/open/delete.
+import { parseJsonText } from '../engine/jsonText.js';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock, IdSource } from '../engine/ports.js';
@@ -35,7 +36,7 @@ interface Scanned {
 
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
-    const v: unknown = JSON.parse(text);
+    const v: unknown = parseJsonText(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -1,5 +1,6 @@
 // Moves a session file's torn tail to the `.corrupt` sidecar and truncates the file to its last good line.
 import { open } from 'node:fs/promises';
+import { openRegularFileForAppend } from './regularFile.js';
 
 const COPY_CHUNK_BYTES = 1024 * 1024;
 
@@ -17,7 +18,7 @@ export async function moveTailAside(path: string, goodBytes: number, bytes: numb
   const sidecar = corruptSidecarPath(path);
   const src = await open(path, 'r+');
   try {
-    const dst = await open(sidecar, 'a');
+    const dst = await openRegularFileForAppend(sidecar, 'corrupt-tail sidecar');
     try {
       const note = { type: 'corrupt_tail', movedAt: now.toISOString(), from: path, offset: goodBytes, bytes: bytes - goodBytes };
       await dst.write(`${JSON.stringify(note)}\n`);

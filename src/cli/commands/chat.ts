@@ -7,14 +7,16 @@ import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
-import { cliLimitsPath, LearnedLimitsFile } from '../../node/learnedLimits.js';
+import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
 import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import { FileSnapshots } from '../../node/snapshots/fileSnapshots.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { apiKeyFromFlags } from '../keyHandover.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
+import { answerLine, inline } from '../terminalText.js';
 import { CHAT_USAGE } from '../usage.js';
 
 export { CHAT_USAGE };
@@ -44,10 +46,7 @@ function endpointFlags(flags: Flags): Endpoint {
   if (!/^https?:\/\//.test(baseURL)) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL}')`);
   const model = typeof flags.model === 'string' ? flags.model.trim() : '';
   if (model === '') throw new CliError(`missing --model: ${CHAT_USAGE}`);
-  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
-  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
-  // The key never comes from a flag, so it stays out of shell history; local servers need none.
-  return { baseURL, model, apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+  return { baseURL, model, apiKey: apiKeyFromFlags(flags) };
 }
 
 function workspaceFlag(flags: Flags): string {
@@ -67,38 +66,38 @@ export class EventPrinter {
       case 'text_delta': {
         const lines = (this.pending + e.delta).split('\n');
         this.pending = lines.pop() ?? '';
-        for (const l of lines) this.out(l);
+        for (const l of lines) this.out(answerLine(l));
         break;
       }
       case 'assistant_end':
         this.flush();
-        if (e.discarded === true && e.content !== '') this.out('[discarded: the provider cut this answer off; it is generated again]');
+        if (e.discarded === true && e.content !== '') this.status('[discarded: the provider cut this answer off; it is generated again]');
         break;
       case 'tool_start':
-        this.out(`[tool] ${e.name} ${oneLine(e.arguments)}`);
+        this.status(`[tool] ${e.name} ${oneLine(e.arguments)}`);
         break;
       case 'tool_end':
-        this.out(`[tool] ${e.name} → ${e.isError ? 'error' : 'ok'} (${Math.round(e.durationMs)} ms)${e.isError ? `: ${oneLine(e.content)}` : ''}`);
+        this.status(`[tool] ${e.name} → ${e.isError ? 'error' : 'ok'} (${Math.round(e.durationMs)} ms)${e.isError ? `: ${oneLine(e.content)}` : ''}`);
         break;
       case 'barrier':
         this.barrier(e.event);
         break;
       case 'cache_metrics':
-        this.out(`[cache] ${e.metrics.line}`);
+        this.status(`[cache] ${e.metrics.line}`);
         break;
       case 'notice':
-        this.out(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
+        this.status(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
         break;
       case 'model_changed':
-        this.out(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        this.status(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
         break;
       case 'turn_end':
         this.flush();
-        this.out(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
+        this.status(`[turn ${e.status}]${e.error ? ` ${e.error}` : ''}`);
         // The error card's facts in one line (host · status · the provider's words), then what to do.
         if (e.fault !== undefined) {
-          this.out(`[error] ${faultLine(e.fault)}`);
-          this.out(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
+          this.status(`[error] ${faultLine(e.fault)}`);
+          this.status(`[hint] ${faultAdvice(e.fault).hint} Retry: capsule chat --retry with the same --session.`);
         }
         break;
       case 'turn_start':
@@ -112,26 +111,39 @@ export class EventPrinter {
     switch (b.type) {
       case 'compaction_start':
         this.flush();
-        this.out(`[compaction] ${b.plan.trigger}${b.plan.level > 0 ? ` level ${b.plan.level}` : ''}: compacting ${b.plan.tokensBefore} tokens…`);
+        this.status(`[compaction] ${b.plan.trigger}${b.plan.level > 0 ? ` level ${b.plan.level}` : ''}: compacting ${b.plan.tokensBefore} tokens…`);
         break;
       case 'compaction_end':
-        this.out(`[compaction] ${b.line}`);
+        this.status(`[compaction] ${b.line}`);
         break;
       case 'preflight_blocked':
-        this.out(`[blocked] ${b.message}`);
+        this.status(`[blocked] ${b.message}`);
         break;
       case 'calibration_fallback':
-        this.out(`[notice] ${b.message}`);
+        this.status(`[notice] ${b.message}`);
         break;
       case 'compaction_progress':
         break; // the live percentage is for the UI; a log would only repeat it
     }
   }
 
+  /** Capsule's own line: whatever it quotes (provider words, tool and file names) stays on it, visible. */
+  private status(line: string): void {
+    this.out(inline(line));
+  }
+
   private flush(): void {
-    if (this.pending !== '') this.out(this.pending);
+    if (this.pending !== '') this.out(answerLine(this.pending));
     this.pending = '';
   }
+}
+
+/** A learned window is never used silently: the line says where it came from, how to drop it, and when a flag wins over it. */
+export function learnedWindowLine(entry: LearnedLimit | undefined, flagWindow: number | undefined): string | undefined {
+  if (entry === undefined) return undefined;
+  const learned = `the window of ${entry.contextWindow.toLocaleString('en-US')} tokens learned from this endpoint's overflow error${learnedOn(entry)}`;
+  if (flagWindow !== undefined) return `[window] --window ${flagWindow.toLocaleString('en-US')} wins over ${learned}`;
+  return `[window] Using ${learned}; 'capsule limits forget ${entry.endpoint} ${entry.model}' drops it`;
 }
 
 /** The model the session recorded last (its model_change), if the file exists. */
@@ -140,7 +152,9 @@ async function recordedModel(path: string): Promise<ReturnType<typeof sessionMod
   return sessionModel((await loadSessionFile(path)).tree.branch());
 }
 
-export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
+export async function chatCommand(cli: ParsedCli, print: (s: string) => void): Promise<number> {
+  // Every line chat prints itself is a status line; what it quotes may come from the model or the workspace.
+  const out = (line: string): void => print(inline(line));
   const prompt = cli.positionals.join(' ').trim();
   const retry = cli.flags.retry === true;
   if (retry && prompt !== '') throw new CliError('--retry sends the failed turn again: give no prompt with it');
@@ -151,7 +165,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
-  const printer = new EventPrinter(out);
+  const printer = new EventPrinter(print);
   // A CLI killed with SIGKILL could not stop its commands; this run finds the ones its journal names and stops them.
   const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
@@ -162,6 +176,10 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   // A window an earlier run learned from this endpoint's overflow error is where this one starts (flags still win).
   const limitsFile = new LearnedLimitsFile(cliLimitsPath());
   const learned = await limitsFile.get(endpoint.baseURL, endpoint.model);
+  const limitsProblem = await limitsFile.problem();
+  if (limitsProblem !== undefined) out(`[warn] ${limitsProblem}`);
+  const learnedLine = learnedWindowLine(await limitsFile.entry(endpoint.baseURL, endpoint.model), override.contextWindow);
+  if (learnedLine !== undefined) out(learnedLine);
   const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known, ...(learned === undefined ? {} : { learned }) };
   const writes: Promise<void>[] = [];
   const persist = (e: AgentEvent): void => {
@@ -178,6 +196,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       archiveDir: archiveDirFor(path),
       flightLog: flightLogFor(path),
       settings: settings.compaction,
+      ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
       ...(settings.agent.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: settings.agent.maxRequestsPerTurn } }),
       // Opened with the model the session used so far: a switch to a smaller one must be handed off by it.
       model:
@@ -207,13 +226,13 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const ctrl = new AbortController();
   const onInterrupt = (): void => ctrl.abort();
   // SIGINT and SIGTERM cancel the turn, which stops its commands, and the session closes cleanly.
-  process.once('SIGINT', onInterrupt);
-  process.once('SIGTERM', onInterrupt);
+  process.on('SIGINT', onInterrupt);
+  process.on('SIGTERM', onInterrupt);
   try {
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
     const warning = session.agent.settings.warning;
-    if (warning !== undefined) out(`Warning: ${warning}`);
+    if (warning !== undefined) out(`[warning] ${warning}`);
     if (previous !== undefined) {
       // The barrier's lines and the model change are printed by the listener as they happen.
       const switched = await session.switchModel(wanted, ctrl.signal);
@@ -223,9 +242,10 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
     // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {
-    process.off('SIGINT', onInterrupt);
-    process.off('SIGTERM', onInterrupt);
     await Promise.all(writes);
     await session.close();
+    // Removed last: a repeated signal (the terminal's and the launcher's copy of one Ctrl-C) is the same request.
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
   }
 }

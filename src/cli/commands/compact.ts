@@ -5,6 +5,7 @@ import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/s
 import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
+import { apiKeyFromFlags } from '../keyHandover.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { COMPACT_USAGE } from '../usage.js';
@@ -55,10 +56,7 @@ function summarizerFlags(flags: Flags): Summarizer {
   if (fallback) return { apiKey: '' };
   if (!/^https?:\/\//.test(baseURL ?? '')) throw new CliError(`--base-url must be an http:// or https:// URL (got '${baseURL ?? ''}')`);
   if (typeof flags.model !== 'string' || flags.model.trim() === '') throw new CliError('--base-url needs --model M');
-  const keyEnv = typeof flags['api-key-env'] === 'string' ? flags['api-key-env'] : undefined;
-  if (keyEnv !== undefined && process.env[keyEnv] === undefined) throw new CliError(`--api-key-env ${keyEnv}: that environment variable is not set`);
-  // Local servers (Ollama, LM Studio, vLLM) need no key; the key never comes from a flag, so it stays out of shell history.
-  return { ...(baseURL === undefined ? {} : { baseURL }), apiKey: process.env[keyEnv ?? 'OPENAI_API_KEY'] ?? '' };
+  return { ...(baseURL === undefined ? {} : { baseURL }), apiKey: apiKeyFromFlags(flags) };
 }
 
 /** An outcome without the capsule text (which `capsule show` prints). */
@@ -96,13 +94,15 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo)) throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
   if (upTo !== undefined && trigger !== undefined) throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
   const summarizer = summarizerFlags(cli.flags);
-  const raw = settingsFlags(cli.flags).compaction;
+  const settings = settingsFlags(cli.flags);
+  const raw = settings.compaction;
   const session = await openOffline(path, (info) => ({
     model: info,
     provider: CLI_PROVIDER,
     resolved: cliSettings(info, raw),
     // The schemas chat sends: the measurement counts them and the summary request repeats them.
     tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
+    ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);
   try {
@@ -112,7 +112,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     const resolved = session.basis().resolved;
     const ctrl = new AbortController();
     const onInterrupt = (): void => ctrl.abort();
-    process.once('SIGINT', onInterrupt);
+    process.on('SIGINT', onInterrupt);
     let result: PreflightResult;
     try {
       // Without --trigger this is the user's `/compact`: no ROI gate, and hard_limit when the session is over the limit.

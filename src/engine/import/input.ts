@@ -1,4 +1,5 @@
 // Reading a transcript file's text as one JSON document or as JSON lines, keeping the number of every line that could not be read.
+import { JsonTooDeepError, parseJsonText } from '../jsonText.js';
 export type Parsed =
   | { readonly kind: 'json'; readonly value: unknown }
   | { readonly kind: 'jsonl'; readonly lines: readonly { readonly n: number; readonly value: unknown }[]; readonly bad: readonly { readonly n: number; readonly error: string }[]; readonly total: number }
@@ -36,8 +37,9 @@ export function parseInput(input: string): Parsed {
   const moreThanOneLine = lines.filter((l) => l.trim() !== '').length > 1;
   if (!(firstIsJson && moreThanOneLine)) {
     try {
-      return { kind: 'json', value: JSON.parse(text) as unknown };
+      return { kind: 'json', value: parseJsonText(text) };
     } catch (e) {
+      if (e instanceof JsonTooDeepError) throw new ImportError(e.message);
       const message = e instanceof Error ? e.message : String(e);
       return { kind: 'text', error: errText(e), line: lineOfPosition(text, message) };
     }
@@ -48,7 +50,7 @@ export function parseInput(input: string): Parsed {
     const l = raw.trim();
     if (l === '') return;
     try {
-      out.push({ n: i + 1, value: JSON.parse(l) as unknown });
+      out.push({ n: i + 1, value: parseJsonText(l) });
     } catch (e) {
       bad.push({ n: i + 1, error: errText(e) });
     }

@@ -104,7 +104,7 @@ export class WorkspaceToolHost implements ToolHost {
     }
     if (signal.aborted) return toolError(`Cancelled: ${name} was not run.`);
     try {
-      return await runner(typeof argsJson === 'string' ? argsJson : '', signal);
+      return withoutSecrets(await runner(typeof argsJson === 'string' ? argsJson : '', signal), this.ctx.secrets());
     } catch (err) {
       if (err instanceof ToolError) return toolError(err.message);
       if (signal.aborted) return toolError(`Cancelled: ${name} was stopped.`);
@@ -131,6 +131,21 @@ export class WorkspaceToolHost implements ToolHost {
     const id = await record(kind, note);
     return toolOk(`Checkpoint ${id} recorded (${kind}).`);
   }
+}
+
+/** Shorter values would match ordinary text by accident (and are no real key). */
+const MIN_SECRET_CHARS = 8;
+
+/**
+ * A key the agent finds anyway (a `.env` file read, `ps e` output) is masked before the result reaches the
+ * transcript and the model: what a tool returns is stored and sent, so it must never carry the key.
+ */
+function withoutSecrets(result: ToolResult, secrets: readonly string[]): ToolResult {
+  const keys = secrets.filter((s) => s.length >= MIN_SECRET_CHARS && result.content.includes(s));
+  if (keys.length === 0) return result;
+  let content = result.content;
+  for (const k of keys) content = content.split(k).join('[API key hidden by Capsule]');
+  return { ...result, content };
 }
 
 /** The plan lives in the transcript (the call and this result), so answering is all the tool does. */

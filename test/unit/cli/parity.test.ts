@@ -65,3 +65,33 @@ test('resuming a session without --window keeps the limits recorded in it; budge
   const second = rig.server.chatRequests[rig.server.chatRequests.length - 1]?.body as { max_tokens?: number; max_completion_tokens?: number } | undefined;
   assert.equal(second?.max_completion_tokens ?? second?.max_tokens, 8_000);
 });
+
+test('--set capsule.ledger.testCommands takes a JSON array or one pattern per --set; the ledger then counts that command as the verification', async (t) => {
+  const { settingsFlags } = await import('../../../src/cli/settingsFlags.js');
+  assert.deepEqual(settingsFlags({ set: ['capsule.ledger.testCommands=["^\\\\./check\\\\.sh","^just test"]'] }).testCommands, ['^\\./check\\.sh', '^just test']);
+  assert.deepEqual(settingsFlags({ set: ['ledger.testCommands=^\\./a', 'testCommands=^\\./b'] }).testCommands, ['^\\./a', '^\\./b']);
+  assert.equal(settingsFlags({ set: ['keepRecentTokens=8000'] }).testCommands, undefined);
+  assert.throws(() => settingsFlags({ set: ['capsule.ledger.testCommands=(unclosed'] }), (e: unknown) => e instanceof CliError && /^--set: capsule\.ledger\.testCommands: '\(unclosed' is not a valid regular expression/.test(e.message));
+  assert.throws(() => settingsFlags({ set: ['capsule.ledger.testCommands=[1,2]'] }), (e: unknown) => e instanceof CliError && /takes a regular expression or a JSON array/.test(e.message));
+  assert.throws(() => settingsFlags({ set: ['capsule.ledger.other=1'] }), (e: unknown) => e instanceof CliError && /the ledger has one setting/.test(e.message));
+
+  const rig = await edgeRig(t, { window: 65_000 });
+  const { writeFile, chmod } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  await writeFile(join(rig.ws, 'check.sh'), '#!/bin/sh\nseq 1 2000 | sed "s/^/checking case /"\necho "all 3 checks passed"\n');
+  await chmod(join(rig.ws, 'check.sh'), 0o755);
+  rig.server.setFallback((req) => {
+    const last = req.body.messages[req.body.messages.length - 1];
+    return last?.role === 'tool' ? { text: 'checked' } : { toolCalls: [{ name: 'run_command', arguments: { command: './check.sh' } }] };
+  });
+  const r = await chat(rig, 'fake-model', 'run the checks', '--window', '65000', '--set', 'capsule.ledger.testCommands=["^\\\\./check\\\\.sh"]');
+  assert.equal(r.code, 0, r.lines.join('\n'));
+  rig.server.setFallback(() => ({ text: 'you are welcome' }));
+  assert.equal((await chat(rig, 'fake-model', 'thanks', '--window', '65000')).code, 0);
+  const { loadSessionFile } = await import('../../../src/node/jsonlStore.js');
+  const second = (await loadSessionFile(rig.session)).tree.branch().filter((e) => e.type === 'user').at(-1)?.id ?? '';
+  const compacted = await cli(['compact', rig.session, '--fallback', '--window', '65000', '--up-to', second, '--set', 'capsule.ledger.testCommands=["^\\\\./check\\\\.sh"]']);
+  assert.equal(compacted.code, 0, compacted.lines.join('\n'));
+  const shown = (await cli(['show', rig.session])).lines.join('\n');
+  assert.match(shown, /Last verification:\*\* `?\.\/check\.sh/, shown);
+});

@@ -127,3 +127,17 @@ test('the ledger reads these tools: kinds, paths, commands, queries and exit cod
     ],
   );
 });
+
+test('a key Capsule holds is masked in every tool result (a .env read, command output) before it is stored or sent', async (t) => {
+  const ws = await workspace(t);
+  const key = 'sk-held-key-0123456789abcdef';
+  await files(ws.ws, { '.env': `OPENAI_API_KEY=${key}\nOTHER=1\n` });
+  const { call } = makeHost(ws.ws, { secrets: () => [key] });
+  const read = await call('read_file', { path: '.env' });
+  assert.equal(read.isError, false);
+  assert.ok(!read.content.includes(key), read.content);
+  assert.match(read.content, /OPENAI_API_KEY=\[API key hidden by Capsule\]/);
+  const ran = await call('run_command', { command: 'cat .env; echo "$OPENAI_API_KEY"' });
+  assert.ok(!ran.content.includes(key), ran.content);
+  assert.match(ran.content, /\[API key hidden by Capsule\]/);
+});
