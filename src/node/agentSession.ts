@@ -29,6 +29,9 @@ import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
+import { InstructionToolHost } from './instructions/instructionTools.js';
+import { sessionInstructions } from './instructions/sessionInstructions.js';
+import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -121,14 +124,18 @@ export class AgentSession {
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
+      const cache = parts.caches.forModel(target.chat.model);
+      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, tools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
       agent = new Agent({
         store,
         archive: parts.archive,
         clock,
         ids,
-        cache: parts.caches.forModel(target.chat.model),
+        cache,
         model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
-        tools,
+        tools: layer?.tools ?? tools,
+        ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         triggers: parts.triggers,
@@ -141,7 +148,7 @@ export class AgentSession {
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      return new AgentSession(parts, agent.barrier, undefined, agent, layer?.tools ?? tools, config, clock, ids);
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -181,6 +188,11 @@ export class AgentSession {
     const a = this.agentOrUndefined;
     if (a === undefined) throw new Error('this session was opened without a model; it cannot run turns');
     return a;
+  }
+
+  /** Instruction files, skills and the mode (docs/user/instructions.md), when the session reads them. */
+  get instructions(): WorkspaceInstructions | undefined {
+    return this.tools instanceof InstructionToolHost ? this.tools.instructions : undefined;
   }
 
   get store(): JsonlSessionStore {
@@ -372,7 +384,7 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
-    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
+    if (this.tools instanceof WorkspaceToolHost || this.tools instanceof InstructionToolHost) await this.tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

@@ -19,6 +19,7 @@ import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type TurnState } from './turn
 import { finishTurn, type TurnEndContext } from './turnEnd.js';
 import { attachFiles, guarded, runSteps, type StepHost } from './turnSteps.js';
 import { retryPoint } from './turnRetry.js';
+import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
@@ -44,6 +45,8 @@ export class Agent {
   private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
   private lastActivity: number;
   private readonly host: StepHost & TurnEndContext;
+  /** Instruction files, skills and mode kept in step with the model's prompt; absent when the session reads none. */
+  readonly instructions: InstructionSync | undefined;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
@@ -76,7 +79,9 @@ export class Agent {
       branch: () => this.branches.branch(),
       tail: () => this.branches.tail(),
       systemPrompt: deps.systemPrompt,
+      instructions: () => this.instructions?.forEpoch(),
     });
+    this.instructions = instructionSyncOf(deps, this.epochs, () => this.branches.branch(), (e) => this.emit(e));
     this.host = this.makeHost();
   }
 
@@ -159,6 +164,11 @@ export class Agent {
       return true;
     }
     return this.epochs.appendUpdate(content, reason);
+  }
+
+  /** Reads the instruction sources now (after a mode switch): a change becomes one system update, or waits for the running turn. */
+  syncInstructions(): Promise<void> {
+    return this.exclusive(async () => (this.deps.store.readOnly ? undefined : this.instructions?.sync()));
   }
 
   /** A checkpoint (docs/behaviour.md#rewind) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (docs/behaviour.md#triggers). */
@@ -293,6 +303,8 @@ export class Agent {
       const u = this.pendingUpdates.shift();
       if (u !== undefined) await this.epochs.appendUpdate(u.content, u.reason);
     }
+    // Before every request: an edited or newly applicable instruction file becomes one system update.
+    if (!this.deps.store.readOnly) await this.instructions?.sync();
   }
 
   /** Runs a barrier; a completed compaction starts a new cache epoch (docs/behaviour.md#cache-epochs). */

@@ -187,7 +187,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
       if (!wasCreated) deleted.touch(p);
       mark(p, f.inferred);
     }
-    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !skills.includes(a.skill)) skills.push(a.skill);
+    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !a.result.isError && !skills.includes(a.skill)) skills.push(a.skill);
     if (a.kind !== 'command' || a.command === undefined) continue;
     const ok = commandSucceeded(a);
     const guessed = statusInferred(a);

@@ -5,6 +5,14 @@ import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
 
+/**
+ * `reason` of a system update that reaches the model where it happened in the conversation (docs/user/instructions.md),
+ * not folded into the system text: the request up to it stays byte-identical, so the provider's cached prefix holds.
+ * It is sent as a user-role message (any OpenAI-compatible server accepts that mid-conversation; a second system
+ * message is rejected by some local chat templates). A new epoch's base folds its content in.
+ */
+export const CHRONOLOGICAL_UPDATE_REASON = 'instructions update';
+
 export type ModelMessage =
   | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImagePart[]; readonly entryId?: string }
   | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCall[]; readonly entryId?: string; readonly reasoningContent?: string }
@@ -44,7 +52,7 @@ export function systemPromptOf(branch: readonly Entry[], defaultSystem: string):
     if (e.mode === 'base') {
       system = e.content;
       appended.length = 0;
-    } else appended.push(e.content);
+    } else if (e.reason !== CHRONOLOGICAL_UPDATE_REASON) appended.push(e.content);
   }
   return appended.length === 0 ? system : [system, ...appended].join('\n\n');
 }
@@ -63,6 +71,7 @@ export function toModelMessage(e: Entry, truncateResults = false): ModelMessage 
     case 'tool_result':
       return { role: 'tool', toolCallId: e.toolCallId, content: truncateResults ? truncateToolResult(e.content) : e.content, entryId: e.id };
     case 'system_update':
+      return e.mode === 'append' && e.reason === CHRONOLOGICAL_UPDATE_REASON ? { role: 'user', content: e.content, entryId: e.id } : undefined;
     case 'capsule':
     case 'checkpoint':
     case 'model_change':
