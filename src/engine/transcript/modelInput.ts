@@ -57,6 +57,19 @@ export function systemPromptOf(branch: readonly Entry[], defaultSystem: string):
   return appended.length === 0 ? system : [system, ...appended].join('\n\n');
 }
 
+function isChronologicalUpdate(e: Entry): boolean {
+  return e.type === 'system_update' && e.mode === 'append' && e.reason === CHRONOLOGICAL_UPDATE_REASON;
+}
+
+/** Index of the latest epoch base before `end` (-1 when none). */
+function latestBaseIndex(branch: readonly Entry[], end: number): number {
+  for (let i = Math.min(end, branch.length) - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'system_update' && e.mode === 'base') return i;
+  }
+  return -1;
+}
+
 /** Converts one conversation entry to a model message; other kinds contribute nothing. */
 export function toModelMessage(e: Entry, truncateResults = false): ModelMessage | undefined {
   switch (e.type) {
@@ -108,11 +121,12 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
   const pinned = new Set(capsule.pinnedEntryIds);
   const firstKept = capsule.firstKeptEntryId === null ? index : branch.findIndex((e) => e.id === capsule.firstKeptEntryId);
   const start = firstKept < 0 || firstKept > index ? index : firstKept;
-  if (pinned.size > 0) {
-    for (let i = 0; i < start; i++) {
-      const e = branch[i];
-      if (e && pinned.has(e.id)) push(e, false);
-    }
+  // Instruction updates of the epoch in force are never summarized away: a compaction that opened no new epoch
+  // (whose base would carry them) still sends them, in order, like pinned entries.
+  const epochStart = latestBaseIndex(branch, branch.length);
+  for (let i = 0; i < start; i++) {
+    const e = branch[i];
+    if (e && (pinned.has(e.id) || (i > epochStart && isChronologicalUpdate(e)))) push(e, false);
   }
   for (let i = start; i < index; i++) {
     const e = branch[i];
