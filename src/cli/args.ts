@@ -38,6 +38,8 @@ export const CLI_OPTIONS = {
   from: { type: 'string' },
   retention: { type: 'boolean' },
   retry: { type: 'boolean' },
+  mode: { type: 'string' },
+  'no-instructions': { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

@@ -15,6 +15,7 @@ import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { CHAT_USAGE } from '../usage.js';
+import { isChatMode } from '../../engine/instructions/mode.js';
 
 export { CHAT_USAGE };
 
@@ -151,6 +152,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(out);
+  const mode = cli.flags.mode;
+  if (mode !== undefined && !isChatMode(mode)) throw new CliError(`--mode must be agent or ask (got '${String(mode)}')`);
   // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
   const leftovers = leftoverReport(await stopLeftovers());
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
@@ -193,6 +196,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
           return approveAll;
         },
       },
+      // Instruction files, skills and the mode (docs/user/instructions.md); --no-instructions reads none.
+      ...(cli.flags['no-instructions'] === true ? {} : { instructionFiles: { ...(mode === undefined ? {} : { mode }) } }),
       listener: (e) => {
         persist(e);
         printer.handle(e);

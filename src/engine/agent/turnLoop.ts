@@ -129,10 +129,7 @@ export class Agent {
     return this.exclusive(() => this.asTurn(turnId, () => this.turn(input, turnId)));
   }
 
-  /**
-   * Retry of the last turn after it failed (docs/behaviour.md#errors): the leaf goes back to just before the failed
-   * request and the same turn continues from there, under the same turn id, without a second user message.
-   */
+  /** Retry of a failed last turn (docs/behaviour.md#errors): the leaf goes back before the failed request; the same turn continues, no second user message. */
   retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
     return this.exclusive(async () => {
       const point = retryPoint(this.branches.branch(), input.turnId);
@@ -153,11 +150,7 @@ export class Agent {
     });
   }
 
-  /**
-   * An instruction change (mode, rules, Project Memory, tools) as one appended system update instead of a new
-   * prefix (docs/behaviour.md#cache-epochs). While a turn runs it waits for the next safe point (before the next request). False when that
-   * text already reaches the model.
-   */
+  /** An instruction change as one appended system update, not a new prefix (docs/behaviour.md#cache-epochs); waits for a running turn's next safe point. False when that text already reaches the model. */
   async appendSystemUpdate(content: string, reason?: string): Promise<boolean> {
     if (this.active > 0 || this.deps.store.readOnly) {
       this.pendingUpdates.push(reason === undefined ? { content } : { content, reason });
@@ -193,11 +186,7 @@ export class Agent {
     return this.exclusive(() => this.withEpoch(() => this.barrier.compactNow(focus, signal)));
   }
 
-  /**
-   * Switches the model (docs/behaviour.md#triggers). When the new model's hard limit is below the current effective tokens, the current
-   * model first makes the mandatory handoff compaction; if that fails the switch is refused and the new model
-   * receives nothing. Otherwise compactOnModelSwitch only records an intent. A `model_change` entry marks the switch.
-   */
+  /** Switches the model (docs/behaviour.md#triggers): a smaller hard limit than the current tokens needs the handoff compaction first (refused if it fails); a `model_change` entry marks it. */
   switchModel(target: SwitchTarget, signal: AbortSignal = new AbortController().signal): Promise<SwitchResult> {
     return this.exclusive(async () => {
       const handoff = await protectiveHandoff({ barrier: this.barrier, triggers: this.triggers, current: infoOf(this.model), resolved: this.resolved, signal }, target);
@@ -222,10 +211,7 @@ export class Agent {
     this.barrier.update({ resolved });
   }
 
-  /**
-   * The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` without activity and with ≥ 30k tokens, records the
-   * intent and runs the barrier that consumes it now, while nobody waits. Undefined when nothing was due.
-   */
+  /** The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` idle with ≥ 30k tokens, records the intent and runs its barrier now. Undefined when nothing was due. */
   async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
     if (this.active > 0 || this.deps.store.readOnly) return undefined;
     if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure().tokens)) return undefined;
