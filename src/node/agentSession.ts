@@ -31,6 +31,7 @@ import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/t
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 import { InstructionToolHost } from './instructions/instructionTools.js';
 import { sessionInstructions } from './instructions/sessionInstructions.js';
+import { instructionReport } from './instructions/instructionReport.js';
 import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
@@ -355,7 +356,9 @@ export class AgentSession {
   }
 
   budget(now = this.clock.now()): Budget {
-    return budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+    const b = budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+    const i = this.instructions;
+    return i === undefined || i.sources.length === 0 ? b : { ...b, instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files };
   }
 
   /** The budget another branch would have (where a rewind would land). */
