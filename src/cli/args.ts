@@ -39,6 +39,8 @@ export const CLI_OPTIONS = {
   retention: { type: 'boolean' },
   retry: { type: 'boolean' },
   mode: { type: 'string' },
+  image: { type: 'string', multiple: true },
+  vision: { type: 'boolean' },
   'no-instructions': { type: 'boolean' },
 } as const;
 

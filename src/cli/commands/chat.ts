@@ -16,6 +16,7 @@ import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { CHAT_USAGE } from '../usage.js';
 import { isChatMode } from '../../engine/instructions/mode.js';
+import { chatImages } from './chatImages.js';
 
 export { CHAT_USAGE };
 
@@ -147,6 +148,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   if (prompt === '' && !retry) throw new CliError(`missing prompt: ${CHAT_USAGE}`);
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
+  // Checked before anything is opened or sent: readable, supported, within the limits, and a model that takes images.
+  const images = await chatImages(cli.flags, endpoint.model, retry);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
@@ -221,7 +224,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal });
+    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal, ...(images.length === 0 ? {} : { images }) });
     // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {

@@ -2,6 +2,7 @@
 import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
 import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
+import { imagePlaceholder } from './images.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
 
@@ -55,6 +56,13 @@ export function systemPromptOf(branch: readonly Entry[], defaultSystem: string):
     } else if (e.reason !== CHRONOLOGICAL_UPDATE_REASON) appended.push(e.content);
   }
   return appended.length === 0 ? system : [system, ...appended].join('\n\n');
+}
+
+function withoutImages(e: Extract<Entry, { type: 'user' }>): Entry {
+  const lines = (e.images ?? []).map((img, i) => imagePlaceholder(e.id, img, i));
+  const { images: _dropped, ...rest } = e;
+  void _dropped;
+  return { ...rest, content: [e.content, ...lines].filter((t) => t !== '').join('\n') };
 }
 
 function isChronologicalUpdate(e: Entry): boolean {
@@ -130,7 +138,9 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
   }
   for (let i = start; i < index; i++) {
     const e = branch[i];
-    if (e) push(e, capsule.truncateResults);
+    // The compaction passed these: images leave the model input as one line each (the transcript keeps them).
+    if (e?.type === 'user' && e.images !== undefined && e.images.length > 0) push(withoutImages(e), capsule.truncateResults);
+    else if (e) push(e, capsule.truncateResults);
   }
   for (let i = index + 1; i < branch.length; i++) {
     const e = branch[i];
