@@ -76,3 +76,23 @@ test('a nested AGENTS.md applies only once the agent works under its folder, and
   const updates = session.store.tree.branch().filter((e) => e.type === 'system_update' && e.reason === 'instructions update');
   assert.equal(updates.length, 1, 'working there again adds nothing');
 });
+
+test('a reopened chat keeps its instructions and mode as recorded: nothing is appended again, Ask mode stays', async (t) => {
+  const dir = await tempDir(t);
+  const server = await startFakeOpenAI({ window: 32_000 });
+  t.after(() => server.close());
+  server.setFallback(reader());
+  const ws = await workspaceWith(dir, { 'AGENTS.md': 'RELOAD-RULE\n' });
+  const first = await openWithInstructions(server, dir, ws, { instr: { userDir: null, mode: 'ask' } });
+  await first.session.turn({ userText: 'hello', signal: new AbortController().signal });
+  await first.session.close();
+  const again = await openWithInstructions(server, dir, ws, { sessionPath: first.path });
+  t.after(() => again.session.close());
+  assert.equal(again.session.instructions?.mode, 'ask', 'the mode the transcript recorded');
+  await again.session.turn({ userText: 'hello again', signal: new AbortController().signal });
+  const updates = again.session.store.tree.branch().filter((e) => e.type === 'system_update' && e.mode === 'append');
+  assert.deepEqual(updates.map((e) => (e.type === 'system_update' ? e.reason : '')), ['instructions'], 'one block, no update after the reopen');
+  const [r1, r2] = agentRequests(server);
+  assert.ok(r1 !== undefined && r2 !== undefined);
+  assert.equal(systemText(r2), systemText(r1));
+});
