@@ -50,11 +50,14 @@ export class InstructionSync {
     this.#current = read.sources;
     const seen = stampsInForce(branch);
     const stamps = stampsOf(read.sources);
-    if (seen === undefined) {
+    // A new chat gets the whole block in its system prompt; a chat that already talked (one from before instructions
+    // were read, an import) gets them as an update, so the prefix it had stays the same.
+    const talked = branch.some((e) => e.type === 'user');
+    if (seen === undefined && !talked) {
       if (read.sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(read.sources), INSTRUCTIONS_REASON, stamps);
       return;
     }
-    const content = renderChange(diffSources(seen, read.sources));
+    const content = renderChange(diffSources(seen ?? [], read.sources));
     if (content !== undefined) await this.deps.epochs.appendInstructions(content, INSTRUCTIONS_UPDATE_REASON, stamps);
   }
 

@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
-import { agentRequests, agentResponder, tempDir, verifyFile } from '../agent/agentHelpers.js';
+import { agentRequests, agentResponder, tempDir, verifyFile, writeSession } from '../agent/agentHelpers.js';
+import { session as historyOf } from '../compaction/harness.js';
 import { bodyOf, messageTexts, openWithInstructions, put, systemText, workspaceWith } from './instructionHelpers.js';
 
 function reader() {
@@ -95,4 +96,21 @@ test('a reopened chat keeps its instructions and mode as recorded: nothing is ap
   const [r1, r2] = agentRequests(server);
   assert.ok(r1 !== undefined && r2 !== undefined);
   assert.equal(systemText(r2), systemText(r1));
+});
+
+test('a chat that talked before instructions were read gets them as one update; its system prompt stays as it was', async (t) => {
+  const dir = await tempDir(t);
+  const server = await startFakeOpenAI({ window: 32_000 });
+  t.after(() => server.close());
+  server.setFallback(reader());
+  const ws = await workspaceWith(dir, { 'AGENTS.md': 'LATE-RULE\n' });
+  const path = join(dir, 'old.jsonl');
+  await writeSession(path, historyOf(2, 20));
+  const { session } = await openWithInstructions(server, dir, ws, { sessionPath: path });
+  t.after(() => session.close());
+  await session.turn({ userText: 'hello', signal: new AbortController().signal });
+  const r = agentRequests(server)[0];
+  assert.ok(r !== undefined);
+  assert.ok(!systemText(r).includes('LATE-RULE'), 'the prefix the chat had is kept');
+  assert.ok(messageTexts(r).some((m) => m.startsWith('# Instruction update') && m.includes('## AGENTS.md (now applies)\nLATE-RULE')));
 });
