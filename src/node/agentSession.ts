@@ -358,7 +358,8 @@ export class AgentSession {
   budget(now = this.clock.now()): Budget {
     const b = budgetOf(this.parts.store.tree.branch(), this.basis(), now);
     const i = this.instructions;
-    return i === undefined || i.sources.length === 0 ? b : { ...b, instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files };
+    if (i === undefined) return b;
+    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };
   }
 
   /** The budget another branch would have (where a rewind would land). */

@@ -46,6 +46,8 @@ export interface Budget {
   readonly derived?: readonly string[];
   /** Instruction files, the skill index and the mode, with their tokens (part of `categories.system`); docs/user/instructions.md. */
   readonly instructions?: readonly { readonly label: string; readonly tokens: number }[];
+  /** The chat mode the next request is made in, when the session reads instructions (docs/user/chat.md). */
+  readonly mode?: 'agent' | 'ask';
 }
 
 /** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
