@@ -41,6 +41,8 @@ export class Composer {
   readonly #attached: HTMLElement;
   #fileTimer = 0;
   #fileRequest = 0;
+  /** Agent or Ask; hidden while the host says nothing about the mode (no chat, or one without instructions). */
+  readonly #modeSelect: HTMLSelectElement;
 
   constructor(private readonly actions: ComposerActions, draft: string) {
     this.#popup = new SlashPopup((c) => this.#pick(c));
@@ -64,10 +66,14 @@ export class Composer {
     const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file.', attrs: { id: 'composer-hint' } });
     this.#attached = el('div', { className: 'attached hidden', attrs: { role: 'list', 'aria-label': 'Attached files' } });
     this.#attached.addEventListener('click', (e) => this.#onDetach(e));
+    this.#modeSelect = el('select', { className: 'mode-select hidden', attrs: { 'aria-label': 'Chat mode', title: 'Agent edits and runs commands with your approval; Ask only reads' } });
+    for (const [value, label] of [['agent', 'Agent'], ['ask', 'Ask']] as const) this.#modeSelect.appendChild(el('option', { text: label, attrs: { value } }));
+    // A switch is the /mode command, so it waits its turn and shows in the chat like one typed.
+    this.#modeSelect.addEventListener('change', () => this.actions.send(`/mode ${this.#modeSelect.value}`, `m${Date.now().toString(36)}${(++this.#counter).toString(36)}`, []));
     this.element = el('div', { className: 'composer' }, [
       this.#chips,
       this.#attached,
-      el('div', { className: 'input-row' }, [this.#popup.element, this.#textarea, el('div', { className: 'input-buttons' }, [this.#stop, send])]),
+      el('div', { className: 'input-row' }, [this.#popup.element, this.#textarea, el('div', { className: 'input-buttons' }, [this.#modeSelect, this.#stop, send])]),
       hint,
     ]);
     this.#resize();
@@ -84,6 +90,13 @@ export class Composer {
 
   focus(): void {
     this.#textarea.focus();
+  }
+
+  /** The mode the host reports (with each budget); undefined hides the switch. */
+  setMode(mode: 'agent' | 'ask' | undefined): void {
+    this.#modeSelect.classList.toggle('hidden', mode === undefined);
+    if (mode !== undefined && this.#modeSelect.value !== mode) this.#modeSelect.value = mode;
+    this.#modeSelect.disabled = this.#readOnly;
   }
 
   /** An agent turn is running (Escape anywhere in the view stops it). */

@@ -51,6 +51,8 @@ const budget = shape({
   categories,
   percentOfHard: num,
   windowSource: optional(oneOf<'table' | 'provider' | 'learned' | 'override' | 'default'>({ table: true, provider: true, learned: true, override: true, default: true })),
+  instructions: optional(arrayOf(shape({ label: str(LIMITS.line), tokens: num }), 200)),
+  mode: optional(oneOf<'agent' | 'ask'>({ agent: true, ask: true })),
 });
 const session = shape({ id: str(LIMITS.id), title: optional(str(LIMITS.label)), createdAt: str(LIMITS.stamp), entries: num, readOnly: bool, readOnlyReason: optional(str(LIMITS.line)), problems: num });
 const settings = shape({ modelId: str(LIMITS.id), provider: str(LIMITS.id), autoCompact: bool, softTriggersEnabled: bool, warning: optional(str(LIMITS.notice)) });

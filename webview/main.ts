@@ -162,6 +162,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   header.showSession(msg.session);
   header.showModels(msg.models, msg.currentModelId, msg.settings);
   header.showBudget(msg.budget, host.state().detailsOpen);
+  composer.setMode(msg.budget?.mode);
   renderBanners();
   list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
   composer.setReadOnly(msg.session?.readOnly === true);
@@ -185,6 +186,7 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'budget':
       header.showBudget(msg.budget, host.state().detailsOpen);
+      composer.setMode(msg.budget.mode);
       break;
     case 'notice':
       current.notice = { level: msg.level, text: msg.text, transient: msg.transient === true || (composer.busy && msg.level !== 'error') };

@@ -101,5 +101,17 @@ export function renderLegend(b: BudgetView): HTMLElement {
       ]),
     );
   }
+  // Instruction files are part of System; one line with the total, each file and its tokens in the tooltip.
+  const instr = b.instructions ?? [];
+  if (instr.length > 0) {
+    const total = instr.reduce((n, f) => n + f.tokens, 0);
+    items.push(
+      el('li', { className: 'legend-instructions', attrs: { title: instr.map((f) => `${f.label}: ${fullTokens(f.tokens)}`).join('\n') } }, [
+        el('span', { className: 'swatch cat-system', attrs: { 'aria-hidden': 'true' } }),
+        el('span', { className: 'legend-label', text: `Instructions (${instr.length}, in System)` }),
+        el('span', { className: 'legend-value', text: shortTokens(total) }),
+      ]),
+    );
+  }
   return el('ul', { className: 'legend', attrs: { 'aria-label': 'Token use by category' } }, items);
 }

@@ -20,6 +20,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { label: '/capsule create "title"', insert: '/capsule create "', detail: 'Save the current state as a portable capsule' },
   { label: '/capsule export ck_… path', insert: '/capsule export ', detail: 'Write a checkpoint’s capsule to a .capsule.md file' },
   { label: '/capsule load path', insert: '/capsule load ', detail: 'Load a .capsule.md file as data' },
+  { label: '/mode ask', insert: '/mode ask', detail: 'Ask mode: read-only, writes and commands are refused' },
+  { label: '/mode agent', insert: '/mode agent', detail: 'Agent mode: edits and commands with your approval' },
+  { label: '/skills', insert: '/skills', detail: 'List the skills, their tokens and which are active' },
 ];
 
 export interface Completion {

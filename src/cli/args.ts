@@ -39,6 +39,10 @@ export const CLI_OPTIONS = {
   retention: { type: 'boolean' },
   retry: { type: 'boolean' },
   all: { type: 'boolean' },
+  mode: { type: 'string' },
+  image: { type: 'string', multiple: true },
+  vision: { type: 'boolean' },
+  'no-instructions': { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

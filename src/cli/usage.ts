@@ -2,7 +2,7 @@
 
 export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] "prompt" | … --retry (send the last failed turn again)';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] [--mode agent|ask] [--no-instructions] [--image PATH]… [--vision] "prompt" | … --retry (send the last failed turn again)';
 export const COMPACT_USAGE =
   'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 export const EXPORT_USAGE = 'capsule export <session.jsonl> [ck_…] -o <file.capsule.md> [--title T] [--force]';

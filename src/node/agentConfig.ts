@@ -7,6 +7,7 @@ import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/
 import type { JsonlSessionStore } from './jsonlStore.js';
 import { OpenAIChatModel } from './openaiModel.js';
 import type { ApprovalFn, ToolLimits } from './tools/types.js';
+import type { InstructionOptions } from './instructions/sessionInstructions.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
 export interface OpenAIEndpoint {
@@ -75,6 +76,8 @@ export interface AgentSessionConfig {
   readonly systemPrompt?: string;
   /** Instruction updates (e.g. Project Memory) appended once as system updates (docs/behaviour.md#cache-epochs); already present ones are skipped. */
   readonly instructions?: readonly { readonly content: string; readonly reason?: string }[];
+  /** Instruction files, skills and the mode (docs/user/instructions.md); without it none are read. Needs `workspace`. */
+  readonly instructionFiles?: InstructionOptions;
   readonly clock?: Clock;
   readonly ids?: IdSource;
   readonly logger?: Logger;

@@ -29,6 +29,10 @@ import { COMMAND_JOURNAL } from './tools/processGroups.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
+import { InstructionToolHost } from './instructions/instructionTools.js';
+import { sessionInstructions } from './instructions/sessionInstructions.js';
+import { instructionReport } from './instructions/instructionReport.js';
+import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -127,14 +131,18 @@ export class AgentSession {
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
+      const cache = parts.caches.forModel(target.chat.model);
+      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, tools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
       agent = new Agent({
         store,
         archive: parts.archive,
         clock,
         ids,
-        cache: parts.caches.forModel(target.chat.model),
+        cache,
         model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
-        tools,
+        tools: layer?.tools ?? tools,
+        ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         triggers: parts.triggers,
@@ -147,7 +155,7 @@ export class AgentSession {
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      return new AgentSession(parts, agent.barrier, undefined, agent, layer?.tools ?? tools, config, clock, ids);
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -189,6 +197,11 @@ export class AgentSession {
     const a = this.agentOrUndefined;
     if (a === undefined) throw new Error('this session was opened without a model; it cannot run turns');
     return a;
+  }
+
+  /** Instruction files, skills and the mode (docs/user/instructions.md), when the session reads them. */
+  get instructions(): WorkspaceInstructions | undefined {
+    return this.tools instanceof InstructionToolHost ? this.tools.instructions : undefined;
   }
 
   get store(): JsonlSessionStore {
@@ -351,7 +364,10 @@ export class AgentSession {
   }
 
   budget(now = this.clock.now()): Budget {
-    return budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+    const b = budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+    const i = this.instructions;
+    if (i === undefined) return b;
+    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };
   }
 
   /** The budget another branch would have (where a rewind would land). */
@@ -380,7 +396,7 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
-    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
+    if (this.tools instanceof WorkspaceToolHost || this.tools instanceof InstructionToolHost) await this.tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

@@ -49,6 +49,10 @@ export const BudgetViewSchema = z.object({
   percentOfHard: count,
   /** Where the window came from; `default`: nobody reported it, so it is an assumption (shown as "window unknown — set it"). */
   windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
+  /** Instruction files and their tokens (part of the system prompt). */
+  instructions: z.array(z.object({ label: text(LIMITS.line), tokens: count })).max(200).optional(),
+  /** The chat mode (Agent or read-only Ask); absent when the chat reads no instructions. */
+  mode: z.enum(['agent', 'ask']).optional(),
 });
 
 export const SessionViewSchema = z.object({

@@ -18,6 +18,8 @@ import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { answerLine, inline } from '../terminalText.js';
 import { CHAT_USAGE } from '../usage.js';
+import { isChatMode } from '../../engine/instructions/mode.js';
+import { chatImages } from './chatImages.js';
 
 export { CHAT_USAGE };
 
@@ -161,11 +163,15 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   if (prompt === '' && !retry) throw new CliError(`missing prompt: ${CHAT_USAGE}`);
   const endpoint = endpointFlags(cli.flags);
   const workspace = workspaceFlag(cli.flags);
+  // Checked before anything is opened or sent: readable, supported, within the limits, and a model that takes images.
+  const images = await chatImages(cli.flags, endpoint.model, retry);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(print);
+  const mode = cli.flags.mode;
+  if (mode !== undefined && !isChatMode(mode)) throw new CliError(`--mode must be agent or ask (got '${inline(String(mode))}')`);
   // A CLI killed with SIGKILL could not stop its commands; this run finds the ones its journal names and stops them.
   const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
@@ -213,6 +219,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
           return approveAll;
         },
       },
+      // Instruction files, skills and the mode (docs/user/instructions.md); --no-instructions reads none.
+      ...(cli.flags['no-instructions'] === true ? {} : { instructionFiles: { ...(mode === undefined ? {} : { mode }) } }),
       listener: (e) => {
         persist(e);
         printer.handle(e);
@@ -238,7 +246,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal });
+    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal, ...(images.length === 0 ? {} : { images }) });
     // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {

@@ -3,6 +3,7 @@ import type { BarrierModelInfo } from '../compaction/barrier.js';
 import type { FlightRecord } from '../compaction/flightRecord.js';
 import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
+import type { InstructionPort } from '../instructions/port.js';
 import type { Clock, EvidenceArchive, IdSource, Logger, ToolHost, TranscriptStore } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import type { AgentModel } from './modelSwitch.js';
@@ -28,6 +29,10 @@ export interface AgentDeps {
   readonly testCommands?: readonly string[];
   /** Settings validated against another window (the user's raw values): used when an overflow teaches the real window. */
   readonly resolveFor?: (contextWindow: number, maxOutputTokens: number) => ResolvedSettings;
+  /** Instruction files, skills and the mode (docs/user/instructions.md); without it the prompt is the system prompt alone. */
+  readonly instructions?: InstructionPort;
+  /** Tokens the bodies of active skills may take in a new epoch's base (`capsule.skills.reloadBudgetTokens`). */
+  readonly skillReloadTokens?: number;
 }
 
 export function errText(err: unknown): string {

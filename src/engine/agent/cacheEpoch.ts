@@ -3,6 +3,14 @@ import { groupDigits } from '../compaction/flightRecord.js';
 import { systemPromptOf } from '../transcript/modelInput.js';
 import type { Entry, SystemUpdateEntry, Usage } from '../transcript/schema.js';
 import type { CacheMetrics } from './agentEvents.js';
+import { isInstructionReason } from '../instructions/update.js';
+import type { SourceStamp } from '../instructions/sources.js';
+
+/** The instruction state a new epoch's base carries (docs/user/instructions.md): the rendered text and the sources it stands for. */
+export interface EpochInstructions {
+  readonly text: string;
+  readonly stamps: readonly SourceStamp[];
+}
 
 /** `reason` of the base written when a session starts and when a compaction opens a new epoch. */
 export const EPOCH_START_REASON = 'session_start';
@@ -42,11 +50,13 @@ export function foldedSystemPrompt(branch: readonly Entry[], defaultSystem: stri
  * supersedes every earlier append of the same source, also those folded into later bases; those are dropped.
  * Appends without a reason are kept in order. Appends written before the first base were folded into it.
  */
-export function freshEpochBase(branch: readonly Entry[], defaultSystem: string): string {
+export function freshEpochBase(branch: readonly Entry[], defaultSystem: string, instructions?: EpochInstructions): string {
   let root: string | undefined;
   const appends: SystemUpdateEntry[] = [];
   for (const e of branch) {
     if (e.type !== 'system_update') continue;
+    // With the current instruction state at hand, its earlier block and updates are replaced by it, whole.
+    if (e.mode === 'append' && instructions !== undefined && isInstructionReason(e.reason)) continue;
     if (e.mode === 'append') appends.push(e);
     else if (root === undefined) {
       root = e.content;
@@ -58,7 +68,8 @@ export function freshEpochBase(branch: readonly Entry[], defaultSystem: string):
     if (e.reason !== undefined) lastOfSource.set(e.reason, i);
   });
   const kept = appends.filter((e, i) => e.reason === undefined || lastOfSource.get(e.reason) === i).map((e) => e.content);
-  return [root ?? defaultSystem, ...kept].join('\n\n');
+  const current = instructions === undefined || instructions.text === '' ? [] : [instructions.text];
+  return [root ?? defaultSystem, ...current, ...kept].join('\n\n');
 }
 
 /**
@@ -77,6 +88,7 @@ export function systemUpdateEntry(a: {
   readonly mode: 'base' | 'append';
   readonly content: string;
   readonly reason?: string;
+  readonly sources?: readonly SourceStamp[];
 }): SystemUpdateEntry {
   return {
     type: 'system_update',
@@ -86,6 +98,7 @@ export function systemUpdateEntry(a: {
     mode: a.mode,
     content: a.content,
     ...(a.reason === undefined ? {} : { reason: a.reason }),
+    ...(a.sources === undefined ? {} : { sources: a.sources.map((x) => ({ key: x.key, hash: x.hash })) }),
   };
 }
 
@@ -129,6 +142,8 @@ export class EpochKeeper {
       /** The branch's reachable tail (it holds the latest base); asked on every response, so cheaper than branch(). */
       readonly tail?: () => readonly Entry[];
       readonly systemPrompt: string;
+      /** The instruction state for a new epoch's base, when the session reads instruction sources. */
+      readonly instructions?: () => EpochInstructions | undefined;
     },
   ) {}
 
@@ -147,8 +162,14 @@ export class EpochKeeper {
 
   /** After a successful compaction: a new epoch whose base is the instruction state in force, superseded updates dropped. */
   async startAfterCompaction(checkpointId?: string): Promise<void> {
-    const content = freshEpochBase(this.deps.branch(), this.deps.systemPrompt);
-    await this.writeBase(content, checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`);
+    const instructions = this.deps.instructions?.();
+    const content = freshEpochBase(this.deps.branch(), this.deps.systemPrompt, instructions);
+    await this.writeBase(content, checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`, instructions?.stamps);
+  }
+
+  /** One instruction update (or the session's first block) recording the sources now in force; written even when its text appeared before. */
+  async appendInstructions(content: string, reason: string, sources: readonly SourceStamp[]): Promise<void> {
+    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content, reason, sources }));
   }
 
   /** One chronological instruction update; false (nothing written) when that text already reaches the model. */
@@ -158,7 +179,7 @@ export class EpochKeeper {
     return true;
   }
 
-  private async writeBase(content: string, reason: string): Promise<void> {
-    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'base', content, reason }));
+  private async writeBase(content: string, reason: string, sources?: readonly SourceStamp[]): Promise<void> {
+    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'base', content, reason, ...(sources === undefined ? {} : { sources }) }));
   }
 }

@@ -19,6 +19,7 @@ import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type TurnState } from './turn
 import { finishTurn, type TurnEndContext } from './turnEnd.js';
 import { attachFiles, guarded, runSteps, type StepHost } from './turnSteps.js';
 import { retryPoint } from './turnRetry.js';
+import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
@@ -44,6 +45,8 @@ export class Agent {
   private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
   private lastActivity: number;
   private readonly host: StepHost & TurnEndContext;
+  /** Instruction files, skills and mode kept in step with the model's prompt; absent when the session reads none. */
+  readonly instructions: InstructionSync | undefined;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
@@ -76,7 +79,9 @@ export class Agent {
       branch: () => this.branches.branch(),
       tail: () => this.branches.tail(),
       systemPrompt: deps.systemPrompt,
+      instructions: () => this.instructions?.forEpoch(),
     });
+    this.instructions = instructionSyncOf(deps, this.epochs, () => this.branches.branch(), (e) => this.emit(e));
     this.host = this.makeHost();
   }
 
@@ -124,10 +129,7 @@ export class Agent {
     return this.exclusive(() => this.asTurn(turnId, () => this.turn(input, turnId)));
   }
 
-  /**
-   * Retry of the last turn after it failed (docs/behaviour.md#errors): the leaf goes back to just before the failed
-   * request and the same turn continues from there, under the same turn id, without a second user message.
-   */
+  /** Retry of a failed last turn (docs/behaviour.md#errors): the leaf goes back before the failed request; the same turn continues, no second user message. */
   retryTurn(input: { readonly signal: AbortSignal; readonly turnId?: string }): Promise<TurnResult> {
     return this.exclusive(async () => {
       const point = retryPoint(this.branches.branch(), input.turnId);
@@ -148,17 +150,18 @@ export class Agent {
     });
   }
 
-  /**
-   * An instruction change (mode, rules, Project Memory, tools) as one appended system update instead of a new
-   * prefix (docs/behaviour.md#cache-epochs). While a turn runs it waits for the next safe point (before the next request). False when that
-   * text already reaches the model.
-   */
+  /** An instruction change as one appended system update, not a new prefix (docs/behaviour.md#cache-epochs); waits for a running turn's next safe point. False when that text already reaches the model. */
   async appendSystemUpdate(content: string, reason?: string): Promise<boolean> {
     if (this.active > 0 || this.deps.store.readOnly) {
       this.pendingUpdates.push(reason === undefined ? { content } : { content, reason });
       return true;
     }
     return this.epochs.appendUpdate(content, reason);
+  }
+
+  /** Reads the instruction sources now (after a mode switch): a change becomes one system update, or waits for the running turn. */
+  syncInstructions(): Promise<void> {
+    return this.exclusive(async () => (this.deps.store.readOnly ? undefined : this.instructions?.sync()));
   }
 
   /** A checkpoint (docs/behaviour.md#rewind) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (docs/behaviour.md#triggers). */
@@ -183,11 +186,7 @@ export class Agent {
     return this.exclusive(() => this.withEpoch(() => this.barrier.compactNow(focus, signal)));
   }
 
-  /**
-   * Switches the model (docs/behaviour.md#triggers). When the new model's hard limit is below the current effective tokens, the current
-   * model first makes the mandatory handoff compaction; if that fails the switch is refused and the new model
-   * receives nothing. Otherwise compactOnModelSwitch only records an intent. A `model_change` entry marks the switch.
-   */
+  /** Switches the model (docs/behaviour.md#triggers): a smaller hard limit than the current tokens needs the handoff compaction first (refused if it fails); a `model_change` entry marks it. */
   switchModel(target: SwitchTarget, signal: AbortSignal = new AbortController().signal): Promise<SwitchResult> {
     return this.exclusive(async () => {
       const handoff = await protectiveHandoff({ barrier: this.barrier, triggers: this.triggers, current: infoOf(this.model), resolved: this.resolved, signal }, target);
@@ -212,10 +211,7 @@ export class Agent {
     this.barrier.update({ resolved });
   }
 
-  /**
-   * The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` without activity and with ≥ 30k tokens, records the
-   * intent and runs the barrier that consumes it now, while nobody waits. Undefined when nothing was due.
-   */
+  /** The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` idle with ≥ 30k tokens, records the intent and runs its barrier now. Undefined when nothing was due. */
   async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
     if (this.active > 0 || this.deps.store.readOnly) return undefined;
     if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure().tokens)) return undefined;
@@ -293,6 +289,8 @@ export class Agent {
       const u = this.pendingUpdates.shift();
       if (u !== undefined) await this.epochs.appendUpdate(u.content, u.reason);
     }
+    // Before every request: an edited or newly applicable instruction file becomes one system update.
+    if (!this.deps.store.readOnly) await this.instructions?.sync();
   }
 
   /** Runs a barrier; a completed compaction starts a new cache epoch (docs/behaviour.md#cache-epochs). */

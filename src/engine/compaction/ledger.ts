@@ -59,6 +59,8 @@ export const LedgerSchema = z.object({
   commandsOmitted: z.number().int().nonnegative(),
   lastVerification: VerificationSchema.nullable(),
   activeSkills: z.array(z.string()),
+  /** The chat mode in force (docs/user/chat.md#modes), when the session records its instruction sources; older capsules lack it. */
+  mode: z.enum(['agent', 'ask']).optional(),
   /** The agent's plan (update_plan) at the leaf, exactly; null when it never kept one. Older capsules lack it. */
   plan: PlanSchema.nullable().default(null),
 });
@@ -187,7 +189,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
       if (!wasCreated) deleted.touch(p);
       mark(p, f.inferred);
     }
-    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !skills.includes(a.skill)) skills.push(a.skill);
+    if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !a.result.isError && !skills.includes(a.skill)) skills.push(a.skill);
     if (a.kind !== 'command' || a.command === undefined) continue;
     const ok = commandSucceeded(a);
     const guessed = statusInferred(a);
@@ -241,7 +243,17 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
     lastVerification,
     activeSkills: skills,
     plan: ledgerPlan(latestPlan(entries, base.plan)),
+    ...modeOf(entries, base.mode),
   };
+}
+
+/** The mode the latest recorded instruction sources say (Ask's source key is `mode:ask`), else the previous ledger's. */
+function modeOf(entries: readonly Entry[], previous: Ledger['mode']): { mode?: 'agent' | 'ask' } {
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const e = entries[i];
+    if (e?.type === 'system_update' && e.sources !== undefined) return { mode: e.sources.some((x) => x.key === 'mode:ask') ? 'ask' : 'agent' };
+  }
+  return previous === undefined ? {} : { mode: previous };
 }
 
 /** A mutable copy for the stored ledger, whose type is the schema's. */

@@ -110,6 +110,7 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
     '',
     `**Active skills:** ${ledger.activeSkills.length === 0 ? 'none' : ledger.activeSkills.map(code).join(', ')}`,
   );
+  if (ledger.mode !== undefined) out.push('', `**Mode:** ${ledger.mode === 'ask' ? 'Ask (read-only: no file changes, no commands)' : 'Agent'}`);
   // Only when the agent kept a plan, so capsules of plan-less sessions stay as they were.
   if (ledger.plan !== null && ledger.plan.length > 0) {
     out.push('', `${PLAN_HEADING} (${ledger.plan.filter((i) => i.status === 'done').length} of ${ledger.plan.length} done; update it with update_plan):**`, ...renderPlanLines(ledger.plan));

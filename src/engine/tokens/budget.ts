@@ -44,6 +44,10 @@ export interface Budget {
   readonly percentOfHard: number;
   /** Settings derived from the window because the user left them unset (shown as "auto: N"). */
   readonly derived?: readonly string[];
+  /** Instruction files, the skill index and the mode, with their tokens (part of `categories.system`); docs/user/instructions.md. */
+  readonly instructions?: readonly { readonly label: string; readonly tokens: number }[];
+  /** The chat mode the next request is made in, when the session reads instructions (docs/user/chat.md). */
+  readonly mode?: 'agent' | 'ask';
 }
 
 /** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */

@@ -55,8 +55,12 @@ export function contextStatsRows(b: Budget): BudgetRow[] {
  */
 export function categoryRows(b: Budget): BudgetRow[] {
   const c = b.categories;
+  const instr = b.instructions ?? [];
+  const total = instr.reduce((n, f) => n + f.tokens, 0);
   return [
     ['System prompt', tok(c.system)],
+    // Part of the system prompt, shown per file so the user sees what to trim (docs/user/instructions.md).
+    ...(instr.length === 0 ? [] : [['  instructions', `${tok(total)} (${instr.map((f) => `${f.label.replace(/ \(.*$/, '')} ${formatTokens(f.tokens)}`).join(', ')})`] as const]),
     ['Tool schemas', tok(c.tools)],
     ['Capsule', tok(c.capsule)],
     ['Recent messages', tok(c.messages)],

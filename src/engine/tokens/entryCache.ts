@@ -29,7 +29,7 @@ export class EntryTokenCache {
    * Entries that are not messages (capsules, checkpoints, system updates...) add 0 here; see tokensOfCapsule.
    */
   tokensOf(entry: Entry): number {
-    if (entry.type === 'user' || entry.type === 'assistant') {
+    if (entry.type === 'assistant') {
       const hit = this.#messages.get(entry.id);
       if (hit !== undefined) return hit;
     }
@@ -46,10 +46,12 @@ export class EntryTokenCache {
     const id = m.entryId;
     if (id === undefined) return countMessage(this.counter, m);
     if (m.role !== 'tool') {
-      const hit = this.#messages.get(id);
+      // A user message with images has a second form once a compaction passed it (placeholders instead of images).
+      const key = m.role === 'user' && m.images === undefined && m.content.includes('left the model input at a compaction') ? `${id}#placeholders` : id;
+      const hit = this.#messages.get(key);
       if (hit !== undefined) return hit;
       const n = countMessage(this.counter, m);
-      this.#messages.set(id, n);
+      this.#messages.set(key, n);
       return n;
     }
     const len = m.content.length;

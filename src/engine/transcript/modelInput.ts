@@ -2,8 +2,17 @@
 import { truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
 import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
+import { imagePlaceholder } from './images.js';
 
 export const CAPSULE_QUESTION = 'What did we do so far?';
+
+/**
+ * `reason` of a system update that reaches the model where it happened in the conversation (docs/user/instructions.md),
+ * not folded into the system text: the request up to it stays byte-identical, so the provider's cached prefix holds.
+ * It is sent as a user-role message (any OpenAI-compatible server accepts that mid-conversation; a second system
+ * message is rejected by some local chat templates). A new epoch's base folds its content in.
+ */
+export const CHRONOLOGICAL_UPDATE_REASON = 'instructions update';
 
 export type ModelMessage =
   | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImagePart[]; readonly entryId?: string }
@@ -44,9 +53,29 @@ export function systemPromptOf(branch: readonly Entry[], defaultSystem: string):
     if (e.mode === 'base') {
       system = e.content;
       appended.length = 0;
-    } else appended.push(e.content);
+    } else if (e.reason !== CHRONOLOGICAL_UPDATE_REASON) appended.push(e.content);
   }
   return appended.length === 0 ? system : [system, ...appended].join('\n\n');
+}
+
+function withoutImages(e: Extract<Entry, { type: 'user' }>): Entry {
+  const lines = (e.images ?? []).map((img, i) => imagePlaceholder(e.id, img, i));
+  const { images: _dropped, ...rest } = e;
+  void _dropped;
+  return { ...rest, content: [e.content, ...lines].filter((t) => t !== '').join('\n') };
+}
+
+function isChronologicalUpdate(e: Entry): boolean {
+  return e.type === 'system_update' && e.mode === 'append' && e.reason === CHRONOLOGICAL_UPDATE_REASON;
+}
+
+/** Index of the latest epoch base before `end` (-1 when none). */
+function latestBaseIndex(branch: readonly Entry[], end: number): number {
+  for (let i = Math.min(end, branch.length) - 1; i >= 0; i--) {
+    const e = branch[i];
+    if (e?.type === 'system_update' && e.mode === 'base') return i;
+  }
+  return -1;
 }
 
 /** Converts one conversation entry to a model message; other kinds contribute nothing. */
@@ -63,6 +92,7 @@ export function toModelMessage(e: Entry, truncateResults = false): ModelMessage 
     case 'tool_result':
       return { role: 'tool', toolCallId: e.toolCallId, content: truncateResults ? truncateToolResult(e.content) : e.content, entryId: e.id };
     case 'system_update':
+      return e.mode === 'append' && e.reason === CHRONOLOGICAL_UPDATE_REASON ? { role: 'user', content: e.content, entryId: e.id } : undefined;
     case 'capsule':
     case 'checkpoint':
     case 'model_change':
@@ -99,15 +129,18 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
   const pinned = new Set(capsule.pinnedEntryIds);
   const firstKept = capsule.firstKeptEntryId === null ? index : branch.findIndex((e) => e.id === capsule.firstKeptEntryId);
   const start = firstKept < 0 || firstKept > index ? index : firstKept;
-  if (pinned.size > 0) {
-    for (let i = 0; i < start; i++) {
-      const e = branch[i];
-      if (e && pinned.has(e.id)) push(e, false);
-    }
+  // Instruction updates of the epoch in force are never summarized away: a compaction that opened no new epoch
+  // (whose base would carry them) still sends them, in order, like pinned entries.
+  const epochStart = latestBaseIndex(branch, branch.length);
+  for (let i = 0; i < start; i++) {
+    const e = branch[i];
+    if (e && (pinned.has(e.id) || (i > epochStart && isChronologicalUpdate(e)))) push(e, false);
   }
   for (let i = start; i < index; i++) {
     const e = branch[i];
-    if (e) push(e, capsule.truncateResults);
+    // The compaction passed these: images leave the model input as one line each (the transcript keeps them).
+    if (e?.type === 'user' && e.images !== undefined && e.images.length > 0) push(withoutImages(e), capsule.truncateResults);
+    else if (e) push(e, capsule.truncateResults);
   }
   for (let i = index + 1; i < branch.length; i++) {
     const e = branch[i];

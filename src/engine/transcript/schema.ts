@@ -93,6 +93,8 @@ export const SystemUpdateEntrySchema = z.object({
   mode: z.enum(['base', 'append']),
   content: z.string(),
   reason: z.string().optional(),
+  /** The instruction sources in force after this entry (key + content hash), so a reload or a branch knows what the model saw (docs/user/instructions.md). */
+  sources: z.array(z.object({ key: z.string().min(1).max(1000), hash: z.string().min(1).max(64) })).optional(),
 });
 
 export const TRIGGERS = [

@@ -8,6 +8,7 @@ import type { SlashCommand } from '../base/slash.js';
 import { readSetting, writeSetting } from '../services/settings.js';
 import { createPortable, exportTo, loadCapsule } from './capsuleActions.js';
 import type { Services } from './services.js';
+import { showSkills, switchMode } from './modeActions.js';
 
 export { resolveUserPath, workspaceRoot } from './paths.js';
 
@@ -31,6 +32,10 @@ export async function runSlash(host: Services, c: SlashCommand, signal: AbortSig
       return loadCapsule(host, c.path, true);
     case 'checkpoint':
       return recordCheckpoint(host, c.checkpointKind, c.note);
+    case 'mode':
+      return switchMode(host, c.mode);
+    case 'skills':
+      return showSkills(host);
     case 'invalid':
       host.out.fail(c.message);
       return;

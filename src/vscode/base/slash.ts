@@ -10,10 +10,14 @@ export type SlashCommand =
   | { readonly kind: 'capsuleLoad'; readonly path: string }
   /** `/checkpoint [note]`, `/milestone [note]`, `/pivot [note]`: a checkpoint of that kind. */
   | { readonly kind: 'checkpoint'; readonly checkpointKind: 'user' | 'milestone' | 'plan_pivot'; readonly note?: string }
+  /** `/mode [agent|ask]`: show or switch the chat mode (docs/user/chat.md#modes-agent-and-ask). */
+  | { readonly kind: 'mode'; readonly mode?: 'agent' | 'ask' }
+  /** `/skills`: the skills found, their tokens, which are active. */
+  | { readonly kind: 'skills' }
   /** A command with bad arguments, or an unknown one: the message says what would work. */
   | { readonly kind: 'invalid'; readonly message: string };
 
-export const SLASH_HELP = 'Commands: /compact [focus], /budget, /auto-compact on|off, /checkpoint [note], /milestone [note], /pivot [note], /capsule, /capsule create "title", /capsule export ck_… path, /capsule load path';
+export const SLASH_HELP = 'Commands: /compact [focus], /budget, /auto-compact on|off, /checkpoint [note], /milestone [note], /pivot [note], /capsule, /capsule create "title", /capsule export ck_… path, /capsule load path, /mode agent|ask, /skills';
 
 /** A whole argument: surrounding matching quotes removed. */
 function unquote(text: string): string {
@@ -67,6 +71,11 @@ export function parseSlash(text: string): SlashCommand | undefined {
       return invalid('Usage: /auto-compact on|off');
     case 'capsule':
       return capsule(rest);
+    case 'mode':
+      if (rest === '') return { kind: 'mode' };
+      return rest === 'agent' || rest === 'ask' ? { kind: 'mode', mode: rest } : invalid('Usage: /mode agent|ask');
+    case 'skills':
+      return rest === '' ? { kind: 'skills' } : invalid('/skills takes no arguments');
     case 'checkpoint':
     case 'milestone':
     case 'pivot': {
@@ -86,8 +95,11 @@ export function runsImmediately(c: SlashCommand): boolean {
     case 'autoCompact':
     case 'capsuleShow':
     case 'capsuleExport':
+    case 'skills':
     case 'invalid':
       return true;
+    // A switch waits for the running turn, so the turn keeps the mode it started in.
+    case 'mode':
     case 'compact':
     case 'capsuleCreate':
     case 'capsuleLoad':

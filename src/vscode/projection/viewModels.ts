@@ -35,6 +35,8 @@ export function toBudgetView(b: Budget): BudgetView {
     },
     percentOfHard: b.percentOfHard,
     ...(b.windowSource === undefined ? {} : { windowSource: b.windowSource }),
+    ...(b.mode === undefined ? {} : { mode: b.mode }),
+    ...(b.instructions === undefined ? {} : { instructions: b.instructions.slice(0, 200).map((f) => ({ label: f.label.slice(0, 1000), tokens: f.tokens })) }),
   };
 }
 

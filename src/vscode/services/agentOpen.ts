@@ -8,7 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import { PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { errorMessage } from '../base/log.js';
-import { readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
+import { readInstructionSettings, readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { capsuleSettingsFiles, workspaceToolsConfig } from './workspaceTools.js';
 
@@ -63,6 +63,8 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     env: process.env,
     ...(workspace === undefined ? {} : { workspace }),
     instructions: update === undefined ? [] : [{ content: update, reason: PROJECT_MEMORY_REASON }],
+    // Instruction files, skills and the chat mode (docs/user/instructions.md); none in Restricted Mode.
+    instructionFiles: readInstructionSettings(),
     logger: a.logger,
     listener: a.listener,
     intentsFile: join(a.archiveDir, 'intents.json'),

@@ -3,6 +3,10 @@ import * as vscode from 'vscode';
 import { checkSetting, DEFAULT_MAX_REQUESTS_PER_TURN, resolveSettings, SETTING_KEYS, type ResolvedSettings } from '../../engine/config.js';
 import { compileTestPatterns } from '../../engine/effects/testRunners.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
+import { DEFAULT_SKILL_RELOAD_TOKENS } from '../../engine/agent/instructionSync.js';
+import { INSTRUCTION_FAMILIES, type InstructionFamily } from '../../node/instructions/instructionFiles.js';
+import { DEFAULT_INSTRUCTION_SHARE } from '../../node/instructions/instructionReport.js';
+import type { InstructionOptions } from '../../node/instructions/sessionInstructions.js';
 
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
 const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;
@@ -80,6 +84,24 @@ export function readLedgerTestCommands(log?: (message: string) => void): string[
 /** `capsule.projectMemory.inherit`: whether a new chat starts with this workspace's Project Memory (on unless set to false). */
 export function readProjectMemoryInherit(): boolean {
   return vscode.workspace.getConfiguration('capsule').get<unknown>('projectMemory.inherit') !== false;
+}
+
+/**
+ * `capsule.instructions.*` and `capsule.skills.*`: which instruction families are read, the share of the window
+ * before the user is told to trim, the skill reload budget; Restricted Mode (an untrusted workspace) reads nothing.
+ */
+export function readInstructionSettings(): InstructionOptions {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const fam = cfg.get<unknown>('instructions.families');
+  const families = Array.isArray(fam) ? fam.filter((f): f is InstructionFamily => (INSTRUCTION_FAMILIES as readonly unknown[]).includes(f)) : [...INSTRUCTION_FAMILIES];
+  const share = cfg.get<unknown>('instructions.maxWindowShare');
+  const reload = cfg.get<unknown>('skills.reloadBudgetTokens');
+  return {
+    families,
+    maxWindowShare: typeof share === 'number' && share > 0 && share <= 1 ? share : DEFAULT_INSTRUCTION_SHARE,
+    skillReloadTokens: typeof reload === 'number' && Number.isInteger(reload) && reload >= 0 ? reload : DEFAULT_SKILL_RELOAD_TOKENS,
+    restricted: () => !vscode.workspace.isTrusted,
+  };
 }
 
 /** Holds the current settings, re-reads them on change, and shows each new validation warning once. */

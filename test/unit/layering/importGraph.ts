@@ -97,7 +97,7 @@ export function orderViolations(graph: ImportGraph, prefix: string, order: reado
 }
 
 /** The engine's folders, lowest first: each may import only the ones before it (and the top-level ports, config and ids). */
-export const ENGINE_ORDER: readonly string[] = ['transcript', 'tokens', 'provider', 'effects', 'compaction', 'import', 'portable', 'agent'];
+export const ENGINE_ORDER: readonly string[] = ['transcript', 'tokens', 'provider', 'effects', 'compaction', 'instructions', 'import', 'portable', 'agent'];
 
 /**
  * The host layer's folders, lowest first: base (disposables, ids, sequencer, the slash grammar) ← services (own

@@ -181,3 +181,12 @@ test('capsule.agent settings are contributed with the code defaults and ranges',
   }
   assert.equal(DEFAULT_AGENT_OPTIONS.maxRequestsPerTurn, DEFAULT_AGENT_SETTINGS.maxRequestsPerTurn);
 });
+
+test('instruction and skill settings are contributed with the code defaults', async () => {
+  const { INSTRUCTION_FAMILIES } = await import('../../../src/node/instructions/instructionFiles.js');
+  const { DEFAULT_INSTRUCTION_SHARE } = await import('../../../src/node/instructions/instructionReport.js');
+  const { DEFAULT_SKILL_RELOAD_TOKENS } = await import('../../../src/engine/agent/instructionSync.js');
+  assert.deepEqual(props['capsule.instructions.families']?.default, [...INSTRUCTION_FAMILIES]);
+  assert.equal(props['capsule.instructions.maxWindowShare']?.default, DEFAULT_INSTRUCTION_SHARE);
+  assert.equal(props['capsule.skills.reloadBudgetTokens']?.default, DEFAULT_SKILL_RELOAD_TOKENS);
+});

@@ -37,3 +37,14 @@ test('reading commands run at once; compaction and loading wait for the running 
   const waits = ['/compact', '/capsule create "t"', '/capsule load f.md'].map((t) => parseSlash(t)).map((c) => c !== undefined && runsImmediately(c));
   assert.deepEqual(waits, [false, false, false]);
 });
+
+test('/mode and /skills: a switch waits its turn, showing does not; a bad mode says what works', () => {
+  assert.deepEqual(parseSlash('/mode ask'), { kind: 'mode', mode: 'ask' });
+  assert.deepEqual(parseSlash('/mode agent'), { kind: 'mode', mode: 'agent' });
+  assert.deepEqual(parseSlash('/mode'), { kind: 'mode' });
+  assert.deepEqual(parseSlash('/skills'), { kind: 'skills' });
+  const bad = parseSlash('/mode edit');
+  assert.ok(bad?.kind === 'invalid' && bad.message.startsWith('Usage: /mode agent|ask'));
+  assert.equal(runsImmediately({ kind: 'mode', mode: 'ask' }), false);
+  assert.equal(runsImmediately({ kind: 'skills' }), true);
+});

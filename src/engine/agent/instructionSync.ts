@@ -1,0 +1,114 @@
+// Keeps the model's instructions in step with their sources (docs/user/instructions.md): the first block, one system update per change, and the state a new epoch's base carries (active skills included).
+import { renderInstructionBlock, stampsOf, type InstructionSource } from '../instructions/sources.js';
+import { TouchedPaths } from '../instructions/scope.js';
+import { loadedSkills, SKILL_TOOL } from '../instructions/skills.js';
+import type { InstructionPort } from '../instructions/port.js';
+import { diffSources, INSTRUCTIONS_REASON, INSTRUCTIONS_UPDATE_REASON, renderChange, stampsInForce } from '../instructions/update.js';
+import { buildModelInput } from '../transcript/modelInput.js';
+import type { Entry } from '../transcript/schema.js';
+import type { AgentDeps } from './agentDeps.js';
+import type { AgentEvent } from './agentEvents.js';
+import type { EpochInstructions, EpochKeeper } from './cacheEpoch.js';
+
+/** Heading of the section a new epoch's base gives to skills whose loading was summarized away. */
+export const ACTIVE_SKILLS_HEADING = '# Active skills';
+
+/** Default tokens the bodies of active skills may take in a new epoch's base (`capsule.skills.reloadBudgetTokens`). */
+export const DEFAULT_SKILL_RELOAD_TOKENS = 8000;
+
+export interface InstructionSyncDeps {
+  readonly port: InstructionPort;
+  readonly epochs: EpochKeeper;
+  readonly branch: () => readonly Entry[];
+  readonly systemPrompt: string;
+  readonly tokens: (text: string) => number;
+  readonly skillReloadTokens?: number;
+  readonly warn: (message: string) => void;
+}
+
+export class InstructionSync {
+  readonly #touched = new TouchedPaths();
+  readonly #warned = new Set<string>();
+  #current: readonly InstructionSource[] | undefined;
+
+  constructor(private readonly deps: InstructionSyncDeps) {}
+
+  /** The sources read last (what the model has now, once sync() returned). */
+  get current(): readonly InstructionSource[] {
+    return this.#current ?? [];
+  }
+
+  /** Reads the sources for the work so far; appends the first block or one update when they differ from what the model saw. */
+  async sync(): Promise<void> {
+    const branch = this.deps.branch();
+    const read = await this.deps.port.read(this.#touched.of(branch));
+    for (const w of read.warnings) {
+      if (this.#warned.has(w)) continue;
+      this.#warned.add(w);
+      this.deps.warn(w);
+    }
+    this.#current = read.sources;
+    const seen = stampsInForce(branch);
+    const stamps = stampsOf(read.sources);
+    // A new chat gets the whole block in its system prompt; a chat that already talked (one from before instructions
+    // were read, an import) gets them as an update, so the prefix it had stays the same.
+    const talked = branch.some((e) => e.type === 'user');
+    if (seen === undefined && !talked) {
+      if (read.sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(read.sources), INSTRUCTIONS_REASON, stamps);
+      return;
+    }
+    const content = renderChange(diffSources(seen ?? [], read.sources));
+    if (content !== undefined) await this.deps.epochs.appendInstructions(content, INSTRUCTIONS_UPDATE_REASON, stamps);
+  }
+
+  /**
+   * What a new epoch's base carries: every source's current text, then the bodies of active skills whose loading
+   * left the model input (newest first within the budget; the rest by name with a note to load them again).
+   */
+  forEpoch(): EpochInstructions | undefined {
+    if (this.#current === undefined) return undefined;
+    const block = renderInstructionBlock(this.#current);
+    const skills = this.skillSection();
+    return { text: [block, skills].filter((t) => t !== '').join('\n\n'), stamps: stampsOf(this.#current) };
+  }
+
+  private skillSection(): string {
+    const branch = this.deps.branch();
+    const loaded = loadedSkills(branch);
+    if (loaded.length === 0) return '';
+    const inInput = new Set(buildModelInput(branch, this.deps.systemPrompt).entryIds);
+    const gone = loaded.filter((s) => !inInput.has(s.resultId));
+    if (gone.length === 0) return '';
+    let budget = this.deps.skillReloadTokens ?? DEFAULT_SKILL_RELOAD_TOKENS;
+    const bodies = new Map<string, string>();
+    for (const s of [...gone].reverse()) {
+      const n = this.deps.tokens(s.content);
+      if (n > budget) continue;
+      budget -= n;
+      bodies.set(s.name, s.content);
+    }
+    const parts = [ACTIVE_SKILLS_HEADING, 'These skills were loaded earlier in this chat and are still in force; their instructions follow as the skill tool returned them.'];
+    for (const s of gone) {
+      const body = bodies.get(s.name);
+      parts.push(body !== undefined ? `## Skill: ${s.name}\n${body}` : `## Skill: ${s.name}\nStill in force, but its text was not reloaded here (over the reload budget): call the ${SKILL_TOOL} tool with name "${s.name}" before relying on it.`);
+    }
+    return parts.join('\n\n');
+  }
+}
+
+/** The agent's instruction sync, when its deps name an instruction port; warnings go to the log and the chat as notices. */
+export function instructionSyncOf(deps: AgentDeps, epochs: EpochKeeper, branch: () => readonly Entry[], emit: (e: AgentEvent) => void): InstructionSync | undefined {
+  if (deps.instructions === undefined) return undefined;
+  return new InstructionSync({
+    port: deps.instructions,
+    epochs,
+    branch,
+    systemPrompt: deps.systemPrompt,
+    tokens: (text) => deps.cache.tokensOfText(text),
+    ...(deps.skillReloadTokens === undefined ? {} : { skillReloadTokens: deps.skillReloadTokens }),
+    warn: (message) => {
+      deps.logger?.log('warn', message);
+      emit({ type: 'notice', level: 'warn', message });
+    },
+  });
+}
