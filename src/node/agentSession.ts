@@ -28,6 +28,9 @@ import { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
+import { withTaskTool } from './subagents/compose.js';
+import { TaskToolHost } from './subagents/taskToolHost.js';
+import { subagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -103,7 +106,7 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
-      const tools: ToolHost =
+      const workspaceTools: ToolHost =
         ws === undefined
           ? NO_TOOLS
           : new WorkspaceToolHost({
@@ -123,6 +126,8 @@ export class AgentSession {
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      // docs/subagents.md: the `task` tool runs children over these same tools, approvals and file capture.
+      const tools = withTaskTool(workspaceTools, config, parts, () => agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
       agent = new Agent({
         store,
         archive: parts.archive,
@@ -349,6 +354,13 @@ export class AgentSession {
     return budgetOf(this.parts.store.tree.branch(), this.basis(), now);
   }
 
+  /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
+  subagentRuns(): SubagentRun[] {
+    const store = this.parts.store;
+    const calls = new Set(store.tree.branch().flatMap((e) => (e.type === 'assistant' ? e.toolCalls.map((c) => c.id) : [])));
+    return subagentRuns(store.entries().filter((e) => e.subagent !== undefined && calls.has(e.subagent.toolCallId)));
+  }
+
   /** The budget another branch would have (where a rewind would land). */
   budgetOf(branch: readonly Entry[], now = this.clock.now()): Budget {
     return budgetOf(branch, this.basis(), now);
@@ -375,7 +387,8 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
-    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
+    const tools = this.tools instanceof TaskToolHost ? this.tools.inner : this.tools;
+    if (tools instanceof WorkspaceToolHost) await tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }
