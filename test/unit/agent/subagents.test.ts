@@ -101,7 +101,7 @@ test('a child that loops is stopped inside the child; the parent gets an error r
 
 test('a child that hits a provider overflow recovers by its own compaction; the parent never compacts', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
-  await writeFile(join(dir, 'big.txt'), `${'some line of text that fills the window quickly\n'.repeat(150)}`);
+  for (const i of [1, 2, 3]) await writeFile(join(dir, `big${i}.txt`), `${`file ${i}: some line of text that fills the window quickly\n`.repeat(150)}`);
   const server = await startFakeOpenAI({ window: 20_000 });
   t.after(() => server.close());
   let overflowed = false;
@@ -114,7 +114,7 @@ test('a child that hits a provider overflow recovers by its own compaction; the 
           overflowed = true;
           return { contextOverflow: true };
         }
-        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far')) return { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt', offset: rounds + 1 } }] };
+        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far')) return { toolCalls: [{ name: 'read_file', arguments: { path: `big${rounds + 1}.txt` } }] };
         return { text: 'Report big: many repeated lines.' };
       },
     }),
