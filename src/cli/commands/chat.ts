@@ -15,6 +15,7 @@ import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { CHAT_USAGE } from '../usage.js';
+import { subagentPrinter } from '../subagentPrinter.js';
 
 export { CHAT_USAGE };
 
@@ -197,6 +198,7 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
         persist(e);
         printer.handle(e);
       },
+      subagents: { settings: settings.subagents, onEvent: subagentPrinter(out, (o) => new EventPrinter(o)) },
     });
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e), 1);

@@ -54,7 +54,7 @@ export function figures(server: FakeOpenAIServer): { parentLargestPrompt: number
     else if (isChild(body)) childRequests++;
     else {
       parentRequests++;
-      parentLargestPrompt = Math.max(parentLargestPrompt, r.promptTokens);
+      parentLargestPrompt = Math.max(parentLargestPrompt, r.promptTokens ?? 0);
     }
   }
   return { parentLargestPrompt, parentRequests, childRequests, summaryRequests, totalPromptTokens: totalTokens };

@@ -10,7 +10,7 @@ import { loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { openSession, rejected, tempDir, verifyFile } from './agentHelpers.js';
 import { scenario, task } from './subagentHelpers.js';
 
-const CHILD = join(import.meta.dirname, 'subagentCrashChild.ts');
+const CHILD = join(__dirname, 'subagentCrashChild.ts');
 
 test('SIGKILL mid-child, then a next turn on a strict server: the open task calls get interrupted results and the chat goes on', { timeout: 180_000 }, async (t) => {
   const dir = await tempDir(t);

@@ -31,7 +31,8 @@ function play(ops: readonly Op[]): { tree: SessionTree; childIds: Set<string> } 
   const children: { id: string; callId: string; leaf: string | null }[] = [];
   let n = 0;
   const id = (): string => `e${n++}`;
-  const parentAppend = (e: Omit<Entry, 'id' | 'parentId' | 'timestamp'> & { type: Entry['type'] }): Entry => {
+  /** The parent appends at the tree's leaf, as the agent does. */
+  const parentAppend = (e: Record<string, unknown> & { readonly type: Entry['type'] }): Entry => {
     const entry = { ...e, id: id(), parentId: tree.leafId, timestamp: ts } as Entry;
     assert.ok(tree.add(entry));
     return entry;
