@@ -30,7 +30,7 @@ import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/t
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 import { withTaskTool } from './subagents/compose.js';
 import { TaskToolHost } from './subagents/taskToolHost.js';
-import { subagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
+import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -357,8 +357,7 @@ export class AgentSession {
   /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
   subagentRuns(): SubagentRun[] {
     const store = this.parts.store;
-    const calls = new Set(store.tree.branch().flatMap((e) => (e.type === 'assistant' ? e.toolCalls.map((c) => c.id) : [])));
-    return subagentRuns(store.entries().filter((e) => e.subagent !== undefined && calls.has(e.subagent.toolCallId)));
+    return activeSubagentRuns(store.entries(), store.tree.branch());
   }
 
   /** The budget another branch would have (where a rewind would land). */

@@ -8,6 +8,7 @@ import type { ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { BUDGET_USAGE } from '../usage.js';
+import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
 
 export { BUDGET_USAGE };
 
@@ -30,10 +31,12 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   const tools = chatToolSchemas(load.header?.cwd ?? process.cwd(), model, resolved);
   const budget = budgetOf(branch, { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches().forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
   const reported = lastReported(branch);
+  const subagents = activeSubagentRuns(load.tree.entries(), branch);
   if (cli.flags.json === true) {
-    out(JSON.stringify({ ...budget, modelSource: model.source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
+    out(JSON.stringify({ ...budget, subagents, modelSource: model.source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {
     out(formatBudget(budget));
+    for (const line of subagentLines(subagents)) out(line);
     if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
     if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);

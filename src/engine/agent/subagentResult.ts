@@ -38,6 +38,22 @@ export function subagentRuns(entries: readonly Entry[]): SubagentRun[] {
   return [...runs.values()];
 }
 
+/** The runs whose `task` call is on `branch` (a rewind to before a task leaves its run behind). */
+export function activeSubagentRuns(entries: readonly Entry[], branch: readonly Entry[]): SubagentRun[] {
+  const calls = new Set(branch.flatMap((e) => (e.type === 'assistant' ? e.toolCalls.map((c) => c.id) : [])));
+  return subagentRuns(entries.filter((e) => e.subagent !== undefined && calls.has(e.subagent.toolCallId)));
+}
+
+/** `/budget`'s lines for subagent runs: their own cost, never part of the parent's figures above. */
+export function subagentLines(runs: readonly SubagentRun[]): string[] {
+  if (runs.length === 0) return [];
+  const n = (x: number): string => x.toLocaleString('en-US');
+  return [
+    `  Subagents:           ${runs.length} run${runs.length === 1 ? '' : 's'} (their own context; not counted above)`,
+    ...runs.map((r) => `    ${r.id} ${r.description === '' ? '' : `"${r.description}" `}· ${r.requests} request${r.requests === 1 ? '' : 's'} · ${n(r.promptTokens)} prompt + ${n(r.completionTokens)} completion tokens · largest prompt ${n(r.largestPrompt)} · ${r.compactions} compaction${r.compactions === 1 ? '' : 's'}`),
+  ];
+}
+
 /** The files and exit statuses of a child's tool results, as one effects record on the parent's task result (the ledger reads it). */
 export function childEffects(entries: readonly Entry[]): Effects | undefined {
   const created = new Set<string>();

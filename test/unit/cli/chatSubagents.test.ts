@@ -37,5 +37,12 @@ test('capsule chat prints a child\'s progress indented and the parent\'s answer'
   assert.ok(lines.some((l) => l === 'Parent: done.'));
   assert.ok(!lines.some((l) => l.includes('Child report.') && l.startsWith('    ')), 'the child\'s answer text is not streamed to the terminal');
 
+  // capsule budget lists the run with its own cost, apart from the parent's figures.
+  const budget: string[] = [];
+  assert.equal(await main(['budget', join(dir, 'chat.jsonl')], (s) => budget.push(s)), 0);
+  const at = budget.findIndex((l) => l.includes('Subagents:') && l.includes('1 run'));
+  assert.ok(at >= 0, budget.join('\n'));
+  assert.match(budget[at + 1] ?? '', /sa_\w+ "look at a" · 2 requests · [\d,]+ prompt \+ [\d,]+ completion tokens · largest prompt [\d,]+ · 0 compactions/);
+
   await assert.rejects(main([...args, '--set', 'capsule.subagents.maxConcurrent=0', 'x'], () => undefined), (e: unknown) => e instanceof CliError && /capsule\.subagents\.maxConcurrent \(0\) is invalid/.test(e.message));
 });
