@@ -386,6 +386,7 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
+    if (this.tools instanceof TaskToolHost) await this.tools.settle();
     const tools = this.tools instanceof TaskToolHost ? this.tools.inner : this.tools;
     if (tools instanceof WorkspaceToolHost) await tools.dispose();
     await this.saveIntents();

@@ -64,6 +64,7 @@ function pageArgs(argsJson: string): PageArgs | undefined {
 
 export class SubagentRunner {
   private readonly slots: Slots;
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly d: SubagentRunnerDeps) {
     this.slots = new Slots(d.settings.maxConcurrent);
@@ -83,11 +84,19 @@ export class SubagentRunner {
     if (this.d.store.readOnly) return { isError: true, content: 'task: this session is read-only; no subagent was started.' };
     const release = await this.slots.take(signal);
     if (release === undefined) return { isError: true, content: `Cancelled: the subagent "${args.description}" never started.` };
-    try {
-      return await this.runChild(args.description, args.prompt, names.names, signal, call);
-    } finally {
+    const run = this.runChild(args.description, args.prompt, names.names, signal, call);
+    // Kept until the child has written its last entry, even after a cancelled parent stopped waiting for it.
+    const tracked = run.finally(() => {
       release();
-    }
+      this.running.delete(tracked);
+    });
+    this.running.add(tracked);
+    return tracked;
+  }
+
+  /** Resolves once every child has ended (the session waits for this before it closes its file). */
+  async settle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
   private async runChild(description: string, prompt: string, toolNames: readonly string[], signal: AbortSignal, call: ToolCallContext | undefined): Promise<ToolResult> {

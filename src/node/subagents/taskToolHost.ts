@@ -28,6 +28,11 @@ export class TaskToolHost implements ToolHost {
     return this.inner.run(name, argsJson, signal, call);
   }
 
+  /** Waits for every running child to end (before the session file closes). */
+  settle(): Promise<void> {
+    return this.runner().settle();
+  }
+
   endTurn(): Promise<string | undefined> {
     return this.inner.endTurn?.() ?? Promise.resolve(undefined);
   }
