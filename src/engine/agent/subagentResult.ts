@@ -106,10 +106,12 @@ export function childCommandLines(entries: readonly Entry[]): string[] {
 }
 
 /** The parent's tool result text for a child's end: its answer, or an error that says why it stopped. */
-export function childOutcome(description: string, id: string, result: TurnResult): { readonly ok: boolean; readonly text: string } {
+export function childOutcome(description: string, id: string, result: TurnResult, maxRequests?: number): { readonly ok: boolean; readonly text: string } {
   if (result.status === 'completed' && result.answer !== undefined && result.answer.trim() !== '') return { ok: true, text: result.answer };
   const why =
-    result.stopReason === 'doom_loop'
+    maxRequests !== undefined && result.status === 'failed' && result.requests >= maxRequests
+      ? `it reached its limit of ${maxRequests} model requests (capsule.subagents.maxRequests)`
+      : result.stopReason === 'doom_loop'
       ? 'it repeated the same tool call and was stopped (loop)'
       : result.status === 'cancelled'
         ? 'it was cancelled'

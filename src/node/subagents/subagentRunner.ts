@@ -146,7 +146,7 @@ export class SubagentRunner {
     const mine = d.store.entries().filter((e) => e.subagent?.id === id);
     const tokens = mine.reduce((n, e) => n + (e.type === 'assistant' ? (e.usage?.promptTokens ?? 0) + (e.usage?.completionTokens ?? 0) : 0), 0);
     emit({ type: 'subagent_end', id, callId, description, status: result.status, requests: result.requests, tokens, ...(result.error === undefined ? {} : { error: result.error }) });
-    const outcome = childOutcome(description, id, result);
+    const outcome = childOutcome(description, id, result, d.settings.maxRequests);
     const fx = childEffects(mine);
     const text = await this.bounded(id, withCommands(outcome.text, mine));
     return { isError: !outcome.ok, content: text, ...(fx === undefined ? {} : { effects: fx }) };

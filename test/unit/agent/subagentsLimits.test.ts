@@ -88,3 +88,36 @@ test('Stop while two children run: both are cancelled, every call is answered, a
   const report = await verifyFile(o.path);
   assert.ok(report.ok, report.issues.map((i) => i.message).join('; '));
 });
+
+test('maxConcurrent 1 runs the children one after the other; maxRequests stops a child with a clear error and the parent goes on', { timeout: 120_000 }, async (t) => {
+  const dir = await tempDir(t);
+  for (const n of [1, 2, 3, 4]) await writeFile(join(dir, `f${n}.txt`), `${n}\n`);
+  const server = await startFakeOpenAI({ window: 20_000 });
+  t.after(() => server.close());
+  const steps = new Map<string, number>();
+  server.setFallback(
+    scenario({
+      parentCalls: [task('first', 'CHILD-A: read four files'), task('second', 'CHILD-B: read four files')],
+      parentAnswer: 'Parent: carried on.',
+      child: (prompt) => {
+        const n = (steps.get(prompt) ?? 0) + 1;
+        steps.set(prompt, n);
+        return { toolCalls: [{ name: 'read_file', arguments: { path: `f${n}.txt` } }] };
+      },
+    }),
+  );
+  const o = await openSession(server, dir, { subagents: { settings: { maxConcurrent: 1, maxRequests: 2 } } });
+  const r = await o.session.turn({ userText: 'delegate twice', signal: new AbortController().signal });
+  await o.session.close();
+  assert.equal(r.status, 'completed', r.error);
+  assert.equal(r.answer, 'Parent: carried on.');
+  // One slot: every request of the first child comes before any of the second.
+  const order = server.chatRequests.filter((q) => isChild(q.body as ChatBody)).map((q) => (JSON.stringify((q.body as ChatBody).messages).includes('CHILD-A') ? 'A' : 'B'));
+  assert.deepEqual(order, ['A', 'A', 'B', 'B']);
+  const results = (await loadSessionFile(o.path)).tree.branch().filter((e) => e.type === 'tool_result' && e.toolName === 'task');
+  assert.equal(results.length, 2);
+  for (const e of results) {
+    assert.ok(e.type === 'tool_result' && e.isError);
+    assert.match(e.content, /stopped without an answer: it reached its limit of 2 model requests \(capsule\.subagents\.maxRequests\)/);
+  }
+});
