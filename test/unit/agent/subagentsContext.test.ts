@@ -1,18 +1,36 @@
 // Subagents keep the parent's window small (docs/subagents.md#measured): one child compacts at 8k while the parent does not; inline vs delegated at 16k.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startFakeOpenAI } from '../../fakes/openaiServer.js';
+import { isSummaryRequest, startFakeOpenAI } from '../../fakes/openaiServer.js';
 import { loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { makeWorkspace, openSession, rejected, SMALL_SETTINGS, tempDir } from './agentHelpers.js';
 import { explorationModel, figures } from './exploration.js';
+import { allText, firstUser, Gate, isChild } from './subagentHelpers.js';
 
-test('one child compacts at 8k while its sibling and the parent do not', { timeout: 180_000 }, async (t) => {
+test('one child compacts at 8k while its sibling (not blocked meanwhile) and the parent do not', { timeout: 180_000 }, async (t) => {
   const dir = await tempDir(t);
   await makeWorkspace(dir, 9, 60);
   const server = await startFakeOpenAI({ window: 16_000 });
   t.after(() => server.close());
   // Child 1 reads eight files (well past 8k), child 2 one.
-  server.setFallback(explorationModel('subagents', 9, [[0, 1, 2, 3, 4, 5, 6, 7], [8]]));
+  const model = explorationModel('subagents', 9, [[0, 1, 2, 3, 4, 5, 6, 7], [8]]);
+  // Child 2 waits until child 1's summary request is in flight, and that summary is answered only once child 2 has
+  // sent its next request: child 2 ran a tool and went on while its sibling compacted.
+  const summaryStarted = new Gate(1);
+  const secondGoesOn = new Gate(1);
+  let secondRequests = 0;
+  server.setFallback(async (req) => {
+    const body = req.body;
+    if (isSummaryRequest(body) && allText(body).includes('CHILD 1')) {
+      summaryStarted.arrive();
+      await secondGoesOn.wait('the second child to go on while the first compacts');
+    } else if (isChild(body) && firstUser(body).startsWith('CHILD 2')) {
+      secondRequests++;
+      if (secondRequests === 1) await summaryStarted.wait('the first child to start compacting');
+      if (secondRequests === 2) secondGoesOn.arrive();
+    }
+    return model(req);
+  });
   // hard = 16000 - 2000 - 1000 = 13000; soft = 62% of it ≈ 8k.
   const o = await openSession(server, dir, { window: 16_000, settings: { ...SMALL_SETTINGS, autoCompactThresholdRatio: 0.62 } });
   const r = await o.session.turn({ userText: 'explore the workspace', signal: new AbortController().signal });
