@@ -48,9 +48,12 @@ export function parseTaskArgs(argsJson: string): { readonly ok: true; readonly a
   return { ok: false, error: `task: ${issue === undefined ? 'bad arguments' : `${issue.path.map(String).join('.') || 'arguments'}: ${issue.message}`}; send {"description": "...", "prompt": "..."}.` };
 }
 
-/** The tools a child may use: the parent's, minus `task` (depth 1), limited to read-only ones unless the parent asked otherwise. */
+/** Never a child's: `task` (depth 1) and `checkpoint` (a rewind point belongs to the parent's conversation). */
+const PARENT_ONLY: readonly string[] = [TASK_TOOL_NAME, 'checkpoint'];
+
+/** The tools a child may use: the parent's, minus the parent-only ones, limited to read-only ones unless the parent asked otherwise. */
 export function childToolNames(parentTools: readonly string[], args: TaskArgs): { readonly names: readonly string[]; readonly unknown: readonly string[] } {
-  const available = parentTools.filter((n) => n !== TASK_TOOL_NAME);
+  const available = parentTools.filter((n) => !PARENT_ONLY.includes(n));
   const allowed = args.readOnly ? available.filter((n) => READ_ONLY_TOOLS.includes(n)) : available;
   if (args.tools === undefined) return { names: allowed, unknown: [] };
   return { names: allowed.filter((n) => args.tools?.includes(n) === true), unknown: args.tools.filter((n) => !allowed.includes(n)) };

@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startFakeOpenAI } from '../../fakes/openaiServer.js';
+import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import { openSession, tempDir } from './agentHelpers.js';
-import { scenario, task } from './subagentHelpers.js';
+import { isChild, scenario, task } from './subagentHelpers.js';
 
 test('rewind to before a task: the child is off the active path, its file changes are undone, /budget lists no run', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
@@ -34,6 +34,10 @@ test('rewind to before a task: the child is off the active path, its file change
   assert.equal(r.status, 'completed', r.error);
   assert.equal(await readFile(join(dir, 'a.ts'), 'utf8'), 'export const a = 2;\n');
   assert.ok(existsSync(join(dir, 'b.ts')));
+  // readOnly false: writes and commands, each through the same approval; never task (depth 1) or checkpoint.
+  const childTools = (server.chatRequests.find((q) => isChild(q.body as ChatBody))?.body as ChatBody | undefined)?.tools?.map((x) => String((x as { function?: { name?: unknown } }).function?.name)) ?? [];
+  assert.ok(childTools.includes('write_file') && childTools.includes('run_command'));
+  assert.ok(!childTools.includes('task') && !childTools.includes('checkpoint'));
   const runs = o.session.subagentRuns();
   assert.equal(runs.length, 1);
   assert.equal(runs[0]?.description, 'edit a');
