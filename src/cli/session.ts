@@ -1,5 +1,6 @@
 // Shared CLI helpers: load a session for reading, and resolve the model and settings from flags and the session.
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
+import { TASK_TOOL_SCHEMA } from '../engine/agent/subagentTask.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
 import type { ToolSchema } from '../engine/ports.js';
@@ -92,7 +93,8 @@ export function chatToolSchemas(workspace: string, model: ModelInfo, resolved: R
     evidence: async () => ({ isError: true, content: 'not available here' }),
     checkpoint: async () => 'ck_unused',
   });
-  return host.schemas();
+  // chat adds the task tool after the workspace tools (docs/subagents.md); the count must match what it sends.
+  return [...host.schemas(), TASK_TOOL_SCHEMA];
 }
 
 /** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */

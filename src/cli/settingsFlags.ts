@@ -1,6 +1,7 @@
 // `--set <setting>=<value>` (repeatable) and `--no-auto-compact`, checked by the same schema as the extension's settings.
 import { checkSetting } from '../engine/config.js';
 import { compileTestPatterns } from '../engine/effects/testRunners.js';
+import { SUBAGENT_SETTING_SCHEMAS } from '../engine/subagentSettings.js';
 import { CliError, type Flags } from './args.js';
 
 export interface CliSettings {
@@ -10,6 +11,17 @@ export interface CliSettings {
   readonly agent: { readonly maxRequestsPerTurn?: number };
   /** `capsule.ledger.testCommands`: a JSON array sets the list, a plain pattern adds one (the flag repeats). */
   readonly testCommands?: readonly string[];
+  /** `capsule.subagents.*` values (docs/subagents.md). */
+  readonly subagents: Readonly<Record<string, unknown>>;
+}
+
+/** `capsule.subagents.<key>=<value>`, checked by the schema the facade uses; a one-line error otherwise. */
+function subagentSetting(key: string, value: unknown): unknown {
+  const schema = Object.hasOwn(SUBAGENT_SETTING_SCHEMAS, key) ? SUBAGENT_SETTING_SCHEMAS[key as keyof typeof SUBAGENT_SETTING_SCHEMAS] : undefined;
+  if (schema === undefined) throw new CliError(`--set: unknown setting 'capsule.subagents.${key}' (known: ${Object.keys(SUBAGENT_SETTING_SCHEMAS).map((k) => `subagents.${k}`).join(', ')})`);
+  const parsed = schema.safeParse(key === 'model' ? String(value) : value);
+  if (!parsed.success) throw new CliError(`--set: capsule.subagents.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}`);
+  return parsed.data;
 }
 
 /** `true`, `12000`, `0.5` are JSON; anything else is the string as written. */
@@ -52,11 +64,18 @@ export function settingsFlags(flags: Flags): CliSettings {
   const compaction: Record<string, unknown> = {};
   const agent: { maxRequestsPerTurn?: number } = {};
   let testCommands: string[] | undefined;
+  const subagents: Record<string, unknown> = {};
   const sets = flags.set;
   const list = sets === undefined ? [] : Array.isArray(sets) ? sets : [String(sets)];
   for (const item of list) {
     const at = item.indexOf('=');
     if (at <= 0) throw new CliError(`--set needs <setting>=<value> (got '${item}'), e.g. --set capsule.compaction.keepRecentTokens=8000`);
+    const name = item.slice(0, at).trim().replace(/^capsule\./, '');
+    if (name.startsWith('subagents.')) {
+      const key = name.slice('subagents.'.length);
+      subagents[key] = subagentSetting(key, valueOf(item.slice(at + 1)));
+      continue;
+    }
     const { section, key } = keyOf(item.slice(0, at));
     if (section === 'ledger') {
       if (key !== 'testCommands') throw new CliError(`unknown setting '${item.slice(0, at)}' (the ledger has one setting: capsule.ledger.testCommands)`);
@@ -69,5 +88,5 @@ export function settingsFlags(flags: Flags): CliSettings {
     else compaction[key] = checked.value;
   }
   if (flags['no-auto-compact'] === true) compaction.auto = false;
-  return { compaction, agent, ...(testCommands === undefined ? {} : { testCommands }) };
+  return { compaction, agent, subagents, ...(testCommands === undefined ? {} : { testCommands }) };
 }

@@ -99,9 +99,15 @@ export interface ToolResult {
   readonly effects?: Effects;
 }
 
+/** Which call of the transcript a run answers (a subagent's entries name their parent's call). */
+export interface ToolCallContext {
+  readonly callId: string;
+  readonly turnId: string;
+}
+
 export interface ToolHost {
   schemas(): readonly ToolSchema[];
-  run(name: string, argsJson: string, signal: AbortSignal): Promise<ToolResult>;
+  run(name: string, argsJson: string, signal: AbortSignal, call?: ToolCallContext): Promise<ToolResult>;
   /** Called when a turn ends: stop what its tools left running; returns a line for the user if anything was stopped. */
   endTurn?(): Promise<string | undefined>;
 }

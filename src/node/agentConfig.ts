@@ -8,6 +8,7 @@ import type { JsonlSessionStore } from './jsonlStore.js';
 import { OpenAIChatModel } from './openaiModel.js';
 import type { ApprovalFn, ToolLimits } from './tools/types.js';
 import type { InstructionOptions } from './instructions/sessionInstructions.js';
+import type { SubagentEvent } from './subagents/subagentRunner.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
 export interface OpenAIEndpoint {
@@ -87,6 +88,8 @@ export interface AgentSessionConfig {
   readonly testCommands?: readonly string[];
   /** TriggerState.toJSON() of an earlier run, used only when the intents file does not exist yet (an older host kept them elsewhere). */
   readonly triggerState?: unknown;
+  /** The `task` tool (docs/subagents.md): on with a workspace unless `enabled` is false; raw `capsule.subagents.*` values; child progress. */
+  readonly subagents?: { readonly enabled?: boolean; readonly settings?: Readonly<Record<string, unknown>>; readonly onEvent?: (e: SubagentEvent) => void };
 }
 
 /** `<dir>/<name>` without `.jsonl`, the stem the CLI's sidecar files share. */

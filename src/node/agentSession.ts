@@ -33,6 +33,9 @@ import { InstructionToolHost } from './instructions/instructionTools.js';
 import { sessionInstructions } from './instructions/sessionInstructions.js';
 import { instructionReport } from './instructions/instructionReport.js';
 import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
+import { withTaskTool } from './subagents/compose.js';
+import { TaskToolHost } from './subagents/taskToolHost.js';
+import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -110,7 +113,7 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
-      const tools: ToolHost =
+      const workspaceTools: ToolHost =
         ws === undefined
           ? NO_TOOLS
           : new WorkspaceToolHost({
@@ -133,7 +136,9 @@ export class AgentSession {
             });
       // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
       const cache = parts.caches.forModel(target.chat.model);
-      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, tools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
+      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, workspaceTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
+      // docs/subagents.md: the `task` tool runs children over these same tools (Ask mode and skills included), approvals and file capture.
+      const tools = withTaskTool(layer?.tools ?? workspaceTools, config, parts, () => agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
       agent = new Agent({
         store,
         archive: parts.archive,
@@ -141,7 +146,7 @@ export class AgentSession {
         ids,
         cache,
         model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
-        tools: layer?.tools ?? tools,
+        tools,
         ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
         resolved: target.resolved ?? resolveSettings({ raw: {} }),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
@@ -155,7 +160,7 @@ export class AgentSession {
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(parts, agent.barrier, undefined, agent, layer?.tools ?? tools, config, clock, ids);
+      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -201,7 +206,8 @@ export class AgentSession {
 
   /** Instruction files, skills and the mode (docs/user/instructions.md), when the session reads them. */
   get instructions(): WorkspaceInstructions | undefined {
-    return this.tools instanceof InstructionToolHost ? this.tools.instructions : undefined;
+    const tools = this.tools instanceof TaskToolHost ? this.tools.inner : this.tools;
+    return tools instanceof InstructionToolHost ? tools.instructions : undefined;
   }
 
   get store(): JsonlSessionStore {
@@ -370,6 +376,12 @@ export class AgentSession {
     return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };
   }
 
+  /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
+  subagentRuns(): SubagentRun[] {
+    const store = this.parts.store;
+    return activeSubagentRuns(store.entries(), store.tree.branch());
+  }
+
   /** The budget another branch would have (where a rewind would land). */
   budgetOf(branch: readonly Entry[], now = this.clock.now()): Budget {
     return budgetOf(branch, this.basis(), now);
@@ -396,7 +408,9 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
-    if (this.tools instanceof WorkspaceToolHost || this.tools instanceof InstructionToolHost) await this.tools.dispose();
+    if (this.tools instanceof TaskToolHost) await this.tools.settle();
+    const tools = this.tools instanceof TaskToolHost ? this.tools.inner : this.tools;
+    if (tools instanceof WorkspaceToolHost || tools instanceof InstructionToolHost) await tools.dispose();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

@@ -5,6 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';
 import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
+import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
@@ -350,6 +351,7 @@ export class JsonlSessionStore implements TranscriptStore {
       return;
     }
     if (e.parentId === tree.leafId) return;
+    if (e.parentId === null && isSubagentEntry(e)) return; // a subagent's branch starts at its own root
     if (e.parentId !== null && tree.has(e.parentId)) return; // a branch from an earlier entry
     throw new Error(`Cannot append ${e.type} entry ${e.id}: parent ${String(e.parentId)} is neither the current leaf (${String(tree.leafId)}) nor an existing entry`);
   }

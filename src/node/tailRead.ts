@@ -3,6 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Entry, SessionHeader } from '../engine/transcript/schema.js';
 import { reachableTail } from '../engine/transcript/tail.js';
 import { SessionTree } from '../engine/transcript/tree.js';
+import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
 import { scanLines } from './lineReader.js';
 import { openRegularFile } from './regularFile.js';
 import { judgeLine, LoadBuilder, parseHeaderLine, type LineVerdict, type SessionLoad } from './sessionLoad.js';
@@ -180,7 +181,8 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
         const hit = { entry: verdict.entry, offset };
         // Read backwards, so the earliest copy of a duplicated id ends up here, as in the full load.
         byId.set(verdict.entry.id, hit);
-        last ??= hit;
+        // A subagent's entry never sets the leaf (docs/session-format.md#subagents).
+        if (!isSubagentEntry(verdict.entry)) last ??= hit;
       }
       if (last !== undefined && (waitingFor === undefined || waitingFor === (verdict.kind === 'entry' ? verdict.entry.id : undefined) || atHeader)) {
         const w = walk(byId, last);

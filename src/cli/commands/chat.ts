@@ -20,6 +20,7 @@ import { answerLine, inline } from '../terminalText.js';
 import { CHAT_USAGE } from '../usage.js';
 import { isChatMode } from '../../engine/instructions/mode.js';
 import { chatImages } from './chatImages.js';
+import { subagentPrinter } from '../subagentPrinter.js';
 
 export { CHAT_USAGE };
 
@@ -227,6 +228,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       },
       // Notices meant for the user (a file checkpoints could not keep, and what that means for rewind).
       logger: { log: (_level, message, fields) => (fields?.userNotice === true ? out(`[warn] ${message}`) : undefined) },
+      subagents: { settings: settings.subagents, onEvent: subagentPrinter(out, (o) => new EventPrinter(o)) },
     });
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e), 1);

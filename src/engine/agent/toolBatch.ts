@@ -1,6 +1,7 @@
 // Runs one assistant message's tool calls in order and appends a tool_result for every call, so tool pairs stay whole even on cancel.
 import type { Clock, ToolHost, ToolResult } from '../ports.js';
 import { MISSING_TOOL_NAME } from './modelCall.js';
+import { TASK_TOOL_NAME } from './subagentTask.js';
 import type { ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 export const CANCELLED_BEFORE_RUN = 'Cancelled: the turn was cancelled before this tool ran.';
@@ -19,7 +20,7 @@ export interface BatchDeps {
 }
 
 /** Resolves with the tool's answer, or with undefined as soon as the signal fires (a stuck tool must not hold the turn). */
-async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: AbortSignal): Promise<ToolResult | undefined> {
+async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: AbortSignal, turnId: string): Promise<ToolResult | undefined> {
   if (call.name === MISSING_TOOL_NAME) {
     const names = tools.schemas().map((t) => t.name).join(', ');
     return { isError: true, content: `This tool call had no tool name, so nothing ran. Call a tool by its name${names === '' ? '' : ` (one of: ${names})`}.` };
@@ -30,7 +31,7 @@ async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: Abort
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const run = tools.run(call.name, call.arguments, signal).catch(
+    const run = tools.run(call.name, call.arguments, signal, { callId: call.id, turnId }).catch(
       (err: unknown): ToolResult => ({ isError: true, content: `${call.name} failed: ${err instanceof Error ? err.message : String(err)}` }),
     );
     return await Promise.race([run, cancelled]);
@@ -46,7 +47,35 @@ async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: Abort
  */
 export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], turnId: string, signal: AbortSignal): Promise<boolean> {
   let cancelled = false;
-  for (const call of calls) {
+  // docs/subagents.md#concurrency: consecutive task calls start together; their results are still written in call order.
+  const early = new Map<string, { readonly started: number; readonly result: Promise<ToolResult | undefined> }>();
+  const startGroup = (from: number): void => {
+    for (let i = from; i < calls.length; i++) {
+      const c = calls[i];
+      if (c === undefined || c.name !== TASK_TOOL_NAME) break;
+      if (early.has(c.id)) continue;
+      deps.onStart(c);
+      early.set(c.id, { started: deps.clock.now(), result: runUnlessCancelled(deps.tools, c, signal, turnId) });
+    }
+  };
+  for (const [index, call] of calls.entries()) {
+    if (call.name === TASK_TOOL_NAME && !cancelled && !signal.aborted) startGroup(index);
+    const pending = early.get(call.id);
+    if (pending !== undefined) {
+      const result = await pending.result;
+      if (result === undefined || signal.aborted) cancelled = true;
+      const entry = await deps.appendResult({
+        toolCallId: call.id,
+        toolName: call.name,
+        content: result?.content ?? cancelledWhileRunning(call.name),
+        isError: result?.isError ?? true,
+        durationMs: Math.max(0, deps.clock.now() - pending.started),
+        turnId,
+        ...(result?.effects === undefined ? {} : { effects: result.effects }),
+      });
+      deps.onEnd(call, entry, result === undefined);
+      continue;
+    }
     if (cancelled || signal.aborted) {
       cancelled = true;
       const entry = await deps.appendResult({ toolCallId: call.id, toolName: call.name, content: CANCELLED_BEFORE_RUN, isError: true, durationMs: 0, turnId });
@@ -55,7 +84,7 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
     }
     deps.onStart(call);
     const started = deps.clock.now();
-    const result = signal.aborted ? undefined : await runUnlessCancelled(deps.tools, call, signal);
+    const result = signal.aborted ? undefined : await runUnlessCancelled(deps.tools, call, signal, turnId);
     const durationMs = Math.max(0, deps.clock.now() - started);
     const stopped = result === undefined;
     if (stopped || signal.aborted) cancelled = true;

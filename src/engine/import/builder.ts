@@ -4,6 +4,7 @@ import type { IdSource } from '../ports.js';
 import type { Effects } from '../transcript/effects.js';
 import { CURRENT_VERSION, type Entry, type SessionHeader, type ToolCall } from '../transcript/schema.js';
 import type { ReportBuilder } from './report.js';
+import type { SubagentRef } from '../transcript/subagentRef.js';
 
 export interface BuilderOptions {
   readonly sessionId: string;
@@ -21,7 +22,12 @@ interface Chain {
   readonly fork?: string | null;
   /** Call id in the source → id in the session, for the calls still expecting a result. */
   readonly open: Map<string, { id: string; name: string; where: string }>;
+  /** A sidechain spawned by an open call becomes that call's subagent (docs/session-format.md#subagents). */
+  readonly subagent?: SubagentRef;
 }
+
+/** The names other agents give their delegation tool. */
+const DELEGATION_TOOLS = new Set(['Task', 'Agent', 'task']);
 
 const TITLE_MAX = 80;
 
@@ -54,8 +60,16 @@ export class ImportBuilder {
     if (!c) {
       // Branch before a call still waiting for its result (the Task that spawned the sidechain), so no tool pair is split.
       const last = this.main.entries[this.main.entries.length - 1];
-      const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
-      c = { entries: [], open: new Map(), fork };
+      const calls = [...this.main.open.values()];
+      const spawner = calls.find((x) => DELEGATION_TOOLS.has(x.name));
+      if (spawner !== undefined && last !== undefined) {
+        // The Task call waiting for its result spawned this sidechain: it imports as that call's subagent, on its own root.
+        const id = `sa_${key.replace(/^sidechain:/, '').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100)}`;
+        c = { entries: [], open: new Map(), fork: null, subagent: { id, toolCallId: spawner.id, anchorId: last.id } };
+      } else {
+        const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
+        c = { entries: [], open: new Map(), fork };
+      }
       this.sides.set(key, c);
     }
     this.current = c;
@@ -67,7 +81,8 @@ export class ImportBuilder {
   }
 
   private push(e: Entry): void {
-    this.current.entries.push(e);
+    const ref = this.current.subagent;
+    this.current.entries.push(ref === undefined ? e : { ...e, subagent: this.current.entries.length === 0 ? ref : { id: ref.id, toolCallId: ref.toolCallId } });
     if (this.current !== this.main) this.report.counts.sidechainEntries++;
   }
 
@@ -159,7 +174,8 @@ export class ImportBuilder {
     };
     const sides = [...this.sides.values()].flatMap((c) => c.entries);
     const mainLeaf = this.main.entries[this.main.entries.length - 1]?.id ?? null;
-    const last = sides[sides.length - 1];
+    // Subagent entries never move the leaf; only plain sidechain branches need the move back.
+    const last = [...this.sides.values()].filter((c) => c.subagent === undefined).flatMap((c) => c.entries).pop();
     const back: Entry[] =
       last === undefined ? [] : [{ type: 'leaf', id: this.opts.ids.next('e_'), parentId: last.id, timestamp: last.timestamp, targetId: mainLeaf, reason: 'imported sidechains stay on their own branch' }];
     return { header, entries: [...this.main.entries, ...sides, ...back] };

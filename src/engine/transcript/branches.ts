@@ -2,6 +2,7 @@
 import { resolveRewindPoint } from './rewindPoint.js';
 import type { Entry } from './schema.js';
 import type { SessionTree } from './tree.js';
+import { isSubagentEntry } from './subagentRef.js';
 
 /**
  * The entries that fix a moment of the conversation. What lies between two of them (message checkpoints, system
@@ -42,7 +43,7 @@ export class BranchIndex {
     const all = this.tree.entries();
     for (; this.#seen < all.length; this.#seen++) {
       const e = all[this.#seen];
-      if (e === undefined || e.type === 'leaf') continue;
+      if (e === undefined || e.type === 'leaf' || isSubagentEntry(e)) continue;
       const parent = e.parentId === null ? undefined : this.tree.get(e.parentId);
       const anchor = parent === undefined ? null : ANCHORS.has(parent.type) ? parent.id : (this.#anchorOf.get(parent.id) ?? null);
       this.#anchorOf.set(e.id, anchor);

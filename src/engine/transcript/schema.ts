@@ -1,6 +1,7 @@
 // zod schemas for the session JSONL: the header line and every entry kind (docs/behaviour.md#transcript, #model-input, #rewind).
 import { z } from 'zod';
 import { EffectsSchema } from './effects.js';
+import { SubagentRefSchema } from './subagentRef.js';
 
 export const CURRENT_VERSION = 1;
 
@@ -17,7 +18,8 @@ export const SessionHeaderSchema = z.object({
 });
 export type SessionHeader = z.infer<typeof SessionHeaderSchema>;
 
-const base = { id, parentId: id.nullable(), timestamp };
+// `subagent`: set on every entry a subagent wrote (a side branch of the same file, docs/session-format.md#subagents).
+const base = { id, parentId: id.nullable(), timestamp, subagent: SubagentRefSchema.optional() };
 
 export const ImagePartSchema = z.object({
   /** A data: URL or an https URL. */

@@ -1,6 +1,7 @@
 // The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
 import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
+import { isSubagentEntry } from './subagentRef.js';
 
 export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
 
@@ -93,7 +94,8 @@ export class SessionTree {
     }
     this.byId.set(entry.id, entry);
     this.order.push(entry);
-    this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
+    // A subagent's entries are a side branch: the session's leaf (the parent's) stays where it was.
+    if (!isSubagentEntry(entry)) this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
     return true;
   }
 
@@ -113,6 +115,6 @@ export class SessionTree {
 
   /** Ids of the direct children of an entry, in file order. */
   children(id: string | null): Entry[] {
-    return this.order.filter((e) => e.parentId === id && e.type !== 'leaf');
+    return this.order.filter((e) => e.parentId === id && e.type !== 'leaf' && !isSubagentEntry(e));
   }
 }

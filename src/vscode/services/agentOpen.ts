@@ -8,7 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
 import { PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { errorMessage } from '../base/log.js';
-import { readInstructionSettings, readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
+import { readInstructionSettings, readLedgerTestCommands, readProjectMemoryInherit, readSubagentSettings } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { capsuleSettingsFiles, workspaceToolsConfig } from './workspaceTools.js';
 
@@ -75,6 +75,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     triggerState: a.legacyIntents,
     ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
     testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
+    subagents: { settings: readSubagentSettings() },
   });
   return { session, durations };
 }

@@ -154,6 +154,8 @@ export class ChatService extends Disposable implements OpenChat {
   }
 
   #appended(entry: Entry): void {
+    // A subagent's entries are its own branch: not in the chat, the tree or the meter (docs/subagents.md).
+    if (entry.subagent !== undefined) return;
     this.#emitter.fire({ kind: 'appended', entry });
     this.#remeasure();
     // The tree lists messages, checkpoints and compactions (undone or not); a leaf move changes which are on the branch.

@@ -81,6 +81,12 @@ export function readLedgerTestCommands(log?: (message: string) => void): string[
   return list;
 }
 
+/** `capsule.subagents.*` as set (docs/subagents.md); the facade validates them and falls back per value. */
+export function readSubagentSettings(): Record<string, unknown> {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  return { model: cfg.get<unknown>('subagents.model'), maxConcurrent: cfg.get<unknown>('subagents.maxConcurrent'), maxRequests: cfg.get<unknown>('subagents.maxRequests') };
+}
+
 /** `capsule.projectMemory.inherit`: whether a new chat starts with this workspace's Project Memory (on unless set to false). */
 export function readProjectMemoryInherit(): boolean {
   return vscode.workspace.getConfiguration('capsule').get<unknown>('projectMemory.inherit') !== false;

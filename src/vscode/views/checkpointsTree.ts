@@ -105,9 +105,11 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   /** The open chat is read from its live store; others from disk, without taking their writer lock. */
   async #entriesOf(node: Extract<CheckpointNode, { kind: 'session' }>): Promise<{ entries: readonly Entry[]; branch: readonly Entry[] }> {
     const store = this.host.store;
-    if (store && store.header.id === node.summary.id) return { entries: store.tree.entries(), branch: store.tree.branch() };
+    // A subagent's checkpoints and capsules belong to its own branch, never a rewind point of the chat (docs/subagents.md).
+    const own = (all: readonly Entry[]): readonly Entry[] => all.filter((e) => e.subagent === undefined);
+    if (store && store.header.id === node.summary.id) return { entries: own(store.tree.entries()), branch: store.tree.branch() };
     const loaded = await loadSessionFile(node.summary.path);
-    return { entries: loaded.tree.entries(), branch: loaded.tree.branch() };
+    return { entries: own(loaded.tree.entries()), branch: loaded.tree.branch() };
   }
 
   getTreeItem(node: CheckpointNode): vscode.TreeItem {
