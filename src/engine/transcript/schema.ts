@@ -122,7 +122,7 @@ export const CapsuleEntrySchema = z.object({
   tokensAfter: z.number().int().nonnegative(),
   trigger: TriggerSchema,
   level: z.number().int().min(0).max(3),
-  quality: z.enum(['full', 'degraded']),
+  quality: z.enum(['full', 'partial', 'degraded']),
   truncateResults: z.boolean().default(false),
   checkpointId: z.string().min(1),
   details: z.record(z.string(), z.unknown()).default({}),

@@ -219,7 +219,7 @@ test('seed scenario: 100k tokens in an 80k window, fallback only — level 0 suf
   assert.deepEqual(r.outcomes.map((o) => [o.outcome, o.level, o.trigger]), [['completed', 0, 'hard_limit']]);
   assert.equal(r.mayProceed, true);
   assert.ok(r.tokens <= h.barrier.limits().hardLimit);
-  assert.match(r.lines[0] ?? '', /fallback capsule \(degraded\)$/);
+  assert.match(r.lines[0] ?? '', /fallback capsule \(degraded\) · tokens estimated$/);
 });
 
 test('overflow recovery: one compaction a level up per turn; a second overflow ends the turn', async () => {
