@@ -193,6 +193,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     level: plan.level,
     quality: text.quality,
     truncateResults: cut.truncateResults,
+    ...(cut.boundedResultIds.length === 0 ? {} : { boundedResultIds: [...cut.boundedResultIds] }),
     checkpointId: checkpoint.checkpointId,
     details: {
       [LEDGER_DETAILS_KEY]: ledger,
@@ -290,13 +291,13 @@ function excludedMessages(cut: CutPlan): ModelMessage[] {
     const m = toModelMessage(e);
     if (m) out.push(m);
   }
-  // Results the retained tail only shows truncated: their exact originals are evidence too (readable on request).
-  if (cut.truncateResults) {
-    for (const e of cut.kept) {
-      if (e.type !== 'tool_result' || truncateToolResult(e.content) === e.content) continue;
-      const m = toModelMessage(e);
-      if (m) out.push(m);
-    }
+  // Results the retained tail only shows truncated or bounded: their exact originals are evidence too (readable on request).
+  const bounded = new Set(cut.boundedResultIds);
+  for (const e of cut.kept) {
+    if (e.type !== 'tool_result') continue;
+    if (!bounded.has(e.id) && !(cut.truncateResults && truncateToolResult(e.content) !== e.content)) continue;
+    const m = toModelMessage(e);
+    if (m) out.push(m);
   }
   return out;
 }
