@@ -40,14 +40,16 @@ export async function loadSessionForReading(path: string | undefined, usage: str
  * The model the session last used, with the limits its model_change recorded. The latest reply names the model
  * too, but without limits: it only wins when it names another model than the last model_change (an older file).
  */
-export function sessionModel(branch: readonly Entry[]): { model: string; contextWindow?: number; maxOutputTokens?: number } | undefined {
+export function sessionModel(
+  branch: readonly Entry[],
+): { model: string; contextWindow?: number; maxOutputTokens?: number; windowSource?: ModelInfo['source'] } | undefined {
   let replyModel: string | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
     if (e?.type === 'assistant' && e.model && replyModel === undefined) replyModel = e.model;
     if (e?.type === 'model_change') {
       if (replyModel !== undefined && replyModel !== e.model) return { model: replyModel };
-      return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens };
+      return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) };
     }
   }
   return replyModel === undefined ? undefined : { model: replyModel };

@@ -8,6 +8,8 @@ import type { ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { BUDGET_USAGE } from '../usage.js';
+import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
+import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
 
 export { BUDGET_USAGE };
 
@@ -19,6 +21,14 @@ function lastReported(branch: readonly Entry[]): { readonly promptTokens: number
     if (e?.type === 'assistant' && e.usage !== undefined) return { promptTokens: e.usage.promptTokens, entryId: e.id, ...(e.model === undefined ? {} : { model: e.model }) };
   }
   return undefined;
+}
+
+/** The window and where it came from: a user setting, the session's record, a server's statement (which one), or the table. */
+async function windowLine(model: ModelInfo): Promise<string> {
+  const n = `${formatTokens(model.contextWindow)} tokens`;
+  if (model.source !== 'provider') return `${n} (${model.source === 'default' ? 'unknown, assumed' : model.source})`;
+  const stated = await new ServerWindowsFile(serverWindowsPath()).sourceOf(model.model, model.contextWindow);
+  return `${n} (provider${stated === undefined ? ', as the session recorded it' : `: stated by ${SERVER_WINDOW_SOURCE_TEXT[stated]}`})`;
 }
 
 export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
@@ -34,6 +44,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
     out(JSON.stringify({ ...budget, modelSource: model.source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {
     out(formatBudget(budget));
+    out(`  Context window:      ${await windowLine(model)}`);
     if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
     if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);
