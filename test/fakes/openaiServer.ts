@@ -259,7 +259,7 @@ export class FakeOpenAIServer {
     }
     const cache = this.opts.promptCache ?? { minTokens: 1024, granularity: 128 };
     const cachedTokens =
-      cache && this.lastPrompt ? cachedTokensFor(commonPrefixLength(this.lastPrompt, tokens), cache.minTokens, cache.granularity) : 0;
+      cache && cache !== 'unreported' && this.lastPrompt ? cachedTokensFor(commonPrefixLength(this.lastPrompt, tokens), cache.minTokens, cache.granularity) : 0;
     const reply = await this.script.next({ index: record.index, body, promptTokens, headers: record.headers });
     await sendReply(
       {
@@ -267,7 +267,7 @@ export class FakeOpenAIServer {
         record,
         body,
         promptTokens,
-        cachedTokens: Math.min(cachedTokens, promptTokens),
+        cachedTokens: this.opts.promptCache === 'unreported' ? undefined : Math.min(cachedTokens, promptTokens),
         window,
         completionId: `chatcmpl-fake${++this.completionSeq}`,
         newCallId: () => `call_${randomBytes(12).toString('hex')}`,

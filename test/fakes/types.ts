@@ -185,9 +185,9 @@ export interface FakeServerOptions {
   /**
    * Prompt-cache simulation: `cached_tokens` is the token prefix shared with the last request answered 200,
    * 0 below `minTokens`, rounded down to `granularity`. Default {minTokens: 1024, granularity: 128} (OpenAI's);
-   * false always reports 0.
+   * false always reports 0; 'unreported' sends no prompt_tokens_details at all (Ollama, llama.cpp).
    */
-  readonly promptCache?: { readonly minTokens: number; readonly granularity: number } | false;
+  readonly promptCache?: { readonly minTokens: number; readonly granularity: number } | false | 'unreported';
   /** Serve `/_control/*` endpoints so another process can script and inspect the server. Default false. */
   readonly control?: boolean;
   readonly port?: number;
