@@ -21,9 +21,14 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
-// The tests sign change logs with a key of their own, not the user's (~/.config/capsule/snapshot.key).
+// The tests sign change logs with a key of their own, not the user's (~/.config/capsule/snapshot.key); windows learned
+// from errors and stated by servers are remembered per user, so tests keep theirs out of the user's config too.
 const keyDir = process.env.CAPSULE_KEY_FILE ? undefined : mkdtempSync(join(tmpdir(), 'capsule-test-key-'));
-const env = keyDir === undefined ? process.env : { ...process.env, CAPSULE_KEY_FILE: join(keyDir, 'snapshot.key') };
+const env = {
+  ...process.env,
+  ...(keyDir === undefined ? {} : { CAPSULE_KEY_FILE: join(keyDir, 'snapshot.key') }),
+  CAPSULE_LIMITS_FILE: process.env.CAPSULE_LIMITS_FILE ?? join(tmpdir(), `capsule-test-limits-${process.pid}.json`),
+};
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
 if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -60,7 +60,9 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
           icon('warning'),
           el('span', { text: `Degraded: the fallback capsule was used${card.fallbackReason ? ` — ${card.fallbackReason}` : ''}` }),
         ])
-      : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
+      : card.quality === 'partial'
+        ? el('p', { className: 'card-quality partial' }, [icon('info'), el('span', { text: "Partial capsule: the model's summary, with the sections it left out filled from the ledger" })])
+        : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
 
   const details = el('details', { className: 'card-breakdown' }, [el('summary', { text: 'Before and after by category' }), categoryTable(card)]);
   const retention = card.retention === undefined ? [] : [retentionView(card.retention)];

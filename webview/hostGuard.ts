@@ -25,7 +25,7 @@ const TRIGGERS: Readonly<Record<TriggerView, true>> = {
   model_switch: true,
 };
 const trigger = oneOf(TRIGGERS);
-const quality = oneOf<Quality>({ full: true, degraded: true });
+const quality = oneOf<Quality>({ full: true, partial: true, degraded: true });
 const id = str(LIMITS.id, 1);
 const checkpointId: Check = (v) => typeof v === 'string' && v.length <= LIMITS.id && /^ck_[A-Za-z0-9_-]+$/.test(v);
 

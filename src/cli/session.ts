@@ -45,7 +45,9 @@ export function sessionModel(branch: readonly Entry[]): { model: string; context
   let replyModel: string | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
-    if (e?.type === 'assistant' && e.model && replyModel === undefined) replyModel = e.model;
+    // Only replies Capsule received name a model it talked to (they record their provider); an imported reply's model
+    // is the other agent's, metadata only: the session continues on the model the user configured.
+    if (e?.type === 'assistant' && e.model && e.provider !== undefined && replyModel === undefined) replyModel = e.model;
     if (e?.type === 'model_change') {
       if (replyModel !== undefined && replyModel !== e.model) return { model: replyModel };
       return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) };

@@ -112,7 +112,15 @@ export interface SettingsContext {
   /** Environment variables (only CAPSULE_AUTO_COMPACT is read). */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** The active model's window and output budget, for the cross-field checks. */
-  readonly model?: { readonly contextWindow: number; readonly maxOutputTokens: number };
+  readonly model?: {
+    readonly contextWindow: number;
+    readonly maxOutputTokens: number;
+    /**
+     * Tokens fixed in every request (system prompt, tool schemas, MCP schemas, instruction files): one figure each
+     * feature adds its share to. Unset: DEFAULT_FIXED_OVERHEAD_TOKENS, the built-in prompt and tools.
+     */
+    readonly fixedOverheadTokens?: number;
+  };
 }
 
 function fmt(n: number): string {
@@ -185,7 +193,7 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
 /** The defaults for this model: the seed's, with the window-derived figures where the window is small. */
 function defaultsFor(model: SettingsContext['model'], explicitReserve: number | undefined): CompactionSettings {
   if (model === undefined) return DEFAULT_COMPACTION_SETTINGS;
-  return { ...DEFAULT_COMPACTION_SETTINGS, ...windowDefaults(model.contextWindow, model.maxOutputTokens, DEFAULT_COMPACTION_SETTINGS, explicitReserve) };
+  return { ...DEFAULT_COMPACTION_SETTINGS, ...windowDefaults(model.contextWindow, model.maxOutputTokens, DEFAULT_COMPACTION_SETTINGS, explicitReserve, model.fixedOverheadTokens) };
 }
 
 /** With invalid settings, keep user choices that cannot hurt hard-limit protection; the rest go back to defaults. */

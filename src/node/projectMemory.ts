@@ -11,7 +11,7 @@ export const PROJECT_MEMORY_FILE = 'project-memory.capsule.md';
 
 export interface MemoryMeta {
   readonly title: string;
-  readonly quality: 'full' | 'degraded';
+  readonly quality: 'full' | 'partial' | 'degraded';
   readonly sourceSession?: string;
   readonly sourceCheckpoint?: string;
   readonly model?: string;

@@ -60,7 +60,7 @@ export const BarrierViewSchema = z.object({
       tokensAfter: amount.optional(),
       checkpointId: checkpointId.optional(),
       durationMs: amount.optional(),
-      quality: z.enum(['full', 'degraded']).optional(),
+      quality: z.enum(['full', 'partial', 'degraded']).optional(),
     })
     .optional(),
 });

@@ -6,7 +6,7 @@ import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './vi
 
 /** The triggers of docs/behaviour.md#triggers, shared with the transcript so a new trigger cannot be forgotten here. */
 export { TriggerSchema };
-export const QualitySchema = z.enum(['full', 'degraded']);
+export const QualitySchema = z.enum(['full', 'partial', 'degraded']);
 export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
 export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 

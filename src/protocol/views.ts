@@ -39,7 +39,7 @@ export const BudgetViewSchema = z.object({
   messages: count,
   turns: count,
   lastCapsule: z
-    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'degraded']) })
+    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'partial', 'degraded']) })
     .optional(),
   savingsRatio: count,
   reclaimableTokens: count,

@@ -10,7 +10,7 @@ export interface UsageBlock {
   readonly prompt_tokens: number;
   readonly completion_tokens: number;
   readonly total_tokens: number;
-  readonly prompt_tokens_details: { readonly cached_tokens: number; readonly audio_tokens: number };
+  readonly prompt_tokens_details?: { readonly cached_tokens: number; readonly audio_tokens: number };
   readonly completion_tokens_details: {
     readonly reasoning_tokens: number;
     readonly audio_tokens: number;
@@ -33,12 +33,13 @@ export interface Answer {
 
 const FINGERPRINT = 'fp_capsule_fake';
 
-export function usageBlock(prompt: number, completion: number, cached: number): UsageBlock {
+/** `cached` undefined: no prompt_tokens_details, as servers without a prompt cache answer. */
+export function usageBlock(prompt: number, completion: number, cached: number | undefined): UsageBlock {
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 },
+    ...(cached === undefined ? {} : { prompt_tokens_details: { cached_tokens: cached, audio_tokens: 0 } }),
     completion_tokens_details: {
       reasoning_tokens: 0,
       audio_tokens: 0,

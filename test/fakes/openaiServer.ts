@@ -1,4 +1,5 @@
 // A scripted OpenAI-compatible HTTP server on 127.0.0.1 for provider, CLI and end-to-end tests.
+import { modelLimitFields, nativeModelRoute } from './modelShapes.js';
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -222,6 +223,8 @@ export class FakeOpenAIServer {
       return model ? sendJson(res, record, 200, this.modelObject(model)) : sendJson(res, record, 404, modelNotFound(id));
     }
     if (method === 'POST' && path === '/v1/chat/completions') return this.chat(record, res);
+    const native = nativeModelRoute(this.opts.modelsShape, method, path, record.body, this.models);
+    if (native !== undefined) return sendJson(res, record, native.status, native.body);
     return sendJson(res, record, 404, notFoundRoute(method, path));
   }
 
@@ -231,7 +234,7 @@ export class FakeOpenAIServer {
       object: 'model',
       created: MODEL_CREATED,
       owned_by: 'capsule-fake',
-      ...(this.opts.hideModelLimits === true ? {} : { context_length: m.contextLength, max_model_len: m.contextLength }),
+      ...(this.opts.hideModelLimits === true ? {} : modelLimitFields(this.opts.modelsShape, m)),
     };
   }
 
@@ -256,7 +259,7 @@ export class FakeOpenAIServer {
     }
     const cache = this.opts.promptCache ?? { minTokens: 1024, granularity: 128 };
     const cachedTokens =
-      cache && this.lastPrompt ? cachedTokensFor(commonPrefixLength(this.lastPrompt, tokens), cache.minTokens, cache.granularity) : 0;
+      cache && cache !== 'unreported' && this.lastPrompt ? cachedTokensFor(commonPrefixLength(this.lastPrompt, tokens), cache.minTokens, cache.granularity) : 0;
     const reply = await this.script.next({ index: record.index, body, promptTokens, headers: record.headers });
     await sendReply(
       {
@@ -264,7 +267,7 @@ export class FakeOpenAIServer {
         record,
         body,
         promptTokens,
-        cachedTokens: Math.min(cachedTokens, promptTokens),
+        cachedTokens: this.opts.promptCache === 'unreported' ? undefined : Math.min(cachedTokens, promptTokens),
         window,
         completionId: `chatcmpl-fake${++this.completionSeq}`,
         newCallId: () => `call_${randomBytes(12).toString('hex')}`,

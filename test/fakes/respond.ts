@@ -20,7 +20,8 @@ export interface ReplyContext {
   readonly record: MutableRecord;
   readonly body: ChatBody;
   readonly promptTokens: number;
-  readonly cachedTokens: number;
+  /** undefined: the server reports no cache figures at all (no prompt_tokens_details), like Ollama or llama.cpp. */
+  readonly cachedTokens: number | undefined;
   readonly window: number;
   readonly completionId: string;
   readonly newCallId: () => string;

@@ -144,8 +144,22 @@ export interface MatchSpec {
 
 export interface FakeModel {
   readonly id: string;
+  /** The window the server enforces (Ollama's num_ctx in use, LM Studio's loaded context). */
   readonly contextLength: number;
+  /** The model's own maximum where a shape reports it apart (Ollama model_info, LM Studio max_context_length). Default contextLength. */
+  readonly maxContextLength?: number;
+  /** An output limit OpenRouter's shape reports as top_provider.max_completion_tokens. */
+  readonly maxCompletionTokens?: number;
 }
+
+/**
+ * How the server states a model's window, after the vendors' documentation:
+ * `openai` (default) `context_length` + `max_model_len` in /v1/models; `vllm` `max_model_len` only; `context_window`;
+ * `openrouter` `context_length` + `top_provider: {context_length, max_completion_tokens}`;
+ * `ollama` nothing in /v1/models, `POST /api/show` with `parameters` "num_ctx N" and `model_info` "<arch>.context_length";
+ * `lmstudio` nothing in /v1/models, `GET /api/v0/models[/{id}]` with `loaded_context_length` / `max_context_length`.
+ */
+export type ModelsShape = 'openai' | 'vllm' | 'context_window' | 'openrouter' | 'ollama' | 'lmstudio';
 
 export interface FakeServerOptions {
   /** Context window for models not listed in `models` (and the default model). Default 65000. */
@@ -162,6 +176,8 @@ export interface FakeServerOptions {
   readonly hideModelLimits?: boolean;
   /** No `/v1/models` route at all (404, like some proxies); chat completions still work. Default false. */
   readonly noModelsRoute?: boolean;
+  /** How the window is stated (see ModelsShape). Default `openai`. */
+  readonly modelsShape?: ModelsShape;
   /** Unknown model ids get 404 model_not_found instead of the default window. Default false. */
   readonly strictModels?: boolean;
   /** Reject tool messages without a preceding tool call and unanswered tool calls, as OpenAI does. Default true. */
@@ -169,9 +185,9 @@ export interface FakeServerOptions {
   /**
    * Prompt-cache simulation: `cached_tokens` is the token prefix shared with the last request answered 200,
    * 0 below `minTokens`, rounded down to `granularity`. Default {minTokens: 1024, granularity: 128} (OpenAI's);
-   * false always reports 0.
+   * false always reports 0; 'unreported' sends no prompt_tokens_details at all (Ollama, llama.cpp).
    */
-  readonly promptCache?: { readonly minTokens: number; readonly granularity: number } | false;
+  readonly promptCache?: { readonly minTokens: number; readonly granularity: number } | false | 'unreported';
   /** Serve `/_control/*` endpoints so another process can script and inspect the server. Default false. */
   readonly control?: boolean;
   readonly port?: number;

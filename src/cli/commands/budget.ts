@@ -10,6 +10,8 @@ import { settingsFlags } from '../settingsFlags.js';
 import { BUDGET_USAGE } from '../usage.js';
 import { windowSourceOf } from '../windowSource.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
+import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
+import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
 
 export { BUDGET_USAGE };
 
@@ -21,6 +23,14 @@ function lastReported(branch: readonly Entry[]): { readonly promptTokens: number
     if (e?.type === 'assistant' && e.usage !== undefined) return { promptTokens: e.usage.promptTokens, entryId: e.id, ...(e.model === undefined ? {} : { model: e.model }) };
   }
   return undefined;
+}
+
+/** The window and where it came from: a user setting, the session's record, a server's statement (which one), or the table. */
+async function windowLine(model: ModelInfo): Promise<string> {
+  const n = `${formatTokens(model.contextWindow)} tokens`;
+  if (model.source !== 'provider') return `${n} (${model.source === 'default' ? 'unknown, assumed' : model.source})`;
+  const stated = await new ServerWindowsFile(serverWindowsPath()).sourceOf(model.model, model.contextWindow);
+  return `${n} (provider${stated === undefined ? ', as the session recorded it' : `: stated by ${SERVER_WINDOW_SOURCE_TEXT[stated]}`})`;
 }
 
 export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
@@ -38,6 +48,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
     out(JSON.stringify({ ...budget, subagents, modelSource: model.source, windowSource: source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {
     out(formatBudget(budget));
+    out(`  Context window:      ${await windowLine(model)}`);
     out(`  Window source:       ${source.text}`);
     for (const line of subagentLines(subagents)) out(line);
     if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);

@@ -8,6 +8,7 @@ import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
+import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/windowQuery.js';
 import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import { FileSnapshots } from '../../node/snapshots/fileSnapshots.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
@@ -167,7 +168,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   // Checked before anything is opened or sent: readable, supported, within the limits, and a model that takes images.
   const images = await chatImages(cli.flags, endpoint.model, retry);
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
-  const override = limitFlags(cli.flags);
+  const flagged = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
   const settings = settingsFlags(cli.flags);
   const printer = new EventPrinter(print);
@@ -177,9 +178,17 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
   const recorded = await recordedModel(path);
+  // A window the user set for this session's model earlier (--window) still wins when this run gives none.
+  const userWindow = recorded?.model === endpoint.model && recorded.windowSource === 'override' && recorded.contextWindow !== undefined ? { contextWindow: recorded.contextWindow } : {};
+  const override = { ...userWindow, ...flagged };
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
   const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
-  const known = recorded !== undefined && previous === undefined ? { provider: { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } } : {};
+  // The server is asked for the window once per endpoint + model (remembered); a --window given by the user wins and skips it.
+  const stated = override.contextWindow !== undefined ? undefined : await serverWindowOnce(new ServerWindowsFile(serverWindowsPath()), endpoint.baseURL, endpoint.apiKey, endpoint.model);
+  const recordedLimits = recorded !== undefined && previous === undefined ? { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } : undefined;
+  const providerLimits = stated !== undefined ? { contextWindow: stated.contextWindow, maxOutputTokens: stated.maxOutputTokens ?? recordedLimits?.maxOutputTokens } : recordedLimits;
+  const known = providerLimits === undefined ? {} : { provider: providerLimits };
+  if (stated !== undefined) out(`[model] ${endpoint.model}: window ${stated.contextWindow.toLocaleString('en-US')} tokens, stated by ${SERVER_WINDOW_SOURCE_TEXT[stated.source]}`);
   // A window an earlier run learned from this endpoint's overflow error is where this one starts (flags still win).
   const limitsFile = new LearnedLimitsFile(cliLimitsPath());
   const learned = await limitsFile.get(endpoint.baseURL, endpoint.model);

@@ -370,7 +370,8 @@ export class Agent {
   private async learnOverflow(fault: FaultInfo): Promise<void> {
     const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
     if (learned === undefined) return;
-    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens, ...(learned.how === 'stated' ? { windowSource: 'learned' as const } : {}) };
+    // Either way the window now comes from an overflow, never from the user: it is not recorded as an override.
+    this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens, windowSource: 'learned' as const };
     const resolved = this.deps.resolveFor?.(learned.contextWindow, learned.maxOutputTokens);
     if (resolved !== undefined) this.resolved = resolved;
     this.barrier.update({ modelInfo: infoOf(this.model), resolved: this.resolved });

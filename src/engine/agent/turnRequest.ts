@@ -118,7 +118,8 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       };
       await d.append(entry);
       d.emit({ type: 'assistant_end', turnId, entryId: entry.id, content: r.content, toolCalls: entry.toolCalls, finishReason: r.finishReason, ...(r.usage ? { usage: r.usage } : {}) });
-      if (r.usage !== undefined) {
+      // A server that reports no cache figures at all (no cached or written tokens) gets no "0 / N cached" line.
+      if (r.usage !== undefined && (r.usage.cachedTokens !== undefined || r.usage.cacheWriteTokens !== undefined)) {
         const metrics = cacheMetricsOf(r.usage, d.epochId());
         d.logger?.log(d.cacheLineLevel?.(metrics) ?? 'debug', metrics.line, { turnId, cachedTokens: metrics.cachedTokens, promptTokens: metrics.promptTokens });
         d.emit({ type: 'cache_metrics', turnId, metrics });

@@ -1,6 +1,7 @@
 // Overflow recovery that learns: the window a provider's error states is adopted; otherwise the assumed window shrinks by the excess.
 import { outputReserveFor, MIN_CONTEXT_WINDOW } from '../tokens/windowDefaults.js';
 import type { FaultInfo } from '../provider/faults.js';
+import { TRUNCATED_JSON_PATTERN } from '../provider/overflowPatterns.js';
 
 /** Without any number in the error, the assumed window shrinks by this share: the next plan leaves that much more room. */
 export const BLIND_SHRINK_SHARE = 0.1;
@@ -26,6 +27,9 @@ function fmt(n: number): string {
  * Undefined when nothing would change.
  */
 export function learnWindow(current: { readonly contextWindow: number; readonly maxOutputTokens: number }, fault: FaultInfo, estimate: number): LearnedWindow | undefined {
+  // A body cut mid-JSON is recovered from like an overflow, but it is usually a dropped connection: it says nothing
+  // about the window, which must not shrink (a 65,536 window once became 14,601 this way).
+  if (fault.statedWindow === undefined && fault.requestedTokens === undefined && TRUNCATED_JSON_PATTERN.test(fault.message)) return undefined;
   const w = current.contextWindow;
   const stated = fault.statedWindow;
   if (stated !== undefined && stated < w) {

@@ -8,7 +8,8 @@ import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { type CompactionDeps, runCompaction } from './compactor.js';
-import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, isEffective, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, nextLevel } from './cut.js';
+import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, escalationLevels, isEffective, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, nextLevel } from './cut.js';
+import { type ForecastInput, levelThatFits, softGateMiss } from './forecast.js';
 import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
 import { type CompactionOutcome, outcomeLine } from './outcome.js';
 import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
@@ -250,10 +251,21 @@ export class PreflightBarrier {
       const why = `only ${roi.reclaimable} tokens (${Math.round(roi.savingsRatio * 100)}%) are reclaimable; ${choice.trigger} needs at least ${s.minReclaimableTokens} and ${Math.round(s.minSavingsRatio * 100)}%`;
       return makePlan({ ...base, level, skipReason: why });
     }
-    let plan = makePlan({ ...base, level });
-    // A mandatory compaction looks deeper before giving up: planning is free, only a run counts against the cap.
-    for (let l = nextLevel(level); choice.mandatory && l !== undefined && isNothingToCompact(plan.cut); l = nextLevel(l)) {
-      plan = makePlan({ ...base, level: l });
+    const f: ForecastInput = { system: buildModelInput(m.branch, d.defaultSystem).system, tools: d.tools, cache: d.cache };
+    if (choice.cutBefore === undefined && choice.mandatory) {
+      // Decide before paying: the level whose known tail will fit, not a shallow summary first. Planning is free,
+      // only a run counts against the cap; with nothing to compact at any level the plan below says so.
+      const found = levelThatFits(escalationLevels().filter((l) => l >= level), (l) => makePlan({ ...base, level: l }).cut, m.tokens, limits.hardLimit, f);
+      if (found !== undefined && !found.canFit) {
+        const why = `nothing safe to compact: no level brings the request under the hard limit (even the smallest capsule at level ${String(found.level)} leaves about ${found.best} tokens against ${limits.hardLimit}), so no summary was requested`;
+        return makePlan({ ...base, level: found.level, skipReason: why });
+      }
+      if (found !== undefined) return makePlan({ ...base, level: found.level });
+    }
+    const plan = makePlan({ ...base, level });
+    if (!choice.roiExempt && choice.cutBefore === undefined) {
+      const miss = softGateMiss(m.tokens, plan.cut, f, s.minReclaimableTokens, s.minSavingsRatio);
+      if (miss !== undefined) return makePlan({ ...base, level, skipReason: miss });
     }
     return plan;
   }

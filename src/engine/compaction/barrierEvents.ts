@@ -28,7 +28,7 @@ export type BarrierEvent =
       readonly tokensAfter?: number;
       readonly reclaimedPct?: number;
       readonly checkpointId?: string;
-      readonly quality?: 'full' | 'degraded';
+      readonly quality?: 'full' | 'partial' | 'degraded';
       readonly fallbackReason?: string;
       readonly reason?: string;
       readonly durationMs: number;

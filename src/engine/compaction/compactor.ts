@@ -7,7 +7,7 @@ import { buildModelInput, CAPSULE_QUESTION, toModelMessage, type ModelMessage } 
 import type { CapsuleEntry, CheckpointEntry, Entry } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { assembleCapsule, transcriptTextOf } from './capsuleAssembly.js';
-import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES, validateCapsule } from './capsuleFormat.js';
+import { type CapsuleContent, parseCapsuleSections, renderCapsule, SECTION_NAMES, type SectionName, validateCapsule } from './capsuleFormat.js';
 import { type CutPlan, isNothingToCompact } from './cut.js';
 import { truncateToolResult } from '../transcript/truncation.js';
 import { buildFallbackCapsule } from './fallback.js';
@@ -93,12 +93,16 @@ export async function runCompaction(deps: CompactionDeps, plan: CompactionPlan, 
   return outcome;
 }
 
-function baseOf(plan: CompactionPlan, run: Run): { operationId: string; trigger: CompactionPlan['trigger']; level: number; tokensBefore: number; attempts: number; checkpointId?: string } {
+function baseOf(
+  plan: CompactionPlan,
+  run: Run,
+): { operationId: string; trigger: CompactionPlan['trigger']; level: number; tokensBefore: number; tokensSource: CompactionPlan['tokensSource']; attempts: number; checkpointId?: string } {
   return {
     operationId: plan.operationId,
     trigger: plan.trigger,
     level: plan.level,
     tokensBefore: plan.tokensBefore,
+    tokensSource: plan.tokensSource,
     attempts: run.attempts,
     ...(run.checkpointId === undefined ? {} : { checkpointId: run.checkpointId }),
   };
@@ -189,6 +193,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
     level: plan.level,
     quality: text.quality,
     truncateResults: cut.truncateResults,
+    ...(cut.boundedResultIds.length === 0 ? {} : { boundedResultIds: [...cut.boundedResultIds] }),
     checkpointId: checkpoint.checkpointId,
     details: {
       [LEDGER_DETAILS_KEY]: ledger,
@@ -271,7 +276,8 @@ function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: 
   const tail = transcriptTextOf([...cut.summarize.filter((e) => pinned.has(e.id)), ...cut.kept]);
   const measured = measureRetention(facts, chosen.text, tail);
   const lost = withLostFacts(chosen.text, facts, tail);
-  return { text: { ...chosen, text: lost.text }, retention: { ...measured, appended: lost.appended } };
+  const sections = chosen.sectionsFromModel === undefined ? {} : { sectionsFromModel: [...chosen.sectionsFromModel] };
+  return { text: { ...chosen, text: lost.text }, retention: { ...measured, appended: lost.appended, ...sections } };
 }
 
 /** What leaves the model input: the previous capsule pair, then the summarized entries that are not pinned. */
@@ -285,22 +291,24 @@ function excludedMessages(cut: CutPlan): ModelMessage[] {
     const m = toModelMessage(e);
     if (m) out.push(m);
   }
-  // Results the retained tail only shows truncated: their exact originals are evidence too (readable on request).
-  if (cut.truncateResults) {
-    for (const e of cut.kept) {
-      if (e.type !== 'tool_result' || truncateToolResult(e.content) === e.content) continue;
-      const m = toModelMessage(e);
-      if (m) out.push(m);
-    }
+  // Results the retained tail only shows truncated or bounded: their exact originals are evidence too (readable on request).
+  const bounded = new Set(cut.boundedResultIds);
+  for (const e of cut.kept) {
+    if (e.type !== 'tool_result') continue;
+    if (!bounded.has(e.id) && !(cut.truncateResults && truncateToolResult(e.content) !== e.content)) continue;
+    const m = toModelMessage(e);
+    if (m) out.push(m);
   }
   return out;
 }
 
 interface ChosenText {
   readonly text: string;
-  readonly quality: 'full' | 'degraded';
+  readonly quality: 'full' | 'partial' | 'degraded';
   readonly fallbackReason?: string;
   readonly flaggedPaths: readonly string[];
+  /** The sections the model wrote; the others came from the ledger (none for the deterministic fallback). */
+  readonly sectionsFromModel?: readonly SectionName[];
 }
 
 function mergeArrived(content: CapsuleContent, answer: string): { readonly text: string } {
@@ -320,7 +328,7 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
   if (summary.kind === 'text') {
     const assembled = assembleCapsule({ answer: summary.text, ledger, transcriptText: transcriptTextOf([...cut.summarize, ...cut.kept], cut.previousCapsule) });
     const v = validateCapsule(assembled.text, sizes(assembled.text));
-    if (v.ok) return { text: assembled.text, quality: 'full', flaggedPaths: assembled.flaggedPaths };
+    if (v.ok) return { text: assembled.text, quality: assembled.content.quality, flaggedPaths: assembled.flaggedPaths, sectionsFromModel: assembled.fromModel };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
   } else reason = summary.kind === 'failed' || summary.kind === 'partial' ? summary.reason : 'cancelled';
   const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason, root: deps.store.header.cwd });
@@ -332,5 +340,6 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
   }
   const v = validateCapsule(fb.text, size);
   if (!v.ok) deps.logger?.log('warn', `Fallback capsule used despite: ${v.problems.join('; ')}`);
-  return { text: fb.text, quality: 'degraded', fallbackReason: reason, flaggedPaths: [] };
+  const arrived = summary.kind === 'partial' ? SECTION_NAMES.filter((n) => (parseCapsuleSections(summary.text).sections[n] ?? '') !== '') : [];
+  return { text: fb.text, quality: 'degraded', fallbackReason: reason, flaggedPaths: [], sectionsFromModel: arrived };
 }

@@ -1,7 +1,7 @@
 // Cut planning and escalation (docs/behaviour.md#cut): which span becomes the capsule, which tail stays verbatim.
 import { latestCapsule } from '../transcript/modelInput.js';
 import type { CapsuleEntry, Entry } from '../transcript/schema.js';
-import { truncateToolResult } from '../transcript/truncation.js';
+import { boundToolResult, truncateToolResult } from '../transcript/truncation.js';
 import { isMessageEntry, splitUnits, type Unit } from './units.js';
 
 export type CompactionLevel = 0 | 1 | 2 | 3;
@@ -71,6 +71,11 @@ export interface CutPlan {
    * model input without being summarized, so the capsule's size check counts them as replaced history.
    */
   readonly truncatedTokens: number;
+  /**
+   * Tool results of the retained tail older than the newest keepRecentTokens: the model sees them bounded (head + tail,
+   * the entry id), the exact originals go to the evidence archive. Their estimated savings are part of truncatedTokens.
+   */
+  readonly boundedResultIds: string[];
 }
 
 export interface NothingToCompact {
@@ -184,6 +189,8 @@ function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
     return { nothingToCompact: true, reason: "only the active turn's task precedes the retained tail, and it stays verbatim" };
   }
   const pinnedTokens = sum(pinned.map(tokensOf));
+  const bounded = boundedResults(units.slice(cut), unitTokens.slice(cut), keepRecentTokens, tokensOf);
+  const boundedIds = new Set(bounded.ids);
   return {
     level,
     summarize,
@@ -196,8 +203,36 @@ function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
     pinnedTokens,
     spanTokens,
     truncateResults: level >= 2,
-    truncatedTokens: level >= 2 ? truncationSavings(kept, ctx) : 0,
+    truncatedTokens: bounded.saved + (level >= 2 ? truncationSavings(kept.filter((e) => !boundedIds.has(e.id)), ctx) : 0),
+    boundedResultIds: bounded.ids,
   };
+}
+
+/**
+ * The tail is measured in tokens: walking back from the newest exchange, whole units are kept while they fit in
+ * keepRecentTokens (the newest always); the tool results of older retained units are shown bounded. So a tail of
+ * big results costs about keepRecentTokens plus a few hundred tokens per older exchange, not whole results.
+ */
+function boundedResults(units: readonly Unit[], unitTokens: readonly number[], keep: number, tokensOf: (e: Entry) => number): { ids: string[]; saved: number } {
+  let acc = 0;
+  let firstWhole = units.length - 1;
+  for (let i = units.length - 1; i >= 0; i--) {
+    acc += unitTokens[i] ?? 0;
+    if (i < units.length - 1 && acc > keep) break;
+    firstWhole = i;
+  }
+  const ids: string[] = [];
+  let saved = 0;
+  for (const u of units.slice(0, firstWhole)) {
+    for (const e of u.entries) {
+      if (e.type !== 'tool_result' || e.content.length === 0) continue;
+      const shorter = boundToolResult(e.content, e.id).length;
+      if (shorter >= e.content.length) continue;
+      ids.push(e.id);
+      saved += Math.floor(tokensOf(e) * (1 - shorter / e.content.length));
+    }
+  }
+  return { ids, saved };
 }
 
 /**
@@ -259,5 +294,6 @@ function truncationOnlyCut(ctx: CutContext): CutPlan | undefined {
     spanTokens,
     truncateResults: true,
     truncatedTokens,
+    boundedResultIds: [],
   };
 }

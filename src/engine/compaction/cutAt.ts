@@ -41,5 +41,6 @@ export function planCutAt(branch: readonly Entry[], tokensOf: (e: Entry) => numb
     spanTokens: summarizedTokens + keptTokens,
     truncateResults: false,
     truncatedTokens: 0,
+    boundedResultIds: [],
   };
 }

@@ -23,12 +23,14 @@ export const FlightRecordSchema = z.strictObject({
   durationMs: z.number().nonnegative(),
   limits: z.strictObject({ contextWindow: tokens, hardLimit: tokens, softLimit: tokens }),
   tokensBefore: tokens,
+  /** docs/behaviour.md#tokens: whether tokensBefore came from the provider's usage or the local estimate; tokensAfter is always estimated. */
+  tokensSource: z.enum(['provider_usage', 'estimated']).optional(),
   tokensAfter: tokens.optional(),
   /** Negative when the capsule cost more than it replaced. */
   reclaimedTokens: z.number().int().optional(),
   reclaimedPct: z.number().optional(),
   checkpointId: z.string().min(1).max(200).optional(),
-  quality: z.enum(['full', 'degraded']).optional(),
+  quality: z.enum(['full', 'partial', 'degraded']).optional(),
   attempts: z.number().int().nonnegative().optional(),
   fallbackReason: z.string().max(FLIGHT_REASON_MAX).optional(),
   /** How many of the span's files, commands, error lines and identifiers survived (counts only, never the items). */
@@ -41,6 +43,8 @@ export const FlightRecordSchema = z.strictObject({
       appended: tokens,
     })
     .optional(),
+  /** The capsule sections the model wrote (names only); the others came from the ledger. */
+  sectionsFromModel: z.array(z.string().max(40)).max(7).optional(),
 });
 
 export type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
@@ -57,15 +61,17 @@ export interface FlightRecord {
   readonly durationMs: number;
   readonly limits: { readonly contextWindow: number; readonly hardLimit: number; readonly softLimit: number };
   readonly tokensBefore: number;
+  readonly tokensSource?: 'provider_usage' | 'estimated';
   readonly tokensAfter?: number;
   readonly reclaimedTokens?: number;
   /** Share of tokensBefore reclaimed, in percent (one decimal). */
   readonly reclaimedPct?: number;
   readonly checkpointId?: string;
-  readonly quality?: 'full' | 'degraded';
+  readonly quality?: 'full' | 'partial' | 'degraded';
   readonly attempts?: number;
   readonly fallbackReason?: string;
   readonly retention?: RetentionCounts;
+  readonly sectionsFromModel?: readonly string[];
 }
 
 export interface FlightRecordInput {
@@ -80,12 +86,14 @@ export interface FlightRecordInput {
   readonly endedAt: number;
   readonly limits: FlightRecord['limits'];
   readonly tokensBefore: number;
+  readonly tokensSource?: 'provider_usage' | 'estimated';
   readonly tokensAfter?: number;
   readonly checkpointId?: string;
-  readonly quality?: 'full' | 'degraded';
+  readonly quality?: 'full' | 'partial' | 'degraded';
   readonly attempts?: number;
   readonly fallbackReason?: string;
   readonly retention?: RetentionCounts;
+  readonly sectionsFromModel?: readonly string[];
 }
 
 /** Validates one stored record (an edge: JSONL lines read back); undefined when it is not a record. */
@@ -117,6 +125,7 @@ export function buildFlightRecord(input: FlightRecordInput): FlightRecord {
     durationMs: Math.max(0, input.endedAt - input.startedAt),
     limits: { contextWindow: input.limits.contextWindow, hardLimit: input.limits.hardLimit, softLimit: input.limits.softLimit },
     tokensBefore,
+    ...(input.tokensSource === undefined ? {} : { tokensSource: input.tokensSource }),
     ...(tokensAfter === undefined ? {} : { tokensAfter }),
     ...(reclaimed === undefined ? {} : { reclaimedTokens: reclaimed }),
     ...(pct === undefined ? {} : { reclaimedPct: pct }),
@@ -125,6 +134,7 @@ export function buildFlightRecord(input: FlightRecordInput): FlightRecord {
     ...(input.attempts === undefined ? {} : { attempts: input.attempts }),
     ...(input.fallbackReason === undefined ? {} : { fallbackReason: clip(input.fallbackReason) }),
     ...(input.retention === undefined ? {} : { retention: copyRetention(input.retention) }),
+    ...(input.sectionsFromModel === undefined ? {} : { sectionsFromModel: input.sectionsFromModel.slice(0, 7).map((n) => n.slice(0, 40)) }),
   };
 }
 

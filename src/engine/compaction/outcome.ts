@@ -14,6 +14,8 @@ interface OutcomeBase {
   readonly attempts: number;
   /** The automatic checkpoint appended before the capsule, when the operation got that far (docs/behaviour.md#rewind). */
   readonly checkpointId?: string;
+  /** Where tokensBefore came from (docs/behaviour.md#tokens); tokensAfter is always the local estimate. */
+  readonly tokensSource?: 'provider_usage' | 'estimated';
 }
 
 export interface CompletedOutcome extends OutcomeBase {
@@ -22,7 +24,7 @@ export interface CompletedOutcome extends OutcomeBase {
   readonly checkpointId: string;
   /** Measured exactly on the continuation (system + tools + capsule pair + pinned + retained tail), with the margin. */
   readonly tokensAfter: number;
-  readonly quality: 'full' | 'degraded';
+  readonly quality: 'full' | 'partial' | 'degraded';
   readonly fallbackReason?: string;
   readonly usage?: Usage;
 }
@@ -65,6 +67,12 @@ function oneLine(text: string, max = 240): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** Whether the figures were provider-reported or estimated: the after figure is always an estimate. */
+function sourceNote(source: OutcomeBase['tokensSource']): string {
+  if (source === undefined) return '';
+  return source === 'provider_usage' ? ' · tokens: before provider-reported, after estimated' : ' · tokens estimated';
+}
+
 /**
  * The one line that stays in the chat after the barrier (docs/behaviour.md#barrier), e.g.
  * `Context compacted (auto_threshold): 52,310 → 18,904 tokens, reclaimed 64% · ck_abc`.
@@ -74,8 +82,8 @@ export function outcomeLine(o: CompactionOutcome): string {
   switch (o.outcome) {
     case 'completed': {
       const pct = reclaimedPercent(o.tokensBefore, o.tokensAfter);
-      const degraded = o.quality === 'degraded' ? ' · fallback capsule (degraded)' : '';
-      return `Context compacted (${label}): ${groupDigits(o.tokensBefore)} → ${groupDigits(o.tokensAfter)} tokens, reclaimed ${pct}% · ${o.checkpointId}${degraded}`;
+      const degraded = o.quality === 'degraded' ? ' · fallback capsule (degraded)' : o.quality === 'partial' ? ' · partial capsule (some sections from the ledger)' : '';
+      return `Context compacted (${label}): ${groupDigits(o.tokensBefore)} → ${groupDigits(o.tokensAfter)} tokens, reclaimed ${pct}% · ${o.checkpointId}${degraded}${sourceNote(o.tokensSource)}`;
     }
     case 'skipped':
       return `Context compaction skipped (${label}): ${oneLine(o.reason)}`;
@@ -104,11 +112,13 @@ export function flightRecordOf(o: CompactionOutcome, plan: CompactionPlan, sessi
     endedAt,
     limits: plan.limits,
     tokensBefore: o.tokensBefore,
+    tokensSource: plan.tokensSource,
     ...(tokensAfter === undefined ? {} : { tokensAfter }),
     ...(o.checkpointId === undefined ? {} : { checkpointId: o.checkpointId }),
     ...(o.outcome === 'completed' ? { quality: o.quality } : {}),
     attempts: o.attempts,
     ...(o.outcome === 'completed' && o.fallbackReason !== undefined ? { fallbackReason: o.fallbackReason } : {}),
     ...(retention === undefined ? {} : { retention: retentionCounts(retention) }),
+    ...(retention?.sectionsFromModel === undefined ? {} : { sectionsFromModel: retention.sectionsFromModel }),
   });
 }

@@ -63,6 +63,7 @@ function freezeCut(cut: CutResult): CutResult {
     summarize: Object.freeze([...cut.summarize]) as Entry[],
     kept: Object.freeze([...cut.kept]) as Entry[],
     pinnedEntryIds: Object.freeze([...cut.pinnedEntryIds]) as string[],
+    boundedResultIds: Object.freeze([...cut.boundedResultIds]) as string[],
   });
 }
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { personText } from '../effects/personText.js';
 import type { Entry } from '../transcript/schema.js';
-import { pathsMentioned } from './capsuleFormat.js';
+import { pathsMentioned, SECTION_NAMES } from './capsuleFormat.js';
 import { pathsRelativeTo } from './ledger.js';
 import { code } from './ledgerFormat.js';
 import { actionFiles, commandSucceeded, toolActionsOf } from './toolActions.js';
@@ -14,6 +14,7 @@ export const MAX_DROPPED_LISTED = 50;
 /** Facts appended to a capsule whose summary and shown ledger lost them, per kind. */
 const MAX_APPENDED = 40;
 const MATCH_CHARS = 120;
+const SECTION_COUNT = SECTION_NAMES.length;
 
 export const RETENTION_CATEGORIES = ['files', 'commands', 'errors', 'identifiers'] as const;
 export type RetentionCategory = (typeof RETENTION_CATEGORIES)[number];
@@ -32,6 +33,8 @@ export const RetentionSchema = z.object({
   identifiers: CategorySchema,
   /** Files and commands the summary lost that were appended to the capsule from the transcript. */
   appended: z.number().int().nonnegative().default(0),
+  /** The capsule sections the model wrote; the others were filled from the ledger. Absent on capsules made before this was recorded. */
+  sectionsFromModel: z.array(z.string()).optional(),
 });
 export type Retention = z.infer<typeof RetentionSchema>;
 
@@ -138,7 +141,11 @@ export function retentionLine(r: Retention): string {
   const part = (name: string, c: CategoryRetention): string | undefined =>
     c.total === 0 ? undefined : c.kept === c.total ? `${name} 100%` : `${name} ${c.kept}/${c.total}`;
   const parts = [part('files', r.files), part('commands', r.commands), part('errors', r.errors), part('identifiers', r.identifiers)].filter((p): p is string => p !== undefined);
-  return parts.length === 0 ? 'nothing to retain' : parts.join(' · ');
+  const facts = parts.length === 0 ? 'nothing to retain' : parts.join(' · ');
+  const own = r.sectionsFromModel;
+  // Which sections the model wrote, so a partial capsule says what came from the ledger instead.
+  if (own === undefined || own.length === SECTION_COUNT) return facts;
+  return `${facts} · summary sections from the model: ${own.length === 0 ? 'none' : own.join(', ')} (${own.length}/${SECTION_COUNT}; the rest from the ledger)`;
 }
 
 /** Only the counts: flight records never carry content. */

@@ -253,7 +253,7 @@ function whenAborted(signal: AbortSignal): { readonly promise: Promise<void>; re
 export interface CapsuleText {
   readonly ok: true;
   readonly text: string;
-  readonly quality: 'full' | 'degraded';
+  readonly quality: 'full' | 'partial' | 'degraded';
   /** Why the deterministic fallback was used; shown in the UI and the flight record. */
   readonly fallbackReason?: string;
   readonly attempts: number;

@@ -32,7 +32,7 @@ interface Sent {
 
 export type SummaryAttempt =
   | (Sent & { readonly kind: 'text'; readonly text: string; readonly usage?: Usage })
-  /** Cut off (`finish_reason: length`) or missing sections even after the tighter retry: merged into the fallback. */
+  /** Cut off (`finish_reason: length`) or without any section even after the tighter retry: merged into the fallback. */
   | (Sent & { readonly kind: 'partial'; readonly text: string; readonly reason: string; readonly usage?: Usage })
   | (Sent & { readonly kind: 'failed'; readonly reason: string })
   | (Sent & { readonly kind: 'cancelled' });
@@ -104,12 +104,15 @@ export function withoutReasoning(text: string): string {
   return (open >= 0 ? closed.slice(0, open) : closed).trim();
 }
 
-/** Why an answer is not a full capsule: cut off at the output limit, or without the required sections. */
+/**
+ * Why an answer is worth one tighter retry: cut off at the output limit, or without any recognizable section.
+ * An answer with some sections is used as it is (missing ones are filled from the ledger, quality `partial`):
+ * real models omit empty sections and rename headings, and asking again rarely changes that.
+ */
 function qualityProblem(text: string, finishReason: string | undefined): string | undefined {
   if (finishReason === 'length') return 'the summary was cut off at its output limit (finish_reason: length)';
   const { missing } = parseCapsuleSections(text);
   if (missing.length === SECTION_NAMES.length) return 'the summary has none of the required sections';
-  if (missing.length > 0) return `the summary is missing sections: ${missing.join(', ')}`;
   return undefined;
 }
 

@@ -14,6 +14,9 @@ const INJECTED_BLOCKS: readonly RegExp[] = [
   /<command-(?:name|message|args)>[\s\S]*?<\/command-(?:name|message|args)>/g,
   /<bash-(?:stdout|stderr)>[\s\S]*?<\/bash-(?:stdout|stderr)>/g,
   /<user-prompt-submit-hook>[\s\S]*?<\/user-prompt-submit-hook>/g,
+  /<local-command-caveat>[\s\S]*?<\/local-command-caveat>/g,
+  // Claude Code's line after a background task's notification, pointing the model at the task's output file.
+  /^Read the output file to retrieve the result: [^\n]*$/gm,
 ];
 
 /** Whole turns that are never the person's words. */

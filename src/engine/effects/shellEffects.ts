@@ -1,4 +1,12 @@
 // Best-effort file effects of a shell command line, read from its text: writes (redirections, sed -i, tee, cp, mv, rm, patches, inline scripts) and reads.
+
+/** `a.ts.bak`, `a.ts.orig`, `a.ts~`, `a.ts.bak2`: the destination is a backup of the source. */
+function isBackupOf(dest: string, src: string): boolean {
+  const d = dest.replace(/^\.\//, '');
+  const s = src.replace(/^\.\//, '');
+  if (!d.startsWith(s)) return false;
+  return /^(?:~|\.(?:bak|orig|backup|old|save|sav|copy|prev)\d*~?)$/i.test(d.slice(s.length));
+}
 import type { Rename } from '../transcript/effects.js';
 import { patchEffects } from './patchEffects.js';
 import { parseShell, type SimpleCommand } from './shellWords.js';
@@ -187,7 +195,8 @@ function simpleEffects(cmd: SimpleCommand, state: { cwd: string }, acc: Acc, dep
         if (to === undefined) continue;
         if (name === 'mv' && from !== undefined) acc.renamed.push({ from, to });
         else acc.modified.push(to);
-        if (name !== 'mv' && from !== undefined) acc.read.push(from);
+        // A backup copy (`cp a a.bak`) shows the agent nothing of the file: not a read.
+        if (name !== 'mv' && from !== undefined && !isBackupOf(target, src)) acc.read.push(from);
       }
       return;
     }

@@ -35,14 +35,50 @@ function resultText(content: unknown, b: ImportBuilder): string {
   return parts.join('\n');
 }
 
+interface ResultBlock {
+  readonly block: Record<string, unknown>;
+  readonly where: string;
+  readonly timestamp: unknown;
+}
+
+/**
+ * Every tool_result block by its tool_use_id (the first one wins). Results of parallel calls are written wherever
+ * they finished, sometimes after the next assistant line; they pair by id, never by file order.
+ */
+function resultsById(lines: readonly { readonly n: number; readonly value: unknown }[]): Map<string, ResultBlock> {
+  const out = new Map<string, ResultBlock>();
+  for (const { n, value } of lines) {
+    if (!isRecord(value) || value['type'] !== 'user' || !isRecord(value['message'])) continue;
+    for (const blk of blocksOf(value['message']['content'])) {
+      const id = blk['tool_use_id'];
+      if (blk['type'] === 'tool_result' && typeof id === 'string' && !out.has(id)) out.set(id, { block: blk, where: `line ${n}`, timestamp: value['timestamp'] });
+    }
+  }
+  return out;
+}
+
 export function convertClaudeCode(lines: readonly { readonly n: number; readonly value: unknown }[], b: ImportBuilder): void {
   let pending: PendingAssistant | undefined;
+  const results = resultsById(lines);
+  const emitted = new Set<string>();
   const flush = (): void => {
     if (!pending) return;
     b.useChain(pending.chain);
     b.assistant(pending.text.join('\n\n'), pending.calls, { where: pending.where, timestamp: pending.timestamp, ...(pending.model === undefined ? {} : { model: pending.model }) });
+    // Each call's result right after it, wherever the file wrote it.
+    for (const c of pending.calls) {
+      const r = results.get(c.id);
+      if (r === undefined || emitted.has(c.id)) continue;
+      emitted.add(c.id);
+      b.toolResult(c.id, resultText(r.block['content'], b), { where: r.where, isError: r.block['is_error'] === true, timestamp: r.timestamp });
+    }
     pending = undefined;
   };
+  /** A user line holding only results of the pending message's calls continues that message (parallel calls). */
+  const onlyPendingResults = (blocks: readonly Record<string, unknown>[]): boolean =>
+    pending !== undefined &&
+    blocks.length > 0 &&
+    blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && (pending?.calls.some((c) => c.id === blk['tool_use_id']) ?? false));
   for (const { n, value } of lines) {
     const where = `line ${n}`;
     if (!isRecord(value)) {
@@ -90,13 +126,19 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
       }
       continue;
     }
+    const blocks = blocksOf(message['content']);
+    if (onlyPendingResults(blocks)) continue; // emitted with the message's calls when it ends
+    // Results already placed after their calls: a late line of them must not cut the message now being read.
+    if (blocks.length > 0 && blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && emitted.has(blk['tool_use_id']))) continue;
     flush();
     b.useChain(chain);
-    const blocks = blocksOf(message['content']);
     const texts: string[] = [];
     for (const blk of blocks) {
       const t = blk['type'];
       if (t === 'tool_result' && typeof blk['tool_use_id'] === 'string') {
+        // Already placed after its call; a result whose call never came stays where it is (and is reported).
+        if (emitted.has(blk['tool_use_id'])) continue;
+        emitted.add(blk['tool_use_id']);
         b.toolResult(blk['tool_use_id'], resultText(blk['content'], b), { where, isError: blk['is_error'] === true, timestamp: value['timestamp'] });
       } else if (t === 'text' && typeof blk['text'] === 'string') texts.push(blk['text']);
       else b.report.drop(`user '${String(t)}' block`, 'only text and tool results are kept');

@@ -27,6 +27,19 @@ function exitFromOutput(output: string): number | undefined {
   }
 }
 
+/**
+ * Newer shell outputs are text: `Exit code: N` (shell tool) or `Process exited with code N` (unified exec, the
+ * Desktop app), on a line of their own among `Wall time:` and `Output:`.
+ */
+function exitFromText(output: string): number | undefined {
+  const m = /^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$/m.exec(output.slice(0, 2000));
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
+function normalized(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 interface Item {
   readonly n: number;
   readonly timestamp: unknown;
@@ -58,7 +71,8 @@ function itemsOf(lines: readonly { readonly n: number; readonly value: unknown }
     if (type === 'event_msg' && payload) {
       const ev = str(payload['type']);
       const callId = str(payload['call_id']);
-      if (ev === 'exec_command_end' && callId !== undefined && typeof payload['exit_code'] === 'number') exits.set(callId, { code: payload['exit_code'], ok: payload['exit_code'] === 0 });
+      if (ev === 'user_message' && typeof payload['message'] === 'string') items.push({ n, timestamp: value['timestamp'], payload: { type: '__user_message', message: payload['message'] } });
+      else if (ev === 'exec_command_end' && callId !== undefined && typeof payload['exit_code'] === 'number') exits.set(callId, { code: payload['exit_code'], ok: payload['exit_code'] === 0 });
       else if (ev === 'patch_apply_end' && callId !== undefined && typeof payload['success'] === 'boolean') exits.set(callId, { code: payload['success'] ? 0 : 1, ok: payload['success'] });
       else b.report.drop(`event_msg ${ev ?? ''}`.trim(), 'a UI or bookkeeping event; the conversation itself is in the response items');
       continue;
@@ -88,6 +102,9 @@ function itemsOf(lines: readonly { readonly n: number; readonly value: unknown }
 
 export function convertCodex(lines: readonly { readonly n: number; readonly value: unknown }[], b: ImportBuilder): void {
   const { items, exits } = itemsOf(lines, b);
+  // The CLI writes each request twice (a user response item and a user_message event); the Desktop app writes only
+  // the event, its user response items being injected context. An event whose text no user item carries is the request.
+  const userItems = new Set(items.filter((i) => str(i.payload['type']) === 'message' && str(i.payload['role']) === 'user').map((i) => normalized(textOf(i.payload['content']))));
   let model: string | undefined;
   let pending: { text: string; calls: ToolCall[]; where: string; timestamp: unknown } | undefined;
   const flush = (): void => {
@@ -106,6 +123,16 @@ export function convertCodex(lines: readonly { readonly n: number; readonly valu
       case '__turn_context':
         model = str(p['model']) ?? model;
         break;
+      case '__user_message': {
+        const text = str(p['message']) ?? '';
+        if (userItems.has(normalized(text))) {
+          b.report.drop('event_msg user_message', 'the same request is in the response items');
+          break;
+        }
+        flush();
+        b.user(text, { where, timestamp });
+        break;
+      }
       case '__compacted':
         flush();
         b.report.counts.compactBoundaries++;
@@ -157,7 +184,7 @@ export function convertCodex(lines: readonly { readonly n: number; readonly valu
         const raw = p['output'];
         const output = typeof raw === 'string' ? raw : isRecord(raw) && typeof raw['content'] === 'string' ? raw['content'] : JSON.stringify(raw ?? '');
         const exit = exits.get(id) ?? (() => {
-          const code = exitFromOutput(output);
+          const code = exitFromOutput(output) ?? exitFromText(output);
           return code === undefined ? undefined : { code, ok: code === 0 };
         })();
         // A structured exit code is exact about the status; the files it touched are still read from the command text.

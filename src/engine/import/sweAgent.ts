@@ -40,8 +40,10 @@ function submission(b: ImportBuilder, patch: string, status: string | undefined,
   b.toolResult(id, text, { where: 'info.submission', effects: patchEffectsOf(patch) });
 }
 
-export function convertSweAgent(value: unknown, b: ImportBuilder): void {
-  if (!isRecord(value)) throw new ImportError('expected a .traj object with "history" or "trajectory"');
+export function convertSweAgent(input: unknown, b: ImportBuilder): void {
+  // A bare `history` array (what SWE-agent's history processors and many dumps hold) is a .traj without the rest.
+  const value: unknown = Array.isArray(input) ? { history: input } : input;
+  if (!isRecord(value)) throw new ImportError('expected a .traj object with "history" or "trajectory", or a bare "history" array');
   const info = isRecord(value['info']) ? value['info'] : {};
   const history = Array.isArray(value['history']) ? value['history'] : undefined;
   const steps = Array.isArray(value['trajectory']) ? value['trajectory'] : undefined;

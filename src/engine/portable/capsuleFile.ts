@@ -28,7 +28,7 @@ export const CapsuleFrontMatterSchema = z.strictObject({
   source_session: oneLine(200).optional(),
   source_checkpoint: oneLine(200).optional(),
   model: oneLine(200).optional(),
-  quality: z.enum(['full', 'degraded']),
+  quality: z.enum(['full', 'partial', 'degraded']),
   tokens: z.number().int().nonnegative(),
   checksum: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>'),
 });
@@ -43,7 +43,7 @@ export interface CapsuleMeta {
   readonly sourceSession?: string;
   readonly sourceCheckpoint?: string;
   readonly model?: string;
-  readonly quality: 'full' | 'degraded';
+  readonly quality: 'full' | 'partial' | 'degraded';
   readonly tokens: number;
 }
 

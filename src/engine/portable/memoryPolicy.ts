@@ -8,10 +8,10 @@ import { stripImportedPreface } from './imported.js';
  * (not the degraded fallback) may become workspace-wide memory. Everything automatic stays in its
  * session: those capsules were made to free room, not chosen by the user as state worth sharing.
  */
-export function shouldMirror(trigger: Trigger, quality: 'full' | 'degraded', validated: boolean): boolean {
+export function shouldMirror(trigger: Trigger, quality: 'full' | 'partial' | 'degraded', validated: boolean): boolean {
   switch (trigger) {
     case 'user':
-      return validated && quality === 'full';
+      return validated && quality !== 'degraded';
     case 'auto_threshold':
     case 'turn_complete':
     case 'milestone':

@@ -25,7 +25,7 @@ export interface Budget {
   readonly capsules: number;
   readonly messages: number;
   readonly turns: number;
-  readonly lastCapsule?: { readonly ageMs: number; readonly tokens: number; readonly checkpointId: string; readonly quality: 'full' | 'degraded' };
+  readonly lastCapsule?: { readonly ageMs: number; readonly tokens: number; readonly checkpointId: string; readonly quality: 'full' | 'partial' | 'degraded' };
   /**
    * What compaction saves now (docs/compaction.md#savings-ratio): 1 - effective / fullHistoryTokens, in [0, 1];
    * 0 before the first compaction.

@@ -7,12 +7,14 @@
  *   output reserve  = min(model's output limit, window / 8)
  *   safety reserve  = window / 16
  *   hard            = window - output reserve - safety reserve          (= 13/16 of the window at most)
- *   keep recent     = 30% of hard
- *   auto-compact at = 60% of hard (so the soft limit is the 80% ratio of hard, below hard)
- *   min reclaimable = 10% of hard
+ *   room            = hard - fixed overhead (system prompt, tool schemas, MCP schemas, instruction files)
+ *   keep recent     = 30% of room
+ *   auto-compact at = fixed overhead + 60% of room
+ *   min reclaimable = 10% of room
  *
- * At the soft limit (80% of hard) the pre-generation gate then sees 50% of hard reclaimable and a savings ratio
- * of 0.62, so soft compaction can really fire at every window from 4,096 tokens up.
+ * The fixed overhead is in every request and no compaction can reclaim it, so shares of the bare hard limit
+ * would leave an 8k model's tail at ~77% of hard after each compaction. At the soft limit the pre-generation gate
+ * still sees most of the room reclaimable, so soft compaction can really fire at every window from 4,096 tokens up.
  */
 export const SEED_WINDOW = 64_000;
 /** Below this no coding agent fits (system prompt, tool schemas, one exchange); a smaller window is an error. */
@@ -29,6 +31,12 @@ const SAFETY_SHARE = 1 / 16;
 export const KEEP_SHARE = 0.3;
 const AUTO_SHARE = 0.6;
 export const RECLAIM_SHARE = 0.1;
+
+/**
+ * The fixed overhead assumed when the caller does not measure it: the built-in system prompt and tool schemas
+ * measure about 1,300 tokens with the margin (a test keeps this figure above the measurement).
+ */
+export const DEFAULT_FIXED_OVERHEAD_TOKENS = 1_600;
 
 /** The keys this module derives; the others (booleans, ratios, timeouts) keep their seed defaults everywhere. */
 export type DerivedKey = 'keepRecentTokens' | 'safetyReserveTokens' | 'minTokensForAutoCompact' | 'minReclaimableTokens';
@@ -60,14 +68,23 @@ export function derivedSafetyReserve(contextWindow: number): number {
  * The unset values for this window. `safetyReserveTokens` is the user's when they set it (the hard limit the
  * other shares are taken of depends on it); above SEED_WINDOW the seed values come back unchanged.
  */
-export function windowDefaults(contextWindow: number, maxOutputTokens: number, seed: SeedValues, explicitReserve?: number): SeedValues {
+export function windowDefaults(
+  contextWindow: number,
+  maxOutputTokens: number,
+  seed: SeedValues,
+  explicitReserve?: number,
+  fixedOverheadTokens: number = DEFAULT_FIXED_OVERHEAD_TOKENS,
+): SeedValues {
   if (!isSmallWindow(contextWindow)) return seed;
   const reserve = explicitReserve ?? derivedSafetyReserve(contextWindow);
   const hard = Math.max(0, contextWindow - maxOutputTokens - reserve);
+  // The overhead never takes more than half the hard limit here: a window it fills needs other help (a bigger model).
+  const overhead = Math.min(Math.max(0, Math.floor(fixedOverheadTokens)), Math.floor(hard / 2));
+  const room = hard - overhead;
   return {
     safetyReserveTokens: derivedSafetyReserve(contextWindow),
-    keepRecentTokens: Math.floor(hard * KEEP_SHARE),
-    minTokensForAutoCompact: Math.floor(hard * AUTO_SHARE),
-    minReclaimableTokens: Math.floor(hard * RECLAIM_SHARE),
+    keepRecentTokens: Math.floor(room * KEEP_SHARE),
+    minTokensForAutoCompact: overhead + Math.floor(room * AUTO_SHARE),
+    minReclaimableTokens: Math.floor(room * RECLAIM_SHARE),
   };
 }

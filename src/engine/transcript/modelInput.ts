@@ -1,5 +1,5 @@
 // Builds the model input of docs/behaviour.md#model-input from a branch: system prompt, the latest capsule as a Q/A pair, the kept tail.
-import { truncateToolResult } from './truncation.js';
+import { boundToolResult, truncateToolResult } from './truncation.js';
 import type { CapsuleEntry, Entry, ImagePart, ToolCall } from './schema.js';
 import { guardToolPairs, interruptedResultText } from './toolPairGuard.js';
 import { imagePlaceholder } from './images.js';
@@ -136,11 +136,17 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
     const e = branch[i];
     if (e && (pinned.has(e.id) || (i > epochStart && isChronologicalUpdate(e)))) push(e, false);
   }
+  const bounded = new Set(capsule.boundedResultIds ?? []);
   for (let i = start; i < index; i++) {
     const e = branch[i];
-    // The compaction passed these: images leave the model input as one line each (the transcript keeps them).
-    if (e?.type === 'user' && e.images !== undefined && e.images.length > 0) push(withoutImages(e), capsule.truncateResults);
-    else if (e) push(e, capsule.truncateResults);
+    if (e?.type === 'tool_result' && bounded.has(e.id)) {
+      // Older retained results go in their bounded form; the exact original is in the capsule's evidence.
+      messages.push({ role: 'tool', toolCallId: e.toolCallId, content: boundToolResult(e.content, e.id), entryId: e.id });
+      entryIds.push(e.id);
+    } else if (e?.type === 'user' && e.images !== undefined && e.images.length > 0) {
+      // The compaction passed these: images leave the model input as one line each (the transcript keeps them).
+      push(withoutImages(e), capsule.truncateResults);
+    } else if (e) push(e, capsule.truncateResults);
   }
   for (let i = index + 1; i < branch.length; i++) {
     const e = branch[i];

@@ -126,8 +126,10 @@ export const CapsuleEntrySchema = z.object({
   tokensAfter: z.number().int().nonnegative(),
   trigger: TriggerSchema,
   level: z.number().int().min(0).max(3),
-  quality: z.enum(['full', 'degraded']),
+  quality: z.enum(['full', 'partial', 'degraded']),
   truncateResults: z.boolean().default(false),
+  /** Tool results of the retained tail older than the newest keepRecentTokens: sent in a bounded form (head + tail, the entry id). */
+  boundedResultIds: z.array(id).optional(),
   checkpointId: z.string().min(1),
   details: z.record(z.string(), z.unknown()).default({}),
 });

@@ -40,3 +40,22 @@ export function truncateToolResult(text: string): string {
   const byLines = [...lines.slice(0, TRUNCATE_HEAD_LINES), truncationMarker(dropped), ...lines.slice(lines.length - TRUNCATE_TAIL_LINES)].join('\n');
   return truncateChars(byLines);
 }
+
+/**
+ * Older results in the retained tail (beyond the newest keepRecentTokens) are sent in this bounded form: about this
+ * many tokens of head and tail, measured like TRUNCATE_MAX_TOKENS (3 characters per token, no tokenizer needed here).
+ */
+export const BOUNDED_RESULT_TOKENS = 240;
+const BOUNDED_RESULT_CHARS = BOUNDED_RESULT_TOKENS * CHARS_PER_TOKEN;
+
+export function boundedResultMarker(omittedChars: number, entryId: string): string {
+  return `[... older result shortened: ${omittedChars} characters omitted; the exact original (entry ${entryId}) is readable with read_compaction_evidence ...]`;
+}
+
+/** The bounded form of an older retained result: head + tail around a marker naming the entry; short results stay whole. */
+export function boundToolResult(text: string, entryId: string): string {
+  if (text.length <= BOUNDED_RESULT_CHARS + 200) return text;
+  const half = Math.floor(BOUNDED_RESULT_CHARS / 2);
+  const omitted = text.length - 2 * half;
+  return `${text.slice(0, half)}\n${boundedResultMarker(omitted, entryId)}\n${text.slice(text.length - half)}`;
+}

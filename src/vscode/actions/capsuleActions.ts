@@ -59,7 +59,8 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
     return;
   }
   const r = await a.compact({ focus: title, signal });
-  const capsule = completedOf(r.outcomes)?.capsule ?? latestCapsule(a.store.tree.branch())?.capsule;
+  const fresh = completedOf(r.outcomes)?.capsule;
+  const capsule = fresh ?? latestCapsule(a.store.tree.branch())?.capsule;
   if (!capsule) {
     host.out.fail('No capsule was created: this chat has nothing to summarize yet.');
     return;
@@ -67,7 +68,11 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
   try {
     // The dialog already asked about replacing an existing file.
     const res = await exportFromTree(a.store.tree, a.store.header, { out, checkpointId: capsule.checkpointId, title, force: true });
-    host.out.info(`Portable capsule "${title}" (${res.meta.quality}, ${fullTokens(res.meta.tokens)} tokens) saved to ${res.path}. Load it in any chat with /capsule load or Capsule: Load Capsule….`);
+    // Nothing compacted now: the file holds the capsule already in force, and the user is told so, with why.
+    const last = r.outcomes[r.outcomes.length - 1];
+    const why = last !== undefined && 'reason' in last ? ` (${last.reason})` : '';
+    const older = fresh === undefined ? `Nothing new was compacted${why}, so the latest existing capsule (${capsule.checkpointId}) was saved: it describes the chat up to that checkpoint. ` : '';
+    host.out.info(`${older}Portable capsule "${title}" (${res.meta.quality}, ${fullTokens(res.meta.tokens)} tokens) saved to ${res.path}. Load it in any chat with /capsule load or Capsule: Load Capsule….`);
   } catch (err) {
     host.out.fail(`No capsule was created: ${fileProblem(err)}`);
   }

@@ -72,7 +72,7 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
   if (done) {
     try {
       // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
-      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality === 'full', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
+      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
       if (mirrored) host.out.info(`Project Memory was updated from ${done.checkpointId} (Capsule: Show Project Memory opens it).`);
     } catch (err) {
       host.logger.log('warn', `Project Memory was not updated: ${errorMessage(err)}`);

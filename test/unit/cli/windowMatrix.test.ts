@@ -40,3 +40,34 @@ for (const window of WINDOWS) {
     assert.ok(s.largestPrompt <= window);
   });
 }
+
+/** A model that words its summary its own way: three of the template's seven headings. */
+const THREE_HEADINGS = '## Goal\n- read every file\n\n## Progress\n- reading the files in order\n\n## Next Steps\n- read the remaining files';
+const READS = 30;
+
+for (const window of [8_192, 16_384, 32_768, 128_000] as const) {
+  test(`window ${window}: a turn of ${READS} reads of ~1.6k-token results completes with defaults, one summary request per compaction, capsules partial`, async (t) => {
+    const rig = await edgeRig(t, { window });
+    for (let i = 0; i < READS; i++) await writeTokens(rig, `f${i}.txt`, 1_600);
+    rig.server.onMatch({ summary: true }, { text: THREE_HEADINGS });
+    let n = 0;
+    rig.server.setFallback(() => {
+      n += 1;
+      return n <= READS ? { toolCalls: [{ name: 'read_file', arguments: { path: `f${n - 1}.txt` } }] } : { text: 'All files read.' };
+    });
+    // No --window: the window is the one the server states in /v1/models, everything else is a default.
+    const r = await chat(rig, 'fake-model', 'Read every file, one after the other.');
+    assert.equal(r.code, 0, r.lines.join('\n'));
+    assert.ok(r.lines.includes(`[model] fake-model: window ${window.toLocaleString('en-US')} tokens, stated by the server's /v1/models`), r.lines.slice(0, 3).join('\n'));
+    assert.ok(r.lines.includes('All files read.'), `the turn completed:\n${r.lines.slice(-5).join('\n')}`);
+    assert.equal(r.lines.filter((l) => l.startsWith('[tool] read_file {')).length, READS);
+    const compactions = r.lines.filter((l) => /^\[compaction\] Context compacted/.test(l));
+    const s = seen(rig.server);
+    t.diagnostic(`window ${window}: ${describe(s)}, ${compactions.length} compactions`);
+    assert.ok(s.summaries <= compactions.length, `${s.summaries} summary requests for ${compactions.length} compactions`);
+    for (const l of compactions) assert.match(l, /partial capsule/, l);
+    assert.ok(!r.lines.some((l) => /degraded|skipped/.test(l)), 'no summary thrown away');
+    if (window < 32_768) assert.ok(compactions.length >= 1, 'a small window compacts during the turn');
+    assert.equal(s.rejected, 0);
+  });
+}

@@ -15,7 +15,8 @@ import {
   renderCapsule,
   validateCapsule,
 } from '../../../src/engine/compaction/capsuleFormat.js';
-import { assembleCapsule, transcriptTextOf } from '../../../src/engine/compaction/capsuleAssembly.js';
+import { assembleCapsule, FILLED_MARK, transcriptTextOf } from '../../../src/engine/compaction/capsuleAssembly.js';
+import { GOOD_SUMMARY } from './harness.js';
 import { EMPTY_LEDGER, type Ledger } from '../../../src/engine/compaction/ledger.js';
 import { SessionBuilder, pbtSeed } from './sessionBuilder.js';
 
@@ -158,10 +159,48 @@ test('assembling a model answer: sections filled, invented paths flagged, prose-
   const a = assembleCapsule({ answer: '## Goal\nLogin page.\n## Relevant Files\n- src/login.ts\n- src/ghost.ts', ledger: LEDGER, transcriptText: text });
   assert.deepEqual(a.flaggedPaths, ['src/ghost.ts']);
   assert.equal(a.filled.length, 5);
-  assert.equal(a.content.quality, 'full');
+  assert.deepEqual(a.fromModel, ['Goal', 'Relevant Files']);
+  assert.equal(a.content.quality, 'partial', 'sections filled from the ledger make the capsule partial, not degraded');
+  // Each filled section says so; the model's own sections carry no mark.
+  const parsed = parseCapsuleSections(a.text).sections;
+  assert.ok(parsed['Next Steps']?.startsWith(FILLED_MARK));
+  assert.ok(!(parsed.Goal ?? '').includes(FILLED_MARK));
   assert.deepEqual(parseCapsuleSections(a.text).missing, []);
   assert.match(a.text, /Unverified paths.*`src\/ghost\.ts`/);
   const prose = assembleCapsule({ answer: 'We built the login page and tests pass.', ledger: LEDGER, transcriptText: text });
   assert.equal(prose.content.sections['Critical Context'], 'We built the login page and tests pass.');
   assert.equal(prose.filled.length, 6);
+  const full = assembleCapsule({ answer: GOOD_SUMMARY, ledger: LEDGER, transcriptText: text });
+  assert.equal(full.content.quality, 'full');
+  assert.equal(full.filled.length, 0);
+});
+
+test('renamed headings a model commonly writes map to the template sections', () => {
+  const answer = [
+    '# Summary',
+    '## 1. Primary Request and Intent',
+    'ship the parser',
+    '## Current State',
+    'lexer done',
+    '## Remaining Work',
+    '- the grammar',
+    '**Important Notes:** keep the API stable',
+    '## Files and Code Sections',
+    '- src/parse.ts',
+    '## Technical Decisions',
+    '- recursive descent',
+    '## User Preferences',
+    '- no new dependencies',
+  ].join('\n');
+  const { sections, missing } = parseCapsuleSections(answer);
+  assert.deepEqual(missing, []);
+  assert.equal(sections.Goal, 'ship the parser');
+  assert.equal(sections.Progress, 'lexer done');
+  assert.equal(sections['Next Steps'], '- the grammar');
+  assert.equal(sections['Critical Context'], 'keep the API stable');
+  assert.equal(sections['Relevant Files'], '- src/parse.ts');
+  assert.equal(sections['Key Decisions'], '- recursive descent');
+  assert.equal(sections['Constraints & Preferences'], '- no new dependencies');
+  // The template's own Progress sub-headings stay inside Progress.
+  assert.equal(parseCapsuleSections('## Progress\n### Done\n- a\n### In progress\n- b').sections.Progress, '### Done\n- a\n### In progress\n- b');
 });

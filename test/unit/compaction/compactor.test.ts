@@ -106,7 +106,8 @@ test('evidence is archived before the capsule, and the flight record carries fig
   if (isNothingToCompact(plan.cut) || !snap) return;
   const excludedIds = snap.excluded.map((m) => m.entryId);
   const summarizedIds = plan.cut.summarize.filter((e) => e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result').map((e) => e.id);
-  assert.deepEqual(excludedIds, summarizedIds);
+  // Then the exact originals of the older retained results the model now sees bounded.
+  assert.deepEqual(excludedIds, [...summarizedIds, ...plan.cut.boundedResultIds]);
   assert.equal(snap.summarizerInput[snap.summarizerInput.length - 1]?.content, COMPACTION_INSTRUCTION);
   assert.equal(h.flights.length, 1);
   const f = h.flights[0];

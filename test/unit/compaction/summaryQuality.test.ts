@@ -1,4 +1,4 @@
-// Summaries that are what they claim: a cut-off or incomplete answer is retried once tighter, then merged into a degraded capsule.
+// Summaries that are what they claim: a cut-off answer or one without any section is retried once tighter; missing sections are filled (partial).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCompaction } from '../../../src/engine/compaction/compactor.js';
@@ -7,6 +7,7 @@ import { SUMMARY_MAX_OUTPUT_TOKENS, withoutReasoning } from '../../../src/engine
 import { summaryWordsFor } from '../../../src/engine/compaction/summaryPrompt.js';
 import { GOOD_SUMMARY, harness, session } from './harness.js';
 import { ScriptedModel } from './memoryStore.js';
+import { retentionFromDetails, retentionLine } from '../../../src/engine/compaction/retention.js';
 
 function compactWith(model: ScriptedModel) {
   const h = harness(session(12, 100), { model });
@@ -50,8 +51,25 @@ test('finish_reason "length" twice: one tighter retry with the same prefix, then
   assert.match(capsule.summary, /exact grammar from RFC-7/, 'what arrived is merged in');
 });
 
-test('an answer missing sections is retried; a complete retry is full', async () => {
-  const model = new ScriptedModel([{ text: '## Goal\nonly a goal' }, { text: GOOD_SUMMARY }]);
+test('an answer missing sections is used as it is: one request, quality partial, the report names the model\'s sections', async () => {
+  const model = new ScriptedModel([{ text: '## Goal\nship ZQX-9\n\n## Progress\n- parser done\n\n## Next Steps\n- the grammar' }, { text: GOOD_SUMMARY }]);
+  const { h, run } = compactWith(model);
+  const o = await run();
+  assert.equal(o.outcome, 'completed');
+  assert.equal(model.requests.length, 1, 'no retry for missing sections');
+  assert.ok(o.outcome === 'completed' && o.quality === 'partial');
+  const capsule = h.store.entries().filter((e) => e.type === 'capsule').pop();
+  assert.ok(capsule?.type === 'capsule');
+  assert.equal(capsule.quality, 'partial');
+  assert.match(capsule.summary, /ship ZQX-9/);
+  assert.match(capsule.summary, /## Key Decisions\n_\(Filled from the ledger/);
+  const retention = retentionFromDetails(capsule.details);
+  assert.deepEqual(retention?.sectionsFromModel, ['Goal', 'Progress', 'Next Steps']);
+  assert.match(retentionLine(retention ?? assert.fail()), /summary sections from the model: Goal, Progress, Next Steps \(3\/7/);
+});
+
+test('an answer with no section at all is retried once; a complete retry is full', async () => {
+  const model = new ScriptedModel([{ text: 'I summarized nothing in particular.' }, { text: GOOD_SUMMARY }]);
   const { h, run } = compactWith(model);
   const o = await run();
   assert.equal(o.outcome, 'completed');

@@ -27,6 +27,9 @@ const ROWS: readonly Row[] = [
   { cmd: 'tee -a a.txt b.txt < input', modified: ['a.txt', 'b.txt'] },
   { cmd: 'cp src/a.ts src/b.ts', modified: ['src/b.ts'], read: ['src/a.ts'] },
   { cmd: 'cp a.txt b.txt dest/', modified: ['dest/a.txt', 'dest/b.txt'], read: ['a.txt', 'b.txt'] },
+  // A backup copy shows the agent nothing of the file: not a read.
+  { cmd: 'cp src/a.ts src/a.ts.bak', modified: ['src/a.ts.bak'], read: [] },
+  { cmd: 'cp -p config.yml config.yml.orig', modified: ['config.yml.orig'], read: [] },
   { cmd: 'mv old.py new.py', renamed: [['old.py', 'new.py']] },
   { cmd: 'mv a.ts lib/', renamed: [['a.ts', 'lib/a.ts']] },
   { cmd: 'git mv x.md docs/x.md', renamed: [['x.md', 'docs/x.md']] },

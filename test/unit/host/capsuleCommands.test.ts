@@ -124,6 +124,13 @@ test('/capsule create asks where to save: cancelling writes nothing (no .capsule
   assert.ok(existsSync(out));
   assert.deepEqual(readdirSync(h.workspace), before, 'still nothing in the workspace');
   assert.equal(h.context.globalState.get(CAPSULE_FOLDER_KEY), join(h.tmp, 'elsewhere'), 'the folder is remembered for the next dialog');
+
+  // Right after a capsule nothing new compacts: the existing capsule is saved, and the answer says so.
+  const again = join(h.tmp, 'elsewhere', 'again.capsule.md');
+  h.state.answer = (kind) => (kind === 'saveDialog' ? (h.api.Uri as { file(p: string): unknown }).file(again) : undefined);
+  const repeated = await say('/capsule create "again"', /Portable capsule "again"/);
+  assert.ok(infoIn(repeated).some((t) => /^Nothing new was compacted \(.+\), so the latest existing capsule \(ck_\S+\) was saved/.test(t)), infoIn(repeated).join('\n'));
+  assert.ok(existsSync(again));
 });
 
 test('loading a capsule previews it and asks where it goes: cancel loads nothing, This Chat appends it here, New Chat opens a chat from it', async () => {

@@ -126,3 +126,42 @@ test('a torn or broken line inside a JSONL session is dropped and named, the res
   assert.ok(bad, JSON.stringify(r.report.dropped));
   assert.ok(r.entries.length > 20);
 });
+
+test('Codex Desktop rollout: the requests come from user_message events, exit codes from "Process exited with code N"', () => {
+  const r = run(readFileSync(join(DIR, 'codex-desktop.jsonl'), 'utf8'));
+  assert.equal(r.report.format, 'codex');
+  const people = r.entries.filter((e) => e.type === 'user' && e.injected !== true).map((e) => (e.type === 'user' ? e.content : ''));
+  assert.deepEqual(people, ['The cart total test fails, please fix it.', 'continue']);
+  const results = r.entries.filter((e) => e.type === 'tool_result');
+  assert.deepEqual(results.map((e) => (e.type === 'tool_result' ? [e.effects?.exitCode ?? null, e.isError] : [])), [[1, true], [0, false], [0, false], [0, false]]);
+  const ledger = ledgerOf(r);
+  assert.deepEqual(ledger.filesModified, ['src/cart.ts']);
+  assert.equal(ledger.originalTask, 'The cart total test fails, please fix it.');
+  assert.equal(ledger.latestRequest, 'continue');
+  assert.deepEqual(ledger.lastVerification && [ledger.lastVerification.command, ledger.lastVerification.passed], ['npm test -- cart', true]);
+});
+
+test('Claude Code: parallel tool results pair by tool_use_id wherever the file wrote them; the latest request is the person\'s, not injected text', () => {
+  const r = run(readFileSync(join(DIR, 'claude-code-parallel.jsonl'), 'utf8'));
+  assert.equal(r.report.format, 'claude-code');
+  const results = r.entries.filter((e) => e.type === 'tool_result');
+  assert.deepEqual(results.map((e) => (e.type === 'tool_result' ? [e.toolCallId, e.content.includes('interrupted')] : [])), [['toolu_A', false], ['toolu_B', false], ['toolu_C', false], ['toolu_D', false]]);
+  // The two parallel reads stay one assistant message, each result right after it.
+  const first = r.entries.find((e) => e.type === 'assistant');
+  assert.deepEqual(first?.type === 'assistant' && first.toolCalls.map((c) => c.id), ['toolu_A', 'toolu_B']);
+  assert.equal(r.report.warnings.length, 0, r.report.warnings.join('\n'));
+  const ledger = ledgerOf(r);
+  assert.deepEqual(ledger.filesModified, ['src/date.ts'], 'the Write whose result came late is in the ledger');
+  assert.equal(ledger.latestRequest, 'continue');
+  assert.equal(ledger.originalTask, 'Refactor the date helpers in src/date.ts and src/week.ts');
+});
+
+test('a bare SWE-agent history array is accepted with --from swe-agent', () => {
+  const r = run(readFileSync(join(DIR, 'swe-agent-history.json'), 'utf8'), 'swe-agent');
+  assert.equal(r.report.format, 'swe-agent');
+  const whole = run(readFileSync(join(DIR, 'swe-agent.traj'), 'utf8'));
+  // Everything the history holds comes through as in the whole .traj (the submission lives in info, which a bare array lacks).
+  const kinds = (x: TranscriptImport): string[] => x.entries.filter((e) => e.type === 'user' || e.type === 'tool_result').map((e) => (e.type === 'user' || e.type === 'tool_result' ? e.content.slice(0, 40) : ''));
+  assert.deepEqual(kinds(r), kinds(whole).slice(0, kinds(r).length));
+  assert.ok(r.entries.filter((e) => e.type === 'tool_result').length >= 5);
+});

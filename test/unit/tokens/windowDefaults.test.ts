@@ -5,7 +5,13 @@ import { DEFAULT_COMPACTION_SETTINGS, resolveSettings } from '../../../src/engin
 import { evaluateRoi } from '../../../src/engine/tokens/budget.js';
 import { computeLimits } from '../../../src/engine/tokens/limits.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
-import { outputReserveFor, SEED_WINDOW, windowError } from '../../../src/engine/tokens/windowDefaults.js';
+import { DEFAULT_FIXED_OVERHEAD_TOKENS, outputReserveFor, SEED_WINDOW, windowError } from '../../../src/engine/tokens/windowDefaults.js';
+import { tmpdir } from 'node:os';
+import { DEFAULT_SYSTEM_PROMPT } from '../../../src/engine/agent/systemPrompt.js';
+import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
+import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
+import { counterForModel } from '../../../src/node/tokenCounter.js';
+import { WorkspaceToolHost } from '../../../src/node/tools/workspaceToolHost.js';
 
 const WINDOWS = [4_096, 8_192, 16_384, 24_576, 32_768, 63_999, 64_000, 65_000, 65_536, 128_000, 200_000, 1_000_000] as const;
 /** Output limits a model table typically states for such a window, including the "8k output on a 32k model" case. */
@@ -55,7 +61,9 @@ test('below 64k the unset values are derived from the window and reported as der
   assert.equal(model.maxOutputTokens, 4_096, 'a 32k model whose table says 8k output reserves 4k');
   assert.equal(s.safetyReserveTokens, 2_048);
   assert.equal(limits.hardLimit, 32_768 - 4_096 - 2_048);
-  assert.equal(s.keepRecentTokens, Math.floor(limits.hardLimit * 0.3));
+  // Shares of the room the fixed overhead (system prompt, tool schemas) leaves, not of the bare hard limit.
+  assert.equal(s.keepRecentTokens, Math.floor((limits.hardLimit - DEFAULT_FIXED_OVERHEAD_TOKENS) * 0.3));
+  assert.equal(s.minTokensForAutoCompact, DEFAULT_FIXED_OVERHEAD_TOKENS + Math.floor((limits.hardLimit - DEFAULT_FIXED_OVERHEAD_TOKENS) * 0.6));
   assert.equal(limits.softLimit, Math.floor(limits.hardLimit * 0.8));
   assert.deepEqual([...r.derived].sort(), ['keepRecentTokens', 'minReclaimableTokens', 'minTokensForAutoCompact', 'safetyReserveTokens']);
   const eight = limitsFor(8_192, 2_048);
@@ -86,4 +94,14 @@ test('explicit values are kept and validated; the warning names the setting, its
 test('a window below 4,096 tokens is a clear error', () => {
   assert.match(windowError(2_048, '--window') ?? '', /^--window \(2048\) is below the smallest window Capsule supports \(4096 tokens\)/);
   assert.equal(windowError(4_096), undefined);
+});
+
+test('the fixed overhead is one input: a larger measured overhead (MCP schemas, instruction files) shrinks the derived tail', () => {
+  const base = resolveSettings({ raw: {}, model: { contextWindow: 8_192, maxOutputTokens: 2_048 } }).settings;
+  const more = resolveSettings({ raw: {}, model: { contextWindow: 8_192, maxOutputTokens: 2_048, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + 1_000 } }).settings;
+  assert.equal(base.keepRecentTokens - more.keepRecentTokens, 300);
+  assert.equal(more.minTokensForAutoCompact - base.minTokensForAutoCompact, 400);
+  // The built-in system prompt and tool schemas fit in the default figure.
+  const frame = estimateRequest({ system: DEFAULT_SYSTEM_PROMPT, messages: [], entryIds: [] }, new WorkspaceToolHost({ roots: [tmpdir()], approve: async () => true, trusted: () => true }).schemas(), new EntryTokenCache(counterForModel('gpt-4o')), 0).total;
+  assert.ok(frame <= DEFAULT_FIXED_OVERHEAD_TOKENS, `built-in overhead ${frame} <= ${DEFAULT_FIXED_OVERHEAD_TOKENS}`);
 });
