@@ -38,6 +38,9 @@ export const CLI_OPTIONS = {
   from: { type: 'string' },
   retention: { type: 'boolean' },
   retry: { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+  'no-mcp': { type: 'boolean' },
+  'approve-mcp': { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

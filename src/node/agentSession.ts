@@ -29,6 +29,8 @@ import { sessionOwnedPaths } from './tools/ownFiles.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
+import { attachMcp } from './mcp/sessionMcp.js';
+import { counterForModel } from './tokenCounter.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -67,6 +69,7 @@ export interface RewindOptions {
 
 export class AgentSession {
   #saving: Promise<void> = Promise.resolve();
+  readonly #onClose: (() => void)[] = [];
 
   private constructor(
     private readonly parts: Parts,
@@ -101,7 +104,8 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
-      const tools: ToolHost =
+      const hardLimit = hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens);
+      const workspaceTools: ToolHost =
         ws === undefined
           ? NO_TOOLS
           : new WorkspaceToolHost({
@@ -110,7 +114,7 @@ export class AgentSession {
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
               // Results are bounded at creation relative to the window; explicit limits from the host still win.
-              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
+              limits: { ...toolLimitsForWindow(hardLimit), ...ws.limits },
               ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
@@ -121,6 +125,13 @@ export class AgentSession {
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      const caps = toolLimitsForWindow(hardLimit);
+      const counter = counterForModel(target.chat.model);
+      const mcp =
+        ws === undefined || config.mcp === undefined
+          ? undefined
+          : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots });
+      const tools: ToolHost = mcp?.tools ?? workspaceTools;
       agent = new Agent({
         store,
         archive: parts.archive,
@@ -140,8 +151,12 @@ export class AgentSession {
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
-      for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      for (const i of [...(config.instructions ?? []), ...(mcp?.initial === undefined ? [] : [mcp.initial])]) await agent.appendSystemUpdate(i.content, i.reason);
+      const live = agent;
+      const unfollow = mcp?.follow((c, r) => live.appendSystemUpdate(c, r), (err) => config.logger?.log('warn', `MCP tool update not recorded: ${String(err)}`));
+      const session = new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      if (unfollow !== undefined) session.#onClose.push(unfollow);
+      return session;
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -372,7 +387,9 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
-    if (this.tools instanceof WorkspaceToolHost) await this.tools.dispose();
+    for (const f of this.#onClose.splice(0)) f();
+    const t = this.tools as ToolHost & { dispose?: () => Promise<void> };
+    if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

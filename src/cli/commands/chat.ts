@@ -14,6 +14,7 @@ import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
+import { splitMcpSets, startCliMcp } from '../mcpSetup.js';
 import { CHAT_USAGE } from '../usage.js';
 
 export { CHAT_USAGE };
@@ -149,7 +150,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
   const override = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
-  const settings = settingsFlags(cli.flags);
+  const mcpSets = splitMcpSets(cli.flags);
+  const settings = settingsFlags(mcpSets.rest);
   const printer = new EventPrinter(out);
   // A CLI killed with SIGKILL could not stop its commands; this run finds them by their tag and stops them.
   const leftovers = leftoverReport(await stopLeftovers());
@@ -169,6 +171,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
     writes.push(write.catch((err: unknown) => out(`[warn] could not remember the learned window in ${limitsFile.path}: ${err instanceof Error ? err.message : String(err)}`)));
   };
 
+  // Servers start with the chat and stop with it (their process groups with them).
+  const mcp = await startCliMcp(cli.flags, mcpSets.raw, { workspace, out });
   let session: AgentSession;
   try {
     session = await AgentSession.open({
@@ -197,8 +201,10 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
         persist(e);
         printer.handle(e);
       },
+      ...(mcp.hub === undefined ? {} : { mcp: { hub: mcp.hub, deferShare: mcp.settings.deferShare, autoAllowReadOnly: mcp.settings.autoAllowReadOnly } }),
     });
   } catch (e) {
+    await mcp.hub?.stop();
     throw new CliError(e instanceof Error ? e.message : String(e), 1);
   }
   const ctrl = new AbortController();
@@ -224,5 +230,6 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
     process.off('SIGTERM', onInterrupt);
     await Promise.all(writes);
     await session.close();
+    await mcp.hub?.stop();
   }
 }

@@ -70,7 +70,8 @@ export class ApprovalService extends Disposable {
     const rule = req.command === undefined ? undefined : suggestedRule(req.command);
     const view: ApprovalView = {
       id,
-      kind: req.kind,
+      // An MCP call is shown like a command: its detail (the arguments) is what the user approves.
+      kind: req.kind === 'mcp' ? 'command' : req.kind,
       title: req.title.slice(0, LIMITS.label),
       ...(req.command === undefined ? {} : { command: req.command.slice(0, LIMITS.notice) }),
       ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
