@@ -16,7 +16,8 @@ export interface ConvertedResult {
 }
 
 function sizeOf(base64: string): string {
-  const bytes = Math.floor((base64.length * 3) / 4);
+  const pad = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  const bytes = Math.max(0, Math.floor((base64.length * 3) / 4) - pad);
   return bytes >= 1024 ? `${Math.round(bytes / 1024)} KB` : `${bytes} bytes`;
 }
 
