@@ -48,6 +48,8 @@ export class McpConnection {
   private restarts = 0;
   private ready: Promise<void> = Promise.resolve();
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The re-listing a list_changed started, so a call that caused it returns only once the new list is known. */
+  private relisting: Promise<void> = Promise.resolve();
   /** Transport actually in use for http servers ('http' or the 'sse' fallback). */
   transportUsed: 'stdio' | 'http' | 'sse';
 
@@ -119,14 +121,18 @@ export class McpConnection {
 
   private async open(transport: Transport): Promise<Client> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      if (this.client !== client) return;
-      try {
-        await this.listTools(client);
-        this.events.onTools?.(this);
-      } catch (err) {
-        this.error = `tools/list after list_changed failed: ${message(err)}`;
-      }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.client !== client) return Promise.resolve();
+      const run = async (): Promise<void> => {
+        try {
+          await this.listTools(client);
+          this.events.onTools?.(this);
+        } catch (err) {
+          this.error = `tools/list after list_changed failed: ${message(err)}`;
+        }
+      };
+      this.relisting = this.relisting.then(run);
+      return Promise.resolve();
     });
     const gen = this.generation;
     client.onclose = () => {
@@ -211,6 +217,9 @@ export class McpConnection {
     }
     try {
       const r = await client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal, timeout: this.timeouts.callMs, maxTotalTimeout: this.timeouts.callMs });
+      // A list_changed the call caused arrived before its answer: the new tool list is known before the model goes on.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await this.relisting;
       return r as CallToolResult;
     } catch (err) {
       if (signal.aborted) throw err;

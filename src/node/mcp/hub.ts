@@ -84,7 +84,8 @@ export class McpHub {
   catalog(): CatalogTool[] {
     const byKey = new Map<string, { server: string; tool: Tool }>();
     for (const c of this.connections) {
-      if (c.status !== 'ready') continue;
+      // A server being restarted keeps its tools: a call waits for it, and the model sees no churn.
+      if (c.status === 'failed' || c.status === 'stopped') continue;
       for (const t of c.tools) if (typeof t.name === 'string' && t.name !== '') byKey.set(`${c.name}\u0000${t.name}`, { server: c.name, tool: t });
     }
     return nameTools([...byKey.values()].map((v) => ({ server: v.server, tool: v.tool.name }))).map((n) => {
