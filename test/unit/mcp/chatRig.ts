@@ -64,7 +64,7 @@ export function requests(server: FakeOpenAIServer): RequestView[] {
     const b = r.body as Body;
     const text = (c: unknown): string => (typeof c === 'string' ? c : JSON.stringify(c ?? ''));
     return {
-      status: r.status,
+      status: r.status ?? 0,
       promptTokens: r.promptTokens ?? 0,
       maxTokens: b.max_tokens ?? b.max_completion_tokens ?? 0,
       tools: (b.tools ?? []).map((x) => x.function.name),
