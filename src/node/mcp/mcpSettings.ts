@@ -1,6 +1,8 @@
 // The capsule.mcp.* settings: defaults (package.json declares the same), checks, and the CLI's `--set capsule.mcp.<key>=<value>`.
 import { z } from 'zod';
-import { DEFAULT_DEFER_SHARE } from './mcpToolHost.js';
+
+/** Default share of the hard limit MCP schemas may take before they are deferred behind the index. */
+export const DEFAULT_DEFER_SHARE = 0.1;
 
 export interface McpSettings {
   /** Off: no server starts, whatever is configured. */

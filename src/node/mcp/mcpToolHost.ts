@@ -5,10 +5,10 @@ import type { FileCapture } from '../snapshots/fileSnapshots.js';
 import type { ApprovalFn } from '../tools/types.js';
 import type { CatalogTool, McpHub, TokenCount } from './hub.js';
 import { callMcpTool, type CallContext } from './mcpCall.js';
+import { DEFAULT_DEFER_SHARE } from './mcpSettings.js';
 import { compactIndex, MAX_LOAD_PER_CALL, MCP_CALL_SCHEMA, MCP_CALL_TOOL, MCP_TOOLS_SCHEMA, MCP_TOOLS_TOOL, MCP_UPDATE_REASON } from './metaTools.js';
 
-/** Default share of the hard limit MCP schemas may take before they are deferred behind the index. */
-export const DEFAULT_DEFER_SHARE = 0.1;
+export { DEFAULT_DEFER_SHARE };
 
 export interface McpToolHostOptions {
   readonly hub: McpHub;
