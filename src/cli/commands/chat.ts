@@ -14,7 +14,7 @@ import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
-import { splitMcpSets, startCliMcp } from '../mcpSetup.js';
+import { mcpBudgetOf, splitMcpSets, startCliMcp } from '../mcpSetup.js';
 import { CHAT_USAGE } from '../usage.js';
 
 export { CHAT_USAGE };
@@ -215,6 +215,8 @@ export async function chatCommand(cli: ParsedCli, out: (s: string) => void): Pro
   try {
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
+    const mcpLine = mcpBudgetOf(session.tools);
+    if (mcpLine !== undefined) out(`[mcp] ${mcpLine}`);
     const warning = session.agent.settings.warning;
     if (warning !== undefined) out(`Warning: ${warning}`);
     if (previous !== undefined) {

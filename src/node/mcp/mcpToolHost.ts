@@ -27,6 +27,29 @@ export interface McpToolHostOptions {
   readonly now?: () => number;
 }
 
+export interface McpBudget {
+  readonly servers: readonly { readonly name: string; readonly status: string; readonly tools: number; readonly schemaTokens: number }[];
+  /** Every MCP tool schema, counted as sent. */
+  readonly schemaTokens: number;
+  /** The share of the hard limit past which they are deferred, in tokens. */
+  readonly deferAt: number;
+  readonly deferred: boolean;
+  /** What the MCP part of the tool list costs in fact (full schemas, or just the two meta-tools). */
+  readonly listTokens: number;
+  /** The index in the system prompt when deferred. */
+  readonly indexTokens: number;
+  readonly loaded: readonly string[];
+}
+
+/** One line for the CLI and /budget: per-server schema tokens and whether they are deferred. */
+export function mcpBudgetLine(b: McpBudget): string {
+  const per = b.servers.map((s) => `${s.name} ${s.schemaTokens}${s.status === 'ready' ? '' : ` (${s.status})`}`).join(' · ');
+  const how = b.deferred
+    ? `deferred (over ${b.deferAt}, the MCP share of the hard limit): the model sees an index of ${b.indexTokens} tokens and loads schemas with mcp_tools`
+    : `offered in full (${b.listTokens} tokens in the tool list, within ${b.deferAt})`;
+  return `MCP tool schemas: ${b.schemaTokens} tokens (${per}); ${how}`;
+}
+
 export interface McpInstruction {
   readonly content: string;
   readonly reason: string;
@@ -83,6 +106,21 @@ export class McpToolHost implements ToolHost {
 
   schemas(): readonly ToolSchema[] {
     return this.list;
+  }
+
+  /** What MCP costs in this session, for /budget, the meter's tooltip and the CLI's start line. */
+  budget(): McpBudget {
+    const servers = this.opts.hub.states(this.opts.count).map((s) => ({ name: s.name, status: s.status, tools: s.tools, schemaTokens: s.schemaTokens }));
+    const initial = this.initialInstruction();
+    return {
+      servers,
+      schemaTokens: this.schemaTokens,
+      deferAt: this.deferAt,
+      deferred: this.deferred,
+      listTokens: this.opts.count(serializeToolSchemas(this.list)),
+      indexTokens: initial === undefined ? 0 : this.opts.count(initial.content),
+      loaded: [...this.loaded],
+    };
   }
 
   /** The instruction the session starts with: the index when deferred, nothing when every schema is in the list. */

@@ -64,11 +64,14 @@ for (const window of WINDOWS) {
     rig.server.setFallback(responder(rig.ws));
     const all = tasks(rig.ws);
     const deferredSeen: boolean[] = [];
+    let budgetLine = '';
     for (let i = 1; i <= all.length; i++) {
       const before = rig.server.chatRequests.length;
       const r = await mcpChat(rig, `Task ${i}: use the MCP tools`);
       assert.equal(r.code, 0, `window ${window}, task ${i}:\n${r.lines.join('\n')}`);
       assert.ok(r.lines.includes(`Task ${i} done.`), `task ${i} answered:\n${r.lines.join('\n')}`);
+      budgetLine = r.lines.find((l) => l.startsWith('[mcp] MCP tool schemas: ')) ?? '';
+      assert.match(budgetLine, /^\[mcp\] MCP tool schemas: \d+ tokens \(everything \d+ · fs \d+ · h \d+\); (deferred|offered in full)/);
       const summaries = new Set(rig.server.chatRequests.flatMap((q, k) => (isSummaryRequest(q.body as ChatBody) ? [k] : [])));
       const mine = requests(rig.server)
         .map((q, k) => ({ q, k }))
@@ -92,10 +95,11 @@ for (const window of WINDOWS) {
     const reqs = requests(rig.server);
     const largest = Math.max(...reqs.map((q) => q.promptTokens + q.maxTokens));
     const rejected = reqs.filter((q) => q.status !== 200).length;
+    t.diagnostic(budgetLine);
     t.diagnostic(`window ${window}: deferred=${deferredSeen.join(',')}, ${reqs.length} requests, largest prompt + max_tokens ${largest} of ${window}, ${rejected} rejected`);
     assert.equal(rejected, 0);
     assert.ok(largest <= window, `${largest} > ${window}`);
-    if (window === 8_192) assert.ok(deferredSeen.every((d) => d), 'at 8k the schemas are deferred');
+    if (window === 8_192) assert.ok(deferredSeen.every((d) => d) && budgetLine.includes('; deferred'), 'at 8k the schemas are deferred');
     if (window === 128_000) assert.ok(deferredSeen.every((d) => !d), 'at 128k the schemas are offered');
   });
 }
