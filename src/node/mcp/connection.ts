@@ -215,8 +215,13 @@ export class McpConnection {
     if (client === undefined || this.status !== 'ready') {
       throw new Error(`the MCP server "${this.name}" is ${this.status}${this.error === undefined ? '' : `: ${this.error}`}`);
     }
+    // A signal of its own per call: the SDK leaves its abort listener on the signal it gets, and a turn's signal serves many calls.
+    const own = new AbortController();
+    const onAbort = (): void => own.abort(signal.reason);
+    if (signal.aborted) own.abort(signal.reason);
+    else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal, timeout: this.timeouts.callMs, maxTotalTimeout: this.timeouts.callMs });
+      const r = await client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal: own.signal, timeout: this.timeouts.callMs, maxTotalTimeout: this.timeouts.callMs });
       // A list_changed the call caused arrived before its answer: the new tool list is known before the model goes on.
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.relisting;
@@ -229,6 +234,8 @@ export class McpConnection {
       }
       if (/timed out|timeout/i.test(m)) throw new Error(`the MCP server "${this.name}" did not answer within ${Math.round(this.timeouts.callMs / 1000)} s (the call was cancelled)`);
       throw err;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
   }
 

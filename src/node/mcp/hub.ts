@@ -45,6 +45,8 @@ function summaryOf(t: Tool): string {
 export class McpHub {
   readonly connections: readonly McpConnection[];
   private readonly listeners = new Set<() => void>();
+  /** The catalog as last built; any change of a server's tools or status builds it again. */
+  private cached: CatalogTool[] | undefined;
 
   constructor(servers: readonly McpServerConfig[], timeouts: McpTimeouts = DEFAULT_MCP_TIMEOUTS) {
     const sorted = [...servers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -71,6 +73,7 @@ export class McpHub {
   }
 
   private changed(): void {
+    this.cached = undefined;
     for (const l of [...this.listeners]) {
       try {
         l();
@@ -82,6 +85,11 @@ export class McpHub {
 
   /** Every tool of every ready server, named and in a deterministic order (server, then tool). */
   catalog(): CatalogTool[] {
+    this.cached ??= this.build();
+    return this.cached;
+  }
+
+  private build(): CatalogTool[] {
     const byKey = new Map<string, { server: string; tool: Tool }>();
     for (const c of this.connections) {
       // A server being restarted keeps its tools: a call waits for it, and the model sees no churn.
