@@ -1,5 +1,6 @@
 // Extension entry: composes the services, the projection, the views and the commands. Wiring only.
 import * as vscode from 'vscode';
+import { McpServers } from './vscode/services/mcpServers.js';
 import { ProjectMemory } from './node/projectMemory.js';
 import { runSlash } from './vscode/actions/chatActions.js';
 import type { Services } from './vscode/actions/services.js';
@@ -44,8 +45,10 @@ export function activate(context: vscode.ExtensionContext): void {
   // Approvals are inline cards keyed to the open chat ("allow all edits" lasts for that chat only).
   let chatKey: () => string | undefined = () => undefined;
   const approvals = own(new ApprovalService(() => chatKey()));
+  // MCP servers start with the first chat and serve every chat of the window; they stop with it.
+  const mcpServers = own(new McpServers(context, logger));
   const service = own(
-    new ChatService({ sessions, settings, keys, providers, memory, logger, approve: approvals.request, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`) }),
+    new ChatService({ sessions, settings, keys, providers, memory, logger, approve: approvals.request, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`), mcp: () => mcpServers.forChat() }),
   );
   chatKey = () => service.store?.path;
   chat = service;

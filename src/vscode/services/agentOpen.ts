@@ -11,6 +11,7 @@ import { errorMessage } from '../base/log.js';
 import { readLedgerTestCommands, readProjectMemoryInherit } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { workspaceToolsConfig } from './workspaceTools.js';
+import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 
 export interface OpenAgentArgs {
   readonly store: JsonlSessionStore;
@@ -25,6 +26,8 @@ export interface OpenAgentArgs {
   readonly legacyIntents: unknown;
   readonly maxRequestsPerTurn?: number;
   readonly approve?: ApprovalFn;
+  /** Started MCP servers whose tools join the workspace tools. */
+  readonly mcp?: McpSessionConfig;
 }
 
 export interface OpenedAgent {
@@ -60,6 +63,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     settings: a.rawSettings,
     env: process.env,
     ...(workspace === undefined ? {} : { workspace }),
+    ...(a.mcp === undefined || workspace === undefined ? {} : { mcp: a.mcp }),
     instructions: update === undefined ? [] : [{ content: update, reason: PROJECT_MEMORY_REASON }],
     logger: a.logger,
     listener: a.listener,

@@ -19,6 +19,7 @@ import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
 import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
 import { openAgent } from './agentOpen.js';
+import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
 import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
@@ -40,6 +41,8 @@ export interface ChatServiceDeps {
   readonly legacyIntents: (sessionId: string) => unknown;
   /** Asks the user before a write or a command (the inline approval cards); without it a modal dialog asks. */
   readonly approve?: ApprovalFn;
+  /** The window's started MCP servers (started on the first chat, shared by the others); none without it. */
+  readonly mcp?: () => Promise<McpSessionConfig | undefined>;
 }
 
 export type { ChatChange } from './chatPorts.js';
@@ -260,6 +263,7 @@ export class ChatService extends Disposable implements OpenChat {
 
   async #open(store: JsonlSessionStore, r: Extract<Resolution, { ok: true }>): Promise<void> {
     const id = store.header.id;
+    const mcp = await this.d.mcp?.();
     const opened = await openAgent({
       store,
       archiveDir: this.d.sessions.directory.archiveDir(id),
@@ -271,6 +275,7 @@ export class ChatService extends Disposable implements OpenChat {
       listener: (event) => this.#onAgentEvent(event),
       legacyIntents: this.d.legacyIntents(id),
       ...(this.d.approve === undefined ? {} : { approve: this.d.approve }),
+      ...(mcp === undefined ? {} : { mcp }),
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;
