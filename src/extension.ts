@@ -46,7 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
   let chatKey: () => string | undefined = () => undefined;
   const approvals = own(new ApprovalService(() => chatKey()));
   // MCP servers start with the first chat and serve every chat of the window; they stop with it.
-  const mcpServers = own(new McpServers(context, logger));
+  let mcpNotice: (level: 'info' | 'warn', message: string) => void = () => undefined;
+  const mcpServers = own(new McpServers(context, logger, (level, message) => mcpNotice(level, message)));
   const service = own(
     new ChatService({ sessions, settings, keys, providers, memory, logger, approve: approvals.request, legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`), mcp: () => mcpServers.forChat() }),
   );
@@ -60,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const snapshotDocs = own(new SnapshotDocuments());
   const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files }));
   view.setSnapshotSource(() => projection.snapshot());
+  mcpNotice = (level, message) => projection.notify(level === 'warn' ? 'warning' : 'info', message);
 
   // Actions: the chat's commands, the palette and the toolbar share them.
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);

@@ -52,6 +52,8 @@ export class McpServers implements vscode.Disposable {
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly logger: Logger,
+    /** A line in the chat (the view's notices). */
+    private readonly notify: (level: 'info' | 'warn', message: string) => void,
   ) {
     this.#approvals = new WorkspaceApprovals(context.workspaceState);
   }
@@ -119,9 +121,8 @@ export class McpServers implements vscode.Disposable {
     const hub = new (loadRuntime().McpHub)(servers, { initializeMs: settings.startupTimeoutSeconds * 1000, callMs: settings.callTimeoutSeconds * 1000 });
     this.#hub = hub;
     this.logger.log('info', `MCP: starting ${servers.map((s) => s.name).join(', ')}`);
-    const started = hub.start();
-    vscode.window.setStatusBarMessage(`Capsule: starting MCP servers (${servers.map((s) => s.name).join(', ')})…`, started);
-    await started;
+    this.notify('info', `Starting MCP server${servers.length === 1 ? '' : 's'}: ${servers.map((s) => s.name).join(', ')}…`);
+    await hub.start();
     for (const c of hub.connections) {
       if (c.status === 'ready') this.logger.log('info', `MCP ${c.name}: ready, ${c.tools.length} tools`);
       else this.#tellOnce(`MCP server "${c.name}" did not start: ${c.error ?? c.status}. The chat goes on without it.`);
@@ -133,7 +134,7 @@ export class McpServers implements vscode.Disposable {
     this.logger.log('warn', message);
     if (this.#told.has(message)) return;
     this.#told.add(message);
-    void vscode.window.showWarningMessage(message);
+    this.notify('warn', message);
   }
 
   dispose(): void {
