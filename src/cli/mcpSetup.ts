@@ -5,9 +5,7 @@ import { loadMcpConfig } from '../node/mcp/configLoad.js';
 import { problemLine, type McpInputSpec, type McpServerConfig } from '../node/mcp/configTypes.js';
 import { McpHub } from '../node/mcp/hub.js';
 import { resolveMcpSettings, type McpSettings } from '../node/mcp/mcpSettings.js';
-import { mcpBudgetLine } from '../node/mcp/mcpToolHost.js';
-import { CompositeToolHost } from '../node/mcp/sessionMcp.js';
-import type { ToolHost } from '../engine/ports.js';
+export { mcpBudgetOf } from '../node/mcp/sessionMcp.js';
 import { CliError, type Flags } from './args.js';
 
 export interface CliMcp {
@@ -118,9 +116,4 @@ export async function startCliMcp(flags: Flags, raw: Readonly<Record<string, unk
     else o.out(`[mcp] ${c.name}: ${c.status}${c.error === undefined ? '' : ` — ${c.error}`}; the chat goes on without it`);
   }
   return { hub, settings };
-}
-
-/** The budget line of a session's MCP tools, or undefined when it has none. */
-export function mcpBudgetOf(tools: ToolHost): string | undefined {
-  return tools instanceof CompositeToolHost ? mcpBudgetLine(tools.mcp.budget()) : undefined;
 }

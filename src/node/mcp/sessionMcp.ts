@@ -3,7 +3,7 @@ import type { EvidenceArchive, ToolHost, ToolResult, ToolSchema } from '../../en
 import type { FileCapture } from '../snapshots/fileSnapshots.js';
 import type { ApprovalFn } from '../tools/types.js';
 import type { McpHub, TokenCount } from './hub.js';
-import { McpToolHost, type McpInstruction } from './mcpToolHost.js';
+import { mcpBudgetLine, McpToolHost, type McpInstruction } from './mcpToolHost.js';
 
 /** What a front end passes to open a session with MCP: its started servers and the user's MCP settings. */
 export interface McpSessionConfig {
@@ -90,4 +90,9 @@ export function attachMcp(base: ToolHost, cfg: McpSessionConfig, ctx: McpAttachC
       });
     },
   };
+}
+
+/** The budget line of a session's MCP tools (per-server schema tokens, deferred or not), or undefined when it has none. */
+export function mcpBudgetOf(tools: ToolHost | undefined): string | undefined {
+  return tools instanceof CompositeToolHost ? mcpBudgetLine(tools.mcp.budget()) : undefined;
 }

@@ -2,6 +2,7 @@
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
+import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
 import type { SlashCommand } from '../base/slash.js';
@@ -82,7 +83,8 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
     host.out.fail(host.chat.problem ?? 'No chat is open yet.');
     return;
   }
-  const text = formatBudget(b);
+  const mcp = mcpBudgetOf(host.chat.agent?.tools);
+  const text = mcp === undefined ? formatBudget(b) : `${formatBudget(b)}\n${mcp}`;
   host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);
 }

@@ -50,3 +50,11 @@ test('a user-configured server starts with the chat, its tool is offered, approv
   assert.ok(tools.includes('mcp__h__echo') && tools.includes('mcp_call'));
   assert.equal(h.state.writes.some((w) => w.key === 'capsule.approvals.allowedCommands'), false, 'no command rule is written for an MCP tool');
 });
+
+test('/budget shows the MCP schema tokens per server and whether they are deferred', async () => {
+  const mark = v.mark();
+  v.send({ type: 'send', text: '/budget', clientId: 'b1' });
+  await until(() => v.since(mark).some((m) => JSON.stringify(m).includes('MCP tool schemas:')), 'the budget text');
+  const text = JSON.stringify(v.since(mark));
+  assert.match(text, /MCP tool schemas: \d+ tokens \(h \d+\); offered in full/);
+});
