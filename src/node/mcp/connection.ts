@@ -4,6 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { McpServerConfig } from './configTypes.js';
 import { GroupStdioTransport, StderrTail } from './stdioTransport.js';
 
@@ -23,6 +24,15 @@ export const MAX_TOOLS_PER_SERVER = 1000;
 const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 16000];
 
 export const CLIENT_INFO = { name: 'capsule', version: '0.1.0' };
+
+/**
+ * tools/list read leniently: the SDK's own schema rejects the whole list for one tool whose inputSchema lacks
+ * `type: "object"`, which would cost the user every tool of that server; such schemas are normalized later.
+ */
+const LenientToolsResult = z.looseObject({
+  tools: z.array(z.unknown()),
+  nextCursor: z.string().optional(),
+});
 
 export interface ConnectionEvents {
   /** The tool list changed (after start, a restart or list_changed). */
@@ -170,8 +180,9 @@ export class McpConnection {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: this.timeouts.initializeMs });
-      all.push(...r.tools);
+      const r = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, LenientToolsResult, { timeout: this.timeouts.initializeMs });
+      // An entry without a name cannot be called: it is left out, the others stay.
+      for (const t of r.tools) if (typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' && (t as { name: string }).name !== '') all.push(t as Tool);
       cursor = r.nextCursor;
     } while (cursor !== undefined && ++pages < 100 && all.length < MAX_TOOLS_PER_SERVER);
     this.toolsCut = Math.max(0, all.length - MAX_TOOLS_PER_SERVER);

@@ -111,3 +111,46 @@ test('list_changed mid-turn: one system update, the tool list and the system pre
   const results = (await entries(rig)).filter((e) => e.type === 'tool_result');
   assert.equal(results[1]?.content, 'late tool ran');
 });
+
+test('200 tools on an 8k model: deferred behind an index that fits, a deep tool loaded and called, 0 requests over the window', async (t) => {
+  const rig = await mcpChatRig(t, 8_192, 'many');
+  rig.server.enqueue(
+    { toolCalls: [{ name: 'mcp_tools', arguments: { names: ['mcp__h__tool_150'] } }] },
+    { toolCalls: [{ name: 'mcp_call', arguments: { name: 'mcp__h__tool_150', arguments: { value: 'v' } } }] },
+    { text: 'Called tool 150.' },
+  );
+  const r = await mcpChat(rig, 'call tool 150');
+  assert.equal(r.code, 0, r.lines.join('\n'));
+  assert.ok(r.lines.includes('Called tool 150.'));
+  assert.ok(r.lines.some((l) => /^\[mcp\] h: ready, 207 tools$/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^\[mcp\] MCP tool schemas: \d+ tokens .*; deferred/.test(l)));
+  const reqs = requests(rig.server);
+  for (const q of reqs) {
+    assert.equal(q.status, 200);
+    assert.ok(q.promptTokens + q.maxTokens <= 8_192);
+    assert.ok(!q.tools.some((n) => n.startsWith('mcp__')), 'no MCP schema in the tool list');
+  }
+  assert.match(reqs[0]?.system ?? '', /server h/);
+  const results = (await entries(rig)).filter((e) => e.type === 'tool_result');
+  assert.match(results[0]?.content ?? '', /"name":"mcp__h__tool_150"/);
+  assert.equal(results[1]?.content, 'ran tool_150');
+});
+
+test('odd tool names are sanitized, $ref cycles and missing types are normalized, before any request', async (t) => {
+  const { McpHub } = await import('../../../src/node/mcp/hub.js');
+  const { hostile } = await import('./mcpRig.js');
+  const { NAME_PATTERN } = await import('../../../src/node/mcp/toolNames.js');
+  const hub = new McpHub([hostile('n', 'names'), hostile('r', 'refs'), hostile('n2', 'basic')]);
+  t.after(() => hub.stop());
+  await hub.start();
+  const cat = hub.catalog();
+  for (const c of cat) assert.match(c.name, NAME_PATTERN);
+  assert.equal(new Set(cat.map((c) => c.name)).size, cat.length);
+  assert.ok(cat.some((c) => c.name === 'mcp__n__echo') && cat.some((c) => c.name === 'mcp__n2__echo'), 'two servers with the same tool name');
+  const tree = cat.find((c) => c.tool === 'tree');
+  assert.ok(tree !== undefined && !JSON.stringify(tree.schema.parameters).includes('"$ref"'));
+  assert.equal(cat.find((c) => c.tool === 'notype')?.schema.parameters.type, 'object');
+  const odd = cat.find((c) => c.tool === 'my tool.v2');
+  assert.ok(odd !== undefined);
+  assert.match(JSON.stringify((await hub.get('n')?.call(odd.tool, {}, new AbortController().signal))?.content), /ran my tool\.v2/, 'called by its own name on the server');
+});
