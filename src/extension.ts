@@ -1,6 +1,7 @@
 // Extension entry: composes the services, the projection, the views and the commands. Wiring only.
 import * as vscode from 'vscode';
 import { McpServers } from './vscode/services/mcpServers.js';
+import { showMcpServers } from './vscode/actions/mcpActions.js';
 import { ProjectMemory } from './node/projectMemory.js';
 import { runSlash } from './vscode/actions/chatActions.js';
 import type { Services } from './vscode/actions/services.js';
@@ -62,6 +63,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files }));
   view.setSnapshotSource(() => projection.snapshot());
   mcpNotice = (level, message) => projection.notify(level === 'warn' ? 'warning' : 'info', message);
+  own(vscode.commands.registerCommand('capsule.mcpServers', () => showMcpServers(mcpServers, settings.current.modelId)));
 
   // Actions: the chat's commands, the palette and the toolbar share them.
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);

@@ -11,6 +11,8 @@ import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import { readMcpSettings } from './settings.js';
 
 const APPROVALS_KEY = 'capsule.mcp.approved';
+/** Servers the user disabled in this workspace (the MCP Servers command). */
+const DISABLED_KEY = 'capsule.mcp.disabled';
 
 type Runtime = typeof import('../../node/mcp/runtime.js');
 
@@ -73,7 +75,25 @@ export class McpServers implements vscode.Disposable {
   }
 
   async restart(name: string): Promise<void> {
+    this.#told.clear();
     await this.#hub?.get(name)?.restart();
+  }
+
+  /** Stops the server now and keeps it off in this workspace until enabled again; the model is told its tools are gone. */
+  async disable(name: string): Promise<void> {
+    const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
+    if (!off.includes(name)) await this.context.workspaceState.update(DISABLED_KEY, [...off, name]);
+    await this.#hub?.get(name)?.stop();
+  }
+
+  async enable(name: string): Promise<void> {
+    const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
+    await this.context.workspaceState.update(DISABLED_KEY, off.filter((n) => n !== name));
+    await this.#hub?.get(name)?.restart();
+  }
+
+  disabled(): readonly string[] {
+    return this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
   }
 
   async #inputValue(spec: McpInputSpec): Promise<string | undefined> {
@@ -99,7 +119,8 @@ export class McpServers implements vscode.Disposable {
     });
     for (const p of config.problems) this.#tellOnce(`MCP configuration: ${problemLine(p)}; the chat goes on without it.`);
     const servers: McpServerConfig[] = [];
-    for (const s of config.servers) {
+    const off = new Set(this.disabled());
+    for (const s of config.servers.filter((x) => !off.has(x.name))) {
       if (!s.needsApproval || (await this.#approvals.approved(folder ?? '', s))) {
         servers.push(s);
         continue;

@@ -58,3 +58,28 @@ test('/budget shows the MCP schema tokens per server and whether they are deferr
   const text = JSON.stringify(v.since(mark));
   assert.match(text, /MCP tool schemas: \d+ tokens \(h \d+\); offered in full/);
 });
+
+test('the MCP Servers command lists each server with status, tools and schema tokens; Disable stops it in this workspace', async () => {
+  const seen: unknown[][] = [];
+  h.state.answer = (kind, prompt, items) => {
+    if (kind !== 'quickPick') return undefined;
+    seen.push([...items]);
+    return prompt === 'MCP servers' ? items[0] : 'Disable in this workspace';
+  };
+  await h.state.commands.get('capsule.mcpServers')?.();
+  h.state.answer = () => undefined;
+  const first = seen[0]?.[0] as { label: string; description: string } | undefined;
+  assert.equal(first?.label, 'h');
+  assert.match(first?.description ?? '', /^ready · 7 tools · \d+ schema tokens · stdio · setting capsule\.mcp\.servers$/);
+  assert.deepEqual(seen[1], ['Restart', 'Disable in this workspace']);
+  const listed: unknown[][] = [];
+  h.state.answer = (kind, _prompt, items) => {
+    if (kind === 'quickPick') listed.push([...items]);
+    return undefined;
+  };
+  await h.state.commands.get('capsule.mcpServers')?.();
+  h.state.answer = () => undefined;
+  const after = (listed[0] ?? []) as { label: string; description: string }[];
+  assert.ok(after.some((i) => i.label === 'h' && /^stopped/.test(i.description)), JSON.stringify(after));
+  assert.ok(after.some((i) => i.label === 'h' && i.description === 'disabled in this workspace'));
+});
