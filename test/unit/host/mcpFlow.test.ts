@@ -57,6 +57,8 @@ test('/budget shows the MCP schema tokens per server and whether they are deferr
   await until(() => v.since(mark).some((m) => JSON.stringify(m).includes('MCP tool schemas:')), 'the budget text');
   const text = JSON.stringify(v.since(mark));
   assert.match(text, /MCP tool schemas: \d+ tokens \(h \d+\); offered in full/);
+  const item = h.state.statusItems.find((i) => i.text.startsWith('$(pulse)'));
+  assert.match((item?.tooltip as { value?: string } | undefined)?.value ?? '', /MCP tool schemas: \d+ tokens \(h \d+\)/, 'the status bar tooltip too');
 });
 
 test('the MCP Servers command lists each server with status, tools and schema tokens; Disable stops it in this workspace', async () => {
