@@ -21,6 +21,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   garbage: () => import('./garbage.js'),
   longTurn: () => import('./longTurn.js'),
   effects: () => import('./effects.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -1,5 +1,7 @@
 // Extension entry: composes the services, the projection, the views and the commands. Wiring only.
 import * as vscode from 'vscode';
+import { McpServers } from './vscode/services/mcpServers.js';
+import { showMcpServers } from './vscode/actions/mcpActions.js';
 import { ProjectMemory } from './node/projectMemory.js';
 import { runSlash } from './vscode/actions/chatActions.js';
 import type { Services } from './vscode/actions/services.js';
@@ -44,6 +46,9 @@ export function activate(context: vscode.ExtensionContext): void {
   // Approvals are inline cards keyed to the open chat ("allow all edits" lasts for that chat only).
   let chatKey: () => string | undefined = () => undefined;
   const approvals = own(new ApprovalService(() => chatKey()));
+  // MCP servers start with the first chat and serve every chat of the window; they stop with it.
+  let mcpNotice: (level: 'info' | 'warn', message: string) => void = () => undefined;
+  const mcpServers = own(new McpServers(context, logger, (level, message) => mcpNotice(level, message)));
   const service = own(
     new ChatService({
       sessions,
@@ -55,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): void {
       approve: approvals.request,
       legacyIntents: (id) => context.workspaceState.get<unknown>(`capsule.triggers:${id}`),
       userStorage: context.globalStorageUri.fsPath,
+      mcp: () => mcpServers.forChat(),
     }),
   );
   chatKey = () => service.store?.path;
@@ -67,6 +73,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const snapshotDocs = own(new SnapshotDocuments());
   const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files }));
   view.setSnapshotSource(() => projection.snapshot());
+  mcpNotice = (level, message) => projection.notify(level === 'warn' ? 'warning' : 'info', message);
+  own(vscode.commands.registerCommand('capsule.mcpServers', () => showMcpServers(mcpServers, settings.current.modelId)));
 
   // Actions: the chat's commands, the palette and the toolbar share them.
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);

@@ -43,6 +43,9 @@ export const CLI_OPTIONS = {
   image: { type: 'string', multiple: true },
   vision: { type: 'boolean' },
   'no-instructions': { type: 'boolean' },
+  'mcp-config': { type: 'string', multiple: true },
+  'no-mcp': { type: 'boolean' },
+  'approve-mcp': { type: 'boolean' },
 } as const;
 
 export type Flags = Record<string, string | boolean | readonly string[]>;

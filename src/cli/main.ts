@@ -1,7 +1,7 @@
 // The `capsule` command: budget, verify, import, compact, rewind, show and chat over session files; errors are one line and a non-zero exit.
 import { CliError, parseCli, type ParsedCli } from './args.js';
 import {
-  BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LIMITS_USAGE, LOAD_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
+  BUDGET_USAGE, CHAT_USAGE, COMPACT_USAGE, EXPORT_USAGE, IMPORT_USAGE, LIMITS_USAGE, LOAD_USAGE, MCP_USAGE, REWIND_USAGE, SHOW_USAGE, UNDO_COMPACTION_USAGE, VERIFY_USAGE,
 } from './usage.js';
 import { setLockHolderName } from '../node/sessionLock.js';
 import { visible } from './terminalText.js';
@@ -24,6 +24,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
   load: { run: lazy(() => import('./commands/load.js'), (m) => m.loadCommand), usage: LOAD_USAGE, about: 'load a .capsule.md file into a new or existing session' },
   limits: { run: lazy(() => import('./commands/limits.js'), (m) => m.limitsCommand), usage: LIMITS_USAGE, about: 'list the context windows learned from providers\' overflow errors, or forget them' },
   chat: { run: lazy(() => import('./commands/chat.js'), (m) => m.chatCommand), usage: CHAT_USAGE, about: 'run one agent turn on a session against an OpenAI-compatible endpoint (tool actions need --yes)' },
+  mcp: { run: lazy(() => import('./commands/mcp.js'), (m) => m.mcpCommand), usage: MCP_USAGE, about: 'list the configured MCP servers (status, tools, schema tokens) or call one tool' },
 };
 
 function help(): string {

@@ -2,7 +2,7 @@
 
 export const BUDGET_USAGE = 'capsule budget <session.jsonl> [--model M] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 export const CHAT_USAGE =
-  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] [--mode agent|ask] [--no-instructions] [--image PATH]… [--vision] "prompt" | … --retry (send the last failed turn again)';
+  'capsule chat --base-url URL --model M [--api-key-env VAR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--session FILE] [--workspace DIR] [--yes] [--keep-background] [--mode agent|ask] [--no-instructions] [--image PATH]… [--vision] [--mcp-config FILE]… [--no-mcp] [--approve-mcp] "prompt" | … --retry (send the last failed turn again)';
 export const COMPACT_USAGE =
   'capsule compact <session.jsonl> [--trigger user|hard_limit|auto_threshold|... | --up-to <entry id>] [--focus "text"] [--fallback | --base-url URL --model M [--api-key-env VAR]] [--window N] [--max-output N] [--set k=v]… [--json]';
 export const EXPORT_USAGE = 'capsule export <session.jsonl> [ck_…] -o <file.capsule.md> [--title T] [--force]';
@@ -14,3 +14,5 @@ export const LOAD_USAGE = 'capsule load <file.capsule.md> (--new-session <sessio
 export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--workspace DIR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 export const UNDO_COMPACTION_USAGE = 'capsule undo-compaction <session.jsonl> <ck_…|capsule entry id> [--redo] [--json]';
 export const VERIFY_USAGE = 'capsule verify <session.jsonl> [--json]';
+export const MCP_USAGE =
+  "capsule mcp list [--workspace DIR] [--mcp-config FILE]… [--approve-mcp] [--json] | capsule mcp call <server> <tool> '<json arguments>' [--workspace DIR] [--mcp-config FILE]… [--approve-mcp]";

@@ -9,6 +9,7 @@ import { OpenAIChatModel } from './openaiModel.js';
 import type { ApprovalFn, ToolLimits } from './tools/types.js';
 import type { InstructionOptions } from './instructions/sessionInstructions.js';
 import type { SubagentEvent } from './subagents/subagentRunner.js';
+import type { McpSessionConfig } from './mcp/sessionMcp.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
 export interface OpenAIEndpoint {
@@ -74,6 +75,8 @@ export interface AgentSessionConfig {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Without it the agent has no tools. */
   readonly workspace?: WorkspaceConfig;
+  /** Started MCP servers whose tools join the workspace tools (docs/user/mcp.md); needs `workspace`. */
+  readonly mcp?: McpSessionConfig;
   readonly systemPrompt?: string;
   /** Instruction updates (e.g. Project Memory) appended once as system updates (docs/behaviour.md#cache-epochs); already present ones are skipped. */
   readonly instructions?: readonly { readonly content: string; readonly reason?: string }[];

@@ -36,6 +36,8 @@ import type { WorkspaceInstructions } from './instructions/workspaceInstructions
 import { withTaskTool } from './subagents/compose.js';
 import { TaskToolHost } from './subagents/taskToolHost.js';
 import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
+import { attachMcp } from './mcp/sessionMcp.js';
+import { counterForModel } from './tokenCounter.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -80,6 +82,7 @@ export interface RewindOptions {
 
 export class AgentSession {
   #saving: Promise<void> = Promise.resolve();
+  readonly #onClose: (() => void)[] = [];
 
   private constructor(
     private readonly parts: Parts,
@@ -113,6 +116,7 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const ws = config.workspace;
+      const hardLimit = hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens);
       const workspaceTools: ToolHost =
         ws === undefined
           ? NO_TOOLS
@@ -122,7 +126,7 @@ export class AgentSession {
               trusted: ws.trusted,
               ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
               // Results are bounded at creation relative to the window; explicit limits from the host still win.
-              limits: { ...toolLimitsForWindow(hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens)), ...ws.limits },
+              limits: { ...toolLimitsForWindow(hardLimit), ...ws.limits },
               ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
               secrets: () => parts.secrets,
               ownFiles: () => ownFiles,
@@ -134,11 +138,18 @@ export class AgentSession {
                 return agent.recordCheckpoint(kind, note);
               },
             });
+      const caps = toolLimitsForWindow(hardLimit);
+      const counter = counterForModel(target.chat.model);
+      const mcp =
+        ws === undefined || config.mcp === undefined
+          ? undefined
+          : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots });
+      const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
       // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
       const cache = parts.caches.forModel(target.chat.model);
-      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, workspaceTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
-      // docs/subagents.md: the `task` tool runs children over these same tools (Ask mode and skills included), approvals and file capture.
-      const tools = withTaskTool(layer?.tools ?? workspaceTools, config, parts, () => agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
+      // docs/subagents.md: the `task` tool runs children over these same tools (MCP, Ask mode and skills included), approvals and file capture.
+      const tools = withTaskTool(layer?.tools ?? baseTools, config, parts, () => agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
       agent = new Agent({
         store,
         archive: parts.archive,
@@ -159,8 +170,12 @@ export class AgentSession {
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
-      for (const i of config.instructions ?? []) await agent.appendSystemUpdate(i.content, i.reason);
-      return new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      for (const i of [...(config.instructions ?? []), ...(mcp?.initial === undefined ? [] : [mcp.initial])]) await agent.appendSystemUpdate(i.content, i.reason);
+      const live = agent;
+      const unfollow = mcp?.follow((c, r) => live.appendSystemUpdate(c, r), (err) => config.logger?.log('warn', `MCP tool update not recorded: ${String(err)}`));
+      const session = new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
+      if (unfollow !== undefined) session.#onClose.push(unfollow);
+      return session;
     } catch (err) {
       if (owned) await store.close();
       throw err;
@@ -408,9 +423,10 @@ export class AgentSession {
   async close(): Promise<void> {
     await this.agentOrUndefined?.idle();
     // Whatever the commands left running (kept background jobs included) stops with the session.
+    for (const f of this.#onClose.splice(0)) f();
     if (this.tools instanceof TaskToolHost) await this.tools.settle();
-    const tools = this.tools instanceof TaskToolHost ? this.tools.inner : this.tools;
-    if (tools instanceof WorkspaceToolHost || tools instanceof InstructionToolHost) await tools.dispose();
+    const t = (this.tools instanceof TaskToolHost ? this.tools.inner : this.tools) as ToolHost & { dispose?: () => Promise<void> };
+    if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

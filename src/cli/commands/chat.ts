@@ -18,6 +18,7 @@ import { limitFlags, sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { answerLine, inline } from '../terminalText.js';
+import { mcpBudgetOf, splitMcpSets, startCliMcp } from '../mcpSetup.js';
 import { CHAT_USAGE } from '../usage.js';
 import { isChatMode } from '../../engine/instructions/mode.js';
 import { chatImages } from './chatImages.js';
@@ -170,7 +171,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   const path = resolve(typeof cli.flags.session === 'string' ? cli.flags.session : join(workspace, '.capsule', 'chat.jsonl'));
   const flagged = limitFlags(cli.flags);
   const approveAll = cli.flags.yes === true;
-  const settings = settingsFlags(cli.flags);
+  const mcpSets = splitMcpSets(cli.flags);
+  const settings = settingsFlags(mcpSets.rest);
   const printer = new EventPrinter(print);
   const mode = cli.flags.mode;
   if (mode !== undefined && !isChatMode(mode)) throw new CliError(`--mode must be agent or ask (got '${inline(String(mode))}')`);
@@ -204,6 +206,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
     writes.push(write.catch((err: unknown) => out(`[warn] could not remember the learned window in ${limitsFile.path}: ${err instanceof Error ? err.message : String(err)}`)));
   };
 
+  // Servers start with the chat and stop with it (their process groups with them).
+  const mcp = await startCliMcp(cli.flags, mcpSets.raw, { workspace, out });
   let session: AgentSession;
   try {
     session = await AgentSession.open({
@@ -238,8 +242,10 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       // Notices meant for the user (a file checkpoints could not keep, and what that means for rewind).
       logger: { log: (_level, message, fields) => (fields?.userNotice === true ? out(`[warn] ${message}`) : undefined) },
       subagents: { settings: settings.subagents, onEvent: subagentPrinter(out, (o) => new EventPrinter(o)) },
+      ...(mcp.hub === undefined ? {} : { mcp: { hub: mcp.hub, deferShare: mcp.settings.deferShare, autoAllowReadOnly: mcp.settings.autoAllowReadOnly } }),
     });
   } catch (e) {
+    await mcp.hub?.stop();
     throw new CliError(e instanceof Error ? e.message : String(e), 1);
   }
   const ctrl = new AbortController();
@@ -250,6 +256,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   try {
     if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
+    const mcpLine = mcpBudgetOf(session.tools);
+    if (mcpLine !== undefined) out(`[mcp] ${mcpLine}`);
     const warning = session.agent.settings.warning;
     if (warning !== undefined) out(`[warning] ${warning}`);
     if (previous !== undefined) {
@@ -263,6 +271,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   } finally {
     await Promise.all(writes);
     await session.close();
+    await mcp.hub?.stop();
     // Removed last: a repeated signal (the terminal's and the launcher's copy of one Ctrl-C) is the same request.
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);

@@ -22,6 +22,8 @@ export interface ArchivedEvidence extends EvidenceSnapshot {
 
 export interface EvidenceArgs {
   readonly page?: number;
+  /** An archived tool result (the id its capped result names) instead of the capsule's evidence. */
+  readonly result?: string;
   readonly query?: string;
   readonly section?: EvidenceSection;
 }
@@ -44,6 +46,7 @@ export const READ_COMPACTION_EVIDENCE_TOOL: ToolSchema = {
       page: { type: 'integer', minimum: 1, description: 'Page number, starting at 1 (default 1).' },
       query: { type: 'string', description: 'Only items containing this text (case-insensitive).' },
       section: { type: 'string', enum: [...EVIDENCE_SECTIONS], description: 'Only this part of the archive (default: both).' },
+      result: { type: 'string', description: 'The id of an archived tool result that was shortened when it was made (its note names it); pages through that exact original instead.' },
     },
     additionalProperties: false,
   },
@@ -54,6 +57,9 @@ export class EvidenceArgsError extends Error {
   override readonly name = 'EvidenceArgsError';
 }
 
+/** Ids of tool results archived whole when they were made (`res_` + letters, digits, `_`). */
+export const ARCHIVED_RESULT_ID = /^res_[A-Za-z0-9_]{1,80}$/;
+
 // Lenient at the edge: small models often send "2" for 2 or null for an omitted argument.
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 const ArgsSchema = z.strictObject({
@@ -63,7 +69,9 @@ const ArgsSchema = z.strictObject({
   ),
   query: z.preprocess(nullToUndefined, z.string().max(1_000).optional()),
   section: z.preprocess(nullToUndefined, z.enum(EVIDENCE_SECTIONS).optional()),
+  result: z.preprocess(nullToUndefined, z.string().regex(ARCHIVED_RESULT_ID).optional()),
 });
+
 
 /** Parses the tool's JSON arguments; throws EvidenceArgsError with a message for the model. */
 export function parseEvidenceArgs(argsJson: string): EvidenceArgs {
@@ -81,19 +89,21 @@ export function parseEvidenceArgs(argsJson: string): EvidenceArgs {
   const parsed = ArgsSchema.safeParse(raw);
   if (!parsed.success) {
     const what = parsed.error.issues.slice(0, 3).map((i) => {
-      if (i.code === 'unrecognized_keys') return `unknown argument ${i.keys.map((k) => `"${k}"`).join(', ')} (allowed: page, query, section)`;
+      if (i.code === 'unrecognized_keys') return `unknown argument ${i.keys.map((k) => `"${k}"`).join(', ')} (allowed: page, query, section, result)`;
       const key = i.path.map(String).join('.');
       if (key === 'page') return 'page must be an integer of at least 1';
       if (key === 'section') return `section must be one of ${EVIDENCE_SECTIONS.map((s) => `"${s}"`).join(', ')}`;
       if (key === 'query') return 'query must be a string of at most 1000 characters';
+      if (key === 'result') return 'result must be an id like "res_…" named by a shortened tool result';
       return `${key}: ${i.message}`;
     });
     throw new EvidenceArgsError(`Invalid arguments for ${EVIDENCE_TOOL_NAME}: ${what.join('; ')}.`);
   }
-  const { page, query, section } = parsed.data;
+  const { page, query, section, result } = parsed.data;
   const q = query?.trim();
   return {
     ...(page === undefined ? {} : { page }),
+    ...(result === undefined ? {} : { result }),
     ...(q === undefined || q === '' ? {} : { query: q }),
     ...(section === undefined ? {} : { section }),
   };
@@ -249,6 +259,15 @@ export function pageEvidence(snapshot: ArchivedEvidence, args: EvidenceArgs, opt
   return lines.join('\n');
 }
 
+/** The archived result a call asks for, when its arguments parse and name one. */
+function archivedResultId(argsJson: string): string | undefined {
+  try {
+    return parseEvidenceArgs(argsJson).result;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The tool call: parses arguments and pages the installed capsule's evidence; errors become tool errors. */
 export function runEvidenceTool(snapshot: ArchivedEvidence | undefined, argsJson: string, opts: EvidencePageOptions): ToolResult {
   if (snapshot === undefined) return { isError: true, content: NO_EVIDENCE_MESSAGE };
@@ -270,6 +289,12 @@ export async function runEvidenceToolFromArchive(
   argsJson: string,
   opts: EvidencePageOptions,
 ): Promise<ToolResult> {
+  const archived = archivedResultId(argsJson);
+  if (archived !== undefined) {
+    const snap = await archive.load(archived).catch(() => undefined);
+    if (snap === undefined) return { isError: true, content: `No archived tool result "${archived}" in this session.` };
+    return runEvidenceTool(snap, argsJson, opts);
+  }
   if (operationId === undefined) return runEvidenceTool(undefined, argsJson, opts);
   let snapshot: ArchivedEvidence | undefined;
   try {

@@ -1,5 +1,6 @@
 // The exact ledger of a capsule (docs/behaviour.md#capsule, docs/ledger.md): files, commands, verification, skills and requests, built from the transcript's recorded effects.
 import { z } from 'zod';
+import { LedgerMcpCallSchema, mcpLedgerOf } from './mcpLedger.js';
 import { personText } from '../effects/personText.js';
 import { isTestCommand, summaryFailed } from '../effects/testRunners.js';
 import { RenameSchema } from '../transcript/effects.js';
@@ -63,6 +64,10 @@ export const LedgerSchema = z.object({
   mode: z.enum(['agent', 'ask']).optional(),
   /** The agent's plan (update_plan) at the leaf, exactly; null when it never kept one. Older capsules lack it. */
   plan: PlanSchema.nullable().default(null),
+  /** MCP calls (server, tool, status, error), newest last; absent when the session made none (and in older capsules). */
+  mcpCalls: z.array(LedgerMcpCallSchema).optional(),
+  /** MCP tools the model loaded with mcp_tools: the set in force beyond the tool list; absent when none. */
+  mcpToolsLoaded: z.array(z.string()).optional(),
 });
 export type Ledger = z.infer<typeof LedgerSchema>;
 
@@ -244,6 +249,7 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
     activeSkills: skills,
     plan: ledgerPlan(latestPlan(entries, base.plan)),
     ...modeOf(entries, base.mode),
+    ...mcpPart(mcpLedgerOf(entries, { mcpCalls: base.mcpCalls ?? [], mcpToolsLoaded: base.mcpToolsLoaded ?? [] })),
   };
 }
 
@@ -254,6 +260,11 @@ function modeOf(entries: readonly Entry[], previous: Ledger['mode']): { mode?: '
     if (e?.type === 'system_update' && e.sources !== undefined) return { mode: e.sources.some((x) => x.key === 'mode:ask') ? 'ask' : 'agent' };
   }
   return previous === undefined ? {} : { mode: previous };
+}
+
+/** Only what is there: a ledger without MCP activity keeps the shape it always had. */
+function mcpPart(m: ReturnType<typeof mcpLedgerOf>): Pick<Ledger, 'mcpCalls' | 'mcpToolsLoaded'> {
+  return { ...(m.mcpCalls.length === 0 ? {} : { mcpCalls: m.mcpCalls }), ...(m.mcpToolsLoaded.length === 0 ? {} : { mcpToolsLoaded: m.mcpToolsLoaded }) };
 }
 
 /** A mutable copy for the stored ledger, whose type is the schema's. */

@@ -1,5 +1,6 @@
 // Renders the ledger as the markdown block appended to every capsule; long lists are bounded with a count.
 import type { Ledger, LedgerCommand } from './ledger.js';
+import { renderMcpLedger } from './mcpLedger.js';
 import { renderPlanLines } from './taskPlan.js';
 
 export const LEDGER_HEADING = '## Ledger';
@@ -115,6 +116,7 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
   if (ledger.plan !== null && ledger.plan.length > 0) {
     out.push('', `${PLAN_HEADING} (${ledger.plan.filter((i) => i.status === 'done').length} of ${ledger.plan.length} done; update it with update_plan):**`, ...renderPlanLines(ledger.plan));
   }
+  out.push(...renderMcpLedger(ledger.mcpCalls ?? [], ledger.mcpToolsLoaded ?? []));
   if (flaggedPaths.length > 0) {
     out.push('', `**Unverified paths** (named in the summary but never seen in the transcript; do not trust them): ${flaggedPaths.map(code).join(', ')}`);
   }

@@ -4,7 +4,8 @@ import type { FileCapture } from '../checkpoints/types.js';
 import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {
-  readonly kind: 'write' | 'command';
+  /** `mcp`: a call of an MCP server's tool (the detail is its arguments). */
+  readonly kind: 'write' | 'command' | 'mcp';
   /** One line for the approval card, e.g. "Edit src/app.ts" or "Run `npm test` in the workspace root". */
   readonly title: string;
   /** The unified diff of a write, or the command text. */
@@ -17,12 +18,17 @@ export interface ApprovalRequest {
   /** Commands: the command line and its folder as the user reads it. */
   readonly command?: string;
   readonly cwd?: string;
+  /** MCP calls: the server and the tool's own name on it. */
+  readonly server?: string;
+  readonly tool?: string;
 }
 
 /** The user's answer; `feedback` (a denial's reason) goes back to the model in the tool result. */
 export interface ApprovalDecision {
   readonly approved: boolean;
   readonly feedback?: string;
+  /** MCP calls: allow this tool for the rest of the chat without asking again. */
+  readonly always?: boolean;
 }
 
 /** Asks the user; resolves true (or an approving decision) to go ahead. */

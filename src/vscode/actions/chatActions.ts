@@ -3,6 +3,7 @@ import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
+import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
 import type { SlashCommand } from '../base/slash.js';
@@ -91,7 +92,8 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
   // Subagent runs are listed with their own cost, never added to the chat's figures (docs/subagents.md#cost).
   const store = host.chat.store;
   const runs = store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
-  const text = [formatBudget(b), ...subagentLines(runs)].join('\n');
+  const mcp = mcpBudgetOf(host.chat.agent?.tools);
+  const text = [formatBudget(b), ...(mcp === undefined ? [] : [mcp]), ...subagentLines(runs)].join('\n');
   host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);
 }

@@ -11,6 +11,7 @@ import { errorMessage } from '../base/log.js';
 import { readInstructionSettings, readLedgerTestCommands, readProjectMemoryInherit, readSubagentSettings } from './settings.js';
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { capsuleSettingsFiles, workspaceToolsConfig } from './workspaceTools.js';
+import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 
 export interface OpenAgentArgs {
   readonly store: JsonlSessionStore;
@@ -27,6 +28,8 @@ export interface OpenAgentArgs {
   readonly approve?: ApprovalFn;
   /** The extension's global storage: the key that signs file snapshots lives there, outside every workspace. */
   readonly userStorage?: string;
+  /** Started MCP servers whose tools join the workspace tools. */
+  readonly mcp?: McpSessionConfig;
 }
 
 export interface OpenedAgent {
@@ -62,6 +65,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     settings: a.rawSettings,
     env: process.env,
     ...(workspace === undefined ? {} : { workspace }),
+    ...(a.mcp === undefined || workspace === undefined ? {} : { mcp: a.mcp }),
     instructions: update === undefined ? [] : [{ content: update, reason: PROJECT_MEMORY_REASON }],
     // Instruction files, skills and the chat mode (docs/user/instructions.md); none in Restricted Mode.
     instructionFiles: readInstructionSettings(),

@@ -67,10 +67,12 @@ export class ApprovalService extends Disposable {
     if (this.#pending.size >= MAX_PENDING_APPROVALS) return { approved: false, feedback: 'Too many approvals are waiting; ask one at a time.' };
     const id = `ap_${++counter}_${Date.now().toString(36)}`;
     const proposed = req.kind === 'write' ? this.#propose(id, req) : undefined;
-    const rule = req.command === undefined ? undefined : suggestedRule(req.command);
+    // An MCP call's "always" covers that one tool for the rest of the chat (the MCP host remembers it).
+    const rule = req.kind === 'mcp' ? (req.tool === undefined ? undefined : `${req.server ?? ''} ${req.tool}`.trim()) : req.command === undefined ? undefined : suggestedRule(req.command);
     const view: ApprovalView = {
       id,
-      kind: req.kind,
+      // An MCP call is shown like a command: its detail (the arguments) is what the user approves.
+      kind: req.kind === 'mcp' ? 'command' : req.kind,
       title: req.title.slice(0, LIMITS.label),
       ...(req.command === undefined ? {} : { command: req.command.slice(0, LIMITS.notice) }),
       ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
@@ -112,6 +114,10 @@ export class ApprovalService extends Disposable {
         for (const other of [...this.#pending.values()]) if (other.req.kind === 'write') other.settle({ approved: true });
         break;
       case 'allowAlways': {
+        if (p.req.kind === 'mcp') {
+          p.settle({ approved: true, always: true });
+          break;
+        }
         const rule = p.view.rule;
         if (rule !== undefined) await writeWorkspaceSetting(ALLOWED_COMMANDS_KEY, [...new Set([...allowedCommandRules(), rule])]);
         p.settle({ approved: true });

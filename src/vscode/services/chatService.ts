@@ -19,6 +19,7 @@ import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
 import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
 import { openAgent } from './agentOpen.js';
+import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
 import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
@@ -42,6 +43,8 @@ export interface ChatServiceDeps {
   readonly approve?: ApprovalFn;
   /** The extension's global storage (user-level state outside every workspace: the snapshot key). */
   readonly userStorage?: string;
+  /** The window's started MCP servers (started on the first chat, shared by the others); none without it. */
+  readonly mcp?: () => Promise<McpSessionConfig | undefined>;
 }
 
 export type { ChatChange } from './chatPorts.js';
@@ -264,6 +267,7 @@ export class ChatService extends Disposable implements OpenChat {
 
   async #open(store: JsonlSessionStore, r: Extract<Resolution, { ok: true }>): Promise<void> {
     const id = store.header.id;
+    const mcp = await this.d.mcp?.();
     const opened = await openAgent({
       store,
       archiveDir: this.d.sessions.directory.archiveDir(id),
@@ -276,6 +280,7 @@ export class ChatService extends Disposable implements OpenChat {
       legacyIntents: this.d.legacyIntents(id),
       ...(this.d.approve === undefined ? {} : { approve: this.d.approve }),
       ...(this.d.userStorage === undefined ? {} : { userStorage: this.d.userStorage }),
+      ...(mcp === undefined ? {} : { mcp }),
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;

@@ -7,6 +7,7 @@ import { DEFAULT_SKILL_RELOAD_TOKENS } from '../../engine/agent/instructionSync.
 import { INSTRUCTION_FAMILIES, type InstructionFamily } from '../../node/instructions/instructionFiles.js';
 import { DEFAULT_INSTRUCTION_SHARE } from '../../node/instructions/instructionReport.js';
 import type { InstructionOptions } from '../../node/instructions/sessionInstructions.js';
+import { MCP_SETTING_SCHEMAS, resolveMcpSettings, type McpSettings } from '../../node/mcp/mcpSettings.js';
 
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
 const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;
@@ -199,4 +200,15 @@ export function editorExcludes(): string[] {
     return typeof v === 'object' && v !== null ? Object.entries(v).filter(([, x]) => x === true).map(([k]) => k) : [];
   };
   return [...new Set([...on('files'), ...on('search')])];
+}
+
+/** `capsule.mcp.*`: the user's own servers (user settings only) and how MCP tools behave; a bad value keeps its default and is named. */
+export function readMcpSettings(): { readonly settings: McpSettings; readonly userServers: unknown; readonly problems: readonly string[] } {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(MCP_SETTING_SCHEMAS)) raw[key] = explicit<unknown>(cfg, `mcp.${key}`);
+  // Servers run code: only the user's own settings count, never a workspace's (the setting is application-scoped too).
+  const userServers = cfg.inspect<unknown>('mcp.servers')?.globalValue;
+  const { settings, problems } = resolveMcpSettings(raw);
+  return { settings, userServers, problems };
 }

@@ -4,6 +4,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import { budgetRowGroups, type BudgetRow } from '../../engine/tokens/budgetFormat.js';
 import { fullTokens, shortTokens } from '../../protocol/format.js';
 import type { OpenChat } from '../services/chatPorts.js';
+import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange } from '../services/chatService.js';
 
 export class BudgetStatusBar implements vscode.Disposable {
@@ -35,7 +36,7 @@ export class BudgetStatusBar implements vscode.Disposable {
     // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
     // An assumed window makes the hard limit an assumption too: the item says so instead of passing it off as known.
     this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}${b.windowSource === 'default' ? ' $(warning) window unknown' : ''}`;
-    this.#item.tooltip = tooltipOf(b);
+    this.#item.tooltip = tooltipOf(b, mcpBudgetOf(this.host.agent?.tools));
     this.#item.accessibilityInformation = {
       label: `Capsule context: ${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens, ${b.source}`,
       role: 'button',
@@ -59,7 +60,7 @@ export class BudgetStatusBar implements vscode.Disposable {
  * The tooltip: the rows `/budget` prints, from the same function (budgetRowGroups), as a Markdown table: where the
  * tokens go first (the meter's categories and what is free), then the Context Stats.
  */
-export function tooltipOf(b: Budget): vscode.MarkdownString {
+export function tooltipOf(b: Budget, mcp?: string): vscode.MarkdownString {
   const g = budgetRowGroups(b);
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown('**Capsule context budget**\n\n');
@@ -73,6 +74,8 @@ export function tooltipOf(b: Budget): vscode.MarkdownString {
   };
   table('Category', g.categories);
   table('Context Stats', g.stats);
+  // The MCP share of the tools row: per-server schema tokens and whether they are deferred.
+  if (mcp !== undefined) md.appendText(`${mcp}\n\n`);
   md.appendMarkdown('_Click for the full report._');
   return md;
 }

@@ -98,11 +98,11 @@ const SAMPLE: ModelMessage[] = [
   { role: 'assistant', content: 'The TypeError comes from parse().' },
 ];
 
-test('the tool schema is read_compaction_evidence with page, query and section only', () => {
+test('the tool schema is read_compaction_evidence with page, query, section and result only', () => {
   assert.equal(READ_COMPACTION_EVIDENCE_TOOL.name, 'read_compaction_evidence');
   assert.equal(EVIDENCE_TOOL_NAME, 'read_compaction_evidence');
   const p = READ_COMPACTION_EVIDENCE_TOOL.parameters as { properties: Record<string, { type: string; enum?: string[]; minimum?: number }>; additionalProperties: boolean };
-  assert.deepEqual(Object.keys(p.properties).sort(), ['page', 'query', 'section']);
+  assert.deepEqual(Object.keys(p.properties).sort(), ['page', 'query', 'result', 'section']);
   assert.equal(p.properties.page?.type, 'integer');
   assert.equal(p.properties.page?.minimum, 1);
   assert.deepEqual(p.properties.section?.enum, ['excluded', 'summarizer_input']);
@@ -225,7 +225,7 @@ test('bad arguments become clear tool errors; lenient forms are accepted', () =>
   assert.match(err(s, '{"page":"two"}'), /page must be an integer/);
   assert.match(err(s, '{"section":"all"}'), /section must be one of "excluded", "summarizer_input"/);
   assert.match(err(s, '{"query":7}'), /query must be a string/);
-  assert.match(err(s, '{"path":"/etc/passwd"}'), /unknown argument "path" \(allowed: page, query, section\)/);
+  assert.match(err(s, '{"path":"/etc/passwd"}'), /unknown argument "path" \(allowed: page, query, section, result\)/);
   assert.match(err(s, '{"page":2}'), /^Page 2 is out of range: this evidence has 1 page with these filters \(page 1 to 1\)\.$/);
   assert.equal(runEvidenceTool(s, '', { pageChars: PAGE }).isError, false, 'no arguments means page 1');
   assert.equal(runEvidenceTool(s, '{"page":"1","query":null,"section":null}', { pageChars: PAGE }).isError, false);
@@ -249,4 +249,23 @@ test('runEvidenceToolFromArchive turns missing and unreadable snapshots into too
   assert.match(missing.content, /No compaction evidence was archived .*op_gone/);
   const broken = await runEvidenceToolFromArchive(archive(async () => Promise.reject(new Error('Compaction evidence op_abc is corrupt: not valid JSON'))), 'op_abc', '{}', opts);
   assert.deepEqual(broken, { isError: true, content: 'The compaction evidence could not be read: Compaction evidence op_abc is corrupt: not valid JSON' });
+});
+
+test('result: an archived tool result pages through its exact original; a bad or unknown id is a tool error', async () => {
+  const { runEvidenceToolFromArchive } = await import('../../../src/engine/compaction/evidence.js');
+  const original = 'y'.repeat(30_000);
+  const saved = new Map<string, Parameters<EvidenceArchive['save']>[0]>();
+  const archive: EvidenceArchive = {
+    save: async (s) => void saved.set(s.operationId, s),
+    load: async (id) => saved.get(id),
+    deleteAll: async () => saved.clear(),
+  };
+  await archive.save({ operationId: 'res_abc123', checkpointId: 'mcp x', createdAt: '2026-01-01T00:00:00.000Z', excluded: [{ role: 'tool', toolCallId: 'res_abc123', content: original }], summarizerInput: [] });
+  const page = await runEvidenceToolFromArchive(archive, undefined, '{"result": "res_abc123", "page": 1}', { pageChars: 12_000 });
+  assert.equal(page.isError, false, page.content);
+  assert.match(page.content, /y{11000}/);
+  const missing = await runEvidenceToolFromArchive(archive, undefined, '{"result": "res_nope"}', { pageChars: 12_000 });
+  assert.deepEqual([missing.isError, missing.content], [true, 'No archived tool result "res_nope" in this session.']);
+  const bad = await runEvidenceToolFromArchive(archive, undefined, '{"result": "../etc/passwd"}', { pageChars: 12_000 });
+  assert.equal(bad.isError, true);
 });

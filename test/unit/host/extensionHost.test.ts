@@ -29,6 +29,7 @@ test('views and all contributed commands are registered on activation', () => {
     'capsule.loadCapsule',
     'capsule.markMilestone',
     'capsule.markPivot',
+    'capsule.mcpServers',
     'capsule.newChat',
     'capsule.redoCompaction',
     'capsule.refresh',

@@ -1,0 +1,50 @@
+// The capsule.mcp.* settings: defaults (package.json declares the same), checks, and the CLI's `--set capsule.mcp.<key>=<value>`.
+import { z } from 'zod';
+
+/** Default share of the hard limit MCP schemas may take before they are deferred behind the index. */
+export const DEFAULT_DEFER_SHARE = 0.1;
+
+export interface McpSettings {
+  /** Off: no server starts, whatever is configured. */
+  readonly enabled: boolean;
+  /** Share of the hard limit MCP tool schemas may take before they are deferred behind the index. */
+  readonly deferShare: number;
+  /** Tools that declare readOnlyHint run without asking. */
+  readonly autoAllowReadOnly: boolean;
+  readonly startupTimeoutSeconds: number;
+  readonly callTimeoutSeconds: number;
+}
+
+export const DEFAULT_MCP_SETTINGS: McpSettings = {
+  enabled: true,
+  deferShare: DEFAULT_DEFER_SHARE,
+  autoAllowReadOnly: false,
+  startupTimeoutSeconds: 30,
+  callTimeoutSeconds: 120,
+};
+
+export const MCP_SETTING_SCHEMAS: { readonly [K in keyof McpSettings]: z.ZodType<McpSettings[K]> } = {
+  enabled: z.boolean(),
+  deferShare: z.number().min(0).max(1),
+  autoAllowReadOnly: z.boolean(),
+  startupTimeoutSeconds: z.number().int().min(1).max(600),
+  callTimeoutSeconds: z.number().int().min(1).max(3600),
+};
+
+/** Raw values (settings or `--set`) over the defaults; a bad value keeps its default and is named in `problems`. */
+export function resolveMcpSettings(raw: Readonly<Record<string, unknown>>): { readonly settings: McpSettings; readonly problems: readonly string[] } {
+  const out: Record<string, unknown> = { ...DEFAULT_MCP_SETTINGS };
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    const schema = (MCP_SETTING_SCHEMAS as Readonly<Record<string, z.ZodType>>)[k];
+    if (schema === undefined) {
+      problems.push(`unknown setting capsule.mcp.${k} (known: ${Object.keys(MCP_SETTING_SCHEMAS).join(', ')})`);
+      continue;
+    }
+    const p = schema.safeParse(v);
+    if (p.success) out[k] = p.data;
+    else problems.push(`capsule.mcp.${k}: ${p.error.issues[0]?.message ?? 'invalid'}; the default ${JSON.stringify(DEFAULT_MCP_SETTINGS[k as keyof McpSettings])} is used`);
+  }
+  return { settings: out as unknown as McpSettings, problems };
+}

@@ -1,0 +1,164 @@
+// The window's MCP servers: read from the three places, workspace ones approved once (remembered in workspace state) and never in Restricted Mode, started once for every chat, stopped with the window.
+import * as vscode from 'vscode';
+import type { Logger } from '../../engine/ports.js';
+import { serverFingerprint, type ApprovalMemory } from '../../node/mcp/approvals.js';
+import { loadMcpConfig } from '../../node/mcp/configLoad.js';
+import { problemLine, type McpInputSpec, type McpServerConfig } from '../../node/mcp/configTypes.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { McpHub, ServerState } from '../../node/mcp/hub.js';
+import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
+import { readMcpSettings } from './settings.js';
+
+const APPROVALS_KEY = 'capsule.mcp.approved';
+/** Servers the user disabled in this workspace (the MCP Servers command). */
+const DISABLED_KEY = 'capsule.mcp.disabled';
+
+type Runtime = typeof import('../../node/mcp/runtime.js');
+
+/**
+ * The MCP client, loaded on first use: dist/mcp.js next to the extension bundle, or the source module when running
+ * from sources (tests). A computed path, so the bundler leaves the SDK out of dist/extension.js.
+ */
+function loadRuntime(): Runtime {
+  const bundled = join(__dirname, 'mcp.js');
+  const source = join(__dirname, '..', '..', 'node', 'mcp', 'runtime.ts');
+  const path = existsSync(bundled) ? bundled : source;
+  return require(path) as Runtime;
+}
+
+/** Approvals in workspace state: this workspace's approved fingerprints. */
+class WorkspaceApprovals implements ApprovalMemory {
+  constructor(private readonly state: vscode.Memento) {}
+  async approved(_workspace: string, s: McpServerConfig): Promise<boolean> {
+    return (this.state.get<string[]>(APPROVALS_KEY) ?? []).includes(serverFingerprint(s));
+  }
+  async remember(_workspace: string, s: McpServerConfig): Promise<void> {
+    const list = this.state.get<string[]>(APPROVALS_KEY) ?? [];
+    const fp = serverFingerprint(s);
+    if (!list.includes(fp)) await this.state.update(APPROVALS_KEY, [...list, fp]);
+  }
+}
+
+function describe(s: McpServerConfig): string {
+  const t = s.transport;
+  return t.type === 'stdio' ? [t.command, ...t.args].join(' ') : t.url;
+}
+
+export class McpServers implements vscode.Disposable {
+  #hub: McpHub | undefined;
+  #starting: Promise<McpSessionConfig | undefined> | undefined;
+  readonly #told = new Set<string>();
+  readonly #approvals: WorkspaceApprovals;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly logger: Logger,
+    /** A line in the chat (the view's notices). */
+    private readonly notify: (level: 'info' | 'warn', message: string) => void,
+  ) {
+    this.#approvals = new WorkspaceApprovals(context.workspaceState);
+  }
+
+  /** The started servers for a chat: started on the first call, shared by every later chat (never started twice). */
+  forChat(): Promise<McpSessionConfig | undefined> {
+    this.#starting ??= this.#start().catch((err: unknown) => {
+      this.logger.log('error', `MCP servers were not started: ${err instanceof Error ? err.message : String(err)}`);
+      return undefined;
+    });
+    return this.#starting;
+  }
+
+  /** Each server's status, tools and schema tokens (the setup panel and /budget). */
+  states(count: (text: string) => number): ServerState[] {
+    return this.#hub?.states(count) ?? [];
+  }
+
+  async restart(name: string): Promise<void> {
+    this.#told.clear();
+    await this.#hub?.get(name)?.restart();
+  }
+
+  /** Stops the server now and keeps it off in this workspace until enabled again; the model is told its tools are gone. */
+  async disable(name: string): Promise<void> {
+    const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
+    if (!off.includes(name)) await this.context.workspaceState.update(DISABLED_KEY, [...off, name]);
+    await this.#hub?.get(name)?.stop();
+  }
+
+  async enable(name: string): Promise<void> {
+    const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
+    await this.context.workspaceState.update(DISABLED_KEY, off.filter((n) => n !== name));
+    await this.#hub?.get(name)?.restart();
+  }
+
+  disabled(): readonly string[] {
+    return this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
+  }
+
+  async #inputValue(spec: McpInputSpec): Promise<string | undefined> {
+    const key = `capsule.mcp.input:${spec.id}`;
+    const stored = await this.context.secrets.get(key);
+    if (stored !== undefined) return stored;
+    const value = await vscode.window.showInputBox({ title: `MCP: ${spec.description}`, prompt: `Needed by an MCP server (input "${spec.id}"); kept in VS Code's secret storage.`, password: spec.password, ignoreFocusOut: true });
+    if (value !== undefined) await this.context.secrets.store(key, value);
+    return value;
+  }
+
+  async #start(): Promise<McpSessionConfig | undefined> {
+    const { settings, userServers, problems } = readMcpSettings();
+    for (const p of problems) this.logger.log('warn', p);
+    if (!settings.enabled) return undefined;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    // Restricted Mode: a workspace's files never start a program.
+    const workspace = vscode.workspace.isTrusted ? folder : undefined;
+    const config = await loadMcpConfig({
+      ...(workspace === undefined ? {} : { workspace }),
+      userServers,
+      vars: { ...(folder === undefined ? {} : { workspaceFolder: folder }), env: process.env, input: (s) => this.#inputValue(s) },
+    });
+    for (const p of config.problems) this.#tellOnce(`MCP configuration: ${problemLine(p)}; the chat goes on without it.`);
+    const servers: McpServerConfig[] = [];
+    const off = new Set(this.disabled());
+    for (const s of config.servers.filter((x) => !off.has(x.name))) {
+      if (!s.needsApproval || (await this.#approvals.approved(folder ?? '', s))) {
+        servers.push(s);
+        continue;
+      }
+      const allow = 'Allow';
+      const answer = await vscode.window.showWarningMessage(
+        `This workspace's ${s.source.label} wants to start the MCP server "${s.name}": ${describe(s)}. It runs with your permissions.`,
+        { modal: true },
+        allow,
+      );
+      if (answer !== allow) {
+        this.#tellOnce(`MCP server "${s.name}" from ${s.source.label} was not started (not approved).`);
+        continue;
+      }
+      await this.#approvals.remember(folder ?? '', s);
+      servers.push(s);
+    }
+    if (servers.length === 0) return undefined;
+    const hub = new (loadRuntime().McpHub)(servers, { initializeMs: settings.startupTimeoutSeconds * 1000, callMs: settings.callTimeoutSeconds * 1000 });
+    this.#hub = hub;
+    this.logger.log('info', `MCP: starting ${servers.map((s) => s.name).join(', ')}`);
+    this.notify('info', `Starting MCP server${servers.length === 1 ? '' : 's'}: ${servers.map((s) => s.name).join(', ')}…`);
+    await hub.start();
+    for (const c of hub.connections) {
+      if (c.status === 'ready') this.logger.log('info', `MCP ${c.name}: ready, ${c.tools.length} tools`);
+      else this.#tellOnce(`MCP server "${c.name}" did not start: ${c.error ?? c.status}. The chat goes on without it.`);
+    }
+    return { hub, deferShare: settings.deferShare, autoAllowReadOnly: settings.autoAllowReadOnly };
+  }
+
+  #tellOnce(message: string): void {
+    this.logger.log('warn', message);
+    if (this.#told.has(message)) return;
+    this.#told.add(message);
+    this.notify('warn', message);
+  }
+
+  dispose(): void {
+    void this.#hub?.stop();
+  }
+}
