@@ -184,7 +184,7 @@ export class CapsuleViewer {
 
   /** Keeps Tab inside the dialog while it is open (aria-modal promises that). */
   #trapFocus(e: KeyboardEvent): void {
-    const focusable = Array.from(this.element.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"], a[href]'));
+    const focusable = Array.from(this.element.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"]'));
     const first = focusable[0];
     const last = focusable[focusable.length - 1];
     if (!first || !last) return;

@@ -10,19 +10,28 @@ export interface ClickHandlers {
 }
 
 export function delegateClicks(root: HTMLElement, h: ClickHandlers): void {
+  /** Links carry no href (pathLinks.ts detachHrefs): a file link opens the file, another goes to the host, which decides whether its scheme may open. */
+  const follow = (link: HTMLElement): void => {
+    const path = link.dataset.path;
+    if (path !== undefined && h.openFile) {
+      h.openFile(path, lineOf(link.dataset.line), lineOf(link.dataset.column));
+      return;
+    }
+    const href = link.dataset.href ?? link.getAttribute('href');
+    if (href) h.openLink(href);
+  };
+  root.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || !(e.target instanceof HTMLElement) || e.target.tagName !== 'A' || !root.contains(e.target)) return;
+    e.preventDefault();
+    follow(e.target);
+  });
   root.addEventListener('click', (e) => {
     if (!(e.target instanceof Element)) return;
     const link = e.target.closest('a');
     if (link && root.contains(link)) {
-      // The webview never navigates; the host decides whether the scheme may open.
+      // The webview never navigates.
       e.preventDefault();
-      const path = link.dataset.path;
-      if (path !== undefined && h.openFile) {
-        h.openFile(path, lineOf(link.dataset.line), lineOf(link.dataset.column));
-        return;
-      }
-      const href = link.getAttribute('href');
-      if (href) h.openLink(href);
+      follow(link);
       return;
     }
     const btn = e.target.closest('button[data-action]');

@@ -1,6 +1,7 @@
 // What rewind, edit & resend, retry, undo/redo of a compaction, compact up to here and user checkpoints do in the editor: dialogs, then the facade.
 import * as vscode from 'vscode';
-import type { CheckpointKind } from '../../engine/transcript/schema.js';
+import { spanSinceCapsule } from '../../engine/compaction/cut.js';
+import type { CheckpointKind, Entry } from '../../engine/transcript/schema.js';
 import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
 import { recordCheckpoint, workspaceRoot } from './chatActions.js';
@@ -144,6 +145,13 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
   });
 }
 
+/** Why "compact up to here" cannot cut before this message, in the user's words; undefined when it can. */
+export function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): string | undefined {
+  if (!branch.some((e) => e.id === userEntryId)) return 'Not compacted: that message is on another branch. Switch to its branch first.';
+  if (!spanSinceCapsule(branch).span.some((e) => e.id === userEntryId)) return 'Not compacted: the latest compaction already summarizes that message. Choose a later message.';
+  return undefined;
+}
+
 /** "Compact up to here": a user compaction that cuts right before the message; the barrier's cards and lines show it like any other. */
 export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
   const a = host.chat.agent;
@@ -152,6 +160,12 @@ export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntr
     return;
   }
   await host.chat.jobs.addTask('compactUpTo', async (signal) => {
+    // Said here, once, in words: the engine plans from the tail after the capsule in force, where an older message is "not on the branch".
+    const why = compactUpToRefusal(host.chat.store?.tree.branch() ?? [], userEntryId);
+    if (why !== undefined) {
+      host.out.fail(why);
+      return;
+    }
     const r = await a.compactUpTo(userEntryId, { signal });
     const last = r.outcomes[r.outcomes.length - 1];
     if (last !== undefined && last.outcome !== 'completed') host.out.fail(`Not compacted: ${last.outcome === 'skipped' || last.outcome === 'failed' ? last.reason : last.outcome}.`);

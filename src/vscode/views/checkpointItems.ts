@@ -1,4 +1,4 @@
-// Tree items of the checkpoints view: a message ("Task 2: read the files… · 7:29 · 16.2k tokens"), its checkpoints and its compactions.
+// Tree items of the checkpoints view: a message ("read the files… · 7:29 · 16.2k tokens"), its checkpoints and its compactions.
 import * as vscode from 'vscode';
 import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
 import type { CheckpointEntry } from '../../engine/transcript/schema.js';
@@ -21,19 +21,20 @@ function dim(onBranch: boolean): vscode.ThemeColor | undefined {
   return onBranch ? undefined : new vscode.ThemeColor('disabledForeground');
 }
 
-export function messageItem(sessionId: string, m: Moment, onBranch: boolean): vscode.TreeItem {
+export function messageItem(sessionId: string, m: Moment, onBranch: boolean, summarized = false): vscode.TreeItem {
   const text = m.message?.content ?? '';
-  const item = new vscode.TreeItem(`Task ${m.index}: ${firstLine(text, 50)}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  // The message's own words are the label: a "Task N:" prefix read as "Task 1: Task 1: …" when the user numbered them.
+  const item = new vscode.TreeItem(firstLine(text, 60) || `Message ${m.index}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   // VS Code keeps a row's collapse state by id: a row that had no children yet ("None") would stay shut when its
   // first compaction or checkpoint arrives, so the id changes once with that, and the new row opens as Expanded.
   item.id = `message/${sessionId}/${m.message?.id ?? 'start'}${m.children.length > 0 ? '/open' : ''}`;
   const tokens = m.tokens === undefined ? '' : ` · ${shortTokens(m.tokens)} tokens`;
-  item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? '' : ' · other branch'}`;
+  item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? (summarized ? ' · summarized' : '') : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
-  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.`);
+  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.${summarized ? '\n\nThe latest compaction already summarizes this message, so Compact Up to Here is offered only on later messages.' : ''}`);
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon('account', dim(onBranch));
-  item.contextValue = onBranch ? 'capsule.message' : 'capsule.message.otherBranch';
+  item.contextValue = onBranch ? (summarized ? 'capsule.message.summarized' : 'capsule.message') : 'capsule.message.otherBranch';
   return item;
 }
 
