@@ -12,7 +12,7 @@ import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
-import { LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
+import { LIMITS, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 
 const host = connectHost();
 const announcer = new Announcer();
@@ -73,7 +73,20 @@ const list = new TranscriptList({
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
 
-const approvals = new ApprovalCards({ answer: (id, choice, feedback) => host.post({ type: 'approval', id, choice, ...(feedback === undefined ? {} : { feedback }) }) }, announcer);
+const approvals = new ApprovalCards(
+  {
+    answer: (id, choice, extra) =>
+      host.post({
+        type: 'approval',
+        id,
+        choice,
+        ...(extra?.feedback === undefined ? {} : { feedback: extra.feedback }),
+        ...(extra?.rule === undefined ? {} : { rule: extra.rule.slice(0, LIMITS.label) }),
+        ...(extra?.scope === undefined ? {} : { scope: extra.scope }),
+      }),
+  },
+  announcer,
+);
 const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
@@ -100,6 +113,15 @@ const setup = new SetupPanel({
     setup.update(lastSetup, false);
     composer.focus();
   },
+  checkPassed: (summary) => {
+    // The check passed: the panel's work is done, and its space goes back to the chat; one line says what was found.
+    host.updateState({ setupOpen: false });
+    current.notice = { level: 'info', text: summary, transient: true };
+    renderBanners();
+    announcer.say(summary);
+    composer.focus();
+  },
+  removeRule: (rule) => host.post({ type: 'removeAllowRule', rule }),
 });
 let lastSetup: Extract<HostToWebview, { type: 'setup' }>['setup'] | null = null;
 
@@ -171,6 +193,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   composer.setBarrier(barrier.running);
   plan.show(msg.plan ?? []);
   approvals.show(msg.approvals ?? []);
+  setup.setRules(msg.allowRules ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -242,6 +265,7 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'approvals':
       approvals.show(msg.approvals);
+      if (msg.allowRules !== undefined) setup.setRules(msg.allowRules);
       break;
     case 'composer':
       composer.setText(msg.text);

@@ -314,6 +314,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         update: (k: string, v: unknown, target?: unknown) => {
           writes.push({ key: `${section}.${k}`, value: v, target });
           config.set(`${section}.${k}`, v);
+          // ConfigurationTarget.Global is 1: a later inspect() finds the value where it was written.
+          if (target !== undefined) scopes.set(`${section}.${k}`, target === 1 ? 'user' : 'workspace');
           configEvents.fire({ affectsConfiguration: (s: string) => `${section}.${k}`.startsWith(s) });
           return Promise.resolve();
         },

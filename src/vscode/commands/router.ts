@@ -101,7 +101,10 @@ export class IntentRouter {
         await vscode.env.clipboard.writeText(i.text);
         return;
       case 'approval':
-        await d.approvals.answer(i.id, i.choice, i.feedback);
+        await d.approvals.answer(i.id, i.choice, i.feedback, i.rule === undefined ? undefined : { rule: i.rule, scope: i.scope ?? 'user' });
+        return;
+      case 'removeAllowRule':
+        await d.approvals.removeRule(i.rule);
         return;
       case 'openLink':
         if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));

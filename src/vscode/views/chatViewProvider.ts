@@ -130,6 +130,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'copy':
       case 'openLink':
       case 'approval':
+      case 'removeAllowRule':
       case 'findFiles':
       case 'openFile':
       case 'showDiff':
