@@ -68,6 +68,7 @@ const cardFields = {
   fallbackReason: optional(str(LIMITS.line)),
   level: optional((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 3),
   undone: optional(bool),
+  loaded: optional(bool),
 };
 const card = shape(cardFields);
 const fault = shape({

@@ -145,8 +145,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const session = checkpointsPane(page).locator('.monaco-list-row[aria-level="1"]').first();
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
-    await treeRows(page, 'Task 1: [long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
-    await treeRows(page, 'Compaction · turn_complete').waitFor({ timeout: 30_000 });
+    await treeRows(page, '[long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · context size (turn complete)').waitFor({ timeout: 30_000 });
   });
 
   // ---- 5: Compact Context from the palette (after one more answer, so there is history since the capsule) ----
@@ -167,7 +167,7 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     assert.match(ck, /^ck_\w+$/);
     assert.notEqual(ck, autoCk);
     meter.push(await chat.waitForMeterBelow(meter.at(-1) ?? 0));
-    await treeRows(page, 'Compaction · user').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · manual').waitFor({ timeout: 30_000 });
     return ck;
   });
   const summaries = f.chatRequests.filter((r) => bodyOf(r).tool_choice === 'none');

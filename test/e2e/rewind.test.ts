@@ -114,7 +114,7 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
     const session = checkpointsPane(page).locator('.monaco-list-row[aria-level="1"]').first();
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
-    await treeRows(page, 'Task 1: Just say hello instead.').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Just say hello instead.').waitFor({ timeout: 30_000 });
     await treeRows(page, 'Other branches').waitFor({ timeout: 30_000 });
     await screenshot(page, 'r04a-branch-in-tree');
   });
