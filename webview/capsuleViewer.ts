@@ -41,6 +41,11 @@ export class CapsuleViewer {
     });
   }
 
+  /** The checkpoint whose capsule is shown (or awaited), or null when closed. */
+  get checkpointId(): string | null {
+    return this.#checkpointId;
+  }
+
   get isOpen(): boolean {
     return this.#checkpointId !== null;
   }

@@ -10,6 +10,7 @@ import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
 import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
+import { STALL_AFTER_MS, StallWatch } from './stallWatch.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
 import { LIMITS, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
@@ -141,6 +142,22 @@ const header = new ChatHeader({
 
 const banners = el('div', { className: 'banners' });
 
+/** A turn gone quiet: say so after a while, with Stop and Retry (stop this request and ask the model to continue). */
+const stallLine = el('div', { className: 'stall banner warning hidden', attrs: { role: 'status' } });
+const stall = new StallWatch({ set: (fn, ms) => window.setTimeout(fn, ms), clear: (h) => window.clearTimeout(h) }, STALL_AFTER_MS, (stalled) => {
+  stallLine.classList.toggle('hidden', !stalled);
+  if (!stalled) return;
+  const stop = button({ text: 'Stop', label: 'Stop the turn' });
+  stop.addEventListener('click', () => host.post({ type: 'cancel' }));
+  const retry = button({ text: 'Retry', label: 'Stop this request and ask the model to continue' });
+  retry.addEventListener('click', () => {
+    host.post({ type: 'cancel' });
+    host.post({ type: 'send', text: 'Continue', clientId: `stall_${Date.now().toString(36)}` });
+  });
+  stallLine.replaceChildren(el('span', { text: `No reply from the model for ${Math.round(STALL_AFTER_MS / 1000)} s. It may still answer.` }), stop, retry);
+  announcer.say('No reply from the model for a while. Stop or Retry are offered.');
+});
+
 function banner(level: 'info' | 'warning' | 'error', text: string, dismiss?: () => void): HTMLElement {
   const b = el('div', { className: `banner ${level}`, attrs: { role: level === 'error' ? 'alert' : 'status' } }, [el('span', { text })]);
   if (dismiss) {
@@ -185,9 +202,19 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   header.showModels(msg.models, msg.currentModelId, msg.settings);
   header.showBudget(msg.budget, host.state().detailsOpen);
   renderBanners();
+  // A rewind or a branch switch answers with a snapshot: a capsule shown from the branch just left must not stay open as if current.
+  const viewed = sameSession ? viewer.checkpointId : null;
+  const viewedWasHere = viewed !== null && list.checkpointIds().includes(viewed);
   list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
+  if (viewed !== null && viewedWasHere && !list.checkpointIds().includes(viewed)) {
+    viewer.close();
+    current.notice = { level: 'info', text: 'The chat moved to another branch, so the capsule viewer closed: that capsule is not on this branch.', transient: true };
+    renderBanners();
+  }
   composer.setReadOnly(msg.session?.readOnly === true);
   composer.setBusy(msg.busy);
+  if (msg.busy) stall.activity();
+  else stall.stop();
   composer.resetQueue(msg.queue);
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
@@ -214,6 +241,7 @@ function onMessage(msg: HostToWebview): void {
       renderBanners();
       break;
     case 'itemsAppended':
+      if (composer.busy) stall.activity();
       list.append(msg.items);
       for (const item of msg.items) {
         if (item.kind === 'user' && item.clientId !== undefined) composer.consumed(item.clientId);
@@ -221,9 +249,11 @@ function onMessage(msg: HostToWebview): void {
       }
       break;
     case 'itemUpdated':
+      if (composer.busy) stall.activity();
       list.update(msg.item);
       break;
     case 'streamDelta':
+      if (composer.busy) stall.activity();
       list.streamDelta(msg.itemId, msg.text);
       break;
     case 'streamEnd':
@@ -231,6 +261,7 @@ function onMessage(msg: HostToWebview): void {
       announcer.say('Answer complete');
       break;
     case 'barrier': {
+      if (composer.busy) stall.activity();
       const { type: _type, ...view } = msg;
       barrier.show(view);
       composer.setBarrier(barrier.running);
@@ -254,6 +285,8 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
+      if (msg.busy) stall.activity();
+      else stall.stop();
       // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
       if (!msg.busy && current.notice?.transient === true) {
         current.notice = undefined;
@@ -311,7 +344,7 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
 });
 
 // The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
-root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, setup.element, list.element, barrier.element, viewer.element, announcer.element);
+root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, stallLine, setup.element, list.element, barrier.element, viewer.element, announcer.element);
 // Escape stops a running turn unless something nearer (the slash popup, the capsule viewer, a feedback box) used it.
 document.addEventListener('keydown', (e) => {
   if (e.key !== 'Escape' || e.defaultPrevented || !composer.busy) return;

@@ -51,3 +51,28 @@ test('a loaded capsule says "Capsule loaded" and what it adds; a compaction card
     { width: 292, height: 720 },
   );
 });
+
+test('after a rewind to before a compaction the capsule viewer does not stay open on the branch just left', async () => {
+  await scenario(
+    browser,
+    'viewer-after-rewind',
+    async (h) => {
+      const items = [
+        { id: 'u1', kind: 'user' as const, text: 'First task' },
+        { id: 'k1', kind: 'compaction' as const, card: { ...card, quality: 'full' as const } },
+        { id: 'u2', kind: 'user' as const, text: 'Second task' },
+      ];
+      await h.send({ ...snapshot, transcript: { items, hasMore: false } });
+      await h.page.locator('[data-id="k1"] button[data-action="view-capsule"]').click();
+      await h.until("!!document.querySelector('[role=dialog]')", 'the viewer');
+      // The same chat, another snapshot that still has the capsule (a model switch): the viewer stays.
+      await h.send({ ...snapshot, transcript: { items, hasMore: false } });
+      assert.equal(await h.value("!!document.querySelector('[role=dialog]')"), true, 'a snapshot of the same branch keeps it');
+      // The rewind's snapshot: the branch before the compaction.
+      await h.send({ ...snapshot, transcript: { items: [items[0] as (typeof items)[number]], hasMore: false } });
+      await h.until("!document.querySelector('[role=dialog]')", 'the viewer to close');
+      assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /moved to another branch/);
+    },
+    { width: 292, height: 600 },
+  );
+});
