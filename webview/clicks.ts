@@ -5,6 +5,8 @@ export interface ClickHandlers {
   /** A workspace file link (pathLinks.ts): the host checks the path again before it opens anything. */
   openFile?(path: string, line?: number, column?: number): void;
   copy(text: string, from: HTMLElement): void;
+  /** A code block's Insert at Cursor, Apply to File, New File. */
+  codeBlock?(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void;
   /** Any other `button[data-action]` inside the root. */
   action?(name: string, button: HTMLElement): void;
 }
@@ -37,7 +39,10 @@ export function delegateClicks(root: HTMLElement, h: ClickHandlers): void {
     const btn = e.target.closest('button[data-action]');
     if (!(btn instanceof HTMLElement) || !root.contains(btn)) return;
     const name = btn.dataset.action ?? '';
-    if (name === 'copy-code') h.copy(btn.closest('.code-block')?.querySelector('code')?.textContent ?? '', btn);
+    const block = btn.closest('.code-block');
+    const code = block?.querySelector('code')?.textContent ?? '';
+    if (name === 'copy-code') h.copy(code, btn);
+    else if (name === 'code-insert' || name === 'code-apply' || name === 'code-newFile') h.codeBlock?.(name === 'code-insert' ? 'insert' : name === 'code-apply' ? 'apply' : 'newFile', code, block?.getAttribute('data-lang') ?? undefined);
     else h.action?.(name, btn);
   });
   // Middle-click would open a link in a new window of the webview host.

@@ -36,6 +36,11 @@ function copied(from: HTMLElement): void {
   announcer.say('Copied');
 }
 
+/** A code block's Insert at Cursor, Apply to File or New File: the host does it in the editor. */
+function codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void {
+  host.post({ type: 'codeBlock', action, code: code.slice(0, 2_000_000), ...(language === undefined || language === '' ? {} : { language: language.slice(0, LIMITS.id) }) });
+}
+
 function copy(text: string, from: HTMLElement): void {
   host.post({ type: 'copy', text: text.slice(0, 2_000_000) });
   copied(from);
@@ -50,6 +55,7 @@ function openFile(path: string, line?: number, column?: number): void {
 const viewer = new CapsuleViewer({
   load: (checkpointId) => host.post({ type: 'viewCapsule', checkpointId }),
   copy,
+  codeBlock,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   openFile,
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
@@ -59,6 +65,7 @@ const viewer = new CapsuleViewer({
 
 const list = new TranscriptList({
   copy,
+  codeBlock,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   openFile,
   showDiff: (itemId) => host.post({ type: 'showDiff', itemId }),

@@ -69,9 +69,12 @@ function wrapCodeBlock(pre: HTMLPreElement): void {
   const lang = /language-([\w#+.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
   const bar = el('div', { className: 'code-bar' }, [
     el('span', { className: 'code-lang', text: lang }),
+    button({ icon: 'insert', label: 'Insert at Cursor', action: 'code-insert' }),
+    button({ icon: 'git-pull-request-go-to-changes', label: 'Apply to File (the selection, or the whole file)', action: 'code-apply' }),
+    button({ icon: 'new-file', label: 'New File with this code', action: 'code-newFile' }),
     button({ icon: 'copy', label: 'Copy code', action: 'copy-code' }),
   ]);
-  const block = el('div', { className: 'code-block' });
+  const block = el('div', { className: 'code-block', attrs: lang === '' ? {} : { 'data-lang': lang } });
   pre.replaceWith(block);
   block.append(bar, pre);
 }

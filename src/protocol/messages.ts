@@ -106,6 +106,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** "Undo this compaction" / "Redo" on a compaction card. */
   z.object({ type: z.literal('compactionAction'), action: z.enum(['undo', 'redo']), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),
+  /** A code block's Insert at Cursor, Apply to File (the active editor's selection, or the whole file after a confirmation) or New File. */
+  z.object({ type: z.literal('codeBlock'), action: z.enum(['insert', 'apply', 'newFile']), code: text(LIMITS.document), language: text(LIMITS.id).optional() }),
   /** Put text on the clipboard (code blocks, answers, capsules). */
   z.object({ type: z.literal('copy'), text: text(LIMITS.document) }),
   /** A link the user clicked; the webview never navigates, and the host opens only schemes it allows. */

@@ -128,6 +128,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'compactionAction':
       case 'exportCapsule':
       case 'copy':
+      case 'codeBlock':
       case 'openLink':
       case 'approval':
       case 'removeAllowRule':

@@ -201,6 +201,8 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'approval', id: 'ap_1', choice: 'allowAlways' },
   { type: 'approval', id: 'ap_1', choice: 'allowAlways', rule: 'npm', scope: 'user' },
   { type: 'removeAllowRule', rule: { rule: 'npm run build', scope: 'workspace' } },
+  { type: 'codeBlock', action: 'insert', code: 'const a = 1;\n', language: 'ts' },
+  { type: 'codeBlock', action: 'newFile', code: 'print(1)\n' },
   { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
   { type: 'send', text: 'explain @src/a.ts', clientId: 'c_2', attachments: [{ path: 'src/a.ts' }, { path: 'notes.md', startLine: 2, endLine: 4 }] },
   { type: 'findFiles', requestId: 1, query: 'app' },
