@@ -76,3 +76,48 @@ test('after a rewind to before a compaction the capsule viewer does not stay ope
     { width: 292, height: 600 },
   );
 });
+
+test('after a /compact that fell back, the chat says why no Project Memory was written', async () => {
+  await scenario(
+    browser,
+    'project-memory-not-written',
+    async (h) => {
+      const why = "Project Memory was not written: the model's summary could not be used (the answer had no capsule sections), so Capsule kept a simpler summary of its own. That is enough for this chat, but only a full-quality summary becomes Project Memory. Run /compact again when the model answers normally.";
+      await h.send({
+        ...snapshot,
+        transcript: {
+          hasMore: false,
+          items: [
+            { id: 'u1', kind: 'user', text: '/compact' },
+            { id: 'k1', kind: 'compaction', card: { ...card, trigger: 'user', fallbackReason: 'the answer had no capsule sections' } },
+            { id: 'i1', kind: 'info', text: why },
+          ],
+        },
+      });
+      await h.until("!!document.querySelector('[data-id=\"i1\"]')", 'the line');
+      assert.match(await h.value<string>("document.querySelector('[data-id=\"i1\"]').textContent"), /^Project Memory was not written: /);
+      await h.screenshot('project-memory-not-written');
+    },
+    { width: 292, height: 620 },
+  );
+});
+
+test('Compact Up to Here on a message the last compaction already summarizes: one line, in words', async () => {
+  await scenario(
+    browser,
+    'compact-up-to-here-refused',
+    async (h) => {
+      const items = [
+        { id: 'u1', kind: 'user' as const, text: 'Read the parser' },
+        { id: 'k1', kind: 'compaction' as const, card: { ...card, trigger: 'user' as const, quality: 'full' as const } },
+        { id: 'u2', kind: 'user' as const, text: 'Run the tests' },
+        { id: 'x_1', kind: 'error' as const, text: 'Not compacted: the latest compaction already summarizes that message. Choose a later message.' },
+      ];
+      await h.send({ ...snapshot, transcript: { items, hasMore: false } });
+      await h.until("!!document.querySelector('[data-id=\"x_1\"]')", 'the line');
+      assert.doesNotMatch(await h.value<string>("document.querySelector('[data-id=\"x_1\"]').textContent"), /\be_[a-z0-9]/);
+      await h.screenshot('compact-up-to-here-refused');
+    },
+    { width: 292, height: 620 },
+  );
+});
