@@ -140,7 +140,7 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
   if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;
   await host.chat.jobs.addTask(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
     if (await host.chat.undoCompaction(checkpointId, action)) {
-      host.out.info(action === 'undo' ? `Compaction ${checkpointId} undone: the next request is built as if its capsule did not exist. Redo it from its card.` : `Compaction ${checkpointId} redone: its capsule is in force again.`);
+      host.out.info(action === 'undo' ? 'Compaction undone: the next request is built as if its summary did not exist. Redo it from its card.' : 'Compaction redone: its summary is in force again.');
     }
   });
 }

@@ -201,7 +201,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     const view = store ? capsuleView(store.tree, checkpointId, this.d.chat.basis()) : undefined;
     const links = view ? this.d.files?.links([view.text]) : undefined;
     if (view) this.#post({ type: 'capsule', capsule: links === undefined ? view : { ...view, links } });
-    else this.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
+    else this.notify('error', 'That capsule is not in this chat (it may belong to another chat or have been removed).');
   }
 
   fillComposer(text: string): void {
