@@ -1,10 +1,25 @@
 // Approval cards pinned above the composer: always whole on screen (no inner scroll hides a button); the always-allow rule is the user's to shape.
-import type { AllowRuleScope, ApprovalChoice, ApprovalView } from '../src/protocol/messages.js';
+import type { AllowRuleScope, ApprovalChoice, ApprovalView, WebviewToHost } from '../src/protocol/messages.js';
+import { LIMITS } from '../src/protocol/limits.js';
 import type { Announcer } from './dom.js';
 import { button, el } from './dom.js';
 
 export interface ApprovalActions {
-  answer(id: string, choice: ApprovalChoice, extra?: { readonly feedback?: string; readonly rule?: string; readonly scope?: AllowRuleScope }): void;
+  answer(id: string, choice: ApprovalChoice, extra?: AnswerExtra): void;
+}
+
+type AnswerExtra = { readonly feedback?: string; readonly rule?: string; readonly scope?: AllowRuleScope };
+
+/** The `approval` message for an answer: only the fields that answer carries, cut to the protocol's limits. */
+export function approvalMessage(id: string, choice: ApprovalChoice, extra?: AnswerExtra): Extract<WebviewToHost, { type: 'approval' }> {
+  return {
+    type: 'approval',
+    id,
+    choice,
+    ...(extra?.feedback === undefined ? {} : { feedback: extra.feedback.slice(0, LIMITS.notice) }),
+    ...(extra?.rule === undefined ? {} : { rule: extra.rule.slice(0, LIMITS.label) }),
+    ...(extra?.scope === undefined ? {} : { scope: extra.scope }),
+  };
 }
 
 /** The words of a command as the user reads them (whitespace-separated; the host parses it properly again). */

@@ -1,6 +1,6 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
 import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
-import { ApprovalCards } from './approvalCards.js';
+import { ApprovalCards, approvalMessage } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
@@ -10,7 +10,7 @@ import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
 import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
-import { STALL_AFTER_MS, StallWatch } from './stallWatch.js';
+import { stallLineFor } from './stallLine.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
 import { LIMITS, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
@@ -81,20 +81,7 @@ const list = new TranscriptList({
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
 
-const approvals = new ApprovalCards(
-  {
-    answer: (id, choice, extra) =>
-      host.post({
-        type: 'approval',
-        id,
-        choice,
-        ...(extra?.feedback === undefined ? {} : { feedback: extra.feedback }),
-        ...(extra?.rule === undefined ? {} : { rule: extra.rule.slice(0, LIMITS.label) }),
-        ...(extra?.scope === undefined ? {} : { scope: extra.scope }),
-      }),
-  },
-  announcer,
-);
+const approvals = new ApprovalCards({ answer: (id, choice, extra) => host.post(approvalMessage(id, choice, extra)) }, announcer);
 const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
@@ -149,21 +136,14 @@ const header = new ChatHeader({
 
 const banners = el('div', { className: 'banners' });
 
-/** A turn gone quiet: say so after a while, with Stop and Retry (stop this request and ask the model to continue). */
-const stallLine = el('div', { className: 'stall banner warning hidden', attrs: { role: 'status' } });
-const stall = new StallWatch({ set: (fn, ms) => window.setTimeout(fn, ms), clear: (h) => window.clearTimeout(h) }, STALL_AFTER_MS, (stalled) => {
-  stallLine.classList.toggle('hidden', !stalled);
-  if (!stalled) return;
-  const stop = button({ text: 'Stop', label: 'Stop the turn' });
-  stop.addEventListener('click', () => host.post({ type: 'cancel' }));
-  const retry = button({ text: 'Retry', label: 'Stop this request and ask the model to continue' });
-  retry.addEventListener('click', () => {
+/** A turn gone quiet: the line with Stop and Retry (stallLine.ts). */
+const { element: stallLine, watch: stall } = stallLineFor(
+  { stop: () => host.post({ type: 'cancel' }), retry: () => {
     host.post({ type: 'cancel' });
     host.post({ type: 'send', text: 'Continue', clientId: `stall_${Date.now().toString(36)}` });
-  });
-  stallLine.replaceChildren(el('span', { text: `No reply from the model for ${Math.round(STALL_AFTER_MS / 1000)} s. It may still answer.` }), stop, retry);
-  announcer.say('No reply from the model for a while. Stop or Retry are offered.');
-});
+  } },
+  announcer,
+);
 
 function banner(level: 'info' | 'warning' | 'error', text: string, dismiss?: () => void): HTMLElement {
   const b = el('div', { className: `banner ${level}`, attrs: { role: level === 'error' ? 'alert' : 'status' } }, [el('span', { text })]);
