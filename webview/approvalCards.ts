@@ -47,6 +47,11 @@ export class ApprovalCards {
 
   constructor(private readonly actions: ApprovalActions, private readonly announcer: Announcer) {}
 
+  /** Some approval waits for the user. */
+  get waiting(): boolean {
+    return this.#shown !== '';
+  }
+
   show(list: readonly ApprovalView[]): void {
     const key = list.map((a) => a.id).join(',');
     if (key === this.#shown) return;

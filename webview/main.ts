@@ -137,6 +137,11 @@ const header = new ChatHeader({
 const banners = el('div', { className: 'banners' });
 
 /** A turn gone quiet: the line with Stop and Retry (stallLine.ts). */
+/** A sign of life: the quiet period starts again; a turn waiting for the user's approval is not quiet, it waits (no line). */
+function alive(): void {
+  if (composer.busy && !approvals.waiting) stall.activity();
+  else stall.stop();
+}
 const { element: stallLine, watch: stall } = stallLineFor(
   { stop: () => host.post({ type: 'cancel' }), retry: () => {
     host.post({ type: 'cancel' });
@@ -200,13 +205,12 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   }
   composer.setReadOnly(msg.session?.readOnly === true);
   composer.setBusy(msg.busy);
-  if (msg.busy) stall.activity();
-  else stall.stop();
   composer.resetQueue(msg.queue);
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
   plan.show(msg.plan ?? []);
   approvals.show(msg.approvals ?? []);
+  alive();
   setup.setRules(msg.allowRules ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
@@ -228,7 +232,7 @@ function onMessage(msg: HostToWebview): void {
       renderBanners();
       break;
     case 'itemsAppended':
-      if (composer.busy) stall.activity();
+      alive();
       list.append(msg.items);
       for (const item of msg.items) {
         if (item.kind === 'user' && item.clientId !== undefined) composer.consumed(item.clientId);
@@ -236,11 +240,11 @@ function onMessage(msg: HostToWebview): void {
       }
       break;
     case 'itemUpdated':
-      if (composer.busy) stall.activity();
+      alive();
       list.update(msg.item);
       break;
     case 'streamDelta':
-      if (composer.busy) stall.activity();
+      alive();
       list.streamDelta(msg.itemId, msg.text);
       break;
     case 'streamEnd':
@@ -248,7 +252,7 @@ function onMessage(msg: HostToWebview): void {
       announcer.say('Answer complete');
       break;
     case 'barrier': {
-      if (composer.busy) stall.activity();
+      alive();
       const { type: _type, ...view } = msg;
       barrier.show(view);
       composer.setBarrier(barrier.running);
@@ -272,8 +276,7 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
-      if (msg.busy) stall.activity();
-      else stall.stop();
+      alive();
       // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
       if (!msg.busy && current.notice?.transient === true) {
         current.notice = undefined;
@@ -285,6 +288,7 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'approvals':
       approvals.show(msg.approvals);
+      alive();
       if (msg.allowRules !== undefined) setup.setRules(msg.allowRules);
       break;
     case 'composer':

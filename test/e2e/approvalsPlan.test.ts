@@ -83,11 +83,11 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     const card = chat.frame.locator('.approval-card.command');
     await card.waitFor({ timeout: 30_000 });
     await screenshot(page, '15-03a-command-card');
-    await card.getByRole('button', { name: 'Always allow commands like this: choose the rule' }).click();
+    await card.getByRole('button', { name: 'Always allow…' }).click();
     // The rule offered is the command's name, editable; it is kept in the user's settings, not the workspace's.
     assert.equal(await card.getByLabel('Allow commands starting with').inputValue(), 'echo');
     await screenshot(page, '15-03b-always-allow-rule');
-    await card.getByRole('button', { name: 'Save the rule and run the command' }).click();
+    await card.getByRole('button', { name: 'Save rule and run' }).click();
     await chat.idle();
     const settings = JSON.parse(readFileSync(join(s.root, 'user', 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
     assert.deepEqual(settings['capsule.approvals.allowedCommands'], ['echo']);

@@ -41,3 +41,22 @@ test('no data for 30 s shows the stall line with Stop and Retry; a delta or the 
     { width: 292, height: 500 },
   );
 });
+
+test('a turn waiting for an approval is not stalled: no line while the card waits, the watch starts again once it is answered', async () => {
+  await scenario(
+    browser,
+    'stall-not-while-approving',
+    async (h) => {
+      await h.page.clock.install();
+      await h.send({ ...snapshot, busy: true, approvals: [{ id: 'ap_1', kind: 'command', title: 'Run `echo hi`', command: 'echo hi', rule: 'echo' }] });
+      const stalled = (): Promise<boolean> => h.value("!document.querySelector('.stall').classList.contains('hidden')");
+      await h.send({ type: 'itemUpdated', item: { id: 't1', kind: 'tool', name: 'run_command', argsSummary: 'command: echo hi', status: 'running' } });
+      await h.page.clock.runFor(120_000);
+      assert.equal(await stalled(), false, 'waiting for the user is not the model going quiet');
+      await h.send({ type: 'approvals', approvals: [] });
+      await h.page.clock.runFor(31_000);
+      assert.equal(await stalled(), true, 'after the answer, quiet again counts');
+    },
+    { width: 292, height: 500 },
+  );
+});
