@@ -57,7 +57,7 @@ export class BarrierStrip {
     const children: Node[] = [icon(iconName), el('span', { className: 'barrier-text', text: barrierResultLine(b) })];
     const ck = b.result?.checkpointId;
     if (ck !== undefined && outcome === 'completed') {
-      const view = button({ icon: 'eye', label: `View the capsule of ${ck}` });
+      const view = button({ icon: 'eye', label: 'View the capsule' });
       view.addEventListener('click', () => this.viewCapsule(ck, view));
       children.push(view);
     }

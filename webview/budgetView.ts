@@ -1,6 +1,6 @@
-// The header's budget: headline figure, the meter, limits, and (expandable) the category legend and every `/budget` field (docs/behaviour.md#observability).
+// The header's budget: a thin meter on the line, and under it on a click the figures, the category legend and every `/budget` field (docs/behaviour.md#observability).
 import type { BudgetView } from '../src/protocol/messages.js';
-import { button, el } from './dom.js';
+import { button, el, icon } from './dom.js';
 import { fire } from './errorCard.js';
 import { age, fullTokens, percent, shortTokens } from '../src/protocol/format.js';
 import { renderLegend, renderMeter } from './meter.js';
@@ -50,16 +50,29 @@ export function budgetTooltip(b: BudgetView): string {
     .join('\n');
 }
 
-/** The window, or (nobody reported one) a button that says it is unknown and opens its setting: never a figure passed off as known. */
-function windowFigure(b: BudgetView): Node {
-  if (b.windowSource !== 'default') return document.createTextNode(`window ${shortTokens(b.contextWindow)}`);
-  const set = button({ icon: 'warning', text: 'window unknown — set it', label: `Context window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens until you set it. Open the setting.`, className: 'window-unknown' });
+/** The window, or (nobody reported one) a warning button that says it is unknown and opens its setting: never a figure passed off as known. */
+export function windowFigure(b: BudgetView): Node {
+  if (b.windowSource !== 'default') return el('span', { className: 'window-figure muted', text: shortTokens(b.contextWindow), attrs: { title: `Context window ${fullTokens(b.contextWindow)} tokens` } });
+  const set = el('button', {
+    className: 'icon-button window-unknown',
+    attrs: { type: 'button', 'aria-label': 'window unknown — set it', title: `Context window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens until you set it. Open the setting.` },
+  }, [icon('warning')]);
   set.addEventListener('click', () => fire(set, { action: 'settings', target: 'window' }));
   return set;
 }
 
-/** The header's budget line: figure, share of the hard limit, measurement source, and the meter; hovering shows every field. */
-export function renderBudgetSummary(b: BudgetView): HTMLElement {
+/** The line's part of the budget: a thin meter and the share of the hard limit; the summary of the panel below, hovering shows every field. */
+export function renderBudgetLine(b: BudgetView): HTMLElement {
+  const ratio = b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0;
+  return el('summary', { className: 'budget', attrs: { title: budgetTooltip(b), 'aria-label': `Context ${percent(ratio)} of the hard limit: show the breakdown` } }, [
+    renderMeter(b),
+    el('span', { className: 'line-figure', text: `${shortTokens(b.effectiveTokens)}/${shortTokens(b.hardLimit)}`, attrs: { 'aria-hidden': 'true' } }),
+    el('span', { className: 'line-pct', text: percent(ratio), attrs: { 'aria-hidden': 'true' } }),
+  ]);
+}
+
+/** What a click on the meter opens: the figures, the category legend, auto-compact, and every `/budget` field. */
+export function renderBudgetPanel(b: BudgetView, autoCompact: HTMLElement | null, showTable: () => void): HTMLElement {
   const ratio = b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0;
   const headline = el('div', { className: 'headline' }, [
     el('span', { className: 'figure', text: `${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)}` }),
@@ -70,15 +83,10 @@ export function renderBudgetSummary(b: BudgetView): HTMLElement {
       attrs: { title: b.source === 'provider_usage' ? 'Calibrated from the tokens the provider reported' : 'Counted locally with the tokenizer (+5% margin)' },
     }),
   ]);
-  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · ` }, [windowFigure(b)]);
-  return el('section', { className: 'budget', attrs: { 'aria-label': 'Context budget', title: budgetTooltip(b) } }, [headline, renderMeter(b), limits]);
-}
-
-/** The expandable part: limits, the category legend and the `/budget` fields as a list. */
-export function renderBudgetDetails(b: BudgetView, open: boolean, onToggle: (open: boolean) => void): HTMLElement {
+  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · window ${b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)})` : fullTokens(b.contextWindow)}` });
+  const table = button({ icon: 'table', text: 'Show in the chat', label: 'Show the context budget in the chat (/budget)' });
+  table.addEventListener('click', showTable);
+  const actions = el('div', { className: 'panel-actions' }, [...(autoCompact ? [autoCompact] : []), table]);
   const list = el('dl', { className: 'fields' }, budgetRows(b).flatMap(([k, v]) => row(k, v)));
-  const details = el('details', { className: 'budget-details' }, [el('summary', { text: 'Budget details' }), renderLegend(b), list]);
-  details.open = open;
-  details.addEventListener('toggle', () => onToggle(details.open));
-  return details;
+  return el('div', { className: 'budget-panel', attrs: { role: 'region', 'aria-label': 'Context budget' } }, [headline, limits, renderLegend(b), actions, list]);
 }

@@ -11,6 +11,7 @@ import { reason } from './words.js';
 export interface ViewerActions {
   load(checkpointId: string): void;
   copy(text: string, from: HTMLElement): void;
+  codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void;
   openLink(href: string): void;
   openFile(path: string, line?: number, column?: number): void;
   rewind(checkpointId: string): void;
@@ -35,10 +36,15 @@ export class CapsuleViewer {
   constructor(private readonly actions: ViewerActions) {
     this.element.addEventListener('keydown', (e) => this.#onKey(e));
     // Capsule text is model output: its links go through the host like the chat's, and its code blocks copy the same way.
-    delegateClicks(this.element, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from) });
+    delegateClicks(this.element, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang) });
     this.element.addEventListener('click', (e) => {
       if (e.target === this.element) this.close(); // a click on the backdrop
     });
+  }
+
+  /** The checkpoint whose capsule is shown (or awaited), or null when closed. */
+  get checkpointId(): string | null {
+    return this.#checkpointId;
   }
 
   get isOpen(): boolean {
@@ -184,7 +190,7 @@ export class CapsuleViewer {
 
   /** Keeps Tab inside the dialog while it is open (aria-modal promises that). */
   #trapFocus(e: KeyboardEvent): void {
-    const focusable = Array.from(this.element.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"], a[href]'));
+    const focusable = Array.from(this.element.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"]'));
     const first = focusable[0];
     const last = focusable[focusable.length - 1];
     if (!first || !last) return;

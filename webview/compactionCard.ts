@@ -49,9 +49,14 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
   const reclaimed = reclaimedRatio(card.tokensBefore, card.tokensAfter);
   const sum = (c: BudgetCategories): number => ORDER.reduce((a, k) => a + c[k], 0);
   const scale = Math.max(sum(card.before), sum(card.after), 1);
-  const title = `Context compacted · ${reason(card.trigger)}`;
+  const loaded = card.loaded === true;
+  const heading = loaded ? 'Capsule loaded' : 'Context compacted';
+  const title = loaded ? heading : `${heading} · ${reason(card.trigger)}`;
 
-  const figures = [`${shortTokens(card.tokensBefore)} → ${shortTokens(card.tokensAfter)} tokens`, `reclaimed ${percent(reclaimed)}`, duration(card.durationMs)];
+  // A loaded capsule summarizes nothing of this chat: it adds context ("0 → 694 tokens, reclaimed 0%" said the opposite).
+  const figures = loaded
+    ? [`adds ${shortTokens(Math.max(0, card.tokensAfter - card.tokensBefore))} tokens of context from a saved capsule`]
+    : [`${shortTokens(card.tokensBefore)} → ${shortTokens(card.tokensAfter)} tokens`, `reclaimed ${percent(reclaimed)}`, duration(card.durationMs)];
   if (card.level !== undefined && card.level > 0) figures.push(`level ${card.level}`);
 
   const quality =
@@ -64,25 +69,31 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
         ? el('p', { className: 'card-quality partial' }, [icon('info'), el('span', { text: "Partial capsule: the model's summary, with the sections it left out filled from the ledger" })])
         : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
 
-  const details = el('details', { className: 'card-breakdown' }, [el('summary', { text: 'Before and after by category' }), categoryTable(card)]);
+  // Ids belong in the details: the card says what happened and what it means.
+  const details = el('details', { className: 'card-breakdown' }, [
+    el('summary', { text: 'Details' }),
+    categoryTable(card),
+    el('p', { className: 'muted card-ids' }, [el('span', { text: 'Checkpoint ' }), el('code', { className: 'ck', text: card.checkpointId })]),
+  ]);
   const retention = card.retention === undefined ? [] : [retentionView(card.retention)];
 
   return el('section', { className: card.undone === true ? 'card undone' : 'card', attrs: { 'aria-label': title } }, [
-    el('header', { className: 'card-head' }, [icon('fold'), el('span', { className: 'card-title', text: 'Context compacted' }), el('span', { className: 'chip reason', text: reason(card.trigger) })]),
+    el('header', { className: 'card-head' }, [icon(loaded ? 'package' : 'fold'), el('span', { className: 'card-title', text: heading }), ...(loaded ? [] : [el('span', { className: 'chip reason', text: reason(card.trigger) })])]),
     el('p', { className: 'card-figures', text: figures.join(' · ') }),
     ...(card.undone === true ? [el('p', { className: 'card-undone', text: 'Undone: the next request is built as if this capsule did not exist.' })] : []),
-    miniBar('Before', card.before, card.tokensBefore, scale),
-    miniBar('After', card.after, card.tokensAfter, scale),
+    ...(loaded ? [] : [miniBar('Before', card.before, card.tokensBefore, scale), miniBar('After', card.after, card.tokensAfter, scale)]),
     details,
     ...retention,
     quality,
     el('footer', { className: 'card-foot' }, [
-      el('span', { className: 'muted', text: 'Checkpoint ' }),
-      el('code', { className: 'ck', text: card.checkpointId }),
-      button({ icon: 'eye', text: 'View capsule', label: `View the capsule of ${card.checkpointId}`, action: 'view-capsule', data: { ck: card.checkpointId } }),
-      card.undone === true
-        ? button({ icon: 'redo', text: 'Redo', label: `Redo the compaction ${card.checkpointId}: use its capsule again`, action: 'redo-compaction', data: { ck: card.checkpointId } })
-        : button({ icon: 'discard', text: 'Undo this compaction', label: `Undo the compaction ${card.checkpointId}: the model sees the summarized history again, later turns kept`, action: 'undo-compaction', data: { ck: card.checkpointId } }),
+      button({ icon: 'eye', text: 'View capsule', label: 'View the summary (capsule) of this compaction', action: 'view-capsule', data: { ck: card.checkpointId } }),
+      ...(card.loaded === true
+        ? []
+        : [
+            card.undone === true
+              ? button({ icon: 'redo', text: 'Redo', label: 'Redo this compaction: use its summary again', action: 'redo-compaction', data: { ck: card.checkpointId } })
+              : button({ icon: 'discard', text: 'Undo this compaction', label: 'Undo this compaction: the model sees the summarized history again, later turns kept', action: 'undo-compaction', data: { ck: card.checkpointId } }),
+          ]),
     ]),
   ]);
 }

@@ -1,6 +1,6 @@
-// The chat header: title and actions, the model picker (window and soft threshold per model), and the context meter.
+// The chat header, one line: model · window · a thin meter (the breakdown on hover or click) · the toolbar.
 import type { BudgetView, ModelOption, SessionView, SettingsView, WebviewCommand } from '../src/protocol/messages.js';
-import { renderBudgetDetails, renderBudgetSummary } from './budgetView.js';
+import { renderBudgetLine, renderBudgetPanel, windowFigure } from './budgetView.js';
 import { button, el } from './dom.js';
 import { fullTokens, shortTokens } from '../src/protocol/format.js';
 
@@ -19,18 +19,23 @@ function modelTitle(m: ModelOption): string {
   return `${m.label} (${m.provider === 'lm' ? 'VS Code language model' : 'OpenAI-compatible'})\nContext window ${m.windowSource === 'default' ? `unknown (assuming ${fullTokens(m.contextWindow)})` : fullTokens(m.contextWindow)}\nMax output ${fullTokens(m.maxOutputTokens)}\nHard limit ${fullTokens(m.hardLimit)}\nSoft threshold ${fullTokens(m.softLimit)}`;
 }
 
+/**
+ * One line, whatever the width: the chat's height belongs to the conversation. The title is for screen readers (VS
+ * Code's view header and the Checkpoints tree name the chat); the budget's figures, legend and fields open under the
+ * line on a click of the meter, and its tooltip has them all.
+ */
 export class ChatHeader {
   readonly element: HTMLElement;
-  readonly #top = el('div', { className: 'title-row' });
-  readonly #model = el('div', { className: 'model-row' });
+  readonly #title = el('h1', { className: 'sr-only', text: 'Chat' });
+  readonly #model = el('div', { className: 'model-area' });
   readonly #budget = el('div', { className: 'budget-area' });
+  readonly #toolbar = el('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Chat actions' } });
+  #settings: SettingsView | null = null;
+  #lastBudget: BudgetView | null = null;
+  #detailsOpen = false;
 
   constructor(private readonly actions: HeaderActions) {
-    this.element = el('header', { className: 'chat-header' }, [this.#top, this.#model, this.#budget]);
-  }
-
-  showSession(session: SessionView | null): void {
-    const title = session?.title && session.title.length > 0 ? session.title : 'Chat';
+    this.element = el('header', { className: 'chat-header' }, [this.#title, this.#model, this.#budget, this.#toolbar]);
     const act = (iconName: string, label: string, command: WebviewCommand): HTMLButtonElement => {
       const b = button({ icon: iconName, label });
       b.addEventListener('click', () => this.actions.command(command));
@@ -38,24 +43,16 @@ export class ChatHeader {
     };
     const setup = button({ icon: 'gear', label: 'Provider setup' });
     setup.addEventListener('click', () => this.actions.toggleSetup());
-    this.#keepFocus(this.#top, () =>
-      this.#top.replaceChildren(
-        el('h1', {
-          text: title,
-          ...(title === 'Chat' ? { className: 'untitled' } : {}),
-          attrs: { title: session ? `${session.id} · ${session.entries} entries${session.readOnly ? ' · read-only' : ''}` : '' },
-        }),
-        el('div', { className: 'toolbar', attrs: { role: 'toolbar', 'aria-label': 'Chat actions' } }, [
-          act('fold', 'Compact context now', 'compactContext'),
-          act('pulse', 'Show the context budget', 'showBudget'),
-          act('add', 'New chat', 'newChat'),
-          setup,
-        ]),
-      ),
-    );
+    this.#toolbar.replaceChildren(act('fold', 'Compact context now', 'compactContext'), act('add', 'New chat', 'newChat'), setup);
+  }
+
+  showSession(session: SessionView | null): void {
+    const title = session?.title && session.title.length > 0 ? session.title : 'Chat';
+    this.#title.textContent = title;
   }
 
   showModels(models: readonly ModelOption[], currentId: string | null, settings: SettingsView | null): void {
+    this.#settings = settings;
     const children: Node[] = [];
     if (models.length > 0) {
       const select = el('select', { attrs: { 'aria-label': 'Model' } });
@@ -72,21 +69,43 @@ export class ChatHeader {
         if (select.value) this.actions.selectModel(select.value);
       });
       children.push(select);
-    } else if (settings) children.push(el('span', { className: 'muted', text: `${settings.modelId} · ${settings.provider}` }));
-    if (settings) {
-      const auto = !settings.softTriggersEnabled ? 'off (hard limit still protected)' : settings.autoCompact ? 'on' : 'off';
-      const toggle = button({ icon: 'sync', text: `Auto-compact ${auto}`, label: 'Toggle automatic compaction', className: 'toggle' });
-      toggle.setAttribute('aria-pressed', String(settings.autoCompact && settings.softTriggersEnabled));
-      toggle.addEventListener('click', () => this.actions.command('toggleAutoCompact'));
-      children.push(toggle);
-    }
+    } else if (settings) children.push(el('span', { className: 'muted model-name', text: settings.modelId, attrs: { title: `${settings.modelId} · ${settings.provider}` } }));
     this.#keepFocus(this.#model, () => this.#model.replaceChildren(...children));
+    // The auto-compact switch lives in the budget panel, which follows the settings.
+    if (this.#lastBudget) this.#renderBudget();
   }
 
   showBudget(budget: BudgetView | null, detailsOpen: boolean): void {
-    this.#keepFocus(this.#budget, () =>
-      this.#budget.replaceChildren(...(budget ? [renderBudgetSummary(budget), renderBudgetDetails(budget, detailsOpen, (open) => this.actions.detailsToggled(open))] : [])),
-    );
+    this.#lastBudget = budget;
+    this.#detailsOpen = detailsOpen;
+    this.#renderBudget();
+  }
+
+  #renderBudget(): void {
+    const b = this.#lastBudget;
+    this.#keepFocus(this.#budget, () => {
+      if (!b) {
+        this.#budget.replaceChildren();
+        return;
+      }
+      const details = el('details', { className: 'budget-details' }, [renderBudgetLine(b), renderBudgetPanel(b, this.#autoCompactToggle(), () => this.actions.command('showBudget'))]);
+      details.open = this.#detailsOpen;
+      details.addEventListener('toggle', () => {
+        this.#detailsOpen = details.open;
+        this.actions.detailsToggled(details.open);
+      });
+      this.#budget.replaceChildren(windowFigure(b), details);
+    });
+  }
+
+  #autoCompactToggle(): HTMLElement | null {
+    const s = this.#settings;
+    if (!s) return null;
+    const auto = !s.softTriggersEnabled ? 'off (the hard limit is still protected)' : s.autoCompact ? 'on' : 'off';
+    const toggle = button({ icon: 'sync', text: `Auto-compact ${auto}`, label: 'Toggle automatic compaction', className: 'toggle' });
+    toggle.setAttribute('aria-pressed', String(s.autoCompact && s.softTriggersEnabled));
+    toggle.addEventListener('click', () => this.actions.command('toggleAutoCompact'));
+    return toggle;
   }
 
   /** Redrawing must not throw keyboard focus out of the header: put it back on the control in the same place. */

@@ -70,6 +70,7 @@ const cardFields = {
   fallbackReason: optional(str(LIMITS.line)),
   level: optional((v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 3),
   undone: optional(bool),
+  loaded: optional(bool),
 };
 const card = shape(cardFields);
 const fault = shape({
@@ -175,9 +176,11 @@ const approvals = arrayOf(
     path: optional(str(LIMITS.label)),
     diff: optional(str(LIMITS.detail)),
     rule: optional(str(LIMITS.label)),
+    ruleChoices: optional(arrayOf(str(LIMITS.label), LIST_LIMITS.ruleChoices)),
   }),
   LIST_LIMITS.approvals,
 );
+const allowRules = arrayOf(shape({ rule: str(LIMITS.label, 1), scope: oneOf<'user' | 'workspace'>({ user: true, workspace: true }) }), LIST_LIMITS.allowRules);
 
 const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, Check>>>> = {
   snapshot: {
@@ -194,6 +197,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     setup: nullable(setup),
     plan: optional(plan),
     approvals: optional(approvals),
+    allowRules: optional(allowRules),
   },
   budget: { budget },
   notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice), transient: optional(bool) },
@@ -210,7 +214,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   busy: { busy: bool },
   composer: { text: str(LIMITS.input) },
   plan: { plan },
-  approvals: { approvals },
+  approvals: { approvals, allowRules: optional(allowRules) },
   fileMatches: { requestId: nonNeg, query: str(PATH_MAX), files: arrayOf(str(PATH_MAX, 1), LIST_LIMITS.fileMatches) },
   mention: { mention: str(PATH_MAX + 40, 2), attachment },
 };

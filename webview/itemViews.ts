@@ -44,12 +44,12 @@ function toolView(item: ToolItem): HTMLElement[] {
 
 function checkpointView(item: CheckpointItem): HTMLElement[] {
   return [
-    el('div', { className: 'checkpoint-row' }, [
+    // The id is a detail (hover); the row says what kind of checkpoint it is and its note.
+    el('div', { className: 'checkpoint-row', attrs: { title: `Checkpoint ${item.checkpointId}` } }, [
       icon('bookmark'),
       el('span', { text: CHECKPOINT_KINDS[item.checkpointKind] }),
-      el('code', { className: 'ck', text: item.checkpointId }),
       el('span', { className: 'note', text: item.note ?? '' }),
-      button({ icon: 'discard', label: `Rewind to ${item.checkpointId}`, action: 'rewind', data: { ck: item.checkpointId } }),
+      button({ icon: 'discard', label: 'Rewind to this checkpoint', action: 'rewind', data: { ck: item.checkpointId } }),
     ]),
   ];
 }

@@ -5,6 +5,8 @@ import type { ScrollAnchor } from './vscodeApi.js';
 
 export interface ListActions {
   copy(text: string, from: HTMLElement): void;
+  /** A code block's Insert at Cursor, Apply to File, New File. */
+  codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void;
   openLink(href: string): void;
   openFile(path: string, line?: number, column?: number): void;
   /** "Show diff" on an applied edit's row (the tool item's id). */

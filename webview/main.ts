@@ -1,6 +1,6 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
 import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
-import { ApprovalCards } from './approvalCards.js';
+import { ApprovalCards, approvalMessage } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
@@ -10,9 +10,10 @@ import { ChatHeader } from './header.js';
 import { parseHostMessage } from './hostGuard.js';
 import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
+import { stallLineFor } from './stallLine.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
-import { LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
+import { LIMITS, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 
 const host = connectHost();
 const announcer = new Announcer();
@@ -35,6 +36,11 @@ function copied(from: HTMLElement): void {
   announcer.say('Copied');
 }
 
+/** A code block's Insert at Cursor, Apply to File or New File: the host does it in the editor. */
+function codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void {
+  host.post({ type: 'codeBlock', action, code: code.slice(0, 2_000_000), ...(language === undefined || language === '' ? {} : { language: language.slice(0, LIMITS.id) }) });
+}
+
 function copy(text: string, from: HTMLElement): void {
   host.post({ type: 'copy', text: text.slice(0, 2_000_000) });
   copied(from);
@@ -49,6 +55,7 @@ function openFile(path: string, line?: number, column?: number): void {
 const viewer = new CapsuleViewer({
   load: (checkpointId) => host.post({ type: 'viewCapsule', checkpointId }),
   copy,
+  codeBlock,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   openFile,
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
@@ -58,6 +65,7 @@ const viewer = new CapsuleViewer({
 
 const list = new TranscriptList({
   copy,
+  codeBlock,
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   openFile,
   showDiff: (itemId) => host.post({ type: 'showDiff', itemId }),
@@ -73,7 +81,7 @@ const list = new TranscriptList({
 
 const barrier = new BarrierStrip(announcer, (checkpointId, opener) => viewer.open(checkpointId, opener));
 
-const approvals = new ApprovalCards({ answer: (id, choice, feedback) => host.post({ type: 'approval', id, choice, ...(feedback === undefined ? {} : { feedback }) }) }, announcer);
+const approvals = new ApprovalCards({ answer: (id, choice, extra) => host.post(approvalMessage(id, choice, extra)) }, announcer);
 const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.updateState({ planOpen: open }));
 
 const composer = new Composer(
@@ -100,6 +108,15 @@ const setup = new SetupPanel({
     setup.update(lastSetup, false);
     composer.focus();
   },
+  checkPassed: (summary) => {
+    // The check passed: the panel's work is done, and its space goes back to the chat; one line says what was found.
+    host.updateState({ setupOpen: false });
+    current.notice = { level: 'info', text: summary, transient: true };
+    renderBanners();
+    announcer.say(summary);
+    composer.focus();
+  },
+  removeRule: (rule) => host.post({ type: 'removeAllowRule', rule }),
 });
 let lastSetup: Extract<HostToWebview, { type: 'setup' }>['setup'] | null = null;
 
@@ -118,6 +135,20 @@ const header = new ChatHeader({
 });
 
 const banners = el('div', { className: 'banners' });
+
+/** A turn gone quiet: the line with Stop and Retry (stallLine.ts). */
+/** A sign of life: the quiet period starts again; a turn waiting for the user's approval is not quiet, it waits (no line). */
+function alive(): void {
+  if (composer.busy && !approvals.waiting) stall.activity();
+  else stall.stop();
+}
+const { element: stallLine, watch: stall } = stallLineFor(
+  { stop: () => host.post({ type: 'cancel' }), retry: () => {
+    host.post({ type: 'cancel' });
+    host.post({ type: 'send', text: 'Continue', clientId: `stall_${Date.now().toString(36)}` });
+  } },
+  announcer,
+);
 
 function banner(level: 'info' | 'warning' | 'error', text: string, dismiss?: () => void): HTMLElement {
   const b = el('div', { className: `banner ${level}`, attrs: { role: level === 'error' ? 'alert' : 'status' } }, [el('span', { text })]);
@@ -164,7 +195,15 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   header.showBudget(msg.budget, host.state().detailsOpen);
   composer.setMode(msg.budget?.mode);
   renderBanners();
+  // A rewind or a branch switch answers with a snapshot: a capsule shown from the branch just left must not stay open as if current.
+  const viewed = sameSession ? viewer.checkpointId : null;
+  const viewedWasHere = viewed !== null && list.checkpointIds().includes(viewed);
   list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
+  if (viewed !== null && viewedWasHere && !list.checkpointIds().includes(viewed)) {
+    viewer.close();
+    current.notice = { level: 'info', text: 'The chat moved to another branch, so the capsule viewer closed: that capsule is not on this branch.', transient: true };
+    renderBanners();
+  }
   composer.setReadOnly(msg.session?.readOnly === true);
   composer.setBusy(msg.busy);
   composer.resetQueue(msg.queue);
@@ -172,6 +211,8 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   composer.setBarrier(barrier.running);
   plan.show(msg.plan ?? []);
   approvals.show(msg.approvals ?? []);
+  alive();
+  setup.setRules(msg.allowRules ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -193,6 +234,7 @@ function onMessage(msg: HostToWebview): void {
       renderBanners();
       break;
     case 'itemsAppended':
+      alive();
       list.append(msg.items);
       for (const item of msg.items) {
         if (item.kind === 'user' && item.clientId !== undefined) composer.consumed(item.clientId);
@@ -200,9 +242,11 @@ function onMessage(msg: HostToWebview): void {
       }
       break;
     case 'itemUpdated':
+      alive();
       list.update(msg.item);
       break;
     case 'streamDelta':
+      alive();
       list.streamDelta(msg.itemId, msg.text);
       break;
     case 'streamEnd':
@@ -210,6 +254,7 @@ function onMessage(msg: HostToWebview): void {
       announcer.say('Answer complete');
       break;
     case 'barrier': {
+      alive();
       const { type: _type, ...view } = msg;
       barrier.show(view);
       composer.setBarrier(barrier.running);
@@ -233,6 +278,7 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'busy':
       composer.setBusy(msg.busy);
+      alive();
       // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
       if (!msg.busy && current.notice?.transient === true) {
         current.notice = undefined;
@@ -244,6 +290,8 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'approvals':
       approvals.show(msg.approvals);
+      alive();
+      if (msg.allowRules !== undefined) setup.setRules(msg.allowRules);
       break;
     case 'composer':
       composer.setText(msg.text);
@@ -289,7 +337,7 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
 });
 
 // The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
-root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, setup.element, list.element, barrier.element, viewer.element, announcer.element);
+root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, stallLine, setup.element, list.element, barrier.element, viewer.element, announcer.element);
 // Escape stops a running turn unless something nearer (the slash popup, the capsule viewer, a feedback box) used it.
 document.addEventListener('keydown', (e) => {
   if (e.key !== 'Escape' || e.defaultPrevented || !composer.busy) return;

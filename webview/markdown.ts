@@ -2,7 +2,7 @@
 import DOMPurify from 'dompurify';
 import MarkdownIt from 'markdown-it';
 import { button, el } from './dom.js';
-import { linkifyPaths } from './pathLinks.js';
+import { detachHrefs, linkifyPaths } from './pathLinks.js';
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: false, typographer: false });
 // Images would load remote content (and trip the CSP's img-src); the alt text and link stay readable without them.
@@ -59,6 +59,7 @@ export function renderMarkdown(markdown: string, links?: readonly string[]): Doc
     RETURN_DOM_FRAGMENT: true,
   });
   for (const pre of Array.from(frag.querySelectorAll('pre'))) wrapCodeBlock(pre);
+  detachHrefs(frag);
   if (links !== undefined && links.length > 0) linkifyPaths(frag, new Set(links));
   return frag;
 }
@@ -68,9 +69,12 @@ function wrapCodeBlock(pre: HTMLPreElement): void {
   const lang = /language-([\w#+.-]+)/.exec(code?.className ?? '')?.[1] ?? '';
   const bar = el('div', { className: 'code-bar' }, [
     el('span', { className: 'code-lang', text: lang }),
+    button({ icon: 'insert', label: 'Insert at Cursor', action: 'code-insert' }),
+    button({ icon: 'git-pull-request-go-to-changes', label: 'Apply to File (the selection, or the whole file)', action: 'code-apply' }),
+    button({ icon: 'new-file', label: 'New File with this code', action: 'code-newFile' }),
     button({ icon: 'copy', label: 'Copy code', action: 'copy-code' }),
   ]);
-  const block = el('div', { className: 'code-block' });
+  const block = el('div', { className: 'code-block', attrs: lang === '' ? {} : { 'data-lang': lang } });
   pre.replaceWith(block);
   block.append(bar, pre);
 }

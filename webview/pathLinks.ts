@@ -6,8 +6,10 @@ export function fileLink(ref: PathRef, text: string): HTMLAnchorElement {
   const a = document.createElement('a');
   a.className = 'file-link';
   a.textContent = text;
-  // The href only makes the link focusable and shows where it goes; the click is turned into an `openFile` intent.
-  a.setAttribute('href', ref.path);
+  // No href: VS Code's webview frame opens any clicked a[href] itself (a "Not found" tab for a relative one), whatever
+  // the page's own handler did. tabindex and role keep it a focusable link; clicks.ts turns click and Enter into `openFile`.
+  a.setAttribute('tabindex', '0');
+  a.setAttribute('role', 'link');
   a.dataset.path = ref.path;
   if (ref.line !== undefined) a.dataset.line = String(ref.line);
   if (ref.column !== undefined) a.dataset.column = String(ref.column);
@@ -35,10 +37,11 @@ export function linkifyText(text: string, links: ReadonlySet<string>): DocumentF
  */
 export function linkifyPaths(root: DocumentFragment | HTMLElement, links: ReadonlySet<string>): void {
   if (links.size === 0) return;
-  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
-    const ref = parsePathRef(a.getAttribute('href') ?? '');
+  for (const a of Array.from(root.querySelectorAll('a[data-href]'))) {
+    const ref = parsePathRef(a.getAttribute('data-href') ?? '');
     if (ref === undefined || !links.has(ref.path)) continue;
     a.classList.add('file-link');
+    a.removeAttribute('href');
     (a as HTMLElement).dataset.path = ref.path;
     if (ref.line !== undefined) (a as HTMLElement).dataset.line = String(ref.line);
   }
@@ -59,5 +62,19 @@ export function linkifyPaths(root: DocumentFragment | HTMLElement, links: Readon
     const value = t.data;
     if (!findPathRefs(value).some((m) => links.has(m.path))) continue;
     t.replaceWith(linkifyText(value, links));
+  }
+}
+
+/**
+ * Moves every link's target from `href` to `data-href`: VS Code's webview frame acts on a clicked a[href] before and
+ * regardless of the page (a relative one opens a "Not found" editor tab), so the view's links carry none and go
+ * through the host only (clicks.ts).
+ */
+export function detachHrefs(root: DocumentFragment | HTMLElement): void {
+  for (const a of Array.from(root.querySelectorAll('a[href]'))) {
+    a.setAttribute('data-href', a.getAttribute('href') ?? '');
+    a.removeAttribute('href');
+    a.setAttribute('tabindex', '0');
+    a.setAttribute('role', 'link');
   }
 }

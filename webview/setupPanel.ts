@@ -1,5 +1,5 @@
-// First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here).
-import type { ProviderChoice, SetupState } from '../src/protocol/messages.js';
+// First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here); the always-allowed commands.
+import type { AllowRule, ProviderChoice, SetupState } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
 import { shortTokens } from '../src/protocol/format.js';
 
@@ -10,6 +10,9 @@ export interface SetupActions {
   /** Check the endpoint just saved; the host answers with `setup.check`. */
   checkProvider(): void;
   close(): void;
+  /** The check of an endpoint just saved here passed: the panel closes itself (what it found is said on one line). */
+  checkPassed(summary: string): void;
+  removeRule(rule: AllowRule): void;
 }
 
 const BASE_URL = /^https?:\/\/\S+$/;
@@ -44,6 +47,9 @@ export class SetupPanel {
   #open = false;
   /** The check result last rendered, so only a new one scrolls the panel. */
   #shownCheck: string | undefined;
+  /** A Save here asked for a check whose answer has not come yet. */
+  #awaitingCheck = false;
+  #rules: readonly AllowRule[] = [];
 
   constructor(private readonly actions: SetupActions) {}
 
@@ -67,8 +73,37 @@ export class SetupPanel {
     const firstState = this.#state === null;
     this.#state = state;
     if (state && firstState) this.#kind = state.provider?.kind ?? (state.lmModels.length > 0 ? 'lm' : 'openai');
+    const status = state?.check?.status;
+    if (this.#awaitingCheck && status !== undefined && status !== 'checking') {
+      this.#awaitingCheck = false;
+      // Only a clean pass closes it: a warning or an error stays in view with what to do.
+      if (status === 'ok' && state !== null && !state.required && this.#open) {
+        this.#open = false;
+        this.#render();
+        this.actions.checkPassed(state.check?.summary ?? 'The provider answered.');
+        return;
+      }
+    }
     this.#open = state !== null && (state.required || userOpened);
     this.#render();
+  }
+
+  /** The always-allow rules in force, listed with their × (the host sends them with the approvals). */
+  setRules(rules: readonly AllowRule[]): void {
+    this.#rules = rules;
+    if (this.#open) this.#render();
+  }
+
+  #rulesSection(): HTMLElement {
+    const title = el('h3', { text: 'Commands that run without asking' });
+    if (this.#rules.length === 0) return el('div', { className: 'rules' }, [title, el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card adds one.' })]);
+    const list = el('ul', { className: 'rule-list', attrs: { 'aria-label': 'Always-allowed commands' } });
+    for (const r of this.#rules) {
+      const remove = button({ icon: 'close', label: `Stop allowing ${r.rule} (${r.scope === 'user' ? 'user settings' : 'this workspace'})` });
+      remove.addEventListener('click', () => this.actions.removeRule(r));
+      list.appendChild(el('li', {}, [el('code', { text: r.rule }), el('span', { className: 'muted rule-scope', text: r.scope === 'user' ? 'user' : 'workspace' }), remove]));
+    }
+    return el('div', { className: 'rules' }, [title, list, el('p', { className: 'muted help', text: 'A command runs without asking when its first words are a rule, and it has no ; && | > or $.' })]);
   }
 
   #render(): void {
@@ -90,6 +125,7 @@ export class SetupPanel {
     const check = this.#kind === 'openai' ? s.check : undefined;
     if (check !== undefined) children.push(checkView(check));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
+    if (!s.required) children.push(this.#rulesSection());
     this.element.replaceChildren(...children);
     const seen = check === undefined ? undefined : `${check.status}|${check.summary}`;
     if (seen !== undefined && seen !== this.#shownCheck) this.element.scrollTop = 0;
@@ -163,7 +199,8 @@ export class SetupPanel {
       this.actions.setupProvider({ kind: 'openai', baseUrl: url, model: id });
       if (key.value.length > 0) this.actions.setApiKey(key.value);
       key.value = ''; // the key leaves the page with the message above and is not kept anywhere here
-      // The panel stays open to say what the check found; a wrong URL is saved too, with the warning in view.
+      // The panel stays open while the check runs; a pass closes it (update), a warning or an error stays in view.
+      this.#awaitingCheck = true;
       this.actions.checkProvider();
     });
     return form;

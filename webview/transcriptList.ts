@@ -48,7 +48,7 @@ export class TranscriptList {
     this.element = el('div', { className: 'list-wrap' }, [this.#scroller, this.#jump]);
     this.#scroller.addEventListener('scroll', () => this.#queueScroll(), { passive: true });
     const lookup: ListLookup = { items: () => this.#items, get: (id) => this.get(id), switching: (target, btn) => (this.#switch = pendingSwitch(target, btn, this.#scroller)) };
-    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), action: (name, btn) => dispatchAction(name, btn, lookup, actions) });
+    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang), action: (name, btn) => dispatchAction(name, btn, lookup, actions) });
     const follow = new ResizeObserver(() => {
       if (this.#stick) this.#scrollToBottom();
     });

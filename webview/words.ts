@@ -61,7 +61,7 @@ export function barrierResultLine(b: BarrierView): string {
     parts.push(`reclaimed ${percent(reclaimedRatio(r.tokensBefore, r.tokensAfter))}`);
   }
   if (r?.durationMs !== undefined) parts.push(duration(r.durationMs));
-  if (r?.quality === 'degraded') parts.push('fallback capsule');
-  if (r?.checkpointId !== undefined) parts.push(r.checkpointId);
+  if (r?.quality === 'degraded') parts.push('simpler summary (fallback)');
+  // The checkpoint id is for the details (the eye button opens the capsule); the line says what happened.
   return parts.join(' · ');
 }

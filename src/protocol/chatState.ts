@@ -83,11 +83,20 @@ export const ApprovalViewSchema = z.object({
   path: text(LIMITS.label).optional(),
   /** The unified diff of a write, cut for the card (the diff editor shows it whole). */
   diff: text(LIMITS.detail).optional(),
-  /** The always-allow rule offered for a command ("npm test"); absent when no rule could match it. */
+  /** The always-allow rule offered for a command: its name ("npm"); absent when no rule could match it. The user may edit it. */
   rule: text(LIMITS.label).optional(),
+  /** The command's first words, shortest first ("npm", "npm run", "npm run build"): the rules the card offers to pick. */
+  ruleChoices: z.array(text(LIMITS.label)).max(LIST_LIMITS.ruleChoices).optional(),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 export const ApprovalsSchema = z.array(ApprovalViewSchema).max(LIST_LIMITS.approvals);
+/** Where an always-allow rule is kept: the user's settings (every workspace) or this workspace's. */
+export const AllowRuleScopeSchema = z.enum(['user', 'workspace']);
+export type AllowRuleScope = z.infer<typeof AllowRuleScopeSchema>;
+/** One always-allow rule as the view lists it, with where it is kept. */
+export const AllowRuleSchema = z.object({ rule: text(LIMITS.label).min(1), scope: AllowRuleScopeSchema });
+export type AllowRule = z.infer<typeof AllowRuleSchema>;
+export const AllowRulesSchema = z.array(AllowRuleSchema).max(LIST_LIMITS.allowRules);
 /** `deny` with feedback is "Deny with feedback": the text goes to the model as the tool result. */
 export const ApprovalChoiceSchema = z.enum(['allow', 'allowAlways', 'allowAllEdits', 'deny', 'openDiff']);
 export type ApprovalChoice = z.infer<typeof ApprovalChoiceSchema>;
@@ -115,6 +124,8 @@ export const ChatStateSchema = z.object({
   plan: PlanViewSchema.optional(),
   /** Approvals waiting for the user; they survive a reload of the view. */
   approvals: ApprovalsSchema.optional(),
+  /** The always-allow command rules in force, listed and removable in the view. */
+  allowRules: AllowRulesSchema.optional(),
 });
 export type ChatState = z.infer<typeof ChatStateSchema>;
 

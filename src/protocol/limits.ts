@@ -44,6 +44,10 @@ export const LIST_LIMITS = {
   planSteps: 50,
   /** Approvals waiting for the user. */
   approvals: 20,
+  /** Rules an approval card offers to pick (the command's first words). */
+  ruleChoices: 4,
+  /** Always-allow rules the view lists. */
+  allowRules: 200,
   /** Workspace files offered by one `@` completion. */
   fileMatches: 50,
   /** Files and selections attached to one message. */

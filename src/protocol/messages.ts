@@ -1,7 +1,7 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
-import { ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -50,7 +50,7 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   /** The agent's plan changed (an update_plan call, a rewind, another chat). */
   z.object({ type: z.literal('plan'), plan: PlanViewSchema }),
   /** The approvals waiting for the user, all of them (an empty list: none). */
-  z.object({ type: z.literal('approvals'), approvals: ApprovalsSchema }),
+  z.object({ type: z.literal('approvals'), approvals: ApprovalsSchema, allowRules: AllowRulesSchema.optional() }),
   /** An agent turn started or ended. */
   z.object({ type: z.literal('busy'), busy: z.boolean() }),
   /** Puts text in the composer (the message a rewind went back before, ready to edit and send again). */
@@ -81,8 +81,10 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openFile'), path: workspacePath, line: line.optional(), column: line.optional() }),
   /** "Show diff" on an applied edit's tool row (the item id names the call). */
   z.object({ type: z.literal('showDiff'), itemId }),
-  /** The user's answer on an approval card; `feedback` only with `deny`. */
-  z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional() }),
+  /** The user's answer on an approval card; `feedback` only with `deny`; `rule` and `scope` only with `allowAlways` (the rule as the user left it). */
+  z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional(), rule: text(LIMITS.label).min(1).optional(), scope: AllowRuleSchema.shape.scope.optional() }),
+  /** The × of an always-allow rule in the view's list. */
+  z.object({ type: z.literal('removeAllowRule'), rule: AllowRuleSchema }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
   /** An error card's Retry: the failed turn is sent again (the same user message, not a second one). */
@@ -104,6 +106,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** "Undo this compaction" / "Redo" on a compaction card. */
   z.object({ type: z.literal('compactionAction'), action: z.enum(['undo', 'redo']), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),
+  /** A code block's Insert at Cursor, Apply to File (the active editor's selection, or the whole file after a confirmation) or New File. */
+  z.object({ type: z.literal('codeBlock'), action: z.enum(['insert', 'apply', 'newFile']), code: text(LIMITS.document), language: text(LIMITS.id).optional() }),
   /** Put text on the clipboard (code blocks, answers, capsules). */
   z.object({ type: z.literal('copy'), text: text(LIMITS.document) }),
   /** A link the user clicked; the webview never navigates, and the host opens only schemes it allows. */

@@ -25,6 +25,8 @@ export const CompactionCardSchema = z.object({
   fallbackReason: text(LIMITS.line).optional(),
   /** Escalation level 0–3 (docs/behaviour.md#cut). */
   level: z.number().int().min(0).max(3).optional(),
+  /** A capsule loaded from a file (`/capsule load`): it adds context instead of summarizing this chat's. */
+  loaded: z.boolean().optional(),
   /** The compaction was undone on this branch: the model sees the history it summarized (redo is offered). */
   undone: z.boolean().optional(),
   /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */

@@ -83,13 +83,17 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     const card = chat.frame.locator('.approval-card.command');
     await card.waitFor({ timeout: 30_000 });
     await screenshot(page, '15-03a-command-card');
-    await card.getByRole('button', { name: 'Always allow commands starting with echo first-run' }).click();
+    await card.getByRole('button', { name: 'Always allow…' }).click();
+    // The rule offered is the command's name, editable; it is kept in the user's settings, not the workspace's.
+    assert.equal(await card.getByLabel('Allow commands starting with').inputValue(), 'echo');
+    await screenshot(page, '15-03b-always-allow-rule');
+    await card.getByRole('button', { name: 'Save rule and run' }).click();
     await chat.idle();
-    const settings = JSON.parse(readFileSync(join(s.workspace, '.vscode', 'settings.json'), 'utf8')) as Record<string, unknown>;
-    assert.deepEqual(settings['capsule.approvals.allowedCommands'], ['echo first-run']);
+    const settings = JSON.parse(readFileSync(join(s.root, 'user', 'User', 'settings.json'), 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(settings['capsule.approvals.allowedCommands'], ['echo']);
     const before = toolResults(f).length;
-    await chat.send('Run: echo first-run again');
-    await waitUntil('the allowed command to run without a card', () => toolResults(f).slice(before).some((t) => t.includes('first-run again')), 30_000);
+    await chat.send('Run: echo second-run');
+    await waitUntil('the next echo to run without a card', () => toolResults(f).slice(before).some((t) => t.includes('second-run')), 30_000);
     await chat.idle();
   });
 

@@ -47,7 +47,7 @@ export class ChatView {
 
   /** The headline figure, e.g. "10,258 / 17,000". */
   async figure(): Promise<string> {
-    return ((await this.frame.locator('.budget .figure').textContent()) ?? '').trim();
+    return ((await this.frame.locator('.budget-panel .figure').textContent()) ?? '').trim();
   }
 
   async send(text: string): Promise<void> {

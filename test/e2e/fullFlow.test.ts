@@ -61,10 +61,9 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     assert.equal(await form.getByLabel('Base URL').inputValue(), f.url, 'the form shows the configured endpoint');
     await form.getByLabel('API key').fill(API_KEY);
     await form.getByRole('button', { name: 'Save' }).click();
-    // Save checks the endpoint and the panel stays open to say what it found; the user reads it and closes the panel.
-    await form.locator('.setup-check.check-ok').waitFor({ timeout: 15_000 });
-    await form.getByRole('button', { name: 'Close provider setup' }).click();
-    await form.waitFor({ state: 'hidden', timeout: 15_000 });
+    // Save checks the endpoint; the check passes, so the panel closes itself and one line says what it found.
+    await form.waitFor({ state: 'hidden', timeout: 30_000 });
+    await chat.frame.locator('.banners .banner.info').first().waitFor({ timeout: 15_000 });
     await waitUntil('a request carrying the entered key', () => f.requests.some((r) => r.headers['authorization'] === `Bearer ${API_KEY}` && r.status === 200), 30_000);
   });
   await step('04-key-not-in-settings', async () => {
@@ -146,8 +145,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const session = checkpointsPane(page).locator('.monaco-list-row[aria-level="1"]').first();
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
-    await treeRows(page, 'Task 1: [long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
-    await treeRows(page, 'Compaction · turn_complete').waitFor({ timeout: 30_000 });
+    await treeRows(page, '[long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · context size (turn complete)').waitFor({ timeout: 30_000 });
   });
 
   // ---- 5: Compact Context from the palette (after one more answer, so there is history since the capsule) ----
@@ -168,7 +167,7 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     assert.match(ck, /^ck_\w+$/);
     assert.notEqual(ck, autoCk);
     meter.push(await chat.waitForMeterBelow(meter.at(-1) ?? 0));
-    await treeRows(page, 'Compaction · user').waitFor({ timeout: 30_000 });
+    await treeRows(page, 'Compaction · manual').waitFor({ timeout: 30_000 });
     return ck;
   });
   const summaries = f.chatRequests.filter((r) => bodyOf(r).tool_choice === 'none');

@@ -163,7 +163,7 @@ export interface FakeState {
   /** Modal answers, picks, input and file dialogs; default: everything dismissed. */
   answer: Answer;
   /** Every modal, pick, input box or dialog shown, in order. */
-  readonly asked: { readonly kind: string; readonly prompt: string; readonly detail?: string }[];
+  readonly asked: { readonly kind: string; readonly prompt: string; readonly detail?: string; readonly options?: readonly string[] }[];
   readonly clipboard: string[];
   readonly opened: string[];
   readonly documents: unknown[];
@@ -196,7 +196,7 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const configEvents = new EventEmitter<{ affectsConfiguration(s: string): boolean }>();
   let status = '';
   const statusItems: { text: string; tooltip: unknown }[] = [];
-  const asked: { kind: string; prompt: string; detail?: string }[] = [];
+  const asked: { kind: string; prompt: string; detail?: string; options?: readonly string[] }[] = [];
   const clipboard: string[] = [];
   const opened: string[] = [];
   const documents: unknown[] = [];
@@ -209,7 +209,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   const content = (uri: { toString(): string; scheme: string }): string | undefined => contentProviders.get(uri.scheme)?.provideTextDocumentContent(uri);
   let state: FakeState;
   const ask = (kind: Parameters<Answer>[0], prompt: string, items: readonly unknown[], detail?: string): Promise<unknown> => {
-    asked.push({ kind, prompt, ...(detail === undefined ? {} : { detail }) });
+    const options = items.filter((i): i is string => typeof i === 'string');
+    asked.push({ kind, prompt, ...(detail === undefined ? {} : { detail }), ...(options.length === 0 ? {} : { options }) });
     return Promise.resolve(state.answer(kind, prompt, items));
   };
   const channel = Object.fromEntries(['trace', 'debug', 'info', 'warn', 'error', 'appendLine'].map((k) => [k, (t: string) => log.push(`${k}: ${t}`)]));
@@ -314,6 +315,8 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         update: (k: string, v: unknown, target?: unknown) => {
           writes.push({ key: `${section}.${k}`, value: v, target });
           config.set(`${section}.${k}`, v);
+          // ConfigurationTarget.Global is 1: a later inspect() finds the value where it was written.
+          if (target !== undefined) scopes.set(`${section}.${k}`, target === 1 ? 'user' : 'workspace');
           configEvents.fire({ affectsConfiguration: (s: string) => `${section}.${k}`.startsWith(s) });
           return Promise.resolve();
         },

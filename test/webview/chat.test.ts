@@ -54,15 +54,15 @@ test('the meter shows the categories, soft and hard markers, the source and ever
     const soft = await h.value<number>("parseFloat(document.querySelector('.meter .marker.soft').style.left)");
     const hard = await h.value<number>("parseFloat(document.querySelector('.meter .marker.hard').style.left)");
     assert.ok(Math.abs(soft - (39046 / 65000) * 100) < 0.01 && Math.abs(hard - (48808 / 65000) * 100) < 0.01, `markers at ${soft}% and ${hard}%`);
-    assert.equal(await text(h, '.budget .badge'), 'estimated');
-    assert.match(await text(h, '.budget .figure'), /38,420 \/ 48,808/);
-    const tip = (await h.page.locator('section.budget').getAttribute('title')) ?? '';
+    assert.equal(await text(h, '.budget-panel .badge'), 'estimated');
+    assert.match(await text(h, '.budget-panel .figure'), /38,420 \/ 48,808/);
+    const tip = (await h.page.locator('summary.budget').getAttribute('title')) ?? '';
     for (const f of ['Effective tokens: 38,420', 'Measurement source: estimated', 'Soft limit: 39,046', 'Hard limit: 48,808', 'Safety reserve: 8,192', 'Keep recent: 20,000', 'Capsules: 2', 'Messages: 47', 'Turns: 12', 'Last capsule: 2m ago', 'Savings ratio: 0.48', 'Auto-compact: ON', 'Next trigger est.: ~3 turns']) assert.ok(tip.includes(f), `tooltip lacks ${f}`);
     await h.page.locator('.budget-details summary').click();
     const legend = await h.page.locator('.legend .legend-label').allTextContents();
     assert.deepEqual(legend, ['System', 'Tools', 'Capsule', 'Messages', 'Tool results', 'Reserved output', 'Margin / calibration']);
     await h.send({ type: 'budget', budget: { ...budget, effectiveTokens: 45000, source: 'provider_usage' } });
-    await h.until("document.querySelector('.budget .badge').textContent === 'provider usage'", 'the provider badge');
+    await h.until("document.querySelector('.budget-panel .badge').textContent === 'provider usage'", 'the provider badge');
     assert.equal(await h.page.locator('.meter.soft').count(), 1, 'past the soft limit the meter says so');
     assert.equal(await h.page.locator('.budget-details').getAttribute('open'), '', 'the details stay open across updates');
   });
@@ -89,7 +89,7 @@ test('the barrier shows the live percentage, keeps the input usable and queues, 
     assert.equal(await h.page.locator('.queue .chip').count(), 1, 'the host listing the pending input does not duplicate its chip');
     await h.send({ type: 'barrier', phase: 'end', operationId: 'op_1', trigger: 'auto_threshold', percent: 100, result: { outcome: 'completed', tokensBefore: 41000, tokensAfter: 12300, checkpointId: 'ck_abc123', durationMs: 3200, quality: 'full' } });
     const line = await text(h, '.barrier .barrier-result');
-    assert.equal(line, 'Context compacted · context size · 41k → 12.3k tokens · reclaimed 70% · 3.2 s · ck_abc123');
+    assert.equal(line, 'Context compacted · context size · 41k → 12.3k tokens · reclaimed 70% · 3.2 s');
     await h.send({ type: 'queue', items: [] });
     await h.send({ type: 'itemsAppended', items: [{ id: 'u9', kind: 'user', text: 'also update the changelog', clientId: sent?.clientId }] });
     assert.equal(await h.page.locator('.queue .chip').count(), 0, 'consumed input leaves the queue');

@@ -7,7 +7,7 @@ import { browserForFile, ofType, scenario } from './harness.js';
 
 const browser = browserForFile();
 
-const COMMAND = { id: 'ap_1', kind: 'command' as const, title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm test' };
+const COMMAND = { id: 'ap_1', kind: 'command' as const, title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm', ruleChoices: ['npm', 'npm test'] };
 const WRITE = { id: 'ap_2', kind: 'write' as const, title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' };
 
 test('approval cards answer with the choice; Deny with feedback sends the text; the cards go when the host says so', async () => {
@@ -15,14 +15,16 @@ test('approval cards answer with the choice; Deny with feedback sends the text; 
     await h.send({ ...snapshot, approvals: [COMMAND, WRITE] });
     await h.until("document.querySelectorAll('.approval-card').length === 2", 'two cards');
     assert.equal(await h.page.locator('[data-approval="ap_1"] code').textContent(), 'npm test');
-    await h.page.locator('[data-approval="ap_1"] button', { hasText: 'Always allow commands starting with npm test' }).click();
+    await h.page.locator('[data-approval="ap_1"] button', { hasText: 'Always allow…' }).click();
+    assert.equal(await h.page.getByLabel('Allow commands starting with').inputValue(), 'npm', 'the command name is offered first');
+    await h.page.locator('[data-approval="ap_1"] button', { hasText: 'Save rule and run' }).click();
     await h.page.locator('[data-approval="ap_2"] button', { hasText: 'Open diff' }).click();
     await h.page.locator('[data-approval="ap_2"] button', { hasText: 'Reject with feedback' }).click();
     await h.page.locator('[data-approval="ap_2"] textarea').fill('Keep a, add b below it');
     await h.page.locator('[data-approval="ap_2"] textarea').press('Enter');
     assert.deepEqual(
-      (await ofType(h, 'approval')).map((m) => [m.id, m.choice, m.feedback]),
-      [['ap_1', 'allowAlways', undefined], ['ap_2', 'openDiff', undefined], ['ap_2', 'deny', 'Keep a, add b below it']],
+      (await ofType(h, 'approval')).map((m) => [m.id, m.choice, m.feedback, m.rule, m.scope]),
+      [['ap_1', 'allowAlways', undefined, 'npm', 'user'], ['ap_2', 'openDiff', undefined, undefined, undefined], ['ap_2', 'deny', 'Keep a, add b below it', undefined, undefined]],
     );
     await h.send({ type: 'approvals', approvals: [] });
     await h.until("document.querySelectorAll('.approval-card').length === 0", 'the cards to go');

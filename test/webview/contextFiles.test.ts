@@ -119,6 +119,7 @@ test('known paths in answers and tool rows are links that ask the host to open t
     assert.deepEqual((await ofType(h, 'openFile')).map((m) => [m.path, m.line, m.column]), [['src/app.ts', 12, 3], ['src/app.ts', undefined, undefined]]);
     assert.equal(await h.value("document.querySelector('[data-id=\"e_2/c1\"] details').open"), false, 'clicking the path does not toggle the row');
     assert.equal((await ofType(h, 'openLink')).length, 0);
+    assert.deepEqual(await h.frameOpened(), [], 'nothing for VS Code\'s frame to open itself');
     await h.page.locator('[data-id="e_2/c1"] button.show-diff').click();
     assert.deepEqual((await ofType(h, 'showDiff')).map((m) => m.itemId), ['e_2/c1']);
     await h.screenshot('file-links');
@@ -134,7 +135,12 @@ test('the capsule viewer links the known paths of its sections and ledger', asyn
     await h.page.locator('#tab-ledger').click();
     await h.until("document.querySelector('[role=dialog] .panel-ledger a.file-link')", 'a link in the ledger');
     await h.page.locator('[role=dialog] .panel-ledger a.file-link').first().click();
-    assert.deepEqual((await ofType(h, 'openFile')).map((m) => m.path), ['src/auth.ts', 'src/auth.ts']);
+    await h.page.locator('[role=dialog] .panel-ledger a.file-link').first().focus();
+    await h.page.keyboard.press('Enter');
+    assert.deepEqual((await ofType(h, 'openFile')).map((m) => m.path), ['src/auth.ts', 'src/auth.ts', 'src/auth.ts'], 'click and Enter open the file through the host');
+    assert.deepEqual(await h.frameOpened(), [], 'VS Code\'s frame had no href to open beside the file (the stray "Not found" tab)');
+    assert.equal(await h.value("document.querySelectorAll('#root a[href]').length"), 0, 'no link carries an href');
+    await h.screenshot('path-link-viewer');
     assert.equal(await h.value("Array.from(document.querySelectorAll('[role=dialog] a.file-link')).some((a) => a.textContent.includes('npm test'))"), false, 'a command is not a path');
   });
 });

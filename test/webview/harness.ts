@@ -128,6 +128,8 @@ export interface Harness {
   readonly page: Page;
   /** Console errors, page errors and CSP violations seen so far. */
   readonly errors: string[];
+  /** What VS Code's frame would have opened itself (a click on an a[href]): must stay empty, the host opens links. */
+  frameOpened(): Promise<string[]>;
   /** Everything the webview posted to the "host", in order. */
   posted(): Promise<WebviewToHost[]>;
   /** Delivers a host message exactly as VS Code does (a `message` event on window), synchronously. */
@@ -177,6 +179,12 @@ export async function openHarness(browser: BrowserRef, o: HarnessOptions = {}): 
         getState: () => saved,
         setState: (s) => { saved = JSON.parse(JSON.stringify(s)); },
       });
+      // What VS Code's webview frame does with a click on any a[href] (its index.html handleInnerClick), whatever the
+      // page's own handlers did: it asks the workbench to open node.href. A relative href opens a "Not found" tab.
+      window.__frameOpened = [];
+      window.addEventListener('click', (e) => {
+        for (const n of e.composedPath()) if (n.tagName && n.tagName.toLowerCase() === 'a' && n.href) { window.__frameOpened.push(String(n.href)); e.preventDefault(); return; }
+      });
       document.addEventListener('securitypolicyviolation', (e) => console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI));
       document.addEventListener('DOMContentLoaded', () => {
         for (const [k, v] of Object.entries(init.vars)) document.documentElement.style.setProperty('--vscode-' + k, v);
@@ -213,6 +221,7 @@ export async function openHarness(browser: BrowserRef, o: HarnessOptions = {}): 
     page,
     errors,
     posted: async () => (await page.evaluate('window.__posted.slice()')) as WebviewToHost[],
+    frameOpened: async () => (await page.evaluate('window.__frameOpened.slice()')) as string[],
     send: deliver,
     sendRaw: deliver,
     value: async <T>(expression: string) => (await page.evaluate(expression)) as T,

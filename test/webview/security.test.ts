@@ -34,7 +34,8 @@ async function assertInert(h: Harness): Promise<void> {
   assert.deepEqual(handlers, [], 'an element carries an event-handler attribute');
   assert.equal(await h.value("document.querySelectorAll('script').length"), 1, 'only the bundle may be a script');
   assert.equal(await h.value("document.querySelectorAll('#root img, #root iframe, #root svg, #root style, #root object, #root embed, #root form').length"), 0, 'raw HTML became elements');
-  const hrefs = await h.value<string[]>("Array.from(document.querySelectorAll('#root a[href]')).map((a) => a.getAttribute('href'))");
+  // Links keep their target in data-href (VS Code's frame would open an href itself): both are checked.
+  const hrefs = await h.value<string[]>("Array.from(document.querySelectorAll('#root a[href], #root a[data-href]')).map((a) => a.getAttribute('href') ?? a.getAttribute('data-href'))");
   for (const href of hrefs) assert.doesNotMatch(href.replace(/[\u0000-\u0020]/g, ''), /^(javascript|data|vbscript|file):/i, `unsafe link ${href}`);
   assert.equal(await h.value("document.querySelectorAll('[style*=\"display: none\"], body[style]').length"), 0);
 }
@@ -52,6 +53,7 @@ test('raw HTML, handlers, scripts and javascript:/data: links in model output ar
     for (let i = 0; i < n; i++) await links.nth(i).click();
     await assertInert(h);
     assert.equal(h.page.url(), url, 'a click navigated the view');
+    assert.deepEqual(await h.frameOpened(), [], 'VS Code\'s frame was given no link to open');
     const opened = (await h.posted()).filter((m) => m.type === 'openLink').map((m) => (m.type === 'openLink' ? m.href : ''));
     assert.ok(opened.includes('https://example.com/safe'));
     for (const href of opened) assert.match(href, /^https?:/, `the host was asked to open ${href}`);

@@ -143,7 +143,8 @@ export async function writeFileTool(ctx: ToolContext, argsJson: string, signal: 
   await refuseOwnFiles(ctx.ownFiles(), target.real, target.display, TOOL_NAMES.writeFile);
   const before = await readCurrent(ctx.roots, target);
   if (before !== undefined && before.content === args.content && !before.binary) {
-    return toolOk(`No change: ${target.display} already has exactly this content.`);
+    // A no-op, reported as one: measured effects that touch nothing, so the chat offers no "Show diff" for it.
+    return { ...toolOk(`No change: ${target.display} already has exactly this content.`), effects: effects({ source: 'measured' }) };
   }
   const r = await applyChange(ctx, TOOL_NAMES.writeFile, target, before, args.content, signal);
   if ('isError' in r) return r;
@@ -191,6 +192,8 @@ export async function editFileTool(ctx: ToolContext, argsJson: string, signal: A
   if (oldText === newText) throw new ToolError('oldText and newText are the same, so there is nothing to change.');
   const index = at[0] ?? 0;
   const after = before.content.slice(0, index) + newText + before.content.slice(index + oldText.length);
+  // Line-ending matching can turn two different texts into the same bytes: nothing to approve or write.
+  if (after === before.content) return { ...toolOk(`No change: ${target.display} already has exactly this content.`), effects: effects({ source: 'measured' }) };
   const r = await applyChange(ctx, TOOL_NAMES.editFile, target, before, after, signal);
   if ('isError' in r) return r;
   const first = lineOf(before.content, index);

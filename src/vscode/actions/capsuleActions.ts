@@ -188,7 +188,7 @@ export async function loadCapsule(host: Pick<Services, 'chat' | 'out' | 'session
       try {
         // Its entries reach the view and the figures through the store's append events.
         const r = await appendCapsule(store, file);
-        host.out.info(`Loaded capsule "${file.meta.title}" into this chat ${r.mode === 'seed' ? 'as its start' : `at ${r.checkpoint.checkpointId}: the model now sees the capsule instead of the earlier messages (rewind to go back)`}.`);
+        host.out.info(`Loaded capsule "${file.meta.title}" into this chat ${r.mode === 'seed' ? 'as its start' : 'here: the model now sees the capsule instead of the earlier messages (rewind to go back)'}.`);
       } catch (err) {
         host.out.fail(`Not loaded: ${fileProblem(err)}`);
       }

@@ -9,6 +9,7 @@ import { errorMessage } from '../base/log.js';
 import type { SlashCommand } from '../base/slash.js';
 import { readSetting, writeSetting } from '../services/settings.js';
 import { createPortable, exportTo, loadCapsule } from './capsuleActions.js';
+import { noteMemoryNotWritten } from './memoryActions.js';
 import type { Services } from './services.js';
 import { showSkills, switchMode } from './modeActions.js';
 
@@ -61,6 +62,14 @@ function completedOf(outcomes: readonly { readonly outcome: string }[]): Complet
   return [...outcomes].reverse().find((o): o is CompletedOutcome => o.outcome === 'completed');
 }
 
+/** Why a completed /compact wrote no Project Memory, in words: only a full-quality summary is kept for new chats. */
+function memoryNotWrittenReason(capsule: { readonly quality: string; readonly details: Readonly<Record<string, unknown>> }): string {
+  if (capsule.quality !== 'degraded') return 'this compaction is not one that writes it.';
+  const reason = capsule.details['fallbackReason'];
+  const because = typeof reason === 'string' && reason.trim() !== '' ? ` (${reason.trim().slice(0, 200)})` : '';
+  return `the model's summary could not be used${because}, so Capsule kept a simpler summary of its own. That is enough for this chat, but only a full-quality summary becomes Project Memory. Run /compact again when the model answers normally.`;
+}
+
 /** `/compact [focus]`, the toolbar and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory. */
 export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | 'logger'>, focus: string | undefined, signal: AbortSignal): Promise<void> {
   const a = host.chat.agent;
@@ -74,7 +83,15 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
     try {
       // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
       const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
-      if (mirrored) host.out.info(`Project Memory was updated from ${done.checkpointId} (Capsule: Show Project Memory opens it).`);
+      if (mirrored) {
+        noteMemoryNotWritten(undefined);
+        host.out.info('Project Memory was updated from this compaction (Capsule: Show Project Memory opens it).');
+      } else {
+        // Say it where the user looks: a /compact that quietly left Project Memory as it was read as a bug later.
+        const why = memoryNotWrittenReason(done.capsule);
+        noteMemoryNotWritten(why);
+        host.out.info(`Project Memory was not written: ${why}`);
+      }
     } catch (err) {
       host.logger.log('warn', `Project Memory was not updated: ${errorMessage(err)}`);
     }

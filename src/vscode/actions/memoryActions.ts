@@ -10,6 +10,14 @@ export const OPEN_FILE = 'Open File';
 export const STOP_INHERITING = 'Stop Inheriting';
 export const START_INHERITING = 'Inherit in New Chats';
 
+/** Why the last explicit /compact of this window wrote no Project Memory, so Show Project Memory can say it too. */
+let lastNotWritten: string | undefined;
+
+/** Records (or clears, with undefined) why the last /compact left Project Memory as it was. */
+export function noteMemoryNotWritten(why: string | undefined): void {
+  lastNotWritten = why;
+}
+
 /** The dialog's text: whether new chats inherit, and what (title, size, task, ledger, checksum, origin). */
 export async function projectMemoryReport(host: Pick<Services, 'memory'>): Promise<{ readonly title: string; readonly detail: string; readonly exists: boolean }> {
   const inherit = readProjectMemoryInherit();
@@ -23,7 +31,12 @@ export async function projectMemoryReport(host: Pick<Services, 'memory'>): Promi
     return { title: 'Project Memory cannot be read', detail: `${errorMessage(err)}\nNew chats start without it until the file is fixed or replaced by the next /compact.`, exists: true };
   }
   if (!file) {
-    return { title: 'There is no Project Memory yet', detail: `An explicit /compact whose capsule validates writes it; automatic compactions never do.\n${inherit ? 'New chats will inherit it once it exists.' : 'Even then, new chats will not inherit it: capsule.projectMemory.inherit is off.'}`, exists: false };
+    const last = lastNotWritten === undefined ? '' : `Your last /compact wrote none: ${lastNotWritten}\n\n`;
+    return {
+      title: 'There is no Project Memory yet',
+      detail: `${last}Project Memory is written by /compact when its summary is full quality; automatic compactions never write it.\n${inherit ? 'New chats will start with it once it exists.' : 'Even then, new chats will not start with it: you turned inheriting off for this workspace.'}`,
+      exists: false,
+    };
   }
   const m = file.meta;
   const p = previewOf(file);
@@ -42,7 +55,9 @@ export async function projectMemoryReport(host: Pick<Services, 'memory'>): Promi
 export async function showProjectMemory(host: Pick<Services, 'memory'>): Promise<void> {
   const r = await projectMemoryReport(host);
   const inherit = readProjectMemoryInherit();
-  const choice = await vscode.window.showInformationMessage(r.title, { modal: true, detail: r.detail }, ...(r.exists ? [OPEN_FILE] : []), inherit ? STOP_INHERITING : START_INHERITING);
+  // With nothing to inherit, "Stop Inheriting" would be the dialog's main button for nothing; only turning it back on is offered.
+  const buttons = r.exists ? [OPEN_FILE, inherit ? STOP_INHERITING : START_INHERITING] : inherit ? [] : [START_INHERITING];
+  const choice = await vscode.window.showInformationMessage(r.title, { modal: true, detail: r.detail }, ...buttons);
   if (choice === OPEN_FILE) {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(host.memory.path));
     await vscode.window.showTextDocument(doc, { preview: false });

@@ -1,6 +1,7 @@
 // What rewind, edit & resend, retry, undo/redo of a compaction, compact up to here and user checkpoints do in the editor: dialogs, then the facade.
 import * as vscode from 'vscode';
-import type { CheckpointKind } from '../../engine/transcript/schema.js';
+import { spanSinceCapsule } from '../../engine/compaction/cut.js';
+import type { CheckpointKind, Entry } from '../../engine/transcript/schema.js';
 import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
 import type { RefusedRecord } from '../../node/snapshots/changeLog.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
@@ -158,9 +159,16 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
   if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;
   await host.chat.jobs.addTask(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
     if (await host.chat.undoCompaction(checkpointId, action)) {
-      host.out.info(action === 'undo' ? `Compaction ${checkpointId} undone: the next request is built as if its capsule did not exist. Redo it from its card.` : `Compaction ${checkpointId} redone: its capsule is in force again.`);
+      host.out.info(action === 'undo' ? 'Compaction undone: the next request is built as if its summary did not exist. Redo it from its card.' : 'Compaction redone: its summary is in force again.');
     }
   });
+}
+
+/** Why "compact up to here" cannot cut before this message, in the user's words; undefined when it can. */
+export function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): string | undefined {
+  if (!branch.some((e) => e.id === userEntryId)) return 'Not compacted: that message is on another branch. Switch to its branch first.';
+  if (!spanSinceCapsule(branch).span.some((e) => e.id === userEntryId)) return 'Not compacted: the latest compaction already summarizes that message. Choose a later message.';
+  return undefined;
 }
 
 /** "Compact up to here": a user compaction that cuts right before the message; the barrier's cards and lines show it like any other. */
@@ -171,9 +179,14 @@ export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntr
     return;
   }
   await host.chat.jobs.addTask('compactUpTo', async (signal) => {
-    const r = await a.compactUpTo(userEntryId, { signal });
-    const last = r.outcomes[r.outcomes.length - 1];
-    if (last !== undefined && last.outcome !== 'completed') host.out.fail(`Not compacted: ${last.outcome === 'skipped' || last.outcome === 'failed' ? last.reason : last.outcome}.`);
+    // Said here, once, in words: the engine plans from the tail after the capsule in force, where an older message is "not on the branch".
+    const why = compactUpToRefusal(host.chat.store?.tree.branch() ?? [], userEntryId);
+    if (why !== undefined) {
+      host.out.fail(why);
+      return;
+    }
+    // Whatever the outcome, the barrier strip says it once, in words (projection/plainWords.ts); a second line here said it twice.
+    await a.compactUpTo(userEntryId, { signal });
   });
 }
 

@@ -1,5 +1,6 @@
 // The one switch over what the chat webview asks for: typed intents and toolbar buttons, each mapped to the action the palette uses too.
 import * as vscode from 'vscode';
+import { codeBlockAction } from '../actions/codeBlockActions.js';
 import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
 import { exportWithDialog } from '../actions/capsuleActions.js';
 import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextActions.js';
@@ -100,8 +101,14 @@ export class IntentRouter {
       case 'copy':
         await vscode.env.clipboard.writeText(i.text);
         return;
+      case 'codeBlock':
+        await codeBlockAction(d, i.action, i.code, i.language);
+        return;
       case 'approval':
-        await d.approvals.answer(i.id, i.choice, i.feedback);
+        await d.approvals.answer(i.id, i.choice, i.feedback, i.rule === undefined ? undefined : { rule: i.rule, scope: i.scope ?? 'user' });
+        return;
+      case 'removeAllowRule':
+        await d.approvals.removeRule(i.rule);
         return;
       case 'openLink':
         if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));

@@ -7,7 +7,7 @@ import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Entry } from '../../engine/transcript/schema.js';
-import type { ApprovalService } from '../services/approvals.js';
+import { allowRules, type ApprovalService } from '../services/approvals.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
@@ -47,7 +47,14 @@ export class ChatProjection extends Disposable implements ChatOutput {
     this.#transcript = new TranscriptView(files === undefined ? undefined : (texts) => files.links(texts));
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
-    this._register(d.approvals.onDidChange(() => this.#post({ type: 'approvals', approvals: d.approvals.pending })));
+    this._register(
+      d.approvals.onDidChange(() => {
+        this.#post({ type: 'approvals', approvals: d.approvals.pending, allowRules: allowRules() });
+        // An "always allow" whose rule could not be kept still ran once; the user hears why the rule was not saved.
+        const refused = d.approvals.takeRefusedRule();
+        if (refused !== undefined) this.notify('warning', `Allowed once. The rule "${refused.slice(0, 80)}" was not saved: a rule must be the first words of the command, with no ; && | > or $.`);
+      }),
+    );
   }
 
   #post(message: HostToWebview): void {
@@ -149,6 +156,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
       setup: chat.setup,
       plan: this.plan(),
       approvals: this.d.approvals.pending,
+      allowRules: allowRules(),
     };
   }
 
@@ -193,7 +201,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     const view = store ? capsuleView(store.tree, checkpointId, this.d.chat.basis()) : undefined;
     const links = view ? this.d.files?.links([view.text]) : undefined;
     if (view) this.#post({ type: 'capsule', capsule: links === undefined ? view : { ...view, links } });
-    else this.notify('error', `There is no capsule at ${checkpointId} in this chat.`);
+    else this.notify('error', 'That capsule is not in this chat (it may belong to another chat or have been removed).');
   }
 
   fillComposer(text: string): void {

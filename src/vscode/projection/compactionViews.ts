@@ -52,6 +52,7 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
     quality: capsule.quality,
     ...(capsule.quality === 'degraded' && fallbackReason !== undefined ? { fallbackReason: fallbackReason.slice(0, LIMITS.line) } : {}),
     level: level(capsule.level),
+    ...(capsule.details[IMPORTED_DETAILS_KEY] === undefined ? {} : { loaded: true }),
     ...retentionView(capsule),
   };
 }

@@ -1,4 +1,5 @@
 // What the chat shows of the agent's events that are not (yet) entries: the streamed answer, the barrier line, notices, failures with nothing recorded.
+import { plainOutcomeLine } from './plainWords.js';
 import { LIMITS } from '../../protocol/limits.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
@@ -168,7 +169,7 @@ export class EventBridge {
       trigger: b.trigger,
       percent: 100,
       // Completed lines are composed by the webview in words; other outcomes carry the engine's reason.
-      ...(b.outcome === 'completed' ? {} : { line: b.line.slice(0, LIMITS.line) }),
+      ...(b.outcome === 'completed' ? {} : { line: plainOutcomeLine(b.outcome, b.line).slice(0, LIMITS.line) }),
       result: {
         outcome: b.outcome,
         tokensBefore: b.tokensBefore,

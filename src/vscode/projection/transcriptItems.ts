@@ -215,7 +215,7 @@ export class ItemFold {
           this.#out[at] = next;
           updated.push(next);
         }
-        push({ id: e.id, kind: 'info', text: e.action === 'undo' ? `Compaction ${e.checkpointId} undone: the model sees the history it had summarized again.` : `Compaction ${e.checkpointId} redone: its capsule is in force again.`, timestamp: e.timestamp });
+        push({ id: e.id, kind: 'info', text: e.action === 'undo' ? 'Compaction undone: the model sees the history it had summarized again.' : 'Compaction redone: its summary is in force again.', timestamp: e.timestamp });
         break;
       }
       case 'system_update':

@@ -1,13 +1,13 @@
-// Inline, non-modal approvals of writes and commands: pending cards, VS Code's diff editor for edits, always-allow command rules, allow-all-edits per chat.
+// Inline, non-modal approvals of writes and commands: pending cards, VS Code's diff editor for edits, always-allow command rules (user or workspace), allow-all-edits per chat.
 import * as vscode from 'vscode';
-import { commandAllowed, parseRule, suggestedRule } from '../../node/tools/commandRules.js';
+import { commandAllowed, parseRule, simpleCommandWords } from '../../node/tools/commandRules.js';
 import type { ApprovalDecision, ApprovalRequest } from '../../node/tools/types.js';
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
-import type { ApprovalChoice, ApprovalView } from '../../protocol/messages.js';
+import type { AllowRule, AllowRuleScope, ApprovalChoice, ApprovalView } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
-import { readSetting, writeWorkspaceSetting } from './settings.js';
+import { inspectSetting, writeSettingAt } from './settings.js';
 
-/** The setting holding the always-allow rules; per workspace, listed and removable in the Settings editor. */
+/** The setting holding the always-allow rules: user settings by default, this workspace's when the user chose so; listed and removable in the view. */
 export const ALLOWED_COMMANDS_KEY = 'approvals.allowedCommands';
 /** Proposed file contents for the diff editor live under this scheme, in memory only. */
 export const PROPOSED_SCHEME = 'capsule-proposed';
@@ -23,10 +23,34 @@ let counter = 0;
 /** Bounded so a flood of tool calls cannot grow the card list without end; the extra ones are refused. */
 const MAX_PENDING_APPROVALS = LIST_LIMITS.approvals;
 
-/** The always-allow rules of this workspace, the bad ones left out. */
-export function allowedCommandRules(): string[] {
-  const v = readSetting<unknown>(ALLOWED_COMMANDS_KEY);
+function validRules(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string' && parseRule(r).ok) : [];
+}
+
+/**
+ * The always-allow rules in force, with where each is kept, the bad ones left out. User and workspace lists are
+ * read apart and joined: VS Code's merged value of an array is only the most specific one, which would hide the
+ * user's rules as soon as a workspace had one.
+ */
+export function allowRules(): AllowRule[] {
+  const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
+  const out: AllowRule[] = [];
+  for (const rule of validRules(i?.globalValue)) out.push({ rule, scope: 'user' });
+  for (const rule of [...validRules(i?.workspaceValue), ...validRules(i?.workspaceFolderValue)]) if (!out.some((r) => r.rule === rule && r.scope === 'workspace')) out.push({ rule, scope: 'workspace' });
+  return out.slice(0, LIST_LIMITS.allowRules);
+}
+
+/** The rules alone, for matching. */
+export function allowedCommandRules(): string[] {
+  return allowRules().map((r) => r.rule);
+}
+
+/** What a command card offers: the command's name first (editable in the card), and its first words to pick from. */
+export function offeredRules(command: string): string[] {
+  const words = simpleCommandWords(command.trim());
+  if (words === undefined) return [];
+  const quoted = words.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`));
+  return quoted.slice(0, LIST_LIMITS.ruleChoices).map((_, i) => quoted.slice(0, i + 1).join(' '));
 }
 
 export class ApprovalService extends Disposable {
@@ -35,6 +59,7 @@ export class ApprovalService extends Disposable {
   readonly #emitter = this._register(new vscode.EventEmitter<void>());
   /** The chat whose edits the user allowed wholesale ("Allow all edits in this chat"). */
   #editsAllowedFor: string | undefined;
+  #refusedRule: string | undefined;
   readonly onDidChange = this.#emitter.event;
 
   constructor(private readonly chatKey: () => string | undefined) {
@@ -45,6 +70,12 @@ export class ApprovalService extends Disposable {
       vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, {
         onDidChange: emitter.event,
         provideTextDocumentContent: (uri) => contents.get(uri.toString()) ?? '',
+      }),
+    );
+    // The view lists the rules: a change in the Settings editor shows there too.
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`capsule.${ALLOWED_COMMANDS_KEY}`)) this.#emitter.fire();
       }),
     );
     // A diff editor closed without a choice counts as Reject: nothing is written behind a closed tab.
@@ -67,8 +98,9 @@ export class ApprovalService extends Disposable {
     if (this.#pending.size >= MAX_PENDING_APPROVALS) return { approved: false, feedback: 'Too many approvals are waiting; ask one at a time.' };
     const id = `ap_${++counter}_${Date.now().toString(36)}`;
     const proposed = req.kind === 'write' ? this.#propose(id, req) : undefined;
+    const choices = req.kind === 'mcp' || req.command === undefined ? [] : offeredRules(req.command).filter((r) => r.length <= LIMITS.label);
     // An MCP call's "always" covers that one tool for the rest of the chat (the MCP host remembers it).
-    const rule = req.kind === 'mcp' ? (req.tool === undefined ? undefined : `${req.server ?? ''} ${req.tool}`.trim()) : req.command === undefined ? undefined : suggestedRule(req.command);
+    const rule = req.kind === 'mcp' ? (req.tool === undefined ? undefined : `${req.server ?? ''} ${req.tool}`.trim()) : choices[0];
     const view: ApprovalView = {
       id,
       // An MCP call is shown like a command: its detail (the arguments) is what the user approves.
@@ -78,7 +110,7 @@ export class ApprovalService extends Disposable {
       ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
       ...(req.path === undefined ? {} : { path: req.path.slice(0, LIMITS.label) }),
       ...(req.kind === 'write' ? { diff: req.detail.slice(0, LIMITS.detail) } : {}),
-      ...(rule === undefined ? {} : { rule: rule.slice(0, LIMITS.label) }),
+      ...(rule === undefined ? {} : { rule, ruleChoices: choices }),
     };
     const answer = new Promise<ApprovalDecision>((resolve) => {
       const settle = (d: ApprovalDecision): void => {
@@ -97,7 +129,7 @@ export class ApprovalService extends Disposable {
   };
 
   /** The user's answer on a card (or the diff editor's title buttons). Unknown ids (already answered) change nothing. */
-  async answer(id: string, choice: ApprovalChoice, feedback?: string): Promise<void> {
+  async answer(id: string, choice: ApprovalChoice, feedback?: string, chosen?: { readonly rule: string; readonly scope: AllowRuleScope }): Promise<void> {
     const p = this.#pending.get(id);
     if (p === undefined) return;
     switch (choice) {
@@ -118,8 +150,11 @@ export class ApprovalService extends Disposable {
           p.settle({ approved: true, always: true });
           break;
         }
-        const rule = p.view.rule;
-        if (rule !== undefined) await writeWorkspaceSetting(ALLOWED_COMMANDS_KEY, [...new Set([...allowedCommandRules(), rule])]);
+        const rule = (chosen?.rule ?? p.view.rule ?? '').trim();
+        const command = p.req.command ?? '';
+        // The rule the user shaped must be a safe rule that allows this very command; anything else is allowed once and said so.
+        if (rule !== '' && parseRule(rule).ok && commandAllowed(command, [rule])) await this.#addRule(rule, chosen?.scope ?? 'user');
+        else this.#refusedRule = rule;
         p.settle({ approved: true });
         break;
       }
@@ -132,6 +167,30 @@ export class ApprovalService extends Disposable {
       }
     }
     if (p.proposed !== undefined) await this.#closeDiff(p.proposed);
+  }
+
+  /** The rule of the last "always allow" that could not be kept (not a prefix of the command, or not a simple one); read once. */
+  takeRefusedRule(): string | undefined {
+    const r = this.#refusedRule;
+    this.#refusedRule = undefined;
+    return r;
+  }
+
+  /** Removes one rule from where it is kept (the view's ×). */
+  async removeRule(r: AllowRule): Promise<void> {
+    const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
+    const from = r.scope === 'user' ? i?.globalValue : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? i.workspaceFolderValue : i?.workspaceValue;
+    const list = Array.isArray(from) ? from.filter((x) => x !== r.rule) : [];
+    const target = r.scope === 'user' ? 'user' : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? 'folder' : 'workspace';
+    await writeSettingAt(ALLOWED_COMMANDS_KEY, list.length === 0 ? undefined : list, target);
+    this.#emitter.fire();
+  }
+
+  async #addRule(rule: string, scope: AllowRuleScope): Promise<void> {
+    const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
+    const current = Array.isArray(scope === 'user' ? i?.globalValue : i?.workspaceValue) ? ((scope === 'user' ? i?.globalValue : i?.workspaceValue) as unknown[]) : [];
+    if (current.includes(rule)) return;
+    await writeSettingAt(ALLOWED_COMMANDS_KEY, [...current, rule], scope === 'user' ? 'user' : 'workspace');
   }
 
   /** The pending edit shown in the active diff editor, for its Accept / Reject title buttons. */

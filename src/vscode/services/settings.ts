@@ -186,7 +186,20 @@ export async function writeSetting(key: string, value: unknown): Promise<void> {
   await cfg.update(key, value, target);
 }
 
-/** Writes `capsule.<key>` into this workspace's settings: for what belongs to one project, such as its always-allowed commands. */
+/** Where each scope holds `capsule.<key>` (for lists that are joined across scopes, such as the always-allowed commands). */
+export function inspectSetting<T>(key: string): { readonly globalValue?: T; readonly workspaceValue?: T; readonly workspaceFolderValue?: T } | undefined {
+  return vscode.workspace.getConfiguration('capsule').inspect<T>(key);
+}
+
+/** Writes `capsule.<key>` into the scope the user chose (`undefined` removes it there); without a workspace, user settings. */
+export async function writeSettingAt(key: string, value: unknown, scope: 'user' | 'workspace' | 'folder'): Promise<void> {
+  const cfg = vscode.workspace.getConfiguration('capsule');
+  const noWorkspace = vscode.workspace.workspaceFolders === undefined;
+  const target = scope === 'user' || noWorkspace ? vscode.ConfigurationTarget.Global : scope === 'folder' ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.ConfigurationTarget.Workspace;
+  await cfg.update(key, value, target);
+}
+
+/** Writes `capsule.<key>` into this workspace's settings: for what belongs to one project. */
 export async function writeWorkspaceSetting(key: string, value: unknown): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('capsule');
   const target = vscode.workspace.workspaceFolders === undefined ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;

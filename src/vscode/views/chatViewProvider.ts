@@ -128,8 +128,10 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'compactionAction':
       case 'exportCapsule':
       case 'copy':
+      case 'codeBlock':
       case 'openLink':
       case 'approval':
+      case 'removeAllowRule':
       case 'findFiles':
       case 'openFile':
       case 'showDiff':

@@ -1,10 +1,22 @@
-// Tree items of the checkpoints view: a message ("Task 2: read the files… · 7:29 · 16.2k tokens"), its checkpoints and its compactions.
+// Tree items of the checkpoints view: a message ("read the files… · 7:29 · 16.2k tokens"), its checkpoints and its compactions.
 import * as vscode from 'vscode';
 import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
 import type { CheckpointEntry } from '../../engine/transcript/schema.js';
 import { fullTokens, shortTokens } from '../../protocol/format.js';
 
 const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'bookmark', milestone: 'milestone', plan_pivot: 'git-compare', user: 'pin' };
+/** Why a compaction happened, as the chat's cards say it (webview/words.ts): trigger ids stay in the tooltip. */
+const REASONS: Readonly<Record<string, string>> = {
+  hard_limit: 'context size (hard limit)',
+  auto_threshold: 'context size',
+  turn_complete: 'context size (turn complete)',
+  context_overflow: 'overflow',
+  user: 'manual',
+  idle: 'idle',
+  model_switch: 'model switch',
+  milestone: 'milestone',
+  plan_pivot: 'plan pivot',
+};
 const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'Checkpoint', milestone: 'Milestone', plan_pivot: 'Plan pivot', user: 'Checkpoint' };
 
 function time(iso: string): string {
@@ -21,19 +33,20 @@ function dim(onBranch: boolean): vscode.ThemeColor | undefined {
   return onBranch ? undefined : new vscode.ThemeColor('disabledForeground');
 }
 
-export function messageItem(sessionId: string, m: Moment, onBranch: boolean): vscode.TreeItem {
+export function messageItem(sessionId: string, m: Moment, onBranch: boolean, summarized = false): vscode.TreeItem {
   const text = m.message?.content ?? '';
-  const item = new vscode.TreeItem(`Task ${m.index}: ${firstLine(text, 50)}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  // The message's own words are the label: a "Task N:" prefix read as "Task 1: Task 1: …" when the user numbered them.
+  const item = new vscode.TreeItem(firstLine(text, 60) || `Message ${m.index}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   // VS Code keeps a row's collapse state by id: a row that had no children yet ("None") would stay shut when its
   // first compaction or checkpoint arrives, so the id changes once with that, and the new row opens as Expanded.
   item.id = `message/${sessionId}/${m.message?.id ?? 'start'}${m.children.length > 0 ? '/open' : ''}`;
   const tokens = m.tokens === undefined ? '' : ` · ${shortTokens(m.tokens)} tokens`;
-  item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? '' : ' · other branch'}`;
+  item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? (summarized ? ' · summarized' : '') : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
-  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.`);
+  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.${summarized ? '\n\nThe latest compaction already summarizes this message, so Compact Up to Here is offered only on later messages.' : ''}`);
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon('account', dim(onBranch));
-  item.contextValue = onBranch ? 'capsule.message' : 'capsule.message.otherBranch';
+  item.contextValue = onBranch ? (summarized ? 'capsule.message.summarized' : 'capsule.message') : 'capsule.message.otherBranch';
   return item;
 }
 
@@ -41,7 +54,7 @@ export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: 
   const label = `${CHECKPOINT_NAMES[e.kind]}${e.note ? `: ${firstLine(e.note, 60)}` : ''}`;
   const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
   item.id = `entry/${sessionId}/${e.id}`;
-  item.description = `${time(e.timestamp)} · ${e.checkpointId}${onBranch ? '' : ' · other branch'}`;
+  item.description = `${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
   tip.appendText(`${CHECKPOINT_NAMES[e.kind]} ${e.checkpointId}\n${e.timestamp}${e.note ? `\n\n${e.note}` : ''}\n\nRewind Here restores exactly the model input of this moment.`);
   item.tooltip = tip;
@@ -52,9 +65,11 @@ export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: 
 
 export function compactionItem(sessionId: string, c: Extract<MomentChild, { kind: 'compaction' }>, onBranch: boolean): vscode.TreeItem {
   const e = c.entry;
-  const item = new vscode.TreeItem(`Compaction · ${e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
+  const loaded = e.details['imported'] !== undefined;
+  const item = new vscode.TreeItem(loaded ? 'Capsule loaded' : `Compaction · ${REASONS[e.trigger] ?? e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
   item.id = `entry/${sessionId}/${e.id}`;
-  item.description = `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)} · ${e.quality} · ${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
+  const figures = loaded ? `adds ${shortTokens(Math.max(0, e.tokensAfter - e.tokensBefore))}` : `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)}`;
+  item.description = `${figures}${e.quality === 'degraded' ? ' · simpler summary' : ''} · ${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
   const history = c.events.map((u) => `${u.action === 'undo' ? 'Undone' : 'Redone'} ${u.timestamp}`).join('\n');
   const tip = new vscode.MarkdownString();
   tip.appendText(

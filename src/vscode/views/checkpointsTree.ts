@@ -1,5 +1,6 @@
 // The "Checkpoints & Capsules" tree: chats titled by their first request (current first), each as the moments of its conversation.
 import * as vscode from 'vscode';
+import { spanSinceCapsule } from '../../engine/compaction/cut.js';
 import { distinctTitles, momentsOf, type Moment, type MomentChild } from '../../engine/transcript/moments.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import { loadSessionFile } from '../../node/sessionLoad.js';
@@ -12,7 +13,7 @@ import { checkpointItem, compactionItem, messageItem } from './checkpointItems.j
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean; readonly title: string }
-  | { readonly kind: 'message'; readonly sessionId: string; readonly moment: Moment; readonly onBranch: boolean }
+  | { readonly kind: 'message'; readonly sessionId: string; readonly moment: Moment; readonly onBranch: boolean; readonly summarized?: boolean }
   | { readonly kind: 'entry'; readonly sessionId: string; readonly child: MomentChild; readonly onBranch: boolean }
   | { readonly kind: 'branches'; readonly sessionId: string; readonly moments: readonly Moment[] }
   | { readonly kind: 'info'; readonly key: string; readonly text: string; readonly icon: string };
@@ -77,10 +78,12 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       return [{ kind: 'info', key: `${node.summary.id}/error`, text: `Cannot read this chat: ${errorMessage(err)}`, icon: 'error' }];
     }
     const { active, other } = momentsOf(data.entries, data.branch);
+    // Messages the capsule in force already summarizes: "Compact Up to Here" has nothing to cut there, so it is not offered.
+    const live = new Set(spanSinceCapsule(data.branch).span.map((e) => e.id));
     const out: CheckpointNode[] = [];
     for (const m of active) {
       if (m.message === undefined) out.push(...childNodes(node.summary.id, m, true));
-      else out.push({ kind: 'message', sessionId: node.summary.id, moment: m, onBranch: true });
+      else out.push({ kind: 'message', sessionId: node.summary.id, moment: m, onBranch: true, summarized: !live.has(m.message.id) });
     }
     if (other.length > 0) out.push({ kind: 'branches', sessionId: node.summary.id, moments: other });
     if (out.length === 0) return [{ kind: 'info', key: `${node.summary.id}/none`, text: 'No messages yet', icon: 'info' }];
@@ -117,7 +120,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       case 'session':
         return sessionItem(node.summary, node.current, node.title);
       case 'message':
-        return messageItem(node.sessionId, node.moment, node.onBranch);
+        return messageItem(node.sessionId, node.moment, node.onBranch, node.summarized === true);
       case 'entry':
         return node.child.kind === 'checkpoint' ? checkpointItem(node.sessionId, node.child.entry, node.onBranch) : compactionItem(node.sessionId, node.child, node.onBranch);
       case 'branches': {

@@ -56,7 +56,7 @@ test('an edit opens the diff editor on the proposed text; the card survives a re
   assert.deepEqual(lastOf(v.since(mark), 'approvals')?.approvals, [], 'the card is gone');
 });
 
-test('Always allow stores the parsed prefix in the workspace; the same prefix runs without asking, a compound line asks again', async () => {
+test('Always allow keeps the rule the user chose (the command name by default) in user settings; echo step-303 then runs without asking; a compound line asks again; × removes it', async () => {
   const run = (command: string) => ({ toolCalls: [{ name: 'run_command', arguments: { command } }] });
   server.enqueue(run('echo first > first.txt'), { text: 'ok' });
   let mark = v.mark();
@@ -66,21 +66,45 @@ test('Always allow stores the parsed prefix in the workspace; the same prefix ru
   v.send({ type: 'approval', id: c.id, choice: 'allow' });
   await until(() => idle(v.since(mark)), 'the first turn');
 
-  server.enqueue(run('touch made-1.txt'), { text: 'ok' });
+  server.enqueue(run('echo step-203'), { text: 'ok' });
   mark = v.mark();
-  v.send({ type: 'send', text: 'Touch one', clientId: 'c2' });
+  v.send({ type: 'send', text: 'Step 203', clientId: 'c2' });
   const c2 = await card(mark);
-  assert.equal(c2.rule, 'touch made-1.txt');
-  assert.equal(c2.title, 'Run `touch made-1.txt` in the workspace root');
-  v.send({ type: 'approval', id: c2.id, choice: 'allowAlways' });
+  assert.equal(c2.rule, 'echo', 'the rule offered is the command name');
+  assert.deepEqual(c2.ruleChoices, ['echo', 'echo step-203'], 'and its first words to pick from');
+  assert.equal(c2.title, 'Run `echo step-203` in the workspace root');
+  v.send({ type: 'approval', id: c2.id, choice: 'allowAlways', rule: 'echo', scope: 'user' });
   await until(() => idle(v.since(mark)), 'the second turn');
   const write = h.state.writes.find((w) => w.key === 'capsule.approvals.allowedCommands');
-  assert.deepEqual(write && { value: write.value, target: write.target }, { value: ['touch made-1.txt'], target: 2 }, 'stored in the workspace settings');
+  assert.deepEqual(write && { value: write.value, target: write.target }, { value: ['echo'], target: 1 }, 'stored in the user settings (ConfigurationTarget.Global)');
+  assert.deepEqual(lastOf(v.since(mark), 'approvals')?.allowRules, [{ rule: 'echo', scope: 'user' }], 'the view lists the rule with where it is kept');
+
+  server.enqueue(run('echo step-303'), { text: 'ok' });
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Step 303', clientId: 'c3' });
+  await until(() => idle(v.since(mark)), 'the allowed turn');
+  assert.equal(v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), false, 'echo step-303 ran without asking');
+  assert.ok(toolMessages().some((t) => t.includes('step-303')), 'and it ran');
+
+  // A rule that is not how the command starts is not saved; the command is allowed once and the user told why.
+  server.enqueue(run('touch made-1.txt'), { text: 'ok' });
+  mark = v.mark();
+  v.send({ type: 'send', text: 'Touch one', clientId: 'c3b' });
+  const c3 = await card(mark);
+  const writes = h.state.writes.length;
+  v.send({ type: 'approval', id: c3.id, choice: 'allowAlways', rule: 'rm', scope: 'user' });
+  await until(() => idle(v.since(mark)), 'the turn allowed once');
+  assert.equal(h.state.writes.length, writes, 'nothing written');
+  assert.ok(v.since(mark).some((m) => m.type === 'notice' && /was not saved/.test(m.text)), 'said so');
+
+  // Removing it from the view's list: the next echo asks again.
+  v.send({ type: 'removeAllowRule', rule: { rule: 'echo', scope: 'user' } });
+  await until(() => h.state.config.get('capsule.approvals.allowedCommands') === undefined, 'the rule to go');
 
   h.state.config.set('capsule.approvals.allowedCommands', ['touch']);
   server.enqueue(run('touch made-2.txt'), { text: 'ok' });
   mark = v.mark();
-  v.send({ type: 'send', text: 'Touch two', clientId: 'c3' });
+  v.send({ type: 'send', text: 'Touch two', clientId: 'c3c' });
   await until(() => idle(v.since(mark)), 'the allowed turn');
   assert.equal(v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), false, 'no card for an allowed prefix');
   assert.equal(existsSync(join(h.workspace, 'made-2.txt')), true);

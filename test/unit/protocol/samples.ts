@@ -154,9 +154,10 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   {
     type: 'approvals',
     approvals: [
-      { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm test' },
+      { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm', ruleChoices: ['npm', 'npm test'] },
       { id: 'ap_2', kind: 'write', title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' },
     ],
+    allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'npm run build', scope: 'workspace' }],
   },
   { type: 'approvals', approvals: [] },
   { type: 'fileMatches', requestId: 3, query: 'app', files: ['src/app.ts', 'docs/My Notes/app.md'] },
@@ -198,6 +199,10 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'copy', text: 'const a = 1;' },
   { type: 'openLink', href: 'https://example.com/' },
   { type: 'approval', id: 'ap_1', choice: 'allowAlways' },
+  { type: 'approval', id: 'ap_1', choice: 'allowAlways', rule: 'npm', scope: 'user' },
+  { type: 'removeAllowRule', rule: { rule: 'npm run build', scope: 'workspace' } },
+  { type: 'codeBlock', action: 'insert', code: 'const a = 1;\n', language: 'ts' },
+  { type: 'codeBlock', action: 'newFile', code: 'print(1)\n' },
   { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
   { type: 'send', text: 'explain @src/a.ts', clientId: 'c_2', attachments: [{ path: 'src/a.ts' }, { path: 'notes.md', startLine: 2, endLine: 4 }] },
   { type: 'findFiles', requestId: 1, query: 'app' },

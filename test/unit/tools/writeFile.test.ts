@@ -28,7 +28,7 @@ test('write_file over an existing file shows the real diff, keeps the file mode 
   const { ws } = await workspace(t);
   await files(ws, { 'run.sh': '#!/bin/sh\necho one\n' });
   await chmod(join(ws, 'run.sh'), 0o755);
-  const { call, asked } = makeHost(ws);
+  const { call, run, asked } = makeHost(ws);
   const r = await call('write_file', { path: 'run.sh', content: '#!/bin/sh\necho two\n' });
   assert.equal(r.isError, false);
   assert.equal(r.content, 'Wrote run.sh (2 lines; +1 -1).');
@@ -36,9 +36,10 @@ test('write_file over an existing file shows the real diff, keeps the file mode 
   assert.equal(asked[0]?.detail, '--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,2 @@\n #!/bin/sh\n-echo one\n+echo two\n');
   assert.equal((await stat(join(ws, 'run.sh'))).mode & 0o777, 0o755);
   assert.deepEqual(await readdir(ws), ['run.sh']);
-  const same = await call('write_file', { path: 'run.sh', content: '#!/bin/sh\necho two\n' });
+  const same = await run('write_file', { path: 'run.sh', content: '#!/bin/sh\necho two\n' });
   assert.equal(same.content, 'No change: run.sh already has exactly this content.');
   assert.equal(asked.length, 1, 'no approval is asked for a write that changes nothing');
+  assert.deepEqual([same.effects?.source, same.effects?.modified ?? [], same.effects?.created ?? []], ['measured', [], []], 'a no-op with measured effects: the chat offers no "Show diff" for it');
 });
 
 test('a declined write or edit changes nothing and tells the model the user declined', async (t) => {
