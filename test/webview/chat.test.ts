@@ -171,7 +171,7 @@ test('slash completion: filter, arrows, Enter or Tab to pick, Escape to close, c
     const input = h.page.locator('textarea');
     const options = h.page.locator('#slash-popup [role=option]');
     await input.pressSequentially('/');
-    assert.equal(await options.count(), 11);
+    assert.equal(await options.count(), 14); // eleven commands, /mode agent, /mode ask and /skills
     await input.pressSequentially('au');
     assert.deepEqual(await h.page.locator('#slash-popup .slash-label').allTextContents(), ['/auto-compact on', '/auto-compact off']);
     await input.press('ArrowDown');

@@ -40,6 +40,11 @@ export class ImportBuilder {
   private readonly sides = new Map<string, Chain>();
   private readonly usedIds = new Set<string>();
   private current: Chain = this.main;
+  /**
+   * Delegation calls of the main chain not yet matched to a sidechain, oldest first. Their results may already be
+   * placed (results pair by id, wherever the file wrote them), so an open call is not the only possible spawner.
+   */
+  private readonly delegations: { readonly callId: string; readonly entryId: string }[] = [];
   private title: string | undefined;
   cwd: string;
 
@@ -61,11 +66,14 @@ export class ImportBuilder {
       // Branch before a call still waiting for its result (the Task that spawned the sidechain), so no tool pair is split.
       const last = this.main.entries[this.main.entries.length - 1];
       const calls = [...this.main.open.values()];
-      const spawner = calls.find((x) => DELEGATION_TOOLS.has(x.name));
-      if (spawner !== undefined && last !== undefined) {
-        // The Task call waiting for its result spawned this sidechain: it imports as that call's subagent, on its own root.
+      const open = calls.find((x) => DELEGATION_TOOLS.has(x.name));
+      const pending = open === undefined ? this.delegations[0] : this.delegations.find((d) => d.callId === open.id);
+      const spawner = open !== undefined && last !== undefined ? { callId: open.id, entryId: pending?.entryId ?? last.id } : pending;
+      if (spawner !== undefined) {
+        // The Task call that spawned this sidechain: it imports as that call's subagent, on its own root.
+        this.delegations.splice(this.delegations.indexOf(pending ?? spawner), pending === undefined ? 0 : 1);
         const id = `sa_${key.replace(/^sidechain:/, '').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100)}`;
-        c = { entries: [], open: new Map(), fork: null, subagent: { id, toolCallId: spawner.id, anchorId: last.id } };
+        c = { entries: [], open: new Map(), fork: null, subagent: { id, toolCallId: spawner.callId, anchorId: spawner.entryId } };
       } else {
         const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
         c = { entries: [], open: new Map(), fork };
@@ -128,7 +136,9 @@ export class ImportBuilder {
       toolCalls.push({ ...c, id });
     }
     const model = o.model ?? this.opts.model;
-    this.push({ ...this.base(o.timestamp), type: 'assistant', content, toolCalls, ...(model === undefined ? {} : { model }) });
+    const entry: Entry = { ...this.base(o.timestamp), type: 'assistant', content, toolCalls, ...(model === undefined ? {} : { model }) };
+    this.push(entry);
+    if (this.current === this.main) for (const c of toolCalls) if (DELEGATION_TOOLS.has(c.name)) this.delegations.push({ callId: c.id, entryId: entry.id });
     this.report.counts.assistantTurns++;
     this.report.counts.toolCalls += toolCalls.length;
   }

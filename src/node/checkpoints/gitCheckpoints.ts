@@ -1,7 +1,7 @@
 // Checkpoints around a command through the shadow repository: one scan before (the index catches up with the disk), one after (what changed, with the ids the index held before).
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { FileState } from '../snapshots/changeLog.js';
+import type { FileState } from '../snapshots/fileState.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
 import type { CommandChange, StoreBudget, Unkept } from './types.js';

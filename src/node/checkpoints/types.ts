@@ -2,7 +2,7 @@
 import { readdir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Rename } from '../../engine/transcript/effects.js';
-import type { FileState } from '../snapshots/changeLog.js';
+import type { FileState } from '../snapshots/fileState.js';
 
 /** One file a command changed: its absolute path and its content before and after (ids, null for absent, or unavailable). */
 export interface CommandChange {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import type { FileState } from '../snapshots/changeLog.js';
+import type { FileState } from '../snapshots/fileState.js';
 import { changedPaths, scanWorkspace, type FileStat, type Scan } from '../snapshots/workspaceScan.js';
 import { blobId } from './looseObjects.js';
 import type { CommandChange, CommandCheckpointing, StoreBudget, Unkept } from './types.js';

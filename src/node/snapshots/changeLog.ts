@@ -6,14 +6,10 @@ import { z } from 'zod';
 import { oneLine, readJsonLines } from '../fsUtil.js';
 import { isInside, realRoots } from '../tools/paths.js';
 import { realish } from '../tools/ownFiles.js';
+import { StateSchema, type FileState } from './fileState.js';
 import { cliKeyPath, integrityKey } from './integrityKey.js';
 
-/**
- * A content id, `null` for "the file did not exist", or `unavailable` when the content was not kept (too large, store
- * full). Ids are hex: a SHA-256 (64) or a git object id (40); the store decides which.
- */
-const StateSchema = z.union([z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/), z.null(), z.literal('unavailable')]);
-export type FileState = z.infer<typeof StateSchema>;
+export type { FileState };
 
 const Why = z.enum(['write', 'command', 'restore']);
 

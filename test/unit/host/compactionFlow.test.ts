@@ -131,7 +131,7 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   const undo = v.mark();
   v.send({ type: 'compactionAction', action: 'undo', checkpointId: card.checkpointId });
   await until(() => v.since(undo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === true), 'the card marked undone');
-  assert.ok(v.since(undo).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && i.text.includes(card.checkpointId))), 'a line says which compaction was undone');
+  assert.ok(v.since(undo).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /^Compaction undone/.test(i.text))), 'a line says the compaction was undone');
   const redo = v.mark();
   v.send({ type: 'compactionAction', action: 'redo', checkpointId: card.checkpointId });
   await until(() => v.since(redo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === undefined), 'the card in force again');
