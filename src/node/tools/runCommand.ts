@@ -59,7 +59,14 @@ export async function executeCommand(command: string, cwd: string, timeoutMs: nu
   const tag = newCommandTag();
   // Noted before the shell starts: a CLI killed from here on still leaves the command for its next run to find.
   cenv.tracker.begin(tag.id);
-  const o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) => cenv.tracker.add(pgid, tag.id));
+  let o: CommandOutcome;
+  try {
+    o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) => cenv.tracker.add(pgid, tag.id));
+  } catch (err) {
+    // bash did not start: nothing of the command runs, and the journal must not keep it.
+    cenv.tracker.forget(tag.id);
+    throw err;
+  }
   if (o.timedOut || o.cancelled) {
     await cenv.tracker.stop(tag.id, KILL_GRACE_MS);
     return o;

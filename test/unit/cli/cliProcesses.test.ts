@@ -33,13 +33,15 @@ function chat(cli: string, s: FakeOpenAIServer, dir: string, extra: readonly str
   return { child, exit, output: () => out };
 }
 
+/** Generous on purpose: on a loaded machine a CLI can take many seconds to start its first command. */
+const WAIT_MS = 120_000;
+
 async function pidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 1_000; i++) {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(20)) {
     if (existsSync(file)) {
       const text = (await readFile(file, 'utf8')).trim();
       if (text !== '') return Number(text);
     }
-    await sleep(10);
   }
   throw new Error(`no pid in ${file}`);
 }
@@ -57,9 +59,8 @@ test('SIGTERM of the CLI during run_command stops the command and its setsid chi
 
 /** Waits until `pid` runs `sleep` (bash writes $! right after the fork, before the child's exec). */
 async function execed(pid: number): Promise<void> {
-  for (let i = 0; i < 1_000; i++) {
+  for (const deadline = Date.now() + WAIT_MS; Date.now() < deadline; await sleep(20)) {
     if ((await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0')) return;
-    await sleep(10);
   }
   throw new Error(`${pid} never ran sleep`);
 }
