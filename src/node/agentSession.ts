@@ -27,6 +27,7 @@ import { lastEntryId, previewRewind, rewindSession, switchBranchSession, type Re
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { COMMAND_JOURNAL } from './tools/processGroups.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
+import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 import { InstructionToolHost } from './instructions/instructionTools.js';
@@ -145,6 +146,10 @@ export class AgentSession {
           ? undefined
           : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots });
       const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
+      // The MCP schemas (or their index) are fixed in every request: the window-derived defaults leave room for them.
+      const mcpOverhead = mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));
+      const resolveWith = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
+        resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + mcpOverhead } });
       // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
       const cache = parts.caches.forModel(target.chat.model);
       const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
@@ -159,13 +164,13 @@ export class AgentSession {
         model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
         tools,
         ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
-        resolved: target.resolved ?? resolveSettings({ raw: {} }),
+        resolved: mcpOverhead > 0 ? resolveWith(target.contextWindow, target.maxOutputTokens) : (target.resolved ?? resolveSettings({ raw: {} })),
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         triggers: parts.triggers,
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
-        resolveFor: (contextWindow, maxOutputTokens) => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
+        resolveFor: resolveWith,
         ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
