@@ -1,19 +1,9 @@
 // Protocol values in the words users read: compaction reasons, barrier outcomes, checkpoint kinds, tool states.
 import type { BarrierOutcome, BarrierView, CheckpointKindView, ToolStatus, TriggerView } from '../src/protocol/messages.js';
-import { duration, percent, shortTokens } from '../src/protocol/format.js';
+import { duration, percent, shortTokens, TRIGGER_WORDS } from '../src/protocol/format.js';
 
 /** The reason a compaction happened, as the card and the barrier line say it. */
-export const REASONS: Readonly<Record<TriggerView, string>> = {
-  hard_limit: 'context size (hard limit)',
-  auto_threshold: 'context size',
-  turn_complete: 'context size (turn complete)',
-  context_overflow: 'overflow',
-  user: 'manual',
-  idle: 'idle',
-  model_switch: 'model switch',
-  milestone: 'milestone',
-  plan_pivot: 'plan pivot',
-};
+export const REASONS: Readonly<Record<TriggerView, string>> = TRIGGER_WORDS as Readonly<Record<TriggerView, string>>;
 
 export function reason(t: TriggerView | string): string {
   return (REASONS as Readonly<Record<string, string>>)[t] ?? t;

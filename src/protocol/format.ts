@@ -33,3 +33,16 @@ export function bytes(n: number): string {
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
+
+/** Why a compaction happened, in the words the chat's cards and the Checkpoints tree both use (trigger ids stay in tooltips). */
+export const TRIGGER_WORDS: Readonly<Record<string, string>> = {
+  hard_limit: 'context size (hard limit)',
+  auto_threshold: 'context size',
+  turn_complete: 'context size (turn complete)',
+  context_overflow: 'overflow',
+  user: 'manual',
+  idle: 'idle',
+  model_switch: 'model switch',
+  milestone: 'milestone',
+  plan_pivot: 'plan pivot',
+};

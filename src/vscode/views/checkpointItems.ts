@@ -2,21 +2,9 @@
 import * as vscode from 'vscode';
 import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
 import type { CheckpointEntry } from '../../engine/transcript/schema.js';
-import { fullTokens, shortTokens } from '../../protocol/format.js';
+import { fullTokens, shortTokens, TRIGGER_WORDS } from '../../protocol/format.js';
 
 const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'bookmark', milestone: 'milestone', plan_pivot: 'git-compare', user: 'pin' };
-/** Why a compaction happened, as the chat's cards say it (webview/words.ts): trigger ids stay in the tooltip. */
-const REASONS: Readonly<Record<string, string>> = {
-  hard_limit: 'context size (hard limit)',
-  auto_threshold: 'context size',
-  turn_complete: 'context size (turn complete)',
-  context_overflow: 'overflow',
-  user: 'manual',
-  idle: 'idle',
-  model_switch: 'model switch',
-  milestone: 'milestone',
-  plan_pivot: 'plan pivot',
-};
 const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'Checkpoint', milestone: 'Milestone', plan_pivot: 'Plan pivot', user: 'Checkpoint' };
 
 function time(iso: string): string {
@@ -66,7 +54,7 @@ export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: 
 export function compactionItem(sessionId: string, c: Extract<MomentChild, { kind: 'compaction' }>, onBranch: boolean): vscode.TreeItem {
   const e = c.entry;
   const loaded = e.details['imported'] !== undefined;
-  const item = new vscode.TreeItem(loaded ? 'Capsule loaded' : `Compaction · ${REASONS[e.trigger] ?? e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(loaded ? 'Capsule loaded' : `Compaction · ${TRIGGER_WORDS[e.trigger] ?? e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
   item.id = `entry/${sessionId}/${e.id}`;
   const figures = loaded ? `adds ${shortTokens(Math.max(0, e.tokensAfter - e.tokensBefore))}` : `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)}`;
   item.description = `${figures}${e.quality === 'degraded' ? ' · simpler summary' : ''} · ${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
