@@ -1,44 +1,35 @@
 // The one engine facade every front end uses (extension, CLI, tests): the engine composed once over the Node ports of one session file.
-import { isAbsolute, join, resolve } from 'node:path';
-import { capsuleOperationId } from '../engine/transcript/modelInput.js';
+import { isAbsolute } from 'node:path';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
 import { Agent, type SwitchResult } from '../engine/agent/turnLoop.js';
 import { PreflightBarrier, type PreflightResult } from '../engine/compaction/barrier.js';
-import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engine/compaction/evidence.js';
 import { TriggerState } from '../engine/compaction/triggers.js';
-import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
-import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost, ToolResult } from '../engine/ports.js';
+import type { ResolvedSettings } from '../engine/config.js';
+import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import { planUndo, type UndoAction, type UndoPlan } from '../engine/compaction/undo.js';
 import type { CheckpointKind, Entry, Trigger } from '../engine/transcript/schema.js';
-import { resolveTarget, sidecarPaths, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
+import { resolveTarget, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
 import { keysOf, NO_TOOLS, openParts, type Parts } from './agentParts.js';
 import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
 import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
-import { readIntents, writeIntents } from './intentsFile.js';
+import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
-import { budgetOf, categoriesOf, TokenCaches, type BudgetBasis } from './sessionBudget.js';
-import { lastEntryId, previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
+import { budgetOf, categoriesOf, type BudgetBasis } from './sessionBudget.js';
+import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
-import { COMMAND_JOURNAL } from './tools/processGroups.js';
-import { hardLimitOf } from '../engine/tokens/limits.js';
-import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.js';
-import { toolLimitsForWindow, type ApprovalFn, type ToolLimits } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 import { InstructionToolHost } from './instructions/instructionTools.js';
-import { sessionInstructions } from './instructions/sessionInstructions.js';
 import { instructionReport } from './instructions/instructionReport.js';
 import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
-import { withTaskTool } from './subagents/compose.js';
 import { TaskToolHost } from './subagents/taskToolHost.js';
 import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
-import { attachMcp } from './mcp/sessionMcp.js';
-import { counterForModel } from './tokenCounter.js';
+import { composeSessionTools } from './sessionTools.js';
 
 export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
@@ -113,48 +104,10 @@ export class AgentSession {
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
       parts.secrets.push(...keysOf(config.model));
-      const ownFiles = parts.ownFiles;
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
-      const ws = config.workspace;
-      const hardLimit = hardLimitOf(target.contextWindow, target.maxOutputTokens, (target.resolved ?? resolveSettings({ raw: {} })).settings.safetyReserveTokens);
-      const workspaceTools: ToolHost =
-        ws === undefined
-          ? NO_TOOLS
-          : new WorkspaceToolHost({
-              roots: ws.roots,
-              approve: ws.approve,
-              trusted: ws.trusted,
-              ...(ws.ripgrepPath === undefined ? {} : { ripgrepPath: ws.ripgrepPath }),
-              // Results are bounded at creation relative to the window; explicit limits from the host still win.
-              limits: { ...toolLimitsForWindow(hardLimit), ...ws.limits },
-              ...(ws.keepBackgroundProcesses === undefined ? {} : { keepBackgroundProcesses: ws.keepBackgroundProcesses }),
-              secrets: () => parts.secrets,
-              ownFiles: () => ownFiles,
-              capture: parts.snapshots,
-              commandJournal: join(parts.snapshots.dir, COMMAND_JOURNAL),
-              evidence: (argsJson) => runEvidenceToolFromArchive(parts.archive, agent === undefined ? undefined : capsuleOperationId(agent.branch()), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
-              checkpoint: async (kind, note) => {
-                if (agent === undefined) throw new Error('the session is not ready');
-                return agent.recordCheckpoint(kind, note);
-              },
-            });
-      const caps = toolLimitsForWindow(hardLimit);
-      const counter = counterForModel(target.chat.model);
-      const mcp =
-        ws === undefined || config.mcp === undefined
-          ? undefined
-          : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots });
-      const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
-      // The MCP schemas (or their index) are fixed in every request: the window-derived defaults leave room for them.
-      const mcpOverhead = mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));
-      const resolveWith = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
-        resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + mcpOverhead } });
-      // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
       const cache = parts.caches.forModel(target.chat.model);
-      const layer = config.instructionFiles === undefined || ws === undefined ? undefined : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent?.currentModel.contextWindow ?? target.contextWindow });
-      // docs/subagents.md: the `task` tool runs children over these same tools (MCP, Ask mode and skills included), approvals and file capture.
-      const tools = withTaskTool(layer?.tools ?? baseTools, config, parts, () => agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
+      const { tools, layer, mcp, resolveFor, resolved } = composeSessionTools(config, parts, store, target, cache, () => agent, clock, ids);
       agent = new Agent({
         store,
         archive: parts.archive,
@@ -164,13 +117,13 @@ export class AgentSession {
         model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
         tools,
         ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
-        resolved: mcpOverhead > 0 ? resolveWith(target.contextWindow, target.maxOutputTokens) : (target.resolved ?? resolveSettings({ raw: {} })),
+        resolved,
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         triggers: parts.triggers,
         recordFlight: (r) => parts.recorder.record(r),
         ...(config.logger === undefined ? {} : { logger: config.logger }),
         ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
-        resolveFor: resolveWith,
+        resolveFor,
         ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
