@@ -111,7 +111,8 @@ const setup = new SetupPanel({
   checkPassed: (summary) => {
     // The check passed: the panel's work is done, and its space goes back to the chat; one line says what was found.
     host.updateState({ setupOpen: false });
-    current.notice = { level: 'info', text: summary, transient: true };
+    // Not transient: it speaks of the endpoint, not of a turn, so the next idle message must not take it away.
+    current.notice = { level: 'info', text: summary };
     renderBanners();
     announcer.say(summary);
     composer.focus();

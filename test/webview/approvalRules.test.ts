@@ -85,6 +85,9 @@ test('Save in the setup panel: the panel waits for the check, closes itself when
       await h.send({ type: 'setup', setup: { ...setup, required: false, check: { status: 'ok', summary: '127.0.0.1:11434 answers: "qwen" with a 32k window.' } } });
       await h.until("document.querySelector('.setup').classList.contains('hidden')", 'the panel to close');
       assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/);
+      // The host says it is idle after the save (a reconnect): the line about the endpoint stays.
+      await h.send({ type: 'busy', busy: false });
+      assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/, 'still said after an idle message');
       await h.screenshot('setup-closed-after-check');
     },
     { width: 292, height: 600 },
