@@ -18,6 +18,10 @@ test('the Capsule view opens in code-server and shows the budget of the current 
   await step('01-02-open-capsule-view', () => openWorkbenchWithCapsule(page, s.url));
   const view = capsuleWebview(page);
   await step('03-budget-visible', async () => {
+    // The header is one line; its meter opens the breakdown with the full figures.
+    const line = view.locator('summary.budget');
+    await line.waitFor({ timeout: 60_000 });
+    await line.click();
     await view.getByText('48,808').first().waitFor({ timeout: 60_000 });
     await view.getByText('39,046').first().waitFor({ timeout: 10_000 });
   });

@@ -10,8 +10,12 @@ const VSIX = join(ROOT, 'capsule.vsix');
 
 /** The whole VSIX (about 1.8 MB when this was written; 3.8 MB before the production build). */
 const VSIX_BUDGET_BYTES = 2_200_000;
-/** The extension bundle itself, uncompressed (about 640 KB minified; 6.4 MB with both BPE tables inlined). */
-const EXTENSION_BUDGET_BYTES = 900_000;
+/**
+ * The extension bundle itself, uncompressed (about 640 KB minified when this was written; 6.4 MB with both BPE
+ * tables inlined). Raised from 900 KB to 1 MB when MCP, instruction files, skills, modes and subagents landed
+ * (979 KB); the MCP SDK itself stays in dist/mcp.js, loaded only when servers are configured.
+ */
+const EXTENSION_BUDGET_BYTES = 1_000_000;
 
 function entries(): ZipEntry[] {
   assert.ok(existsSync(VSIX), `${VSIX} is missing: run \`npm run package\` first (npm run test:e2e does)`);
