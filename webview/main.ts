@@ -24,7 +24,7 @@ interface Current {
   settings: SettingsView | null;
   error: string | undefined;
   /** `transient`: said during a turn (e.g. "retrying, attempt 2 of 4"); it goes when the turn ends. */
-  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string; readonly transient?: boolean } | undefined;
+  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string; readonly transient?: boolean; readonly keep?: boolean } | undefined;
 }
 const current: Current = { received: false, session: null, settings: null, error: undefined, notice: undefined };
 
@@ -111,8 +111,9 @@ const setup = new SetupPanel({
   checkPassed: (summary) => {
     // The check passed: the panel's work is done, and its space goes back to the chat; one line says what was found.
     host.updateState({ setupOpen: false });
-    // Not transient: it speaks of the endpoint, not of a turn, so the next idle message must not take it away.
-    current.notice = { level: 'info', text: summary };
+    // Kept: it speaks of the endpoint, not of a turn or a chat, so neither the next idle message nor the snapshot of the
+    // chat reopened on that endpoint takes it away (its × does).
+    current.notice = { level: 'info', text: summary, keep: true };
     renderBanners();
     announcer.say(summary);
     composer.focus();
@@ -190,7 +191,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   current.session = msg.session;
   current.settings = msg.settings;
   current.error = msg.error;
-  current.notice = undefined;
+  if (current.notice?.keep !== true) current.notice = undefined;
   header.showSession(msg.session);
   header.showModels(msg.models, msg.currentModelId, msg.settings);
   header.showBudget(msg.budget, host.state().detailsOpen);

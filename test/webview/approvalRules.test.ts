@@ -88,6 +88,9 @@ test('Save in the setup panel: the panel waits for the check, closes itself when
       // The host says it is idle after the save (a reconnect): the line about the endpoint stays.
       await h.send({ type: 'busy', busy: false });
       assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/, 'still said after an idle message');
+      // The chat reopens on the new endpoint (a snapshot): the line stays too.
+      await h.send(snapshot);
+      assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/, 'still said after the snapshot');
       await h.screenshot('setup-closed-after-check');
     },
     { width: 292, height: 600 },
