@@ -109,10 +109,13 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const text = ((await line.textContent()) ?? '').trim();
     assert.match(text, /^Context compacted · context size/, text);
     assert.match(text, /[\d.]+k? → [\d.]+k? tokens · reclaimed \d+%/, text);
+    assert.doesNotMatch(text, /ck_\w+/, 'no internal id in the result line (docs/user/writing-style.md)');
     await chat.answer('Short answer to: What should we do next?').waitFor({ timeout: 60_000 });
     await chat.idle();
-    const ck = /ck_\w+/.exec(text)?.[0];
-    assert.ok(ck, `the result line names the checkpoint: ${text}`);
+    // The checkpoint id is in the card's details, not in the words the user reads first.
+    const cardText = (await chat.cards.first().textContent()) ?? '';
+    const ck = /ck_[a-z0-9]+/.exec(cardText)?.[0];
+    assert.ok(ck, `the card's details name the checkpoint: ${cardText}`);
     return ck;
   });
   await step('09-compaction-card', async () => {
@@ -145,7 +148,8 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     const session = checkpointsPane(page).locator('.monaco-list-row[aria-level="1"]').first();
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
-    await treeRows(page, '[long] Write report 1 about the module.').waitFor({ timeout: 30_000 });
+    // The chat's own row is titled by its first request too: the message row is the one a level below.
+    await checkpointsPane(page).locator('.monaco-list-row[aria-level="2"]', { hasText: '[long] Write report 1 about the module.' }).waitFor({ timeout: 30_000 });
     await treeRows(page, 'Compaction · context size (turn complete)').waitFor({ timeout: 30_000 });
   });
 
