@@ -122,7 +122,7 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
           });
         });
       }
-      if (!process.env.CAPSULE_KEEP_E2E) rmSync(root, { recursive: true, force: true });
+      if (!process.env.CAPSULE_KEEP_E2E) rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
