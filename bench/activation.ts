@@ -81,6 +81,6 @@ export async function run(): Promise<BenchRow[]> {
     }
     return rows;
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 10 });
   }
 }

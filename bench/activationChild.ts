@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ loadMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, cpuMs: (cpu.user + cpu.system) / 1000, heapMb })}\n`);
   await ext.deactivate();
   for (const d of subscriptions.splice(0)) d.dispose();
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 10 });
   process.exit(0);
 }
 

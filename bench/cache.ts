@@ -71,6 +71,6 @@ export async function run(): Promise<BenchRow[]> {
     ];
   } finally {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }

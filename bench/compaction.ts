@@ -275,7 +275,7 @@ export async function run(): Promise<BenchRow[]> {
       await Promise.resolve(); // let the event loop breathe between sizes
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
   return rows;
 }

@@ -82,7 +82,7 @@ export async function run(): Promise<BenchRow[]> {
       }),
     ];
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 

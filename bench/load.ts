@@ -215,7 +215,7 @@ export async function run(): Promise<BenchRow[]> {
       await rm(file, { force: true });
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
   return rows;
 }

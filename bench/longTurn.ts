@@ -93,7 +93,7 @@ async function oneTurn(window: number): Promise<Figures> {
     };
   } finally {
     await server.close();
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 

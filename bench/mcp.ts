@@ -88,7 +88,7 @@ export async function run(): Promise<BenchRow[]> {
     await hub.stop();
     await fsDirect.close();
     await evDirect.close();
-    rmSync(ws, { recursive: true, force: true });
+    rmSync(ws, { recursive: true, force: true, maxRetries: 10 });
   }
   return rows;
 }

@@ -52,6 +52,6 @@ export async function run(): Promise<BenchRow[]> {
       }),
     ];
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }

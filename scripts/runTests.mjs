@@ -30,5 +30,5 @@ const env = {
   CAPSULE_LIMITS_FILE: process.env.CAPSULE_LIMITS_FILE ?? join(tmpdir(), `capsule-test-limits-${process.pid}.json`),
 };
 const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env });
-if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true });
+if (keyDir !== undefined) rmSync(keyDir, { recursive: true, force: true, maxRetries: 10 });
 process.exit(r.status ?? 1);

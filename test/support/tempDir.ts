@@ -7,7 +7,7 @@ export async function tempDir(t: { after(fn: () => Promise<void>): void }, prefi
   const dir = await mkdtemp(join(tmpdir(), prefix));
   t.after(async () => {
     for (const close of closeFirst) await close();
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   });
   return dir;
 }

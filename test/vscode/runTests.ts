@@ -81,7 +81,7 @@ async function main(): Promise<void> {
     if (err instanceof TestRunFailedError) throw new LaunchError(`test:vscode: the extension-host tests failed (${err.message}); see the output above`);
     throw err;
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 

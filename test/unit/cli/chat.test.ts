@@ -13,7 +13,7 @@ import { GOOD_SUMMARY, session } from '../compaction/harness.js';
 
 async function setup(t: { after(fn: () => Promise<void>): void }, opts: { apiKey?: string } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-chat-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const ws = join(dir, 'ws');
   await mkdir(ws);
   const server = await startFakeOpenAI({ window: 20_000, ...(opts.apiKey ? { apiKey: opts.apiKey } : {}) });
@@ -114,7 +114,7 @@ test('usage errors are one line: no prompt, no --base-url, a bad URL, an unset k
 
 test('chat --model with a smaller model than the session used: the previous model makes the handoff first', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-switch-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const path = join(dir, 'chat.jsonl');
   const store = await JsonlSessionStore.open(path, { create: { id: 's_switch', cwd: dir } });
   await store.append({ type: 'model_change', id: 'm0', parentId: null, timestamp: '2025-01-01T00:00:00.000Z', provider: 'openai-compatible', model: 'big', contextWindow: 128_000, maxOutputTokens: 4096 });

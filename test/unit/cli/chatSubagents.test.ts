@@ -13,7 +13,7 @@ process.env.CAPSULE_LIMITS_FILE ??= join(tmpdir(), `capsule-cli-subagents-limits
 
 test('capsule chat prints a child\'s progress indented and the parent\'s answer', { timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-sub-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const ws = join(dir, 'ws');
   await mkdir(ws);
   await writeFile(join(ws, 'a.txt'), 'a\n');

@@ -23,7 +23,7 @@ before(() => {
   }
 });
 
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 
 function run(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, CAPSULE_DEBUG: '' } });

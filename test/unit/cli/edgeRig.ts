@@ -16,7 +16,7 @@ export interface Rig {
 
 export async function edgeRig(t: { after(fn: () => Promise<void>): void }, opts: FakeServerOptions): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-edges-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const ws = join(dir, 'ws');
   await mkdir(ws);
   // Windows learned from overflow errors go to this rig's own file, never to the user's ~/.config.

@@ -11,7 +11,7 @@ import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 // node's test runner gives every test file its own process, so nothing else has counted here before.
 test('--help, verify, show and import load no encoding; budget loads only the active model\'s', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-lazy-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const session = join(dir, 'chat.jsonl');
   const store = await JsonlSessionStore.open(session, { create: { id: 's_lazy', cwd: dir } });
   await store.append({ type: 'user', id: 'e1', parentId: null, timestamp: '2026-01-01T00:00:00.000Z', content: 'hello there' });

@@ -335,7 +335,7 @@ test('a repeated compaction starts from the previous firstKeptEntryId and rolls 
 
 test('on the real JSONL store: the capsule survives a reopen and the reloaded session rebuilds exactly the same model input', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-compactor-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const path = join(dir, 's.jsonl');
   const store = await JsonlSessionStore.open(path, { create: { id: 's_real', cwd: '/w' } });
   for (const e of session(16, 100)) await store.append(e);

@@ -73,7 +73,7 @@ test('first, later and level-2 fallback compactions write the same archive bytes
     for (const e of moreTurns(h.store.entries(), 73, 12)) await h.store.append(e);
     await compactAndCompare(h, dir, 'level2', 2, h.store.entries().filter((e) => e.type === 'user').at(-1)?.turnId);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });
 
@@ -99,6 +99,6 @@ test('the ledger a later capsule builds from its span and the previous ledger eq
       assert.deepEqual(ledgerFromDetails(capsule.details), whole);
     }
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });

@@ -76,7 +76,7 @@ test('the summary dropped a named path and an old command: the report says so, a
 test('capsule show --retention prints the figures and the dropped items', async (t) => {
   const { capsule, h } = await compacted();
   const dir = await mkdtemp(join(tmpdir(), 'capsule-retention-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const path = join(dir, 's.jsonl');
   const store = await JsonlSessionStore.open(path, { create: { id: 'sess', cwd: dir } });
   for (const e of h.store.entries()) await store.append(e);

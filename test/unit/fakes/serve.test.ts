@@ -83,6 +83,6 @@ test('serve.ts prints its URL, serves the script and control endpoints, and exit
     assert.equal(await exitOf(child), 0);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 });

@@ -126,7 +126,7 @@ export function createHarness(opts: { readonly workspace?: boolean; readonly set
     async stop() {
       await ext?.deactivate();
       for (const d of context.subscriptions.splice(0)) d.dispose();
-      rmSync(tmp, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true, maxRetries: 10 });
       uninstall();
     },
     openView(ready = true) {

@@ -41,7 +41,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string }> {
 for (const file of FIXTURES) {
   test(`capsule import ${file}, then compact: the ledger has every changed file, every command and the last test run`, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'capsule-import-'));
-    t.after(() => rm(dir, { recursive: true, force: true }));
+    t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
     const session = join(dir, 's.jsonl');
     const imported = await cli('import', join(DIR, file), '-o', session);
     assert.equal(imported.code, 0);
@@ -66,7 +66,7 @@ for (const file of FIXTURES) {
 
 test('capsule import: --from must name a known format; an unknown file says what it looked like', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-import-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   await assert.rejects(cli('import', join(DIR, 'codex.jsonl'), '-o', join(dir, 'a.jsonl'), '--from', 'cursor'), /--from must be one of claude-code, codex, anthropic, swe-agent, mini-swe-agent, openai/);
   await assert.rejects(cli('import', join(DIR, 'codex.expected.json'), '-o', join(dir, 'b.jsonl')), /not a transcript format Capsule knows .*looked like a JSON object with keys root, filesModified/);
 });

@@ -18,7 +18,7 @@ export interface McpChatRig {
 /** Both npm servers (filesystem on the workspace, everything), plus the hostile fixture when `hostileMode` is given. */
 export async function mcpChatRig(t: { after(fn: () => Promise<void>): void }, window: number, hostileMode?: string): Promise<McpChatRig> {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcpchat-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const ws = join(dir, 'ws');
   await mkdir(ws);
   process.env.CAPSULE_LIMITS_FILE = join(dir, 'limits.json');

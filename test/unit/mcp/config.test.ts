@@ -14,7 +14,7 @@ const vars = { workspaceFolder: '/ws', env: { HOME: '/home/u', TOKEN: 't0k' } };
 
 async function tempWs(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcpcfg-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   return dir;
 }
 

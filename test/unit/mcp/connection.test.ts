@@ -13,7 +13,7 @@ const never = new AbortController().signal;
 
 test('filesystem and everything over stdio: tools listed, a call answered, stop leaves no process', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcp-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   await writeFile(join(dir, 'hello.txt'), 'hello from disk');
   const hub = new McpHub([stdio('fs', FILESYSTEM_BIN, [dir]), stdio('everything', EVERYTHING_BIN)]);
   t.after(() => hub.stop());
@@ -79,7 +79,7 @@ test('a crash mid-call is a tool error; the server is restarted and answers agai
 
 test('cancelling a call sends notifications/cancelled to the server', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcp-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const flag = join(dir, 'cancelled');
   const c = new McpConnection(hostile('h', 'basic', flag));
   t.after(() => c.stop());
@@ -104,7 +104,7 @@ test('tools/list_changed is honoured: the new tool is listed and callable', asyn
 
 test('stop kills the server with its process group: no orphaned child', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcp-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const pidFile = join(dir, 'child.pid');
   const c = new McpConnection(hostile('h', 'child', pidFile));
   await c.start();

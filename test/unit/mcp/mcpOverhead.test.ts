@@ -11,7 +11,7 @@ import { EVERYTHING_BIN, stdio } from './mcpRig.js';
 
 test('with an MCP server configured at 16k, the derived keepRecent shrinks by what its schemas take; explicit settings still win', { timeout: 120_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcp-overhead-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const server = await startFakeOpenAI({ window: 16_384 });
   t.after(() => server.close());
   const hub = new McpHub([stdio('everything', EVERYTHING_BIN)]);

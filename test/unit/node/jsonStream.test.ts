@@ -19,7 +19,7 @@ async function written(value: Record<string, unknown>): Promise<string> {
     }
     return await readFile(file, 'utf8');
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
 }
 

@@ -30,7 +30,7 @@ for (const c of CASES) {
 
 test('no shape states a window: undefined, and the answer is remembered so the server is asked once per endpoint + model', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-windows-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const server = await startFakeOpenAI({ hideModelLimits: true });
   t.after(() => server.close());
   const file = new ServerWindowsFile(join(dir, 'server-windows.json'));

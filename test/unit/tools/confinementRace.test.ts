@@ -21,7 +21,7 @@ function startSwapper(ws: string, outside: string) {
     // Each state holds for up to a millisecond, so calls land in all of them: folder, link, and the gaps between.
     const hold = () => Atomics.wait(nap, 0, 0, Math.random());
     // A write that lands in a gap creates a fresh folder named inner: clear it so the swapping goes on.
-    const clear = () => { if (fs.existsSync(at('dir')) && fs.existsSync(at('link'))) fs.rmSync(at('inner'), { recursive: true, force: true }); };
+    const clear = () => { if (fs.existsSync(at('dir')) && fs.existsSync(at('link'))) fs.rmSync(at('inner'), { recursive: true, force: true, maxRetries: 10 }); };
     fs.writeFileSync(at('swapping'), '');
     for (;;) {
       try { fs.renameSync(at('dir'), at('inner')); hold(); fs.renameSync(at('inner'), at('dir')); } catch { clear(); }

@@ -62,7 +62,7 @@ test('far-apart changes make separate hunks; near ones merge', () => {
 
 test('GNU patch applies the diff and reproduces the new file', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-diff-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const old = Array.from({ length: 60 }, (_, i) => `line ${i}`).join('\n') + '\n';
   const next = old.replace('line 3\n', '').replace('line 20\n', 'line 20\ninserted\n').replace('line 59\n', 'last');
   await writeFile(join(dir, 'f.txt'), old);

@@ -18,7 +18,7 @@ export interface Workspace {
 
 export async function workspace(t: { after(fn: () => Promise<void>): void }): Promise<Workspace> {
   const base = await mkdtemp(join(tmpdir(), 'capsule-tools-'));
-  t.after(() => rm(base, { recursive: true, force: true }));
+  t.after(() => rm(base, { recursive: true, force: true, maxRetries: 10 }));
   const ws = join(base, 'ws');
   const outside = join(base, 'ws-evil');
   await mkdir(ws);
