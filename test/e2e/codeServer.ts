@@ -97,6 +97,9 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
   const proc = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', ...(opts.trust === true ? [] : ['--disable-workspace-trust']), workspace], {
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group: stop() ends the server and every process it started (the extension host keeps writing
+    // to the user-data folder after the server itself is gone, which made removing that folder fail with ENOTEMPTY).
+    detached: true,
   });
   proc.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (log += d.toString()));
@@ -109,20 +112,34 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
     output: () => log,
     extHostLog: () => findFiles(join(user, 'logs'), /^exthost\d*\.log$|^remoteexthost\.log$/).map((f) => readFileSync(f, 'utf8')).join('\n'),
     stop: async () => {
-      if (proc.exitCode === null) {
-        proc.kill('SIGTERM');
-        await new Promise<void>((r) => {
-          const t = setTimeout(() => {
-            proc.kill('SIGKILL');
-            r();
-          }, 5000);
-          proc.once('exit', () => {
-            clearTimeout(t);
-            r();
-          });
-        });
-      }
+      await stopGroup(proc);
       if (!process.env.CAPSULE_KEEP_E2E) rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to the server's whole process group, then wait until every member is gone (SIGKILL after a generous bound). */
+async function stopGroup(proc: ChildProcess): Promise<void> {
+  const pid = proc.pid;
+  if (pid === undefined) return;
+  const signal = (s: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, s);
+    } catch {
+      // The group is already gone.
+    }
+  };
+  signal('SIGTERM');
+  for (let i = 0; i < 300 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  signal('SIGKILL');
+  for (let i = 0; i < 200 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 50));
 }

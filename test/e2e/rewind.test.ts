@@ -1,4 +1,4 @@
-// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction; ‹ › switches branches.
+// End to end in code-server: a chat edits two files; rewind to the first message brings files and message back; edit & resend branches; compact up to here; undo a compaction; ‹ › switches branches; Compact Up to Here from the Checkpoints tree.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { screenshot } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
 import { CAPSULE_TEXT, longText } from './scriptedModel.js';
 import { NOT_STARTED, smallWindowSettings, startE2e, step, stopE2e } from './session.js';
-import { answerModal, checkpointsPane, openWorkbenchWithCapsule, treeRows, widenSideBar } from './workbench.js';
+import { answerModal, checkpointsPane, contextMenuAction, openWorkbenchWithCapsule, treeRows, widenSideBar } from './workbench.js';
 
 const API_KEY = 'sk-e2e-rewind';
 const MODEL = 'fake-model';
@@ -168,6 +168,26 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
     assert.equal(await userItem('Edit the two files, please.').count(), 0);
     assert.equal(await chat.cards.count(), 1, "branch 2's compaction is back");
     await screenshot(page, 'r07-branch-switcher-2of2');
+  });
+
+  await step('r08-compact-up-to-here-from-the-tree', async () => {
+    // The same action from the Checkpoints tree's context menu, on a message after the last compaction.
+    await chat.send('[long] Tell me about the tests too.');
+    await chat.answer('Long answer').nth(1).waitFor({ timeout: 90_000 });
+    await chat.idle();
+    await chat.send('One more question.');
+    await chat.answer('Short answer to: One more question.').waitFor({ timeout: 60_000 });
+    await chat.idle();
+    const summariesBefore = f.chatRequests.filter((r) => isSummaryRequest(r.body as ChatRequestView['body'])).length;
+    const row = treeRows(page, 'One more question.').first();
+    await row.waitFor({ timeout: 30_000 });
+    await contextMenuAction(page, row, 'Compact Up to Here');
+    await waitUntil('a second compaction card', async () => (await chat.cards.count()) === 2, 60_000);
+    await chat.idle();
+    assert.ok(f.chatRequests.filter((r) => isSummaryRequest(r.body as ChatRequestView['body'])).length > summariesBefore, 'a summary was asked for');
+    assert.equal(await chat.frame.locator('.item-error').count(), 0, 'no error in the chat');
+    assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: /not on the active branch/ }).count(), 0, 'no error toast');
+    await screenshot(page, 'r08-compacted-up-to-here-from-the-tree');
   });
 
   const ours = consoleLog.errors.filter((e) => /capsule|webview\.js|Content Security Policy|Refused to/i.test(e));
