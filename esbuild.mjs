@@ -1,7 +1,8 @@
 // Builds the extension host bundle, the CLI and the webview bundle.
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
+import { cliBuildOptions, cliLauncherOptions } from './scripts/cliBuild.mjs';
 
 /** The codicon font and its CSS come from @vscode/codicons at build time instead of a committed copy. */
 function copyCodicons() {
@@ -34,7 +35,9 @@ const common = { bundle: true, sourcemap: !production, minify: production, keepN
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  // The CLI: a tiny launcher (dist/cli.js) plus ES-module chunks, so --help and short commands load only what they use.
+  cliBuildOptions('src/cli/bin.ts', 'dist', common),
+  cliLauncherOptions('src/cli/launcher.ts', 'dist', common),
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
@@ -53,6 +56,9 @@ const builds = [
 copyCodicons();
 // A production build must not ship maps left over from a development build.
 if (production) rmSync('dist', { recursive: true, force: true });
+mkdirSync('dist', { recursive: true });
+// The CLI's chunks are content-hashed: drop the previous build's so dist/ holds one set.
+for (const f of readdirSync('dist', { withFileTypes: true })) if (f.isFile() && /^cli-.*\.mjs(\.map)?$/.test(f.name)) rmSync(`dist/${f.name}`);
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

@@ -1,4 +1,5 @@
 // One writer per session file: proper-lockfile, plus quick reclaim of a lock left by a dead process on this host.
+import { lockHolderName } from './lockHolder.js';
 import { unlinkSync } from 'node:fs';
 import { rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -22,10 +23,7 @@ const MAX_ATTEMPTS = 3;
 export const HELD_ELSEWHERE_REASON = 'Session is open for writing in another process; opened read-only';
 
 /** Names this process in the lock it holds, so a second opener is told who has the session: the CLI sets its own. */
-let holderName = 'a VS Code window';
-export function setLockHolderName(name: string): void {
-  holderName = name;
-}
+export { setLockHolderName } from './lockHolder.js';
 
 /** Who holds the lock, for the read-only reason: the program and its PID. */
 export function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
@@ -158,7 +156,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
       await reclaim(file);
       continue;
     }
-    const body: Owner & { readonly since: string } = { pid: process.pid, host: hostname(), app: holderName, since: new Date().toISOString() };
+    const body: Owner & { readonly since: string } = { pid: process.pid, host: hostname(), app: lockHolderName(), since: new Date().toISOString() };
     await writeFile(owner, JSON.stringify(body)).catch(() => undefined);
     trackOwner(owner);
     return {

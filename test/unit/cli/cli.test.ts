@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { buildSync } from 'esbuild';
+import { buildCliInto } from './cliBundle.js';
 
 const repo = resolve(__dirname, '..', '..', '..');
 const fixtures = join(repo, 'test', 'fixtures', 'sessions');
@@ -14,13 +14,8 @@ let dir = '';
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'capsule-cli-'));
-  cli = join(dir, 'cli.js');
   // Build the CLI exactly as esbuild.mjs does, into the temp dir, so the test runs what users run.
-  buildSync({ entryPoints: [join(repo, 'src', 'cli', 'main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: cli, logLevel: 'error' });
-  // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
-  for (const name of ['o200k_base', 'cl100k_base']) {
-    buildSync({ entryPoints: [join(repo, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`)], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: join(dir, 'encodings', `${name}.js`), logLevel: 'error' });
-  }
+  cli = buildCliInto(dir);
 });
 
 after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));

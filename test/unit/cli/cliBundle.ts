@@ -1,24 +1,28 @@
-// Test helper: the `capsule` CLI bundled once per test process with the project's esbuild settings, so child processes start fast.
-import { mkdtemp } from 'node:fs/promises';
+// Test helper: the `capsule` CLI bundled as esbuild.mjs bundles it (launcher + ES-module chunks + BPE tables), once per test process.
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import * as esbuild from 'esbuild';
+import { buildSync } from 'esbuild';
+import { cliBuildOptions, cliLauncherOptions } from '../../../scripts/cliBuild.mjs';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
-let built: Promise<string> | undefined;
+let built: string | undefined;
+
+/** Builds the CLI into `dir` and returns its executable (`<dir>/cli.js`), so a test runs what users run. */
+export function buildCliInto(dir: string): string {
+  const common = { keepNames: true, logLevel: 'error' } as const;
+  buildSync(cliBuildOptions(join(ROOT, 'src', 'cli', 'bin.ts'), dir, common));
+  buildSync(cliLauncherOptions(join(ROOT, 'src', 'cli', 'launcher.ts'), dir, common));
+  // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
+  for (const name of ['o200k_base', 'cl100k_base']) {
+    const entry = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`);
+    buildSync({ entryPoints: [entry], outfile: join(dir, 'encodings', `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  }
+  return join(dir, 'cli.js');
+}
 
 /** The path of a bundled CLI (like dist/cli.js, built from the current sources into a temp folder). */
 export function cliBundle(): Promise<string> {
-  built ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'capsule-cli-bundle-'));
-    const outfile = join(dir, 'cli.js');
-    await esbuild.build({ entryPoints: [join(ROOT, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', keepNames: true, logLevel: 'warning' });
-    // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
-    for (const name of ['o200k_base', 'cl100k_base']) {
-      const entry = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`);
-      await esbuild.build({ entryPoints: [entry], outfile: join(dir, 'encodings', `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning' });
-    }
-    return outfile;
-  })();
-  return built;
+  built ??= buildCliInto(mkdtempSync(join(tmpdir(), 'capsule-cli-bundle-')));
+  return Promise.resolve(built);
 }

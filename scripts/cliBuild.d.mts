@@ -1,0 +1,5 @@
+// Types of cliBuild.mjs for the TypeScript tests that build the CLI the same way.
+import type { BuildOptions } from 'esbuild';
+
+export function cliBuildOptions(entry: string, outdir: string, common?: BuildOptions): BuildOptions;
+export function cliLauncherOptions(entry: string, outdir: string, common?: BuildOptions): BuildOptions;
