@@ -59,7 +59,8 @@ test('a delayed reply arrives in full, and a client timeout shorter than the del
   server.enqueue({ delayMs: 20, then: { text: 'slow' } });
   assert.equal(await text(client.chat.completions.create({ model: 'fake-model', messages: chat })), 'slow');
 
-  server.enqueue({ delayMs: 200, then: { text: 'too late' } });
+  // Far longer than the client's timeout, so even on a loaded machine the client gives up before the server answers.
+  server.enqueue({ delayMs: 120_000, then: { text: 'too late' } });
   const e = await client.chat.completions
     .create({ model: 'fake-model', messages: chat }, { timeout: 50 })
     .catch((x: unknown) => x);
@@ -207,6 +208,7 @@ test('strict models answer 404 model_not_found for unknown ids', async () => {
 });
 
 async function waitUntil(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  // A generous bound: the condition is an event (an abort seen by the server), not a duration.
+  for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(cond(), 'condition never became true');
 }
