@@ -35,8 +35,10 @@ export function subagentCard(item: ToolItem, s: SubagentView): HTMLElement[] {
   const live = s.status === 'running' || s.status === 'compacting';
   const summary = el('summary', {}, [
     icon(st.icon, `status subagent-status-${s.status}${live ? ' codicon-modifier-spin' : ''}`),
-    el('span', { className: 'tool-name', text: 'Subagent' }),
-    el('span', { className: 'subagent-description', attrs: { title: s.description }, text: s.description }),
+    // The row is narrow in a sidebar: the description gets the room, "subagent" is said by the icon and to screen readers.
+    icon('hubot', 'subagent-icon'),
+    srOnly('Subagent: '),
+    el('span', { className: 'subagent-description', attrs: { title: `Subagent: ${s.description}` }, text: s.description }),
     el('span', { className: `subagent-state subagent-state-${s.status}`, text: st.label }),
     smallMeter(s),
     srOnly(`, ${figures(s)}`),
