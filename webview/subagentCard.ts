@@ -18,7 +18,8 @@ function smallMeter(s: SubagentView): HTMLElement {
   const fill = el('span', { className: 'subagent-meter-fill' });
   fill.style.width = `${pct.toFixed(1)}%`;
   const words = s.contextWindow > 0 ? `${n(s.contextTokens)} of ${n(s.contextWindow)} tokens in its context` : 'context not measured yet';
-  return el('span', { className: 'subagent-meter', attrs: { role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': pct.toFixed(0), 'aria-label': `Subagent context: ${words}`, title: words } }, [fill]);
+  // An image with words, not a second role="meter": the chat's own meter stays the one meter of the view.
+  return el('span', { className: 'subagent-meter', attrs: { role: 'img', 'data-percent': pct.toFixed(0), 'aria-label': `Subagent context: ${words}`, title: words } }, [fill]);
 }
 
 function figures(s: SubagentView): string {

@@ -47,7 +47,7 @@ test('a task row is a subagent card: collapsed with its state and meter, live, i
       await h.until(`document.querySelector('${card}')`, 'the card');
       assert.equal(await h.page.locator(card).getAttribute('open'), null, 'collapsed by default');
       assert.match(await text(h, `${card} > summary`), /Subagent: explore the authentication module.*running/);
-      assert.equal(await h.page.locator(`${card} [role="meter"]`).getAttribute('aria-valuenow'), '25', 'its own meter: 4,000 of 16,000');
+      assert.equal(await h.page.locator(`${card} .subagent-meter`).getAttribute('data-percent'), '25', 'its own meter: 4,000 of 16,000');
       assert.equal(await h.page.locator(`[data-id="${ROW}"] .codicon-modifier-spin`).count(), 1, 'a running card spins');
       assert.equal(await h.value(FITS), true, 'collapsed, it fits');
 
@@ -68,7 +68,7 @@ test('a task row is a subagent card: collapsed with its state and meter, live, i
       await h.until(`document.querySelector('${card} .subagent-state-compacting')`, 'compacting');
       assert.notEqual(await h.page.locator(card).getAttribute('open'), null, 'still expanded');
       assert.equal(await h.page.locator(`${card} .subagent-line`).count(), 40, 'the loaded page stays');
-      assert.equal(await h.page.locator(`${card} [role="meter"]`).getAttribute('aria-valuenow'), '80');
+      assert.equal(await h.page.locator(`${card} .subagent-meter`).getAttribute('data-percent'), '80');
 
       // Later: the next page.
       await h.page.locator(`${card} button[data-action="subagent-page"]`).click();

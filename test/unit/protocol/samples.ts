@@ -213,6 +213,7 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'openFile', path: 'src/a.ts' },
   { type: 'openFile', path: 'src/a.ts', line: 12, column: 3 },
   { type: 'showDiff', itemId: 'e_1/call_1' },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 2 },
 ];
 
 /** Host messages that must fail validation (the webview guard must reject them too). */
@@ -319,6 +320,8 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'findFiles', query: 'a' },
   { type: 'findFiles', requestId: 1, query: 'x'.repeat(501) },
   { type: 'showDiff' },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 0 },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 1.5 },
   { type: 'send', text: 'x', attachments: [{ path: '' }] },
   { type: 'send', text: 'x', attachments: Array.from({ length: 21 }, () => ({ path: 'a.ts' })) },
 ];
