@@ -101,3 +101,37 @@ test('two task calls: two cards, live while they run, final with status, request
   // The chat itself still never shows the child's own messages.
   assert.doesNotMatch(JSON.stringify(snap.transcript), /CHILD-ONLY/);
 });
+
+test('a subagent that compacts: its card says "compacting" while it does, then done with the compaction counted', { timeout: 180_000 }, async () => {
+  for (const i of [1, 2, 3]) writeFileSync(join(h.workspace, `fill${i}.txt`), `file ${i}: some line of text that fills the window quickly\n`.repeat(150));
+  let overflowed = false;
+  server.setFallback(
+    scenario({
+      parentCalls: [task('read three files', 'CHILD-C: read fill1..3.txt and summarize')],
+      parentAnswer: 'Parent: summarized.',
+      child: (_prompt, req) => {
+        const rounds = req.body.messages.filter((m) => m.role === 'tool').length;
+        // The provider refuses the third request as too long: the subagent compacts its own context and goes on.
+        if (rounds === 2 && !overflowed) {
+          overflowed = true;
+          return { contextOverflow: true };
+        }
+        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far')) return { toolCalls: [{ name: 'read_file', arguments: { path: `fill${rounds + 1}.txt` } }] };
+        return { text: 'Report: many repeated lines.' };
+      },
+    }),
+  );
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'delegate the reading', clientId: 'c_2' });
+  await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), 'the turn to finish', 30_000);
+  assert.ok(overflowed);
+  const seen = cards(v.since(mark)).filter((c) => c.subagent.description === 'read three files');
+  const states = seen.map((c) => c.subagent.status);
+  assert.ok(states.includes('running') && states.includes('compacting'), states.join(' → '));
+  assert.ok(states.indexOf('running') < states.indexOf('compacting'));
+  const last = seen[seen.length - 1];
+  assert.equal(last?.subagent.status, 'done');
+  assert.ok((last?.subagent.compactions ?? 0) >= 1);
+  // The chat itself did not compact: no compaction item, no barrier of its own.
+  assert.ok(!v.since(mark).some((m) => m.type === 'barrier' || (m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'compaction'))));
+});
