@@ -4,9 +4,6 @@ import { SUBAGENT_PAGE_LINES, type SubagentLine, type SubagentView } from '../..
 import type { Entry, ToolResultEntry } from '../../engine/transcript/schema.js';
 import { argsSummary, toolStatusOf } from './transcriptItems.js';
 
-/** The tool whose rows carry a subagent card. */
-export const TASK_TOOL = 'task';
-
 /** Why a stopped subagent stopped, from its task result ("… stopped without an answer: <why>. Nothing …"). */
 export function stopReason(content: string): string {
   const m = /stopped without an answer: (.*?)\. Nothing it found/s.exec(content);

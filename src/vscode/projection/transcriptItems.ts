@@ -1,6 +1,7 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
+import { TASK_TOOL_NAME } from '../../engine/agent/subagentTask.js';
 import { inheritedMemoryNotice, PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { touchesFiles } from '../../engine/transcript/effects.js';
 import type { Fork } from '../../engine/transcript/branches.js';
@@ -164,7 +165,7 @@ export class ItemFold {
         }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
-          const subagent = c.name === 'task' ? this.ctx.subagent?.(e.id, c.id, undefined) : undefined;
+          const subagent = c.name === TASK_TOOL_NAME ? this.ctx.subagent?.(e.id, c.id, undefined) : undefined;
           push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp, ...(subagent === undefined ? {} : { subagent }) });
         }
         break;
@@ -179,7 +180,7 @@ export class ItemFold {
           const links = this.ctx.links?.([item.argsSummary, preview, effectPaths(e).join('\n')]);
           const diff = status === 'ok' && EDIT_TOOLS.has(e.toolName) && (e.effects === undefined || touchesFiles(e.effects));
           const assistantId = item.id.slice(0, Math.max(0, item.id.indexOf('/')));
-          const subagent = item.name === 'task' ? this.ctx.subagent?.(assistantId, e.toolCallId, e) : undefined;
+          const subagent = item.name === TASK_TOOL_NAME ? this.ctx.subagent?.(assistantId, e.toolCallId, e) : undefined;
           const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}), ...(subagent === undefined ? {} : { subagent }) };
           this.#out[at] = done;
           // A call answered in the same batch of entries is still new to whoever receives this batch.

@@ -1,5 +1,6 @@
 // The open chat as webview items: the active branch folded into items (whole for a snapshot, then entry by entry as they are appended), cards cached, command answers kept beside it.
 import { LIMITS } from '../../protocol/limits.js';
+import { TASK_TOOL_NAME } from '../../engine/agent/subagentTask.js';
 import { BranchIndex } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
@@ -94,7 +95,7 @@ export class TranscriptView {
     else this.#compacting.delete(callId);
     const live = this.#live;
     if (live?.sessionId !== store.header.id) return undefined;
-    const row = [...live.fold.items].reverse().find((i) => i.kind === 'tool' && i.name === 'task' && rowOfItem(i.id)?.callId === callId);
+    const row = [...live.fold.items].reverse().find((i) => i.kind === 'tool' && i.name === TASK_TOOL_NAME && rowOfItem(i.id)?.callId === callId);
     if (row?.kind !== 'tool' || row.status !== 'running') return undefined;
     const r = rowOfItem(row.id);
     // Before its first entry a subagent is its description and nothing more.
