@@ -10,6 +10,8 @@ import type {
   TranscriptItemKind,
   TriggerView,
   HostToWebview,
+  SubagentLine,
+  SubagentStatus,
 } from '../src/protocol/messages.js';
 import { type Check, arrayOf, bool, isRec, nonNeg, nullable, num, oneOf, optional, shape, str, union } from './guards.js';
 
@@ -96,6 +98,25 @@ const branch: Check = (v) => {
   const { index, count, previous, next } = v as { index: number; count: number; previous?: string; next?: string };
   return index >= 1 && count >= 2 && count <= LIST_LIMITS.branches && index <= count && (previous !== undefined) === (index > 1) && (next !== undefined) === (index < count);
 };
+const subagent = shape({
+  id: str(LIMITS.id),
+  description: str(LIMITS.label),
+  status: oneOf<SubagentStatus>({ running: true, compacting: true, done: true, stopped: true }),
+  reason: optional(str(LIMITS.notice)),
+  contextTokens: nonNeg,
+  contextWindow: nonNeg,
+  requests: nonNeg,
+  tokens: nonNeg,
+  compactions: nonNeg,
+});
+const toolStatus = oneOf<ToolStatus>({ running: true, ok: true, error: true, cancelled: true });
+const subagentLine = shape({
+  kind: oneOf<SubagentLine['kind']>({ user: true, assistant: true, tool: true, compaction: true }),
+  text: str(LIMITS.answer),
+  name: optional(str(LIMITS.id)),
+  status: optional(toolStatus),
+});
+const pageNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1;
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
   user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
   assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
@@ -108,6 +129,7 @@ const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, C
     resultPreview: optional(str(LIMITS.answer)),
     links: optional(links),
     diff: optional(bool),
+    subagent: optional(subagent),
   },
   compaction: { ...base, card },
   checkpoint: { ...base, checkpointId, checkpointKind: oneOf<CheckpointKindView>({ auto: true, milestone: true, plan_pivot: true, user: true }), note: optional(str(LIMITS.detail)) },
@@ -217,6 +239,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   approvals: { approvals, allowRules: optional(allowRules) },
   fileMatches: { requestId: nonNeg, query: str(PATH_MAX), files: arrayOf(str(PATH_MAX, 1), LIST_LIMITS.fileMatches) },
   mention: { mention: str(PATH_MAX + 40, 2), attachment },
+  subagentTranscript: { itemId: id, page: pageNo, pages: pageNo, lines: arrayOf(subagentLine, LIST_LIMITS.subagentLines) },
 };
 const message = union('type', MESSAGE_SHAPES);
 

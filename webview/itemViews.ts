@@ -3,6 +3,7 @@ import type { AssistantItem, CheckpointItem, ToolItem, TranscriptItem } from '..
 import { branchSwitcher } from './branchSwitcher.js';
 import { renderCompactionCard } from './compactionCard.js';
 import { renderErrorCard } from './errorCard.js';
+import { subagentCard } from './subagentCard.js';
 import { button, el, icon, srOnly } from './dom.js';
 import { duration } from '../src/protocol/format.js';
 import { renderMarkdown } from './markdown.js';
@@ -26,6 +27,7 @@ export function assistantBody(item: AssistantItem): HTMLElement {
 }
 
 function toolView(item: ToolItem): HTMLElement[] {
+  if (item.subagent !== undefined) return subagentCard(item, item.subagent);
   const st = TOOL_STATES[item.status];
   const links = new Set(item.links ?? []);
   const summary = el('summary', {}, [
@@ -79,7 +81,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
         'Assistant answer',
       );
     case 'tool':
-      return article(item, toolView(item), `Tool ${item.name}, ${TOOL_STATES[item.status].label}`);
+      return article(item, toolView(item), item.subagent === undefined ? `Tool ${item.name}, ${TOOL_STATES[item.status].label}` : `Subagent ${item.subagent.description}, ${item.subagent.status}`);
     case 'compaction':
       return article(item, [renderCompactionCard(item.card)], 'Compaction');
     case 'checkpoint':

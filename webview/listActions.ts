@@ -11,6 +11,8 @@ export interface ListActions {
   openFile(path: string, line?: number, column?: number): void;
   /** "Show diff" on an applied edit's row (the tool item's id). */
   showDiff(itemId: string): void;
+  /** A subagent card's transcript, one page (1 = oldest). */
+  subagentTranscript(itemId: string, page: number): void;
   viewCapsule(checkpointId: string, opener: HTMLElement): void;
   rewind(checkpointId: string): void;
   /** A user message's action, or retry of the answer (sent with the message it answered). */
@@ -39,6 +41,10 @@ export function dispatchAction(name: string, btn: HTMLElement, list: ListLookup,
   const itemId = (): string => btn.closest('[data-id]')?.getAttribute('data-id') ?? '';
   if (name === 'view-capsule') actions.viewCapsule(ck, btn);
   else if (name === 'show-diff') actions.showDiff(itemId());
+  else if (name === 'subagent-page') {
+    const page = Number(btn.dataset.page);
+    if (Number.isInteger(page) && page >= 1) actions.subagentTranscript(itemId(), page);
+  }
   else if (name === 'rewind') actions.rewind(ck);
   else if (name === 'undo-compaction' || name === 'redo-compaction') actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
   else if (name === 'branch-switch') {

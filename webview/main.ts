@@ -1,5 +1,6 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
 import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
+import { fillTranscript } from './subagentCard.js';
 import { ApprovalCards, approvalMessage } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
@@ -69,6 +70,7 @@ const list = new TranscriptList({
   openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
   openFile,
   showDiff: (itemId) => host.post({ type: 'showDiff', itemId }),
+  subagentTranscript: (itemId, page) => host.post({ type: 'subagentTranscript', itemId, page }),
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   messageAction: (action, entryId) => host.post({ type: 'messageAction', action, entryId }),
@@ -300,6 +302,9 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'fileMatches':
       composer.fileMatches(msg.requestId, msg.files);
+      break;
+    case 'subagentTranscript':
+      fillTranscript(list.rendered(msg.itemId), msg.page, msg.pages, msg.lines);
       break;
     case 'mention':
       composer.insertMention(msg.mention, msg.attachment);

@@ -1,5 +1,6 @@
 // The message list: every item kept as data, a window of them rendered between spacers sized by measured or estimated heights.
 import type { TranscriptItem } from '../src/protocol/messages.js';
+import { keepTranscript, watchTranscripts } from './subagentCard.js';
 import { pendingSwitch, refocusSwitcher, type PendingSwitch } from './branchSwitcher.js';
 import { delegateClicks } from './clicks.js';
 import { button, el } from './dom.js';
@@ -49,6 +50,7 @@ export class TranscriptList {
     this.#scroller.addEventListener('scroll', () => this.#queueScroll(), { passive: true });
     const lookup: ListLookup = { items: () => this.#items, get: (id) => this.get(id), switching: (target, btn) => (this.#switch = pendingSwitch(target, btn, this.#scroller)) };
     delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang), action: (name, btn) => dispatchAction(name, btn, lookup, actions) });
+    watchTranscripts(this.#scroller, (id, page) => actions.subagentTranscript(id, page));
     const follow = new ResizeObserver(() => {
       if (this.#stick) this.#scrollToBottom();
     });
@@ -125,6 +127,7 @@ export class TranscriptList {
     const next = renderItem(item);
     // Keep a tool call the user expanded open when its status changes.
     if (old.querySelector('details.tool')?.hasAttribute('open')) next.querySelector('details.tool')?.setAttribute('open', '');
+    keepTranscript(old, next);
     old.replaceWith(next);
     this.#rendered.set(item.id, next);
     if (this.#stick) this.#scrollToBottom();
@@ -174,6 +177,11 @@ export class TranscriptList {
     this.#layoutPads();
     this.#restoreAnchor(anchor);
     this.#refreshChrome();
+  }
+
+  /** The rendered element of an item, while it is in the window. */
+  rendered(id: string): HTMLElement | undefined {
+    return this.#rendered.get(id);
   }
 
   get(id: string): TranscriptItem | undefined {

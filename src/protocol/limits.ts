@@ -54,6 +54,8 @@ export const LIST_LIMITS = {
   attachments: 20,
   /** Existing file paths one item (or capsule) may link. */
   links: 100,
+  /** Lines of a subagent's transcript in one page (its card asks for pages on demand). */
+  subagentLines: 40,
   /** Branches at one fork the switcher counts (more are still in the file and the tree). */
   branches: 10_000,
 } as const;

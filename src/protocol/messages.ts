@@ -2,7 +2,7 @@
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
-import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
+import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, SUBAGENT_PAGE_LINES, SubagentLineSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
 export * from './views.js';
@@ -57,6 +57,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('composer'), text: text(LIMITS.input) }),
   /** The answer to `findFiles`: workspace files matching `query`, best first. */
   z.object({ type: z.literal('fileMatches'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX), files: z.array(workspacePath).max(LIST_LIMITS.fileMatches) }),
+  /** The answer to `subagentTranscript`: one page of the subagent's own messages and tool calls, oldest first. */
+  z.object({ type: z.literal('subagentTranscript'), itemId, page: z.number().int().min(1), pages: z.number().int().min(1), lines: z.array(SubagentLineSchema).max(SUBAGENT_PAGE_LINES) }),
   /** "Add Selection to Chat": a mention to insert at the composer's caret, attached when the message is sent. */
   z.object({ type: z.literal('mention'), mention: text(PATH_MAX + 40).min(2), attachment: AttachmentSchema }),
 ]);
@@ -81,6 +83,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openFile'), path: workspacePath, line: line.optional(), column: line.optional() }),
   /** "Show diff" on an applied edit's tool row (the item id names the call). */
   z.object({ type: z.literal('showDiff'), itemId }),
+  /** A subagent card's transcript, one page (1 = the oldest), asked for when the card is expanded. */
+  z.object({ type: z.literal('subagentTranscript'), itemId, page: z.number().int().min(1).max(100_000) }),
   /** The user's answer on an approval card; `feedback` only with `deny`; `rule` and `scope` only with `allowAlways` (the rule as the user left it). */
   z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional(), rule: text(LIMITS.label).min(1).optional(), scope: AllowRuleSchema.shape.scope.optional() }),
   /** The × of an always-allow rule in the view's list. */

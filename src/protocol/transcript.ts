@@ -83,6 +83,31 @@ export const AssistantItemSchema = z.object({
   /** The answer is one of several to the same message (Retry), or continues a moment another branch also continues. */
   branch: BranchViewSchema.optional(),
 });
+/** A subagent's state on its `task` card (docs/subagents.md#seeing-them): compacting is its own barrier at work; stopped carries why. */
+export const SubagentStatusSchema = z.enum(['running', 'compacting', 'done', 'stopped']);
+export const SubagentViewSchema = z.object({
+  id: text(LIMITS.id),
+  description: text(LIMITS.label),
+  status: SubagentStatusSchema,
+  reason: text(LIMITS.notice).optional(),
+  /** The subagent's own context (its last request) and window: its meter, never added to the chat's. */
+  contextTokens: amount,
+  contextWindow: amount,
+  requests: amount,
+  /** Prompt plus completion tokens over all its requests. */
+  tokens: amount,
+  compactions: amount,
+});
+/** Lines of a subagent's transcript a page holds at most (the card asks for pages on demand). */
+export const SUBAGENT_PAGE_LINES = LIST_LIMITS.subagentLines;
+/** One line of a subagent's own transcript: its prompt, answers, tool calls with their results, compactions. */
+export const SubagentLineSchema = z.object({
+  kind: z.enum(['user', 'assistant', 'tool', 'compaction']),
+  text: text(LIMITS.answer),
+  /** The tool's name (tool lines). */
+  name: text(LIMITS.id).optional(),
+  status: ToolStatusSchema.optional(),
+});
 export const ToolItemSchema = z.object({
   ...base,
   kind: z.literal('tool'),
@@ -96,6 +121,8 @@ export const ToolItemSchema = z.object({
   links: LinksSchema.optional(),
   /** An applied write_file / edit_file: "Show diff" opens the before and after of this edit. */
   diff: z.boolean().optional(),
+  /** A `task` call: the subagent it runs, shown as its card. */
+  subagent: SubagentViewSchema.optional(),
 });
 export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
 export const CheckpointItemSchema = z.object({
@@ -169,6 +196,9 @@ export type BranchView = z.infer<typeof BranchViewSchema>;
 export type UserItem = z.infer<typeof UserItemSchema>;
 export type AssistantItem = z.infer<typeof AssistantItemSchema>;
 export type ToolItem = z.infer<typeof ToolItemSchema>;
+export type SubagentView = z.infer<typeof SubagentViewSchema>;
+export type SubagentStatus = z.infer<typeof SubagentStatusSchema>;
+export type SubagentLine = z.infer<typeof SubagentLineSchema>;
 export type CompactionItem = z.infer<typeof CompactionItemSchema>;
 export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
 export type ErrorItem = z.infer<typeof ErrorItemSchema>;

@@ -1,5 +1,6 @@
 // What a finished child gives its parent (docs/subagents.md#results): the bounded answer or a clear error, its measured effects, its cost (pure).
-import { effects as makeEffects, type Effects } from '../transcript/effects.js';
+import { commandSucceeded, resultTestSummary, toolActionsOf } from '../compaction/toolActions.js';
+import { effects as makeEffects, type ChildCommand, type Effects } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
 import type { TurnResult } from './agentEvents.js';
 
@@ -54,7 +55,27 @@ export function subagentLines(runs: readonly SubagentRun[]): string[] {
   ];
 }
 
-/** The files and exit statuses of a child's tool results, as one effects record on the parent's task result (the ledger reads it). */
+/** The commands a child ran, as the ledger records runs: the command, its exit code and status, a test runner's summary. */
+export function childCommands(entries: readonly Entry[]): ChildCommand[] {
+  const out: ChildCommand[] = [];
+  for (const a of toolActionsOf(entries)) {
+    if (a.kind !== 'command' || a.command === undefined) continue;
+    const e = a.result?.effects;
+    const summary = a.result === undefined ? undefined : resultTestSummary(a.result);
+    out.push({
+      callId: a.callId,
+      command: a.command.slice(0, 4000),
+      exitCode: a.exitCode,
+      ok: commandSucceeded(a),
+      ...(e?.timedOut === true ? { timedOut: true } : {}),
+      ...(e?.denied === true ? { denied: true } : {}),
+      ...(summary === undefined ? {} : { summary: summary.slice(0, 500) }),
+    });
+  }
+  return out.slice(-1000);
+}
+
+/** The files and commands of a child's tool results, as one effects record on the parent's task result (the ledger reads it). */
 export function childEffects(entries: readonly Entry[]): Effects | undefined {
   const created = new Set<string>();
   const modified = new Set<string>();
@@ -75,8 +96,9 @@ export function childEffects(entries: readonly Entry[]): Effects | undefined {
     for (const p of e.effects.read) read.add(p);
     renamed.push(...e.effects.renamed);
   }
-  if (!any) return undefined;
-  return makeEffects({ source: 'measured', created: [...created], modified: [...modified], deleted: [...deleted], read: [...read], renamed });
+  const commands = childCommands(entries);
+  if (!any && commands.length === 0) return undefined;
+  return makeEffects({ source: 'measured', created: [...created], modified: [...modified], deleted: [...deleted], read: [...read], renamed, ...(commands.length === 0 ? {} : { commands }) });
 }
 
 /** The commands a child ran, with their exit statuses, one line each (the ledger of the next capsule gets them through this text). */

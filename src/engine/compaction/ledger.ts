@@ -195,6 +195,24 @@ export function buildLedger(entries: readonly Entry[], previous?: Ledger, opts: 
       mark(p, f.inferred);
     }
     if (a.kind === 'skill' && a.skill !== undefined && a.result !== undefined && !a.result.isError && !skills.includes(a.skill)) skills.push(a.skill);
+    // A subagent's commands (on its task's result) count as the session's own runs.
+    for (const c of a.result?.effects?.commands ?? []) {
+      if (!seen.has(c.callId)) {
+        seen.add(c.callId);
+        commands.push({
+          callId: c.callId,
+          command: c.command,
+          exitCode: c.exitCode,
+          ok: c.ok,
+          ...(c.timedOut === true ? { timedOut: true } : {}),
+          ...(c.denied === true ? { denied: true } : {}),
+        });
+      }
+      if (c.ok !== null && c.denied !== true && isTestCommand(c.command, opts.testPatterns)) {
+        const passed = c.summary !== undefined && summaryFailed(c.summary) === true ? false : c.ok;
+        lastVerification = { callId: c.callId, command: c.command, exitCode: c.exitCode, passed, ...(c.summary === undefined ? {} : { summary: c.summary }) };
+      }
+    }
     if (a.kind !== 'command' || a.command === undefined) continue;
     const ok = commandSucceeded(a);
     const guessed = statusInferred(a);

@@ -7,6 +7,21 @@ const paths = z.array(path).default([]);
 export const RenameSchema = z.object({ from: path, to: path });
 export type Rename = z.infer<typeof RenameSchema>;
 
+/** One command a subagent ran, carried on its `task` result so the parent's ledger records it like its own (docs/subagents.md#results). */
+export const ChildCommandSchema = z.object({
+  /** The child's own call id (the ledger never records a run twice). */
+  callId: z.string().min(1).max(200),
+  command: z.string().max(4000),
+  exitCode: z.number().int().nullable(),
+  /** null when the call has no result (the child was cancelled mid-call). */
+  ok: z.boolean().nullable(),
+  timedOut: z.boolean().optional(),
+  denied: z.boolean().optional(),
+  /** A test runner's own summary line from the output, e.g. "3 passed, 1 failed". */
+  summary: z.string().max(500).optional(),
+});
+export type ChildCommand = z.infer<typeof ChildCommandSchema>;
+
 /**
  * Optional on every tool_result (sessions written before effects existed still load).
  * `measured`: Capsule observed the file system before and after the call (its own agent).
@@ -33,6 +48,8 @@ export const EffectsSchema = z.object({
   durationMs: z.number().nonnegative().optional(),
   /** Why the file effects are unknown, e.g. "workspace too large (more than 20000 files)". */
   unknown: z.string().max(500).optional(),
+  /** On a `task` result: the commands its subagent ran, in order. */
+  commands: z.array(ChildCommandSchema).max(1000).optional(),
 });
 export type Effects = z.infer<typeof EffectsSchema>;
 /** What producers write: every list may be left out. */
@@ -55,6 +72,7 @@ export function effects(input: EffectsInput): Effects {
     ...(input.failed === undefined ? {} : { failed: input.failed }),
     ...(input.durationMs === undefined ? {} : { durationMs: input.durationMs }),
     ...(input.unknown === undefined ? {} : { unknown: input.unknown }),
+    ...(input.commands === undefined ? {} : { commands: input.commands.map((c) => ({ ...c })) }),
   };
 }
 

@@ -79,6 +79,9 @@ export class IntentRouter {
       case 'loadOlder':
         d.projection.postOlder(i.beforeId);
         return;
+      case 'subagentTranscript':
+        d.projection.postSubagentTranscript(i.itemId, i.page);
+        return;
       case 'viewCapsule':
         d.out.showCapsule(i.checkpointId);
         return;

@@ -7,6 +7,7 @@ import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Entry } from '../../engine/transcript/schema.js';
+import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
 import { allowRules, type ApprovalService } from '../services/approvals.js';
 import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
@@ -40,6 +41,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
   #bridge: EventBridge;
   /** The composer's id of the `send` whose turn runs next; its user entry carries it. */
   #clientId: string | undefined;
+  /** Running subagents: id → the parent's task call id (their events name only the subagent). */
+  readonly #subagentCalls = new Map<string, { readonly callId: string; readonly description: string }>();
 
   constructor(private readonly d: ProjectionDeps) {
     super();
@@ -101,6 +104,9 @@ export class ChatProjection extends Disposable implements ChatOutput {
       case 'turn':
         this.#clientId = c.clientId;
         return;
+      case 'subagent':
+        this.#subagent(c.event);
+        return;
       case 'tree':
         return;
       default: {
@@ -134,6 +140,37 @@ export class ChatProjection extends Disposable implements ChatOutput {
     } else if (stream) this.#post({ type: 'streamEnd', itemId: stream.id, markdown: stream.text });
     if (appended.length > 0) this.#post({ type: 'itemsAppended', items: [...appended] });
     for (const item of changes.updated) this.#post({ type: 'itemUpdated', item });
+  }
+
+  /** A subagent's request, tool call or compaction: its card on the task row changes in place (docs/subagents.md#seeing-them). */
+  #subagent(e: SubagentEvent): void {
+    const store = this.d.chat.store;
+    if (!store) return;
+    let compacting = false;
+    if (e.type === 'subagent_event') {
+      const ev = e.event;
+      // Streamed text and tool starts change no figure on the card; a compaction's progress is the same "compacting".
+      const relevant = ev.type === 'assistant_end' || ev.type === 'tool_end' || ev.type === 'model_changed' || (ev.type === 'barrier' && (ev.event.type === 'compaction_start' || ev.event.type === 'compaction_end'));
+      if (!relevant) return;
+      compacting = ev.type === 'barrier' && ev.event.type === 'compaction_start';
+    }
+    const run = e.type === 'subagent_event' ? this.#subagentCalls.get(e.id) : { callId: e.callId, description: e.description };
+    if (e.type === 'subagent_start') this.#subagentCalls.set(e.id, run ?? { callId: e.callId, description: e.description });
+    if (e.type === 'subagent_end') this.#subagentCalls.delete(e.id);
+    if (run === undefined) return;
+    const item = this.#transcript.subagentChanged(store, run.callId, compacting, { id: e.id, description: run.description });
+    if (item) this.#post({ type: 'itemUpdated', item });
+  }
+
+  /** Answers `subagentTranscript`: one page of a subagent's own messages and tool calls. */
+  postSubagentTranscript(itemId: string, page: number): void {
+    const store = this.d.chat.store;
+    const p = store ? this.#transcript.subagentTranscript(store, itemId, page) : undefined;
+    if (p === undefined) {
+      this.notify('info', 'That subagent wrote nothing this chat still has.');
+      return;
+    }
+    this.#post({ type: 'subagentTranscript', itemId, page: p.page, pages: p.pages, lines: p.lines });
   }
 
   /** Everything the webview shows; sent after every `ready` and whenever the chat changed under it. */

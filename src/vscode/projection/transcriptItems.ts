@@ -1,13 +1,14 @@
 // The active branch as chat items (user, assistant, tools, cards, checkpoints, errors), plus paging for the webview's list.
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import { CANCELLED_BEFORE_RUN } from '../../engine/agent/toolBatch.js';
+import { TASK_TOOL_NAME } from '../../engine/agent/subagentTask.js';
 import { inheritedMemoryNotice, PROJECT_MEMORY_REASON } from '../../engine/portable/memoryPolicy.js';
 import { touchesFiles } from '../../engine/transcript/effects.js';
 import type { Fork } from '../../engine/transcript/branches.js';
 import type { CapsuleEntry, Entry, ModelChangeEntry, ToolResultEntry, TurnFault, UserEntry } from '../../engine/transcript/schema.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { faultView, withoutRetry } from './faultViews.js';
-import type { BranchView, CompactionCard, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
+import type { BranchView, CompactionCard, SubagentView, ToolItem, ToolStatus, TranscriptItem } from '../../protocol/messages.js';
 
 /** Entries that follow a failed turn without making it something other than the last thing that happened. */
 const BOOKKEEPING: ReadonlySet<Entry['type']> = new Set(['checkpoint', 'leaf', 'model_change', 'system_update']);
@@ -28,6 +29,8 @@ export interface ItemContext {
   readonly links?: (texts: readonly string[]) => string[] | undefined;
   /** Where the conversation forks at an entry (a message or an answer other branches also continue from). */
   readonly forkOf?: (entryId: string) => Fork | undefined;
+  /** The card of the subagent a `task` call runs (docs/subagents.md#seeing-them), from its own entries. */
+  readonly subagent?: (assistantEntryId: string, callId: string, result: ToolResultEntry | undefined) => SubagentView | undefined;
 }
 
 /** Tools whose applied call changed one file: their rows offer "Show diff". */
@@ -162,7 +165,8 @@ export class ItemFold {
         }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
-          push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp });
+          const subagent = c.name === TASK_TOOL_NAME ? this.ctx.subagent?.(e.id, c.id, undefined) : undefined;
+          push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp, ...(subagent === undefined ? {} : { subagent }) });
         }
         break;
       }
@@ -175,7 +179,9 @@ export class ItemFold {
           const preview = resultPreview(e.content);
           const links = this.ctx.links?.([item.argsSummary, preview, effectPaths(e).join('\n')]);
           const diff = status === 'ok' && EDIT_TOOLS.has(e.toolName) && (e.effects === undefined || touchesFiles(e.effects));
-          const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}) };
+          const assistantId = item.id.slice(0, Math.max(0, item.id.indexOf('/')));
+          const subagent = item.name === TASK_TOOL_NAME ? this.ctx.subagent?.(assistantId, e.toolCallId, e) : undefined;
+          const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}), ...(subagent === undefined ? {} : { subagent }) };
           this.#out[at] = done;
           // A call answered in the same batch of entries is still new to whoever receives this batch.
           const fresh = appended.findIndex((i) => i.id === done.id);

@@ -12,6 +12,7 @@ import { readInstructionSettings, readLedgerTestCommands, readProjectMemoryInher
 import type { ApprovalFn } from '../../node/tools/types.js';
 import { capsuleSettingsFiles, workspaceToolsConfig } from './workspaceTools.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
+import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
 
 export interface OpenAgentArgs {
   readonly store: JsonlSessionStore;
@@ -22,6 +23,8 @@ export interface OpenAgentArgs {
   readonly memory: ProjectMemory;
   readonly logger: Logger;
   readonly listener: AgentListener;
+  /** The progress of each subagent the chat's `task` calls run. */
+  readonly subagentListener?: (e: SubagentEvent) => void;
   /** Pending intents an older host kept in workspace state; used only while the chat has no intents file. */
   readonly legacyIntents: unknown;
   readonly maxRequestsPerTurn?: number;
@@ -79,7 +82,7 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     triggerState: a.legacyIntents,
     ...(a.maxRequestsPerTurn === undefined ? {} : { agentOptions: { maxRequestsPerTurn: a.maxRequestsPerTurn } }),
     testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
-    subagents: { settings: readSubagentSettings() },
+    subagents: { settings: readSubagentSettings(), ...(a.subagentListener === undefined ? {} : { onEvent: a.subagentListener }) },
   });
   return { session, durations };
 }

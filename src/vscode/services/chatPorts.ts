@@ -1,5 +1,6 @@
 // The narrow interfaces actions and views use: what the open chat is, what to tell the user, and the work queue.
 import type { AgentSession } from '../../node/agentSession.js';
+import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
@@ -53,6 +54,8 @@ export type ChatChange =
   | { readonly kind: 'queue'; readonly items: readonly QueuedInput[] }
   | { readonly kind: 'busy'; readonly busy: boolean }
   | { readonly kind: 'agent'; readonly event: AgentEvent }
+  /** A subagent's progress (docs/subagents.md#seeing-them): its card on the task row follows it. */
+  | { readonly kind: 'subagent'; readonly event: SubagentEvent }
   | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
   | { readonly kind: 'closed' }
   | { readonly kind: 'turn'; readonly clientId: string | undefined };

@@ -277,6 +277,7 @@ export class ChatService extends Disposable implements OpenChat {
       memory: this.d.memory,
       logger: this.d.logger,
       listener: (event) => this.#onAgentEvent(event),
+      subagentListener: (event) => this.#emitter.fire({ kind: 'subagent', event }),
       legacyIntents: this.d.legacyIntents(id),
       ...(this.d.approve === undefined ? {} : { approve: this.d.approve }),
       ...(this.d.userStorage === undefined ? {} : { userStorage: this.d.userStorage }),

@@ -135,6 +135,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'findFiles':
       case 'openFile':
       case 'showDiff':
+      case 'subagentTranscript':
         this.#intents.fire(msg);
         break;
       default: {

@@ -164,6 +164,9 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'fileMatches', requestId: 4, query: 'zzz', files: [] },
   { type: 'mention', mention: '@src/app.ts:3-9', attachment: { path: 'src/app.ts', startLine: 3, endLine: 9 } },
   { type: 'itemUpdated', item: { id: 'e_1/call_1', kind: 'tool', name: 'edit_file', argsSummary: 'path: src/a.ts', status: 'ok', links: ['src/a.ts'], diff: true } },
+  { type: 'itemUpdated', item: { id: 'e_2/call_2', kind: 'tool', name: 'task', argsSummary: 'description: explore', status: 'running', subagent: { id: 'sa_1', description: 'explore', status: 'compacting', contextTokens: 7000, contextWindow: 16000, requests: 3, tokens: 21000, compactions: 1 } } },
+  { type: 'itemUpdated', item: { id: 'e_2/call_3', kind: 'tool', name: 'task', argsSummary: 'description: loop', status: 'error', subagent: { id: 'sa_2', description: 'loop', status: 'stopped', reason: 'it repeated the same tool call and was stopped (loop)', contextTokens: 900, contextWindow: 16000, requests: 4, tokens: 3600, compactions: 0 } } },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 1, pages: 2, lines: [{ kind: 'user', text: 'explore src' }, { kind: 'tool', name: 'read_file', text: 'path: a.ts\n→ x', status: 'ok' }, { kind: 'assistant', text: 'done' }, { kind: 'compaction', text: 'Compacted' }] },
   { type: 'itemsAppended', items: [{ id: 'e_2', kind: 'assistant', markdown: 'See `src/a.ts:3`', links: ['src/a.ts'] }] },
   { type: 'capsule', capsule: { ...capsule, links: ['src/a.ts'] } },
   { type: 'itemsAppended', items: [{ id: 'e_3', kind: 'user', text: 'explain @src/a.ts', links: ['src/a.ts'] }] },
@@ -210,6 +213,7 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'openFile', path: 'src/a.ts' },
   { type: 'openFile', path: 'src/a.ts', line: 12, column: 3 },
   { type: 'showDiff', itemId: 'e_1/call_1' },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 2 },
 ];
 
 /** Host messages that must fail validation (the webview guard must reject them too). */
@@ -260,6 +264,10 @@ export const BAD_HOST: readonly unknown[] = [
   { type: 'mention', mention: '@a.ts', attachment: { path: 'a.ts', startLine: 0 } },
   { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'x', argsSummary: '', status: 'ok', links: [''] } },
   { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'x', argsSummary: '', status: 'ok', diff: 'yes' } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'task', argsSummary: '', status: 'ok', subagent: { id: 'sa_1', description: 'd', status: 'asleep', contextTokens: 0, contextWindow: 0, requests: 0, tokens: 0, compactions: 0 } } },
+  { type: 'itemUpdated', item: { id: 'a', kind: 'tool', name: 'task', argsSummary: '', status: 'ok', subagent: { id: 'sa_1', description: 'd', status: 'done', contextTokens: -1, contextWindow: 0, requests: 0, tokens: 0, compactions: 0 } } },
+  { type: 'subagentTranscript', itemId: 'a', page: 0, pages: 1, lines: [] },
+  { type: 'subagentTranscript', itemId: 'a', page: 1, pages: 1, lines: [{ kind: 'shout', text: 'x' }] },
 ];
 
 /** Webview messages that must fail validation on the host. */
@@ -312,6 +320,8 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'findFiles', query: 'a' },
   { type: 'findFiles', requestId: 1, query: 'x'.repeat(501) },
   { type: 'showDiff' },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 0 },
+  { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 1.5 },
   { type: 'send', text: 'x', attachments: [{ path: '' }] },
   { type: 'send', text: 'x', attachments: Array.from({ length: 21 }, () => ({ path: 'a.ts' })) },
 ];
