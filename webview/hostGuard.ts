@@ -148,7 +148,7 @@ const barrierFields = {
   ),
 };
 const queue = arrayOf(shape({ id, text: str(LIMITS.input) }), LIST_LIMITS.queue);
-const model = shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg });
+const model = shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg, images: optional(bool) });
 const capsule = shape({
   checkpointId,
   title: optional(str(LIMITS.label)),
