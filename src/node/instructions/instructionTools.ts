@@ -81,6 +81,7 @@ export class InstructionToolHost implements ToolHost {
       return fail(`There is no skill "${name.slice(0, 100)}". Available: ${names.length === 0 ? 'none' : names.join(', ')}.`);
     }
     const file = a['file'];
+    if (skill.single === true && typeof file === 'string' && file.trim() !== '') return fail(`"${name}" is a single rule file (${skill.where}); it has no other files.`);
     if (typeof file === 'string' && file.trim() !== '') {
       // Confined to the skill's own folder (links resolved), like the body.
       const realDir = await realpath(skill.dir).catch(() => undefined);
@@ -90,7 +91,7 @@ export class InstructionToolHost implements ToolHost {
       const rel = file.replace(/^\.\//, '');
       return { isError: false, content: `File ${rel} of skill "${name}":\n\n${r.text}` };
     }
-    const list = await skillFileList(skill.dir);
+    const list = skill.single === true ? { files: [], more: false } : await skillFileList(skill.dir);
     const files =
       list.files.length === 0
         ? ''
