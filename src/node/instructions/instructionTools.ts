@@ -1,7 +1,7 @@
 // The tool layer of instructions: the `skill` tool (a skill's body and files) and Ask mode's refusal of every tool that writes or runs, whatever the prompt says.
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SKILL_TOOL } from '../../engine/instructions/skills.js';
+import { SKILL_FILES_NOTE, SKILL_TOOL, skillLoadText } from '../../engine/instructions/skills.js';
 import { modeLabel } from '../../engine/instructions/mode.js';
 import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
 import { readInstructionFile } from './safeRead.js';
@@ -92,10 +92,7 @@ export class InstructionToolHost implements ToolHost {
       return { isError: false, content: `File ${rel} of skill "${name}":\n\n${r.text}` };
     }
     const list = skill.single === true ? { files: [], more: false } : await skillFileList(skill.dir);
-    const files =
-      list.files.length === 0
-        ? ''
-        : `\n\nOther files of this skill (read one with the skill tool and "file"): ${list.files.join(', ')}${list.more ? ', …' : ''}`;
-    return { isError: false, content: `Skill "${name}" (${skill.where}). Follow these instructions:\n\n${skill.body.replace(/\s+$/, '')}${files}` };
+    const files = list.files.length === 0 ? '' : `${SKILL_FILES_NOTE}${list.files.join(', ')}${list.more ? ', …' : ''}`;
+    return { isError: false, content: `${skillLoadText(name, skill.where, skill.body)}${files}` };
   }
 }

@@ -71,6 +71,11 @@ export class WorkspaceInstructions implements InstructionPort {
   }
 
   /** The skills found by the latest read. */
+  skillText(name: string): { readonly where: string; readonly body: string } | undefined {
+    const s = this.#skills.find((x) => x.name === name);
+    return s === undefined ? undefined : { where: s.where, body: s.body };
+  }
+
   get skills(): readonly FoundSkill[] {
     return this.#skills;
   }
