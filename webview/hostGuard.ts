@@ -97,7 +97,7 @@ const branch: Check = (v) => {
   return index >= 1 && count >= 2 && count <= LIST_LIMITS.branches && index <= count && (previous !== undefined) === (index > 1) && (next !== undefined) === (index < count);
 };
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links), images: optional((v) => int(v) && (v as number) >= 1 && (v as number) <= 100) },
   assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
   tool: {
     ...base,

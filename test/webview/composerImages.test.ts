@@ -49,6 +49,9 @@ test('a pasted screenshot shows as a thumbnail chip and goes with the message as
     assert.equal(sends[0]?.text, 'What is in this screenshot?');
     assert.deepEqual(sends[0]?.images, [{ name: 'pasted-1.png', dataUrl: `data:image/png;base64,${PNG_BASE64}` }]);
     assert.deepEqual(await chips(h), [], 'sent images leave the tray');
+    await h.send({ type: 'itemsAppended', items: [{ id: 'u_img', kind: 'user', text: 'What is in this screenshot?', images: 2 }] });
+    await h.until("document.querySelector('.user-images') !== null", 'the image line of the message');
+    assert.equal(await h.value("document.querySelector('.user-images').textContent"), 'with 2 images');
     assert.deepEqual(h.errors, []);
   });
 });

@@ -48,6 +48,10 @@ test('a pasted image reaches the server as an image_url part of the user message
   assert.deepEqual(lastUserImages(), [PNG_URL]);
   assert.ok(JSON.stringify(server.chatRequests[server.chatRequests.length - 1]?.body).includes('What is on this screen?'));
   assert.equal(v.since(mark).filter((m) => m.type === 'notice' && m.level !== 'info').length, 0, 'no warning');
+  const m2 = v.mark();
+  v.send({ type: 'ready' });
+  const mine = lastOf(v.since(m2), 'snapshot')?.transcript.items.filter((i) => i.kind === 'user').pop();
+  assert.equal(mine?.kind === 'user' ? mine.images : undefined, 1, 'the chat shows the message went with one image');
 });
 
 test('an @-mentioned image file is sent as an image; a damaged one and one outside the workspace are named and left out', async () => {

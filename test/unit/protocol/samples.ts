@@ -142,7 +142,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'compactionCard', id: 'card_1', card },
   { type: 'capsule', capsule },
   { type: 'capsule', capsule: { ...capsule, previous: null, quality: 'degraded', degradedReason: 'provider error 500' } },
-  { type: 'olderItems', beforeId: 'i1', items: [{ id: 'i0', kind: 'user', text: 'older' }], hasMore: true },
+  { type: 'olderItems', beforeId: 'i1', items: [{ id: 'i0', kind: 'user', text: 'older' }, { id: 'i0b', kind: 'user', text: 'this screen', images: 2 }], hasMore: true },
   { type: 'setup', setup },
   { type: 'setup', setup: { required: false, lmModels: [], provider: { kind: 'lm', modelId: 'copilot/gpt-4o' }, hasApiKey: true } },
   { type: 'queue', items: [{ id: 'c2', text: 'queued text' }] },
