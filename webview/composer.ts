@@ -1,5 +1,6 @@
-// The input: textarea (Enter sends, Shift+Enter breaks the line), slash completion, Send/Stop, and queued-input chips.
-import type { Attachment, QueuedInput } from '../src/protocol/messages.js';
+// The input: textarea (Enter sends, Shift+Enter breaks the line), slash completion, Send/Stop, queued-input chips, and pasted or dropped images.
+import type { Attachment, ComposerImage, QueuedInput } from '../src/protocol/messages.js';
+import { filesOf, ImageTray, isImagePath, type ModelSight } from './composerImages.js';
 import { button, el, icon } from './dom.js';
 import { applyPick, attachmentsIn, folderOf, mentionAt, mentionText, nameOf } from './mentions.js';
 import { SlashPopup } from './slashPopup.js';
@@ -10,7 +11,7 @@ const FILE_SEARCH_DEBOUNCE_MS = 120;
 
 export interface ComposerActions {
   /** `attachments`: the files the draft still mentions, picked from the `@` list or added from an editor. */
-  send(text: string, clientId: string, attachments: readonly Attachment[]): void;
+  send(text: string, clientId: string, attachments: readonly Attachment[], images?: readonly ComposerImage[]): void;
   /** Asks the host for workspace files matching `query`; the answer comes back through `fileMatches`. */
   findFiles(requestId: number, query: string): void;
   cancel(): void;
@@ -43,6 +44,7 @@ export class Composer {
   #fileRequest = 0;
   /** Agent or Ask; hidden while the host says nothing about the mode (no chat, or one without instructions). */
   readonly #modeSelect: HTMLSelectElement;
+  readonly #images = new ImageTray();
 
   constructor(private readonly actions: ComposerActions, draft: string) {
     this.#popup = new SlashPopup((c) => this.#pick(c));
@@ -53,6 +55,10 @@ export class Composer {
     this.#textarea.addEventListener('input', () => this.#onInput());
     this.#textarea.addEventListener('keydown', (e) => this.#onKey(e));
     this.#textarea.addEventListener('blur', () => this.#popup.hide());
+    // A pasted screenshot becomes a chip; text pasted along with it still goes in.
+    this.#textarea.addEventListener('paste', (e) => {
+      if (this.#images.add(filesOf(e.clipboardData)) && e.clipboardData?.getData('text/plain') === '') e.preventDefault();
+    });
     // Moving the caret into or out of an `@` mention opens or closes the file list, as typing does.
     this.#textarea.addEventListener('click', () => this.#refreshPopup());
     this.#textarea.addEventListener('keyup', (e) => {
@@ -63,7 +69,7 @@ export class Composer {
     this.#stop = button({ icon: 'debug-stop', text: 'Stop', label: 'Stop the running turn', className: 'stop hidden' });
     this.#stop.addEventListener('click', () => this.actions.cancel());
     this.#chips = el('div', { className: 'queue hidden', attrs: { role: 'list', 'aria-label': 'Queued messages' } });
-    const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file.', attrs: { id: 'composer-hint' } });
+    const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file; paste or drop an image to send it along.', attrs: { id: 'composer-hint' } });
     this.#attached = el('div', { className: 'attached hidden', attrs: { role: 'list', 'aria-label': 'Attached files' } });
     this.#attached.addEventListener('click', (e) => this.#onDetach(e));
     this.#modeSelect = el('select', { className: 'mode-select hidden', attrs: { 'aria-label': 'Chat mode', title: 'Agent edits and runs commands with your approval; Ask only reads' } });
@@ -73,10 +79,22 @@ export class Composer {
     this.element = el('div', { className: 'composer' }, [
       this.#chips,
       this.#attached,
+      this.#images.element,
       el('div', { className: 'input-row' }, [this.#popup.element, this.#textarea, el('div', { className: 'input-buttons' }, [this.#modeSelect, this.#stop, send])]),
       hint,
     ]);
+    this.element.addEventListener('dragover', (e) => {
+      if (e.dataTransfer?.types.includes('Files') === true) e.preventDefault();
+    });
+    this.element.addEventListener('drop', (e) => {
+      if (this.#images.add(filesOf(e.dataTransfer))) e.preventDefault();
+    });
     this.#resize();
+  }
+
+  /** The chosen model, so images are refused here, before sending, when it cannot see them. */
+  setModel(model: ModelSight | undefined): void {
+    this.#images.setModel(model);
   }
 
   /** Puts text in the composer (a message a rewind brought back), cursor at the end, ready to edit and send. */
@@ -283,7 +301,7 @@ export class Composer {
       ...list.map((a) => {
         const m = mentionText(a);
         const remove = button({ icon: 'close', label: `Remove ${m.slice(1)}`, className: 'chip-remove', data: { mention: m } });
-        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [icon('file'), el('span', { className: 'chip-text', text: m.slice(1) }), remove]);
+        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [icon(isImagePath(a.path) ? 'file-media' : 'file'), el('span', { className: 'chip-text', text: m.slice(1) }), remove]);
       }),
     );
   }
@@ -316,8 +334,12 @@ export class Composer {
     if (this.#readOnly) return;
     const text = this.#textarea.value;
     if (text.trim().length === 0) return;
+    const attachments = attachmentsIn(text, this.#picked);
+    const images = this.#images.forSend(text, attachments);
+    if (images === undefined) return;
     const clientId = `c${Date.now().toString(36)}${(++this.#counter).toString(36)}`;
-    this.actions.send(text, clientId, attachmentsIn(text, this.#picked));
+    this.actions.send(text, clientId, attachments, images);
+    if (images.length > 0) this.#images.clear();
     this.#picked = [];
     this.#fileRequest++;
     window.clearTimeout(this.#fileTimer);

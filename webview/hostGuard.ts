@@ -118,7 +118,7 @@ const subagentLine = shape({
 });
 const pageNo: Check = (v) => Number.isInteger(v) && (v as number) >= 1;
 const ITEM_SHAPES: Readonly<Record<TranscriptItemKind, Readonly<Record<string, Check>>>> = {
-  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
+  user: { ...base, text: str(LIMITS.input), clientId: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links), images: optional((v) => int(v) && (v as number) >= 1 && (v as number) <= 100) },
   assistant: { ...base, markdown: str(LIMITS.document), streaming: optional(bool), model: optional(str(LIMITS.id)), branch: optional(branch), links: optional(links) },
   tool: {
     ...base,
@@ -170,7 +170,7 @@ const barrierFields = {
   ),
 };
 const queue = arrayOf(shape({ id, text: str(LIMITS.input) }), LIST_LIMITS.queue);
-const model = shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg });
+const model = shape({ id: str(LIMITS.id, 1), label: str(LIMITS.id), provider: oneOf<'openai' | 'lm'>({ openai: true, lm: true }), contextWindow: nonNeg, maxOutputTokens: nonNeg, hardLimit: nonNeg, softLimit: nonNeg, images: optional(bool) });
 const capsule = shape({
   checkpointId,
   title: optional(str(LIMITS.label)),

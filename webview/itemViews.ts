@@ -69,7 +69,16 @@ function userActions(id: string): HTMLElement[] {
 export function renderItem(item: TranscriptItem): HTMLElement {
   switch (item.kind) {
     case 'user':
-      return article(item, [who('account', 'You', userActions(item.id)), el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))]), ...(item.branch ? [branchSwitcher(item.branch)] : [])], 'You said');
+      return article(
+        item,
+        [
+          who('account', 'You', userActions(item.id)),
+          el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))]),
+          ...(item.images === undefined ? [] : [el('div', { className: 'user-images' }, [icon('file-media'), el('span', { text: `with ${item.images} image${item.images === 1 ? '' : 's'}` })])]),
+          ...(item.branch ? [branchSwitcher(item.branch)] : []),
+        ],
+        'You said',
+      );
     case 'assistant':
       return article(
         item,

@@ -88,7 +88,8 @@ const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.upda
 
 const composer = new Composer(
   {
-    send: (text, clientId, attachments) => host.post({ type: 'send', text, clientId, ...(attachments.length === 0 ? {} : { attachments: attachments.slice(0, LIST_LIMITS.attachments) }) }),
+    send: (text, clientId, attachments, images = []) =>
+      host.post({ type: 'send', text, clientId, ...(attachments.length === 0 ? {} : { attachments: attachments.slice(0, LIST_LIMITS.attachments) }), ...(images.length === 0 ? {} : { images: [...images] }) }),
     findFiles: (requestId, query) => host.post({ type: 'findFiles', requestId, query: query.slice(0, PATH_MAX) }),
     cancel: () => host.post({ type: 'cancel' }),
     checkpointIds: () => list.checkpointIds(),
@@ -198,6 +199,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   header.showModels(msg.models, msg.currentModelId, msg.settings);
   header.showBudget(msg.budget, host.state().detailsOpen);
   composer.setMode(msg.budget?.mode);
+  composer.setModel(msg.models.find((m) => m.id === msg.currentModelId));
   renderBanners();
   // A rewind or a branch switch answers with a snapshot: a capsule shown from the branch just left must not stay open as if current.
   const viewed = sameSession ? viewer.checkpointId : null;

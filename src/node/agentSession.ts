@@ -107,7 +107,7 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const cache = parts.caches.forModel(target.chat.model);
-      const { tools, layer, mcp, resolveFor, resolved } = composeSessionTools(config, parts, store, target, cache, () => agent, clock, ids);
+      const { tools, layer, mcp, resolveFor, resolved } = await composeSessionTools(config, parts, store, target, cache, () => agent, clock, ids);
       agent = new Agent({
         store,
         archive: parts.archive,

@@ -8,6 +8,7 @@ import type { Clock, IdSource, ToolHost } from '../engine/ports.js';
 import type { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.js';
+import { renderInstructionBlock } from '../engine/instructions/sources.js';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';
 import type { AgentSessionConfig, resolveTarget } from './agentConfig.js';
 import { NO_TOOLS, type Parts } from './agentParts.js';
@@ -25,14 +26,14 @@ export interface SessionTools {
   readonly tools: ToolHost;
   readonly layer: SessionInstructions | undefined;
   readonly mcp: AttachedMcp | undefined;
-  /** Settings for a window, with room left for what every request carries (the MCP schemas included). */
+  /** Settings for a window, with room left for what every request carries (the MCP schemas and the instruction block included). */
   readonly resolveFor: (contextWindow: number, maxOutputTokens: number) => ResolvedSettings;
   /** The settings the session starts with. */
   readonly resolved: ResolvedSettings;
 }
 
 /** The agent is built after its tools, which call back into it (checkpoint, evidence, window): `agent()` binds late. */
-export function composeSessionTools(
+export async function composeSessionTools(
   config: AgentSessionConfig,
   parts: Parts,
   store: JsonlSessionStore,
@@ -41,7 +42,7 @@ export function composeSessionTools(
   agent: () => Agent | undefined,
   clock: Clock,
   ids: IdSource,
-): SessionTools {
+): Promise<SessionTools> {
   const ws = config.workspace;
   const started = target.resolved ?? resolveSettings({ raw: {} });
   const hardLimit = hardLimitOf(target.contextWindow, target.maxOutputTokens, started.settings.safetyReserveTokens);
@@ -79,14 +80,18 @@ export function composeSessionTools(
   const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
   // The MCP schemas (or their index) are fixed in every request: the window-derived defaults leave room for them.
   const mcpOverhead = mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));
-  const resolveFor = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
-    resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + mcpOverhead } });
   // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
   const layer =
     config.instructionFiles === undefined || ws === undefined
       ? undefined
       : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
+  // The instruction block is in every request's system prompt too: the always-on files, the skill index and the mode as
+  // read at open (a file that applies later, or an edit, is not counted until the chat is opened again).
+  const instructionOverhead = layer === undefined ? 0 : cache.tokensOfText(renderInstructionBlock((await layer.port.read([])).sources));
+  const overhead = mcpOverhead + instructionOverhead;
+  const resolveFor = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
+    resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + overhead } });
   // docs/subagents.md: the `task` tool runs children over these same tools (MCP, Ask mode and skills included), approvals and file capture.
   const tools = withTaskTool(layer?.tools ?? baseTools, config, parts, agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
-  return { tools, layer, mcp, resolveFor, resolved: mcpOverhead > 0 ? resolveFor(target.contextWindow, target.maxOutputTokens) : started };
+  return { tools, layer, mcp, resolveFor, resolved: overhead > 0 ? resolveFor(target.contextWindow, target.maxOutputTokens) : started };
 }

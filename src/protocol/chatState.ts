@@ -19,6 +19,8 @@ export const ModelOptionSchema = z.object({
   /** The hard limit / soft threshold were derived from the window (settings left unset): shown as "auto: N". */
   hardDerived: z.boolean().optional(),
   softDerived: z.boolean().optional(),
+  /** The model is known to take images (the composer says so before sending one to a model that does not). */
+  images: z.boolean().optional(),
 });
 
 /** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */

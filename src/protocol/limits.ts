@@ -65,5 +65,17 @@ export const PATH_MAX = 500;
 /** Line numbers a link or attachment may name. */
 export const LINE_MAX = 10_000_000;
 
+/** Images attached to one message (pasted, dropped or `@`-mentioned in the composer; CLI `--image`). */
+export const IMAGE_LIMITS = {
+  /** OpenAI accepts images up to 20 MB; larger ones are refused before anything is read or sent. */
+  bytes: 20 * 1024 * 1024,
+  /** Images per message. */
+  perMessage: 10,
+} as const;
+/** A data URL of the largest image: base64 of IMAGE_LIMITS.bytes plus its `data:image/…;base64,` head. */
+export const IMAGE_DATA_URL_MAX = Math.ceil(IMAGE_LIMITS.bytes / 3) * 4 + 64;
+/** The image types the composer and the CLI take, by media type. */
+export const IMAGE_MEDIA_TYPES: readonly string[] = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'];
+
 /** A key pasted into the setup panel. */
 export const API_KEY_MAX = 4096;

@@ -1,5 +1,5 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
-import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
+import { API_KEY_MAX, IMAGE_DATA_URL_MAX, IMAGE_LIMITS, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, SUBAGENT_PAGE_LINES, SubagentLineSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
@@ -15,6 +15,13 @@ const workspacePath = text(PATH_MAX).min(1);
 /** A file (or some of its lines) attached to a message as context: read on send like the read tool reads. */
 export const AttachmentSchema = z.object({ path: workspacePath, startLine: line.optional(), endLine: line.optional() });
 export type Attachment = z.infer<typeof AttachmentSchema>;
+
+/** An image pasted or dropped in the composer: its file name (for messages) and its bytes as a data URL; the host checks the bytes again. */
+export const ComposerImageSchema = z.object({
+  name: text(PATH_MAX).min(1),
+  dataUrl: z.string().max(IMAGE_DATA_URL_MAX).regex(/^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/=]*$/),
+});
+export type ComposerImage = z.infer<typeof ComposerImageSchema>;
 
 export const HostToWebviewSchema = z.discriminatedUnion('type', [
   /** The full state; the first message after `ready`, and again whenever the session or settings change. */
@@ -76,7 +83,9 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** A runtime error inside the webview, forwarded so it reaches the log instead of a hidden devtools console. */
   z.object({ type: z.literal('webviewError'), message: text(LIMITS.notice), stack: text(LIMITS.stack).optional() }),
   /** What the user typed: plain text or a slash command, which the host parses. */
-  z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional(), attachments: z.array(AttachmentSchema).max(LIST_LIMITS.attachments).optional() }),
+  z.object({ type: z.literal('send'), text: text(LIMITS.input).min(1), clientId: itemId.optional(), attachments: z.array(AttachmentSchema).max(LIST_LIMITS.attachments).optional(),
+    images: z.array(ComposerImageSchema).max(IMAGE_LIMITS.perMessage).optional(),
+  }),
   /** `@` completion: workspace files whose path matches `query` (answered by `fileMatches` with the same id). */
   z.object({ type: z.literal('findFiles'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX) }),
   /** A file path the user clicked; the host opens it only when it is an existing file inside the workspace. */

@@ -68,6 +68,8 @@ export const UserItemSchema = z.object({
   clientId: text(LIMITS.id).optional(),
   /** Existing workspace paths the message names (its `@` mentions): only these become links. */
   links: LinksSchema.optional(),
+  /** How many images went with the message (the bytes stay in the transcript, not in the view). */
+  images: z.number().int().min(1).max(100).optional(),
   /** The message is one of several sent at the same moment (edit and resend). */
   branch: BranchViewSchema.optional(),
 });

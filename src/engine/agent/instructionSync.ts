@@ -1,7 +1,7 @@
 // Keeps the model's instructions in step with their sources (docs/user/instructions.md): the first block, one system update per change, and the state a new epoch's base carries (active skills included).
-import { renderInstructionBlock, stampsOf, type InstructionSource } from '../instructions/sources.js';
+import { makeSource, renderInstructionBlock, stampsOf, type InstructionSource, type SourceStamp } from '../instructions/sources.js';
 import { TouchedPaths } from '../instructions/scope.js';
-import { loadedSkills, SKILL_TOOL } from '../instructions/skills.js';
+import { loadDelivered, loadedSkills, SKILL_TOOL } from '../instructions/skills.js';
 import type { InstructionPort } from '../instructions/port.js';
 import { diffSources, INSTRUCTIONS_REASON, INSTRUCTIONS_UPDATE_REASON, renderChange, stampsInForce } from '../instructions/update.js';
 import { buildModelInput } from '../transcript/modelInput.js';
@@ -12,6 +12,9 @@ import type { EpochInstructions, EpochKeeper } from './cacheEpoch.js';
 
 /** Heading of the section a new epoch's base gives to skills whose loading was summarized away. */
 export const ACTIVE_SKILLS_HEADING = '# Active skills';
+
+/** Key prefix of an active skill's source once its SKILL.md was edited. */
+const EDITED_SKILL_KEY = 'skill:';
 
 /** Default tokens the bodies of active skills may take in a new epoch's base (`capsule.skills.reloadBudgetTokens`). */
 export const DEFAULT_SKILL_RELOAD_TOKENS = 8000;
@@ -47,18 +50,38 @@ export class InstructionSync {
       this.#warned.add(w);
       this.deps.warn(w);
     }
-    this.#current = read.sources;
     const seen = stampsInForce(branch);
-    const stamps = stampsOf(read.sources);
+    const sources = [...read.sources, ...this.editedSkills(branch, seen)];
+    this.#current = sources;
+    const stamps = stampsOf(sources);
     // A new chat gets the whole block in its system prompt; a chat that already talked (one from before instructions
     // were read, an import) gets them as an update, so the prefix it had stays the same.
     const talked = branch.some((e) => e.type === 'user');
     if (seen === undefined && !talked) {
-      if (read.sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(read.sources), INSTRUCTIONS_REASON, stamps);
+      if (sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(sources), INSTRUCTIONS_REASON, stamps);
       return;
     }
-    const content = renderChange(diffSources(seen ?? [], read.sources));
+    const content = renderChange(diffSources(seen ?? [], sources));
     if (content !== undefined) await this.deps.epochs.appendInstructions(content, INSTRUCTIONS_UPDATE_REASON, stamps);
+  }
+
+  /**
+   * Active skills whose SKILL.md changed since they were loaded, as sources with the current body: the first edit is
+   * one update like an edited file's, and from then on the source stays in force (its key is in the stamps) so later
+   * edits are updates too and a new epoch's base carries the current body.
+   */
+  private editedSkills(branch: readonly Entry[], seen: readonly SourceStamp[] | undefined): InstructionSource[] {
+    const port = this.deps.port;
+    if (port.skillText === undefined) return [];
+    const had = new Set((seen ?? []).map((s) => s.key));
+    const out: InstructionSource[] = [];
+    for (const s of loadedSkills(branch)) {
+      const now = port.skillText(s.name);
+      const key = `${EDITED_SKILL_KEY}${s.name}`;
+      if (now === undefined || (!had.has(key) && loadDelivered(s.content, s.name, now.where, now.body))) continue;
+      out.push(makeSource(key, 'other', `Skill ${s.name} (${now.where}), edited since it was loaded; follow this text`, now.body.replace(/\s+$/, '')));
+    }
+    return out;
   }
 
   /**
@@ -77,7 +100,9 @@ export class InstructionSync {
     const loaded = loadedSkills(branch);
     if (loaded.length === 0) return '';
     const inInput = new Set(buildModelInput(branch, this.deps.systemPrompt).entryIds);
-    const gone = loaded.filter((s) => !inInput.has(s.resultId));
+    // An edited skill's current body is already in the block, as a source.
+    const edited = new Set(this.current.map((s) => s.key));
+    const gone = loaded.filter((s) => !inInput.has(s.resultId) && !edited.has(`${EDITED_SKILL_KEY}${s.name}`));
     if (gone.length === 0) return '';
     let budget = this.deps.skillReloadTokens ?? DEFAULT_SKILL_RELOAD_TOKENS;
     const bodies = new Map<string, string>();

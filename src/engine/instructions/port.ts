@@ -11,4 +11,6 @@ export interface InstructionRead {
 export interface InstructionPort {
   /** `touched`: the paths the agent's calls named so far on this branch, as written in the calls. */
   read(touched: readonly string[]): Promise<InstructionRead>;
+  /** A skill's body as of the last read, and where it was found; undefined when there is no such skill (now). */
+  skillText?(name: string): { readonly where: string; readonly body: string } | undefined;
 }

@@ -46,6 +46,20 @@ export function skillIndexSource(skills: readonly SkillInfo[]): InstructionSourc
   return makeSource('skills:index', 'other', 'Available skills', lines.join('\n'));
 }
 
+/** What the skill tool returns for a skill's body (the list of its other files may follow, after SKILL_FILES_NOTE). */
+export function skillLoadText(name: string, where: string, body: string): string {
+  return `Skill "${name}" (${where}). Follow these instructions:\n\n${body.replace(/\s+$/, '')}`;
+}
+
+/** Opens the list of a skill's other files in the skill tool's answer. */
+export const SKILL_FILES_NOTE = '\n\nOther files of this skill (read one with the skill tool and "file"): ';
+
+/** True when `content`, a skill load's result, delivered exactly this body (an edit since makes it false). */
+export function loadDelivered(content: string, name: string, where: string, body: string): boolean {
+  const t = skillLoadText(name, where, body);
+  return content === t || content.startsWith(`${t}${SKILL_FILES_NOTE}`);
+}
+
 export interface LoadedSkill {
   readonly name: string;
   /** The tool result that delivered the body, as the model read it. */

@@ -1,13 +1,14 @@
 // Reads an image the user attaches (CLI --image, the composer): PNG, JPEG, WebP or GIF, checked by its bytes, sized for the token estimate, as a data URL part.
 import type { ImagePart } from '../../engine/transcript/schema.js';
+import { IMAGE_LIMITS } from '../../protocol/limits.js';
 import { readRegularFile } from '../regularFile.js';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 
 /** OpenAI accepts images up to 20 MB; larger ones are refused before anything is read or sent. */
-export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+export const MAX_IMAGE_BYTES = IMAGE_LIMITS.bytes;
 /** Images per message. */
-export const MAX_IMAGES_PER_MESSAGE = 10;
+export const MAX_IMAGES_PER_MESSAGE = IMAGE_LIMITS.perMessage;
 
 export type ImageKind = 'png' | 'jpeg' | 'webp' | 'gif';
 export type ImageRead = { readonly ok: true; readonly image: ImagePart } | { readonly ok: false; readonly error: string };

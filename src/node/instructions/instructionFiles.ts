@@ -58,7 +58,7 @@ async function claudeFiles(ctx: FileReadContext): Promise<CandidateFile[]> {
   return out;
 }
 
-/** A rules file with front matter: `applyTo` (Copilot) or `alwaysApply` / `globs` (Cursor); one without either applies only when attached, which Capsule does not do. */
+/** A rules file with front matter: `applyTo` (Copilot) or `alwaysApply` / `globs` (Cursor); a Cursor rule with only a `description` is offered like a skill (cursorRules.ts). */
 function scoped(ctx: FileReadContext, rel: string, text: string, globKey: 'applyTo' | 'globs'): CandidateFile | undefined {
   const fm = parseFrontMatter(text);
   if (!fm.ok) {
@@ -120,13 +120,15 @@ export function foldersOf(touchedRel: readonly string[]): string[] {
   return [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
 }
 
-/** Nested AGENTS.md files on the way to the paths the agent worked on; each applies to work under its folder. */
-async function nestedAgents(ctx: FileReadContext, folders: readonly string[]): Promise<CandidateFile[]> {
+/** Nested AGENTS.md (and CLAUDE.md, as Claude Code reads them) on the way to the paths the agent worked on; each applies to work under its folder. */
+async function nestedFiles(ctx: FileReadContext, folders: readonly string[], names: readonly string[]): Promise<CandidateFile[]> {
   const out: CandidateFile[] = [];
   for (const dir of folders) {
-    const rel = `${dir}AGENTS.md`;
-    const text = await one(ctx, rel);
-    if (text !== undefined) out.push({ key: `file:${rel}`, label: `${rel} (applies to work under ${dir})`, text: promptText(text), applies: { kind: 'under', dir } });
+    for (const name of names) {
+      const rel = `${dir}${name}`;
+      const text = await one(ctx, rel);
+      if (text !== undefined) out.push({ key: `file:${rel}`, label: `${rel} (applies to work under ${dir})`, text: promptText(text), applies: { kind: 'under', dir } });
+    }
   }
   return out;
 }
@@ -148,6 +150,7 @@ export async function readCandidates(ctx: FileReadContext, folders: readonly str
   if (f.has('copilot')) out.push(...(await copilotFiles(ctx)));
   if (f.has('cline')) out.push(...(await clineFiles(ctx)));
   if (f.has('cursor')) out.push(...(await cursorFiles(ctx)));
-  if (f.has('agents')) out.push(...(await nestedAgents(ctx, folders)));
+  const nested = [...(f.has('agents') ? ['AGENTS.md'] : []), ...(f.has('claude') ? ['CLAUDE.md'] : [])];
+  if (nested.length > 0) out.push(...(await nestedFiles(ctx, folders, nested)));
   return out;
 }

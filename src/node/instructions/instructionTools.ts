@@ -1,7 +1,7 @@
 // The tool layer of instructions: the `skill` tool (a skill's body and files) and Ask mode's refusal of every tool that writes or runs, whatever the prompt says.
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SKILL_TOOL } from '../../engine/instructions/skills.js';
+import { SKILL_FILES_NOTE, SKILL_TOOL, skillLoadText } from '../../engine/instructions/skills.js';
 import { modeLabel } from '../../engine/instructions/mode.js';
 import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
 import { readInstructionFile } from './safeRead.js';
@@ -81,6 +81,7 @@ export class InstructionToolHost implements ToolHost {
       return fail(`There is no skill "${name.slice(0, 100)}". Available: ${names.length === 0 ? 'none' : names.join(', ')}.`);
     }
     const file = a['file'];
+    if (skill.single === true && typeof file === 'string' && file.trim() !== '') return fail(`"${name}" is a single rule file (${skill.where}); it has no other files.`);
     if (typeof file === 'string' && file.trim() !== '') {
       // Confined to the skill's own folder (links resolved), like the body.
       const realDir = await realpath(skill.dir).catch(() => undefined);
@@ -90,11 +91,8 @@ export class InstructionToolHost implements ToolHost {
       const rel = file.replace(/^\.\//, '');
       return { isError: false, content: `File ${rel} of skill "${name}":\n\n${r.text}` };
     }
-    const list = await skillFileList(skill.dir);
-    const files =
-      list.files.length === 0
-        ? ''
-        : `\n\nOther files of this skill (read one with the skill tool and "file"): ${list.files.join(', ')}${list.more ? ', …' : ''}`;
-    return { isError: false, content: `Skill "${name}" (${skill.where}). Follow these instructions:\n\n${skill.body.replace(/\s+$/, '')}${files}` };
+    const list = skill.single === true ? { files: [], more: false } : await skillFileList(skill.dir);
+    const files = list.files.length === 0 ? '' : `${SKILL_FILES_NOTE}${list.files.join(', ')}${list.more ? ', …' : ''}`;
+    return { isError: false, content: `${skillLoadText(name, skill.where, skill.body)}${files}` };
   }
 }

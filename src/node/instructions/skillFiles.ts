@@ -14,6 +14,8 @@ export interface FoundSkill extends SkillInfo {
   /** The skill's folder on disk, and the real path its files must stay in. */
   readonly dir: string;
   readonly realRoot: string;
+  /** One file and nothing beside it (a Cursor rule offered as a skill): no files to list or read. */
+  readonly single?: true;
 }
 
 async function subfolders(dir: string): Promise<string[]> {
@@ -48,11 +50,17 @@ async function skillsIn(dir: string, shown: string, realRoot: string, warn: (m: 
   return out;
 }
 
-/** Every skill, workspace folders first, then the user's; a name already taken is a warning and the first one wins. */
-export async function findSkills(workspace: { readonly path: string; readonly real: string } | undefined, userDir: { readonly path: string; readonly real: string } | undefined, warn: (m: string) => void): Promise<FoundSkill[]> {
+/** Every skill, workspace folders first, then the user's, then `also` (Cursor's requested rules); a name already taken is a warning and the first one wins. */
+export async function findSkills(
+  workspace: { readonly path: string; readonly real: string } | undefined,
+  userDir: { readonly path: string; readonly real: string } | undefined,
+  warn: (m: string) => void,
+  also: readonly FoundSkill[] = [],
+): Promise<FoundSkill[]> {
   const all: FoundSkill[] = [];
   if (workspace !== undefined) for (const d of WORKSPACE_SKILL_DIRS) all.push(...(await skillsIn(join(workspace.path, d), d, workspace.real, warn)));
   if (userDir !== undefined) all.push(...(await skillsIn(join(userDir.path, 'skills'), '~/.capsule/skills', userDir.real, warn)));
+  all.push(...also);
   const byName = new Map<string, FoundSkill>();
   for (const s of all) {
     const first = byName.get(s.name);

@@ -8,6 +8,7 @@ import { applicableFiles } from '../../engine/instructions/scope.js';
 import { skillIndexSource } from '../../engine/instructions/skills.js';
 import { makeSource, type InstructionSource } from '../../engine/instructions/sources.js';
 import { foldersOf, INSTRUCTION_FAMILIES, readCandidates, type InstructionFamily } from './instructionFiles.js';
+import { requestedCursorRules } from './cursorRules.js';
 import { findSkills, type FoundSkill } from './skillFiles.js';
 import { instructionReport } from './instructionReport.js';
 
@@ -70,6 +71,11 @@ export class WorkspaceInstructions implements InstructionPort {
   }
 
   /** The skills found by the latest read. */
+  skillText(name: string): { readonly where: string; readonly body: string } | undefined {
+    const s = this.#skills.find((x) => x.name === name);
+    return s === undefined ? undefined : { where: s.where, body: s.body };
+  }
+
   get skills(): readonly FoundSkill[] {
     return this.#skills;
   }
@@ -91,16 +97,19 @@ export class WorkspaceInstructions implements InstructionPort {
     const userReal = restricted || userPath === null ? undefined : await realOrUndefined(userPath);
     const userDir = userPath !== null && userReal !== undefined ? { path: userPath, real: userReal } : undefined;
     const realWorkspace = workspace === undefined || restricted ? undefined : await realOrUndefined(workspace);
+    const families = new Set<InstructionFamily>(this.opts.families ?? INSTRUCTION_FAMILIES);
     if (workspace !== undefined && realWorkspace !== undefined) {
       const rel = touched.flatMap((p) => {
         const r = workspaceRelative(workspace, p);
         return r === undefined || r === '' ? [] : [r];
       });
-      const families = new Set<InstructionFamily>(this.opts.families ?? INSTRUCTION_FAMILIES);
       const candidates = await readCandidates({ workspace, realWorkspace, ...(userDir === undefined ? {} : { userDir }), families, warn }, foldersOf(rel));
       for (const f of applicableFiles(candidates, rel)) sources.push(makeSource(f.key, 'file', f.label, f.text));
     }
-    this.#skills = this.opts.skills === false || restricted ? [] : await findSkills(realWorkspace === undefined || workspace === undefined ? undefined : { path: workspace, real: realWorkspace }, userDir, warn);
+    const ws = realWorkspace === undefined || workspace === undefined ? undefined : { path: workspace, real: realWorkspace };
+    // Cursor's "agent requested" rules are loaded on demand like skills, so they are found where skills are.
+    const rules = ws !== undefined && families.has('cursor') && this.opts.skills !== false && !restricted ? await requestedCursorRules(ws, warn) : [];
+    this.#skills = this.opts.skills === false || restricted ? [] : await findSkills(ws, userDir, warn, rules);
     const index = skillIndexSource(this.#skills);
     if (index !== undefined) sources.push(index);
     const mode = modeSource(this.#mode);

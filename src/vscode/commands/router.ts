@@ -4,6 +4,7 @@ import { codeBlockAction } from '../actions/codeBlockActions.js';
 import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
 import { exportWithDialog } from '../actions/capsuleActions.js';
 import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextActions.js';
+import { messageImages } from '../actions/imageActions.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
 import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { paletteActions } from '../actions/paletteActions.js';
@@ -43,9 +44,12 @@ export class IntentRouter {
     const d = this.d;
     switch (i.type) {
       case 'send':
+      {
         // Checked before the message is queued: what cannot be attached is said now, and the message goes without it.
-        d.chat.send(i.text, i.clientId, await attachable(d, i.attachments));
+        const media = await messageImages(d, i.text, i.images, i.attachments);
+        if (media.ok) d.chat.send(i.text, i.clientId, await attachable(d, media.attachments), media.images);
         return;
+      }
       case 'findFiles': {
         const files = await d.files.find(i.query).catch((err: unknown) => {
           d.logger.log('warn', `File search for @ completion failed: ${err instanceof Error ? err.message : String(err)}`);

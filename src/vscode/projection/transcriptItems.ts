@@ -81,7 +81,17 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
 }
 
 export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: readonly string[]): TranscriptItem {
-  return { id: e.id, kind: 'user', text: e.content, timestamp: e.timestamp, ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links: [...links] }) };
+  const images = Math.min(e.images?.length ?? 0, 100);
+  return {
+    id: e.id,
+    kind: 'user',
+    text: e.content,
+    timestamp: e.timestamp,
+    ...(clientId === undefined ? {} : { clientId: clientId.slice(0, LIMITS.id) }),
+    ...(branch === undefined ? {} : { branch }),
+    ...(links === undefined ? {} : { links: [...links] }),
+    ...(images === 0 ? {} : { images }),
+  };
 }
 
 export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
 import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
@@ -188,13 +189,13 @@ export class ChatService extends Disposable implements OpenChat {
   // ---- input ----------------------------------------------------------------------------------------------
 
   /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
-  send(text: string, clientId?: string, attachments: readonly Attachment[] = []): void {
-    this.enqueue(text, parseSlash(text), clientId, false, attachments);
+  send(text: string, clientId?: string, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
+    this.enqueue(text, parseSlash(text), clientId, false, attachments, images);
   }
 
   /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
-  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = []): void {
-    const job = inputJob(text, command, clientId, untyped, attachments);
+  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
+    const job = inputJob(text, command, clientId, untyped, attachments, images);
     if (command !== undefined && runsImmediately(command)) {
       void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
       return;

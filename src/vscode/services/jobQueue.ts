@@ -3,6 +3,7 @@ import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
 import type { SlashCommand } from '../base/slash.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
 
 export interface InputJob {
   readonly kind: 'input';
@@ -15,6 +16,8 @@ export interface InputJob {
   readonly untyped?: true;
   /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */
   readonly attachments?: readonly Attachment[];
+  /** Images the user pasted, dropped or mentioned, checked by their bytes; they go with the message as image parts. */
+  readonly images?: readonly ImagePart[];
   /** Retry of this failed turn instead of a new message. */
   readonly retryTurnId?: string;
 }

@@ -1,4 +1,5 @@
 // Which model the chat talks to: the configured provider resolved to a ModelConfig, the picker's model list, the setup panel's state.
+import { modelTakesImages } from '../../engine/transcript/images.js';
 import { LIMITS } from '../../protocol/limits.js';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../engine/ports.js';
@@ -64,6 +65,8 @@ function option(id: string, label: string, provider: ModelOption['provider'], in
     windowSource: info.source,
     hardDerived: resolved.derived.includes('safetyReserveTokens'),
     softDerived: resolved.derived.includes('minTokensForAutoCompact'),
+    // VS Code's language model API of the version Capsule targets has no image part (docs/user/chat.md#images).
+    images: provider === 'openai' && modelTakesImages(id),
   };
 }
 

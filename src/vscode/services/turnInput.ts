@@ -3,6 +3,7 @@ import type { AgentSession } from '../../node/agentSession.js';
 import { ephemeralId } from '../base/ids.js';
 import type { SlashCommand } from '../base/slash.js';
 import type { Attachment } from '../../protocol/messages.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
 import type { ChatOutput, CommandRunner } from './chatPorts.js';
 import type { InputJob } from './jobQueue.js';
 
@@ -19,7 +20,7 @@ export interface TurnInputHost {
 }
 
 /** A message or command; `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
-export function inputJob(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = []): InputJob {
+export function inputJob(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
   return {
     kind: 'input',
     id: clientId ?? ephemeralId(),
@@ -28,6 +29,7 @@ export function inputJob(text: string, command: SlashCommand | undefined, client
     ...(command === undefined ? {} : { command }),
     ...(untyped ? { untyped: true as const } : {}),
     ...(attachments.length === 0 ? {} : { attachments }),
+    ...(images.length === 0 ? {} : { images }),
   };
 }
 
@@ -57,6 +59,6 @@ export async function runInput(h: TurnInputHost, job: InputJob, signal: AbortSig
     return;
   }
   h.turnStarts(job.clientId);
-  await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }) });
+  await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }), ...(job.images === undefined ? {} : { images: job.images }) });
   h.turnEnded();
 }

@@ -21,7 +21,7 @@ before(async () => {
   writeFileSync(join(h.workspace, 'src', 'app.ts'), APP);
   writeFileSync(join(h.workspace, 'src', 'lib', 'apply.ts'), 'export const apply = 1;\n');
   writeFileSync(join(h.workspace, 'node_modules', 'dep', 'app.js'), 'module.exports = 1;\n');
-  writeFileSync(join(h.workspace, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
+  writeFileSync(join(h.workspace, 'blob.bin'), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]));
   writeFileSync(join(h.workspace, 'notes.md'), Array.from({ length: 30 }, (_, i) => `note line ${i + 1}`).join('\n'));
   execFileSync('mkfifo', [join(h.workspace, 'pipe')]);
   for (let i = 0; i < 60; i++) writeFileSync(join(h.workspace, `gen${i}.txt`), 'x');
@@ -82,7 +82,7 @@ test('a line range attaches only those lines; missing, outside, binary and folde
     type: 'send',
     text: 'Look at these',
     clientId: 'a2',
-    attachments: [{ path: 'notes.md', startLine: 3, endLine: 4 }, { path: '../../etc/passwd' }, { path: 'missing.ts' }, { path: 'image.png' }, { path: 'src' }, { path: 'pipe' }],
+    attachments: [{ path: 'notes.md', startLine: 3, endLine: 4 }, { path: '../../etc/passwd' }, { path: 'missing.ts' }, { path: 'blob.bin' }, { path: 'src' }, { path: 'pipe' }],
   });
   await until(() => idle(v.since(mark)), 'the turn');
   const notice = v.since(mark).find((m) => m.type === 'notice' && m.text.startsWith('Not attached'));
@@ -90,7 +90,7 @@ test('a line range attaches only those lines; missing, outside, binary and folde
   assert.equal(notice.level, 'warning');
   assert.match(notice.text, /@\.\.\/\.\.\/etc\/passwd: "\.\.\/\.\.\/etc\/passwd" is outside the workspace/);
   assert.match(notice.text, /@missing\.ts: "missing\.ts" does not exist/);
-  assert.match(notice.text, /@image\.png: "image\.png" looks like a binary file/);
+  assert.match(notice.text, /@blob\.bin: "blob\.bin" looks like a binary file/);
   assert.match(notice.text, /@src: "src" is a folder/);
   assert.match(notice.text, /@pipe: "pipe" is not a regular file/, 'a FIFO is refused without hanging on it');
   const body = lastRequestText();

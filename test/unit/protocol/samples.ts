@@ -34,7 +34,7 @@ export const budget: BudgetView = {
 };
 
 export const models: ModelOption[] = [
-  { id: 'gpt-4o', label: 'GPT-4o', provider: 'openai', contextWindow: 128000, maxOutputTokens: 16384, hardLimit: 103424, softLimit: 82739 },
+  { id: 'gpt-4o', label: 'GPT-4o', provider: 'openai', contextWindow: 128000, maxOutputTokens: 16384, hardLimit: 103424, softLimit: 82739, images: true },
   { id: 'copilot/claude', label: 'Claude (Copilot)', provider: 'lm', contextWindow: 65000, maxOutputTokens: 8000, hardLimit: 48808, softLimit: 39046 },
 ];
 
@@ -142,7 +142,7 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
   { type: 'compactionCard', id: 'card_1', card },
   { type: 'capsule', capsule },
   { type: 'capsule', capsule: { ...capsule, previous: null, quality: 'degraded', degradedReason: 'provider error 500' } },
-  { type: 'olderItems', beforeId: 'i1', items: [{ id: 'i0', kind: 'user', text: 'older' }], hasMore: true },
+  { type: 'olderItems', beforeId: 'i1', items: [{ id: 'i0', kind: 'user', text: 'older' }, { id: 'i0b', kind: 'user', text: 'this screen', images: 2 }], hasMore: true },
   { type: 'setup', setup },
   { type: 'setup', setup: { required: false, lmModels: [], provider: { kind: 'lm', modelId: 'copilot/gpt-4o' }, hasApiKey: true } },
   { type: 'queue', items: [{ id: 'c2', text: 'queued text' }] },
@@ -208,6 +208,7 @@ export const WEBVIEW_SAMPLES: readonly WebviewToHost[] = [
   { type: 'codeBlock', action: 'newFile', code: 'print(1)\n' },
   { type: 'approval', id: 'ap_2', choice: 'deny', feedback: 'Keep the old name' },
   { type: 'send', text: 'explain @src/a.ts', clientId: 'c_2', attachments: [{ path: 'src/a.ts' }, { path: 'notes.md', startLine: 2, endLine: 4 }] },
+  { type: 'send', text: 'what is this?', clientId: 'c_3', images: [{ name: 'pasted-1.png', dataUrl: 'data:image/png;base64,iVBORw0KGgo=' }] },
   { type: 'findFiles', requestId: 1, query: 'app' },
   { type: 'findFiles', requestId: 2, query: '' },
   { type: 'openFile', path: 'src/a.ts' },
@@ -324,6 +325,9 @@ export const BAD_WEBVIEW: readonly unknown[] = [
   { type: 'subagentTranscript', itemId: 'e_2/call_2', page: 1.5 },
   { type: 'send', text: 'x', attachments: [{ path: '' }] },
   { type: 'send', text: 'x', attachments: Array.from({ length: 21 }, () => ({ path: 'a.ts' })) },
+  { type: 'send', text: 'x', images: [{ name: 'a.svg', dataUrl: 'data:image/svg+xml;base64,PHN2Zz4=' }] },
+  { type: 'send', text: 'x', images: [{ name: 'a.png', dataUrl: 'data:image/png;base64,"><script>' }] },
+  { type: 'send', text: 'x', images: Array.from({ length: 11 }, () => ({ name: 'a.png', dataUrl: 'data:image/png;base64,AAAA' })) },
 ];
 
 /** `n` alternating user/assistant items with ids `m0…m{n-1}` (oldest first). */
