@@ -1,7 +1,7 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
-import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, McpServerActionSchema, McpServersSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -57,6 +57,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('composer'), text: text(LIMITS.input) }),
   /** The answer to `findFiles`: workspace files matching `query`, best first. */
   z.object({ type: z.literal('fileMatches'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX), files: z.array(workspacePath).max(LIST_LIMITS.fileMatches) }),
+  /** The window's MCP servers changed (one started, failed, was restarted or disabled). */
+  z.object({ type: z.literal('mcpServers'), servers: McpServersSchema }),
   /** "Add Selection to Chat": a mention to insert at the composer's caret, attached when the message is sent. */
   z.object({ type: z.literal('mention'), mention: text(PATH_MAX + 40).min(2), attachment: AttachmentSchema }),
 ]);
@@ -85,6 +87,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional(), rule: text(LIMITS.label).min(1).optional(), scope: AllowRuleSchema.shape.scope.optional() }),
   /** The × of an always-allow rule in the view's list. */
   z.object({ type: z.literal('removeAllowRule'), rule: AllowRuleSchema }),
+  /** Restart, Disable or Enable on a server in the setup panel's MCP list. */
+  z.object({ type: z.literal('mcpServer'), name: text(LIMITS.id).min(1), action: McpServerActionSchema }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
   /** An error card's Retry: the failed turn is sent again (the same user message, not a second one). */
