@@ -1,7 +1,7 @@
 // Extension entry: composes the services, the projection, the views and the commands. Wiring only.
 import * as vscode from 'vscode';
 import { McpServers } from './vscode/services/mcpServers.js';
-import { showMcpServers } from './vscode/actions/mcpActions.js';
+import { mcpTokenCount, showMcpServers } from './vscode/actions/mcpActions.js';
 import { ProjectMemory } from './node/projectMemory.js';
 import { runSlash } from './vscode/actions/chatActions.js';
 import type { Services } from './vscode/actions/services.js';
@@ -71,7 +71,8 @@ export function activate(context: vscode.ExtensionContext): void {
   own(vscode.window.registerWebviewViewProvider('capsule.chat', view, { webviewOptions: { retainContextWhenHidden: true } }));
   const files = own(new WorkspaceFiles());
   const snapshotDocs = own(new SnapshotDocuments());
-  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files }));
+  const mcpList = { views: () => mcpServers.views(mcpTokenCount(settings.current.modelId)), onDidChange: mcpServers.onDidChange };
+  const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files, mcp: mcpList }));
   view.setSnapshotSource(() => projection.snapshot());
   mcpNotice = (level, message) => projection.notify(level === 'warn' ? 'warning' : 'info', message);
   own(vscode.commands.registerCommand('capsule.mcpServers', () => showMcpServers(mcpServers, settings.current.modelId)));
@@ -80,7 +81,7 @@ export function activate(context: vscode.ExtensionContext): void {
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);
   const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals, capsules };
   service.connect(projection, (command, signal) => runSlash(services, command, signal));
-  const router = new IntentRouter({ ...services, projection, files, snapshotDocs });
+  const router = new IntentRouter({ ...services, projection, files, snapshotDocs, mcp: mcpServers });
   own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));
 
   const tree = own(new CheckpointsTreeProvider(service, sessions));

@@ -12,6 +12,7 @@ import type {
   HostToWebview,
   SubagentLine,
   SubagentStatus,
+  McpServerView,
 } from '../src/protocol/messages.js';
 import { type Check, arrayOf, bool, isRec, nonNeg, nullable, num, oneOf, optional, shape, str, union } from './guards.js';
 
@@ -203,6 +204,18 @@ const approvals = arrayOf(
   LIST_LIMITS.approvals,
 );
 const allowRules = arrayOf(shape({ rule: str(LIMITS.label, 1), scope: oneOf<'user' | 'workspace'>({ user: true, workspace: true }) }), LIST_LIMITS.allowRules);
+const mcpServers = arrayOf(
+  shape({
+    name: str(LIMITS.id, 1),
+    status: oneOf<McpServerView['status']>({ starting: true, ready: true, restarting: true, failed: true, stopped: true, disabled: true }),
+    tools: nonNeg,
+    schemaTokens: nonNeg,
+    transport: optional(oneOf<NonNullable<McpServerView['transport']>>({ stdio: true, http: true, sse: true })),
+    source: optional(str(LIMITS.label)),
+    error: optional(str(LIMITS.notice)),
+  }),
+  LIST_LIMITS.mcpServers,
+);
 
 const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, Check>>>> = {
   snapshot: {
@@ -220,6 +233,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
     plan: optional(plan),
     approvals: optional(approvals),
     allowRules: optional(allowRules),
+    mcpServers: optional(mcpServers),
   },
   budget: { budget },
   notice: { level: oneOf<'info' | 'warning' | 'error'>({ info: true, warning: true, error: true }), text: str(LIMITS.notice), transient: optional(bool) },
@@ -238,6 +252,7 @@ const MESSAGE_SHAPES: Readonly<Record<HostMessageType, Readonly<Record<string, C
   plan: { plan },
   approvals: { approvals, allowRules: optional(allowRules) },
   fileMatches: { requestId: nonNeg, query: str(PATH_MAX), files: arrayOf(str(PATH_MAX, 1), LIST_LIMITS.fileMatches) },
+  mcpServers: { servers: mcpServers },
   mention: { mention: str(PATH_MAX + 40, 2), attachment },
   subagentTranscript: { itemId: id, page: pageNo, pages: pageNo, lines: arrayOf(subagentLine, LIST_LIMITS.subagentLines) },
 };

@@ -122,6 +122,7 @@ const setup = new SetupPanel({
     composer.focus();
   },
   removeRule: (rule) => host.post({ type: 'removeAllowRule', rule }),
+  mcpServer: (name, action) => host.post({ type: 'mcpServer', name, action }),
 });
 let lastSetup: Extract<HostToWebview, { type: 'setup' }>['setup'] | null = null;
 
@@ -219,6 +220,7 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   approvals.show(msg.approvals ?? []);
   alive();
   setup.setRules(msg.allowRules ?? []);
+  setup.setMcpServers(msg.mcpServers ?? []);
   lastSetup = msg.setup;
   setup.update(msg.setup, host.state().setupOpen);
   const saved = host.state().viewer;
@@ -301,6 +303,9 @@ function onMessage(msg: HostToWebview): void {
       break;
     case 'composer':
       composer.setText(msg.text);
+      break;
+    case 'mcpServers':
+      setup.setMcpServers(msg.servers);
       break;
     case 'fileMatches':
       composer.fileMatches(msg.requestId, msg.files);

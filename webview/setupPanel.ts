@@ -1,6 +1,7 @@
-// First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here); the always-allowed commands.
-import type { AllowRule, ProviderChoice, SetupState } from '../src/protocol/messages.js';
+// First-run setup: pick a VS Code language model, or an OpenAI-compatible endpoint with model and API key (never kept here); the MCP servers; the always-allowed commands.
+import type { AllowRule, McpServerAction, McpServerView, ProviderChoice, SetupState } from '../src/protocol/messages.js';
 import { button, el, icon } from './dom.js';
+import { mcpServersSection } from './mcpServersView.js';
 import { shortTokens } from '../src/protocol/format.js';
 
 export interface SetupActions {
@@ -13,6 +14,8 @@ export interface SetupActions {
   /** The check of an endpoint just saved here passed: the panel closes itself (what it found is said on one line). */
   checkPassed(summary: string): void;
   removeRule(rule: AllowRule): void;
+  /** Restart, Disable or Enable on an MCP server's row. */
+  mcpServer(name: string, action: McpServerAction): void;
 }
 
 const BASE_URL = /^https?:\/\/\S+$/;
@@ -50,6 +53,7 @@ export class SetupPanel {
   /** A Save here asked for a check whose answer has not come yet. */
   #awaitingCheck = false;
   #rules: readonly AllowRule[] = [];
+  #mcp: readonly McpServerView[] = [];
 
   constructor(private readonly actions: SetupActions) {}
 
@@ -94,6 +98,12 @@ export class SetupPanel {
     if (this.#open) this.#render();
   }
 
+  /** The window's MCP servers (the host sends the list whenever one changes). */
+  setMcpServers(servers: readonly McpServerView[]): void {
+    this.#mcp = servers;
+    if (this.#open) this.#render();
+  }
+
   #rulesSection(): HTMLElement {
     const title = el('h3', { text: 'Commands that run without asking' });
     if (this.#rules.length === 0) return el('div', { className: 'rules' }, [title, el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card adds one.' })]);
@@ -125,7 +135,7 @@ export class SetupPanel {
     const check = this.#kind === 'openai' ? s.check : undefined;
     if (check !== undefined) children.push(checkView(check));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
-    if (!s.required) children.push(this.#rulesSection());
+    if (!s.required) children.push(mcpServersSection(this.#mcp, (name, action) => this.actions.mcpServer(name, action)), this.#rulesSection());
     this.element.replaceChildren(...children);
     const seen = check === undefined ? undefined : `${check.status}|${check.summary}`;
     if (seen !== undefined && seen !== this.#shownCheck) this.element.scrollTop = 0;

@@ -1,7 +1,7 @@
 // The interfaces the pure engine needs from the outside world; src/node and src/vscode implement them.
 import type { ModelMessage } from './transcript/modelInput.js';
 import type { Effects } from './transcript/effects.js';
-import type { Entry, SessionHeader, Usage } from './transcript/schema.js';
+import type { Entry, ImagePart, SessionHeader, Usage } from './transcript/schema.js';
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -97,6 +97,8 @@ export interface ToolResult {
   readonly isError: boolean;
   /** What the call did, when the tool measured it; stored on the tool_result entry. */
   readonly effects?: Effects;
+  /** Images the result shows a vision model (an MCP tool's image content); sent as image parts after the tool messages. */
+  readonly images?: readonly ImagePart[];
 }
 
 /** Which call of the transcript a run answers (a subagent's entries name their parent's call). */

@@ -10,6 +10,7 @@ import { hardLimitOf } from '../engine/tokens/limits.js';
 import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.js';
 import { renderInstructionBlock } from '../engine/instructions/sources.js';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';
+import { modelTakesImages } from '../engine/transcript/images.js';
 import type { AgentSessionConfig, resolveTarget } from './agentConfig.js';
 import { NO_TOOLS, type Parts } from './agentParts.js';
 import { sessionInstructions, type SessionInstructions } from './instructions/sessionInstructions.js';
@@ -76,7 +77,7 @@ export async function composeSessionTools(
   const mcp =
     ws === undefined || config.mcp === undefined
       ? undefined
-      : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots });
+      : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots, vision: () => modelTakesImages(agent()?.currentModel.chat.model ?? target.chat.model) });
   const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
   // The MCP schemas (or their index) are fixed in every request: the window-derived defaults leave room for them.
   const mcpOverhead = mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));

@@ -103,6 +103,26 @@ export const AllowRulesSchema = z.array(AllowRuleSchema).max(LIST_LIMITS.allowRu
 export const ApprovalChoiceSchema = z.enum(['allow', 'allowAlways', 'allowAllEdits', 'deny', 'openDiff']);
 export type ApprovalChoice = z.infer<typeof ApprovalChoiceSchema>;
 
+/** What an MCP server is doing: its connection's status, or `disabled` (turned off in this workspace). */
+export const McpServerStatusSchema = z.enum(['starting', 'ready', 'restarting', 'failed', 'stopped', 'disabled']);
+/** One MCP server as the setup panel lists it, with Restart and Disable (or Enable). */
+export const McpServerViewSchema = z.object({
+  name: text(LIMITS.id).min(1),
+  status: McpServerStatusSchema,
+  tools: amount,
+  /** Tokens of its tool schemas as they are sent with every request (0 until it is ready). */
+  schemaTokens: amount,
+  transport: z.enum(['stdio', 'http', 'sse']).optional(),
+  /** Where it is configured ("the user setting", ".mcp.json"…); unknown for one disabled before it started. */
+  source: text(LIMITS.label).optional(),
+  /** Why it failed or last crashed, with the end of its error output. */
+  error: text(LIMITS.notice).optional(),
+});
+export type McpServerView = z.infer<typeof McpServerViewSchema>;
+export const McpServersSchema = z.array(McpServerViewSchema).max(LIST_LIMITS.mcpServers);
+export const McpServerActionSchema = z.enum(['restart', 'disable', 'enable']);
+export type McpServerAction = z.infer<typeof McpServerActionSchema>;
+
 export type ModelOption = z.infer<typeof ModelOptionSchema>;
 export type ProviderChoice = z.infer<typeof ProviderChoiceSchema>;
 export type SetupState = z.infer<typeof SetupStateSchema>;
@@ -128,6 +148,8 @@ export const ChatStateSchema = z.object({
   approvals: ApprovalsSchema.optional(),
   /** The always-allow command rules in force, listed and removable in the view. */
   allowRules: AllowRulesSchema.optional(),
+  /** The window's MCP servers (the setup panel's list); absent when none is configured. */
+  mcpServers: McpServersSchema.optional(),
 });
 export type ChatState = z.infer<typeof ChatStateSchema>;
 

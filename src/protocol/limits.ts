@@ -48,6 +48,8 @@ export const LIST_LIMITS = {
   ruleChoices: 4,
   /** Always-allow rules the view lists. */
   allowRules: 200,
+  /** MCP servers the setup panel lists. */
+  mcpServers: 100,
   /** Workspace files offered by one `@` completion. */
   fileMatches: 50,
   /** Files and selections attached to one message. */

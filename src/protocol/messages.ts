@@ -1,7 +1,7 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
 import { API_KEY_MAX, IMAGE_DATA_URL_MAX, IMAGE_LIMITS, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
-import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, McpServerActionSchema, McpServersSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
 import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, SUBAGENT_PAGE_LINES, SubagentLineSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -66,6 +66,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('fileMatches'), requestId: z.number().int().nonnegative(), query: text(PATH_MAX), files: z.array(workspacePath).max(LIST_LIMITS.fileMatches) }),
   /** The answer to `subagentTranscript`: one page of the subagent's own messages and tool calls, oldest first. */
   z.object({ type: z.literal('subagentTranscript'), itemId, page: z.number().int().min(1), pages: z.number().int().min(1), lines: z.array(SubagentLineSchema).max(SUBAGENT_PAGE_LINES) }),
+  /** The window's MCP servers changed (one started, failed, was restarted or disabled). */
+  z.object({ type: z.literal('mcpServers'), servers: McpServersSchema }),
   /** "Add Selection to Chat": a mention to insert at the composer's caret, attached when the message is sent. */
   z.object({ type: z.literal('mention'), mention: text(PATH_MAX + 40).min(2), attachment: AttachmentSchema }),
 ]);
@@ -98,6 +100,8 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: text(LIMITS.notice).optional(), rule: text(LIMITS.label).min(1).optional(), scope: AllowRuleSchema.shape.scope.optional() }),
   /** The × of an always-allow rule in the view's list. */
   z.object({ type: z.literal('removeAllowRule'), rule: AllowRuleSchema }),
+  /** Restart, Disable or Enable on a server in the setup panel's MCP list. */
+  z.object({ type: z.literal('mcpServer'), name: text(LIMITS.id).min(1), action: McpServerActionSchema }),
   /** Stop the running turn. */
   z.object({ type: z.literal('cancel') }),
   /** An error card's Retry: the failed turn is sent again (the same user message, not a second one). */

@@ -9,6 +9,7 @@ import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, mode
 import { settingsFlags } from '../settingsFlags.js';
 import { BUDGET_USAGE } from '../usage.js';
 import { windowSourceOf } from '../windowSource.js';
+import { budgetMcp } from '../budgetMcp.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
 import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
 import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
@@ -44,13 +45,15 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   const reported = lastReported(branch);
   const source = await windowSourceOf(cli.flags, branch, model);
   const subagents = activeSubagentRuns(load.tree.entries(), branch);
+  const mcp = await budgetMcp(load.header?.cwd ?? process.cwd());
   if (cli.flags.json === true) {
-    out(JSON.stringify({ ...budget, subagents, modelSource: model.source, windowSource: source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
+    out(JSON.stringify({ ...budget, subagents, mcp: { measured: mcp.measured, configured: mcp.configured }, modelSource: model.source, windowSource: source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
   } else {
     out(formatBudget(budget));
     out(`  Context window:      ${await windowLine(model)}`);
     out(`  Window source:       ${source.text}`);
     for (const line of subagentLines(subagents)) out(line);
+    out(mcp.line);
     if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
     if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);

@@ -72,6 +72,7 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
         durationMs: Math.max(0, deps.clock.now() - pending.started),
         turnId,
         ...(result?.effects === undefined ? {} : { effects: result.effects }),
+        ...(result?.images === undefined || result.images.length === 0 ? {} : { images: [...result.images] }),
       });
       deps.onEnd(call, entry, result === undefined);
       continue;
@@ -96,6 +97,7 @@ export async function runToolBatch(deps: BatchDeps, calls: readonly ToolCall[], 
       durationMs,
       turnId,
       ...(result?.effects === undefined ? {} : { effects: result.effects }),
+      ...(result?.images === undefined || result.images.length === 0 ? {} : { images: [...result.images] }),
     });
     deps.onEnd(call, entry, stopped);
   }

@@ -65,6 +65,20 @@ function withoutImages(e: Extract<Entry, { type: 'user' }>): Entry {
   return { ...rest, content: [e.content, ...lines].filter((t) => t !== '').join('\n') };
 }
 
+type ToolResultEntry = Extract<Entry, { type: 'tool_result' }>;
+
+/**
+ * The images of tool results, as one user message after the tool messages of a batch (a tool message carries text
+ * only). `passed`: a compaction passed them, so each is one placeholder line instead (the transcript keeps them).
+ */
+export function toolImagesMessage(results: readonly ToolResultEntry[], passed: boolean): ModelMessage | undefined {
+  const withImages = results.filter((e) => e.images !== undefined && e.images.length > 0);
+  if (withImages.length === 0) return undefined;
+  if (passed) return { role: 'user', content: withImages.flatMap((e) => (e.images ?? []).map((img, i) => imagePlaceholder(e.id, img, i))).join('\n') };
+  const names = withImages.map((e) => `${e.toolName} (call ${e.toolCallId})`).join(', ');
+  return { role: 'user', content: `The images in the result of ${names}:`, images: withImages.flatMap((e) => e.images ?? []) };
+}
+
 function isChronologicalUpdate(e: Entry): boolean {
   return e.type === 'system_update' && e.mode === 'append' && e.reason === CHRONOLOGICAL_UPDATE_REASON;
 }
@@ -113,15 +127,31 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
   const found = latestCapsule(branch);
   const messages: ModelMessage[] = [];
   const entryIds: string[] = [];
-  const push = (e: Entry, truncate: boolean): void => {
+  // Tool results with images since the last non-tool message: their images follow the batch's tool messages.
+  let imaged: { results: ToolResultEntry[]; passed: boolean } = { results: [], passed: false };
+  const flushImages = (): void => {
+    const m = toolImagesMessage(imaged.results, imaged.passed);
+    if (m !== undefined) messages.push(m);
+    imaged = { results: [], passed: false };
+  };
+  const noteImages = (e: Entry, passed: boolean): void => {
+    if (e.type !== 'tool_result' || e.images === undefined || e.images.length === 0) return;
+    imaged.results.push(e);
+    // One batch is either before the capsule's cut or after it; a mixed one shows placeholders (never more than the model had).
+    imaged.passed ||= passed;
+  };
+  const push = (e: Entry, truncate: boolean, passed = false): void => {
     const m = toModelMessage(e, truncate);
     if (m) {
+      if (m.role !== 'tool') flushImages();
       messages.push(m);
       entryIds.push(e.id);
+      noteImages(e, passed);
     }
   };
   if (!found) {
     for (const e of branch) push(e, false);
+    flushImages();
     return guarded({ system, messages, entryIds });
   }
   const { capsule, index } = found;
@@ -143,15 +173,17 @@ export function buildModelInput(branch: readonly Entry[], defaultSystem: string)
       // Older retained results go in their bounded form; the exact original is in the capsule's evidence.
       messages.push({ role: 'tool', toolCallId: e.toolCallId, content: boundToolResult(e.content, e.id), entryId: e.id });
       entryIds.push(e.id);
+      noteImages(e, true);
     } else if (e?.type === 'user' && e.images !== undefined && e.images.length > 0) {
       // The compaction passed these: images leave the model input as one line each (the transcript keeps them).
       push(withoutImages(e), capsule.truncateResults);
-    } else if (e) push(e, capsule.truncateResults);
+    } else if (e) push(e, capsule.truncateResults, true);
   }
   for (let i = index + 1; i < branch.length; i++) {
     const e = branch[i];
     if (e) push(e, false);
   }
+  flushImages();
   return guarded({ system, messages, entryIds, capsule });
 }
 

@@ -86,6 +86,8 @@ export const ToolResultEntrySchema = z.object({
   turnId: z.string().optional(),
   /** What the call did (files, exit status), measured or inferred; absent in sessions written before effects were recorded. */
   effects: EffectsSchema.optional(),
+  /** Images of the result for a vision model (an MCP tool's image content), sent as image parts right after the tool messages. */
+  images: z.array(ImagePartSchema).optional(),
 });
 
 export const SystemUpdateEntrySchema = z.object({

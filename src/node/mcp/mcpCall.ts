@@ -24,6 +24,8 @@ export interface CallContext {
   readonly archive?: EvidenceArchive;
   readonly capture?: FileCapture;
   readonly now: () => number;
+  /** The model in use takes image parts (asked at each call: the model may be switched during the chat). */
+  readonly vision?: () => boolean;
 }
 
 /** Characters of the arguments shown on the approval card. */
@@ -99,15 +101,17 @@ export async function callMcpTool(ctx: CallContext, t: CatalogTool, args: Readon
     const why = err instanceof Error ? err.message : String(err);
     return fail(cancelled ? `Cancelled: ${t.name} was stopped (the server was told with notifications/cancelled).` : `${t.name} failed: ${why}`, effects({ source: 'measured', failed: true, durationMs: took(), ...(cancelled ? { cancelled: true } : {}) }));
   }
-  const converted = convertResult(outcome.value);
+  const vision = { vision: ctx.vision?.() === true };
+  const converted = convertResult(outcome.value, undefined, vision);
   const needsArchive = converted.binaries.length > 0 || Buffer.byteLength(converted.text, 'utf8') > ctx.headBytes + ctx.tailBytes;
   const archivedAs = needsArchive ? await archiveOriginal(ctx, t, converted.text, converted.binaries) : undefined;
   // Placeholders name the archive id once it exists.
-  const text = archivedAs === undefined ? converted.text : convertResult(outcome.value, archivedAs).text;
+  const text = archivedAs === undefined ? converted.text : convertResult(outcome.value, archivedAs, vision).text;
   const files = outcome.files;
   return {
     isError: converted.isError,
     content: bounded(ctx, text, archivedAs),
+    ...(converted.images.length === 0 ? {} : { images: converted.images }),
     effects: effects({
       source: 'measured',
       failed: converted.isError,

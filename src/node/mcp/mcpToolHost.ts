@@ -25,6 +25,8 @@ export interface McpToolHostOptions {
   readonly archive?: EvidenceArchive;
   readonly capture?: FileCapture;
   readonly now?: () => number;
+  /** The model in use takes image parts: image results are shown to it (otherwise a placeholder names the archived original). */
+  readonly vision?: () => boolean;
 }
 
 export interface McpBudget {
@@ -100,6 +102,7 @@ export class McpToolHost implements ToolHost {
       ...(opts.archive === undefined ? {} : { archive: opts.archive }),
       ...(opts.capture === undefined ? {} : { capture: opts.capture }),
       now: opts.now ?? Date.now,
+      ...(opts.vision === undefined ? {} : { vision: opts.vision }),
     };
     this.lastAnnounced = this.stateText(all);
   }

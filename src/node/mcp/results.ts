@@ -1,5 +1,7 @@
-// An MCP tool result as the text the model reads: text, resource links, embedded resources, structuredContent; images and binaries become placeholders whose originals are archived.
+// An MCP tool result as the text the model reads: text, resource links, embedded resources, structuredContent; images become image parts for a vision model, and otherwise (with other binaries) placeholders whose originals are archived.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
+import { imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from '../images/imageFile.js';
 
 export interface Binary {
   readonly kind: 'image' | 'audio' | 'blob';
@@ -13,6 +15,20 @@ export interface ConvertedResult {
   readonly isError: boolean;
   /** Parts the model does not read as text (kept whole in the evidence archive). */
   readonly binaries: readonly Binary[];
+  /** Images the model sees as image parts (vision models only); their originals are among `binaries` too. */
+  readonly images: readonly ImagePart[];
+}
+
+export interface ConvertOptions {
+  /** The model takes image parts: images are shown to it, not only described. */
+  readonly vision?: boolean;
+}
+
+/** An image a vision model can be shown: a PNG, JPEG, WebP or GIF within the size OpenAI accepts, checked by its bytes. */
+function asImagePart(c: { readonly mimeType: string; readonly data: string }): ImagePart | string {
+  if (c.data.length > (MAX_IMAGE_BYTES * 4) / 3 + 4) return `larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB`;
+  const read = imageFromBytes('from the tool', Buffer.from(c.data, 'base64'));
+  return read.ok ? read.image : 'not a PNG, JPEG, WebP or GIF image with a sound header';
 }
 
 function sizeOf(base64: string): string {
@@ -22,19 +38,26 @@ function sizeOf(base64: string): string {
 }
 
 /** `archived` is the id the originals are archived under, named in each placeholder so the model can ask for it. */
-export function convertResult(r: CallToolResult, archived?: string): ConvertedResult {
+export function convertResult(r: CallToolResult, archived?: string, opts: ConvertOptions = {}): ConvertedResult {
   const parts: string[] = [];
   const binaries: Binary[] = [];
+  const images: ImagePart[] = [];
   const where = archived === undefined ? 'not shown' : `not shown; the original is archived as ${archived}`;
+  const kept = archived === undefined ? '' : `; the original is archived as ${archived}`;
   for (const c of r.content ?? []) {
     switch (c.type) {
       case 'text':
         parts.push(c.text);
         break;
-      case 'image':
+      case 'image': {
         binaries.push({ kind: 'image', mimeType: c.mimeType, data: c.data });
-        parts.push(`[image ${c.mimeType}, ${sizeOf(c.data)}: ${where}]`);
+        const part = opts.vision === true && images.length < MAX_IMAGES_PER_MESSAGE ? asImagePart(c) : undefined;
+        if (typeof part === 'object') {
+          images.push(part);
+          parts.push(`[image ${images.length} (${c.mimeType}, ${part.width ?? '?'}×${part.height ?? '?'}): shown to you after the tool results${kept}]`);
+        } else parts.push(`[image ${c.mimeType}, ${sizeOf(c.data)}: ${part === undefined ? where : `${where} (${part})`}]`);
         break;
+      }
       case 'audio':
         binaries.push({ kind: 'audio', mimeType: c.mimeType, data: c.data });
         parts.push(`[audio ${c.mimeType}, ${sizeOf(c.data)}: ${where}]`);
@@ -60,7 +83,7 @@ export function convertResult(r: CallToolResult, archived?: string): ConvertedRe
     if (!text.includes(json) && !sameJson(text, r.structuredContent) && !leavesIn(text, r.structuredContent)) parts.push(`structuredContent: ${json}`);
   }
   const out = parts.join('\n');
-  return { text: out === '' ? (r.isError === true ? 'The tool reported an error without a message.' : '(no content)') : out, isError: r.isError === true, binaries };
+  return { text: out === '' ? (r.isError === true ? 'The tool reported an error without a message.' : '(no content)') : out, isError: r.isError === true, binaries, images };
 }
 
 function sameJson(text: string, value: unknown): boolean {

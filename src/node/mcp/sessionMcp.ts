@@ -55,6 +55,8 @@ export interface McpAttachContext {
   readonly tailBytes: number;
   readonly archive: EvidenceArchive;
   readonly capture: FileCapture;
+  /** The model in use takes image parts (MCP image results are shown to it). */
+  readonly vision?: () => boolean;
 }
 
 export interface AttachedMcp {
@@ -79,6 +81,7 @@ export function attachMcp(base: ToolHost, cfg: McpSessionConfig, ctx: McpAttachC
     tailBytes: ctx.tailBytes,
     archive: ctx.archive,
     capture: ctx.capture,
+    ...(ctx.vision === undefined ? {} : { vision: ctx.vision }),
   });
   return {
     tools: new CompositeToolHost(base, mcp),

@@ -3,9 +3,14 @@ import * as vscode from 'vscode';
 import { counterForModel } from '../../node/tokenCounter.js';
 import type { McpServers } from '../services/mcpServers.js';
 
-export async function showMcpServers(mcp: McpServers, model: string): Promise<void> {
+/** Counts schema tokens the way the chat's model counts them. */
+export function mcpTokenCount(model: string): (text: string) => number {
   const counter = counterForModel(model);
-  const states = mcp.states((t) => counter.count(t));
+  return (t) => counter.count(t);
+}
+
+export async function showMcpServers(mcp: McpServers, model: string): Promise<void> {
+  const states = mcp.states(mcpTokenCount(model));
   const off = mcp.disabled();
   const items = [
     ...states.map((s) => ({

@@ -5,6 +5,7 @@ import type { ChatIntent, WebviewCommand } from '../../protocol/messages.js';
 import { exportWithDialog } from '../actions/capsuleActions.js';
 import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextActions.js';
 import { messageImages } from '../actions/imageActions.js';
+import type { McpServers } from '../services/mcpServers.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
 import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { paletteActions } from '../actions/paletteActions.js';
@@ -32,6 +33,8 @@ export interface RouterDeps extends Services {
   readonly files: Pick<WorkspaceFiles, 'find'>;
   /** The documents "Show diff" opens. */
   readonly snapshotDocs: SnapshotDocuments;
+  /** The setup panel's Restart / Disable / Enable of an MCP server. */
+  readonly mcp?: Pick<McpServers, 'act'>;
 }
 
 export class IntentRouter {
@@ -116,6 +119,10 @@ export class IntentRouter {
         return;
       case 'removeAllowRule':
         await d.approvals.removeRule(i.rule);
+        return;
+      case 'mcpServer':
+        if (d.mcp === undefined) d.out.notify('info', 'No MCP server runs in this window.');
+        else await d.mcp.act(i.name, i.action);
         return;
       case 'openLink':
         if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));

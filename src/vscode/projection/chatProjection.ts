@@ -1,6 +1,7 @@
 // What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, the plan, answers to the user.
 import { LIMITS, LIST_LIMITS, PATH_MAX } from '../../protocol/limits.js';
-import type { Attachment, HostToWebview, PlanView, TranscriptItem } from '../../protocol/messages.js';
+import type { Attachment, HostToWebview, McpServerView, PlanView, TranscriptItem } from '../../protocol/messages.js';
+import type * as vscode from 'vscode';
 import { planOfBranch } from '../../engine/compaction/ledger.js';
 import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
@@ -34,6 +35,13 @@ export interface ProjectionDeps {
   readonly approvals: ApprovalService;
   /** Which paths in answers, tool rows and capsules are existing workspace files (they become links). */
   readonly files?: Pick<WorkspaceFiles, 'links'>;
+  /** The window's MCP servers as the setup panel lists them. */
+  readonly mcp?: McpServerList;
+}
+
+export interface McpServerList {
+  views(): McpServerView[];
+  readonly onDidChange: vscode.Event<void>;
 }
 
 export class ChatProjection extends Disposable implements ChatOutput {
@@ -50,6 +58,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
     this.#transcript = new TranscriptView(files === undefined ? undefined : (texts) => files.links(texts));
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
+    const mcp = d.mcp;
+    if (mcp !== undefined) this._register(mcp.onDidChange(() => this.#post({ type: 'mcpServers', servers: mcp.views() })));
     this._register(
       d.approvals.onDidChange(() => {
         this.#post({ type: 'approvals', approvals: d.approvals.pending, allowRules: allowRules() });
@@ -194,6 +204,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
       plan: this.plan(),
       approvals: this.d.approvals.pending,
       allowRules: allowRules(),
+      ...(this.d.mcp === undefined ? {} : { mcpServers: this.d.mcp.views() }),
     };
   }
 

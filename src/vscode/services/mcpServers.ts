@@ -8,7 +8,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { McpHub, ServerState } from '../../node/mcp/hub.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
+import type { McpServerAction, McpServerView } from '../../protocol/messages.js';
 import { readMcpSettings } from './settings.js';
+import { toServerViews } from './mcpServerViews.js';
 
 const APPROVALS_KEY = 'capsule.mcp.approved';
 /** Servers the user disabled in this workspace (the MCP Servers command). */
@@ -50,6 +52,9 @@ export class McpServers implements vscode.Disposable {
   #starting: Promise<McpSessionConfig | undefined> | undefined;
   readonly #told = new Set<string>();
   readonly #approvals: WorkspaceApprovals;
+  readonly #changed = new vscode.EventEmitter<void>();
+  /** A server's status, tools or the disabled list changed (the setup panel's list follows). */
+  readonly onDidChange = this.#changed.event;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -74,6 +79,18 @@ export class McpServers implements vscode.Disposable {
     return this.#hub?.states(count) ?? [];
   }
 
+  /** The setup panel's list: each server as `states` says, and those disabled in this workspace. */
+  views(count: (text: string) => number): McpServerView[] {
+    return toServerViews(this.states(count), this.disabled());
+  }
+
+  /** The setup panel's Restart, Disable and Enable. */
+  async act(name: string, action: McpServerAction): Promise<void> {
+    if (action === 'restart') return this.restart(name);
+    if (action === 'disable') return this.disable(name);
+    return this.enable(name);
+  }
+
   async restart(name: string): Promise<void> {
     this.#told.clear();
     await this.#hub?.get(name)?.restart();
@@ -83,13 +100,18 @@ export class McpServers implements vscode.Disposable {
   async disable(name: string): Promise<void> {
     const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
     if (!off.includes(name)) await this.context.workspaceState.update(DISABLED_KEY, [...off, name]);
+    this.#changed.fire();
     await this.#hub?.get(name)?.stop();
   }
 
   async enable(name: string): Promise<void> {
     const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
     await this.context.workspaceState.update(DISABLED_KEY, off.filter((n) => n !== name));
-    await this.#hub?.get(name)?.restart();
+    this.#changed.fire();
+    const running = this.#hub?.get(name);
+    // A server that was off when the window started is not in this window's set: it starts with the next window.
+    if (running === undefined) this.notify('info', `MCP server "${name}" is enabled; it starts when the window is reloaded.`);
+    else await running.restart();
   }
 
   disabled(): readonly string[] {
@@ -141,6 +163,7 @@ export class McpServers implements vscode.Disposable {
     if (servers.length === 0) return undefined;
     const hub = new (loadRuntime().McpHub)(servers, { initializeMs: settings.startupTimeoutSeconds * 1000, callMs: settings.callTimeoutSeconds * 1000 });
     this.#hub = hub;
+    hub.onChange(() => this.#changed.fire());
     this.logger.log('info', `MCP: starting ${servers.map((s) => s.name).join(', ')}`);
     this.notify('info', `Starting MCP server${servers.length === 1 ? '' : 's'}: ${servers.map((s) => s.name).join(', ')}…`);
     await hub.start();
@@ -159,6 +182,7 @@ export class McpServers implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.#changed.dispose();
     void this.#hub?.stop();
   }
 }

@@ -132,6 +132,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
       case 'openLink':
       case 'approval':
       case 'removeAllowRule':
+      case 'mcpServer':
       case 'findFiles':
       case 'openFile':
       case 'showDiff':
