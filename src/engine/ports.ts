@@ -1,6 +1,7 @@
 // The interfaces the pure engine needs from the outside world; src/node and src/vscode implement them.
 import type { ModelMessage } from './transcript/modelInput.js';
 import type { Effects } from './transcript/effects.js';
+import type { BranchFigures } from './transcript/branchFigures.js';
 import type { Entry, ImagePart, SessionHeader, Usage } from './transcript/schema.js';
 
 export interface Clock {
@@ -54,6 +55,8 @@ export interface TranscriptStore {
    * the store's own index instead of building a second one over every entry.
    */
   get?(id: string): Entry | undefined;
+  /** Running figures of the active branch (src/engine/transcript/branchFigures.ts), when the store keeps them. */
+  figures?(): BranchFigures;
   /** Writes one complete line; fsyncs durable kinds. Rejects when read-only. */
   append(entry: Entry): Promise<void>;
   close(): Promise<void>;

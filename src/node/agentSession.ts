@@ -20,7 +20,7 @@ import { FlightRecorder } from './flightRecorder.js';
 import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
-import { budgetOf, categoriesOf, type BudgetBasis } from './sessionBudget.js';
+import { budgetOf, budgetOfLeaf, categoriesOf, type BudgetBasis } from './sessionBudget.js';
 import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
@@ -343,7 +343,7 @@ export class AgentSession {
   }
 
   budget(now = this.clock.now()): Budget {
-    const b = budgetOf(this.parts.store.tree.branch(), this.basis(), now);
+    const b = budgetOfLeaf(this.parts.store, this.basis(), now);
     const i = this.instructions;
     if (i === undefined) return b;
     return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };

@@ -5,6 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';
 import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
+import type { BranchFigures } from '../engine/transcript/branchFigures.js';
 import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
@@ -301,6 +302,10 @@ export class JsonlSessionStore implements TranscriptStore {
 
   get(id: string): Entry | undefined {
     return this.tree.get(id);
+  }
+
+  figures(): BranchFigures {
+    return this.tree.figures();
   }
 
   /**

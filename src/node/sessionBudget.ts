@@ -1,5 +1,7 @@
 // The budget of a session's next request, and the token caches it is counted with: one source for every meter and report.
-import { computeBudget, type Budget } from '../engine/tokens/budget.js';
+import { computeBudget, computeBudgetOf, RECENT_TURNS, type Budget } from '../engine/tokens/budget.js';
+import type { BranchFigures } from '../engine/transcript/branchFigures.js';
+import { reachableTail, recentTurnsFrom, type EntryLookup } from '../engine/transcript/tail.js';
 import { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { estimateRequest, type TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
@@ -43,6 +45,19 @@ export class TokenCaches {
 
 export function budgetOf(branch: readonly Entry[], basis: BudgetBasis, now: number): Budget {
   return computeBudget({ branch, defaultSystem: basis.system, tools: basis.tools, model: basis.model, provider: basis.provider, resolved: basis.resolved, now, cache: basis.cache });
+}
+
+/** A store's active branch as the budget reads it: entries by id, its leaf, its running figures. */
+export interface BranchSource extends EntryLookup {
+  leafId(): string | null;
+  figures(): BranchFigures;
+}
+
+/** The budget of a store's active branch, read from its leaf: the same figures as budgetOf(branch), no walk from the root. */
+export function budgetOfLeaf(store: BranchSource, basis: BudgetBasis, now: number): Budget {
+  const leaf = store.leafId();
+  const view = { tail: reachableTail(store, leaf), recent: recentTurnsFrom(store, leaf, RECENT_TURNS), figures: store.figures() };
+  return computeBudgetOf({ view, defaultSystem: basis.system, tools: basis.tools, model: basis.model, provider: basis.provider, resolved: basis.resolved, now, cache: basis.cache });
 }
 
 export function categoriesOf(branch: readonly Entry[], basis: BudgetBasis): TokenCategories {

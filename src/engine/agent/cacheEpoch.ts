@@ -2,6 +2,7 @@
 import { groupDigits } from '../compaction/flightRecord.js';
 import { systemPromptOf } from '../transcript/modelInput.js';
 import type { Entry, SystemUpdateEntry, Usage } from '../transcript/schema.js';
+import type { BranchFigures } from '../transcript/branchFigures.js';
 import type { CacheMetrics } from './agentEvents.js';
 import { isInstructionReason } from '../instructions/update.js';
 import type { SourceStamp } from '../instructions/sources.js';
@@ -141,6 +142,8 @@ export class EpochKeeper {
       readonly branch: () => readonly Entry[];
       /** The branch's reachable tail (it holds the latest base); asked on every response, so cheaper than branch(). */
       readonly tail?: () => readonly Entry[];
+      /** The branch's running figures (the epoch base in force without a walk). */
+      readonly figures?: () => BranchFigures;
       readonly systemPrompt: string;
       /** The instruction state for a new epoch's base, when the session reads instruction sources. */
       readonly instructions?: () => EpochInstructions | undefined;
@@ -149,11 +152,14 @@ export class EpochKeeper {
 
   /** Id of the base entry of the epoch in force. */
   epochId(): string | undefined {
+    const figures = this.deps.figures?.();
+    if (figures !== undefined) return figures.epochBase?.id;
     return epochBase(this.deps.tail?.() ?? this.deps.branch())?.id;
   }
 
   /** Freezes the system prompt at session start (or on the first turn of a session that never had a base). */
   async ensureStarted(): Promise<boolean> {
+    if (this.deps.figures?.().epochBase !== undefined) return false;
     const branch = this.deps.branch();
     if (epochBase(branch) !== undefined) return false;
     await this.writeBase(foldedSystemPrompt(branch, this.deps.systemPrompt), EPOCH_START_REASON);

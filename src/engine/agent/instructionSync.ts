@@ -6,6 +6,9 @@ import type { InstructionPort } from '../instructions/port.js';
 import { diffSources, INSTRUCTIONS_REASON, INSTRUCTIONS_UPDATE_REASON, renderChange, stampsInForce } from '../instructions/update.js';
 import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry } from '../transcript/schema.js';
+import type { BranchFigures } from '../transcript/branchFigures.js';
+import type { Growth } from '../transcript/tail.js';
+import type { BranchReader } from '../compaction/branchReader.js';
 import type { AgentDeps } from './agentDeps.js';
 import type { AgentEvent } from './agentEvents.js';
 import type { EpochInstructions, EpochKeeper } from './cacheEpoch.js';
@@ -23,6 +26,8 @@ export interface InstructionSyncDeps {
   readonly port: InstructionPort;
   readonly epochs: EpochKeeper;
   readonly branch: () => readonly Entry[];
+  /** The branch read from its leaf: what it gained since an entry, and its running figures (no walk per request). */
+  readonly fromLeaf?: { readonly growthSince: (id: string | undefined) => Growth; readonly figures: () => BranchFigures };
   readonly systemPrompt: string;
   readonly tokens: (text: string) => number;
   readonly skillReloadTokens?: number;
@@ -43,20 +48,24 @@ export class InstructionSync {
 
   /** Reads the sources for the work so far; appends the first block or one update when they differ from what the model saw. */
   async sync(): Promise<void> {
-    const branch = this.deps.branch();
-    const read = await this.deps.port.read(this.#touched.of(branch));
+    const fromLeaf = this.deps.fromLeaf;
+    const branch = fromLeaf === undefined ? this.deps.branch() : undefined;
+    const touched = branch === undefined ? this.#touched.ofGrowth(fromLeaf?.growthSince(this.#touched.lastId) ?? { grew: false, entries: [] }) : this.#touched.of(branch);
+    const read = await this.deps.port.read(touched);
     for (const w of read.warnings) {
       if (this.#warned.has(w)) continue;
       this.#warned.add(w);
       this.deps.warn(w);
     }
-    const seen = stampsInForce(branch);
-    const sources = [...read.sources, ...this.editedSkills(branch, seen)];
+    const figures = fromLeaf?.figures();
+    const seen = branch === undefined ? figures?.lastStamped?.sources : stampsInForce(branch);
+    // Loaded skills are found by walking the branch: only when a skill was ever called on it (a running figure).
+    const sources = [...read.sources, ...this.editedSkills(() => branch ?? this.deps.branch(), branch !== undefined || (figures?.skillCalls ?? 1) > 0, seen)];
     this.#current = sources;
     const stamps = stampsOf(sources);
     // A new chat gets the whole block in its system prompt; a chat that already talked (one from before instructions
     // were read, an import) gets them as an update, so the prefix it had stays the same.
-    const talked = branch.some((e) => e.type === 'user');
+    const talked = branch === undefined ? (figures?.turns ?? 0) > 0 : branch.some((e) => e.type === 'user');
     if (seen === undefined && !talked) {
       if (sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(sources), INSTRUCTIONS_REASON, stamps);
       return;
@@ -70,12 +79,12 @@ export class InstructionSync {
    * one update like an edited file's, and from then on the source stays in force (its key is in the stamps) so later
    * edits are updates too and a new epoch's base carries the current body.
    */
-  private editedSkills(branch: readonly Entry[], seen: readonly SourceStamp[] | undefined): InstructionSource[] {
+  private editedSkills(branch: () => readonly Entry[], anyCalled: boolean, seen: readonly SourceStamp[] | undefined): InstructionSource[] {
     const port = this.deps.port;
-    if (port.skillText === undefined) return [];
+    if (port.skillText === undefined || !anyCalled) return [];
     const had = new Set((seen ?? []).map((s) => s.key));
     const out: InstructionSource[] = [];
-    for (const s of loadedSkills(branch)) {
+    for (const s of loadedSkills(branch())) {
       const now = port.skillText(s.name);
       const key = `${EDITED_SKILL_KEY}${s.name}`;
       if (now === undefined || (!had.has(key) && loadDelivered(s.content, s.name, now.where, now.body))) continue;
@@ -122,12 +131,13 @@ export class InstructionSync {
 }
 
 /** The agent's instruction sync, when its deps name an instruction port; warnings go to the log and the chat as notices. */
-export function instructionSyncOf(deps: AgentDeps, epochs: EpochKeeper, branch: () => readonly Entry[], emit: (e: AgentEvent) => void): InstructionSync | undefined {
+export function instructionSyncOf(deps: AgentDeps, epochs: EpochKeeper, branches: BranchReader, emit: (e: AgentEvent) => void): InstructionSync | undefined {
   if (deps.instructions === undefined) return undefined;
   return new InstructionSync({
     port: deps.instructions,
     epochs,
-    branch,
+    branch: () => branches.branch(),
+    fromLeaf: { growthSince: (id) => branches.growthSince(id), figures: () => branches.figures() },
     systemPrompt: deps.systemPrompt,
     tokens: (text) => deps.cache.tokensOfText(text),
     ...(deps.skillReloadTokens === undefined ? {} : { skillReloadTokens: deps.skillReloadTokens }),

@@ -15,7 +15,8 @@ export interface TurnEndContext {
   readonly triggers: TriggerState;
   emit(e: AgentEvent): void;
   entryBase(): { id: string; parentId: string | null; timestamp: string };
-  branch(): Entry[];
+  /** The end of the active branch back to its latest message or answer (where open calls are), root first. */
+  sinceLastAnswer(): Entry[];
   /** Writes the checkpoints the agent's tool asked for during the last batch (`force`: even with calls open). */
   flushBatchCheckpoints(force: boolean): Promise<void>;
 }
@@ -38,7 +39,7 @@ export function blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnSt
  * tool calls and their results gets an error result for each call left open, so the next request is valid.
  */
 async function closeOpenCalls(ctx: TurnEndContext, st: TurnState, status: TurnStatus): Promise<void> {
-  for (const c of unansweredAtLeaf(ctx.branch())) {
+  for (const c of unansweredAtLeaf(ctx.sinceLastAnswer())) {
     const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
     const entry: ToolResultEntry = { ...ctx.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
     await ctx.deps.store.append(entry);

@@ -78,10 +78,11 @@ export class Agent {
       entryBase: () => this.entryBase(),
       branch: () => this.branches.branch(),
       tail: () => this.branches.tail(),
+      figures: () => this.branches.figures(),
       systemPrompt: deps.systemPrompt,
       instructions: () => this.instructions?.forEpoch(),
     });
-    this.instructions = instructionSyncOf(deps, this.epochs, () => this.branches.branch(), (e) => this.emit(e));
+    this.instructions = instructionSyncOf(deps, this.epochs, this.branches, (e) => this.emit(e));
     this.host = this.makeHost();
   }
 
@@ -259,7 +260,7 @@ export class Agent {
     if (this.deps.store.readOnly) return;
     await this.repairInterrupted();
     await this.epochs.ensureStarted();
-    const recorded = [...this.branches.branch()].reverse().find((e): e is ModelChangeEntry => e.type === 'model_change');
+    const recorded = this.branches.figures().model;
     const m = infoOf(this.model);
     const same = recorded && recorded.provider === m.provider && recorded.model === m.model && recorded.contextWindow === m.contextWindow && recorded.maxOutputTokens === m.maxOutputTokens;
     if (!same) await this.recordModel();
@@ -268,7 +269,7 @@ export class Agent {
 
   /** Nothing runs between turns, so a call still open now was cut off by a crash or a kill: close it before anything else. */
   private async repairInterrupted(): Promise<void> {
-    const message = await appendInterruptedResults(this.branches.branch(), () => this.entryBase(), (e) => this.deps.store.append(e));
+    const message = await appendInterruptedResults(this.branches.sinceLastAnswer(), () => this.entryBase(), (e) => this.deps.store.append(e));
     if (message === undefined) return;
     this.deps.logger?.log('warn', message);
     this.emit({ type: 'notice', level: 'warn', message });
@@ -330,7 +331,7 @@ export class Agent {
       deps: this.deps,
       barrier: this.barrier,
       triggers: this.triggers,
-      branch: () => this.branches.branch(),
+      sinceLastAnswer: () => this.branches.sinceLastAnswer(),
       emit: (e) => this.emit(e),
       entryBase: () => this.entryBase(),
       flushUpdates: () => this.flushUpdates(),
@@ -360,7 +361,7 @@ export class Agent {
   /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
   private async flushBatchCheckpoints(force = false): Promise<void> {
     // A cancelled batch leaves calls open until finish() answers them; the checkpoints wait until then.
-    if (!force && unansweredAtLeaf(this.branches.branch()).length > 0) return;
+    if (!force && unansweredAtLeaf(this.branches.sinceLastAnswer()).length > 0) return;
     const due = this.batchCheckpoints ?? [];
     this.batchCheckpoints = undefined;
     for (const c of due) await this.appendCheckpoint(c.checkpointId, c.kind, c.note);

@@ -2,7 +2,8 @@
 import type { TranscriptStore } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 import { SessionTree } from '../transcript/tree.js';
-import { branchTo, reachableTail, type EntryLookup } from '../transcript/tail.js';
+import { branchTo, growthSince, reachableTail, recentTurnsFrom, sinceLastAnswer, type EntryLookup, type Growth } from '../transcript/tail.js';
+import { FiguresFold, type BranchFigures } from '../transcript/branchFigures.js';
 
 /**
  * Stores are append-only, so the tree grows by the new tail of `entries()` instead of being rebuilt at
@@ -51,6 +52,30 @@ export class BranchReader {
   /** The end of the active branch that the model input can reach (see reachableTail); root first. */
   tail(): Entry[] {
     return reachableTail(this.lookup(), this.store.leafId());
+  }
+
+  /** The end of the active branch back to its `turns`-th latest user message (the recent turns), root first. */
+  recent(turns: number): Entry[] {
+    return recentTurnsFrom(this.lookup(), this.store.leafId(), turns);
+  }
+
+  /** The end of the active branch back to its latest message, answer or capsule: where open tool calls are found. */
+  sinceLastAnswer(): Entry[] {
+    return sinceLastAnswer(this.lookup(), this.store.leafId());
+  }
+
+  /** What the active branch gained since `id` (the whole branch when `id` is not on it). */
+  growthSince(id: string | undefined): Growth {
+    return growthSince(this.lookup(), this.store.leafId(), id);
+  }
+
+  /** Counts, savings, the model and epoch in force on the active branch: the store's running figures when it keeps them. */
+  figures(): BranchFigures {
+    const store = this.store;
+    if (store.figures !== undefined) return store.figures();
+    this.sync();
+    // Our tree's leaf is the last entry's; a store whose leaf says otherwise gets a walk.
+    return this.tree.leafId === store.leafId() ? this.tree.figures() : FiguresFold.of(this.branch());
   }
 
   /** Every entry of the session (all branches), in file order. */

@@ -65,4 +65,24 @@ export class TouchedPaths {
     this.#lastId = branch[branch.length - 1]?.id;
     return [...this.#seen];
   }
+
+  /** The id of the last entry read: what the next growth is measured from. */
+  get lastId(): string | undefined {
+    return this.#lastId;
+  }
+
+  /** The same as of(), from what the branch gained since `lastId` (`grew` false: the whole branch, read again). */
+  ofGrowth(growth: { readonly grew: boolean; readonly entries: readonly Entry[] }): readonly string[] {
+    if (!growth.grew) {
+      this.#seen = new Set();
+      this.#lastId = undefined;
+    }
+    for (const a of toolActionsOf(growth.entries)) {
+      if (a.kind === 'read' || a.kind === 'modify' || a.kind === 'list' || a.kind === 'search') for (const p of a.paths) this.#seen.add(p);
+      if (a.workdir !== undefined) this.#seen.add(a.workdir);
+    }
+    this.#lastId = growth.entries[growth.entries.length - 1]?.id ?? this.#lastId;
+    this.#scanned = Math.max(1, this.#scanned);
+    return [...this.#seen];
+  }
 }

@@ -3,6 +3,7 @@ import type { ResolvedSettings } from '../config.js';
 import type { ToolSchema } from '../ports.js';
 import { buildModelInput, latestCapsule } from '../transcript/modelInput.js';
 import type { Entry } from '../transcript/schema.js';
+import { FiguresFold, type BranchFigures } from '../transcript/branchFigures.js';
 import { effectiveTokens, requestFingerprint } from './calibration.js';
 import type { EntryTokenCache } from './entryCache.js';
 import { estimateRequest, type TokenCategories } from './estimate.js';
@@ -86,7 +87,7 @@ export function savingsRatioOf(effective: number, saved: number): number {
 }
 
 /** How many recent turns the growth rate is averaged over. */
-const RECENT_TURNS = 5;
+export const RECENT_TURNS = 5;
 
 /** Average model-input growth per turn (user message to the next user message) over the recent turns. */
 export function averageTurnTokens(branch: readonly Entry[], cache: EntryTokenCache, recentTurns = RECENT_TURNS): number {
@@ -117,6 +118,21 @@ function nextTriggerOf(b: { effective: number; soft: number; hard: number; autoC
   return turnsUntil(b.soft, b.effective, b.perTurn) ?? 'unknown (no turns yet)';
 }
 
+/**
+ * What the budget reads of a branch: the reachable tail (the model input and its latest capsule), the recent turns
+ * (the growth rate) and the branch-wide running figures. From a leaf, each costs the same at 1k and 1M entries.
+ */
+export interface BranchView {
+  readonly tail: readonly Entry[];
+  readonly recent: readonly Entry[];
+  readonly figures: Pick<BranchFigures, 'capsules' | 'messages' | 'turns' | 'saved'>;
+}
+
+/** The view of a whole branch at hand (another branch's budget, a loaded file): the branch is all three. */
+export function viewOfBranch(branch: readonly Entry[]): BranchView {
+  return { tail: branch, recent: branch, figures: FiguresFold.of(branch) };
+}
+
 export function computeBudget(args: {
   branch: readonly Entry[];
   defaultSystem: string;
@@ -127,7 +143,22 @@ export function computeBudget(args: {
   now: number;
   cache: EntryTokenCache;
 }): Budget {
-  const { branch, cache, model } = args;
+  const { branch, ...rest } = args;
+  return computeBudgetOf({ ...rest, view: viewOfBranch(branch) });
+}
+
+export function computeBudgetOf(args: {
+  view: BranchView;
+  defaultSystem: string;
+  tools: readonly ToolSchema[];
+  model: ModelInfo;
+  provider: string;
+  resolved: ResolvedSettings;
+  now: number;
+  cache: EntryTokenCache;
+}): Budget {
+  const { view, cache, model } = args;
+  const branch = view.tail;
   const s = args.resolved.settings;
   const input = buildModelInput(branch, args.defaultSystem);
   const estimate = estimateRequest(input, args.tools, cache, model.maxOutputTokens);
@@ -135,16 +166,7 @@ export function computeBudget(args: {
   const eff = effectiveTokens({ branch, input, estimate, currentFingerprint, cache });
   const limits = limitsOf(model, s);
 
-  let capsules = 0;
-  let messages = 0;
-  let turns = 0;
-  for (const e of branch) {
-    if (e.type === 'capsule') capsules++;
-    else if (e.type === 'user') {
-      turns++;
-      messages++;
-    } else if (e.type === 'assistant' || e.type === 'tool_result') messages++;
-  }
+  const { capsules, messages, turns } = view.figures;
   const found = latestCapsule(branch);
   const lastCapsule = found && {
     ageMs: Math.max(0, args.now - (Date.parse(found.capsule.timestamp) || args.now)),
@@ -154,7 +176,7 @@ export function computeBudget(args: {
   };
 
   const roi = evaluateRoi(eff.tokens, s.keepRecentTokens, s.minReclaimableTokens, s.minSavingsRatio);
-  const saved = capsules === 0 ? 0 : compactionSavings(branch);
+  const saved = capsules === 0 ? 0 : view.figures.saved;
   const autoCompact = s.auto && args.resolved.softTriggersEnabled;
   const nextTrigger = nextTriggerOf({
     effective: eff.tokens,
@@ -162,7 +184,7 @@ export function computeBudget(args: {
     hard: limits.hardLimit,
     autoCompact,
     roiPass: roi.pass,
-    perTurn: averageTurnTokens(branch, cache),
+    perTurn: averageTurnTokens(view.recent, cache),
   });
   return {
     model: model.model,

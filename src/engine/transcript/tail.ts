@@ -54,3 +54,56 @@ export function modelInputFromLeaf(tree: EntryLookup, leafId: string | null, def
   const tail = reachableTail(tree, leafId);
   return { input: buildModelInput(tail, defaultSystem), tail };
 }
+
+/**
+ * The end of the branch back to (and including) its `turns`-th latest user message, root first: what a per-turn
+ * average over the recent turns reads, without walking the rest.
+ */
+export function recentTurnsFrom(tree: EntryLookup, leafId: string | null, turns: number): Entry[] {
+  const rev: Entry[] = [];
+  let users = 0;
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined && users < turns) {
+    if (cur.type !== 'leaf') {
+      rev.push(cur);
+      if (cur.type === 'user') users++;
+    }
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return rev.reverse();
+}
+
+/**
+ * The end of the branch back to its latest user message, answer or capsule, root first: all that
+ * unansweredAtLeaf reads (the calls of the latest answer and the results that followed it).
+ */
+export function sinceLastAnswer(tree: EntryLookup, leafId: string | null): Entry[] {
+  const rev: Entry[] = [];
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined) {
+    if (cur.type !== 'leaf') {
+      rev.push(cur);
+      if (cur.type === 'user' || cur.type === 'assistant' || cur.type === 'capsule') break;
+    }
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return rev.reverse();
+}
+
+/** What a branch gained since an entry: `grew` when `sinceId` is on it (then `entries` are those after it), else the whole branch. */
+export interface Growth {
+  readonly grew: boolean;
+  readonly entries: readonly Entry[];
+}
+
+/** The entries after `sinceId` on the branch ending at `leafId`, found from the leaf: O(growth), a whole walk only after a leaf move. */
+export function growthSince(tree: EntryLookup, leafId: string | null, sinceId: string | undefined): Growth {
+  const rev: Entry[] = [];
+  let cur = leafId === null ? undefined : tree.get(leafId);
+  while (cur !== undefined) {
+    if (sinceId !== undefined && cur.id === sinceId) return { grew: true, entries: rev.reverse() };
+    if (cur.type !== 'leaf') rev.push(cur);
+    cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
+  }
+  return { grew: false, entries: rev.reverse() };
+}

@@ -1,4 +1,5 @@
 // The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
+import { RunningFigures, type BranchFigures } from './branchFigures.js';
 import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
 import { isSubagentEntry } from './subagentRef.js';
@@ -22,6 +23,8 @@ export class SessionTree {
   private readonly problemList = new ProblemList<TreeProblem>();
   private latest: TreeProblem | undefined;
   private leaf: string | null = null;
+  /** Figures of the active branch, kept up to date by add() (a leaf move rebuilds them on the next read). */
+  private readonly running = new RunningFigures(() => this.branch());
 
   /**
    * `partial`: the tree holds only the end of a file (read first, src/node/tailRead.ts), so a parent or a leaf
@@ -94,9 +97,16 @@ export class SessionTree {
     }
     this.byId.set(entry.id, entry);
     this.order.push(entry);
+    const before = this.leaf;
     // A subagent's entries are a side branch: the session's leaf (the parent's) stays where it was.
     if (!isSubagentEntry(entry)) this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
+    this.running.appended(entry, before);
     return true;
+  }
+
+  /** Counts, savings, the model and epoch in force on the active branch: running values, no walk unless the leaf moved. */
+  figures(): BranchFigures {
+    return this.running.get();
   }
 
   /** The conversation path from the root to `leafId` (default: the active leaf), root first, leaf moves excluded. */

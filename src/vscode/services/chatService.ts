@@ -8,7 +8,7 @@ import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
-import { budgetOf } from '../../node/sessionBudget.js';
+import { budgetOfLeaf } from '../../node/sessionBudget.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
 import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../../node/sessionRewind.js';
@@ -171,7 +171,7 @@ export class ChatService extends Disposable implements OpenChat {
     const store = this.store;
     try {
       this.#measuredAt = Date.now();
-      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOf(store.tree.branch(), this.basis(), this.#measuredAt) : undefined;
+      this.#budget = this.#agent ? this.#agent.budget() : store ? budgetOfLeaf(store, this.basis(), this.#measuredAt) : undefined;
     } catch (err) {
       this.#budget = undefined;
       this.d.logger.log('error', 'Could not compute the context budget', { error: errorMessage(err) });

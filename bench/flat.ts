@@ -1,0 +1,127 @@
+// Benchmark: per-turn costs against session length (1k–1M entries, a capsule every 400): a whole turn, the meter per appended entry, the Checkpoints tree refresh and the chat snapshot, each as a ratio to `node -e 0` measured in the same run.
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median, type BenchRow } from './lib.js';
+import { startFakeOpenAI } from '../test/fakes/openaiServer.js';
+import { agentResponder, openSession } from '../test/unit/agent/agentHelpers.js';
+import { writeLongSession } from '../test/support/longSession.js';
+import { spanSinceCapsule } from '../src/engine/compaction/cut.js';
+import { planOfBranch } from '../src/engine/compaction/ledger.js';
+import { momentsOf } from '../src/engine/transcript/moments.js';
+import { TranscriptView } from '../src/vscode/projection/transcriptView.js';
+import { pageOf } from '../src/vscode/projection/transcriptItems.js';
+
+/** Sizes and runs; CAPSULE_BENCH_FLAT_MAX caps the largest size (e.g. 100000 on a small machine). */
+const PLAN: readonly { readonly entries: number; readonly turns: number; readonly refreshRuns: number }[] = [
+  { entries: 1_000, turns: 9, refreshRuns: 9 },
+  { entries: 10_000, turns: 9, refreshRuns: 9 },
+  { entries: 100_000, turns: 7, refreshRuns: 5 },
+  { entries: 1_000_000, turns: 5, refreshRuns: 3 },
+];
+
+function timed(fn: () => void): number {
+  const t0 = performance.now();
+  fn();
+  return performance.now() - t0;
+}
+
+function nodeFloor(runs: number): number {
+  return median(
+    Array.from({ length: runs }, () => {
+      const t0 = performance.now();
+      spawnSync(process.execPath, ['-e', '0']);
+      return performance.now() - t0;
+    }),
+  );
+}
+
+/** A row whose ratio is to the floor of this run (`x floor`: the cost in empty Node starts). */
+function row(name: string, ms: number, runs: number, floorMs: number, extra: Readonly<Record<string, number | string>>): BenchRow {
+  return { name, medianMs: ms, runs, baselineName: 'node -e 0', baselineMedianMs: floorMs, speedup: ms > 0 ? floorMs / ms : Number.POSITIVE_INFINITY, extra: { ...extra, xFloor: Number((ms / floorMs).toFixed(3)) } };
+}
+
+/** The test context openSession's temp-dir helper is not used here: the bench cleans up itself. */
+async function measure(n: number, turns: number, refreshRuns: number, floorMs: number): Promise<BenchRow[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'capsule-bench-flat-'));
+  const server = await startFakeOpenAI({ window: 128_000 });
+  try {
+    await writeFile(join(dir, 'notes.txt'), 'a small file the agent reads\n');
+    const path = join(dir, 'chat.jsonl');
+    await writeLongSession(path, n, dir);
+    server.setFallback(agentResponder(() => [{ name: 'read_file', arguments: { path: 'notes.txt' } }], 'It is a small file.'));
+    const { session } = await openSession(server, dir, { sessionPath: path, window: 128_000, maxOutput: 4096, settings: {} });
+    try {
+      const label = n.toLocaleString('en-US');
+      const meter: number[] = [];
+      const unlisten = session.store.onAppended(() => meter.push(timed(() => session.budget())));
+      const turn = async (): Promise<number> => {
+        const t0 = performance.now();
+        const r = await session.agent.runTurn({ userText: 'read the notes', signal: new AbortController().signal });
+        if (r.status !== 'completed') throw new Error(`bench turn ${r.status}: ${r.error ?? ''}`);
+        return performance.now() - t0;
+      };
+      await turn(); // the first turn writes the session's model entry and epoch base: not per-turn work
+      meter.length = 0;
+      const turnMs: number[] = [];
+      for (let i = 0; i < turns; i++) turnMs.push(await turn());
+      unlisten();
+      const store = session.store;
+      // The Checkpoints tree's refresh of the open chat (src/vscode/views/checkpointsTree.ts).
+      const refresh = median(
+        Array.from({ length: refreshRuns }, () =>
+          timed(() => {
+            const own = store.tree.entries().filter((e) => e.subagent === undefined);
+            const branch = store.tree.branch();
+            momentsOf(own, branch);
+            spanSinceCapsule(branch);
+          }),
+        ),
+      );
+      // The chat snapshot: the items of the first page the webview is sent, and the plan (src/vscode/projection/chatProjection.ts).
+      const view = new TranscriptView();
+      const basis = session.basis();
+      const snapshot = median(
+        Array.from({ length: refreshRuns }, () =>
+          timed(() => {
+            pageOf(view.items(store, basis));
+            planOfBranch(store.tree.branch());
+          }),
+        ),
+      );
+      const extra = { entries: store.entries().length };
+      return [
+        row(`whole turn, instant model (${label} entries)`, median(turnMs), turns, floorMs, extra),
+        row(`meter per appended entry (${label} entries)`, median(meter), meter.length, floorMs, extra),
+        row(`Checkpoints tree refresh (${label} entries)`, refresh, refreshRuns, floorMs, extra),
+        row(`chat snapshot items + plan (${label} entries)`, snapshot, refreshRuns, floorMs, extra),
+      ];
+    } finally {
+      await session.close();
+    }
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const max = Number(process.env.CAPSULE_BENCH_FLAT_MAX ?? Number.POSITIVE_INFINITY);
+  const rows: BenchRow[] = [];
+  const floorMs = nodeFloor(9);
+  for (const p of PLAN) {
+    if (p.entries > max) continue;
+    rows.push(...(await measure(p.entries, p.turns, p.refreshRuns, floorMs)));
+    await new Promise((r) => setImmediate(r));
+  }
+  // Growth from 10k to the largest size measured: the goal is ≤ 1.5× for every per-turn row.
+  const at = (prefix: string, n: number): BenchRow | undefined => rows.find((r) => r.name.startsWith(prefix) && r.name.includes(`(${n.toLocaleString('en-US')} entries)`));
+  const largest = Math.max(...PLAN.filter((p) => p.entries <= max).map((p) => p.entries));
+  for (const prefix of ['whole turn', 'meter per appended entry', 'Checkpoints tree refresh', 'chat snapshot']) {
+    const a = at(prefix, 10_000);
+    const b = at(prefix, largest);
+    if (a !== undefined && b !== undefined && largest > 10_000) rows.push({ name: `${prefix}: ${largest.toLocaleString('en-US')} vs 10,000 entries`, medianMs: b.medianMs, runs: b.runs, baselineName: '10,000 entries', baselineMedianMs: a.medianMs, speedup: a.medianMs / b.medianMs, extra: { growth: Number((b.medianMs / a.medianMs).toFixed(2)) } });
+  }
+  return rows;
+}
