@@ -1,4 +1,5 @@
 // The host⇄webview message contract: zod schemas, one discriminated union per direction, types derived from them.
+import { VIEW_COMMAND_IDS, type ViewCommandId } from './commands.js';
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import { z } from 'zod';
 import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
@@ -65,8 +66,8 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
 export const MessageActionSchema = z.enum(['rewind', 'edit', 'retry', 'compactUpTo']);
 export type MessageAction = z.infer<typeof MessageActionSchema>;
 
-/** The header's buttons; each runs the same action as the contributed `capsule.*` command of that name. */
-export const WebviewCommandSchema = z.enum(['compactContext', 'showBudget', 'toggleAutoCompact', 'newChat', 'showLatestCapsule', 'refresh']);
+/** The view's buttons name a palette command of the catalog by its id; each runs what the palette runs. */
+export const WebviewCommandSchema = z.enum(VIEW_COMMAND_IDS as readonly ViewCommandId[] as [ViewCommandId, ...ViewCommandId[]]);
 
 export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
