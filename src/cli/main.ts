@@ -29,7 +29,7 @@ const COMMANDS: Readonly<Record<string, { run: Command; usage: string; about: st
 
 function help(): string {
   const lines = ['capsule — context-capsule sessions from the command line', '', 'Commands:'];
-  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${c.usage}`, `      ${c.about}`);
+  for (const c of Object.values(COMMANDS)) lines.push(`  ${c.usage}`, `      ${c.about}`);
   return lines.join('\n');
 }
 

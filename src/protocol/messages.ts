@@ -3,7 +3,7 @@ import { VIEW_COMMAND_IDS, type ViewCommandId } from './commands.js';
 import { API_KEY_MAX, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import * as z from 'zod/mini';
 import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
-import { CapsuleViewSchema, CompactionCardSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
+import { CapsuleViewSchema, SettingsTargetSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
 export * from './views.js';

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { nothingListeningHint } from '../../src/engine/provider/turnFault.js';
 import { screenshot } from './browser.js';
 import { NOT_STARTED, startE2e, step, stopE2e } from './session.js';
-import { ChatView, waitUntil } from './chatView.js';
+import { ChatView } from './chatView.js';
 import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 /** Unknown to the built-in table, on a server that reports no window: nobody knows its window. */

@@ -9,7 +9,6 @@ import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { showProjectMemory } from '../actions/memoryActions.js';
 import { addSelectionToChat } from '../actions/contextActions.js';
-import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';

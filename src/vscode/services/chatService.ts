@@ -14,7 +14,7 @@ import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../..
 import { previewRewindOf, rewindOf, switchBranchOf, undoCompactionOf, type LeafMoveHost } from './leafMoves.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
-import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
+import type { ModelOption, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
 import { parseSlash, runsImmediately, type ParsedSlash } from '../../protocol/commands.js';
