@@ -3,6 +3,7 @@ import type { BudgetView, ModelOption, SessionView, SettingsView, WebviewCommand
 import { renderBudgetLine, renderBudgetPanel, windowFigure } from './budgetView.js';
 import { button, el } from './dom.js';
 import { fullTokens, shortTokens } from '../src/protocol/format.js';
+import { COMMANDS, VIEW_COMMAND_IDS, type CommandSpec } from '../src/protocol/commands.js';
 
 export interface HeaderActions {
   command(c: WebviewCommand): void;
@@ -36,14 +37,17 @@ export class ChatHeader {
 
   constructor(private readonly actions: HeaderActions) {
     this.element = el('header', { className: 'chat-header' }, [this.#title, this.#model, this.#budget, this.#toolbar]);
-    const act = (iconName: string, label: string, command: WebviewCommand): HTMLButtonElement => {
-      const b = button({ icon: iconName, label });
-      b.addEventListener('click', () => this.actions.command(command));
-      return b;
-    };
+    // The catalog's commands with a toolbar label, in catalog order, then the setup panel's gear.
+    const buttons = VIEW_COMMAND_IDS.flatMap((id) => {
+      const spec: CommandSpec = COMMANDS[id];
+      if (spec.toolbar === undefined || spec.icon === undefined) return [];
+      const b = button({ icon: spec.icon, label: spec.toolbar });
+      b.addEventListener('click', () => this.actions.command(id));
+      return [b];
+    });
     const setup = button({ icon: 'gear', label: 'Provider setup' });
     setup.addEventListener('click', () => this.actions.toggleSetup());
-    this.#toolbar.replaceChildren(act('fold', 'Compact context now', 'compactContext'), act('add', 'New chat', 'newChat'), setup);
+    this.#toolbar.replaceChildren(...buttons, setup);
   }
 
   showSession(session: SessionView | null): void {
@@ -88,7 +92,7 @@ export class ChatHeader {
         this.#budget.replaceChildren();
         return;
       }
-      const details = el('details', { className: 'budget-details' }, [renderBudgetLine(b), renderBudgetPanel(b, this.#autoCompactToggle(), () => this.actions.command('showBudget'))]);
+      const details = el('details', { className: 'budget-details' }, [renderBudgetLine(b), renderBudgetPanel(b, this.#autoCompactToggle(), () => this.actions.command('budget'))]);
       details.open = this.#detailsOpen;
       details.addEventListener('toggle', () => {
         this.#detailsOpen = details.open;

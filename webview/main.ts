@@ -8,7 +8,7 @@ import { Composer } from './composer.js';
 import { ERROR_ACTION_EVENT, type ErrorAction } from './errorCard.js';
 import { Announcer, button, el } from './dom.js';
 import { ChatHeader } from './header.js';
-import { parseHostMessage } from './hostGuard.js';
+import { parseHostMessage } from '../src/protocol/messages.js';
 import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { stallLineFor } from './stallLine.js';
@@ -268,9 +268,6 @@ function onMessage(msg: HostToWebview): void {
       composer.setBarrier(barrier.running);
       break;
     }
-    case 'compactionCard':
-      list.append([{ id: msg.id, kind: 'compaction', card: msg.card, timestamp: msg.timestamp }]);
-      break;
     case 'capsule':
       viewer.show(msg.capsule);
       break;
@@ -337,14 +334,15 @@ function root(): HTMLElement {
 window.addEventListener('error', (e) => reportError(e.message, e.error instanceof Error ? e.error.stack : undefined));
 window.addEventListener('unhandledrejection', (e) => reportError(String(e.reason)));
 window.addEventListener('message', (e: MessageEvent<unknown>) => {
-  const msg = parseHostMessage(e.data);
-  if (!msg) {
+  // The host's own schemas (zod/mini): a field added on one side and not the other cannot be dropped silently here.
+  const parsed = parseHostMessage(e.data);
+  if (!parsed.ok) {
     const type = typeof e.data === 'object' && e.data !== null ? String((e.data as { type?: unknown }).type) : typeof e.data;
-    reportError(`Ignored a malformed message from the host (type ${type.slice(0, 60)})`);
+    reportError(`Ignored a malformed message from the host (type ${type.slice(0, 60)}): ${parsed.error.slice(0, 300)}`);
     return;
   }
   try {
-    onMessage(msg);
+    onMessage(parsed.message);
   } catch (err) {
     reportError(err instanceof Error ? err.message : String(err), err instanceof Error ? err.stack : undefined);
   }

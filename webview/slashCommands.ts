@@ -1,37 +1,12 @@
-// The chat's slash commands and the completion list for a draft; pure (no DOM) so it is tested in plain Node.
+// The completion list for a draft, from the command catalog; pure (no DOM) so it is tested in plain Node.
+import { COMMANDS, SLASH_COMPLETIONS, type SlashCompletion } from '../src/protocol/commands.js';
 
-export interface SlashCommand {
-  /** What the popup shows, with argument placeholders. */
-  readonly label: string;
-  /** What picking it puts in the input. */
-  readonly insert: string;
-  readonly detail: string;
-}
+/** The popup's lines, from the one command catalog. */
+export const SLASH_COMMANDS: readonly Completion[] = SLASH_COMPLETIONS;
 
-export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  { label: '/compact [focus]', insert: '/compact ', detail: 'Compact the context now; optional focus for the summary' },
-  { label: '/budget', insert: '/budget', detail: 'Show the context budget' },
-  { label: '/auto-compact on', insert: '/auto-compact on', detail: 'Turn automatic compaction on' },
-  { label: '/auto-compact off', insert: '/auto-compact off', detail: 'Turn soft triggers off (hard-limit protection stays on)' },
-  { label: '/checkpoint [note]', insert: '/checkpoint ', detail: 'Mark this moment; rewind to it from the Checkpoints tree' },
-  { label: '/milestone [note]', insert: '/milestone ', detail: 'Record a milestone (compacts at the next request when auto-compact is on)' },
-  { label: '/pivot [note]', insert: '/pivot ', detail: 'Record a plan pivot (compacts at the next request when auto-compact is on)' },
-  { label: '/capsule', insert: '/capsule', detail: 'Show the latest capsule' },
-  { label: '/capsule create "title"', insert: '/capsule create "', detail: 'Save the current state as a portable capsule' },
-  { label: '/capsule export ck_… path', insert: '/capsule export ', detail: 'Write a checkpoint’s capsule to a .capsule.md file' },
-  { label: '/capsule load path', insert: '/capsule load ', detail: 'Load a .capsule.md file as data' },
-  { label: '/mode ask', insert: '/mode ask', detail: 'Ask mode: read-only, writes and commands are refused' },
-  { label: '/mode agent', insert: '/mode agent', detail: 'Agent mode: edits and commands with your approval' },
-  { label: '/skills', insert: '/skills', detail: 'List the skills, their tokens and which are active' },
-];
+export type Completion = SlashCompletion;
 
-export interface Completion {
-  readonly label: string;
-  readonly insert: string;
-  readonly detail: string;
-}
-
-const EXPORT_PREFIX = '/capsule export ';
+const EXPORT_PREFIX = `/${COMMANDS.capsuleExport.slash.name} `;
 
 /**
  * Completions for `draft` (the whole input), newest checkpoints first for `/capsule export ck_…`.

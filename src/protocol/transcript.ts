@@ -1,11 +1,14 @@
 // What the chat list shows: transcript items (one union on `kind`), compaction cards, and the capsule viewer's content.
 import { LIMITS, LIST_LIMITS, PATH_MAX } from './limits.js';
-import { z } from 'zod';
-import { TriggerSchema } from '../engine/transcript/schema.js';
+import * as z from 'zod/mini';
+import type { Trigger } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
 
-/** The triggers of docs/behaviour.md#triggers, shared with the transcript so a new trigger cannot be forgotten here. */
-export { TriggerSchema };
+/** The triggers of docs/behaviour.md#triggers (the webview bundles this list, not the engine's schema module). */
+export const TriggerSchema = z.enum(['hard_limit', 'context_overflow', 'milestone', 'plan_pivot', 'turn_complete', 'auto_threshold', 'user', 'idle', 'model_switch']);
+/** A trigger added to the transcript and not here (or the reverse) fails to compile. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const TRIGGERS_AGREE: Same<Trigger, z.infer<typeof TriggerSchema>> = true;
 export const QualitySchema = z.enum(['full', 'partial', 'degraded']);
 export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
 export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
@@ -14,7 +17,7 @@ export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot
 export const CompactionCardSchema = z.object({
   checkpointId,
   trigger: TriggerSchema,
-  operationId: text(LIMITS.id).optional(),
+  operationId: z.optional(text(LIMITS.id)),
   tokensBefore: amount,
   tokensAfter: amount,
   before: BudgetCategoriesSchema,
@@ -22,28 +25,27 @@ export const CompactionCardSchema = z.object({
   durationMs: amount,
   quality: QualitySchema,
   /** Why the deterministic fallback capsule was used (degraded capsules only). */
-  fallbackReason: text(LIMITS.line).optional(),
+  fallbackReason: z.optional(text(LIMITS.line)),
   /** Escalation level 0–3 (docs/behaviour.md#cut). */
-  level: z.number().int().min(0).max(3).optional(),
+  level: z.optional(z.int().check(z.gte(0), z.lte(3))),
   /** A capsule loaded from a file (`/capsule load`): it adds context instead of summarizing this chat's. */
-  loaded: z.boolean().optional(),
+  loaded: z.optional(z.boolean()),
   /** The compaction was undone on this branch: the model sees the history it summarized (redo is offered). */
-  undone: z.boolean().optional(),
+  undone: z.optional(z.boolean()),
   /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */
-  retention: z
+  retention: z.optional(z
     .object({
       line: text(300),
-      dropped: z.array(z.object({ category: z.enum(['files', 'commands', 'errors', 'identifiers']), item: text(500) })).max(200),
+      dropped: z.array(z.object({ category: z.enum(['files', 'commands', 'errors', 'identifiers']), item: text(500) })).check(z.maxLength(200)),
       /** Lost files and commands appended to the capsule from the transcript. */
       appended: amount,
-    })
-    .optional(),
+    })),
 });
 
-const base = { id: itemId, timestamp: text(LIMITS.stamp).optional() };
+const base = { id: itemId, timestamp: z.optional(text(LIMITS.stamp)) };
 
 /** Workspace-relative paths the host found on disk, as the text writes them. */
-export const LinksSchema = z.array(text(PATH_MAX).min(1)).max(LIST_LIMITS.links);
+export const LinksSchema = z.array(text(PATH_MAX).check(z.minLength(1))).check(z.maxLength(LIST_LIMITS.links));
 
 /**
  * Where the conversation forks at this item (docs/rewind.md#branches): it is branch `index` of `count`, and the
@@ -52,38 +54,40 @@ export const LinksSchema = z.array(text(PATH_MAX).min(1)).max(LIST_LIMITS.links)
  */
 export const BranchViewSchema = z
   .object({
-    index: z.number().int().min(1),
-    count: z.number().int().min(2).max(LIST_LIMITS.branches),
-    previous: itemId.optional(),
-    next: itemId.optional(),
+    index: z.int().check(z.gte(1)),
+    count: z.int().check(z.gte(2), z.lte(LIST_LIMITS.branches)),
+    previous: z.optional(itemId),
+    next: z.optional(itemId),
   })
-  .refine((b) => b.index <= b.count, { message: 'index is at most count' })
-  .refine((b) => (b.previous !== undefined) === (b.index > 1) && (b.next !== undefined) === (b.index < b.count), { message: 'previous exists except on the first branch, next except on the last' });
+  .check(
+    z.refine((b) => b.index <= b.count, { message: 'index is at most count' }),
+    z.refine((b) => (b.previous !== undefined) === (b.index > 1) && (b.next !== undefined) === (b.index < b.count), { message: 'previous exists except on the first branch, next except on the last' }),
+  );
 
 export const UserItemSchema = z.object({
   ...base,
   kind: z.literal('user'),
   text: text(LIMITS.input),
   /** The `clientId` of the `send` that produced it, so the webview can drop its pending chip. */
-  clientId: text(LIMITS.id).optional(),
+  clientId: z.optional(text(LIMITS.id)),
   /** Existing workspace paths the message names (its `@` mentions): only these become links. */
-  links: LinksSchema.optional(),
+  links: z.optional(LinksSchema),
   /** How many images went with the message (the bytes stay in the transcript, not in the view). */
-  images: z.number().int().min(1).max(100).optional(),
+  images: z.optional(z.int().check(z.gte(1), z.lte(100))),
   /** The message is one of several sent at the same moment (edit and resend). */
-  branch: BranchViewSchema.optional(),
+  branch: z.optional(BranchViewSchema),
 });
 export const AssistantItemSchema = z.object({
   ...base,
   kind: z.literal('assistant'),
   markdown: text(LIMITS.document),
   /** True while `streamDelta`s are still arriving for this item. */
-  streaming: z.boolean().optional(),
-  model: text(LIMITS.id).optional(),
+  streaming: z.optional(z.boolean()),
+  model: z.optional(text(LIMITS.id)),
   /** Paths the answer mentions that exist in the workspace: only these become links that open the file. */
-  links: LinksSchema.optional(),
+  links: z.optional(LinksSchema),
   /** The answer is one of several to the same message (Retry), or continues a moment another branch also continues. */
-  branch: BranchViewSchema.optional(),
+  branch: z.optional(BranchViewSchema),
 });
 /** A subagent's state on its `task` card (docs/subagents.md#seeing-them): compacting is its own barrier at work; stopped carries why. */
 export const SubagentStatusSchema = z.enum(['running', 'compacting', 'done', 'stopped']);
@@ -91,7 +95,7 @@ export const SubagentViewSchema = z.object({
   id: text(LIMITS.id),
   description: text(LIMITS.label),
   status: SubagentStatusSchema,
-  reason: text(LIMITS.notice).optional(),
+  reason: z.optional(text(LIMITS.notice)),
   /** The subagent's own context (its last request) and window: its meter, never added to the chat's. */
   contextTokens: amount,
   contextWindow: amount,
@@ -107,8 +111,8 @@ export const SubagentLineSchema = z.object({
   kind: z.enum(['user', 'assistant', 'tool', 'compaction']),
   text: text(LIMITS.answer),
   /** The tool's name (tool lines). */
-  name: text(LIMITS.id).optional(),
-  status: ToolStatusSchema.optional(),
+  name: z.optional(text(LIMITS.id)),
+  status: z.optional(ToolStatusSchema),
 });
 export const ToolItemSchema = z.object({
   ...base,
@@ -117,14 +121,14 @@ export const ToolItemSchema = z.object({
   /** One line saying what the call was asked to do, e.g. `src/app.ts lines 1–80`. */
   argsSummary: text(LIMITS.notice),
   status: ToolStatusSchema,
-  durationMs: amount.optional(),
-  resultPreview: text(LIMITS.answer).optional(),
+  durationMs: z.optional(amount),
+  resultPreview: z.optional(text(LIMITS.answer)),
   /** Existing workspace paths named by the call or its result: only these become links. */
-  links: LinksSchema.optional(),
+  links: z.optional(LinksSchema),
   /** An applied write_file / edit_file: "Show diff" opens the before and after of this edit. */
-  diff: z.boolean().optional(),
+  diff: z.optional(z.boolean()),
   /** A `task` call: the subagent it runs, shown as its card. */
-  subagent: SubagentViewSchema.optional(),
+  subagent: z.optional(SubagentViewSchema),
 });
 export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
 export const CheckpointItemSchema = z.object({
@@ -132,7 +136,7 @@ export const CheckpointItemSchema = z.object({
   kind: z.literal('checkpoint'),
   checkpointId,
   checkpointKind: CheckpointKindViewSchema,
-  note: text(LIMITS.detail).optional(),
+  note: z.optional(text(LIMITS.detail)),
 });
 /** Which setting an error card's "Open settings" opens: the key, the model id, the base URL (docs/behaviour.md#errors). */
 export const SettingsTargetSchema = z.enum(['apiKey', 'model', 'baseUrl']);
@@ -141,16 +145,16 @@ export const FaultViewSchema = z.object({
   turnId: itemId,
   title: text(LIMITS.label),
   /** host[:port]; never a path, query or key. */
-  endpoint: text(LIMITS.label).optional(),
-  status: z.number().int().min(100).max(599).optional(),
-  code: text(LIMITS.id).optional(),
+  endpoint: z.optional(text(LIMITS.label)),
+  status: z.optional(z.int().check(z.gte(100), z.lte(599))),
+  code: z.optional(text(LIMITS.id)),
   message: text(LIMITS.notice),
   hint: text(LIMITS.notice),
-  settings: SettingsTargetSchema.optional(),
+  settings: z.optional(SettingsTargetSchema),
   /** This is still the last turn of the branch, so Retry can send it again. */
   retry: z.boolean(),
 });
-export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer), fault: FaultViewSchema.optional() });
+export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer), fault: z.optional(FaultViewSchema) });
 export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
 /** The agent stopped a doom loop (the same tool call three times in a row): the user chooses Continue or Stop. */
 export const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
@@ -168,25 +172,25 @@ export const TranscriptItemSchema = z.discriminatedUnion('kind', [
 
 /** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
 export const MAX_ITEMS_PER_MESSAGE = LIST_LIMITS.items;
-export const TranscriptItemsSchema = z.array(TranscriptItemSchema).max(MAX_ITEMS_PER_MESSAGE);
+export const TranscriptItemsSchema = z.array(TranscriptItemSchema).check(z.maxLength(MAX_ITEMS_PER_MESSAGE));
 
 /** The capsule viewer's content: the sections and ledger, and the previous capsule's text for the line diff. */
 export const CapsuleViewSchema = z.object({
   checkpointId,
-  title: text(LIMITS.label).optional(),
+  title: z.optional(text(LIMITS.label)),
   trigger: TriggerSchema,
   quality: QualitySchema,
-  degradedReason: text(LIMITS.line).optional(),
+  degradedReason: z.optional(text(LIMITS.line)),
   tokens: amount,
-  createdAt: text(LIMITS.stamp).optional(),
-  sections: z.array(z.object({ name: text(LIMITS.id), body: text(LIMITS.delta) })).max(LIST_LIMITS.sections),
+  createdAt: z.optional(text(LIMITS.stamp)),
+  sections: z.array(z.object({ name: text(LIMITS.id), body: text(LIMITS.delta) })).check(z.maxLength(LIST_LIMITS.sections)),
   /** The exact ledger built from the transcript (docs/behaviour.md#capsule), as markdown. */
   ledger: text(LIMITS.capsule),
   /** The whole capsule as the model sees it (sections + ledger), the right side of the diff. */
   text: text(LIMITS.input),
-  previous: z.object({ checkpointId, text: text(LIMITS.input) }).nullable(),
+  previous: z.nullable(z.object({ checkpointId, text: text(LIMITS.input) })),
   /** Existing workspace paths the sections and ledger name: only these become links. */
-  links: LinksSchema.optional(),
+  links: z.optional(LinksSchema),
 });
 
 export type Quality = z.infer<typeof QualitySchema>;

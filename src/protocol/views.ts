@@ -1,16 +1,16 @@
 // Plain view shapes the host derives from its state (budget, session, settings) and the field helpers every schema uses.
 import { LIMITS } from './limits.js';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** A finite number: JSON would turn NaN/Infinity into null, so they never pass. */
-export const count = z.number().finite();
+export const count = z.number();
 /** A non-negative finite number (token counts, durations). */
-export const amount = z.number().finite().nonnegative();
-export const text = (max: number): z.ZodString => z.string().max(max);
+export const amount = z.number().check(z.nonnegative());
+export const text = (max: number): z.ZodMiniString<string> => z.string().check(z.maxLength(max));
 /** Ids chosen by the host (entries, items, operations): bounded, never empty. */
-export const itemId = z.string().min(1).max(LIMITS.id);
+export const itemId = z.string().check(z.minLength(1)).check(z.maxLength(LIMITS.id));
 /** Checkpoint ids as the transcript writes them (`ck_…`); intents naming one are checked against the same shape. */
-export const checkpointId = z.string().regex(/^ck_[A-Za-z0-9_-]+$/).max(LIMITS.id);
+export const checkpointId = z.string().check(z.regex(/^ck_[A-Za-z0-9_-]+$/)).check(z.maxLength(LIMITS.id));
 
 export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
 
@@ -38,9 +38,8 @@ export const BudgetViewSchema = z.object({
   capsules: count,
   messages: count,
   turns: count,
-  lastCapsule: z
-    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'partial', 'degraded']) })
-    .optional(),
+  lastCapsule: z.optional(z
+    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'partial', 'degraded']) })),
   savingsRatio: count,
   reclaimableTokens: count,
   autoCompact: z.boolean(),
@@ -48,21 +47,21 @@ export const BudgetViewSchema = z.object({
   categories: BudgetCategoriesSchema,
   percentOfHard: count,
   /** Where the window came from; `default`: nobody reported it, so it is an assumption (shown as "window unknown — set it"). */
-  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
+  windowSource: z.optional(z.enum(['table', 'provider', 'learned', 'override', 'default'])),
   /** Instruction files and their tokens (part of the system prompt). */
-  instructions: z.array(z.object({ label: text(LIMITS.line), tokens: count })).max(200).optional(),
+  instructions: z.optional(z.array(z.object({ label: text(LIMITS.line), tokens: count })).check(z.maxLength(200))),
   /** The chat mode (Agent or read-only Ask); absent when the chat reads no instructions. */
-  mode: z.enum(['agent', 'ask']).optional(),
+  mode: z.optional(z.enum(['agent', 'ask'])),
 });
 
 export const SessionViewSchema = z.object({
   id: text(LIMITS.id),
-  title: text(LIMITS.label).optional(),
+  title: z.optional(text(LIMITS.label)),
   createdAt: text(LIMITS.stamp),
   /** Entries in the file (all branches). */
   entries: count,
   readOnly: z.boolean(),
-  readOnlyReason: text(LIMITS.line).optional(),
+  readOnlyReason: z.optional(text(LIMITS.line)),
   /** How many lines were skipped or repaired while loading. */
   problems: count,
 });
@@ -73,7 +72,7 @@ export const SettingsViewSchema = z.object({
   autoCompact: z.boolean(),
   /** False when settings are invalid or CAPSULE_AUTO_COMPACT=false. */
   softTriggersEnabled: z.boolean(),
-  warning: text(LIMITS.notice).optional(),
+  warning: z.optional(text(LIMITS.notice)),
 });
 
 export type MeasurementSource = z.infer<typeof MeasurementSourceSchema>;

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { nothingListeningHint } from '../../src/engine/provider/turnFault.js';
 import { screenshot } from './browser.js';
 import { NOT_STARTED, startE2e, step, stopE2e } from './session.js';
-import { ChatView, waitUntil } from './chatView.js';
+import { ChatView } from './chatView.js';
 import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 
 /** Unknown to the built-in table, on a server that reports no window: nobody knows its window. */
@@ -91,7 +92,7 @@ test('window unknown, a server error retried from its card, and a provider check
     const check = panel.locator('.setup-check.check-error');
     await check.waitFor({ timeout: 60_000 });
     assert.match((await check.textContent()) ?? '', new RegExp(`127\\.0\\.0\\.1:${port} · ECONNREFUSED`));
-    assert.match((await check.textContent()) ?? '', /Nothing is listening/);
+    assert.ok(((await check.textContent()) ?? '').includes(nothingListeningHint(`127.0.0.1:${port}`)), 'the refused-connection hint');
     await check.scrollIntoViewIfNeeded();
     await screenshot(page, '15-07a-provider-check-wrong-url');
     await panel.locator('input[data-field="baseUrl"]').fill(f.url);

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { budget, capsule, card, snapshot } from '../unit/protocol/samples.js';
+import { SLASH_COMPLETIONS } from '../../src/protocol/commands.js';
 import { browserForFile, ofType, openHarness, scenario, type Harness } from './harness.js';
 
 const browser = browserForFile();
@@ -100,7 +101,7 @@ test('the barrier shows the live percentage, keeps the input usable and queues, 
 test('a compaction card shows reason, figures by category, quality with the fallback reason, and opens the capsule', async () => {
   await scenario(browser, 'card-and-viewer', async (h) => {
     await h.send({ ...snapshot, transcript: { items: [], hasMore: false } });
-    await h.send({ type: 'compactionCard', id: 'card_1', card });
+    await h.send({ type: 'itemsAppended', items: [{ id: 'card_1', kind: 'compaction', card }] });
     const c = '[data-id="card_1"] .card';
     assert.equal(await text(h, `${c} .reason`), 'context size');
     assert.equal(await text(h, `${c} .card-figures`), '41k → 12.3k tokens · reclaimed 70% · 3.2 s · level 1');
@@ -171,7 +172,7 @@ test('slash completion: filter, arrows, Enter or Tab to pick, Escape to close, c
     const input = h.page.locator('textarea');
     const options = h.page.locator('#slash-popup [role=option]');
     await input.pressSequentially('/');
-    assert.equal(await options.count(), 14); // eleven commands, /mode agent, /mode ask and /skills
+    assert.equal(await options.count(), SLASH_COMPLETIONS.length); // every line of the catalog's popup
     await input.pressSequentially('au');
     assert.deepEqual(await h.page.locator('#slash-popup .slash-label').allTextContents(), ['/auto-compact on', '/auto-compact off']);
     await input.press('ArrowDown');

@@ -102,7 +102,7 @@ test('the meter opens the breakdown under the line (figures, legend, auto-compac
       assert.equal(await h.page.locator('.budget-panel .legend li').count(), 7);
       await h.page.getByRole('button', { name: /Auto-compact on/ }).click();
       await h.page.getByRole('button', { name: 'Show in the chat' }).click();
-      assert.deepEqual((await h.posted()).filter((m) => m.type === 'command').map((m) => (m.type === 'command' ? m.command : '')), ['toggleAutoCompact', 'showBudget']);
+      assert.deepEqual((await h.posted()).filter((m) => m.type === 'command').map((m) => (m.type === 'command' ? m.command : '')), ['toggleAutoCompact', 'budget']);
       await h.screenshot('header-breakdown');
     },
     { width: 292, height: HEIGHT },

@@ -96,7 +96,7 @@ test('every other place that shows host text treats it as text: user messages, t
     await assertInert(h);
     assert.equal(await h.value("document.querySelector('[data-id=\"u\"] .user-text').textContent"), evil);
     await h.page.locator('[data-id="c"] button[data-action="rewind"]').click();
-    await h.send({ type: 'compactionCard', id: 'k', card: { ...snapshot.transcript.items.flatMap((it) => (it.kind === 'compaction' ? [it.card] : []))[0], fallbackReason: evil } as never });
+    await h.send({ type: 'itemsAppended', items: [{ id: 'k', kind: 'compaction', card: { ...snapshot.transcript.items.flatMap((it) => (it.kind === 'compaction' ? [it.card] : []))[0], fallbackReason: evil } }] } as never);
     await h.page.locator('[data-id="k"] button[data-action="view-capsule"]').click();
     await h.send({ type: 'capsule', capsule: { ...capsule, title: evil, sections: [{ name: evil, body: PAYLOADS }], ledger: PAYLOADS, text: evil, previous: { checkpointId: 'ck_p', text: PAYLOADS } } });
     for (const tab of ['#tab-sections', '#tab-ledger', '#tab-diff']) {

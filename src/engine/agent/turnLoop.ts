@@ -12,7 +12,7 @@ import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, TurnFault, Us
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
 import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
-import { type AgentDeps, errText, infoOf } from './agentDeps.js';
+import { type AgentDeps, infoOf } from './agentDeps.js';
 import type { FaultInfo } from '../provider/faults.js';
 import { learnWindow } from './windowLearning.js';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type TurnState } from './turnRequest.js';

@@ -89,6 +89,11 @@ export function turnFaultOf(f: FaultInfo, endpoint?: string): TurnFault {
   };
 }
 
+/** The hint for a refused connection, exported so every test tier checks the one copy. */
+export function nothingListeningHint(where: string): string {
+  return `Nothing is listening at ${where}: start the server (Ollama, LM Studio, vLLM…) or correct the base URL.`;
+}
+
 /** What to do about it, and which setting to open when a setting is the likely cause. */
 export function faultAdvice(f: TurnFault): FaultAdvice {
   const where = f.endpoint ?? 'the server';
@@ -108,7 +113,7 @@ export function faultAdvice(f: TurnFault): FaultAdvice {
     case 'server':
       return { hint: `${where} failed while answering: Retry; if it keeps failing, look at the server's log.` };
     case 'connection_refused':
-      return { hint: `Nothing is listening at ${where}: start the server (Ollama, LM Studio, vLLM…) or correct the base URL.`, settings: 'baseUrl' };
+      return { hint: nothingListeningHint(where), settings: 'baseUrl' };
     case 'dns':
       return { hint: `The host name ${where} could not be found: check the base URL.`, settings: 'baseUrl' };
     case 'timeout':

@@ -1,4 +1,4 @@
-// The chat's slash commands and the capsule actions behind them: /compact, /budget, /auto-compact, /capsule show|create|export|load.
+// The chat's slash commands (one handler per catalog entry of src/protocol/commands.ts) and the actions behind them.
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
@@ -6,7 +6,7 @@ import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentRe
 import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
-import type { SlashCommand } from '../base/slash.js';
+import { helpLines, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
 import { readSetting, writeSetting } from '../services/settings.js';
 import { createPortable, exportTo, loadCapsule } from './capsuleActions.js';
 import { noteMemoryNotWritten } from './memoryActions.js';
@@ -15,34 +15,33 @@ import { showSkills, switchMode } from './modeActions.js';
 
 export { resolveUserPath, workspaceRoot } from './paths.js';
 
+type Handler<K extends SlashCommandId> = (host: Services, c: Extract<ChatCommand, { readonly kind: K }>, signal: AbortSignal) => Promise<void> | void;
+
+/** What each slash command does; a command of the catalog without its handler here does not compile. */
+const SLASH_HANDLERS = {
+  compact: (host, c, signal) => compact(host, c.focus, signal),
+  budget: (host) => showBudget(host),
+  autoCompact: async (host, c) => host.out.info(await setAutoCompact(c.state === 'on')),
+  checkpoint: (host, c) => recordCheckpoint(host, 'user', c.note),
+  milestone: (host, c) => recordCheckpoint(host, 'milestone', c.note),
+  pivot: (host, c) => recordCheckpoint(host, 'plan_pivot', c.note),
+  capsuleShow: (host) => showLatestCapsule(host),
+  capsuleCreate: (host, c, signal) => createPortable(host, c.title, signal),
+  capsuleExport: (host, c) => exportTo(host, c.checkpointId, c.path),
+  capsuleLoad: (host, c) => loadCapsule(host, c.path, true),
+  mode: (host, c) => switchMode(host, c.mode),
+  skills: (host) => showSkills(host),
+  help: (host) => host.out.info(helpLines().join('\n')),
+} satisfies { readonly [K in SlashCommandId]: Handler<K> };
+
 /** Runs one parsed slash command; the palette and the toolbar call the same functions. */
-export async function runSlash(host: Services, c: SlashCommand, signal: AbortSignal): Promise<void> {
-  switch (c.kind) {
-    case 'compact':
-      return compact(host, c.focus, signal);
-    case 'budget':
-      return showBudget(host);
-    case 'autoCompact':
-      host.out.info(await setAutoCompact(c.on));
-      return;
-    case 'capsuleShow':
-      return showLatestCapsule(host);
-    case 'capsuleCreate':
-      return createPortable(host, c.title, signal);
-    case 'capsuleExport':
-      return exportTo(host, c.checkpointId, c.path);
-    case 'capsuleLoad':
-      return loadCapsule(host, c.path, true);
-    case 'checkpoint':
-      return recordCheckpoint(host, c.checkpointKind, c.note);
-    case 'mode':
-      return switchMode(host, c.mode);
-    case 'skills':
-      return showSkills(host);
-    case 'invalid':
-      host.out.fail(c.message);
-      return;
+export async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {
+  if (c.kind === 'invalid') {
+    host.out.fail(c.message);
+    return;
   }
+  // The table is keyed by the command's own id, so the handler gets the arguments of that command.
+  await (SLASH_HANDLERS[c.kind] as Handler<typeof c.kind>)(host, c, signal);
 }
 
 /** `/checkpoint`, `/milestone`, `/pivot` (inside the work queue): milestone and pivot record their compaction intents. */

@@ -1,16 +1,14 @@
-// The palette commands (category "Capsule"); each id is contributed in package.json (a unit test checks both ways).
+// The palette commands (category "Capsule"): the catalog's, and those with their own pickers; each id is contributed in package.json (a unit test checks both ways).
 import * as vscode from 'vscode';
-import { paletteActions } from '../actions/paletteActions.js';
+import { PALETTE_ACTIONS } from '../actions/paletteActions.js';
+import { COMMANDS, PALETTE_COMMAND_IDS } from '../../protocol/commands.js';
 import type { Services } from '../actions/services.js';
-import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
-import { createCheckpoint, rewind } from '../actions/rewindActions.js';
-import { loadCapsule } from '../actions/capsuleActions.js';
+import { rewind } from '../actions/rewindActions.js';
 import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
 import { showProjectMemory } from '../actions/memoryActions.js';
 import { addSelectionToChat } from '../actions/contextActions.js';
-import { shortTokens } from '../../protocol/format.js';
 import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';
@@ -26,21 +24,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   const add = (disposable: vscode.Disposable): void => {
     context.subscriptions.push(disposable);
   };
-  const a = paletteActions(d);
-  add(vscode.commands.registerCommand('capsule.compactContext', () => a.compactContext()));
-  add(vscode.commands.registerCommand('capsule.showBudget', () => a.showBudget()));
-  add(vscode.commands.registerCommand('capsule.toggleAutoCompact', () => a.toggleAutoCompact()));
-  add(vscode.commands.registerCommand('capsule.newChat', () => a.newChat()));
-  add(vscode.commands.registerCommand('capsule.showLatestCapsule', () => a.showLatestCapsule()));
-  add(vscode.commands.registerCommand('capsule.refresh', () => a.refresh()));
-  const checkpointCommand = (kind: CheckpointKind, prompt: string) => async (): Promise<void> => {
-    const note = await vscode.window.showInputBox({ title: prompt, prompt: 'Shown in the Checkpoints tree', ignoreFocusOut: true });
-    if (note === undefined) return;
-    await createCheckpoint(d, kind, note.trim() === '' ? undefined : note.trim());
-  };
-  add(vscode.commands.registerCommand('capsule.createCheckpoint', checkpointCommand('user', 'A note for this checkpoint (optional)')));
-  add(vscode.commands.registerCommand('capsule.markMilestone', checkpointCommand('milestone', 'What was reached (optional)')));
-  add(vscode.commands.registerCommand('capsule.markPivot', checkpointCommand('plan_pivot', 'What changes in the plan (optional)')));
+  // The catalog's palette commands (src/protocol/commands.ts), each with its action; the rest are registered below.
+  for (const id of PALETTE_COMMAND_IDS) add(vscode.commands.registerCommand(COMMANDS[id].palette.id, () => PALETTE_ACTIONS[id](d)));
   // The diff editor's title buttons answer the approval of the edit it shows (the menu passes its resource).
   const editInView = (uri: unknown): string | undefined => d.approvals.pendingFor(uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri);
   add(vscode.commands.registerCommand('capsule.acceptEdit', async (uri: unknown) => {
@@ -101,24 +86,8 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   );
 
   add(vscode.commands.registerCommand('capsule.addSelectionToChat', () => addSelectionToChat(d)));
-  add(
-    vscode.commands.registerCommand('capsule.loadCapsule', async () => {
-      await d.view.reveal();
-      await loadCapsule(d, undefined, false);
-    }),
-  );
   add(vscode.commands.registerCommand('capsule.importConversation', () => importConversation(d)));
 
   add(vscode.commands.registerCommand('capsule.showProjectMemory', () => showProjectMemory(d)));
-  add(
-    vscode.commands.registerCommand('capsule.createCapsule', async () => {
-      const title = await vscode.window.showInputBox({ title: 'Create Portable Capsule', prompt: 'A title for the capsule (it is saved as a .capsule.md file you choose next)', ignoreFocusOut: true });
-      if (title === undefined || title.trim() === '') return;
-      await d.view.reveal();
-      // The same command as /capsule create, through the chat's queue; nobody typed it, so no message is echoed.
-      d.chat.enqueue(`Create portable capsule "${title.trim()}"`, { kind: 'capsuleCreate', title: title.trim() }, undefined, true);
-    }),
-  );
-
   registerTreeCommands(add, d);
 }

@@ -8,7 +8,7 @@ import { messageImages } from '../actions/imageActions.js';
 import type { McpServers } from '../services/mcpServers.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
 import type { WorkspaceFiles } from '../services/workspaceFiles.js';
-import { paletteActions } from '../actions/paletteActions.js';
+import { PALETTE_ACTIONS } from '../actions/paletteActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';
 import { checkProvider, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
@@ -138,26 +138,8 @@ export class IntentRouter {
     }
   }
 
-  /** The header's buttons run the palette's actions directly (no command ids, no slash strings parsed again). */
+  /** The view's buttons run the palette's actions directly (no command ids, no slash strings parsed again). */
   #toolbar(c: WebviewCommand): Promise<void> {
-    const a = paletteActions(this.d);
-    switch (c) {
-      case 'compactContext':
-        return a.compactContext();
-      case 'showBudget':
-        return a.showBudget();
-      case 'toggleAutoCompact':
-        return a.toggleAutoCompact();
-      case 'newChat':
-        return a.newChat();
-      case 'showLatestCapsule':
-        return a.showLatestCapsule();
-      case 'refresh':
-        return a.refresh();
-      default: {
-        const _exhaustive: never = c;
-        return _exhaustive;
-      }
-    }
+    return PALETTE_ACTIONS[c](this.d);
   }
 }

@@ -6,7 +6,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { Attachment, ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
-import type { SlashCommand } from '../base/slash.js';
+import type { ParsedSlash } from '../../protocol/commands.js';
 import type { MeterBasis } from './meter.js';
 
 /** What is open: the chat's store, its agent, why either is missing, and its figures. */
@@ -37,7 +37,7 @@ export interface ChatOutput {
 }
 
 /** Runs a parsed slash command (the actions layer installs it). */
-export type CommandRunner = (command: SlashCommand, signal: AbortSignal) => Promise<void>;
+export type CommandRunner = (command: ParsedSlash, signal: AbortSignal) => Promise<void>;
 
 /**
  * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed

@@ -15,10 +15,10 @@ import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../..
 import { previewRewindOf, rewindOf, switchBranchOf, undoCompactionOf, type LeafMoveHost } from './leafMoves.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
-import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
+import type { ModelOption, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
-import { parseSlash, runsImmediately, type SlashCommand } from '../base/slash.js';
+import { parseSlash, runsImmediately, type ParsedSlash } from '../../protocol/commands.js';
 import { openAgent } from './agentOpen.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
@@ -194,7 +194,7 @@ export class ChatService extends Disposable implements OpenChat {
   }
 
   /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
-  enqueue(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
+  enqueue(text: string, command: ParsedSlash | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
     const job = inputJob(text, command, clientId, untyped, attachments, images);
     if (command !== undefined && runsImmediately(command)) {
       void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));

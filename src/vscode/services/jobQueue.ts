@@ -1,7 +1,7 @@
 // One thing at a time for the chat: user inputs (shown as queued while busy) and host tasks (switches, rewinds, reopening).
 import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
-import type { SlashCommand } from '../base/slash.js';
+import type { ParsedSlash } from '../../protocol/commands.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
 
@@ -11,7 +11,7 @@ export interface InputJob {
   readonly id: string;
   readonly text: string;
   readonly clientId?: string;
-  readonly command?: SlashCommand;
+  readonly command?: ParsedSlash;
   /** A palette or toolbar command: nobody typed it, so it is not echoed as the user's message. */
   readonly untyped?: true;
   /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */

@@ -1,7 +1,7 @@
 // What one input job does: a slash command, a message to the agent, or Retry of the failed turn (docs/behaviour.md#errors).
 import type { AgentSession } from '../../node/agentSession.js';
 import { ephemeralId } from '../base/ids.js';
-import type { SlashCommand } from '../base/slash.js';
+import type { ParsedSlash } from '../../protocol/commands.js';
 import type { Attachment } from '../../protocol/messages.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
 import type { ChatOutput, CommandRunner } from './chatPorts.js';
@@ -20,7 +20,7 @@ export interface TurnInputHost {
 }
 
 /** A message or command; `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
-export function inputJob(text: string, command: SlashCommand | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
+export function inputJob(text: string, command: ParsedSlash | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
   return {
     kind: 'input',
     id: clientId ?? ephemeralId(),

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OpenAIChatModel } from '../../../src/node/openaiModel.js';
 import { classifyError } from '../../../src/engine/provider/faults.js';
-import { faultAdvice, faultLine, providerMessage, turnFaultOf, type TurnFault } from '../../../src/engine/provider/turnFault.js';
+import { faultAdvice, faultLine, nothingListeningHint, providerMessage, turnFaultOf, type TurnFault } from '../../../src/engine/provider/turnFault.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { collect, request } from '../node/openaiHelpers.js';
 
@@ -91,7 +91,7 @@ test('ECONNREFUSED: nothing listens at the host; the base URL setting is offered
   assert.equal(f.endpoint, `127.0.0.1:${port}`);
   assert.equal(f.status, undefined);
   assert.match(f.message, /ECONNREFUSED/);
-  assert.equal(faultAdvice(f).settings, 'baseUrl');
+  assert.deepEqual(faultAdvice(f), { hint: nothingListeningHint(`127.0.0.1:${port}`), settings: 'baseUrl' });
   assert.match(faultLine(f), new RegExp(`^127\\.0\\.0\\.1:${port} · ECONNREFUSED · `));
 });
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrier.js';
-import { COMPACTION_EXHAUSTED_MESSAGE, MAX_COMPACTIONS_PER_TURN } from '../../../src/engine/compaction/cut.js';
+import { MAX_COMPACTIONS_PER_TURN } from '../../../src/engine/compaction/cut.js';
 import { estimateRequest } from '../../../src/engine/tokens/estimate.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';

@@ -9,7 +9,6 @@ import {
   READ_COMPACTION_EVIDENCE_TOOL,
   detectTruncatedItems,
   evidenceMessageText,
-  pageEvidence,
   runEvidenceTool,
   runEvidenceToolFromArchive,
   splitText,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BarrierEvent } from '../../../src/engine/compaction/barrier.js';
-import { COMPACTION_EXHAUSTED_MESSAGE, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, planCut } from '../../../src/engine/compaction/cut.js';
+import { isNothingToCompact, MAX_COMPACTIONS_PER_TURN, planCut } from '../../../src/engine/compaction/cut.js';
 import type { CompactionOutcome } from '../../../src/engine/compaction/outcome.js';
 import { truncationMarker } from '../../../src/engine/transcript/truncation.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';

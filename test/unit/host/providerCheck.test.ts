@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import type { HostToWebview, SetupState } from '../../../src/protocol/messages.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
+import { nothingListeningHint } from '../../../src/engine/provider/turnFault.js';
 
 const h = createHarness();
 let withWindow: FakeOpenAIServer;
@@ -85,7 +86,7 @@ test('a wrong base URL is reported as such: nothing listening, or a path that is
   const refused = await save(`http://127.0.0.1:${port}/v1`, 'qwen-coder');
   assert.equal(refused.status, 'error');
   assert.match(refused.summary, new RegExp(`127\\.0\\.0\\.1:${port} · ECONNREFUSED`));
-  assert.match(refused.hint ?? '', /Nothing is listening/);
+  assert.equal(refused.hint, nothingListeningHint(`127.0.0.1:${port}`));
 
   const wrongPath = await save(withWindow.url.replace(/\/v1$/, '/api'), 'qwen-coder');
   assert.equal(wrongPath.status, 'error');

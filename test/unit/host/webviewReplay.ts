@@ -21,9 +21,6 @@ export function replayItems(messages: readonly HostToWebview[]): TranscriptItem[
       case 'itemUpdated':
         put(m.item);
         break;
-      case 'compactionCard':
-        put({ id: m.id, kind: 'compaction', card: m.card, ...(m.timestamp === undefined ? {} : { timestamp: m.timestamp }) });
-        break;
       case 'streamDelta': {
         const i = at(m.itemId);
         const item = items[i];

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { AGENT_SETTING_SCHEMAS, type AgentSettingKey, checkSetting, DEFAULT_AGENT_SETTINGS, DEFAULT_COMPACTION_SETTINGS, SETTING_KEYS, resolveSettings } from '../../../src/engine/config.js';
 import { DEFAULT_AGENT_OPTIONS } from '../../../src/engine/agent/turnRequest.js';
+import { COMMANDS, PALETTE_COMMAND_IDS, type CommandSpec } from '../../../src/protocol/commands.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -24,7 +25,7 @@ interface Manifest {
   readonly activationEvents?: readonly string[];
   readonly main?: string;
   readonly contributes: {
-    readonly commands?: readonly { readonly command: string; readonly title: string; readonly category?: string }[];
+    readonly commands?: readonly { readonly command: string; readonly title: string; readonly category?: string; readonly icon?: string }[];
     readonly views?: Readonly<Record<string, readonly { readonly id: string; readonly name: string; readonly type?: string }[]>>;
     readonly viewsContainers?: { readonly activitybar?: readonly { readonly id: string; readonly title: string; readonly icon: string }[] };
     readonly menus?: Readonly<Record<string, readonly { readonly command: string }[]>>;
@@ -124,12 +125,25 @@ test('model and provider settings are contributed with their defaults', () => {
 
 test('every command id used in src/ is contributed, and every contributed command is registered', () => {
   const contributed = new Set((manifest.contributes.commands ?? []).map((c) => c.command));
-  const registered = idsPassedTo(['registerCommand'], srcText);
-  const used = idsPassedTo(['registerCommand', 'executeCommand'], srcText);
+  // The catalog's palette commands are registered in one loop (src/vscode/commands/commands.ts); the rest by their literal id.
+  const catalog = PALETTE_COMMAND_IDS.map((id) => COMMANDS[id].palette.id);
+  const registered = new Set([...idsPassedTo(['registerCommand'], srcText), ...catalog]);
+  const used = new Set([...idsPassedTo(['registerCommand', 'executeCommand'], srcText), ...catalog]);
   assert.ok(registered.size >= 6, `found only ${registered.size} registered commands`);
   for (const id of used) assert.ok(contributed.has(id), `${id} is used in code but not contributed`);
   for (const id of contributed) assert.ok(registered.has(id), `${id} is contributed but never registered`);
   for (const c of manifest.contributes.commands ?? []) assert.equal(c.category, 'Capsule', `${c.command} category`);
+});
+
+test('the palette commands of the catalog are contributed with its title and icon', () => {
+  const contributed = new Map((manifest.contributes.commands ?? []).map((c) => [c.command, c]));
+  for (const id of PALETTE_COMMAND_IDS) {
+    const spec: CommandSpec = COMMANDS[id];
+    const c = contributed.get(spec.palette?.id ?? '');
+    assert.ok(c, `${id}: ${spec.palette?.id} is not contributed`);
+    assert.equal(c.title, spec.palette?.title, `${id}: title`);
+    assert.equal(c.icon, spec.icon === undefined ? undefined : `$(${spec.icon})`, `${id}: icon`);
+  }
 });
 
 test('every view id used in src/ is contributed, and every contributed view is registered', () => {

@@ -61,14 +61,14 @@ test('a tail-first store shows the tail at once, appends wait for the index, and
   const full = await loadSessionFile(path);
   assert.deepEqual(buildModelInput(store.tree.branch(), 'D'), buildModelInput(full.tree.branch(), 'D'), 'the meter measures the same input');
 
-  // An append made now waits for the whole tree (its links are checked against it).
-  let appended = false;
-  const write = store.append(user('u_next', 'u_last')).then(() => (appended = true));
-  await new Promise((r) => setTimeout(r, 20));
-  assert.equal(appended, false);
+  // An append made now waits for the whole tree (its links are checked against it): it lands after the index, never before.
+  const order: string[] = [];
+  await gate.started;
+  const indexed = store.whenIndexed().then(() => order.push('indexed'));
+  const write = store.append(user('u_next', 'u_last')).then(() => order.push('appended'));
   gate.release();
-  await store.whenIndexed();
-  await write;
+  await Promise.all([indexed, write]);
+  assert.deepEqual(order, ['indexed', 'appended']);
   assert.equal(store.indexed, true);
   assert.equal(store.tree.partial, false);
   assert.deepEqual(store.entries().slice(0, -1), full.tree.entries());

@@ -224,7 +224,7 @@ test('folding each appended entry (a new fold after each leaf move) gives the it
   c.turn('edited');
   seen = play(seen);
   c.switchTo(e1);
-  seen = play(seen);
+  play(seen);
   assert.deepEqual(fold.items, c.items());
   assert.deepEqual(c.switchers(), [['second try', '2/2'], ['edit me', '1/2']]);
 });

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startFakeOpenAI, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../../fakes/openaiServer.js';
-import { cliBundle } from '../cli/cliBundle.js';
-import { entriesOf, openSession, rejected, tempDir, verifyFile } from './agentHelpers.js';
+import { startFakeOpenAI, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
+import { cliBundle } from '../unit/cli/cliBundle.js';
+import { entriesOf, openSession, rejected, tempDir, verifyFile } from '../unit/agent/agentHelpers.js';
 
 /** CAPSULE_KILLS raises or lowers the number of kills (the figure is 100 of 100). */
 const KILLS = Number(process.env.CAPSULE_KILLS ?? 100);

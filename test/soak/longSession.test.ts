@@ -2,12 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { flightLogFor } from '../../../src/cli/commands/compact.js';
-import { main } from '../../../src/cli/main.js';
-import type { CapsuleEntry } from '../../../src/engine/transcript/schema.js';
-import { readFlightRecords } from '../../../src/node/flightRecorder.js';
-import { startFakeOpenAI, type ChatBody, type ChatRequestView, type ScriptedReply } from '../../fakes/openaiServer.js';
-import { entriesOf, GOOD_SUMMARY, makeWorkspace, tempDir } from './agentHelpers.js';
+import { flightLogFor } from '../../src/cli/commands/compact.js';
+import { main } from '../../src/cli/main.js';
+import type { CapsuleEntry } from '../../src/engine/transcript/schema.js';
+import { readFlightRecords } from '../../src/node/flightRecorder.js';
+import { startFakeOpenAI, type ChatBody, type ChatRequestView, type ScriptedReply } from '../fakes/openaiServer.js';
+import { entriesOf, GOOD_SUMMARY, makeWorkspace, tempDir } from '../unit/agent/agentHelpers.js';
 
 const TURNS = 60;
 const WINDOW = 65_000;

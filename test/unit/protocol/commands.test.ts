@@ -1,14 +1,14 @@
-// Slash commands typed in the chat: what each parses to, and what stays a plain message.
+// The command catalog: slash commands typed in the chat, what each parses to, what stays a plain message, and the help and popup derived from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseSlash, runsImmediately } from '../../../src/vscode/base/slash.js';
+import { COMMANDS, helpLines, parseSlash, runsImmediately, SLASH_COMPLETIONS, SLASH_HELP } from '../../../src/protocol/commands.js';
 
 test('the commands of docs/behaviour.md#observability and #portable parse with their arguments', () => {
   assert.deepEqual(parseSlash('/compact'), { kind: 'compact' });
   assert.deepEqual(parseSlash('  /compact   keep the auth decisions '), { kind: 'compact', focus: 'keep the auth decisions' });
   assert.deepEqual(parseSlash('/budget'), { kind: 'budget' });
-  assert.deepEqual(parseSlash('/auto-compact off'), { kind: 'autoCompact', on: false });
-  assert.deepEqual(parseSlash('/auto-compact on'), { kind: 'autoCompact', on: true });
+  assert.deepEqual(parseSlash('/auto-compact off'), { kind: 'autoCompact', state: 'off' });
+  assert.deepEqual(parseSlash('/auto-compact on'), { kind: 'autoCompact', state: 'on' });
   assert.deepEqual(parseSlash('/capsule'), { kind: 'capsuleShow' });
   assert.deepEqual(parseSlash('/capsule create "handoff auth work"'), { kind: 'capsuleCreate', title: 'handoff auth work' });
   assert.deepEqual(parseSlash('/capsule create plain title'), { kind: 'capsuleCreate', title: 'plain title' });
@@ -24,7 +24,7 @@ test('plain messages are not commands, even when they start with a path', () => 
 });
 
 test('bad arguments and unknown commands say what would work', () => {
-  for (const text of ['/auto-compact maybe', '/budget now', '/capsule create ""', '/capsule export abc out.md', '/capsule export ck_abc', '/capsule load', '/capsule frobnicate', '/help']) {
+  for (const text of ['/auto-compact maybe', '/budget now', '/capsule create ""', '/capsule export abc out.md', '/capsule export ck_abc', '/capsule load', '/capsule frobnicate', '/helpme', '/checkpoint-all']) {
     const c = parseSlash(text);
     assert.equal(c?.kind, 'invalid', text);
     assert.match(c?.kind === 'invalid' ? c.message : '', /\/compact \[focus\]/, `${text} lists the commands`);
@@ -44,7 +44,30 @@ test('/mode and /skills: a switch waits its turn, showing does not; a bad mode s
   assert.deepEqual(parseSlash('/mode'), { kind: 'mode' });
   assert.deepEqual(parseSlash('/skills'), { kind: 'skills' });
   const bad = parseSlash('/mode edit');
-  assert.ok(bad?.kind === 'invalid' && bad.message.startsWith('Usage: /mode agent|ask'));
+  assert.ok(bad?.kind === 'invalid' && bad.message.startsWith('Usage: /mode [ask|agent]'));
   assert.equal(runsImmediately({ kind: 'mode', mode: 'ask' }), false);
   assert.equal(runsImmediately({ kind: 'skills' }), true);
+});
+
+test('checkpoint, milestone and pivot take an optional note', () => {
+  assert.deepEqual(parseSlash('/checkpoint'), { kind: 'checkpoint' });
+  assert.deepEqual(parseSlash('/milestone "auth done"'), { kind: 'milestone', note: 'auth done' });
+  assert.deepEqual(parseSlash('/pivot switch to the queue design'), { kind: 'pivot', note: 'switch to the queue design' });
+  assert.equal(runsImmediately({ kind: 'pivot' }), false);
+});
+
+test('/help, the one-line help and the popup all come from the catalog: every slash command is in each', () => {
+  assert.deepEqual(parseSlash('/help'), { kind: 'help' });
+  assert.equal(runsImmediately({ kind: 'help' }), true);
+  const slashNames = Object.values(COMMANDS).flatMap((c) => ('slash' in c ? [`/${c.slash.name}`] : []));
+  assert.ok(slashNames.length >= 13, slashNames.join(' '));
+  const lines = helpLines();
+  assert.equal(lines.length, slashNames.length);
+  for (const name of slashNames) {
+    assert.ok(SLASH_HELP.includes(name), `${name} in the help line`);
+    assert.ok(lines.some((l) => l.startsWith(name)), `${name} in /help`);
+    assert.ok(SLASH_COMPLETIONS.some((c) => c.insert.startsWith(name)), `${name} in the popup`);
+  }
+  assert.match(SLASH_HELP, /^Commands: \/compact \[focus\], \/budget, \/auto-compact on\|off, /);
+  assert.ok(lines.includes('/capsule export ck_… path — Write a checkpoint’s capsule to a .capsule.md file'));
 });
