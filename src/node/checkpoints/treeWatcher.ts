@@ -1,7 +1,13 @@
 // Watches the folders of one workspace folder (inotify through fs.watch) so the checkpoint before a command looks only at the paths that changed since the last scan.
 import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+
+/**
+ * File systems whose changes inotify reports whoever makes them (ext4, btrfs, xfs, tmpfs, overlayfs, f2fs, zfs).
+ * On a network or FUSE file system a change made elsewhere raises no event: there every scan stays whole.
+ */
+const LOCAL_FS: ReadonlySet<number> = new Set([0xef53, 0x9123683e, 0x58465342, 0x01021994, 0x794c7630, 0xf2f52010, 0x2fc12fc1]);
 
 /** What changed under the folder since the last `take`: these paths (absolute), or unknown (then scan everything). */
 export type SinceLast = { readonly kind: 'paths'; readonly paths: readonly string[] } | { readonly kind: 'unknown'; readonly why: string };
@@ -35,6 +41,8 @@ export class TreeWatcher {
   private changed = new Set<string>();
   private events = 0;
   private broken: string | undefined;
+  /** A reason that no restart changes (platform, file system, too many folders): every take says unknown. */
+  private never: string | undefined;
   private untrusted = true;
   private rootIno = 0;
   private sync: FSWatcher | undefined;
@@ -46,9 +54,13 @@ export class TreeWatcher {
   /** Watches every folder from scratch (dropping what was watched); the next take says unknown. */
   async restart(): Promise<void> {
     this.close();
+    if (this.never !== undefined) return;
     this.broken = undefined;
     this.untrusted = true;
     try {
+      if (process.platform !== 'linux') return this.give('folder watching is trusted on Linux only');
+      const fs = (await statfs(this.o.root)).type;
+      if (!LOCAL_FS.has(fs)) return this.give(`not a local file system (type 0x${fs.toString(16)})`);
       await mkdir(this.o.syncDir, { recursive: true });
       this.sync = watch(this.o.syncDir, { persistent: false }, (_type, name) => {
         const done = name === null ? undefined : this.waiting.get(String(name));
@@ -64,7 +76,7 @@ export class TreeWatcher {
 
   /** Whether restart() must run before takes can say anything but unknown. */
   get needsRestart(): boolean {
-    return this.broken !== undefined || this.sync === undefined;
+    return this.never === undefined && (this.broken !== undefined || this.sync === undefined);
   }
 
   /**
@@ -81,7 +93,7 @@ export class TreeWatcher {
     // A window this busy may have overflowed the queue right after its last delivered event: the next is not trusted.
     this.untrusted = events > this.o.maxEvents;
     if (!synced) return { kind: 'unknown', why: 'the watcher did not answer in time' };
-    if (this.broken !== undefined) return { kind: 'unknown', why: this.broken };
+    if (this.broken !== undefined || this.sync === undefined) return { kind: 'unknown', why: this.broken ?? 'not watching' };
     if (untrusted) return { kind: 'unknown', why: 'no complete window yet' };
     if (events > this.o.maxEvents) return { kind: 'unknown', why: `more than ${this.o.maxEvents} changes` };
     const ino = (() => {
@@ -106,6 +118,12 @@ export class TreeWatcher {
 
   private fail(why: string): void {
     this.broken ??= why;
+  }
+
+  private give(why: string): void {
+    this.never = why;
+    this.fail(why);
+    this.close();
   }
 
   /** Resolves true once every event queued before the call has been handled (false: no answer in time). */
@@ -140,7 +158,7 @@ export class TreeWatcher {
     while (stack.length > 0 && this.broken === undefined) {
       const d = stack.pop() ?? '';
       if (this.dirs.has(d)) continue;
-      if (this.dirs.size >= this.o.maxDirs) return this.fail(`more than ${this.o.maxDirs} folders`);
+      if (this.dirs.size >= this.o.maxDirs) return this.give(`more than ${this.o.maxDirs} folders`);
       let w: FSWatcher;
       try {
         w = watch(d, { persistent: false }, (type, name) => this.onEvent(d, type, name === null ? null : String(name)));

@@ -199,3 +199,15 @@ test('the watcher answers for every change made before take() was called, even o
   const next = await w.take();
   assert.deepEqual(next.kind === 'paths' ? next.paths : next, [join(ws, 'n/m/y.txt')], 'the new folders are watched from the event that announced them');
 });
+
+test('a folder with more subfolders than the watcher may hold is not watched at all: every take says unknown, and it does not walk again', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, false);
+  const w = new TreeWatcher({ root: ws, syncDir: join(dir, 'sync'), skip: () => false, maxDirs: 2, maxEvents: 100, syncTimeoutMs: 60_000 });
+  t.after(async () => w.close());
+  await w.restart();
+  assert.equal(w.needsRestart, false);
+  for (let i = 0; i < 2; i++) {
+    const s = await w.take();
+    assert.deepEqual(s, { kind: 'unknown', why: 'more than 2 folders' });
+  }
+});
