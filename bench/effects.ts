@@ -222,7 +222,11 @@ async function importRow(): Promise<BenchRow> {
 
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const make of [() => smallFiles(true), () => smallFiles(false), bigWorkspace]) {
+  // CAPSULE_BENCH_EFFECTS=git10k|plain10k|big runs one workspace's rows (the machine may be shared).
+  const only = process.env.CAPSULE_BENCH_EFFECTS;
+  const all = { git10k: () => smallFiles(true), plain10k: () => smallFiles(false), big: bigWorkspace };
+  for (const [key, make] of Object.entries(all)) {
+    if (only !== undefined && only !== key) continue;
     const ws = make();
     try {
       process.stderr.write(`bench: effects: ${ws.name} ...\n`);
