@@ -1,5 +1,5 @@
 // Watches the folders of one workspace folder (inotify through fs.watch) so the checkpoint before a command looks only at the paths that changed since the last scan.
-import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
+import { type Dirent, type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
 import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -169,7 +169,7 @@ export class TreeWatcher {
       }
       w.on('error', () => this.fail(`the watch on ${d} failed`));
       this.dirs.set(d, w);
-      let names: import('node:fs').Dirent[];
+      let names: Dirent[];
       try {
         names = readdirSync(d, { withFileTypes: true });
       } catch {
