@@ -76,9 +76,9 @@ function dirBytes(dir: string): number {
 }
 
 /** A tool host as a session builds it: run_command through the file capture of a fresh snapshot folder. */
-function host(ws: Workspace, store: string): WorkspaceToolHost {
+function host(ws: Workspace, store: string): WorkspaceToolHost & { readonly snapshots: FileSnapshots } {
   const snapshots = new FileSnapshots({ dir: store, roots: [ws.dir], leaf: () => 'e1' });
-  return new WorkspaceToolHost({ roots: [ws.dir], approve: async () => true, trusted: () => true, capture: snapshots });
+  return Object.assign(new WorkspaceToolHost({ roots: [ws.dir], approve: async () => true, trusted: () => true, capture: snapshots }), { snapshots });
 }
 
 /** A command that changes one small file, like most agent commands; alternating keeps each run a real change. */
@@ -105,6 +105,7 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
       await tool(h, edit(ws, i++));
       firsts.push(performance.now() - t0);
       firstStore = dirBytes(store);
+      h.snapshots.close();
       await h.dispose();
     }
     // Steady state: one chat, the tool, `sh -c` and `git status` interleaved so load hits all of them alike.
@@ -126,6 +127,8 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
         statusMs.push(performance.now() - t0);
       }
     }
+    const scans = await h.snapshots.checkpointScans();
+    h.snapshots.close();
     await h.dispose();
     const tMs = median(toolMs);
     const sMs = median(shMs);
@@ -139,6 +142,8 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
       }),
       compare(`run_command + checkpoint, steady state (${ws.name})`, tMs, 'sh -c', sMs, STEADY_RUNS, {
         overheadMs: round(overhead),
+        // How the scans before the tool's commands were done: whole, only the paths the watcher saw change, none.
+        ...(scans === undefined ? {} : { preScans: `${scans.full} whole/${scans.paths} paths/${scans.none} none` }),
         toolPerShC: round(tMs / sMs, 1),
         // A plain folder has no `git status` to compare with: `sh -c` is its floor.
         ...(ws.git ? { gitStatusMs: round(gMs), overheadPerGitStatus: round(overhead / gMs, 2), toolPerGitStatus: round(tMs / gMs, 2) } : {}),
@@ -167,6 +172,7 @@ async function growthRow(ws: Workspace): Promise<BenchRow> {
       await tool(h, `printf '%s' '${text.replace(/\n/g, '\\n')}' > ${file}`);
       times.push(performance.now() - t0);
     }
+    h.snapshots.close();
     await h.dispose();
     const growth = dirBytes(store) - start;
     return compare(`store growth over ${GROWTH_COMMANDS} commands (${ws.name})`, median(times), 'bytes changed (KB)', changed / 1024, GROWTH_COMMANDS, {
@@ -216,7 +222,11 @@ async function importRow(): Promise<BenchRow> {
 
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  for (const make of [() => smallFiles(true), () => smallFiles(false), bigWorkspace]) {
+  // CAPSULE_BENCH_EFFECTS=git10k|plain10k|big runs one workspace's rows (the machine may be shared).
+  const only = process.env.CAPSULE_BENCH_EFFECTS;
+  const all = { git10k: () => smallFiles(true), plain10k: () => smallFiles(false), big: bigWorkspace };
+  for (const [key, make] of Object.entries(all)) {
+    if (only !== undefined && only !== key) continue;
     const ws = make();
     try {
       process.stderr.write(`bench: effects: ${ws.name} ...\n`);

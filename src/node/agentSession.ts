@@ -385,6 +385,7 @@ export class AgentSession {
     if (this.tools instanceof TaskToolHost) await this.tools.settle();
     const t = (this.tools instanceof TaskToolHost ? this.tools.inner : this.tools) as ToolHost & { dispose?: () => Promise<void> };
     if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
+    this.parts.snapshots.close();
     await this.saveIntents();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

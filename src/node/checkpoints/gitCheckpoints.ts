@@ -2,14 +2,22 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileState } from '../snapshots/fileState.js';
+import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
+import { TreeWatcher } from './treeWatcher.js';
 import type { CommandChange, StoreBudget, Unkept } from './types.js';
 
 /** Files read side by side while settling a scan. */
 const PARALLEL = 64;
 /** Index entries that may differ from the shadow HEAD before it is moved to the index. */
 const HEAD_DRIFT = 1000;
+/** A tree with more folders than this is not watched (every scan is whole). */
+const WATCH_MAX_DIRS = 20_000;
+/** More changes than this between two scans, and the next scan is whole (see TreeWatcher). */
+const WATCH_MAX_EVENTS = 1000;
+/** How long a watcher may take to confirm it is up to date; it is not trusted after that. */
+const WATCH_SYNC_MS = 10_000;
 
 interface Known {
   readonly size: number;
@@ -27,6 +35,10 @@ export class GitCheckpoints {
   private readonly unkept = new Map<string, Known>();
   /** Trees already scanned by this process: the first scan of a chat may read the whole workspace and gets more time. */
   private readonly scanned = new Set<string>();
+  /** Per tree (index file): what changed since the last scan, so the scan before a command is only of that. */
+  private readonly watchers = new Map<string, Promise<TreeWatcher>>();
+  /** How the scans before commands were done: whole, only the changed paths, or not at all (nothing changed). */
+  readonly scans = { full: 0, paths: 0, none: 0 };
   /** Pre-images being copied out of the user's objects, after the command's result was returned. */
   private copying: Promise<void> = Promise.resolve();
 
@@ -37,14 +49,71 @@ export class GitCheckpoints {
     private readonly told: (u: Unkept) => void,
   ) {}
 
-  /** Brings the snapshot up to date with the disk (edits made since the last command are not the next command's); finish() lists what the command changed. */
+  /**
+   * Brings the snapshot up to date with the disk (edits made since the last command are not the next command's);
+   * finish() lists what the command changed. Before the command only the paths the watcher saw change are looked at
+   * (none: no git at all); after it, the whole tree is scanned, since what a command did must never be missed.
+   */
   async begin(roots: readonly string[]): Promise<{ finish(): Promise<CommandChange[]> }> {
     await this.copying;
     const trees = await Promise.all(roots.map((r) => this.repo.tree(r)));
-    await Promise.all(trees.map(async (t) => this.settle(t, await this.sweep(t), false)));
+    await Promise.all(
+      trees.map(async (t) => {
+        const since = await (await this.watcher(t)).take();
+        if (since.kind === 'unknown') {
+          this.scans.full++;
+          return this.settle(t, await this.sweep(t), false);
+        }
+        if (since.paths.length === 0) {
+          this.scans.none++;
+          return [];
+        }
+        this.scans.paths++;
+        return this.settle(t, await this.repo.sweep(t, false, since.paths), false);
+      }),
+    );
     return {
-      finish: async () => (await Promise.all(trees.map(async (t) => this.settle(t, await this.sweep(t), true)))).flat(),
+      finish: async () =>
+        (
+          await Promise.all(
+            trees.map(async (t) => {
+              // The next window starts before the scan: a change made while it runs is looked at again next time.
+              await (await this.watcher(t)).take();
+              return this.settle(t, await this.sweep(t), true);
+            }),
+          )
+        ).flat(),
     };
+  }
+
+  /** Stops watching (the chat is closed). */
+  close(): void {
+    for (const w of this.watchers.values()) void w.then((x) => x.close(), () => undefined);
+    this.watchers.clear();
+  }
+
+  /** The tree's watcher, (re)started when it is new or failed: its next take then says unknown. */
+  private async watcher(t: ShadowTree): Promise<TreeWatcher> {
+    let p = this.watchers.get(t.indexFile);
+    if (p === undefined) {
+      p = (async () => {
+        const tracked = await this.repo.trackedDirs(t).catch(() => undefined);
+        return new TreeWatcher({
+          root: t.root,
+          syncDir: join(this.repo.gitDir, 'watch'),
+          // Folders git never looks into are not watched; a dependency folder is, when the repository tracks files in it.
+          skip: (abs, name) =>
+            name === '.git' || name === '.capsule' || this.repo.isOwn(abs) || (SKIPPED_DIRS.has(name) && (tracked === undefined || !tracked.has(abs))),
+          maxDirs: WATCH_MAX_DIRS,
+          maxEvents: WATCH_MAX_EVENTS,
+          syncTimeoutMs: WATCH_SYNC_MS,
+        });
+      })();
+      this.watchers.set(t.indexFile, p);
+    }
+    const w = await p;
+    if (w.needsRestart) await w.restart();
+    return w;
   }
 
   private sweep(t: ShadowTree): Promise<Sweep> {
@@ -100,8 +169,6 @@ export class GitCheckpoints {
     // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
     if (s.staged + stage.length > HEAD_DRIFT) {
       await this.repo.rebaseHead(t);
-      // Thousands of new loose objects (a first checkpoint without git history) become one pack, after the result is out.
-      if (stage.length > HEAD_DRIFT) this.copying = this.copying.then(() => this.repo.pack()).catch(() => undefined);
     }
     if (record) this.copying = this.copying.then(() => this.ownPreImages(out)).catch(() => undefined);
     return out;

@@ -57,6 +57,11 @@ function cleanEnv(loc: GitLocation, r: GitRun): NodeJS.ProcessEnv {
     GIT_COMMITTER_NAME: 'Capsule',
     GIT_COMMITTER_EMAIL: 'capsule@localhost',
     LC_ALL: 'C',
+    // glibc hands freed memory back to the system at once by default; git allocates and frees a compressor per stored
+    // file, so a first checkpoint of 10k files spent most of its time growing and shrinking the heap (38 s against
+    // 2.5 s measured with these two set). Other C libraries ignore them.
+    MALLOC_TRIM_THRESHOLD_: String(256 * 1024 * 1024),
+    MALLOC_TOP_PAD_: String(64 * 1024 * 1024),
   };
 }
 

@@ -8,6 +8,8 @@ import { type GitLocation, runGit } from './gitCommand.js';
 /** A scan or an index update; longer for the first one, which may read the whole workspace. */
 const SCAN_TIMEOUT_MS = 60_000;
 const FIRST_TIMEOUT_MS = 300_000;
+/** Files staged at once beyond which their contents are written as one pack (see stage). */
+export const BULK_FILES = 1000;
 
 
 /** One workspace folder as the shadow repository sees it. */
@@ -160,8 +162,10 @@ export class ShadowRepo {
    * What changed in the tree since its index was last updated: one `git status` (one pass over the files). The
    * shadow HEAD is only there to keep that output short: entries that differ from it but not from the disk are counted.
    */
-  async sweep(tree: ShadowTree, first = false): Promise<Sweep> {
-    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', tree.spec];
+  async sweep(tree: ShadowTree, first = false, only?: readonly string[]): Promise<Sweep> {
+    // `only`: absolute paths under the root (files or folders); git then stats just those index entries and folders.
+    const specs = only === undefined ? [tree.spec] : only.map((abs) => `:(literal)${toPosix(relative(tree.workTree, abs))}`);
+    const args = ['status', '--porcelain=v2', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all', '--', ...specs];
     const timeout = first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS;
     const out = await this.git(args, tree, undefined, timeout).catch(async (err: unknown) => {
       // The HEAD borrowed from the user may be gone (history rewritten and pruned): scan against no HEAD instead.
@@ -196,13 +200,23 @@ export class ShadowRepo {
     return { changed, created, staged };
   }
 
-  /**
-   * Packs the loose objects HEAD reaches into one compressed pack (after a first checkpoint stored thousands of
-   * files). Only reachable loose objects are packed and only those are removed; nothing is ever pruned, so pre-images
-   * that only the change log names stay as they are.
-   */
-  async pack(): Promise<void> {
-    await this.git(['repack', '-d', '-l', '-q'], undefined, undefined, FIRST_TIMEOUT_MS);
+  /** Whether `abs` is one of Capsule's own files or folders (or inside one): never kept, so never watched. */
+  isOwn(abs: string): boolean {
+    return [...this.ownFiles(), this.gitDir].some((o) => abs === o || abs.startsWith(o.endsWith('/') ? o : `${o}/`));
+  }
+
+  /** Every folder (absolute) that holds a file the tree's index tracks, at any depth. */
+  async trackedDirs(tree: ShadowTree): Promise<Set<string>> {
+    const out = new Set<string>();
+    const list = (await this.git(['ls-files', '-z', '--', tree.spec], tree)).toString('utf8').split('\0');
+    for (const rel of list) {
+      for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+        const d = join(tree.workTree, rel.slice(0, i));
+        if (out.has(d)) break;
+        out.add(d);
+      }
+    }
+    return out;
   }
 
   /** Points the shadow HEAD at the index as it is now, so later scans list only what differs from it. */
@@ -215,7 +229,10 @@ export class ShadowRepo {
   /** Brings the index up to date for `paths` (relative to the work tree): adds or updates files, drops missing ones, forgets `drop`. */
   async stage(tree: ShadowTree, paths: readonly string[], drop: readonly string[], first = false): Promise<void> {
     const timeout = first ? FIRST_TIMEOUT_MS : SCAN_TIMEOUT_MS;
-    if (paths.length > 0) await this.git(['update-index', '--add', '--remove', '-z', '--stdin'], tree, `${paths.join('\0')}\0`, timeout);
+    // Many files at once (a first checkpoint without git history) go straight into one pack rather than one loose file
+    // each: git streams every file over core.bigFileThreshold into a single pack per update-index.
+    const bulk = paths.length > BULK_FILES ? ['-c', 'core.bigFileThreshold=1'] : [];
+    if (paths.length > 0) await this.git([...bulk, 'update-index', '--add', '--remove', '-z', '--stdin'], tree, `${paths.join('\0')}\0`, timeout);
     if (drop.length > 0) await this.git(['update-index', '--force-remove', '-z', '--stdin'], tree, `${drop.join('\0')}\0`, timeout);
   }
 

@@ -151,6 +151,17 @@ export class FileSnapshots implements FileCapture {
     return this.backendP;
   }
 
+  /** How the scans before commands were done so far in this process (whole, only changed paths, none); undefined without git. */
+  async checkpointScans(): Promise<{ readonly full: number; readonly paths: number; readonly none: number } | undefined> {
+    const b = await this.backend();
+    return b.kind === 'git' ? { ...b.store.scans } : undefined;
+  }
+
+  /** Stops watching the workspace (the chat is closed); a later command starts again with a whole scan. */
+  close(): void {
+    void this.backendP?.then((x) => (x.kind === 'git' ? x.store.close() : undefined), () => undefined);
+  }
+
   /** Bytes the store holds, as its budget counts them (contents before compression). */
   async storedBytes(): Promise<number> {
     await this.budget.load();
