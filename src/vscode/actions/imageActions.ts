@@ -44,7 +44,7 @@ export async function messageImages(d: Pick<Services, 'out' | 'chat'>, text: str
   const model = d.chat.models.find((m) => m.id === id);
   if (model?.images !== true) {
     const name = model?.label ?? id ?? 'no model';
-    const why = model?.provider === 'lm' ? 'the VS Code language model API of this version takes no images' : 'it is not known to accept images';
+    const why = model?.provider === 'lm' ? 'VS Code does not report that it takes images, or this VS Code cannot send images to its models' : 'it is not known to accept images';
     return refuse(`the model ${name} cannot see images (${why}). Remove the images, or pick a model that takes them.`);
   }
   const images: ImagePart[] = [];

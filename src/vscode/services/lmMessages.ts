@@ -31,7 +31,7 @@ export function toolInputOf(argumentsJson: string): object {
   return { invalidArguments: argumentsJson };
 }
 
-/** The API of VS Code 1.100 has no image part; the model is told images were left out rather than silently losing them. */
+/** Where no image part can be sent, the model is told images were left out rather than silently losing them. */
 function imageNote(count: number): string {
   return `[${count} image${count === 1 ? '' : 's'} omitted: the VS Code language model API does not accept images]`;
 }
@@ -40,6 +40,43 @@ function userText(m: Extract<ModelMessage, { role: 'user' }>): string {
   const n = m.images?.length ?? 0;
   if (n === 0) return m.content;
   return m.content === '' ? imageNote(n) : `${m.content}\n\n${imageNote(n)}`;
+}
+
+interface ImagePartFactory {
+  image(data: Uint8Array, mime: string): unknown;
+}
+
+/**
+ * VS Code's image part (`LanguageModelDataPart.image`), which newer VS Code versions have and the 1.100 API Capsule
+ * is built against does not: looked up when a request is built, so a newer VS Code gets real image parts.
+ */
+export function lmImagePart(): ImagePartFactory | undefined {
+  const factory = (vscode as unknown as { readonly LanguageModelDataPart?: Partial<ImagePartFactory> }).LanguageModelDataPart;
+  return typeof factory?.image === 'function' ? (factory as ImagePartFactory) : undefined;
+}
+
+/** The bytes and type of a base64 `data:image/…` URL (what the composer and `--image` store); undefined for a web URL. */
+function dataUrlImage(url: string): { readonly bytes: Uint8Array; readonly mime: string } | undefined {
+  const m = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(url);
+  if (m === null || m[1] === undefined) return undefined;
+  return { bytes: Buffer.from(url.slice(m[0].length), 'base64'), mime: m[1].toLowerCase() };
+}
+
+/** A user message: its images as image parts when the model takes them and VS Code offers the part, else a note. */
+function userMessage(m: Extract<ModelMessage, { role: 'user' }>, images: boolean): vscode.LanguageModelChatMessage {
+  const factory = images ? lmImagePart() : undefined;
+  if ((m.images?.length ?? 0) === 0 || factory === undefined) return vscode.LanguageModelChatMessage.User(userText(m));
+  const parts: unknown[] = [];
+  if (m.content !== '') parts.push(new vscode.LanguageModelTextPart(m.content));
+  let left = 0;
+  for (const image of m.images ?? []) {
+    const d = dataUrlImage(image.url);
+    if (d === undefined) left++;
+    else parts.push(factory.image(d.bytes, d.mime));
+  }
+  if (left > 0) parts.push(new vscode.LanguageModelTextPart(imageNote(left)));
+  // The 1.100 typings list no data part among a user message's parts; the VS Code that has the factory accepts it.
+  return vscode.LanguageModelChatMessage.User(parts as UserPart[]);
 }
 
 function assistantMessage(m: Extract<ModelMessage, { role: 'assistant' }>): vscode.LanguageModelChatMessage {
@@ -56,7 +93,7 @@ function assistantMessage(m: Extract<ModelMessage, { role: 'assistant' }>): vsco
  * results are merged into one User message of ToolResultParts: the answer to one assistant turn's tool calls,
  * which is the shape Anthropic-backed models require and OpenAI-backed ones accept.
  */
-export function toLmMessages(request: Pick<ChatRequest, 'system' | 'messages'>): vscode.LanguageModelChatMessage[] {
+export function toLmMessages(request: Pick<ChatRequest, 'system' | 'messages'>, images = false): vscode.LanguageModelChatMessage[] {
   const out: vscode.LanguageModelChatMessage[] = [];
   if (request.system !== '') out.push(vscode.LanguageModelChatMessage.User(`${SYSTEM_PREFACE}\n\n${request.system}`));
   let results: UserPart[] | undefined;
@@ -71,7 +108,7 @@ export function toLmMessages(request: Pick<ChatRequest, 'system' | 'messages'>):
       continue;
     }
     flush();
-    out.push(m.role === 'user' ? vscode.LanguageModelChatMessage.User(userText(m)) : assistantMessage(m));
+    out.push(m.role === 'user' ? userMessage(m, images) : assistantMessage(m));
   }
   flush();
   return out;

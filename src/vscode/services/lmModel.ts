@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { matchesGenericOverflow, matchesKnownOverflow } from '../../engine/provider/overflowPatterns.js';
 import type { ChatModel, ChatRequest, ChatStreamEvent } from '../../engine/ports.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
-import { toLmMessages, toLmRequestOptions } from './lmMessages.js';
+import { lmImagePart, toLmMessages, toLmRequestOptions } from './lmMessages.js';
 
 export { SYSTEM_PREFACE, toLmMessages, toLmRequestOptions } from './lmMessages.js';
 
@@ -108,13 +108,24 @@ function tokenFor(signal: AbortSignal | undefined): { readonly cts: vscode.Cance
   };
 }
 
+/**
+ * The model takes images: VS Code reports `capabilities.supportsImageToText` (not in the 1.100 typings, read where
+ * present) and offers the image part to send them with. Anything less is "no", and images stay a one-line note.
+ */
+export function lmTakesImages(m: vscode.LanguageModelChat): boolean {
+  const caps = (m as unknown as { readonly capabilities?: { readonly supportsImageToText?: unknown } }).capabilities;
+  return caps?.supportsImageToText === true && lmImagePart() !== undefined;
+}
+
 export class VsCodeLmChatModel implements ChatModel {
   readonly provider: string;
   readonly model: string;
+  readonly #images: boolean;
 
   constructor(private readonly lm: vscode.LanguageModelChat) {
     this.provider = `vscode-lm:${lm.vendor}`;
     this.model = lm.id;
+    this.#images = lmTakesImages(lm);
   }
 
   /**
@@ -128,7 +139,7 @@ export class VsCodeLmChatModel implements ChatModel {
     // A vendor that cannot count only costs the calibration, never the answer.
     const promptCount = counter.countRequestTokens(request, signal).catch(() => undefined);
     let answer = '';
-    const messages = toLmMessages(request);
+    const messages = toLmMessages(request, this.#images);
     const options = toLmRequestOptions(request);
     const token = tokenFor(signal);
     let iterator: AsyncIterator<unknown> | undefined;
@@ -188,10 +199,12 @@ export interface LmModelSummary {
   readonly name: string;
   readonly version: string;
   readonly maxInputTokens: number;
+  /** The model takes images and VS Code can send them (lmTakesImages). */
+  readonly images: boolean;
 }
 
 export function summarizeLmModel(m: vscode.LanguageModelChat): LmModelSummary {
-  return { id: m.id, vendor: m.vendor, family: m.family, name: m.name, version: m.version, maxInputTokens: m.maxInputTokens };
+  return { id: m.id, vendor: m.vendor, family: m.family, name: m.name, version: m.version, maxInputTokens: m.maxInputTokens, images: lmTakesImages(m) };
 }
 
 /** All chat models VS Code offers (may be empty, e.g. without Copilot); re-query after `vscode.lm.onDidChangeChatModels`. */
@@ -251,7 +264,7 @@ export function lmTokenCounter(model: vscode.LanguageModelChat): LmTokenCounter 
     model: model.id,
     count: (text, signal) => countAll([text], signal),
     countRequestTokens: (request, signal) => {
-      const items: (string | vscode.LanguageModelChatMessage)[] = toLmMessages(request);
+      const items: (string | vscode.LanguageModelChatMessage)[] = toLmMessages(request, lmTakesImages(model));
       const tools = toLmRequestOptions(request).tools;
       if (tools && tools.length > 0) items.push(JSON.stringify(tools));
       return countAll(items, signal);

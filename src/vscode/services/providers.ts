@@ -51,7 +51,7 @@ function digest(text: string): string {
 }
 
 /** Each model's limits with the settings resolved for its own window, so derived values are that model's (docs/compaction.md). */
-function option(id: string, label: string, provider: ModelOption['provider'], info: ModelInfo, s: HostSettings): ModelOption {
+function option(id: string, label: string, provider: ModelOption['provider'], info: ModelInfo, s: HostSettings, images?: boolean): ModelOption {
   const resolved = resolveSettings({ raw: s.raw, env: {}, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
   const limits = limitsOf(info, resolved.settings);
   return {
@@ -65,8 +65,8 @@ function option(id: string, label: string, provider: ModelOption['provider'], in
     windowSource: info.source,
     hardDerived: resolved.derived.includes('safetyReserveTokens'),
     softDerived: resolved.derived.includes('minTokensForAutoCompact'),
-    // VS Code's language model API of the version Capsule targets has no image part (docs/user/chat.md#images).
-    images: provider === 'openai' && modelTakesImages(id),
+    // A VS Code model says itself (lmTakesImages); an endpoint's model is known by its name (docs/user/chat.md#images).
+    images: images ?? (provider === 'openai' && modelTakesImages(id)),
   };
 }
 
@@ -192,7 +192,7 @@ export class Providers {
     }
     for (const m of this.#lm) {
       const override = s.providerKind === 'vscode-lm' && m.id === s.modelId ? s.modelOverride : undefined;
-      add(option(`${LM_OPTION_PREFIX}${m.id}`, `${m.name} (${m.vendor})`, 'lm', lmModelInfo(m, override), s));
+      add(option(`${LM_OPTION_PREFIX}${m.id}`, `${m.name} (${m.vendor})`, 'lm', lmModelInfo(m, override), s, m.images));
     }
     return out;
   }

@@ -256,8 +256,8 @@ test('overflow wordings and unknown errors pass through unchanged for the engine
 test('listLmModels maps each model VS Code offers; findLmModel picks one by exact id', async () => {
   fake.models.splice(0, fake.models.length, new FakeLanguageModelChat('claude-sonnet-4', 'copilot', 'claude-sonnet-4', 'Claude Sonnet 4', '2025-05', 63_836), new FakeLanguageModelChat('gpt-4.1', 'copilot', 'gpt-4.1', 'GPT-4.1', 'gpt-4.1-2025-04-14', 111_452));
   assert.deepEqual(await lm.listLmModels(), [
-    { id: 'claude-sonnet-4', vendor: 'copilot', family: 'claude-sonnet-4', name: 'Claude Sonnet 4', version: '2025-05', maxInputTokens: 63_836 },
-    { id: 'gpt-4.1', vendor: 'copilot', family: 'gpt-4.1', name: 'GPT-4.1', version: 'gpt-4.1-2025-04-14', maxInputTokens: 111_452 },
+    { id: 'claude-sonnet-4', vendor: 'copilot', family: 'claude-sonnet-4', name: 'Claude Sonnet 4', version: '2025-05', maxInputTokens: 63_836, images: false },
+    { id: 'gpt-4.1', vendor: 'copilot', family: 'gpt-4.1', name: 'GPT-4.1', version: 'gpt-4.1-2025-04-14', maxInputTokens: 111_452, images: false },
   ]);
   assert.equal((await lm.findLmModel('gpt-4.1'))?.name, 'GPT-4.1');
   assert.equal(await lm.findLmModel('gpt-5'), undefined);
