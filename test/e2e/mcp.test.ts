@@ -1,6 +1,6 @@
 // End to end in code-server: a workspace's .mcp.json server is approved in VS Code's dialog, starts with the chat, is listed in the setup panel, and the model's call to it is approved on a card and its result shows in the chat.
 import assert from 'node:assert/strict';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { isSummaryRequest, type ChatBody, type ChatRequestView, type FakeOpenAIServer, type ScriptedReply } from '../fakes/openaiServer.js';
 import { GOOD_SUMMARY } from '../unit/compaction/harness.js';
