@@ -1,9 +1,9 @@
 // The append-only JSONL session store (docs/behaviour.md#transcript): single writer, one write per line, fsync for durable kinds, torn-tail recovery.
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { stat, type FileHandle } from 'node:fs/promises';
 import { openRegularFileForAppend } from './regularFile.js';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';
-import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
+import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
 import type { BranchFigures } from '../engine/transcript/branchFigures.js';
 import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
@@ -12,13 +12,14 @@ import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
 import { indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
-import { errCode, oneLine, syncDir } from './fsUtil.js';
+import { errCode, oneLine } from './fsUtil.js';
+import { createIfMissing, headerLine, type SessionCreate } from './sessionCreate.js';
 
 export { loadSessionFile, type LoadOptions, type SessionLoad } from './sessionLoad.js';
 
 export interface OpenOptions {
   /** Create the file with a header if it does not exist (or exists but is empty). */
-  readonly create?: { readonly id: string; readonly cwd: string; readonly title?: string };
+  readonly create?: SessionCreate;
   /** Open without taking the writer lock; append() rejects. */
   readonly readOnly?: boolean;
   /** Timestamps for a created header and the `.corrupt` note; defaults to the system clock. */
@@ -46,37 +47,6 @@ const openWriters = new Map<string, JsonlSessionStore>();
 /** The store holding the writer lock on `path` in this process, if any. */
 export function openWriterFor(path: string): JsonlSessionStore | undefined {
   return openWriters.get(resolve(path));
-}
-
-function headerLine(create: NonNullable<OpenOptions['create']>, now: number): Buffer {
-  const header: SessionHeader = SessionHeaderSchema.parse({
-    type: 'session',
-    version: CURRENT_VERSION,
-    id: create.id,
-    createdAt: new Date(now).toISOString(),
-    cwd: create.cwd,
-    ...(create.title === undefined ? {} : { title: create.title }),
-  });
-  return Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
-}
-
-/** Creates the file with its header, unless it already exists. */
-async function createIfMissing(path: string, create: NonNullable<OpenOptions['create']>, now: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  let h: FileHandle;
-  try {
-    h = await open(path, 'wx');
-  } catch (err) {
-    if (errCode(err) === 'EEXIST') return;
-    throw new Error(`Cannot create session file ${path}: ${oneLine(err)}`);
-  }
-  try {
-    await writeAll(h, headerLine(create, now));
-    await h.sync();
-  } finally {
-    await h.close();
-  }
-  await syncDir(dirname(path));
 }
 
 export class JsonlSessionStore implements TranscriptStore {
