@@ -97,7 +97,7 @@ test('the installed command prints one line on stderr and exits non-zero', async
   const dir = await tempDir(t);
   const garbage = join(dir, 'g.capsule.md');
   await writeFile(garbage, Buffer.from([0x00, 0xff, 0x13, 0x37]));
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'load', garbage, '--new-session', join(dir, 's.jsonl')], {
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'bin.ts'), 'load', garbage, '--new-session', join(dir, 's.jsonl')], {
     encoding: 'utf8',
     cwd: ROOT,
   });
