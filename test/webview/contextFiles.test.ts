@@ -47,12 +47,12 @@ test('@ opens a listbox of files; arrows move the active option, Enter picks it,
     assert.equal(await box.inputValue(), 'explain @test/app.test.ts ', 'Enter picks, it does not send');
     assert.equal((await ofType(h, 'send')).length, 0);
     assert.equal(await h.value("document.querySelector('.slash-popup').classList.contains('hidden')"), true);
-    assert.match((await h.page.locator('.attached').textContent()) ?? '', /test\/app\.test\.ts/, 'shown as an attachment chip');
+    assert.match((await h.page.getByRole('list', { name: 'Attached files' }).textContent()) ?? '', /test\/app\.test\.ts/, 'shown as an attachment chip');
     await h.screenshot('at-file-picked');
     await box.press('Enter');
     const sent = (await ofType(h, 'send')).pop();
     assert.deepEqual(sent && { text: sent.text, attachments: sent.attachments }, { text: 'explain @test/app.test.ts ', attachments: [{ path: 'test/app.test.ts' }] });
-    assert.equal(await h.value("document.querySelector('.attached').classList.contains('hidden')"), true, 'the chips go with the message');
+    assert.equal(await h.value("document.querySelector('.attached:not(.images)').classList.contains('hidden')"), true, 'the chips go with the message');
   });
 });
 
