@@ -133,8 +133,8 @@ export function viewOfBranch(branch: readonly Entry[]): BranchView {
   return { tail: branch, recent: branch, figures: FiguresFold.of(branch) };
 }
 
-export function computeBudget(args: {
-  branch: readonly Entry[];
+/** What a budget is computed from, apart from the branch (or its view from the leaf). */
+interface BudgetInputs {
   defaultSystem: string;
   tools: readonly ToolSchema[];
   model: ModelInfo;
@@ -142,21 +142,14 @@ export function computeBudget(args: {
   resolved: ResolvedSettings;
   now: number;
   cache: EntryTokenCache;
-}): Budget {
+}
+
+export function computeBudget(args: BudgetInputs & { readonly branch: readonly Entry[] }): Budget {
   const { branch, ...rest } = args;
   return computeBudgetOf({ ...rest, view: viewOfBranch(branch) });
 }
 
-export function computeBudgetOf(args: {
-  view: BranchView;
-  defaultSystem: string;
-  tools: readonly ToolSchema[];
-  model: ModelInfo;
-  provider: string;
-  resolved: ResolvedSettings;
-  now: number;
-  cache: EntryTokenCache;
-}): Budget {
+export function computeBudgetOf(args: BudgetInputs & { readonly view: BranchView }): Budget {
   const { view, cache, model } = args;
   const branch = view.tail;
   const s = args.resolved.settings;
