@@ -72,6 +72,10 @@ export class ApprovalCards {
       card.appendChild(el('pre', { className: 'approval-command' }, [el('code', { text: a.command ?? '' })]));
       if (a.cwd !== undefined && a.cwd !== 'the workspace root') card.appendChild(el('div', { className: 'approval-cwd muted', text: `in ${a.cwd}` }));
     } else card.appendChild(el('div', { className: 'approval-title', text: a.title }));
+    if (a.kind === 'mcp' && a.args !== undefined && a.args !== '{}') {
+      // The arguments are what the user approves: shown whole (they are cut to the protocol's size by the host).
+      card.appendChild(el('pre', { className: 'approval-command approval-args', attrs: { 'aria-label': 'Arguments' } }, [el('code', { text: a.args })]));
+    }
     if (a.kind === 'write' && a.diff !== undefined) {
       const details = el('details', { className: 'approval-diff' }, [el('summary', { text: 'Changes' })]);
       const pre = el('pre', { className: 'diff' });
@@ -94,6 +98,11 @@ export class ApprovalCards {
       add('Reject', 'deny');
       add('Open diff', 'openDiff');
       add('Allow all edits in this chat', 'allowAllEdits');
+    } else if (a.kind === 'mcp') {
+      add('Allow once', 'allow', 'primary');
+      // No rule to shape: "always" is this one tool, by the name the model calls it.
+      if (a.rule !== undefined) add('Always allow this tool', 'allowAlways', '', `Always allow the MCP tool ${a.rule}`);
+      add('Deny', 'deny');
     } else {
       add('Allow once', 'allow', 'primary');
       add('Deny', 'deny');

@@ -105,15 +105,16 @@ export class SetupPanel {
   }
 
   #rulesSection(): HTMLElement {
-    const title = el('h3', { text: 'Commands that run without asking' });
-    if (this.#rules.length === 0) return el('div', { className: 'rules' }, [title, el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card adds one.' })]);
+    const title = el('h3', { text: 'Commands and tools that run without asking' });
+    if (this.#rules.length === 0) return el('div', { className: 'rules' }, [title, el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card or "Always allow this tool" on an MCP card adds one.' })]);
     const list = el('ul', { className: 'rule-list', attrs: { 'aria-label': 'Always-allowed commands' } });
     for (const r of this.#rules) {
-      const remove = button({ icon: 'close', label: `Stop allowing ${r.rule} (${r.scope === 'user' ? 'user settings' : 'this workspace'})` });
+      const mcp = r.kind === 'mcpTool';
+      const remove = button({ icon: 'close', label: `Stop allowing ${mcp ? 'the MCP tool ' : ''}${r.rule} (${r.scope === 'user' ? 'user settings' : 'this workspace'})` });
       remove.addEventListener('click', () => this.actions.removeRule(r));
-      list.appendChild(el('li', {}, [el('code', { text: r.rule }), el('span', { className: 'muted rule-scope', text: r.scope === 'user' ? 'user' : 'workspace' }), remove]));
+      list.appendChild(el('li', {}, [el('code', { text: r.rule }), el('span', { className: 'muted rule-scope', text: mcp ? 'MCP tool' : r.scope === 'user' ? 'user' : 'workspace' }), remove]));
     }
-    return el('div', { className: 'rules' }, [title, list, el('p', { className: 'muted help', text: 'A command runs without asking when its first words are a rule, and it has no ; && | > or $.' })]);
+    return el('div', { className: 'rules' }, [title, list, el('p', { className: 'muted help', text: 'A command runs without asking when its first words are a rule, and it has no ; && | > or $. An MCP tool listed here is called without asking.' })]);
   }
 
   #render(): void {

@@ -74,10 +74,10 @@ export const QueueSchema = z.array(QueuedInputSchema).check(z.maxLength(LIST_LIM
 export const PlanViewSchema = z.array(z.object({ step: text(LIMITS.label).check(z.minLength(1)), status: z.enum(['pending', 'in_progress', 'done']) })).check(z.maxLength(LIST_LIMITS.planSteps));
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
-/** A write or command waiting for the user: an inline card (non-modal); writes also open in VS Code's diff editor. */
+/** A write, command or MCP tool call waiting for the user: an inline card (non-modal); writes also open in VS Code's diff editor. */
 export const ApprovalViewSchema = z.object({
   id: itemId,
-  kind: z.enum(['write', 'command']),
+  kind: z.enum(['write', 'command', 'mcp']),
   title: text(LIMITS.label),
   command: z.optional(text(LIMITS.notice)),
   cwd: z.optional(text(LIMITS.label)),
@@ -88,14 +88,18 @@ export const ApprovalViewSchema = z.object({
   rule: z.optional(text(LIMITS.label)),
   /** The command's first words, shortest first ("npm", "npm run", "npm run build"): the rules the card offers to pick. */
   ruleChoices: z.optional(z.array(text(LIMITS.label)).check(z.maxLength(LIST_LIMITS.ruleChoices))),
+  /** An MCP call: the server, the tool's own name on it, and the arguments as JSON (cut for the card). Its `rule` is the tool's full name. */
+  server: z.optional(text(LIMITS.label)),
+  tool: z.optional(text(LIMITS.label)),
+  args: z.optional(text(LIMITS.detail)),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 export const ApprovalsSchema = z.array(ApprovalViewSchema).check(z.maxLength(LIST_LIMITS.approvals));
 /** Where an always-allow rule is kept: the user's settings (every workspace) or this workspace's. */
 export const AllowRuleScopeSchema = z.enum(['user', 'workspace']);
 export type AllowRuleScope = z.infer<typeof AllowRuleScopeSchema>;
-/** One always-allow rule as the view lists it, with where it is kept. */
-export const AllowRuleSchema = z.object({ rule: text(LIMITS.label).check(z.minLength(1)), scope: AllowRuleScopeSchema });
+/** One always-allow rule as the view lists it, with where it is kept; `mcpTool` is an MCP tool allowed by its full name (a command prefix when absent). */
+export const AllowRuleSchema = z.object({ rule: text(LIMITS.label).check(z.minLength(1)), scope: AllowRuleScopeSchema, kind: z.optional(z.enum(['command', 'mcpTool'])) });
 export type AllowRule = z.infer<typeof AllowRuleSchema>;
 export const AllowRulesSchema = z.array(AllowRuleSchema).check(z.maxLength(LIST_LIMITS.allowRules));
 /** `deny` with feedback is "Deny with feedback": the text goes to the model as the tool result. */

@@ -96,3 +96,39 @@ test('Save in the setup panel: the panel waits for the check, closes itself when
     { width: 292, height: 600 },
   );
 });
+
+test('an MCP call card shows the tool and its arguments and offers allow once, always this tool, deny and deny with feedback — no command rule editor', async () => {
+  const MCP = { id: 'ap_m', kind: 'mcp' as const, title: 'Call echo on MCP server h', server: 'h', tool: 'echo', args: '{\n  "text": "one"\n}', rule: 'mcp__h__echo' };
+  await scenario(
+    browser,
+    'mcp-approval-card',
+    async (h) => {
+      await h.send({ ...snapshot, approvals: [MCP, { ...MCP, id: 'ap_n' }] });
+      const card = h.page.locator('[data-approval="ap_m"]');
+      assert.match((await card.locator('.approval-title').textContent()) ?? '', /Call echo on MCP server h/);
+      assert.equal(await card.getByLabel('Arguments').textContent(), '{\n  "text": "one"\n}');
+      assert.deepEqual(await card.locator('.approval-buttons button').allTextContents(), ['Allow once', 'Always allow this tool', 'Deny', 'Deny with feedback']);
+      await h.screenshot('mcp-approval-card');
+      await card.getByRole('button', { name: 'Always allow this tool' }).click();
+      const other = h.page.locator('[data-approval="ap_n"]');
+      await other.getByRole('button', { name: 'Deny with feedback' }).click();
+      await other.getByLabel('What should the agent do instead?').fill('not now');
+      await other.getByRole('button', { name: 'Send feedback' }).click();
+      assert.equal(await h.page.locator('.rule-input').count(), 0, 'no rule editor opened');
+      assert.deepEqual(
+        (await ofType(h, 'approval')).map((m) => [m.id, m.choice, m.rule, m.feedback]),
+        [
+          ['ap_m', 'allowAlways', undefined, undefined],
+          ['ap_n', 'deny', undefined, 'not now'],
+        ],
+      );
+      await h.send({ type: 'approvals', approvals: [], allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }] });
+      await h.page.getByRole('button', { name: 'Provider setup' }).click();
+      const list = h.page.getByRole('list', { name: 'Always-allowed commands' });
+      assert.deepEqual(await list.locator('li').allTextContents(), ['echouser', 'mcp__h__echoMCP tool']);
+      await list.getByRole('button', { name: 'Stop allowing the MCP tool mcp__h__echo (user settings)' }).click();
+      assert.deepEqual((await ofType(h, 'removeAllowRule')).map((m) => m.rule), [{ rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }]);
+    },
+    { width: 292, height: 600 },
+  );
+});

@@ -84,7 +84,7 @@ export async function callMcpTool(ctx: CallContext, t: CatalogTool, args: Readon
     const detail = JSON.stringify(args, null, 2);
     const decision = decisionOf(
       await ctx.approve(
-        { kind: 'mcp', title: `Call ${t.tool} on MCP server ${t.server}`, detail: detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail, server: t.server, tool: t.tool },
+        { kind: 'mcp', title: `Call ${t.tool} on MCP server ${t.server}`, detail: detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail, server: t.server, tool: t.tool, name: t.name },
         signal,
       ),
     );

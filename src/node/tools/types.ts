@@ -18,9 +18,10 @@ export interface ApprovalRequest {
   /** Commands: the command line and its folder as the user reads it. */
   readonly command?: string;
   readonly cwd?: string;
-  /** MCP calls: the server and the tool's own name on it. */
+  /** MCP calls: the server, the tool's own name on it, and the name the model calls it by (what "always allow" remembers). */
   readonly server?: string;
   readonly tool?: string;
+  readonly name?: string;
 }
 
 /** The user's answer; `feedback` (a denial's reason) goes back to the model in the tool result. */

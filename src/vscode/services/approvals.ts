@@ -5,6 +5,7 @@ import type { ApprovalDecision, ApprovalRequest } from '../../node/tools/types.j
 import { LIMITS, LIST_LIMITS } from '../../protocol/limits.js';
 import type { AllowRule, AllowRuleScope, ApprovalChoice, ApprovalView } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
+import { affectsMcpToolRules, allowedMcpTools, allowMcpTool, forgetMcpTool, mcpToolRules } from './mcpToolRules.js';
 import { inspectSetting, writeSettingAt } from './settings.js';
 
 /** The setting holding the always-allow rules: user settings by default, this workspace's when the user chose so; listed and removable in the view. */
@@ -37,12 +38,14 @@ export function allowRules(): AllowRule[] {
   const out: AllowRule[] = [];
   for (const rule of validRules(i?.globalValue)) out.push({ rule, scope: 'user' });
   for (const rule of [...validRules(i?.workspaceValue), ...validRules(i?.workspaceFolderValue)]) if (!out.some((r) => r.rule === rule && r.scope === 'workspace')) out.push({ rule, scope: 'workspace' });
-  return out.slice(0, LIST_LIMITS.allowRules);
+  return [...out, ...mcpToolRules()].slice(0, LIST_LIMITS.allowRules);
 }
 
 /** The rules alone, for matching. */
 export function allowedCommandRules(): string[] {
-  return allowRules().map((r) => r.rule);
+  return allowRules()
+    .filter((r) => r.kind !== 'mcpTool')
+    .map((r) => r.rule);
 }
 
 /** What a command card offers: the command's name first (editable in the card), and its first words to pick from. */
@@ -75,7 +78,7 @@ export class ApprovalService extends Disposable {
     // The view lists the rules: a change in the Settings editor shows there too.
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration(`capsule.${ALLOWED_COMMANDS_KEY}`)) this.#emitter.fire();
+        if (e.affectsConfiguration(`capsule.${ALLOWED_COMMANDS_KEY}`) || affectsMcpToolRules(e)) this.#emitter.fire();
       }),
     );
     // A diff editor closed without a choice counts as Reject: nothing is written behind a closed tab.
@@ -95,22 +98,25 @@ export class ApprovalService extends Disposable {
     if (signal.aborted) return { approved: false };
     if (req.kind === 'command' && req.command !== undefined && commandAllowed(req.command, allowedCommandRules())) return { approved: true };
     if (req.kind === 'write' && this.#editsAllowedFor !== undefined && this.#editsAllowedFor === this.chatKey()) return { approved: true };
+    if (req.kind === 'mcp' && req.name !== undefined && allowedMcpTools().includes(req.name)) return { approved: true };
     if (this.#pending.size >= MAX_PENDING_APPROVALS) return { approved: false, feedback: 'Too many approvals are waiting; ask one at a time.' };
     const id = `ap_${++counter}_${Date.now().toString(36)}`;
     const proposed = req.kind === 'write' ? this.#propose(id, req) : undefined;
     const choices = req.kind === 'mcp' || req.command === undefined ? [] : offeredRules(req.command).filter((r) => r.length <= LIMITS.label);
-    // An MCP call's "always" covers that one tool for the rest of the chat (the MCP host remembers it).
-    const rule = req.kind === 'mcp' ? (req.tool === undefined ? undefined : `${req.server ?? ''} ${req.tool}`.trim()) : choices[0];
+    // An MCP call's "always" is the tool itself, by the name the model calls it: no prefix to shape.
+    const rule = req.kind === 'mcp' ? (req.name !== undefined && req.name.length <= LIMITS.label ? req.name : undefined) : choices[0];
     const view: ApprovalView = {
       id,
-      // An MCP call is shown like a command: its detail (the arguments) is what the user approves.
-      kind: req.kind === 'mcp' ? 'command' : req.kind,
+      kind: req.kind,
       title: req.title.slice(0, LIMITS.label),
+      ...(req.kind === 'mcp'
+        ? { args: req.detail.slice(0, LIMITS.detail), ...(req.server === undefined ? {} : { server: req.server.slice(0, LIMITS.label) }), ...(req.tool === undefined ? {} : { tool: req.tool.slice(0, LIMITS.label) }) }
+        : {}),
       ...(req.command === undefined ? {} : { command: req.command.slice(0, LIMITS.notice) }),
       ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
       ...(req.path === undefined ? {} : { path: req.path.slice(0, LIMITS.label) }),
       ...(req.kind === 'write' ? { diff: req.detail.slice(0, LIMITS.detail) } : {}),
-      ...(rule === undefined ? {} : { rule, ruleChoices: choices }),
+      ...(rule === undefined ? {} : req.kind === 'mcp' ? { rule } : { rule, ruleChoices: choices }),
     };
     const answer = new Promise<ApprovalDecision>((resolve) => {
       const settle = (d: ApprovalDecision): void => {
@@ -147,7 +153,9 @@ export class ApprovalService extends Disposable {
         break;
       case 'allowAlways': {
         if (p.req.kind === 'mcp') {
-          p.settle({ approved: true, always: true });
+          // Remembered in the user's settings, the one place it is looked up: its × in the view makes the next call ask again.
+          if (p.view.rule !== undefined) await allowMcpTool(p.view.rule);
+          p.settle({ approved: true });
           break;
         }
         const rule = (chosen?.rule ?? p.view.rule ?? '').trim();
@@ -178,6 +186,11 @@ export class ApprovalService extends Disposable {
 
   /** Removes one rule from where it is kept (the view's ×). */
   async removeRule(r: AllowRule): Promise<void> {
+    if (r.kind === 'mcpTool') {
+      await forgetMcpTool(r.rule);
+      this.#emitter.fire();
+      return;
+    }
     const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
     const from = r.scope === 'user' ? i?.globalValue : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? i.workspaceFolderValue : i?.workspaceValue;
     const list = Array.isArray(from) ? from.filter((x) => x !== r.rule) : [];

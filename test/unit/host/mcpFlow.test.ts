@@ -40,7 +40,11 @@ test('a user-configured server starts with the chat, its tool is offered, approv
   const card: ApprovalView | undefined = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []))[0];
   assert.ok(card !== undefined);
   assert.equal(card.title, 'Call echo on MCP server h');
-  assert.equal(card.rule, 'h echo');
+  // echo declares readOnlyHint, yet it asks: capsule.mcp.autoAllowReadOnly is off by default.
+  assert.equal(card.kind, 'mcp');
+  assert.equal(card.rule, 'mcp__h__echo', 'always allow is the tool, by its full name');
+  assert.equal(card.ruleChoices, undefined, 'no command prefixes to pick');
+  assert.deepEqual([card.server, card.tool, card.args], ['h', 'echo', JSON.stringify({ text: 'one' }, null, 2)]);
   v.send({ type: 'approval', id: card.id, choice: 'allowAlways' });
   await until(() => idle(v.since(mark)), 'the turn to finish');
   const cards = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []));
@@ -49,6 +53,11 @@ test('a user-configured server starts with the chat, its tool is offered, approv
   const tools = (server.chatRequests[0]?.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? [];
   assert.ok(tools.includes('mcp__h__echo') && tools.includes('mcp_call'));
   assert.equal(h.state.writes.some((w) => w.key === 'capsule.approvals.allowedCommands'), false, 'no command rule is written for an MCP tool');
+  assert.deepEqual(
+    h.state.writes.filter((w) => w.key === 'capsule.approvals.allowedMcpTools').map((w) => [w.value, w.target]),
+    [[['mcp__h__echo'], 1]],
+    'the tool name is kept in user settings',
+  );
 });
 
 test('/budget shows the MCP schema tokens per server and whether they are deferred', async () => {

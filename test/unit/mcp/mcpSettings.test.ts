@@ -18,6 +18,8 @@ test('every capsule.mcp setting of the code is contributed with the same default
   for (const [k, v] of Object.entries(DEFAULT_MCP_SETTINGS)) assert.deepEqual(props[`capsule.mcp.${k}`]?.default, v, `capsule.mcp.${k}`);
   assert.deepEqual(props['capsule.mcp.servers']?.default, {});
   assert.equal(props['capsule.mcp.servers']?.scope, 'application', 'a workspace cannot define servers through settings');
+  assert.deepEqual(props['capsule.approvals.allowedMcpTools']?.default, []);
+  assert.equal(props['capsule.approvals.allowedMcpTools']?.scope, 'application', 'a workspace cannot allow its own tools through settings');
 });
 
 test('bad values keep their default and are named; unknown keys are named', () => {

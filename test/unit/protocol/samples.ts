@@ -157,8 +157,9 @@ export const HOST_SAMPLES: readonly HostToWebview[] = [
     approvals: [
       { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm', ruleChoices: ['npm', 'npm test'] },
       { id: 'ap_2', kind: 'write', title: 'Edit src/a.ts', path: 'src/a.ts', diff: '--- a/src/a.ts\n+++ b/src/a.ts\n@@ -1 +1 @@\n-a\n+b\n' },
+      { id: 'ap_3', kind: 'mcp', title: 'Call echo on MCP server h', server: 'h', tool: 'echo', args: '{"text": "one"}', rule: 'mcp__h__echo' },
     ],
-    allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'npm run build', scope: 'workspace' }],
+    allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'npm run build', scope: 'workspace' }, { rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }],
   },
   { type: 'approvals', approvals: [] },
   { type: 'fileMatches', requestId: 3, query: 'app', files: ['src/app.ts', 'docs/My Notes/app.md'] },
