@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline/promises';
 import { ApprovalFile, cliApprovalsPath, type ApprovalMemory } from '../node/mcp/approvals.js';
 import { loadMcpConfig } from '../node/mcp/configLoad.js';
-import { problemLine, type McpInputSpec, type McpServerConfig } from '../node/mcp/configTypes.js';
+import { describeServer, problemLine, type McpInputSpec, type McpServerConfig } from '../node/mcp/configTypes.js';
 import { McpHub } from '../node/mcp/hub.js';
 import { resolveMcpSettings, type McpSettings } from '../node/mcp/mcpSettings.js';
 export { mcpBudgetOf } from '../node/mcp/sessionMcp.js';
@@ -46,10 +46,7 @@ export function inputEnvName(id: string): string {
   return `CAPSULE_MCP_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
-function describe(s: McpServerConfig): string {
-  const t = s.transport;
-  return t.type === 'stdio' ? [t.command, ...t.args].join(' ') : t.url;
-}
+const describe = describeServer;
 
 async function ask(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });

@@ -18,7 +18,7 @@ export interface ApprovalMemory {
  */
 export function serverFingerprint(s: McpServerConfig): string {
   const t = s.transport;
-  const what = t.type === 'stdio' ? { type: t.type, command: t.command, args: t.args, cwd: t.cwd ?? null } : { type: t.type, url: t.url };
+  const what = t.type === 'stdio' ? { type: t.type, command: t.command, args: t.args, cwd: t.cwd ?? null } : t.type === 'memory' ? { type: t.type } : { type: t.type, url: t.url };
   return createHash('sha256').update(JSON.stringify({ name: s.name, ...what })).digest('hex').slice(0, 32);
 }
 

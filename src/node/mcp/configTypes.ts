@@ -1,7 +1,8 @@
 // What an MCP server configuration is once read: where it came from, how to reach the server, and the problems found reading it.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** Where a server was declared; workspace files run code the user did not write, so they need approval. */
-export type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli';
+export type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli' | 'vscodeTools';
 
 export interface McpSource {
   readonly kind: McpSourceKind;
@@ -22,6 +23,11 @@ export type McpTransportSpec =
       readonly type: 'http' | 'sse';
       readonly url: string;
       readonly headers: Readonly<Record<string, string>>;
+    }
+  | {
+      /** A server inside this process (the tools VS Code knows): `open` gives the client's end of a fresh in-memory link. */
+      readonly type: 'memory';
+      readonly open: () => Transport;
     };
 
 export interface McpServerConfig {
@@ -31,6 +37,12 @@ export interface McpServerConfig {
   readonly transport: McpTransportSpec;
   /** Workspace-defined: runs only after the user approved it for this workspace (and never in Restricted Mode). */
   readonly needsApproval: boolean;
+}
+
+/** What a server runs or reaches, for approval questions and messages. */
+export function describeServer(s: McpServerConfig): string {
+  const t = s.transport;
+  return t.type === 'stdio' ? [t.command, ...t.args].join(' ') : t.type === 'memory' ? s.source.label : t.url;
 }
 
 /** A `${input:id}` a VS Code-shaped file asks for (a secret, a token); resolved by the host, never written to disk by Capsule. */

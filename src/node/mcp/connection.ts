@@ -61,7 +61,7 @@ export class McpConnection {
   /** The re-listing a list_changed started, so a call that caused it returns only once the new list is known. */
   private relisting: Promise<void> = Promise.resolve();
   /** Transport actually in use for http servers ('http' or the 'sse' fallback). */
-  transportUsed: 'stdio' | 'http' | 'sse';
+  transportUsed: 'stdio' | 'http' | 'sse' | 'memory';
 
   constructor(
     readonly config: McpServerConfig,
@@ -100,7 +100,9 @@ export class McpConnection {
       const client =
         t.type === 'stdio'
           ? await this.open(new GroupStdioTransport({ command: t.command, args: t.args, env: t.env, ...(t.cwd === undefined ? {} : { cwd: t.cwd }) }, this.stderr))
-          : await this.openHttp(t.url, t.headers, t.type);
+          : t.type === 'memory'
+            ? await this.open(t.open())
+            : await this.openHttp(t.url, t.headers, t.type);
       if (gen !== this.generation) {
         await client.close().catch(() => undefined);
         return;

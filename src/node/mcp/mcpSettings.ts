@@ -13,6 +13,8 @@ export interface McpSettings {
   readonly autoAllowReadOnly: boolean;
   readonly startupTimeoutSeconds: number;
   readonly callTimeoutSeconds: number;
+  /** In the extension: also offer the tools VS Code knows (`vscode.lm.tools`) as the server "vscode". */
+  readonly vscodeTools: boolean;
 }
 
 export const DEFAULT_MCP_SETTINGS: McpSettings = {
@@ -21,6 +23,7 @@ export const DEFAULT_MCP_SETTINGS: McpSettings = {
   autoAllowReadOnly: false,
   startupTimeoutSeconds: 30,
   callTimeoutSeconds: 120,
+  vscodeTools: true,
 };
 
 export const MCP_SETTING_SCHEMAS: { readonly [K in keyof McpSettings]: z.ZodType<McpSettings[K]> } = {
@@ -29,6 +32,7 @@ export const MCP_SETTING_SCHEMAS: { readonly [K in keyof McpSettings]: z.ZodType
   autoAllowReadOnly: z.boolean(),
   startupTimeoutSeconds: z.number().int().min(1).max(600),
   callTimeoutSeconds: z.number().int().min(1).max(3600),
+  vscodeTools: z.boolean(),
 };
 
 /** Raw values (settings or `--set`) over the defaults; a bad value keeps its default and is named in `problems`. */

@@ -3,14 +3,16 @@ import * as vscode from 'vscode';
 import type { Logger } from '../../engine/ports.js';
 import { serverFingerprint, type ApprovalMemory } from '../../node/mcp/approvals.js';
 import { loadMcpConfig } from '../../node/mcp/configLoad.js';
-import { problemLine, type McpInputSpec, type McpServerConfig } from '../../node/mcp/configTypes.js';
+import { describeServer, problemLine, type McpInputSpec, type McpServerConfig } from '../../node/mcp/configTypes.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { McpHub, ServerState } from '../../node/mcp/hub.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import type { McpServerAction, McpServerView } from '../../protocol/messages.js';
+import { VSCODE_TOOLS_SERVER, VSCODE_TOOLS_SOURCE } from '../../node/mcp/lmToolBridge.js';
 import { readMcpSettings } from './settings.js';
 import { toServerViews } from './mcpServerViews.js';
+import { LmToolSource, lmToolsApi } from './lmToolSource.js';
 
 const APPROVALS_KEY = 'capsule.mcp.approved';
 /** Servers the user disabled in this workspace (the MCP Servers command). */
@@ -42,14 +44,18 @@ class WorkspaceApprovals implements ApprovalMemory {
   }
 }
 
-function describe(s: McpServerConfig): string {
-  const t = s.transport;
-  return t.type === 'stdio' ? [t.command, ...t.args].join(' ') : t.url;
+const describe = describeServer;
+
+/** VS Code's version for the server's `serverInfo` (which must be a string; hosts that do not say give "unknown"). */
+function versionOf(api: { readonly version?: unknown }): string {
+  return typeof api.version === 'string' ? api.version : 'unknown';
 }
 
 export class McpServers implements vscode.Disposable {
   #hub: McpHub | undefined;
   #starting: Promise<McpSessionConfig | undefined> | undefined;
+  /** The tools VS Code knows, served in-process as the server "vscode" (when offered). */
+  #lmTools: LmToolSource | undefined;
   readonly #told = new Set<string>();
   readonly #approvals: WorkspaceApprovals;
   readonly #changed = new vscode.EventEmitter<void>();
@@ -67,6 +73,8 @@ export class McpServers implements vscode.Disposable {
 
   /** The started servers for a chat: started on the first call, shared by every later chat (never started twice). */
   forChat(): Promise<McpSessionConfig | undefined> {
+    // VS Code has no stable event for its tool list: each chat start looks again (a change is a list_changed).
+    this.#lmTools?.refresh();
     this.#starting ??= this.#start().catch((err: unknown) => {
       this.logger.log('error', `MCP servers were not started: ${err instanceof Error ? err.message : String(err)}`);
       return undefined;
@@ -160,8 +168,11 @@ export class McpServers implements vscode.Disposable {
       await this.#approvals.remember(folder ?? '', s);
       servers.push(s);
     }
+    const runtime = loadRuntime();
+    const vscodeTools = settings.vscodeTools ? this.#vscodeToolsServer(runtime, config.servers, off) : undefined;
+    if (vscodeTools !== undefined) servers.push(vscodeTools);
     if (servers.length === 0) return undefined;
-    const hub = new (loadRuntime().McpHub)(servers, { initializeMs: settings.startupTimeoutSeconds * 1000, callMs: settings.callTimeoutSeconds * 1000 });
+    const hub = new runtime.McpHub(servers, { initializeMs: settings.startupTimeoutSeconds * 1000, callMs: settings.callTimeoutSeconds * 1000 });
     this.#hub = hub;
     hub.onChange(() => this.#changed.fire());
     this.logger.log('info', `MCP: starting ${servers.map((s) => s.name).join(', ')}`);
@@ -174,6 +185,33 @@ export class McpServers implements vscode.Disposable {
     return { hub, deferShare: settings.deferShare, autoAllowReadOnly: settings.autoAllowReadOnly };
   }
 
+  /**
+   * The tools VS Code knows as one more server, inside this process: offered when VS Code lists some that Capsule
+   * would not otherwise have (its own and Copilot's internal tools, and VS Code's copy of a server Capsule knows
+   * itself, are left out). Not started twice: a server from .vscode/mcp.json runs once, as Capsule's.
+   */
+  #vscodeToolsServer(runtime: Runtime, known: readonly McpServerConfig[], off: ReadonlySet<string>): McpServerConfig | undefined {
+    const lm = lmToolsApi();
+    if (lm === undefined) return undefined;
+    const names = new Set(known.map((s) => s.name));
+    // A server of the user's own called "vscode" keeps its name.
+    const name = names.has(VSCODE_TOOLS_SERVER) ? `${VSCODE_TOOLS_SERVER}_lm` : VSCODE_TOOLS_SERVER;
+    if (off.has(name)) return undefined;
+    const own = ((this.context.extension?.packageJSON as { contributes?: { languageModelTools?: { name?: unknown }[] } } | undefined)?.contributes?.languageModelTools ?? []).map((t) => String(t.name));
+    const source = new LmToolSource(lm, { capsuleServers: [...names], own });
+    if (source.list().length === 0) {
+      source.dispose();
+      return undefined;
+    }
+    this.#lmTools = source;
+    return {
+      name,
+      source: { kind: 'vscodeTools', label: VSCODE_TOOLS_SOURCE },
+      transport: { type: 'memory', open: runtime.bridgeTransport(source, { name: 'vscode', version: versionOf(vscode) }) },
+      needsApproval: false,
+    };
+  }
+
   #tellOnce(message: string): void {
     this.logger.log('warn', message);
     if (this.#told.has(message)) return;
@@ -183,6 +221,7 @@ export class McpServers implements vscode.Disposable {
 
   dispose(): void {
     this.#changed.dispose();
+    this.#lmTools?.dispose();
     void this.#hub?.stop();
   }
 }
