@@ -3,7 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 
 export const REPO = resolve(__dirname, '..', '..');
 export const VSIX = join(REPO, 'capsule.vsix');
@@ -47,6 +47,17 @@ export interface StartOptions {
   readonly files?: Readonly<Record<string, string>>;
   /** Keep VS Code's workspace trust on (the folder then opens in Restricted Mode until trusted). */
   readonly trust?: boolean;
+  /** Folders of other extensions (test fixtures), packaged and installed next to Capsule. */
+  readonly extensions?: readonly string[];
+}
+
+/** Packs an extension folder into a VSIX in `outDir` with the repository's vsce; returns its path. */
+function packExtension(folder: string, outDir: string): string {
+  const out = join(outDir, `${basename(folder)}.vsix`);
+  const vsce = join(REPO, 'node_modules', '.bin', 'vsce');
+  const r = spawnSync(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', out], { cwd: folder, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`packing the fixture extension ${folder} failed: ${(r.stderr || r.stdout).trim()}`);
+  return out;
 }
 
 function findFiles(dir: string, pattern: RegExp): string[] {
@@ -91,6 +102,11 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
   );
   const install = spawnSync(bin, ['--extensions-dir', ext, '--user-data-dir', user, '--install-extension', VSIX], { encoding: 'utf8' });
   if (install.status !== 0) throw new Error(`installing the VSIX into code-server failed: ${(install.stderr || install.stdout).trim()}`);
+  for (const folder of opts.extensions ?? []) {
+    const vsix = packExtension(folder, root);
+    const other = spawnSync(bin, ['--extensions-dir', ext, '--user-data-dir', user, '--install-extension', vsix], { encoding: 'utf8' });
+    if (other.status !== 0) throw new Error(`installing ${vsix} into code-server failed: ${(other.stderr || other.stdout).trim()}`);
+  }
 
   const port = await freePort();
   let log = '';

@@ -72,7 +72,7 @@ test('a workspace MCP server: approved once, listed in the setup panel, its call
 
   await step('21-03-call-and-result', async () => {
     await chat.send('Ask the notes server to echo the marker');
-    const card = chat.frame.locator('.approval-card.command');
+    const card = chat.frame.locator('.approval-card.mcp');
     await card.waitFor({ timeout: 30_000 });
     assert.match((await card.textContent()) ?? '', /Call echo on MCP server notes/);
     await screenshot(page, '21-03a-mcp-approval-card');

@@ -19,6 +19,8 @@ export interface E2eOptions {
   readonly fake?: FakeServerOptions;
   readonly settings: Readonly<Record<string, unknown>> | ((fakeUrl: string) => Readonly<Record<string, unknown>>);
   readonly files?: Readonly<Record<string, string>>;
+  /** Folders of other extensions (test fixtures) to install next to Capsule. */
+  readonly extensions?: readonly string[];
 }
 
 /** What a file's bindings hold until its `before` has run (`let { page, … } = NOT_STARTED`): nothing to use yet. */
@@ -34,7 +36,7 @@ export const step = stepper(() => current.page, () => current.server?.output() ?
 export async function startE2e(opts: E2eOptions): Promise<E2e> {
   const fake = opts.fake === undefined ? undefined : await startFakeOpenAI(opts.fake);
   const settings = typeof opts.settings === 'function' ? opts.settings(fake?.url ?? '') : opts.settings;
-  const server = await startCodeServer({ settings, ...(opts.files === undefined ? {} : { files: opts.files }) });
+  const server = await startCodeServer({ settings, ...(opts.files === undefined ? {} : { files: opts.files }), ...(opts.extensions === undefined ? {} : { extensions: opts.extensions }) });
   current = { ...current, fake, server };
   browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
