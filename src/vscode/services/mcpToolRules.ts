@@ -6,7 +6,7 @@ import type { AllowRule } from '../../protocol/messages.js';
 import { inspectSetting, writeSettingAt } from './settings.js';
 
 /** The setting holding the allowed MCP tool names (application-scoped, like capsule.mcp.servers). */
-export const ALLOWED_MCP_TOOLS_KEY = 'approvals.allowedMcpTools';
+const ALLOWED_MCP_TOOLS_KEY = 'approvals.allowedMcpTools';
 
 function names(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string' && NAME_PATTERN.test(n)) : [];

@@ -18,7 +18,8 @@ function cut(detail: string): string {
  */
 export async function approveInVsCode(req: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
-  const detail = `${req.kind === 'write' ? 'Capsule wants to change this file:' : 'Capsule wants to run this command:'}\n\n${cut(req.detail)}`;
+  const what = req.kind === 'write' ? 'Capsule wants to change this file:' : req.kind === 'mcp' ? 'Capsule wants to call this MCP tool with these arguments:' : 'Capsule wants to run this command:';
+  const detail = `${what}\n\n${cut(req.detail)}`;
   const answer = vscode.window.showWarningMessage(req.title, { modal: true, detail }, 'Allow');
   const cancelled = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
   return (await Promise.race([answer, cancelled])) === 'Allow';
