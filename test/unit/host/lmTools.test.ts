@@ -1,5 +1,6 @@
 // The tools VS Code knows (vscode.lm.tools) through the real extension: served in-process as the MCP server "vscode", called with vscode.lm.invokeTool after the usual card; internal tools and VS Code's copy of a server Capsule runs are left out; a failure is a tool error; a change of the list is a list_changed.
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages.js';
@@ -31,6 +32,8 @@ let lmTools: Info[] = [
   { name: 'vscode_editFile_internal', description: 'VS Code edits a file.', inputSchema: obj(), tags: [] },
   // VS Code's copy of Capsule's own server "h" (VS Code names it mcp_<server>_<tool>, tag mcp): offered once, as Capsule's.
   { name: 'mcp_h_echo', description: 'Echoes its text.', inputSchema: obj({ text: { type: 'string' } }), tags: ['mcp'] },
+  // VS Code's copy of the workspace's .vscode/mcp.json server "Notes" (VS Code lower-cases the name): also offered once.
+  { name: 'mcp_notes_echo', description: 'Echoes its text.', inputSchema: obj({ text: { type: 'string' } }), tags: ['mcp'] },
   // A server only VS Code runs: offered through VS Code.
   { name: 'mcp_github_search_issues', description: 'Searches issues.', inputSchema: obj({ q: { type: 'string' } }), tags: ['mcp'] },
 ];
@@ -41,6 +44,10 @@ let v: OpenView;
 
 before(async () => {
   h.state.scopes.set('capsule.mcp.servers', 'user');
+  mkdirSync(join(h.workspace, '.vscode'), { recursive: true });
+  writeFileSync(join(h.workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { Notes: { type: 'stdio', command: process.execPath, args: [HOSTILE, 'basic'] } } }));
+  // The workspace's server asks once in a modal dialog.
+  h.state.answer = (kind, _prompt, items) => (kind === 'modal' ? items.find((i) => i === 'Allow') : undefined);
   const lm = h.api.lm as Record<string, unknown>;
   Object.defineProperty(lm, 'tools', { get: () => lmTools, configurable: true });
   lm.onDidChangeTools = toolChanges.event;
@@ -85,8 +92,8 @@ async function turn(text: string, ...replies: Parameters<FakeOpenAIServer['enque
 test('VS Code tools are offered as mcp__vscode__*, without internal tools or a second copy of a server Capsule runs; a call goes through the card to invokeTool and its result to the model', async () => {
   const cards = await turn('weather?', { toolCalls: [{ name: 'mcp__vscode__weather_lookup', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
   const tools = toolsOf(0);
-  for (const t of ['mcp__vscode__weather_lookup', 'mcp__vscode__broken_tool', 'mcp__vscode__mcp_github_search_issues', 'mcp__h__echo']) assert.ok(tools.includes(t), `${t} in ${tools.join(', ')}`);
-  for (const t of ['mcp__vscode__copilot_readFile', 'mcp__vscode__vscode_editFile_internal', 'mcp__vscode__mcp_h_echo']) assert.equal(tools.includes(t), false, `${t} is left out`);
+  for (const t of ['mcp__vscode__weather_lookup', 'mcp__vscode__broken_tool', 'mcp__vscode__mcp_github_search_issues', 'mcp__h__echo', 'mcp__Notes__echo']) assert.ok(tools.includes(t), `${t} in ${tools.join(', ')}`);
+  for (const t of ['mcp__vscode__copilot_readFile', 'mcp__vscode__vscode_editFile_internal', 'mcp__vscode__mcp_h_echo', 'mcp__vscode__mcp_notes_echo']) assert.equal(tools.includes(t), false, `${t} is left out`);
   assert.deepEqual(
     cards.map((c) => [c.kind, c.server, c.tool, c.rule]),
     [['mcp', 'vscode', 'weather_lookup', 'mcp__vscode__weather_lookup']],
