@@ -121,7 +121,7 @@ export class BranchLine {
     return p === undefined || e?.type !== 'capsule' ? undefined : { capsule: e, position: p };
   }
 
-  /** The latest capsule in force (not undone) with `match`, searched from the newest. */
+  /** The latest capsule on the branch with `match` (undone or not), searched from the newest. */
   findCapsule(match: (c: CapsuleEntry) => boolean): CapsuleEntry | undefined {
     const caps = this.sync().#capsules;
     for (let i = caps.length - 1; i >= 0; i--) {

@@ -137,13 +137,15 @@ export class MomentIndex {
     return out;
   }
 
-  /** Whether the capsule in force already summarizes this message of the active branch. */
-  summarized(messageId: string): boolean {
+  /** Whether the capsule in force already summarizes a message of the active branch (read once per page). */
+  summarizedTest(): (messageId: string) => boolean {
     this.#sync();
-    const p = this.#line.positionOf(messageId);
-    if (p === undefined) return false;
-    const kept = this.#line.keptSpan();
-    return p < kept.start && !kept.pinned.has(messageId);
+    const line = this.#line;
+    const kept = line.keptSpan();
+    return (messageId) => {
+      const p = line.positionOf(messageId);
+      return p !== undefined && p < kept.start && !kept.pinned.has(messageId);
+    };
   }
 
   #otherUsers(): readonly UserEntry[] {
