@@ -213,12 +213,6 @@ export class ChatProjection extends Disposable implements ChatOutput {
     return ((tree === undefined ? null : planFigureOf(tree).plan()) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
   }
 
-  /** Every item of the active branch, command answers included. */
-  items(): TranscriptItem[] {
-    const store = this.d.chat.store;
-    return store ? this.#transcript.items(store, this.d.chat.basis()) : [];
-  }
-
   /** Answers `loadOlder`: the page before `beforeId`. */
   postOlder(beforeId: string): void {
     const store = this.d.chat.store;
