@@ -15,7 +15,7 @@ import { momentsOf } from '../src/engine/transcript/moments.js';
 import type { SessionTree } from '../src/engine/transcript/tree.js';
 import { TranscriptView } from '../src/vscode/projection/transcriptView.js';
 import { pageOf } from '../src/vscode/projection/transcriptItems.js';
-import { newestPageStart } from '../src/vscode/views/treePages.js';
+import { newestPage } from '../src/vscode/views/treePages.js';
 
 /** Sizes and runs; CAPSULE_BENCH_FLAT_MAX caps the largest size (e.g. 100000 on a small machine). */
 const PLAN: readonly { readonly entries: number; readonly turns: number; readonly refreshRuns: number }[] = [
@@ -48,11 +48,8 @@ function row(name: string, ms: number, runs: number, floorMs: number, extra: Rea
 
 /** What the Checkpoints tree reads on a refresh of the open chat (src/vscode/views/checkpointsTree.ts): its newest page of moments. */
 export function treeRefresh(tree: SessionTree): number {
-  const index = momentIndexOf(tree);
-  const count = index.count;
-  const page = index.active(newestPageStart(count), count);
-  const summarized = index.summarizedTest();
-  return page.filter((m) => m.message !== undefined && summarized(m.message.id)).length + index.otherCount;
+  const page = newestPage(momentIndexOf(tree));
+  return page.moments.filter((m) => m.message !== undefined && page.summarized(m.message.id)).length + page.others;
 }
 
 /** The test context openSession's temp-dir helper is not used here: the bench cleans up itself. */

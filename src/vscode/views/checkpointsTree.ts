@@ -9,7 +9,7 @@ import { errorMessage } from '../base/log.js';
 import type { ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
 import { checkpointItem, compactionItem, messageItem } from './checkpointItems.js';
-import { newestPageStart, TREE_PAGE } from './treePages.js';
+import { momentPage, newestPage, newestPageStart, TREE_PAGE } from './treePages.js';
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean; readonly title: string }
@@ -74,10 +74,9 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   async #sessionChildren(node: Extract<CheckpointNode, { kind: 'session' }>): Promise<CheckpointNode[]> {
     const index = await this.#read(node.summary);
     if (!(index instanceof MomentIndex)) return index;
-    const count = index.count;
-    const out = this.#rows(node.summary, index, 'active', newestPageStart(count), count);
-    const others = index.otherCount;
-    if (others > 0) out.push({ kind: 'branches', summary: node.summary, count: others });
+    const page = newestPage(index);
+    const out = this.#rows(node.summary, 'active', page.start, page);
+    if (page.others > 0) out.push({ kind: 'branches', summary: node.summary, count: page.others });
     if (out.length === 0) return [{ kind: 'info', key: `${node.summary.id}/none`, text: 'No messages yet', icon: 'info' }];
     return out;
   }
@@ -88,22 +87,18 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
     if (!(index instanceof MomentIndex)) return index;
     // Other branches open on their newest page; the active branch's pages before the newest are whole pages.
     const start = list === 'other' && end === index.otherCount ? newestPageStart(end) : Math.max(0, end - TREE_PAGE);
-    return this.#rows(summary, index, list, start, end);
+    return this.#rows(summary, list, start, momentPage(index, list, start, end));
   }
 
-  /** Rows of the moments [start, end) of one list, after an "Older messages" row when earlier ones exist. */
-  #rows(summary: SessionSummary, index: MomentIndex, list: 'active' | 'other', start: number, end: number): CheckpointNode[] {
+  /** Rows of one page of moments starting at `start`, after an "Older messages" row when earlier ones exist. */
+  #rows(summary: SessionSummary, list: 'active' | 'other', start: number, page: ReturnType<typeof momentPage>): CheckpointNode[] {
     const sessionId = summary.id;
     const out: CheckpointNode[] = start > 0 ? [{ kind: 'older', summary, list, end: start }] : [];
-    if (list === 'other') {
-      for (const moment of index.other(start, end)) out.push({ kind: 'message', sessionId, moment, onBranch: false });
-      return out;
-    }
-    const summarized = index.summarizedTest();
-    for (const m of index.active(start, end)) {
-      if (m.message === undefined) out.push(...childNodes(sessionId, m, true));
+    for (const m of page.moments) {
+      if (list === 'other') out.push({ kind: 'message', sessionId, moment: m, onBranch: false });
+      else if (m.message === undefined) out.push(...childNodes(sessionId, m, true));
       // Messages the capsule in force already summarizes: "Compact Up to Here" has nothing to cut there, so it is not offered.
-      else out.push({ kind: 'message', sessionId, moment: m, onBranch: true, summarized: summarized(m.message.id) });
+      else out.push({ kind: 'message', sessionId, moment: m, onBranch: true, summarized: page.summarized(m.message.id) });
     }
     return out;
   }

@@ -9,7 +9,9 @@ import { countVisits, writeLongSession, type Visits } from '../../support/longSe
 import { lineOf, type BranchLine } from '../../../src/engine/transcript/branchLine.js';
 import { planFigureOf } from '../../../src/engine/compaction/planFigure.js';
 import { TranscriptView } from '../../../src/vscode/projection/transcriptView.js';
-import { treeRefresh } from '../../../bench/flat.js';
+import { momentIndexOf } from '../../../src/engine/transcript/momentIndex.js';
+import type { SessionTree } from '../../../src/engine/transcript/tree.js';
+import { newestPage } from '../../../src/vscode/views/treePages.js';
 
 /** The branch line is a copy of the branch the views read by position: a read of it is a visit as much as one of the tree. */
 function countLineVisits(line: BranchLine, visits: Visits): void {
@@ -26,6 +28,12 @@ function countLineVisits(line: BranchLine, visits: Visits): void {
       return out;
     },
   });
+}
+
+/** What the Checkpoints tree reads when it refreshes the open chat's row (src/vscode/views/checkpointsTree.ts). */
+function treeRefresh(tree: SessionTree): void {
+  const page = newestPage(momentIndexOf(tree));
+  for (const m of page.moments) if (m.message !== undefined) page.summarized(m.message.id);
 }
 
 interface Costs {
