@@ -1,4 +1,4 @@
-// Benchmark: per-turn costs against session length (1k–1M entries, a capsule every 400): a whole turn, the meter per appended entry, the Checkpoints tree refresh and the chat snapshot, each as a ratio to `node -e 0` measured in the same run.
+// Benchmark: per-turn costs against session length (1k–1M entries, a capsule every 400): a whole turn, the meter and the Checkpoints tree refresh per appended entry, the chat snapshot, each as a ratio to `node -e 0` measured in the same run (and the views' former whole-branch folds beside them).
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,13 @@ import { agentResponder, openSession } from '../test/unit/agent/agentHelpers.js'
 import { writeLongSession } from '../test/support/longSession.js';
 import { spanSinceCapsule } from '../src/engine/compaction/cut.js';
 import { planOfBranch } from '../src/engine/compaction/ledger.js';
+import { planFigureOf } from '../src/engine/compaction/planFigure.js';
+import { momentIndexOf } from '../src/engine/transcript/momentIndex.js';
 import { momentsOf } from '../src/engine/transcript/moments.js';
+import type { SessionTree } from '../src/engine/transcript/tree.js';
 import { TranscriptView } from '../src/vscode/projection/transcriptView.js';
 import { pageOf } from '../src/vscode/projection/transcriptItems.js';
+import { newestPage } from '../src/vscode/views/treePages.js';
 
 /** Sizes and runs; CAPSULE_BENCH_FLAT_MAX caps the largest size (e.g. 100000 on a small machine). */
 const PLAN: readonly { readonly entries: number; readonly turns: number; readonly refreshRuns: number }[] = [
@@ -42,6 +46,12 @@ function row(name: string, ms: number, runs: number, floorMs: number, extra: Rea
   return { name, medianMs: ms, runs, baselineName: 'node -e 0', baselineMedianMs: floorMs, speedup: ms > 0 ? floorMs / ms : Number.POSITIVE_INFINITY, extra: { ...extra, xFloor: Number((ms / floorMs).toFixed(3)) } };
 }
 
+/** What the Checkpoints tree reads on a refresh of the open chat (src/vscode/views/checkpointsTree.ts): its newest page of moments. */
+export function treeRefresh(tree: SessionTree): number {
+  const page = newestPage(momentIndexOf(tree));
+  return page.moments.filter((m) => m.message !== undefined && page.summarized(m.message.id)).length + page.others;
+}
+
 /** The test context openSession's temp-dir helper is not used here: the bench cleans up itself. */
 async function measure(n: number, turns: number, refreshRuns: number, floorMs: number): Promise<BenchRow[]> {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-bench-flat-'));
@@ -54,22 +64,37 @@ async function measure(n: number, turns: number, refreshRuns: number, floorMs: n
     const { session } = await openSession(server, dir, { sessionPath: path, window: 128_000, maxOutput: 4096, settings: {} });
     try {
       const label = n.toLocaleString('en-US');
+      const store = session.store;
+      const basis = session.basis();
+      const view = new TranscriptView();
+      // The open chat's views exist before the turns: the tree and the chat are built once when the chat opens.
+      treeRefresh(store.tree);
+      view.page(store, basis);
       const meter: number[] = [];
-      const unlisten = session.store.onAppended(() => meter.push(timed(() => session.budget())));
+      const tree: number[] = [];
+      const unlisten = session.store.onAppended(() => {
+        meter.push(timed(() => session.budget()));
+        tree.push(timed(() => treeRefresh(store.tree)));
+      });
+      const snapshot: number[] = [];
       const turn = async (): Promise<number> => {
         const t0 = performance.now();
         const r = await session.agent.runTurn({ userText: 'read the notes', signal: new AbortController().signal });
         if (r.status !== 'completed') throw new Error(`bench turn ${r.status}: ${r.error ?? ''}`);
-        return performance.now() - t0;
+        const ms = performance.now() - t0;
+        // A snapshot as the chat sends it (src/vscode/projection/chatProjection.ts): its page serialized (cards built), and the plan.
+        snapshot.push(timed(() => JSON.stringify({ transcript: view.page(store, basis), plan: planFigureOf(store.tree).plan() })));
+        return ms;
       };
       await turn(); // the first turn writes the session's model entry and epoch base: not per-turn work
       meter.length = 0;
+      tree.length = 0;
+      snapshot.length = 0;
       const turnMs: number[] = [];
       for (let i = 0; i < turns; i++) turnMs.push(await turn());
       unlisten();
-      const store = session.store;
-      // The Checkpoints tree's refresh of the open chat (src/vscode/views/checkpointsTree.ts).
-      const refresh = median(
+      // For comparison, in the same run: what both views did before (a fold of the whole branch, and of the whole tree).
+      const treeBefore = median(
         Array.from({ length: refreshRuns }, () =>
           timed(() => {
             const own = store.tree.entries().filter((e) => e.subagent === undefined);
@@ -79,14 +104,10 @@ async function measure(n: number, turns: number, refreshRuns: number, floorMs: n
           }),
         ),
       );
-      // The chat snapshot: the items of the first page the webview is sent, and the plan (src/vscode/projection/chatProjection.ts).
-      const view = new TranscriptView();
-      const basis = session.basis();
-      const snapshot = median(
+      const snapshotBefore = median(
         Array.from({ length: refreshRuns }, () =>
           timed(() => {
-            pageOf(view.items(store, basis));
-            planOfBranch(store.tree.branch());
+            JSON.stringify({ transcript: pageOf(view.items(store, basis)), plan: planOfBranch(store.tree.branch()) });
           }),
         ),
       );
@@ -94,8 +115,10 @@ async function measure(n: number, turns: number, refreshRuns: number, floorMs: n
       return [
         row(`whole turn, instant model (${label} entries)`, median(turnMs), turns, floorMs, extra),
         row(`meter per appended entry (${label} entries)`, median(meter), meter.length, floorMs, extra),
-        row(`Checkpoints tree refresh (${label} entries)`, refresh, refreshRuns, floorMs, extra),
-        row(`chat snapshot items + plan (${label} entries)`, snapshot, refreshRuns, floorMs, extra),
+        row(`Checkpoints tree refresh per appended entry (${label} entries)`, median(tree), tree.length, floorMs, extra),
+        row(`chat snapshot page + plan (${label} entries)`, median(snapshot), snapshot.length, floorMs, extra),
+        row(`before: tree refresh, whole-tree fold (${label} entries)`, treeBefore, refreshRuns, floorMs, extra),
+        row(`before: chat snapshot, whole-branch fold (${label} entries)`, snapshotBefore, refreshRuns, floorMs, extra),
       ];
     } finally {
       await session.close();
@@ -118,7 +141,7 @@ export async function run(): Promise<BenchRow[]> {
   // Growth from 10k to the largest size measured: the goal is ≤ 1.5× for every per-turn row.
   const at = (prefix: string, n: number): BenchRow | undefined => rows.find((r) => r.name.startsWith(prefix) && r.name.includes(`(${n.toLocaleString('en-US')} entries)`));
   const largest = Math.max(...PLAN.filter((p) => p.entries <= max).map((p) => p.entries));
-  for (const prefix of ['whole turn', 'meter per appended entry', 'Checkpoints tree refresh', 'chat snapshot']) {
+  for (const prefix of ['whole turn', 'meter per appended entry', 'Checkpoints tree refresh', 'chat snapshot', 'before: tree refresh', 'before: chat snapshot']) {
     const a = at(prefix, 10_000);
     const b = at(prefix, largest);
     if (a !== undefined && b !== undefined && largest > 10_000) rows.push({ name: `${prefix}: ${largest.toLocaleString('en-US')} vs 10,000 entries`, medianMs: b.medianMs, runs: b.runs, baselineName: '10,000 entries', baselineMedianMs: a.medianMs, speedup: a.medianMs / b.medianMs, extra: { growth: Number((b.medianMs / a.medianMs).toFixed(2)) } });

@@ -24,7 +24,7 @@ export interface Moments {
 }
 
 /** Groups the entries of `path` into moments, one per user message. */
-function group(path: readonly Entry[], byId: ReadonlyMap<string, Entry>, undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>, activeIds: ReadonlySet<string>): Moment[] {
+function group(path: readonly Entry[], byId: Pick<ReadonlyMap<string, Entry>, 'get'>, undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>, activeIds: ReadonlySet<string>): Moment[] {
   const out: { message?: UserEntry; index: number; checkpoint?: CheckpointEntry; tokens?: number; children: MomentChild[] }[] = [];
   let current: (typeof out)[number] = { index: 0, children: [] };
   let lastPrompt: number | undefined;
@@ -54,7 +54,8 @@ function isCompactionCheckpoint(e: CheckpointEntry, path: readonly Entry[]): boo
 
 /**
  * The active branch as moments, and the messages that live only on other branches as moments of their own (each
- * with the entries after its branch point up to the next message).
+ * with the entries after its branch point up to the next message). A fold of the whole tree: the Checkpoints tree
+ * keeps the same moments incrementally (momentIndex.ts); this is the reference it is tested against.
  */
 export function momentsOf(entries: readonly Entry[], branch: readonly Entry[]): Moments {
   const byId = new Map(entries.map((e) => [e.id, e]));
@@ -68,13 +69,28 @@ export function momentsOf(entries: readonly Entry[], branch: readonly Entry[]): 
   const other: Moment[] = [];
   for (const e of entries) {
     if (e.type !== 'user' || activeIds.has(e.id)) continue;
-    // The entries of this message's turn: walk down its first children until the next message.
-    const path: Entry[] = [e];
-    for (let next = firstChild.get(e.id); next !== undefined && next.type !== 'user' && path.length <= entries.length; next = firstChild.get(next.id)) path.push(next);
-    const m = group(path, byId, undoEvents, new Set(path.map((x) => x.id)))[0];
-    if (m !== undefined) other.push({ ...m, index: other.length + 1 });
+    const m = otherMoment(e, other.length + 1, (id) => firstChild.get(id), byId, undoEvents, entries.length);
+    if (m !== undefined) other.push(m);
   }
   return { active, other };
+}
+
+/**
+ * The moment of a message on another branch: the entries of its turn, found by walking down first children until the
+ * next message (at most `limit` steps). `index` is its 1-based place among the other branches' messages.
+ */
+export function otherMoment(
+  message: UserEntry,
+  index: number,
+  firstChild: (id: string) => Entry | undefined,
+  byId: Pick<ReadonlyMap<string, Entry>, 'get'>,
+  undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>,
+  limit: number,
+): Moment | undefined {
+  const path: Entry[] = [message];
+  for (let next = firstChild(message.id); next !== undefined && next.type !== 'user' && path.length <= limit; next = firstChild(next.id)) path.push(next);
+  const m = group(path, byId, undoEvents, new Set(path.map((x) => x.id)))[0];
+  return m === undefined ? undefined : { ...m, index };
 }
 
 /** Chat titles that tell chats apart: two chats that start alike get their start time added. */

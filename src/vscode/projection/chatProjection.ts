@@ -2,7 +2,7 @@
 import { LIMITS, LIST_LIMITS, PATH_MAX } from '../../protocol/limits.js';
 import type { Attachment, HostToWebview, McpServerView, PlanView, TranscriptItem } from '../../protocol/messages.js';
 import type * as vscode from 'vscode';
-import { planOfBranch } from '../../engine/compaction/ledger.js';
+import { planFigureOf } from '../../engine/compaction/planFigure.js';
 import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
 import { ephemeralId } from '../base/ids.js';
@@ -17,7 +17,6 @@ import type { SettingsReader } from '../services/settings.js';
 import type { WorkspaceFiles } from '../services/workspaceFiles.js';
 import { capsuleView } from './compactionViews.js';
 import { EventBridge, type BridgeHost } from './eventBridge.js';
-import { pageOf } from './transcriptItems.js';
 import { TranscriptView } from './transcriptView.js';
 import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
 
@@ -194,7 +193,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
       budget: chat.budget ? toBudgetView(chat.budget) : null,
       settings: toSettingsView(this.d.settings.current),
       ...(error === undefined ? {} : { error: error.slice(0, LIMITS.notice) }),
-      transcript: pageOf(store ? [...this.items(), ...this.#bridge.liveItems()] : []),
+      transcript: store ? this.#transcript.page(store, chat.basis(), this.#bridge.liveItems()) : { items: [], hasMore: false },
       models: [...chat.models],
       currentModelId: chat.currentModelId(),
       busy: chat.jobs.busy,
@@ -208,21 +207,16 @@ export class ChatProjection extends Disposable implements ChatOutput {
     };
   }
 
-  /** The plan of the active branch: the latest capsule's, updated by later update_plan calls. */
+  /** The plan of the active branch: the latest capsule's, updated by later update_plan calls (a running figure). */
   plan(): PlanView {
-    const branch = this.d.chat.store?.tree.branch() ?? [];
-    return (planOfBranch(branch) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
-  }
-
-  /** Every item of the active branch, command answers included. */
-  items(): TranscriptItem[] {
-    const store = this.d.chat.store;
-    return store ? this.#transcript.items(store, this.d.chat.basis()) : [];
+    const tree = this.d.chat.store?.tree;
+    return ((tree === undefined ? null : planFigureOf(tree).plan()) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
   }
 
   /** Answers `loadOlder`: the page before `beforeId`. */
   postOlder(beforeId: string): void {
-    const page = pageOf(this.items(), beforeId);
+    const store = this.d.chat.store;
+    const page = store ? this.#transcript.older(store, this.d.chat.basis(), beforeId) : { items: [], hasMore: false };
     this.#post({ type: 'olderItems', beforeId, items: page.items, hasMore: page.hasMore });
   }
 

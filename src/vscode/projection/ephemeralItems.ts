@@ -28,6 +28,13 @@ export class EphemeralItems {
     this.#count += 1;
   }
 
+  /** The entry an item follows (null: before the first); undefined when this chat has no such item. */
+  anchorOf(sessionId: string | undefined, itemId: string): string | null | undefined {
+    this.#switch(sessionId);
+    for (const [anchor, items] of this.#byAnchor) if (items.some((i) => i.id === itemId)) return anchor;
+    return undefined;
+  }
+
   #switch(sessionId: string | undefined): void {
     if (sessionId === this.#sessionId) return;
     this.#sessionId = sessionId;

@@ -134,8 +134,16 @@ export class ItemFold {
   /** Index in `#out` of the last failed turn's card while it can still be retried. */
   #retryable: number | undefined;
 
-  constructor(private readonly ctx: ItemContext) {
-    this.#out.push(...(ctx.ephemeral.get(null) ?? []));
+  /**
+   * `from`: the fold starts at a message inside the branch (a page of a long chat), with the model in force there; the
+   * items before the first entry then belong to an earlier page.
+   */
+  constructor(
+    private readonly ctx: ItemContext,
+    from?: { readonly lastModel?: ModelChangeEntry },
+  ) {
+    if (from === undefined) this.#out.push(...(ctx.ephemeral.get(null) ?? []));
+    else this.#lastModel = from.lastModel;
   }
 
   get items(): readonly TranscriptItem[] {

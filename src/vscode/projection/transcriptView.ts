@@ -1,15 +1,22 @@
 // The open chat as webview items: the active branch folded into items (whole for a snapshot, then entry by entry as they are appended), cards cached, command answers kept beside it.
 import { LIMITS } from '../../protocol/limits.js';
 import { TASK_TOOL_NAME } from '../../engine/agent/subagentTask.js';
+import { lineOf, type BranchLine } from '../../engine/transcript/branchLine.js';
 import { BranchIndex } from '../../engine/transcript/branches.js';
-import type { CapsuleEntry, Entry } from '../../engine/transcript/schema.js';
+import type { Entry } from '../../engine/transcript/schema.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
 import type { MeterBasis } from '../services/meter.js';
 import { subagentLines, subagentPage, subagentView, rowOfItem, SubagentIndex } from './subagentViews.js';
-import { capsuleItem, ItemFold, type ItemChanges, type ItemContext } from './transcriptItems.js';
+import { capsuleItem, ItemFold, PAGE_SIZE, pageOf, type ItemChanges, type ItemContext } from './transcriptItems.js';
+
+/** A page of items for the webview; `hasMore`: older items exist (the webview asks with `loadOlder`). */
+export interface ItemPage {
+  readonly items: TranscriptItem[];
+  readonly hasMore: boolean;
+}
 
 /** Client ids are only needed while the composer still shows the pending bubble; a few recent ones suffice. */
 const MAX_CLIENT_IDS = 50;
@@ -44,7 +51,7 @@ export class TranscriptView {
     this.#durations.set(checkpointId, durationMs);
     const live = this.#live;
     if (live?.sessionId !== store.header.id) return undefined;
-    const capsule = [...store.tree.branch()].reverse().find((e): e is CapsuleEntry => e.type === 'capsule' && e.checkpointId === checkpointId);
+    const capsule = lineOf(store.tree).findCapsule((c) => c.checkpointId === checkpointId);
     if (!capsule) return undefined;
     for (const key of [...this.#cards.keys()]) if (key.startsWith(`${capsule.id}|`)) this.#cards.delete(key);
     const item = capsuleItem(capsule, live.ctx);
@@ -64,13 +71,70 @@ export class TranscriptView {
     if (store && this.#live?.sessionId === store.header.id && this.#live.fold.tip === store.leafId()) this.#live.fold.addExtra(item);
   }
 
-  /** Every item of the active branch; the live fold starts over from here. */
+  /** Every item of the active branch, folded from the root (a walk of the whole branch: tests and tools, not the chat). */
   items(store: JsonlSessionStore, basis: MeterBasis): TranscriptItem[] {
-    const ctx = this.#context(store, basis);
-    const fold = new ItemFold(ctx);
+    const fold = new ItemFold(this.#context(store, basis));
     for (const e of store.tree.branch()) fold.add(e);
-    this.#live = { sessionId: store.header.id, fold, ctx };
     return [...fold.items];
+  }
+
+  /**
+   * The newest page of the active branch's items, `extra` (what is streaming) after them; the live fold starts over
+   * from here. Only the last messages are folded, from a message far enough back to fill the page, so a snapshot
+   * costs the same in a chat of a thousand entries as in one of a million.
+   */
+  page(store: JsonlSessionStore, basis: MeterBasis, extra: readonly TranscriptItem[] = []): ItemPage {
+    const line = lineOf(store.tree);
+    const end = line.length;
+    for (let span = PAGE_SIZE; ; span *= 2) {
+      const start = end - span <= 0 ? 0 : line.messageAtOrBefore(end - span);
+      const { fold, ctx } = this.#fold(store, basis, line, start, end);
+      const items = [...fold.items, ...extra];
+      if (items.length <= PAGE_SIZE && start > 0) continue;
+      this.#live = { sessionId: store.header.id, fold, ctx };
+      const page = pageOf(items);
+      return { items: page.items, hasMore: page.hasMore || start > 0 };
+    }
+  }
+
+  /** The page of items just before `beforeId` (an item the webview shows), folded from the messages around it. */
+  older(store: JsonlSessionStore, basis: MeterBasis, beforeId: string): ItemPage {
+    const line = lineOf(store.tree);
+    const at = this.#positionOfItem(store, line, beforeId);
+    if (at === null) return { items: [], hasMore: false };
+    if (at === undefined) return pageOf(this.items(store, basis), beforeId);
+    // Through the next message: what it changes in earlier items (a failed turn's Retry ends, a fork settles) shows.
+    const end = Math.min(line.length, (line.messageAfter(at) ?? line.length) + 1);
+    for (let span = PAGE_SIZE; ; span *= 2) {
+      const start = at - span <= 0 ? 0 : line.messageAtOrBefore(at - span);
+      const page = pageOf(this.#fold(store, basis, line, start, end).fold.items, beforeId);
+      if (page.items.length < PAGE_SIZE && start > 0) continue;
+      return { items: page.items, hasMore: page.hasMore || start > 0 };
+    }
+  }
+
+  /** The items of the branch line's entries [start, end); a fold from a message starts with the model in force there. */
+  #fold(store: JsonlSessionStore, basis: MeterBasis, line: BranchLine, start: number, end: number): { readonly fold: ItemFold; readonly ctx: ItemContext } {
+    const ctx = this.#context(store, basis);
+    const lastModel = start === 0 ? undefined : line.modelBefore(start);
+    const fold = new ItemFold(ctx, start === 0 ? undefined : lastModel === undefined ? {} : { lastModel });
+    for (let p = start; p < end; p++) {
+      const e = line.at(p);
+      if (e !== undefined) fold.add(e);
+    }
+    return { fold, ctx };
+  }
+
+  /** Where the entry that shows `itemId` sits on the branch; null: before the first entry; undefined: not found. */
+  #positionOfItem(store: JsonlSessionStore, line: BranchLine, itemId: string): number | null | undefined {
+    const direct = line.positionOf(itemId);
+    if (direct !== undefined) return direct;
+    // A tool row is keyed by the assistant entry that asked (toolItemId).
+    const slash = itemId.indexOf('/');
+    const asked = slash > 0 ? line.positionOf(itemId.slice(0, slash)) : undefined;
+    if (asked !== undefined) return asked;
+    const anchor = this.#ephemeral.anchorOf(store.header.id, itemId);
+    return anchor === null ? null : anchor === undefined ? undefined : line.positionOf(anchor);
   }
 
   /** What an appended entry adds to the items last sent; undefined when it does not extend them (another chat or branch). */
@@ -130,12 +194,14 @@ export class TranscriptView {
       forkOf: (id) => branches.forkOf(id),
       subagent: (assistantId, callId, result) => subagentView(this.#index(store).of(assistantId, callId), result, result === undefined && this.#compacting.has(callId)),
       card: (capsule) => {
+        // A page may end before the capsule's undo: the card shows the state the branch has now, as the whole fold would.
+        const undone = lineOf(store.tree).undone(capsule.id);
         const key = `${capsule.id}|${basis.model.model}`;
         const hit = this.#cards.get(key);
-        if (hit) return hit;
+        if (hit) return undone ? { ...hit, undone } : hit;
         const card = historyCard(capsule, store.tree, basis, this.#durations.get(capsule.checkpointId));
         this.#cards.set(key, card);
-        return card;
+        return undone ? { ...card, undone } : card;
       },
     };
   }

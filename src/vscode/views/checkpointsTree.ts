@@ -1,8 +1,7 @@
 // The "Checkpoints & Capsules" tree: chats titled by their first request (current first), each as the moments of its conversation.
 import * as vscode from 'vscode';
-import { spanSinceCapsule } from '../../engine/compaction/cut.js';
-import { distinctTitles, momentsOf, type Moment, type MomentChild } from '../../engine/transcript/moments.js';
-import type { Entry } from '../../engine/transcript/schema.js';
+import { MomentIndex, momentIndexOf } from '../../engine/transcript/momentIndex.js';
+import { distinctTitles, type Moment, type MomentChild } from '../../engine/transcript/moments.js';
 import { loadSessionFile } from '../../node/sessionLoad.js';
 import type { SessionSummary } from '../../node/sessions.js';
 import { bytes } from '../../protocol/format.js';
@@ -10,12 +9,15 @@ import { errorMessage } from '../base/log.js';
 import type { ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
 import { checkpointItem, compactionItem, messageItem } from './checkpointItems.js';
+import { momentPage, newestPage, newestPageStart, TREE_PAGE } from './treePages.js';
 
 export type CheckpointNode =
   | { readonly kind: 'session'; readonly summary: SessionSummary; readonly current: boolean; readonly title: string }
   | { readonly kind: 'message'; readonly sessionId: string; readonly moment: Moment; readonly onBranch: boolean; readonly summarized?: boolean }
   | { readonly kind: 'entry'; readonly sessionId: string; readonly child: MomentChild; readonly onBranch: boolean }
-  | { readonly kind: 'branches'; readonly sessionId: string; readonly moments: readonly Moment[] }
+  | { readonly kind: 'branches'; readonly summary: SessionSummary; readonly count: number }
+  /** The page of moments before `end` (of the active branch, or of other branches), opened on demand. */
+  | { readonly kind: 'older'; readonly summary: SessionSummary; readonly list: 'active' | 'other'; readonly end: number }
   | { readonly kind: 'info'; readonly key: string; readonly text: string; readonly icon: string };
 
 function when(iso: string): string {
@@ -32,6 +34,8 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   readonly #emitter = new vscode.EventEmitter<CheckpointNode | undefined>();
   readonly #listener: vscode.Disposable;
   readonly onDidChangeTreeData = this.#emitter.event;
+  /** The last other chat whose moments were read (key: its path, time and size). */
+  #closed: { readonly key: string; readonly index: MomentIndex } | undefined;
 
   constructor(
     private readonly host: Pick<ChatService, 'store' | 'onDidChange'>,
@@ -54,7 +58,9 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       case 'message':
         return childNodes(node.sessionId, node.moment, node.onBranch);
       case 'branches':
-        return node.moments.map((moment) => ({ kind: 'message', sessionId: node.sessionId, moment, onBranch: false }));
+        return this.#page(node.summary, 'other', node.count);
+      case 'older':
+        return this.#page(node.summary, node.list, node.end);
       case 'entry':
       case 'info':
         return [];
@@ -66,28 +72,49 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   }
 
   async #sessionChildren(node: Extract<CheckpointNode, { kind: 'session' }>): Promise<CheckpointNode[]> {
-    let data: { entries: readonly Entry[]; branch: readonly Entry[] } | undefined;
+    const index = await this.#read(node.summary);
+    if (!(index instanceof MomentIndex)) return index;
+    const page = newestPage(index);
+    const out = this.#rows(node.summary, 'active', page.start, page);
+    if (page.others > 0) out.push({ kind: 'branches', summary: node.summary, count: page.others });
+    if (out.length === 0) return [{ kind: 'info', key: `${node.summary.id}/none`, text: 'No messages yet', icon: 'info' }];
+    return out;
+  }
+
+  /** The page of `list` ending at `end`: the moments of [end - TREE_PAGE, end), or the newest page of other branches. */
+  async #page(summary: SessionSummary, list: 'active' | 'other', end: number): Promise<CheckpointNode[]> {
+    const index = await this.#read(summary);
+    if (!(index instanceof MomentIndex)) return index;
+    // Other branches open on their newest page; the active branch's pages before the newest are whole pages.
+    const start = list === 'other' && end === index.otherCount ? newestPageStart(end) : Math.max(0, end - TREE_PAGE);
+    return this.#rows(summary, list, start, momentPage(index, list, start, end));
+  }
+
+  /** Rows of one page of moments starting at `start`, after an "Older messages" row when earlier ones exist. */
+  #rows(summary: SessionSummary, list: 'active' | 'other', start: number, page: ReturnType<typeof momentPage>): CheckpointNode[] {
+    const sessionId = summary.id;
+    const out: CheckpointNode[] = start > 0 ? [{ kind: 'older', summary, list, end: start }] : [];
+    for (const m of page.moments) {
+      if (list === 'other') out.push({ kind: 'message', sessionId, moment: m, onBranch: false });
+      else if (m.message === undefined) out.push(...childNodes(sessionId, m, true));
+      // Messages the capsule in force already summarizes: "Compact Up to Here" has nothing to cut there, so it is not offered.
+      else out.push({ kind: 'message', sessionId, moment: m, onBranch: true, summarized: page.summarized(m.message.id) });
+    }
+    return out;
+  }
+
+  /** The moments of a chat, or the row that says why they cannot be read. */
+  async #read(summary: SessionSummary): Promise<MomentIndex | CheckpointNode[]> {
     try {
-      data = await this.#entriesOf(node);
+      return await this.#indexOf(summary);
     } catch (err) {
       // A chat deleted since the list was read: drop its row instead of showing a broken one.
-      if (!(await this.sessions.directory.list().catch(() => [])).some((s) => s.id === node.summary.id)) {
+      if (!(await this.sessions.directory.list().catch(() => [])).some((s) => s.id === summary.id)) {
         this.refresh();
         return [];
       }
-      return [{ kind: 'info', key: `${node.summary.id}/error`, text: `Cannot read this chat: ${errorMessage(err)}`, icon: 'error' }];
+      return [{ kind: 'info', key: `${summary.id}/error`, text: `Cannot read this chat: ${errorMessage(err)}`, icon: 'error' }];
     }
-    const { active, other } = momentsOf(data.entries, data.branch);
-    // Messages the capsule in force already summarizes: "Compact Up to Here" has nothing to cut there, so it is not offered.
-    const live = new Set(spanSinceCapsule(data.branch).span.map((e) => e.id));
-    const out: CheckpointNode[] = [];
-    for (const m of active) {
-      if (m.message === undefined) out.push(...childNodes(node.summary.id, m, true));
-      else out.push({ kind: 'message', sessionId: node.summary.id, moment: m, onBranch: true, summarized: !live.has(m.message.id) });
-    }
-    if (other.length > 0) out.push({ kind: 'branches', sessionId: node.summary.id, moments: other });
-    if (out.length === 0) return [{ kind: 'info', key: `${node.summary.id}/none`, text: 'No messages yet', icon: 'info' }];
-    return out;
   }
 
   async #sessionNodes(): Promise<CheckpointNode[]> {
@@ -105,14 +132,19 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
     return sorted.map((summary) => ({ kind: 'session', summary, current: summary.id === currentId, title: titles.get(summary.id) ?? summary.id }));
   }
 
-  /** The open chat is read from its live store; others from disk, without taking their writer lock. */
-  async #entriesOf(node: Extract<CheckpointNode, { kind: 'session' }>): Promise<{ entries: readonly Entry[]; branch: readonly Entry[] }> {
+  /**
+   * The open chat's moments come from its live store, kept up to date as entries arrive; another chat is read from
+   * disk without taking its writer lock, and kept while its file is unchanged (opening its older pages reads it once).
+   */
+  async #indexOf(summary: SessionSummary): Promise<MomentIndex> {
     const store = this.host.store;
-    // A subagent's checkpoints and capsules belong to its own branch, never a rewind point of the chat (docs/subagents.md).
-    const own = (all: readonly Entry[]): readonly Entry[] => all.filter((e) => e.subagent === undefined);
-    if (store && store.header.id === node.summary.id) return { entries: own(store.tree.entries()), branch: store.tree.branch() };
-    const loaded = await loadSessionFile(node.summary.path);
-    return { entries: own(loaded.tree.entries()), branch: loaded.tree.branch() };
+    if (store && store.header.id === summary.id) return momentIndexOf(store.tree);
+    const key = `${summary.path}|${summary.mtimeMs}|${summary.bytes}`;
+    if (this.#closed?.key === key) return this.#closed.index;
+    const loaded = await loadSessionFile(summary.path);
+    const index = new MomentIndex(loaded.tree);
+    this.#closed = { key, index };
+    return index;
   }
 
   getTreeItem(node: CheckpointNode): vscode.TreeItem {
@@ -125,10 +157,19 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
         return node.child.kind === 'checkpoint' ? checkpointItem(node.sessionId, node.child.entry, node.onBranch) : compactionItem(node.sessionId, node.child, node.onBranch);
       case 'branches': {
         const item = new vscode.TreeItem('Other branches', vscode.TreeItemCollapsibleState.Collapsed);
-        item.id = `branches/${node.sessionId}`;
-        item.description = `${node.moments.length} message${node.moments.length === 1 ? '' : 's'} after a rewind or an edit`;
+        item.id = `branches/${node.summary.id}`;
+        item.description = `${node.count} message${node.count === 1 ? '' : 's'} after a rewind or an edit`;
         item.tooltip = 'Messages that are not on the active branch. Nothing is ever deleted: rewind to one of them to continue there.';
         item.iconPath = new vscode.ThemeIcon('git-branch');
+        return item;
+      }
+      case 'older': {
+        const item = new vscode.TreeItem('Older messages', vscode.TreeItemCollapsibleState.Collapsed);
+        // By where the page ends: the row keeps its id, and whether it is open, while new messages arrive.
+        item.id = `older/${node.summary.id}/${node.list}/${node.end}`;
+        item.description = `${node.end} earlier`;
+        item.tooltip = 'Open to list the previous messages, a page at a time. Their actions (Rewind Here, Compact Up to Here, …) work as on the newest ones.';
+        item.iconPath = new vscode.ThemeIcon('history');
         return item;
       }
       case 'info': {

@@ -1,0 +1,178 @@
+// The active branch kept as an array with the positions paged views look up (messages, model changes, capsules): extended on append, rebuilt only on a leaf move.
+import type { CapsuleEntry, Entry, ModelChangeEntry } from './schema.js';
+import { isSubagentEntry } from './subagentRef.js';
+import type { SessionTree } from './tree.js';
+
+/**
+ * A view that shows the newest part of a long chat (the Checkpoints tree, a chat snapshot) must not walk the whole
+ * branch to find it. The tree only grows, so each read folds only the entries added since the last one; an entry that
+ * does not continue the branch (a rewind, an edit) drops the line and one walk builds it again. `generation` counts
+ * those rebuilds, so folds kept on top of the line know when to start over.
+ */
+export class BranchLine {
+  #seen = 0;
+  #generation = 0;
+  #entries: Entry[] = [];
+  #pos = new Map<string, number>();
+  /** Positions of user messages, model changes and capsules, ascending. */
+  #users: number[] = [];
+  #models: number[] = [];
+  #capsules: number[] = [];
+  /** Capsule id → the latest undo event on the branch. */
+  #toggled = new Map<string, 'undo' | 'redo'>();
+
+  constructor(readonly tree: SessionTree) {}
+
+  /** Brings the line up to the tree: O(entries added since the last read), a walk after a leaf move. */
+  sync(): this {
+    const all = this.tree.entries();
+    let stale = false;
+    for (; this.#seen < all.length; this.#seen++) {
+      const e = all[this.#seen];
+      if (e === undefined || e.type === 'leaf' || isSubagentEntry(e)) continue;
+      if (!stale && e.parentId === this.#tip()) this.#push(e);
+      else stale = true;
+    }
+    if (stale || this.#tip() !== this.tree.leafId) this.#rebuild();
+    return this;
+  }
+
+  #tip(): string | null {
+    return this.#entries.at(-1)?.id ?? null;
+  }
+
+  #push(e: Entry): void {
+    const p = this.#entries.length;
+    this.#entries.push(e);
+    this.#pos.set(e.id, p);
+    if (e.type === 'user') this.#users.push(p);
+    else if (e.type === 'model_change') this.#models.push(p);
+    else if (e.type === 'capsule') this.#capsules.push(p);
+    else if (e.type === 'compaction_undo') this.#toggled.set(e.capsuleId, e.action);
+  }
+
+  #rebuild(): void {
+    this.#generation++;
+    this.#entries = [];
+    this.#pos = new Map();
+    this.#users = [];
+    this.#models = [];
+    this.#capsules = [];
+    this.#toggled = new Map();
+    for (const e of this.tree.branch()) this.#push(e);
+  }
+
+  /** Changes each time the line was rebuilt (the branch changed, not only grew). */
+  get generation(): number {
+    return this.sync().#generation;
+  }
+
+  get length(): number {
+    return this.sync().#entries.length;
+  }
+
+  at(position: number): Entry | undefined {
+    return this.sync().#entries[position];
+  }
+
+  positionOf(id: string): number | undefined {
+    return this.sync().#pos.get(id);
+  }
+
+  /** The entries at positions [from, to), root first. */
+  slice(from: number, to?: number): Entry[] {
+    return this.sync().#entries.slice(from, to);
+  }
+
+  /** How many user messages the branch holds. */
+  get messages(): number {
+    return this.sync().#users.length;
+  }
+
+  /** The position of the latest user message at or before `position` (0 when none: the start of the branch). */
+  messageAtOrBefore(position: number): number {
+    const users = this.sync().#users;
+    const i = lastAtOrBefore(users, position);
+    return i < 0 ? 0 : (users[i] ?? 0);
+  }
+
+  /** The position of the first user message after `position`, undefined when none follows. */
+  messageAfter(position: number): number | undefined {
+    const users = this.sync().#users;
+    return users[lastAtOrBefore(users, position) + 1];
+  }
+
+  /** The model in force just before `position`. */
+  modelBefore(position: number): ModelChangeEntry | undefined {
+    const models = this.sync().#models;
+    const e = this.#entries[models[lastAtOrBefore(models, position - 1)] ?? -1];
+    return e?.type === 'model_change' ? e : undefined;
+  }
+
+  /** Whether the capsule's latest undo event on the branch undid it. */
+  undone(capsuleId: string): boolean {
+    return this.sync().#toggled.get(capsuleId) === 'undo';
+  }
+
+  /** The latest capsule on the branch, undone or not, and its position. */
+  lastCapsule(): { readonly capsule: CapsuleEntry; readonly position: number } | undefined {
+    const p = this.sync().#capsules.at(-1);
+    const e = p === undefined ? undefined : this.#entries[p];
+    return p === undefined || e?.type !== 'capsule' ? undefined : { capsule: e, position: p };
+  }
+
+  /** The latest capsule on the branch with `match` (undone or not), searched from the newest. */
+  findCapsule(match: (c: CapsuleEntry) => boolean): CapsuleEntry | undefined {
+    const caps = this.sync().#capsules;
+    for (let i = caps.length - 1; i >= 0; i--) {
+      const e = this.#entries[caps[i] ?? -1];
+      if (e?.type === 'capsule' && match(e)) return e;
+    }
+    return undefined;
+  }
+
+  /**
+   * What the capsule in force keeps of the branch (compaction/cut.ts spanSinceCapsule): entries from `start` on, and
+   * the pinned ones before it. An entry outside is already summarized.
+   */
+  keptSpan(): { readonly start: number; readonly pinned: ReadonlySet<string> } {
+    const caps = this.sync().#capsules;
+    for (let i = caps.length - 1; i >= 0; i--) {
+      const index = caps[i] ?? -1;
+      const e = this.#entries[index];
+      if (e?.type !== 'capsule' || this.#toggled.get(e.id) === 'undo') continue;
+      const fk = e.firstKeptEntryId;
+      let start = fk === null ? index + 1 : (this.#pos.get(fk) ?? -1);
+      if (start < 0 || start > index) start = index + 1;
+      return { start, pinned: new Set(e.pinnedEntryIds) };
+    }
+    return { start: 0, pinned: new Set() };
+  }
+}
+
+/** Index of the last value ≤ `x` in an ascending array, -1 when none. */
+function lastAtOrBefore(sorted: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if ((sorted[mid] ?? Number.POSITIVE_INFINITY) <= x) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+const lines = new WeakMap<SessionTree, BranchLine>();
+
+/** The one line of a tree, shared by every view that reads it (a reopened chat has a new tree, so a new line). */
+export function lineOf(tree: SessionTree): BranchLine {
+  let line = lines.get(tree);
+  if (line === undefined) {
+    line = new BranchLine(tree);
+    lines.set(tree, line);
+  }
+  return line;
+}

@@ -1,0 +1,158 @@
+// The incremental moment index (and the branch line under it) equals a fold of the whole tree after any appends, rewinds, edits and undo events, whenever it is read.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { spanSinceCapsule } from '../../../src/engine/compaction/cut.js';
+import { EMPTY_LEDGER, planOfBranch } from '../../../src/engine/compaction/ledger.js';
+import { planFigureOf } from '../../../src/engine/compaction/planFigure.js';
+import { lineOf } from '../../../src/engine/transcript/branchLine.js';
+import { MomentIndex } from '../../../src/engine/transcript/momentIndex.js';
+import { momentsOf } from '../../../src/engine/transcript/moments.js';
+import type { Entry } from '../../../src/engine/transcript/schema.js';
+import { SessionTree } from '../../../src/engine/transcript/tree.js';
+
+type Op =
+  | { readonly k: 'turn' | 'answer' | 'usage' | 'checkpoint' | 'compaction' | 'sub' | 'read' | 'model' | 'plan' | 'badPlan' }
+  | { readonly k: 'rewind' | 'edit'; readonly back: number }
+  | { readonly k: 'toggle'; readonly back: number; readonly redo: boolean }
+  | { readonly k: 'capsule'; readonly keep: number };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'turn' }, { k: 'answer' }, { k: 'usage' }) },
+  { weight: 4, arbitrary: fc.constantFrom<Op>({ k: 'checkpoint' }, { k: 'compaction' }, { k: 'sub' }, { k: 'read' }, { k: 'model' }, { k: 'plan' }, { k: 'badPlan' }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(12) }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constantFrom('rewind' as const, 'edit' as const), back: fc.nat(20) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
+);
+
+type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
+
+/** Plays the ops on a tree; `check` runs at every `read` op and at the end. */
+function play(ops: readonly Op[], check: (tree: SessionTree) => void): void {
+  const tree = new SessionTree();
+  let n = 0;
+  const add = (e: Draft, parentId: string | null = tree.leafId): string => {
+    n++;
+    const id = `e${n}`;
+    tree.add({ ...e, id, parentId, timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString() } as Entry);
+    return id;
+  };
+  const capsule = (checkpointId: string, keep: number): void => {
+    const branch = tree.branch();
+    const kept = branch[Math.max(0, branch.length - 1 - keep)]?.id ?? null;
+    add({ type: 'capsule', summary: `summary ${n}`, firstKeptEntryId: kept, pinnedEntryIds: branch[0] === undefined ? [] : [branch[0].id], tokensBefore: 1000, tokensAfter: 300, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId, details: n % 2 === 0 ? { ledger: { ...EMPTY_LEDGER, plan: [{ step: `from capsule ${n}`, status: 'pending' }] } } : {} });
+  };
+  for (const o of ops) {
+    const branch = tree.branch();
+    switch (o.k) {
+      case 'read':
+        check(tree);
+        break;
+      case 'turn': {
+        // A message with its own checkpoint, as the chat sends one.
+        const ck = add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: 'auto', forEntryId: `e${n + 2}` });
+        add({ type: 'user', content: `ask ${n}` }, ck);
+        break;
+      }
+      case 'answer':
+        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [] });
+        break;
+      case 'usage':
+        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [], usage: { promptTokens: 100 + n, completionTokens: 5 } });
+        break;
+      case 'checkpoint':
+        add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: n % 2 === 0 ? 'milestone' : 'user', note: `note ${n}` });
+        break;
+      case 'compaction': {
+        // A compaction's own checkpoint first, then its capsule: only the compaction is a row.
+        const id = `ck_${n}`;
+        add({ type: 'checkpoint', checkpointId: id, kind: 'auto' });
+        capsule(id, 3);
+        break;
+      }
+      case 'capsule':
+        capsule(`ck_${n}`, o.keep);
+        break;
+      case 'model':
+        add({ type: 'model_change', provider: 'p', model: `m${n}`, contextWindow: 64_000, maxOutputTokens: 4000 });
+        break;
+      case 'plan':
+      case 'badPlan': {
+        const call = `c${n}`;
+        add({ type: 'assistant', content: '', toolCalls: [{ id: call, name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: `step ${n}`, status: 'in_progress' }] }) }] });
+        add({ type: 'tool_result', toolCallId: call, toolName: 'update_plan', content: 'ok', isError: o.k === 'badPlan' });
+        break;
+      }
+      case 'sub':
+        add({ type: 'checkpoint', checkpointId: `ck_sub${n}`, kind: 'milestone', subagent: { id: 'sa_1', toolCallId: 'c0' } } as Draft);
+        break;
+      case 'rewind': {
+        const target = branch[Math.max(0, branch.length - 1 - o.back)];
+        if (target !== undefined) add({ type: 'leaf', targetId: target.id });
+        break;
+      }
+      case 'edit': {
+        // A message sent from an earlier point without a leaf entry: the tree moves the leaf to it.
+        const at = branch[Math.max(0, branch.length - 1 - o.back)];
+        if (at !== undefined) add({ type: 'user', content: `edited ${n}` }, at.id);
+        break;
+      }
+      case 'toggle': {
+        const capsules = branch.filter((e) => e.type === 'capsule');
+        const c = capsules[capsules.length - 1 - o.back];
+        if (c?.type === 'capsule') add({ type: 'compaction_undo', capsuleId: c.id, checkpointId: c.checkpointId, action: o.redo ? 'redo' : 'undo' });
+        break;
+      }
+    }
+  }
+  check(tree);
+}
+
+test('the moment index equals momentsOf of the whole tree, whenever it is read', () => {
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), fc.nat(5), (ops, pageSize) => {
+      // One index lives across the whole play, as the tree view's does.
+      let index: MomentIndex | undefined;
+      play(ops, (tree) => {
+        index ??= new MomentIndex(tree);
+        const own = tree.entries().filter((e) => e.subagent === undefined);
+        const branch = tree.branch();
+        const want = momentsOf(own, branch);
+        assert.deepEqual(index.active(), want.active);
+        assert.equal(index.count, want.active.length);
+        assert.deepEqual(index.other(), want.other);
+        assert.equal(index.otherCount, want.other.length);
+        // Pages put together are the whole list.
+        const size = pageSize + 1;
+        const pages = [];
+        for (let from = 0; from < index.count; from += size) pages.push(...index.active(from, from + size));
+        assert.deepEqual(pages, want.active);
+        const live = new Set(spanSinceCapsule(branch).span.map((e) => e.id));
+        const summarized = index.summarizedTest();
+        for (const m of want.active) if (m.message !== undefined) assert.equal(summarized(m.message.id), !live.has(m.message.id), `summarized ${m.message.id}`);
+      });
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('the branch line and the running plan equal the walked branch, whenever they are read', () => {
+  fc.assert(
+    fc.property(fc.array(op, { minLength: 1, maxLength: 120 }), (ops) => {
+      play(ops, (tree) => {
+        const branch = tree.branch();
+        const line = lineOf(tree);
+        assert.deepEqual(line.slice(0), branch);
+        assert.deepEqual(planFigureOf(tree).plan(), planOfBranch(branch));
+        for (let p = 0; p <= branch.length; p++) {
+          const model = branch.slice(0, p).reverse().find((e) => e.type === 'model_change');
+          assert.equal(line.modelBefore(p), model, `model before ${p}`);
+          const users = branch.flatMap((e, i) => (e.type === 'user' ? [i] : []));
+          assert.equal(line.messageAtOrBefore(p), users.filter((i) => i <= p).at(-1) ?? 0);
+          assert.equal(line.messageAfter(p), users.find((i) => i > p));
+        }
+      });
+    }),
+    { numRuns: 200 },
+  );
+});
