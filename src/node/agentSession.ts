@@ -102,7 +102,7 @@ export class AgentSession {
         ...(create === undefined ? {} : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
       }));
     try {
-      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
+      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? [], true);
       parts.secrets.push(...keysOf(config.model));
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
@@ -387,6 +387,7 @@ export class AgentSession {
     if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
     this.parts.snapshots.close();
     await this.saveIntents();
+    await this.parts.counts.flush();
     if (this.parts.ownsStore) await this.parts.store.close();
   }
 }

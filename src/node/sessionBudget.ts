@@ -5,7 +5,9 @@ import { reachableTail, recentTurnsFrom, type EntryLookup } from '../engine/tran
 import { EntryTokenCache } from '../engine/tokens/entryCache.js';
 import { estimateRequest, type TokenCategories } from '../engine/tokens/estimate.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
-import { counterForModel } from './tokenCounter.js';
+import { counterForModel, provisionalCounterForModel, warmEncoding, type EncodingName } from './tokenCounter.js';
+import { tokenizerId } from '../engine/tokens/persistedCounts.js';
+import type { CountsFile } from './countsFile.js';
 import { buildModelInput } from '../engine/transcript/modelInput.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import type { ResolvedSettings } from '../engine/config.js';
@@ -22,12 +24,33 @@ export interface BudgetBasis {
   readonly system: string;
 }
 
+/** How a session's caches count: with its persisted counts, and (a chat) without waiting for the tokenizer's table. */
+export interface CachesOptions {
+  /** The session's counts sidecar (docs/behaviour.md#counted-once): read before tokenizing, given every new count. */
+  readonly counts?: CountsFile;
+  /**
+   * Give upper bounds until the table is built, and build it once the current work is done (docs/behaviour.md#cold-start).
+   * The preflight settles to exact counts before any decision an upper bound could get wrong.
+   */
+  readonly provisional?: boolean;
+}
+
+/** Builds the table on the next turn of the event loop (once), after the synchronous work that needed a count. */
+function warmSoon(name: EncodingName): void {
+  if (warming.has(name)) return;
+  warming.add(name);
+  setTimeout(() => warmEncoding(name), 0).unref();
+}
+const warming = new Set<EncodingName>();
+
 /**
  * Counts are cached by entry id, which is only valid for one tokenizer: each model gets its own cache. The last two
  * are kept, so a refused model switch returns to the counts it already had.
  */
 export class TokenCaches {
   readonly #byModel = new Map<string, EntryTokenCache>();
+
+  constructor(private readonly opts: CachesOptions = {}) {}
 
   forModel(model: string): EntryTokenCache {
     const hit = this.#byModel.get(model);
@@ -36,7 +59,8 @@ export class TokenCaches {
       this.#byModel.set(model, hit);
       return hit;
     }
-    const cache = new EntryTokenCache(counterForModel(model));
+    const counter = this.opts.provisional === true ? provisionalCounterForModel(model, warmSoon) : counterForModel(model);
+    const cache = new EntryTokenCache(counter, this.opts.counts?.forTokenizer(tokenizerId(counter.encoding)));
     this.#byModel.set(model, cache);
     for (const old of this.#byModel.keys()) if (this.#byModel.size > 2) this.#byModel.delete(old);
     return cache;
