@@ -9,7 +9,9 @@ import { toOpenAIParams } from './openaiMessages.js';
 
 export { toOpenAIMessages, toOpenAIParams } from './openaiMessages.js';
 
-export const DEFAULT_PROVIDER_LABEL = 'openai-compatible';
+import { DEFAULT_PROVIDER_LABEL } from './providerLabel.js';
+
+export { DEFAULT_PROVIDER_LABEL };
 
 /** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
 export const NO_KEY_PLACEHOLDER = 'capsule-no-key';

@@ -13,7 +13,6 @@ import { windowSourceOf } from '../windowSource.js';
 import { budgetMcp } from '../budgetMcp.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
 import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
-import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
 import { CountsFile } from '../../node/countsFile.js';
 
 export { BUDGET_USAGE };
@@ -32,6 +31,8 @@ function lastReported(branch: readonly Entry[]): { readonly promptTokens: number
 async function windowLine(model: ModelInfo): Promise<string> {
   const n = `${formatTokens(model.contextWindow)} tokens`;
   if (model.source !== 'provider') return `${n} (${model.source === 'default' ? 'unknown, assumed' : model.source})`;
+  // Loaded only here: the window query module brings the OpenAI client, which a budget otherwise never needs.
+  const { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } = await import('../../node/windowQuery.js');
   const stated = await new ServerWindowsFile(serverWindowsPath()).sourceOf(model.model, model.contextWindow);
   return `${n} (provider${stated === undefined ? ', as the session recorded it' : `: stated by ${SERVER_WINDOW_SOURCE_TEXT[stated]}`})`;
 }
@@ -42,7 +43,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   const model = modelFromFlags(cli.flags, branch);
   const resolved = cliSettings(model, settingsFlags(cli.flags).compaction);
   // The tool schemas and provider label chat sends, so the count matches and calibration can use the provider's figure.
-  const tools = chatToolSchemas(load.header?.cwd ?? process.cwd(), model, resolved);
+  const tools = chatToolSchemas(model, resolved);
   // Counted once (docs/behaviour.md#counted-once): what the session's sidecar has is not tokenized again, and what
   // this run counts is kept there, so the next budget builds no tokenizer at all.
   const counts = await CountsFile.load(resolve(cli.positionals[0] ?? ''), load.header?.id ?? '');

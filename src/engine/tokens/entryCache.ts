@@ -73,7 +73,8 @@ export class EntryTokenCache {
    */
   tokensOfMessage(m: ModelMessage): number {
     const id = m.entryId;
-    if (id === undefined) return countMessage(this.counter, m);
+    // Messages no entry holds (a synthetic result for an interrupted call, a batch's images) are few: keyed by content.
+    if (id === undefined) return this.#counted(textKey(JSON.stringify(m)), messageChars(m), () => countMessage(this.counter, m)).tokens;
     if (m.role !== 'tool') {
       // A user message with images has a second form once a compaction passed it (placeholders instead of images).
       const key = m.role === 'user' && m.images === undefined && m.content.includes('left the model input at a compaction') ? `${id}#placeholders` : id;

@@ -23,7 +23,7 @@ function offline(path: string, model = 'gpt-4o'): Promise<AgentSession> {
   const info = resolveModelInfo(model, { override: { contextWindow: 64_000, maxOutputTokens: 4000 } });
   const resolved = resolveSettings({ raw: {}, env: {}, model: info });
   // The tool schemas `capsule chat` sends, which `capsule budget` counts too.
-  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }) });
+  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved, tools: chatToolSchemas(info, resolved) }) });
 }
 
 test('after a switch to a model with another tokenizer, the budget and the barrier count the same tokens', async (t) => {
