@@ -20,7 +20,7 @@ import { type FlightRecorder } from './flightRecorder.js';
 import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
-import { budgetOf, budgetOfLeaf, categoriesOf, type BudgetBasis } from './sessionBudget.js';
+import { budgetOf, budgetOfLeaf, categoriesOf, completeCounts, type BudgetBasis } from './sessionBudget.js';
 import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { type FileSnapshots } from './snapshots/fileSnapshots.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
@@ -387,6 +387,8 @@ export class AgentSession {
     if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
     this.parts.snapshots.close();
     await this.saveIntents();
+    // Upper bounds given while the tokenizer's table was not built are not kept: count exactly once now (docs/behaviour.md#counted-once).
+    if (!this.parts.store.readOnly) completeCounts(this.parts.store, () => this.basis(), this.clock.now());
     await this.parts.counts.flush();
     if (this.parts.ownsStore) await this.parts.store.close();
   }

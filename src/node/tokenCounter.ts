@@ -9,7 +9,7 @@ export {
   counterForModel,
   encodingForModel,
   loadedEncodings,
-  provisionalCounterForModel,
+  encodingReady,
   warmEncoding,
   type EncodingName,
   type TokenCounter,

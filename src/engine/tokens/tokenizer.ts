@@ -74,24 +74,6 @@ export function warmEncoding(name: EncodingName): void {
   encoderFor(name);
 }
 
-/**
- * An upper bound on the tokens of `text` without the table: its UTF-8 length. o200k_base and cl100k_base are
- * byte-level BPE and we count special-token text as ordinary text, so every token stands for at least one byte.
- */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
-
 function encoderFor(name: EncodingName): Encoder {
   const hit = loaded.get(name);
   if (hit !== undefined) return hit;
@@ -110,42 +92,15 @@ function yieldToEventLoop(): Promise<void> {
 
 class GptTokenCounter implements TokenCounter {
   #calls = 0;
-  #provisional = 0;
-  #untilReady: ((name: EncodingName) => void) | undefined;
-  /**
-   * `untilReady`: while the table is not built, count the UTF-8 length instead (an upper bound) and call it, so the
-   * caller can build the table when nothing waits. Without it every count is exact.
-   */
-  constructor(readonly encoding: EncodingName, untilReady?: (name: EncodingName) => void) {
-    this.#untilReady = untilReady;
-  }
+  constructor(readonly encoding: EncodingName) {}
 
   get calls(): number {
     return this.#calls;
   }
 
-  get provisional(): number {
-    return this.#provisional;
-  }
-
-  settle(): void {
-    this.#untilReady = undefined;
-  }
-
-  /** The upper bound, when this counter may give one and the table is not built yet. */
-  #bound(text: string): number | undefined {
-    const notify = this.#untilReady;
-    if (notify === undefined || loaded.has(this.encoding)) return undefined;
-    this.#provisional++;
-    notify(this.encoding);
-    return utf8Length(text);
-  }
-
   count(text: string): number {
     this.#calls++;
     if (text.length === 0) return 0;
-    const bound = this.#bound(text);
-    if (bound !== undefined) return bound;
     const encoder = encoderFor(this.encoding);
     if (text.length <= PIECE_CHARS) return encoder.countTokens(text, ORDINARY_TEXT);
     let n = 0;
@@ -157,8 +112,6 @@ class GptTokenCounter implements TokenCounter {
     this.#calls++;
     signal?.throwIfAborted();
     if (text.length === 0) return 0;
-    const bound = this.#bound(text);
-    if (bound !== undefined) return bound;
     const encoder = encoderFor(this.encoding);
     let n = 0;
     let pieces = 0;
@@ -180,14 +133,6 @@ export function counterForModel(model: string): TokenCounter {
 
 export function counterForEncoding(encoding: EncodingName): TokenCounter {
   return new GptTokenCounter(encoding);
-}
-
-/**
- * A counter that never waits for the table (docs/behaviour.md#cold-start): until it is built, counts are upper bounds
- * and `whenCold` is told, so the caller builds it off the critical path; `settle()` makes it exact at once.
- */
-export function provisionalCounterForModel(model: string, whenCold: (name: EncodingName) => void): TokenCounter {
-  return new GptTokenCounter(encodingForModel(model), whenCold);
 }
 
 /** Counts without blocking the event loop for long when the counter can; honours the signal either way. */
