@@ -346,7 +346,7 @@ export class AgentSession {
     const b = budgetOfLeaf(this.parts.store, this.basis(), now);
     const i = this.instructions;
     if (i === undefined) return b;
-    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };
+    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.exactTokensOfText(t), b.contextWindow).files }) };
   }
 
   /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */

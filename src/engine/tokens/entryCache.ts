@@ -126,6 +126,19 @@ export class EntryTokenCache {
     return n;
   }
 
+  /**
+   * The same count, exact even before the tokenizer's table is built (docs/behaviour.md#cold-start): for figures the
+   * user is shown and warned by, such as the instruction files' share of the window. Persisted like any other.
+   */
+  exactTokensOfText(text: string): number {
+    const hit = this.#texts.get(text);
+    if (hit !== undefined) return hit;
+    const exact = this.counter.exact ?? this.counter;
+    const n = this.#counted(textKey(text), text.length, () => countText(exact, text)).tokens;
+    this.#texts.set(text, n);
+    return n;
+  }
+
   /** Number of cached message counts (for diagnostics and benchmarks). */
   get size(): number {
     return this.#messages.size + this.#toolResults.size + this.#otherFormToolResults.size;

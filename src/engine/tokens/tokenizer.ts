@@ -20,6 +20,8 @@ export interface TokenCounter {
   readonly provisional?: number;
   /** From now on count exactly (building the table if needed): a decision the upper bound could get wrong is next. */
   settle?(): void;
+  /** The exact counter behind one that may give upper bounds, for the few figures that must be exact at once. */
+  readonly exact?: TokenCounter;
 }
 
 /** What an encoding module (gpt-tokenizer/encoding/<name>) offers; the only part we use. */

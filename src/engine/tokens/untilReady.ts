@@ -29,7 +29,7 @@ export class UntilReadyCounter implements TokenCounter {
   #settled = false;
 
   constructor(
-    private readonly exact: TokenCounter,
+    readonly exact: TokenCounter,
     private readonly ready: () => boolean,
     private readonly whenCold: () => void,
   ) {}
