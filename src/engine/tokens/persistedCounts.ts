@@ -5,7 +5,7 @@ import { cyrb53 } from './hash.js';
  * Which counter and counting rules a persisted figure came from. A count is only trusted for the same id: another
  * encoding, or a change to how a message is framed (MESSAGE_OVERHEAD and friends), bumps it and old figures are ignored.
  */
-export const COUNTING_RULES = 1;
+const COUNTING_RULES = 1;
 
 export function tokenizerId(encoding: string): string {
   return `${encoding}@${COUNTING_RULES}`;
