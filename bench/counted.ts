@@ -1,4 +1,4 @@
-// Benchmark: `capsule budget` on a session whose token counts are persisted (no tokenizer built) against the same session without them, as CPU-time ratios to `node -e 0` measured in the same run.
+// Benchmark: `capsule budget` on a session whose token counts are persisted (no tokenizer built) against the same session without them and against `capsule verify` (the load alone), as CPU-time ratios to `node -e 0` in the same run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -26,12 +26,15 @@ function childCpuMs(out: string): number {
   return (parts[0] ?? 0) + (parts[1] ?? 0);
 }
 
-/** Runs `node args…` under bash and reads its CPU time; before() runs first, unmeasured (e.g. removing the sidecar). */
-function sample(args: readonly string[], before?: () => void): Sample {
+/**
+ * Runs `node args…` under bash and reads its CPU time; before() runs first, unmeasured (e.g. removing the sidecar).
+ * `anyExit`: the command's exit code is not checked (`verify` exits 1 when it reports problems).
+ */
+function sample(args: readonly string[], before?: () => void, anyExit = false): Sample {
   before?.();
   const quoted = [process.execPath, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   const t0 = performance.now();
-  const r = spawnSync('bash', ['-c', `${quoted} >/dev/null || exit 3; times`], { encoding: 'utf8' });
+  const r = spawnSync('bash', ['-c', `${quoted} >/dev/null ${anyExit ? ';' : '|| exit 3;'} times`], { encoding: 'utf8' });
   const wallMs = performance.now() - t0;
   if (r.status !== 0) throw new Error(`bench: ${args.join(' ')} failed (${String(r.status)}): ${r.stderr}`);
   return { cpuMs: childCpuMs(r.stdout), wallMs };
@@ -60,13 +63,13 @@ export async function run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     // Interleaved, so a busy moment on the machine lands on every figure alike.
     const floor: Sample[] = [];
-    const bySize = new Map<number, { readonly counted: Sample[]; readonly uncounted: Sample[] }>();
+    const bySize = new Map<number, { readonly counted: Sample[]; readonly uncounted: Sample[]; readonly verify: Sample[] }>();
     const paths = new Map<number, string>();
     for (const n of SIZES) {
       const path = join(dir, `s${n}.jsonl`);
       await writeLongSession(path, n, dir);
       paths.set(n, path);
-      bySize.set(n, { counted: [], uncounted: [] });
+      bySize.set(n, { counted: [], uncounted: [], verify: [] });
       sample([CLI, 'budget', path]); // writes the counts the "with counts" runs read
     }
     const drop = (path: string) => () => rmSync(countsSidecarPath(path), { force: true });
@@ -77,6 +80,8 @@ export async function run(): Promise<BenchRow[]> {
         const s = bySize.get(n);
         if (s === undefined) continue;
         s.counted.push(sample([CLI, 'budget', path]));
+        // Reading and checking the session alone: the floor under any command on it.
+        s.verify.push(sample([CLI, 'verify', path], undefined, true));
         // Without counts: the sidecar is removed first, so the run tokenizes the history (and writes the counts again).
         s.uncounted.push(sample([CLI, 'budget', path], drop(path)));
         // Leave the counts in place for the next "with counts" run.
@@ -91,8 +96,10 @@ export async function run(): Promise<BenchRow[]> {
       const label = n.toLocaleString('en-US');
       const counted = medians(s.counted);
       const uncounted = medians(s.uncounted);
-      rows.push(row(`capsule budget, counts persisted (${label} entries)`, counted, f, { goalXNode: 2 }));
+      const verify = medians(s.verify);
+      rows.push(row(`capsule budget, counts persisted (${label} entries)`, counted, f, { goalXNode: 2, vsVerify: Number((counted.cpuMs / verify.cpuMs).toFixed(2)) }));
       rows.push(row(`capsule budget, no counts yet (${label} entries)`, uncounted, f, { vsCounted: Number((uncounted.cpuMs / counted.cpuMs).toFixed(2)) }));
+      rows.push(row(`capsule verify, the load alone (${label} entries)`, verify, f));
     }
     return rows;
   } finally {
