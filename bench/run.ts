@@ -11,6 +11,7 @@ interface BenchModule {
 const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   preflight: () => import('./preflight.js'),
   flat: () => import('./flat.js'),
+  counted: () => import('./counted.js'),
   load: () => import('./load.js'),
   webview: () => import('./webview.js'),
   compaction: () => import('./compaction.js'),

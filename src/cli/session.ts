@@ -7,8 +7,8 @@ import type { ToolSchema } from '../engine/ports.js';
 import { hardLimitOf } from '../engine/tokens/limits.js';
 import { windowError } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow } from '../node/tools/types.js';
-import { WorkspaceToolHost } from '../node/tools/workspaceToolHost.js';
-import { AgentSession, type OfflineModel } from '../node/agentSession.js';
+import { toolSchemas } from '../node/tools/schemas.js';
+import { DEFAULT_TOOL_LIMITS } from '../node/tools/types.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
@@ -85,32 +85,14 @@ export function cliSettings(model: ModelInfo, raw: Readonly<Record<string, unkno
  * The tool schemas exactly as `capsule chat` sends them for this model (the same host, the same window-derived
  * limits), so budgets and compactions count what the model really receives and calibration can match its prefix.
  */
-export function chatToolSchemas(workspace: string, model: ModelInfo, resolved: ResolvedSettings): readonly ToolSchema[] {
+export function chatToolSchemas(model: ModelInfo, resolved: ResolvedSettings): readonly ToolSchema[] {
   const limits = toolLimitsForWindow(hardLimitOf(model.contextWindow, model.maxOutputTokens, resolved.settings.safetyReserveTokens));
-  const host = new WorkspaceToolHost({
-    roots: [workspace],
-    limits,
-    approve: async () => false,
-    trusted: () => false,
-    evidence: async () => ({ isError: true, content: 'not available here' }),
-    checkpoint: async () => 'ck_unused',
-  });
+  // What WorkspaceToolHost lists for the same limits with a checkpoint and an evidence tool (a test holds them equal),
+  // without building the host: `capsule budget` needs the schemas, not the tools (docs/performance.md).
+  const schemas = toolSchemas({ ...DEFAULT_TOOL_LIMITS, ...limits }, { checkpoint: true, evidence: true });
   // chat adds the task tool after the workspace tools (docs/subagents.md); the count must match what it sends.
-  return [...host.schemas(), TASK_TOOL_SCHEMA];
+  return [...schemas, TASK_TOOL_SCHEMA];
 }
 
 /** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */
-export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/openaiModel.js';
-
-/**
- * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags
- * and what the session recorded. A missing or locked file becomes a one-line CliError.
- */
-export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags, more: { readonly roots?: readonly string[] } = {}): Promise<AgentSession> {
-  try {
-    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)), ...more });
-  } catch (e) {
-    if (e instanceof CliError) throw e;
-    throw new CliError(e instanceof Error ? e.message : String(e), 1);
-  }
-}
+export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/providerLabel.js';

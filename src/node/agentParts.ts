@@ -7,6 +7,7 @@ import { FileEvidenceArchive } from './evidenceArchive.js';
 import { FlightRecorder } from './flightRecorder.js';
 import { readIntents } from './intentsFile.js';
 import type { JsonlSessionStore } from './jsonlStore.js';
+import { CountsFile } from './countsFile.js';
 import { TokenCaches } from './sessionBudget.js';
 import { lastEntryId } from './sessionRewind.js';
 import { FileSnapshots } from './snapshots/fileSnapshots.js';
@@ -28,6 +29,8 @@ export interface Parts {
   /** An intents file was there when the session opened (or was written since). */
   intentsSaved: boolean;
   readonly caches: TokenCaches;
+  /** The session's persisted token counts (docs/behaviour.md#counted-once); flushed when the session closes. */
+  readonly counts: CountsFile;
   readonly logger: Logger | undefined;
   readonly snapshots: FileSnapshots;
   /** The API keys this session holds, kept out of every command's environment. */
@@ -51,7 +54,8 @@ type Dirs = {
   readonly ownFiles?: readonly string[];
 };
 
-export async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = []): Promise<Parts> {
+/** `provisional`: the chat's caches count without waiting for the tokenizer's table (docs/behaviour.md#cold-start). */
+export async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = [], provisional = false): Promise<Parts> {
   // The engine is composed over the whole tree: a tail-first store finishes indexing first (docs/loading.md).
   await store.whenIndexed();
   const paths = sidecarPaths(resolve(path));
@@ -62,6 +66,7 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
   const flightLog = dirs.flightLog ?? paths.flightLog;
   // The key that signs the change log is Capsule's too, wherever a setting put it.
   const keyFile = dirs.snapshotKeyFile ?? cliKeyPath();
+  const counts = await CountsFile.load(resolve(path), store.header.id, { writable: !store.readOnly });
   const ownFiles = [...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir), resolve(intentsFile), resolve(keyFile), ...(dirs.ownFiles ?? []).map((p) => resolve(p))];
   return {
     store,
@@ -71,7 +76,8 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
     triggers: saved === undefined ? new TriggerState() : TriggerState.fromJSON(saved),
     intentsFile,
     intentsSaved: saved !== undefined && saved !== fallbackTriggers,
-    caches: new TokenCaches(),
+    caches: new TokenCaches({ counts, provisional }),
+    counts,
     logger,
     snapshots: new FileSnapshots({
       dir: snapshotsDir,

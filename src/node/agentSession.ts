@@ -20,7 +20,7 @@ import { type FlightRecorder } from './flightRecorder.js';
 import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
-import { budgetOf, budgetOfLeaf, categoriesOf, type BudgetBasis } from './sessionBudget.js';
+import { budgetOf, budgetOfLeaf, categoriesOf, completeCounts, type BudgetBasis } from './sessionBudget.js';
 import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
 import { type FileSnapshots } from './snapshots/fileSnapshots.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
@@ -102,7 +102,7 @@ export class AgentSession {
         ...(create === undefined ? {} : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
       }));
     try {
-      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? []);
+      const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? [], true);
       parts.secrets.push(...keysOf(config.model));
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
@@ -346,7 +346,7 @@ export class AgentSession {
     const b = budgetOfLeaf(this.parts.store, this.basis(), now);
     const i = this.instructions;
     if (i === undefined) return b;
-    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.tokensOfText(t), b.contextWindow).files }) };
+    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.exactTokensOfText(t), b.contextWindow).files }) };
   }
 
   /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
@@ -387,6 +387,9 @@ export class AgentSession {
     if (t instanceof WorkspaceToolHost || typeof t.dispose === 'function') await t.dispose?.();
     this.parts.snapshots.close();
     await this.saveIntents();
+    // Upper bounds given while the tokenizer's table was not built are not kept: count exactly once now (docs/behaviour.md#counted-once).
+    if (!this.parts.store.readOnly) completeCounts(this.parts.store, () => this.basis(), this.clock.now());
+    await this.parts.counts.flush();
     if (this.parts.ownsStore) await this.parts.store.close();
   }
 }

@@ -6,10 +6,9 @@ import { endpointHost } from './endpointHost.js';
 import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
+import { DEFAULT_PROVIDER_LABEL } from './providerLabel.js';
 
 export { toOpenAIMessages, toOpenAIParams } from './openaiMessages.js';
-
-export const DEFAULT_PROVIDER_LABEL = 'openai-compatible';
 
 /** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
 export const NO_KEY_PLACEHOLDER = 'capsule-no-key';

@@ -85,10 +85,10 @@ export async function composeSessionTools(
   const layer =
     config.instructionFiles === undefined || ws === undefined
       ? undefined
-      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.tokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
+      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.exactTokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
   // The instruction block is in every request's system prompt too: the always-on files, the skill index and the mode as
   // read at open (a file that applies later, or an edit, is not counted until the chat is opened again).
-  const instructionOverhead = layer === undefined ? 0 : cache.tokensOfText(renderInstructionBlock((await layer.port.read([])).sources));
+  const instructionOverhead = layer === undefined ? 0 : cache.exactTokensOfText(renderInstructionBlock((await layer.port.read([])).sources));
   const overhead = mcpOverhead + instructionOverhead;
   const resolveFor = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
     resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + overhead } });

@@ -8,6 +8,7 @@ import { scanLines } from './lineReader.js';
 import { nodeIds } from './nodeClock.js';
 import { isLockedElsewhere, lockDirPath, ownerPath } from './sessionLock.js';
 import { corruptSidecarPath } from './tornTail.js';
+import { countsSidecarPath } from './countsFile.js';
 
 export interface SessionSummary {
   readonly id: string;
@@ -166,7 +167,7 @@ export class SessionDirectory {
   }
 
   /**
-   * Deletes a chat: its file, `.corrupt` sidecar, lock and evidence archive. A writer open in this
+   * Deletes a chat: its file, `.corrupt` and `.counts` sidecars, lock and evidence archive. A writer open in this
    * process is closed first; a chat being written by another window is refused.
    */
   async delete(id: string): Promise<void> {
@@ -176,6 +177,7 @@ export class SessionDirectory {
     else if (await isLockedElsewhere(path)) throw new Error(`Session ${id} is open in another VS Code window; close it there before deleting`);
     await rm(path, { force: true });
     await rm(corruptSidecarPath(path), { force: true });
+    await rm(countsSidecarPath(path), { force: true });
     await rm(ownerPath(path), { force: true });
     await rm(lockDirPath(path), { force: true, recursive: true });
     await rm(this.archiveDir(id), { force: true, recursive: true });

@@ -4,7 +4,16 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { installEncodingLoader, type Encoder, type EncodingName } from '../engine/tokens/tokenizer.js';
 
-export { counterForEncoding, counterForModel, encodingForModel, loadedEncodings, type TokenCounter } from '../engine/tokens/tokenizer.js';
+export {
+  counterForEncoding,
+  counterForModel,
+  encodingForModel,
+  loadedEncodings,
+  encodingReady,
+  warmEncoding,
+  type EncodingName,
+  type TokenCounter,
+} from '../engine/tokens/tokenizer.js';
 
 function isEncoder(v: unknown): v is Encoder {
   return typeof v === 'object' && v !== null && typeof (v as { countTokens?: unknown }).countTokens === 'function';

@@ -4,6 +4,7 @@ import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { budgetOf, TokenCaches } from '../../node/sessionBudget.js';
 import { formatTokens } from '../../engine/tokens/budgetFormat.js';
 import type { Entry } from '../../engine/transcript/schema.js';
+import { resolve } from 'node:path';
 import type { ParsedCli } from '../args.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings, loadSessionForReading, modelFromFlags } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
@@ -12,7 +13,7 @@ import { windowSourceOf } from '../windowSource.js';
 import { budgetMcp } from '../budgetMcp.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
 import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
-import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
+import { CountsFile } from '../../node/countsFile.js';
 
 export { BUDGET_USAGE };
 
@@ -30,6 +31,8 @@ function lastReported(branch: readonly Entry[]): { readonly promptTokens: number
 async function windowLine(model: ModelInfo): Promise<string> {
   const n = `${formatTokens(model.contextWindow)} tokens`;
   if (model.source !== 'provider') return `${n} (${model.source === 'default' ? 'unknown, assumed' : model.source})`;
+  // Loaded only here: the window query module brings the OpenAI client, which a budget otherwise never needs.
+  const { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } = await import('../../node/windowQuery.js');
   const stated = await new ServerWindowsFile(serverWindowsPath()).sourceOf(model.model, model.contextWindow);
   return `${n} (provider${stated === undefined ? ', as the session recorded it' : `: stated by ${SERVER_WINDOW_SOURCE_TEXT[stated]}`})`;
 }
@@ -40,8 +43,12 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   const model = modelFromFlags(cli.flags, branch);
   const resolved = cliSettings(model, settingsFlags(cli.flags).compaction);
   // The tool schemas and provider label chat sends, so the count matches and calibration can use the provider's figure.
-  const tools = chatToolSchemas(load.header?.cwd ?? process.cwd(), model, resolved);
-  const budget = budgetOf(branch, { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches().forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
+  const tools = chatToolSchemas(model, resolved);
+  // Counted once (docs/behaviour.md#counted-once): what the session's sidecar has is not tokenized again, and what
+  // this run counts is kept there, so the next budget builds no tokenizer at all.
+  const counts = await CountsFile.load(resolve(cli.positionals[0] ?? ''), load.header?.id ?? '');
+  const budget = budgetOf(branch, { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches({ counts }).forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
+  await counts.flush();
   const reported = lastReported(branch);
   const source = await windowSourceOf(cli.flags, branch, model);
   const subagents = activeSubagentRuns(load.tree.entries(), branch);

@@ -6,7 +6,8 @@ import { sidecarPaths } from '../../node/agentSession.js';
 import { OpenAIChatModel } from '../../node/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { apiKeyFromFlags } from '../keyHandover.js';
-import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings } from '../session.js';
+import { openOffline } from '../offline.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { COMPACT_USAGE } from '../usage.js';
 
@@ -101,7 +102,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     provider: CLI_PROVIDER,
     resolved: cliSettings(info, raw),
     // The schemas chat sends: the measurement counts them and the summary request repeats them.
-    tools: chatToolSchemas(process.cwd(), info, cliSettings(info, raw)),
+    tools: chatToolSchemas(info, cliSettings(info, raw)),
     ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
     ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
   }), cli.flags);

@@ -5,7 +5,8 @@ import { dirname, join, resolve } from 'node:path';
 import { printable, type RefusedRecord } from '../../node/snapshots/changeLog.js';
 import type { FilePlan, RestoreResult } from '../../node/snapshots/restore.js';
 import { CliError, type ParsedCli } from '../args.js';
-import { chatToolSchemas, CLI_PROVIDER, cliSettings, openOffline } from '../session.js';
+import { chatToolSchemas, CLI_PROVIDER, cliSettings } from '../session.js';
+import { openOffline } from '../offline.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { REWIND_USAGE } from '../usage.js';
 
@@ -84,7 +85,7 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
   // No model is called, but the budget line printed after the move (and the tool schemas it counts) follows the settings.
   const raw = settingsFlags(cli.flags).compaction;
   const roots = rootsFlag(cli);
-  const session = await openOffline(path, (info) => { const resolved = cliSettings(info, raw); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }; }, cli.flags, roots === undefined ? {} : { roots });
+  const session = await openOffline(path, (info) => { const resolved = cliSettings(info, raw); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(info, resolved) }; }, cli.flags, roots === undefined ? {} : { roots });
   try {
     const preview = await session.previewRewind(ref);
     if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);

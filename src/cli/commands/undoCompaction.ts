@@ -1,6 +1,7 @@
 // `capsule undo-compaction <session.jsonl> <ck_…> [--redo]`: the model input is built as if that capsule did not exist (or with it again).
 import { CliError, type ParsedCli } from '../args.js';
-import { cliSettings, openOffline } from '../session.js';
+import { cliSettings } from '../session.js';
+import { openOffline } from '../offline.js';
 import { UNDO_COMPACTION_USAGE } from '../usage.js';
 
 export { UNDO_COMPACTION_USAGE };

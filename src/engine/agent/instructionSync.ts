@@ -139,7 +139,7 @@ export function instructionSyncOf(deps: AgentDeps, epochs: EpochKeeper, branches
     branch: () => branches.branch(),
     fromLeaf: { growthSince: (id) => branches.growthSince(id), figures: () => branches.figures() },
     systemPrompt: deps.systemPrompt,
-    tokens: (text) => deps.cache.tokensOfText(text),
+    tokens: (text) => deps.cache.exactTokensOfText(text),
     ...(deps.skillReloadTokens === undefined ? {} : { skillReloadTokens: deps.skillReloadTokens }),
     warn: (message) => {
       deps.logger?.log('warn', message);

@@ -70,7 +70,7 @@ export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarge
     compacted,
   });
 
-  const before = barrier.measure();
+  const before = barrier.measure(hardLimit);
   if (before.tokens <= hardLimit) {
     if (targetResolved.settings.compactOnModelSwitch) ctx.triggers.recordIntent('model_switch', target.chat.model);
     return { result: { ok: true, handoff: false, lines, tokens: before.tokens, hardLimit }, compacted };

@@ -215,7 +215,7 @@ export class Agent {
   /** The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` idle with ≥ 30k tokens, records the intent and runs its barrier now. Undefined when nothing was due. */
   async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
     if (this.active > 0 || this.deps.store.readOnly) return undefined;
-    if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure().tokens)) return undefined;
+    if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure(0).tokens)) return undefined;
     this.triggers.recordIntent('idle');
     return this.exclusive(() => this.withEpoch(() => this.barrier.preflight({ signal, turnId: this.deps.ids.next('idle_') })));
   }
@@ -369,7 +369,7 @@ export class Agent {
 
   /** docs/compaction.md (overflow recovery): the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
   private async learnOverflow(fault: FaultInfo): Promise<void> {
-    const learned = learnWindow(this.model, fault, this.barrier.measure().tokens);
+    const learned = learnWindow(this.model, fault, this.barrier.measure(0).tokens);
     if (learned === undefined) return;
     // Either way the window now comes from an overflow, never from the user: it is not recorded as an override.
     this.model = { ...this.model, contextWindow: learned.contextWindow, maxOutputTokens: learned.maxOutputTokens, windowSource: 'learned' as const };

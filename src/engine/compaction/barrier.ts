@@ -103,8 +103,22 @@ export class PreflightBarrier {
     return limitsOf(this.deps.modelInfo, this.deps.resolved.settings);
   }
 
-  /** Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. */
-  measure(): Measure {
+  /**
+   * Effective tokens (docs/behaviour.md#tokens) of the request the current branch would produce. While the tokenizer's
+   * table is not built the figure may rest on upper bounds (docs/behaviour.md#cold-start): safe for a request, but a
+   * figure that reaches the soft limit (or `exactFrom`, for a caller deciding at another line) is recounted exactly,
+   * so no compaction, refusal or learned window ever comes from an overcount.
+   */
+  measure(exactFrom = Number.POSITIVE_INFINITY): Measure {
+    const cache = this.deps.cache;
+    const before = cache.provisional;
+    const m = this.measureOnce();
+    if (cache.provisional === before || m.tokens < Math.min(exactFrom, this.limits().softLimit)) return m;
+    cache.settle();
+    return this.measureOnce();
+  }
+
+  private measureOnce(): Measure {
     const d = this.deps;
     // Only the reachable tail is read, so a preflight (and a plan made from it) costs the same at 1k and 1M entries.
     const tail = this.branches.tail();
@@ -271,6 +285,8 @@ export class PreflightBarrier {
   }
 
   private async sequence(seq: Sequence): Promise<PreflightResult> {
+    // A compaction plans cuts and records tokens from the counts: those are exact, never upper bounds.
+    this.deps.cache.settle();
     const outcomes: CompactionOutcome[] = [];
     let choice = seq.choice;
     let level = seq.startLevel;

@@ -13,6 +13,15 @@ export interface TokenCounter {
   readonly encoding: string;
   /** How many times count() or countAsync() ran; tests use it to prove a preflight costs O(new entries). */
   readonly calls: number;
+  /**
+   * How many counts so far were upper bounds given while the BPE table was not built yet (docs/behaviour.md#cold-start);
+   * absent or 0 for a counter that always counts exactly. Such a count is never cached or persisted.
+   */
+  readonly provisional?: number;
+  /** From now on count exactly (building the table if needed): a decision the upper bound could get wrong is next. */
+  settle?(): void;
+  /** The exact counter behind one that may give upper bounds, for the few figures that must be exact at once. */
+  readonly exact?: TokenCounter;
 }
 
 /** What an encoding module (gpt-tokenizer/encoding/<name>) offers; the only part we use. */
@@ -55,6 +64,16 @@ export function installEncodingLoader(load: EncodingLoader): void {
 /** Which encodings this process has built so far (tests and benchmarks prove that a command loaded none). */
 export function loadedEncodings(): readonly EncodingName[] {
   return [...loaded.keys()];
+}
+
+/** Whether the encoding's table is built in this process (a count with it costs no start-up). */
+export function encodingReady(name: EncodingName): boolean {
+  return loaded.has(name);
+}
+
+/** Builds the encoding's table now, if it is not built yet: called off the critical path, once nothing waits. */
+export function warmEncoding(name: EncodingName): void {
+  encoderFor(name);
 }
 
 function encoderFor(name: EncodingName): Encoder {

@@ -1,8 +1,9 @@
-// Capsule's own files (the session, its archive, locks, flight records, torn-tail sidecar, snapshot store, settings it writes) are off limits to the agent's write tools and never restored.
+// Capsule's own files (the session, its archive, locks, flight records, torn-tail and counts sidecars, snapshot store, settings it writes) are off limits to the agent's write tools and never restored.
 import { realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { lockDirPath, ownerPath } from '../sessionLock.js';
 import { corruptSidecarPath } from '../tornTail.js';
+import { countsSidecarPath } from '../countsFile.js';
 import { isInside } from './paths.js';
 import { ToolError } from './types.js';
 
@@ -13,7 +14,7 @@ export const CAPSULE_FOLDER = '.capsule';
 export function sessionOwnedPaths(sessionPath: string, archiveDir: string, flightLog: string, snapshotsDir?: string): string[] {
   const abs = resolve(sessionPath);
   const store = snapshotsDir ?? `${abs.replace(/\.jsonl$/i, '')}.files`;
-  const owned = [abs, corruptSidecarPath(abs), lockDirPath(abs), ownerPath(abs), resolve(archiveDir), resolve(flightLog), resolve(store)];
+  const owned = [abs, corruptSidecarPath(abs), countsSidecarPath(abs), lockDirPath(abs), ownerPath(abs), resolve(archiveDir), resolve(flightLog), resolve(store)];
   if (basename(dirname(abs)) === CAPSULE_FOLDER) owned.push(dirname(abs));
   return owned;
 }

@@ -31,5 +31,5 @@ export function showSkills(host: Pick<Services, 'chat' | 'out'>): void {
   }
   const cache = a.basis().cache;
   const active = loadedSkills(a.store.tree.branch()).map((s) => s.name);
-  host.out.info(['Skills:', ...skillReport(instr.skills, (t) => cache.tokensOfText(t), active)].join('\n'));
+  host.out.info(['Skills:', ...skillReport(instr.skills, (t) => cache.exactTokensOfText(t), active)].join('\n'));
 }

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chatToolSchemas } from '../../../src/cli/session.js';
+import { warmEncoding } from '../../../src/node/tokenCounter.js';
 import { main } from '../../../src/cli/main.js';
 import { resolveSettings } from '../../../src/engine/config.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
@@ -23,10 +24,13 @@ function offline(path: string, model = 'gpt-4o'): Promise<AgentSession> {
   const info = resolveModelInfo(model, { override: { contextWindow: 64_000, maxOutputTokens: 4000 } });
   const resolved = resolveSettings({ raw: {}, env: {}, model: info });
   // The tool schemas `capsule chat` sends, which `capsule budget` counts too.
-  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved, tools: chatToolSchemas(process.cwd(), info, resolved) }) });
+  return AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved, tools: chatToolSchemas(info, resolved) }) });
 }
 
 test('after a switch to a model with another tokenizer, the budget and the barrier count the same tokens', async (t) => {
+  // Both tables built, so the chat counts exactly from the start (before that it counts upper bounds, the same for both: docs/behaviour.md#cold-start).
+  warmEncoding('o200k_base');
+  warmEncoding('cl100k_base');
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ models: [{ id: 'gpt-4o', contextLength: 128_000 }, { id: 'gpt-4', contextLength: 128_000 }] });
   t.after(() => server.close());

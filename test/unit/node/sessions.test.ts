@@ -50,16 +50,18 @@ test('create, list newest first with titles and counts, reopen, delete with side
   assert.equal(ro.readOnly, true);
   await ro.close();
 
-  // Evidence archive and a .corrupt sidecar belong to the chat and go with it.
+  // Evidence archive, the .corrupt and .counts sidecars belong to the chat and go with it.
   const archive = dir.archiveDir(a.header.id);
   assert.equal(archive, join(root, 'archive', a.header.id));
   await mkdir(join(archive, 'op_1'), { recursive: true });
   await writeFile(join(archive, 'op_1', 'snapshot.json'), '{}');
   await writeFile(`${a.path}.corrupt`, 'junk\n');
+  await writeFile(`${a.path}.counts`, `{"capsuleCounts":1,"session":"${a.header.id}"}\n`);
   await dir.delete(a.header.id); // closes the writer this process still has open
   await assert.rejects(reopened.append(user('u2', 'a1')), /closed/);
   assert.ok(!existsSync(a.path));
   assert.ok(!existsSync(`${a.path}.corrupt`));
+  assert.ok(!existsSync(`${a.path}.counts`), 'its token counts go with it');
   assert.ok(!existsSync(`${a.path}.lock`));
   assert.ok(!existsSync(archive));
   assert.deepEqual((await dir.list()).map((s) => s.id), [b.header.id]);
