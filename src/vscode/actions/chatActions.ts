@@ -6,7 +6,9 @@ import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentRe
 import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
-import { helpLines, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
+import { helpLines, parseSlash, runsImmediately, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
+import type { Attachment } from '../../engine/agent/attachments.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
 import { readSetting, writeSetting } from '../services/settings.js';
 import { createPortable, exportTo, loadCapsule } from './capsuleActions.js';
 import { noteMemoryNotWritten } from './memoryActions.js';
@@ -33,6 +35,19 @@ const SLASH_HANDLERS = {
   skills: (host) => showSkills(host),
   help: (host) => host.out.info(helpLines().join('\n')),
 } satisfies { readonly [K in SlashCommandId]: Handler<K> };
+
+/**
+ * What the user typed: a slash command becomes a job whose closure runs its handler (quick ones at once, the rest in
+ * their turn, Stop aborting them); anything else is a message for the agent.
+ */
+export function sendText(host: Services, text: string, clientId?: string, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
+  const c = parseSlash(text);
+  if (c === undefined) {
+    host.chat.send(text, clientId, attachments, images);
+    return;
+  }
+  host.chat.enqueue(text, (signal) => runSlash(host, c, signal), { ...(clientId === undefined ? {} : { clientId }), immediate: runsImmediately(c) });
+}
 
 /** Runs one parsed slash command; the palette and the toolbar call the same functions. */
 export async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {

@@ -5,7 +5,7 @@ import type { CheckpointKind, Entry } from '../../engine/transcript/schema.js';
 import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
 import type { RefusedRecord } from '../../node/snapshots/changeLog.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
-import { recordCheckpoint, workspaceRoot } from './chatActions.js';
+import { recordCheckpoint, sendText, workspaceRoot } from './chatActions.js';
 import type { Services } from './services.js';
 
 type Host = Pick<Services, 'chat' | 'out'>;
@@ -124,10 +124,10 @@ export async function rewind(host: Host, ref: string, opts: { readonly confirm?:
 }
 
 /** Retry: rewind to before the message (files too) and send it again: a new branch, the old answer stays on its own. */
-export async function retry(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
+export async function retry(host: Services, userEntryId: string): Promise<void> {
   await rewind(host, userEntryId, {
     then: (text) => {
-      if (text !== undefined) host.chat.send(text);
+      if (text !== undefined) sendText(host, text);
     },
   });
 }

@@ -24,6 +24,8 @@ import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
 /** The one way out to the webview (the chat view provider implements it). */
 export interface ChatTransport {
   post(message: HostToWebview): void;
+  /** The webview (re)loaded and said `ready`: it needs the whole state, before anything queued for it. */
+  readonly onReady: vscode.Event<void>;
 }
 
 export interface ProjectionDeps {
@@ -58,6 +60,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     this.#transcript = new TranscriptView(files === undefined ? undefined : (texts) => files.links(texts));
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
+    this._register(d.transport.onReady(() => this.#post(this.snapshot())));
     const mcp = d.mcp;
     if (mcp !== undefined) this._register(mcp.onDidChange(() => this.#post({ type: 'mcpServers', servers: mcp.views() })));
     this._register(
@@ -116,6 +119,15 @@ export class ChatProjection extends Disposable implements ChatOutput {
         return;
       case 'subagent':
         this.#subagent(c.event);
+        return;
+      case 'echo':
+        this.echo(c.text, c.clientId);
+        return;
+      case 'fail':
+        this.fail(c.text);
+        return;
+      case 'notice':
+        this.notify(c.level, c.text);
         return;
       case 'tree':
         return;

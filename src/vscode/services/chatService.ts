@@ -18,10 +18,9 @@ import type { ProjectMemory } from '../../node/projectMemory.js';
 import type { ModelOption, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
-import { parseSlash, runsImmediately, type ParsedSlash } from '../../protocol/commands.js';
 import { openAgent } from './agentOpen.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
-import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
+import type { ChatChange, JobRun, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
 import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
 import { Meter, type MeterBasis } from './meter.js';
@@ -70,8 +69,6 @@ export class ChatService extends Disposable implements OpenChat {
   #measuredAt = 0;
   /** The store whose appends are being announced, and how to stop. */
   #watched: { readonly store: JsonlSessionStore; readonly stop: () => void } | undefined;
-  #output: ChatOutput | undefined;
-  #runCommand: CommandRunner | undefined;
 
   constructor(private readonly d: ChatServiceDeps) {
     super();
@@ -79,7 +76,7 @@ export class ChatService extends Disposable implements OpenChat {
       runInput: (job, signal) => this.#runInput(job, signal),
       queueChanged: (items) => this.#emitter.fire({ kind: 'queue', items }),
       busyChanged: (busy) => this.#emitter.fire({ kind: 'busy', busy }),
-      inputFailed: (_job, err) => this.#output?.fail(errorMessage(err)),
+      inputFailed: (_job, err) => this.#fail(errorMessage(err)),
     });
     this._register({ dispose: () => this.jobs.dispose() });
     this.#watch();
@@ -100,10 +97,13 @@ export class ChatService extends Disposable implements OpenChat {
     );
   }
 
-  /** The projection answers the user; the actions run commands. Both sit above this layer, so they are installed. */
-  connect(output: ChatOutput, runCommand: CommandRunner): void {
-    this.#output = output;
-    this.#runCommand = runCommand;
+  /** Said to the user by the projection, which listens (it sits above this layer). */
+  #fail(text: string): void {
+    this.#emitter.fire({ kind: 'fail', text });
+  }
+
+  #notify(level: 'info' | 'warning' | 'error', text: string): void {
+    this.#emitter.fire({ kind: 'notice', level, text });
   }
 
   get store(): JsonlSessionStore | undefined {
@@ -188,16 +188,20 @@ export class ChatService extends Disposable implements OpenChat {
 
   // ---- input ----------------------------------------------------------------------------------------------
 
-  /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
+  /** A message for the agent, in order (queued while busy); slash commands are the router's (actions/chatActions.ts `sendText`). */
   send(text: string, clientId?: string, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
-    this.enqueue(text, parseSlash(text), clientId, false, attachments, images);
+    this.jobs.addInput(inputJob(text, undefined, clientId, false, attachments, images));
   }
 
-  /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
-  enqueue(text: string, command: ParsedSlash | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
-    const job = inputJob(text, command, clientId, untyped, attachments, images);
-    if (command !== undefined && runsImmediately(command)) {
-      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
+  /**
+   * A command's work as an input job: it waits its turn, shows as queued, and Stop aborts its signal — or, `immediate`
+   * (a quick command that only answers), runs at once. Typed, `text` is echoed as the user's message; from the palette
+   * or the toolbar (`untyped`) it is only listed as `text` while queued.
+   */
+  enqueue(text: string, run: JobRun, opts: { readonly clientId?: string; readonly untyped?: boolean; readonly immediate?: boolean } = {}): void {
+    const job = inputJob(text, run, opts.clientId, opts.untyped === true);
+    if (opts.immediate === true) {
+      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#fail(errorMessage(err)));
       return;
     }
     this.jobs.addInput(job);
@@ -212,8 +216,8 @@ export class ChatService extends Disposable implements OpenChat {
     const host: TurnInputHost = {
       agent: this.#agent,
       problem: this.problem,
-      output: this.#output,
-      runCommand: this.#runCommand,
+      echo: (text, clientId) => this.#emitter.fire({ kind: 'echo', text, clientId }),
+      fail: (text) => this.#fail(text),
       turnStarts: (clientId) => this.#emitter.fire({ kind: 'turn', clientId }),
       turnEnded: () => this.#emitter.fire({ kind: 'tree' }),
     };
@@ -234,7 +238,7 @@ export class ChatService extends Disposable implements OpenChat {
     if (this.isDisposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
     return this.jobs.addTask(RECONCILE, (signal) => this.#reconcile(signal)).catch((err: unknown) => {
       this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
-      this.#output?.notify('error', `Could not set up the chat: ${errorMessage(err)}`);
+      this.#notify('error', `Could not set up the chat: ${errorMessage(err)}`);
     });
   }
 
@@ -331,7 +335,7 @@ export class ChatService extends Disposable implements OpenChat {
    */
   async chooseModel(target: HostSettings, signal: AbortSignal): Promise<boolean> {
     const r = await this.d.providers.resolve(target);
-    if (!r.ok) this.#output?.notify('error', r.message);
+    if (!r.ok) this.#notify('error', r.message);
     // A refused switch (the handoff could not make room) leaves the model as it was; the agent said why.
     const ok = r.ok && (!this.#agent || (await this.switchTo(r, signal)));
     if (!ok) this.#changed();
@@ -359,7 +363,7 @@ export class ChatService extends Disposable implements OpenChat {
   }
 
   #leafHost(): LeafMoveHost {
-    return { agent: this.#agent, store: this.store, output: this.#output, remeasure: () => this.#remeasure() };
+    return { agent: this.#agent, store: this.store, notify: (text) => this.#notify('error', text), remeasure: () => this.#remeasure() };
   }
 
   /** Closes the agent (waiting for its work; the facade keeps the pending intents beside the chat). */

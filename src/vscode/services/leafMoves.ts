@@ -4,13 +4,13 @@ import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { nodeClock, nodeIds } from '../../node/nodeClock.js';
 import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindPreview, type SwitchDone } from '../../node/sessionRewind.js';
-import type { ChatOutput } from './chatPorts.js';
 
 /** What a leaf move needs of the chat service. */
 export interface LeafMoveHost {
   readonly agent: AgentSession | undefined;
   readonly store: JsonlSessionStore | undefined;
-  readonly output: ChatOutput | undefined;
+  /** Says why a move was refused. */
+  notify(text: string): void;
   /** The appended leaf entry already moved the view; the facade may have changed more, so the meter measures again. */
   remeasure(): void;
 }
@@ -22,7 +22,7 @@ function storeOnly(store: JsonlSessionStore): Parameters<typeof rewindSession>[0
 
 function moved<T extends RewindDone>(h: LeafMoveHost, r: T | RewindFailure): T | undefined {
   if (!r.ok) {
-    h.output?.notify('error', r.error);
+    h.notify(r.error);
     return undefined;
   }
   h.remeasure();
@@ -49,12 +49,12 @@ export async function switchBranchOf(h: LeafMoveHost, store: JsonlSessionStore, 
 /** Undo or redo one compaction; false (and a notice saying why) when refused. */
 export async function undoCompactionOf(h: LeafMoveHost, ref: string, action: UndoAction): Promise<boolean> {
   if (!h.agent) {
-    h.output?.notify('error', 'Set up a model first: undoing a compaction measures the result against its context window.');
+    h.notify('Set up a model first: undoing a compaction measures the result against its context window.');
     return false;
   }
   const r = await h.agent.undoCompaction(ref, action);
   if (!r.ok) {
-    h.output?.notify('error', r.error);
+    h.notify(r.error);
     return false;
   }
   h.remeasure();
