@@ -3,7 +3,6 @@ import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
-import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
 import { helpLines, parseSlash, runsImmediately, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
@@ -96,7 +95,7 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
   if (done) {
     try {
       // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
-      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
+      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.header.id, model: a.model.model });
       if (mirrored) {
         noteMemoryNotWritten(undefined);
         host.out.info('Project Memory was updated from this compaction (Capsule: Show Project Memory opens it).');
@@ -121,9 +120,10 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
     return;
   }
   // Subagent runs are listed with their own cost, never added to the chat's figures (docs/subagents.md#cost).
+  const a = host.chat.agent;
   const store = host.chat.store;
-  const runs = store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
-  const mcp = mcpBudgetOf(host.chat.agent?.tools);
+  const runs = a !== undefined ? a.subagentRuns() : store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
+  const mcp = a?.mcpBudget();
   const text = [formatBudget(b), ...(mcp === undefined ? [] : [mcp]), ...subagentLines(runs)].join('\n');
   host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);

@@ -77,7 +77,7 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
 
 /** A running turn must stop first; the user says whether to stop it. */
 async function stopFirst(host: Host, what: string): Promise<boolean> {
-  if (!host.chat.jobs.busy && host.chat.agent?.agent.busy !== true) return true;
+  if (!host.chat.jobs.busy && host.chat.agent?.busy !== true) return true;
   const answer = await vscode.window.showWarningMessage(`A turn is running. Stop it and ${what}?`, { modal: true }, 'Stop and Continue');
   if (answer !== 'Stop and Continue') return false;
   host.chat.jobs.preempt();

@@ -1,5 +1,5 @@
 // The narrow interfaces actions and views use: what the open chat is, what to tell the user, and the work queue.
-import type { AgentSession } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
@@ -11,7 +11,7 @@ import type { MeterBasis } from './meter.js';
 /** What is open: the chat's store, its agent, why either is missing, and its figures. */
 export interface OpenChat {
   readonly store: JsonlSessionStore | undefined;
-  readonly agent: AgentSession | undefined;
+  readonly agent: ChatFacade | undefined;
   /** Why no chat or no model is available, in words. */
   readonly problem: string | undefined;
   readonly budget: Budget | undefined;

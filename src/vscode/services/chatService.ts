@@ -3,14 +3,14 @@ import * as vscode from 'vscode';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
-import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOfLeaf } from '../../node/sessionBudget.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
-import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
+import type { RewindOptions } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../../node/sessionRewind.js';
 import { previewRewindOf, rewindOf, switchBranchOf, undoCompactionOf, type LeafMoveHost } from './leafMoves.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
@@ -59,7 +59,7 @@ export class ChatService extends Disposable implements OpenChat {
   readonly #meter = new Meter();
   readonly #emitter = this._register(new vscode.EventEmitter<ChatChange>());
   readonly onDidChange = this.#emitter.event;
-  #agent: AgentSession | undefined;
+  #agent: ChatFacade | undefined;
   #agentKey: string | undefined;
   #problem: string | undefined;
   #setup: SetupState | null = null;
@@ -110,7 +110,8 @@ export class ChatService extends Disposable implements OpenChat {
     return this.d.sessions.store;
   }
 
-  get agent(): AgentSession | undefined {
+  /** The open chat's facade when a model is set up: methods only, never the engine's parts. */
+  get agent(): ChatFacade | undefined {
     return this.#agent;
   }
 
@@ -245,7 +246,7 @@ export class ChatService extends Disposable implements OpenChat {
   async #reconcile(signal: AbortSignal): Promise<void> {
     const store = this.store;
     const p = this.d.providers;
-    if (this.#agent && this.#agent.store !== store) await this.detach();
+    if (this.#agent && !this.#agent.runsOn(store)) await this.detach();
     const s = this.d.settings.current;
     await p.refreshLm();
     if (s.providerKind === 'openai') await p.refreshCatalog(s);
@@ -290,7 +291,7 @@ export class ChatService extends Disposable implements OpenChat {
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;
-    const chat = opened.session.agent.currentModel.chat;
+    const chat = opened.session.model;
     this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
     this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`);
   }
@@ -311,7 +312,7 @@ export class ChatService extends Disposable implements OpenChat {
       .recordLearned(s, e.model, { contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens })
       .then(async () => {
         const r = await this.d.providers.resolve(s);
-        if (r.ok && this.#agent?.agent.currentModel.chat.model === e.model) this.#agentKey = r.key;
+        if (r.ok && this.#agent?.model.model === e.model) this.#agentKey = r.key;
         this.#models = this.d.providers.modelOptions(s);
         this.#changed();
       })
@@ -380,7 +381,7 @@ export class ChatService extends Disposable implements OpenChat {
     const a = this.#agent;
     const s = this.d.settings.current;
     // Compaction settings apply at the next barrier, validated against the model actually in use.
-    if (a) a.agent.updateSettings(resolveSettings({ raw: s.raw, env: process.env, model: { contextWindow: a.agent.currentModel.contextWindow, maxOutputTokens: a.agent.currentModel.maxOutputTokens } }));
+    a?.applySettings(s.raw, process.env);
     this.#models = this.d.providers.modelOptions(s);
     this.#changed(true);
     void this.scheduleReconcile();
@@ -389,7 +390,7 @@ export class ChatService extends Disposable implements OpenChat {
   /** The idle trigger (off by default): only looked at while nothing runs or waits. */
   checkIdle(): void {
     const a = this.#agent;
-    if (!a || this.jobs.occupied || !a.agent.settings.settings.compactOnIdle) return;
+    if (!a || this.jobs.occupied || !a.compactsOnIdle) return;
     void this.jobs.addTask('idle', (signal) => a.noteIdle(signal)).catch((err: unknown) => this.d.logger.log('warn', `Idle compaction: ${errorMessage(err)}`));
   }
 

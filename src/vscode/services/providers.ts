@@ -6,7 +6,8 @@ import type { Logger } from '../../engine/ports.js';
 import { resolveSettings } from '../../engine/config.js';
 import { limitsOf } from '../../engine/tokens/limits.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
-import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
+import type { ModelConfig } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import { endpointHost } from '../../node/endpointHost.js';
 import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
 import { checkProvider, type ProviderCheck } from '../../node/providerCheck.js';
@@ -27,8 +28,8 @@ const CATALOG_TIMEOUT_MS = 10_000;
 const MAX_OPTIONS = 500;
 
 /** The picker id of the model in use: the agent's when it runs, else the settings'. */
-export function pickerIdOf(agent: AgentSession | undefined, s: Pick<HostSettings, 'providerKind' | 'modelId'>): string {
-  const chat = agent?.agent.currentModel.chat;
+export function pickerIdOf(agent: ChatFacade | undefined, s: Pick<HostSettings, 'providerKind' | 'modelId'>): string {
+  const chat = agent?.model;
   const lm = chat ? chat.provider.startsWith('vscode-lm') : s.providerKind === 'vscode-lm';
   const id = chat ? chat.model : s.modelId;
   return (lm ? `${LM_OPTION_PREFIX}${id}` : id).slice(0, LIMITS.id);

@@ -1,5 +1,5 @@
 // What one input job does: a slash command, a message to the agent, or Retry of the failed turn (docs/behaviour.md#errors).
-import type { AgentSession } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import { ephemeralId } from '../base/ids.js';
 import type { Attachment } from '../../protocol/messages.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
@@ -7,7 +7,7 @@ import type { JobRun } from './chatPorts.js';
 import type { InputJob } from './jobQueue.js';
 
 export interface TurnInputHost {
-  readonly agent: AgentSession | undefined;
+  readonly agent: ChatFacade | undefined;
   /** Why no model is available, in words. */
   readonly problem: string | undefined;
   /** What the user typed, shown when it is not a model turn. */
