@@ -98,13 +98,8 @@ export class ChatService extends Disposable implements OpenChat {
   }
 
   /** Said to the user by the projection, which listens (it sits above this layer). */
-  #fail(text: string): void {
-    this.#emitter.fire({ kind: 'fail', text });
-  }
-
-  #notify(level: 'info' | 'warning' | 'error', text: string): void {
-    this.#emitter.fire({ kind: 'notice', level, text });
-  }
+  readonly #fail = (text: string): void => this.#emitter.fire({ kind: 'fail', text });
+  readonly #notify = (level: 'info' | 'warning' | 'error', text: string): void => this.#emitter.fire({ kind: 'notice', level, text });
 
   get store(): JsonlSessionStore | undefined {
     return this.d.sessions.store;
