@@ -4,7 +4,7 @@ import { TASK_TOOL_SCHEMA } from '../engine/agent/subagentTask.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
 import type { ToolSchema } from '../engine/ports.js';
-import { hardLimitOf } from '../engine/tokens/limits.js';
+import { hardLimitOf } from '../engine/tokens/tokenLimits.js';
 import { windowError } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow } from '../node/tools/types.js';
 import { WorkspaceToolHost } from '../node/tools/workspaceToolHost.js';
@@ -100,7 +100,7 @@ export function chatToolSchemas(workspace: string, model: ModelInfo, resolved: R
 }
 
 /** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */
-export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/openaiModel.js';
+export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/providers/openaiModel.js';
 
 /**
  * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags

@@ -8,7 +8,7 @@ import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTr
 import { nodeIds } from '../../node/nodeClock.js';
 import { fullTokens } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
-import { resolveUserPath, workspaceRoot } from './paths.js';
+import { resolveUserPath, workspaceRoot } from './chatPaths.js';
 import type { Services } from './services.js';
 import { switchChat } from './sessionActions.js';
 

@@ -14,7 +14,7 @@ import { noteMemoryNotWritten } from './memoryActions.js';
 import type { Services } from './services.js';
 import { showSkills, switchMode } from './modeActions.js';
 
-export { resolveUserPath, workspaceRoot } from './paths.js';
+export { resolveUserPath, workspaceRoot } from './chatPaths.js';
 
 type Handler<K extends SlashCommandId> = (host: Services, c: Extract<ChatCommand, { readonly kind: K }>, signal: AbortSignal) => Promise<void> | void;
 

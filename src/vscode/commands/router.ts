@@ -7,7 +7,7 @@ import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextA
 import { messageImages } from '../actions/imageActions.js';
 import type { McpServers } from '../services/mcpServers.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
-import type { WorkspaceFiles } from '../services/workspaceFiles.js';
+import type { WorkspaceFiles } from '../services/workspaceFileSearch.js';
 import { PALETTE_ACTIONS } from '../actions/paletteActions.js';
 import { sendText } from '../actions/chatActions.js';
 import type { Services } from '../actions/services.js';

@@ -6,7 +6,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { Attachment, ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
-import type { MeterBasis } from './meter.js';
+import type { MeterBasis } from './meterBasis.js';
 
 /** What is open: the chat's store, its agent, why either is missing, and its figures. */
 export interface OpenChat {

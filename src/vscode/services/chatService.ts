@@ -23,7 +23,7 @@ import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange, JobRun, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
 import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
-import { Meter, type MeterBasis } from './meter.js';
+import { Meter, type MeterBasis } from './meterBasis.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';

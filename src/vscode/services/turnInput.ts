@@ -1,6 +1,6 @@
 // What one input job does: a slash command, a message to the agent, or Retry of the failed turn (docs/behaviour.md#errors).
 import type { ChatFacade } from '../../node/chatFacade.js';
-import { ephemeralId } from '../base/ids.js';
+import { ephemeralId } from '../base/itemIds.js';
 import type { Attachment } from '../../protocol/messages.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
 import type { JobRun } from './chatPorts.js';

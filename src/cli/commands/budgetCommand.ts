@@ -12,7 +12,7 @@ import { windowSourceOf } from '../windowSource.js';
 import { budgetMcp } from '../budgetMcp.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
 import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
-import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/windowQuery.js';
+import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } from '../../node/providers/windowQuery.js';
 
 export { BUDGET_USAGE };
 
