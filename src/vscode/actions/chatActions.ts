@@ -49,7 +49,7 @@ export function sendText(host: Services, text: string, clientId?: string, attach
 }
 
 /** Runs one parsed slash command; the palette and the toolbar call the same functions. */
-export async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {
+async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {
   if (c.kind === 'invalid') {
     host.out.fail(c.message);
     return;
