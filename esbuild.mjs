@@ -38,7 +38,7 @@ const builds = [
   // The CLI: a tiny launcher (dist/cli.js) plus ES-module chunks, so --help and short commands load only what they use.
   cliBuildOptions('src/cli/bin.ts', 'dist', common),
   cliLauncherOptions('src/cli/launcher.ts', 'dist', common),
-  { ...common, entryPoints: ['webview/main.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  { ...common, entryPoints: ['webview/chatApp.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
   // One file per BPE table, shared by the extension and the CLI, loaded only when a count needs it.

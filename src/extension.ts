@@ -3,10 +3,9 @@ import * as vscode from 'vscode';
 import { McpServers } from './vscode/services/mcpServers.js';
 import { mcpTokenCount, showMcpServers } from './vscode/actions/mcpActions.js';
 import { ProjectMemory } from './node/projectMemory.js';
-import { runSlash } from './vscode/actions/chatActions.js';
 import type { Services } from './vscode/actions/services.js';
 import { createLogChannel, errorMessage, loggerFor } from './vscode/base/log.js';
-import { registerCommands } from './vscode/commands/commands.js';
+import { registerCommands } from './vscode/commands/registerCommands.js';
 import { IntentRouter } from './vscode/commands/router.js';
 import { ChatProjection } from './vscode/projection/chatProjection.js';
 import { ApprovalService } from './vscode/services/approvals.js';
@@ -18,7 +17,7 @@ import { ApiKeys } from './vscode/services/secrets.js';
 import { SessionService } from './vscode/services/sessionService.js';
 import { SettingsReader } from './vscode/services/settings.js';
 import { SnapshotDocuments } from './vscode/services/snapshotDocuments.js';
-import { WorkspaceFiles } from './vscode/services/workspaceFiles.js';
+import { WorkspaceFiles } from './vscode/services/workspaceFileSearch.js';
 import { ChatViewProvider } from './vscode/views/chatViewProvider.js';
 import { CheckpointsTreeProvider } from './vscode/views/checkpointsTree.js';
 import { BudgetStatusBar } from './vscode/views/statusBar.js';
@@ -73,14 +72,12 @@ export function activate(context: vscode.ExtensionContext): void {
   const snapshotDocs = own(new SnapshotDocuments());
   const mcpList = { views: () => mcpServers.views(mcpTokenCount(settings.current.modelId)), onDidChange: mcpServers.onDidChange };
   const projection = own(new ChatProjection({ chat: service, sessions, settings, transport: view, logger, approvals, files, mcp: mcpList }));
-  view.setSnapshotSource(() => projection.snapshot());
   mcpNotice = (level, message) => projection.notify(level === 'warn' ? 'warning' : 'info', message);
   own(vscode.commands.registerCommand('capsule.mcpServers', () => showMcpServers(mcpServers, settings.current.modelId)));
 
   // Actions: the chat's commands, the palette and the toolbar share them.
   const capsules = new CapsuleFolder(context.globalStorageUri.fsPath, context.globalState);
   const services: Services = { chat: service, out: projection, sessions, settings, providers, keys, memory, logger, view, approvals, capsules };
-  service.connect(projection, (command, signal) => runSlash(services, command, signal));
   const router = new IntentRouter({ ...services, projection, files, snapshotDocs, mcp: mcpServers });
   own(view.onIntent((i) => void router.handle(i).catch((err: unknown) => projection.notify('error', errorMessage(err)))));
 

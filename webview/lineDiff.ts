@@ -1,4 +1,5 @@
-// A line diff by longest common subsequence, for the capsule viewer; pure so it runs (and is tested) in plain Node too.
+// The capsule viewer's line diff, from the `diff` package (Myers, a shortest edit script); pure so it runs (and is tested) in plain Node too.
+import { diffArrays } from 'diff';
 
 export type DiffOp = 'same' | 'add' | 'del';
 export interface DiffLine {
@@ -11,8 +12,8 @@ export interface DiffStats {
   readonly same: number;
 }
 
-/** Past this many LCS table cells the middle is shown as removed-then-added: capsules are far smaller, so this only guards the page. */
-export const MAX_CELLS = 4_000_000;
+/** Past this many differing lines the middle is shown as removed-then-added: capsules are far smaller, so this only guards the page. */
+export const MAX_EDIT_LENGTH = 2_000;
 
 export function splitLines(text: string): string[] {
   if (text === '') return [];
@@ -25,50 +26,27 @@ export function splitLines(text: string): string[] {
 export function lineDiff(before: string, after: string): DiffLine[] {
   const a = splitLines(before);
   const b = splitLines(after);
-  // Common head and tail cost nothing and usually cover most of two consecutive capsules.
+  const changes = diffArrays(a, b, { maxEditLength: MAX_EDIT_LENGTH });
+  if (changes === undefined) return replacedWhole(a, b);
+  return changes.flatMap((c) => {
+    const op: DiffOp = c.added ? 'add' : c.removed ? 'del' : 'same';
+    return c.value.map((text): DiffLine => ({ op, text }));
+  });
+}
+
+/** The common head and tail kept, every other line removed then added. */
+function replacedWhole(a: readonly string[], b: readonly string[]): DiffLine[] {
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const out: DiffLine[] = a.slice(0, head).map((text) => ({ op: 'same', text }));
-  out.push(...middle(a.slice(head, a.length - tail), b.slice(head, b.length - tail)));
-  out.push(...a.slice(a.length - tail).map((text): DiffLine => ({ op: 'same', text })));
-  return out;
-}
-
-function middle(a: readonly string[], b: readonly string[]): DiffLine[] {
-  const n = a.length;
-  const m = b.length;
-  if ((n + 1) * (m + 1) > MAX_CELLS) return [...a.map((text): DiffLine => ({ op: 'del', text })), ...b.map((text): DiffLine => ({ op: 'add', text }))];
-  // lcs[i][j] = LCS length of a[i..] and b[j..], in one flat array.
-  const w = m + 1;
-  const lcs = new Uint32Array((n + 1) * w);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      lcs[i * w + j] = a[i] === b[j] ? (lcs[(i + 1) * w + j + 1] ?? 0) + 1 : Math.max(lcs[(i + 1) * w + j] ?? 0, lcs[i * w + j + 1] ?? 0);
-    }
-  }
-  const out: DiffLine[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    const ai = a[i] ?? '';
-    const bj = b[j] ?? '';
-    if (ai === bj) {
-      out.push({ op: 'same', text: ai });
-      i++;
-      j++;
-    } else if ((lcs[(i + 1) * w + j] ?? 0) >= (lcs[i * w + j + 1] ?? 0)) {
-      out.push({ op: 'del', text: ai });
-      i++;
-    } else {
-      out.push({ op: 'add', text: bj });
-      j++;
-    }
-  }
-  for (; i < n; i++) out.push({ op: 'del', text: a[i] ?? '' });
-  for (; j < m; j++) out.push({ op: 'add', text: b[j] ?? '' });
-  return out;
+  const line = (op: DiffOp) => (text: string): DiffLine => ({ op, text });
+  return [
+    ...a.slice(0, head).map(line('same')),
+    ...a.slice(head, a.length - tail).map(line('del')),
+    ...b.slice(head, b.length - tail).map(line('add')),
+    ...a.slice(a.length - tail).map(line('same')),
+  ];
 }
 
 export function diffStats(lines: readonly DiffLine[]): DiffStats {

@@ -9,8 +9,8 @@ type Command = (cli: ParsedCli, out: (s: string) => void) => Promise<number>;
 const lazy = <M>(load: () => Promise<M>, pick: (m: M) => Command): Command => async (cli, out) => pick(await load())(cli, out);
 
 const RUN: Readonly<Record<CommandName, Command>> = {
-  budget: lazy(() => import('./commands/budget.js'), (m) => m.budgetCommand),
-  verify: lazy(() => import('./commands/verify.js'), (m) => m.verifyCommand),
+  budget: lazy(() => import('./commands/budgetCommand.js'), (m) => m.budgetCommand),
+  verify: lazy(() => import('./commands/verifyCommand.js'), (m) => m.verifyCommand),
   import: lazy(() => import('./commands/import.js'), (m) => m.importCommand),
   compact: lazy(() => import('./commands/compact.js'), (m) => m.compactCommand),
   rewind: lazy(() => import('./commands/rewind.js'), (m) => m.rewindCommand),
@@ -18,7 +18,7 @@ const RUN: Readonly<Record<CommandName, Command>> = {
   show: lazy(() => import('./commands/show.js'), (m) => m.showCommand),
   export: lazy(() => import('./commands/export.js'), (m) => m.exportCommand),
   load: lazy(() => import('./commands/load.js'), (m) => m.loadCommand),
-  limits: lazy(() => import('./commands/limits.js'), (m) => m.limitsCommand),
+  limits: lazy(() => import('./commands/limitsCommand.js'), (m) => m.limitsCommand),
   chat: lazy(() => import('./commands/chat.js'), (m) => m.chatCommand),
   mcp: lazy(() => import('./commands/mcp.js'), (m) => m.mcpCommand),
 };

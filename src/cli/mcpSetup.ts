@@ -1,6 +1,6 @@
 // The CLI's MCP servers: --mcp-config files, the workspace's .mcp.json and .vscode/mcp.json (after the user's approval), --no-mcp, `--set capsule.mcp.*`; started and reported in one line each.
 import { createInterface } from 'node:readline/promises';
-import { ApprovalFile, cliApprovalsPath, type ApprovalMemory } from '../node/mcp/approvals.js';
+import { ApprovalFile, cliApprovalsPath, type ApprovalMemory } from '../node/mcp/serverApprovals.js';
 import { loadMcpConfig } from '../node/mcp/configLoad.js';
 import { describeServer, problemLine, type McpInputSpec, type McpServerConfig } from '../node/mcp/configTypes.js';
 import { McpHub } from '../node/mcp/hub.js';

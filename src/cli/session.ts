@@ -4,7 +4,7 @@ import { TASK_TOOL_SCHEMA } from '../engine/agent/subagentTask.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
 import type { ToolSchema } from '../engine/ports.js';
-import { hardLimitOf } from '../engine/tokens/limits.js';
+import { hardLimitOf } from '../engine/tokens/tokenLimits.js';
 import { windowError } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow } from '../node/tools/types.js';
 import { toolSchemas } from '../node/tools/schemas.js';
@@ -95,4 +95,4 @@ export function chatToolSchemas(model: ModelInfo, resolved: ResolvedSettings): r
 }
 
 /** The provider label `capsule chat` records with replies: part of the calibration fingerprint. */
-export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/providerLabel.js';
+export { DEFAULT_PROVIDER_LABEL as CLI_PROVIDER } from '../node/providers/providerLabel.js';

@@ -1,6 +1,6 @@
 // The compaction settings of docs/behaviour.md#settings: defaults, per-field validation, cross-field invariants and the warning text.
 import { z } from 'zod';
-import { hardLimitOf } from './tokens/limits.js';
+import { hardLimitOf } from './tokens/tokenLimits.js';
 import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
 
 export const DEFAULT_AUTO = true;

@@ -5,7 +5,7 @@ import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { ChatModel, Clock, IdSource, Logger } from '../engine/ports.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../engine/tokens/modelLimits.js';
 import type { JsonlSessionStore } from './jsonlStore.js';
-import { OpenAIChatModel } from './openaiModel.js';
+import { OpenAIChatModel } from './providers/openaiModel.js';
 import type { ApprovalFn, ToolLimits } from './tools/types.js';
 import type { InstructionOptions } from './instructions/sessionInstructions.js';
 import type { SubagentEvent } from './subagents/subagentRunner.js';

@@ -6,7 +6,7 @@ import { DEFAULT_EVIDENCE_PAGE_CHARS, runEvidenceToolFromArchive } from '../engi
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import type { Clock, IdSource, ToolHost } from '../engine/ports.js';
 import type { EntryTokenCache } from '../engine/tokens/entryCache.js';
-import { hardLimitOf } from '../engine/tokens/limits.js';
+import { hardLimitOf } from '../engine/tokens/tokenLimits.js';
 import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.js';
 import { renderInstructionBlock } from '../engine/instructions/sources.js';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';

@@ -39,7 +39,7 @@ export async function ensureBundle(): Promise<void> {
   }
   const sources = Math.max(newestMtime(join(REPO, 'webview')), newestMtime(join(REPO, 'src', 'protocol')));
   if (built > sources) return;
-  const r = await esbuild.build({ entryPoints: [join(REPO, 'webview', 'main.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: false, keepNames: true, write: false, logLevel: 'silent', outfile: BUNDLE });
+  const r = await esbuild.build({ entryPoints: [join(REPO, 'webview', 'chatApp.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: false, keepNames: true, write: false, logLevel: 'silent', outfile: BUNDLE });
   const out = r.outputFiles.find((f) => f.path.endsWith('.js'));
   if (!out) throw new Error('esbuild produced no webview bundle');
   const tmp = `${BUNDLE}.${process.pid}.tmp`;

@@ -1,8 +1,8 @@
-// The capsule viewer's LCS line diff, in plain Node: minimal, order-preserving, and reconstructs both sides.
+// The capsule viewer's line diff (the `diff` package), in plain Node: minimal, order-preserving, and reconstructs both sides.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { MAX_CELLS, diffStats, lineDiff, splitLines, type DiffLine } from '../../webview/lineDiff.js';
+import { MAX_EDIT_LENGTH, diffStats, lineDiff, splitLines, type DiffLine } from '../../webview/lineDiff.js';
 
 const side = (lines: readonly DiffLine[], keep: 'add' | 'del'): string[] => lines.filter((l) => l.op !== keep).map((l) => l.text);
 
@@ -56,7 +56,7 @@ test('both sides can be rebuilt from the diff and the kept lines are a longest c
 });
 
 test('a diff too large for the table still shows every line, removed then added', () => {
-  const n = Math.ceil(Math.sqrt(MAX_CELLS)) + 10;
+  const n = MAX_EDIT_LENGTH + 10;
   const a = Array.from({ length: n }, (_, i) => `a${i}`).join('\n');
   const b = Array.from({ length: n }, (_, i) => `b${i}`).join('\n');
   const d = lineDiff(`same\n${a}\nend`, `same\n${b}\nend`);

@@ -8,7 +8,7 @@ import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { loadSessionFile } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
-import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/windowQuery.js';
+import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/providers/windowQuery.js';
 import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
 import { FileSnapshots } from '../../node/snapshots/fileSnapshots.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';

@@ -3,7 +3,7 @@ import type { PreflightResult } from '../../engine/compaction/barrier.js';
 import { type CompactionOutcome, reclaimedPercent } from '../../engine/compaction/outcome.js';
 import { TRIGGERS, TriggerSchema, type Trigger } from '../../engine/transcript/schema.js';
 import { sidecarPaths } from '../../node/agentSession.js';
-import { OpenAIChatModel } from '../../node/openaiModel.js';
+import { OpenAIChatModel } from '../../node/providers/openaiModel.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { apiKeyFromFlags } from '../keyHandover.js';
 import { chatToolSchemas, CLI_PROVIDER, cliSettings } from '../session.js';

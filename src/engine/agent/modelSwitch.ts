@@ -4,7 +4,7 @@ import type { TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
 import type { ChatModel } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
-import { limitsOf, type Limits } from '../tokens/limits.js';
+import { limitsOf, type Limits } from '../tokens/tokenLimits.js';
 import type { ModelInfo } from '../tokens/modelLimits.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */

@@ -5,7 +5,7 @@ import { idleDue, TriggerState } from '../compaction/triggers.js';
 import type { ResolvedSettings } from '../config.js';
 import type { ChatRequest } from '../ports.js';
 import { requestFingerprint } from '../tokens/calibration.js';
-import type { Limits } from '../tokens/limits.js';
+import type { Limits } from '../tokens/tokenLimits.js';
 import { buildModelInput } from '../transcript/modelInput.js';
 import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
 import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, TurnFault, UserEntry } from '../transcript/schema.js';

@@ -3,7 +3,7 @@ import type { ResolvedSettings } from '../config.js';
 import { evaluateRoi } from '../tokens/budget.js';
 import { effectiveTokens, requestFingerprint } from '../tokens/calibration.js';
 import { estimateRequest } from '../tokens/estimate.js';
-import { limitsOf, type Limits } from '../tokens/limits.js';
+import { limitsOf, type Limits } from '../tokens/tokenLimits.js';
 import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';
-import { renderFrontMatter, splitFrontMatter } from './frontMatter.js';
+import { renderFrontMatter, splitFrontMatter } from './capsuleFrontMatter.js';
 
 export const CAPSULE_FORMAT_VERSION = 1;
 export const CAPSULE_FILE_EXTENSION = '.capsule.md';

@@ -7,7 +7,7 @@ import { FiguresFold, type BranchFigures } from '../transcript/branchFigures.js'
 import { effectiveTokens, requestFingerprint } from './calibration.js';
 import type { EntryTokenCache } from './entryCache.js';
 import { estimateRequest, type TokenCategories } from './estimate.js';
-import { limitsOf } from './limits.js';
+import { limitsOf } from './tokenLimits.js';
 import type { ModelInfo } from './modelLimits.js';
 
 

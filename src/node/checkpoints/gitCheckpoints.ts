@@ -6,7 +6,7 @@ import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
 import { TreeWatcher } from './treeWatcher.js';
-import type { CommandChange, StoreBudget, Unkept } from './types.js';
+import type { CommandChange, StoreBudget, Unkept } from './checkpointTypes.js';
 
 /** Files read side by side while settling a scan. */
 const PARALLEL = 64;

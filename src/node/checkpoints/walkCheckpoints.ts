@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { FileState } from '../snapshots/fileState.js';
 import { changedPaths, scanWorkspace, type FileStat, type Scan } from '../snapshots/workspaceScan.js';
 import { blobId } from './looseObjects.js';
-import type { CommandChange, CommandCheckpointing, StoreBudget, Unkept } from './types.js';
+import type { CommandChange, CommandCheckpointing, StoreBudget, Unkept } from './checkpointTypes.js';
 
 const StateSchema = z.union([z.string().regex(/^[0-9a-f]{40}$/), z.null(), z.literal('unavailable')]);
 const IndexSchema = z.record(z.string(), z.tuple([z.number(), z.number(), StateSchema]));

@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { Rename } from '../../engine/transcript/effects.js';
-import { blobHash, type FileStat, sameStat, statOf, walkTree } from './fileState.js';
+import { blobHash, type FileStat, sameStat, statOf, walkTree } from './diskFacts.js';
 import { gitBlobs, gitDiffNames, gitHead, gitStatus, gitTop } from './gitState.js';
 
 /** A folder outside git is walked file by file; above this many entries it is "too large" rather than slow. */

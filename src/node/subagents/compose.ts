@@ -3,7 +3,7 @@ import type { Agent, AgentModel } from '../../engine/agent/turnLoop.js';
 import { resolveSettings, type ResolvedSettings } from '../../engine/config.js';
 import type { Clock, IdSource, ToolHost } from '../../engine/ports.js';
 import { resolveSubagentSettings } from '../../engine/subagentSettings.js';
-import { hardLimitOf } from '../../engine/tokens/limits.js';
+import { hardLimitOf } from '../../engine/tokens/tokenLimits.js';
 import { resolveTarget, type AgentSessionConfig } from '../agentConfig.js';
 import type { Parts } from '../agentParts.js';
 import { chatCacheKey, withCacheKey } from '../cacheKeyModel.js';

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { effects, type Effects } from '../../engine/transcript/effects.js';
 import { type EffectProbe, type FileEffects, startEffectProbe } from '../effects/probe.js';
-import type { FileCapture } from '../checkpoints/types.js';
+import type { FileCapture } from '../checkpoints/checkpointTypes.js';
 import { displayPath, isInside, realRoots } from './paths.js';
 
 interface Outcome {

@@ -2,7 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolResult } from '../../engine/ports.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { readdirConfined } from './confined.js';
 import { displayPath, realRoots, resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, listFilesArgs, listFilesHints } from './schemas.js';

@@ -1,7 +1,7 @@
 // read_file: numbered lines of a text file in a 1-based inclusive range, capped per call, streamed so a huge file is never loaded whole.
 import type { FileHandle } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { openConfinedForReading } from './confined.js';
 import { resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, readFileArgs, readFileHints } from './schemas.js';

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { ToolResult } from '../../engine/ports.js';
 import { effects } from '../../engine/transcript/effects.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { checkpointProbe, commandEffects, startCommandProbe } from './commandEffects.js';
 import { HeadTailBuffer } from './outputCap.js';
 import { COMMAND_TAG_VAR, newCommandTag, type CommandTracker, type TaggedProcess } from './processGroups.js';

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { READ_COMPACTION_EVIDENCE_TOOL } from '../../engine/compaction/evidence.js';
 import { UPDATE_PLAN_TOOL, UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import type { ToolSchema } from '../../engine/ports.js';
-import { optionalBool, optionalInt, optionalString } from './args.js';
-import type { ArgHints } from './args.js';
+import { optionalBool, optionalInt, optionalString } from './toolArgs.js';
+import type { ArgHints } from './toolArgs.js';
 import { formatBytes } from './types.js';
 import type { ToolLimits } from './types.js';
 

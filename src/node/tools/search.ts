@@ -1,7 +1,7 @@
 // search: ripgrep over the workspace, streamed and stopped at the result cap; paths printed relative to the workspace root.
 import { spawn } from 'node:child_process';
 import type { ToolResult } from '../../engine/ports.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { openConfinedForReading } from './confined.js';
 import { displayPath, realRoots, resolveWorkspacePath } from './paths.js';
 import { TOOL_NAMES, searchArgs, searchHints } from './schemas.js';

@@ -1,6 +1,6 @@
 // Shared types of the workspace tools: the approval callback, the limits, and the error whose message the model reads.
 import type { ToolResult } from '../../engine/ports.js';
-import type { FileCapture } from '../checkpoints/types.js';
+import type { FileCapture } from '../checkpoints/checkpointTypes.js';
 import type { CommandTracker } from './processGroups.js';
 
 export interface ApprovalRequest {

@@ -1,7 +1,7 @@
 // The ToolHost of the agent: the workspace tools (docs/behaviour.md#agent) behind one run() that never throws and answers every problem as a tool error.
 import { UPDATE_PLAN_HINTS, UpdatePlanArgsSchema, parsePlanArgs, renderPlanLines } from '../../engine/compaction/taskPlan.js';
 import type { ToolHost, ToolResult, ToolSchema } from '../../engine/ports.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { listFilesTool } from './listFiles.js';
 import { readFileTool } from './readFile.js';
 import { TOOL_NAMES, checkpointArgs, checkpointHints, toolSchemas } from './schemas.js';

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { ToolResult } from '../../engine/ports.js';
-import { parseToolArgs } from './args.js';
+import { parseToolArgs } from './toolArgs.js';
 import { openConfinedFolder, openConfinedForReading } from './confined.js';
 import { refuseOwnFiles } from './ownFiles.js';
 import { unifiedDiff } from './diff.js';

@@ -8,7 +8,7 @@ import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTr
 import { nodeIds } from '../../node/nodeClock.js';
 import { fullTokens } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
-import { resolveUserPath, workspaceRoot } from './paths.js';
+import { resolveUserPath, workspaceRoot } from './chatPaths.js';
 import type { Services } from './services.js';
 import { switchChat } from './sessionActions.js';
 
@@ -59,15 +59,16 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
     return;
   }
   const r = await a.compact({ focus: title, signal });
+  const store = host.chat.store;
   const fresh = completedOf(r.outcomes)?.capsule;
-  const capsule = fresh ?? latestCapsule(a.store.tree.branch())?.capsule;
-  if (!capsule) {
+  const capsule = fresh ?? latestCapsule(a.branch())?.capsule;
+  if (!capsule || !store) {
     host.out.fail('No capsule was created: this chat has nothing to summarize yet.');
     return;
   }
   try {
     // The dialog already asked about replacing an existing file.
-    const res = await exportFromTree(a.store.tree, a.store.header, { out, checkpointId: capsule.checkpointId, title, force: true });
+    const res = await exportFromTree(store.tree, store.header, { out, checkpointId: capsule.checkpointId, title, force: true });
     // Nothing compacted now: the file holds the capsule already in force, and the user is told so, with why.
     const last = r.outcomes[r.outcomes.length - 1];
     const why = last !== undefined && 'reason' in last ? ` (${last.reason})` : '';

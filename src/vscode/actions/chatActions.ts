@@ -3,17 +3,18 @@ import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
 import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
-import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
-import { helpLines, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
+import { helpLines, parseSlash, runsImmediately, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
+import type { Attachment } from '../../engine/agent/attachments.js';
+import type { ImagePart } from '../../engine/transcript/schema.js';
 import { readSetting, writeSetting } from '../services/settings.js';
 import { createPortable, exportTo, loadCapsule } from './capsuleActions.js';
 import { noteMemoryNotWritten } from './memoryActions.js';
 import type { Services } from './services.js';
 import { showSkills, switchMode } from './modeActions.js';
 
-export { resolveUserPath, workspaceRoot } from './paths.js';
+export { resolveUserPath, workspaceRoot } from './chatPaths.js';
 
 type Handler<K extends SlashCommandId> = (host: Services, c: Extract<ChatCommand, { readonly kind: K }>, signal: AbortSignal) => Promise<void> | void;
 
@@ -34,8 +35,21 @@ const SLASH_HANDLERS = {
   help: (host) => host.out.info(helpLines().join('\n')),
 } satisfies { readonly [K in SlashCommandId]: Handler<K> };
 
+/**
+ * What the user typed: a slash command becomes a job whose closure runs its handler (quick ones at once, the rest in
+ * their turn, Stop aborting them); anything else is a message for the agent.
+ */
+export function sendText(host: Services, text: string, clientId?: string, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
+  const c = parseSlash(text);
+  if (c === undefined) {
+    host.chat.send(text, clientId, attachments, images);
+    return;
+  }
+  host.chat.enqueue(text, (signal) => runSlash(host, c, signal), { ...(clientId === undefined ? {} : { clientId }), immediate: runsImmediately(c) });
+}
+
 /** Runs one parsed slash command; the palette and the toolbar call the same functions. */
-export async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {
+async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal: AbortSignal): Promise<void> {
   if (c.kind === 'invalid') {
     host.out.fail(c.message);
     return;
@@ -81,7 +95,7 @@ export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | '
   if (done) {
     try {
       // The fallback capsule is the degraded one; a full capsule passed the compaction's validation.
-      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.store.header.id, model: a.agent.currentModel.chat.model });
+      const mirrored = await host.memory.mirror(done.capsule, { validated: done.quality !== 'degraded', sessionId: a.header.id, model: a.model.model });
       if (mirrored) {
         noteMemoryNotWritten(undefined);
         host.out.info('Project Memory was updated from this compaction (Capsule: Show Project Memory opens it).');
@@ -106,9 +120,10 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
     return;
   }
   // Subagent runs are listed with their own cost, never added to the chat's figures (docs/subagents.md#cost).
+  const a = host.chat.agent;
   const store = host.chat.store;
-  const runs = store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
-  const mcp = mcpBudgetOf(host.chat.agent?.tools);
+  const runs = a !== undefined ? a.subagentRuns() : store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
+  const mcp = a?.mcpBudget();
   const text = [formatBudget(b), ...(mcp === undefined ? [] : [mcp]), ...subagentLines(runs)].join('\n');
   host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);

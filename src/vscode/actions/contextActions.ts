@@ -5,7 +5,7 @@ import { mentionText } from '../../protocol/pathRefs.js';
 import { editDiffOf, type Side } from '../../node/snapshots/editDiff.js';
 import { checkWorkspaceFile } from '../../node/tools/workspaceFiles.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
-import { relativePath, workspaceRoots } from '../services/workspaceFiles.js';
+import { relativePath, workspaceRoots } from '../services/workspaceFileSearch.js';
 import type { Services } from './services.js';
 
 export interface ContextServices extends Pick<Services, 'chat' | 'out' | 'view'> {

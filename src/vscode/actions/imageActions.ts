@@ -5,7 +5,7 @@ import { checkWorkspaceFile } from '../../node/tools/workspaceFiles.js';
 import { IMAGE_LIMITS } from '../../protocol/limits.js';
 import type { Attachment, ComposerImage } from '../../protocol/messages.js';
 import { mentionText } from '../../protocol/pathRefs.js';
-import { workspaceRoots } from '../services/workspaceFiles.js';
+import { workspaceRoots } from '../services/workspaceFileSearch.js';
 import type { Services } from './services.js';
 
 /** An `@`-mentioned file with one of these endings is sent as an image, not read as text. */

@@ -17,7 +17,7 @@ export async function switchMode(host: Pick<Services, 'chat' | 'out'>, mode: Cha
     return;
   }
   instr.setMode(mode);
-  await a.agent.syncInstructions();
+  await a.syncInstructions();
   host.out.info(mode === 'ask' ? 'Ask mode: the agent reads and answers; writes and commands are refused.' : 'Agent mode: the agent may edit files and run commands again, with your approval.');
 }
 
@@ -30,6 +30,6 @@ export function showSkills(host: Pick<Services, 'chat' | 'out'>): void {
     return;
   }
   const cache = a.basis().cache;
-  const active = loadedSkills(a.store.tree.branch()).map((s) => s.name);
+  const active = loadedSkills(a.branch()).map((s) => s.name);
   host.out.info(['Skills:', ...skillReport(instr.skills, (t) => cache.exactTokensOfText(t), active)].join('\n'));
 }

@@ -2,8 +2,8 @@
 import * as vscode from 'vscode';
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { PaletteCommandId } from '../../protocol/commands.js';
-import { loadCapsule } from './capsuleActions.js';
-import { showBudget, showLatestCapsule, toggleAutoCompact } from './chatActions.js';
+import { createPortable, loadCapsule } from './capsuleActions.js';
+import { compact, showBudget, showLatestCapsule, toggleAutoCompact } from './chatActions.js';
 import { createCheckpoint } from './rewindActions.js';
 import type { Services } from './services.js';
 import { newChat, reloadChat } from './sessionActions.js';
@@ -25,7 +25,7 @@ export const PALETTE_ACTIONS = {
     await d.view.reveal();
     // Through the chat's input queue: it waits for a running turn, shows as queued, and Stop cancels it; nobody
     // typed it, so no "/compact" message appears (the compaction card and its result lines are the same as /compact's).
-    d.chat.enqueue('Compact context', { kind: 'compact' }, undefined, true);
+    d.chat.enqueue('Compact context', (signal) => compact(d, undefined, signal), { untyped: true });
   },
   budget: async (d) => {
     await d.view.reveal();
@@ -53,6 +53,7 @@ export const PALETTE_ACTIONS = {
     if (title === undefined || title.trim() === '') return;
     await d.view.reveal();
     // The same command as /capsule create, through the chat's queue; nobody typed it, so no message is echoed.
-    d.chat.enqueue(`Create portable capsule "${title.trim()}"`, { kind: 'capsuleCreate', title: title.trim() }, undefined, true);
+    const t = title.trim();
+    d.chat.enqueue(`Create portable capsule "${t}"`, (signal) => createPortable(d, t, signal), { untyped: true });
   },
 } satisfies Record<PaletteCommandId, PaletteAction>;

@@ -5,7 +5,7 @@ import type { CheckpointKind, Entry } from '../../engine/transcript/schema.js';
 import type { RewindMode, RewindPreview } from '../../node/sessionRewind.js';
 import type { RefusedRecord } from '../../node/snapshots/changeLog.js';
 import type { FilePlan } from '../../node/snapshots/restore.js';
-import { recordCheckpoint, workspaceRoot } from './chatActions.js';
+import { recordCheckpoint, sendText, workspaceRoot } from './chatActions.js';
 import type { Services } from './services.js';
 
 type Host = Pick<Services, 'chat' | 'out'>;
@@ -77,7 +77,7 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
 
 /** A running turn must stop first; the user says whether to stop it. */
 async function stopFirst(host: Host, what: string): Promise<boolean> {
-  if (!host.chat.jobs.busy && host.chat.agent?.agent.busy !== true) return true;
+  if (!host.chat.jobs.busy && host.chat.agent?.busy !== true) return true;
   const answer = await vscode.window.showWarningMessage(`A turn is running. Stop it and ${what}?`, { modal: true }, 'Stop and Continue');
   if (answer !== 'Stop and Continue') return false;
   host.chat.jobs.preempt();
@@ -124,10 +124,10 @@ export async function rewind(host: Host, ref: string, opts: { readonly confirm?:
 }
 
 /** Retry: rewind to before the message (files too) and send it again: a new branch, the old answer stays on its own. */
-export async function retry(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
+export async function retry(host: Services, userEntryId: string): Promise<void> {
   await rewind(host, userEntryId, {
     then: (text) => {
-      if (text !== undefined) host.chat.send(text);
+      if (text !== undefined) sendText(host, text);
     },
   });
 }

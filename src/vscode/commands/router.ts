@@ -7,8 +7,9 @@ import { attachable, openWorkspaceFile, showEditDiff } from '../actions/contextA
 import { messageImages } from '../actions/imageActions.js';
 import type { McpServers } from '../services/mcpServers.js';
 import type { SnapshotDocuments } from '../services/snapshotDocuments.js';
-import type { WorkspaceFiles } from '../services/workspaceFiles.js';
+import type { WorkspaceFiles } from '../services/workspaceFileSearch.js';
 import { PALETTE_ACTIONS } from '../actions/paletteActions.js';
+import { sendText } from '../actions/chatActions.js';
 import type { Services } from '../actions/services.js';
 import { compactUpTo, retry, rewind, switchBranch, undoCompaction } from '../actions/rewindActions.js';
 import { checkProvider, selectModel, setApiKey, setupProvider } from '../actions/sessionActions.js';
@@ -50,7 +51,7 @@ export class IntentRouter {
       {
         // Checked before the message is queued: what cannot be attached is said now, and the message goes without it.
         const media = await messageImages(d, i.text, i.images, i.attachments);
-        if (media.ok) d.chat.send(i.text, i.clientId, await attachable(d, media.attachments), media.images);
+        if (media.ok) sendText(d, i.text, i.clientId, await attachable(d, media.attachments), media.images);
         return;
       }
       case 'findFiles': {

@@ -5,7 +5,7 @@ import type * as vscode from 'vscode';
 import { planFigureOf } from '../../engine/compaction/planFigure.js';
 import { UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import { Disposable } from '../base/disposable.js';
-import { ephemeralId } from '../base/ids.js';
+import { ephemeralId } from '../base/itemIds.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
@@ -14,7 +14,7 @@ import type { ChatOutput } from '../services/chatPorts.js';
 import type { ChatChange, ChatService } from '../services/chatService.js';
 import type { SessionService } from '../services/sessionService.js';
 import type { SettingsReader } from '../services/settings.js';
-import type { WorkspaceFiles } from '../services/workspaceFiles.js';
+import type { WorkspaceFiles } from '../services/workspaceFileSearch.js';
 import { capsuleView } from './compactionViews.js';
 import { EventBridge, type BridgeHost } from './eventBridge.js';
 import { TranscriptView } from './transcriptView.js';
@@ -23,6 +23,8 @@ import { toBudgetView, toSessionView, toSettingsView } from './viewModels.js';
 /** The one way out to the webview (the chat view provider implements it). */
 export interface ChatTransport {
   post(message: HostToWebview): void;
+  /** The webview (re)loaded and said `ready`: it needs the whole state, before anything queued for it. */
+  readonly onReady: vscode.Event<void>;
 }
 
 export interface ProjectionDeps {
@@ -57,6 +59,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
     this.#transcript = new TranscriptView(files === undefined ? undefined : (texts) => files.links(texts));
     this.#bridge = new EventBridge(this.#bridgeHost());
     this._register(d.chat.onDidChange((c) => this.#onChange(c)));
+    this._register(d.transport.onReady(() => this.#post(this.snapshot())));
     const mcp = d.mcp;
     if (mcp !== undefined) this._register(mcp.onDidChange(() => this.#post({ type: 'mcpServers', servers: mcp.views() })));
     this._register(
@@ -115,6 +118,15 @@ export class ChatProjection extends Disposable implements ChatOutput {
         return;
       case 'subagent':
         this.#subagent(c.event);
+        return;
+      case 'echo':
+        this.echo(c.text, c.clientId);
+        return;
+      case 'fail':
+        this.fail(c.text);
+        return;
+      case 'notice':
+        this.notify(c.level, c.text);
         return;
       case 'tree':
         return;

@@ -9,7 +9,7 @@ import { reachableTail } from '../../engine/transcript/tail.js';
 import type { SessionTree } from '../../engine/transcript/tree.js';
 import type { BudgetCategories, CapsuleView, CompactionCard } from '../../protocol/messages.js';
 import { categoriesOf } from '../../node/sessionBudget.js';
-import { capsuleTokens, type MeterBasis } from '../services/meter.js';
+import { capsuleTokens, type MeterBasis } from '../services/meterBasis.js';
 import { RETENTION_CATEGORIES, retentionFromDetails, retentionLine } from '../../engine/compaction/retention.js';
 
 function categoriesView(c: TokenCategories): BudgetCategories {

@@ -5,7 +5,7 @@ import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { BarrierView, HostToWebview, TranscriptItem } from '../../protocol/messages.js';
-import { ephemeralId } from '../base/ids.js';
+import { ephemeralId } from '../base/itemIds.js';
 import { turnEndItem } from './transcriptItems.js';
 
 export interface BridgeHost {

@@ -8,7 +8,7 @@ import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
-import type { MeterBasis } from '../services/meter.js';
+import type { MeterBasis } from '../services/meterBasis.js';
 import { subagentLines, subagentPage, subagentView, rowOfItem, SubagentIndex } from './subagentViews.js';
 import { capsuleItem, ItemFold, PAGE_SIZE, pageOf, type ItemChanges, type ItemContext } from './transcriptItems.js';
 

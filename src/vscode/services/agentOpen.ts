@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { AgentListener } from '../../engine/agent/agentEvents.js';
 import type { Logger } from '../../engine/ports.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
+import { ChatFacade } from '../../node/chatFacade.js';
 import { readFlightRecords } from '../../node/flightRecorder.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { ProjectMemory } from '../../node/projectMemory.js';
@@ -36,7 +37,7 @@ export interface OpenAgentArgs {
 }
 
 export interface OpenedAgent {
-  readonly session: AgentSession;
+  readonly session: ChatFacade;
   /** Compaction durations by checkpoint id, from the flight log (cards of earlier compactions show them). */
   readonly durations: Map<string, number>;
 }
@@ -84,5 +85,5 @@ export async function openAgent(a: OpenAgentArgs): Promise<OpenedAgent> {
     testCommands: readLedgerTestCommands((m) => a.logger.log('warn', m)),
     subagents: { settings: readSubagentSettings(), ...(a.subagentListener === undefined ? {} : { onEvent: a.subagentListener }) },
   });
-  return { session, durations };
+  return { session: new ChatFacade(session), durations };
 }

@@ -1,18 +1,17 @@
 // The narrow interfaces actions and views use: what the open chat is, what to tell the user, and the work queue.
-import type { AgentSession } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { Attachment, ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
-import type { ParsedSlash } from '../../protocol/commands.js';
-import type { MeterBasis } from './meter.js';
+import type { MeterBasis } from './meterBasis.js';
 
 /** What is open: the chat's store, its agent, why either is missing, and its figures. */
 export interface OpenChat {
   readonly store: JsonlSessionStore | undefined;
-  readonly agent: AgentSession | undefined;
+  readonly agent: ChatFacade | undefined;
   /** Why no chat or no model is available, in words. */
   readonly problem: string | undefined;
   readonly budget: Budget | undefined;
@@ -36,14 +35,15 @@ export interface ChatOutput {
   mention(mention: string, attachment: Attachment): void;
 }
 
-/** Runs a parsed slash command (the actions layer installs it). */
-export type CommandRunner = (command: ParsedSlash, signal: AbortSignal) => Promise<void>;
+/** A job's work, a closure its caller built (a slash command's handler, a palette action); Stop aborts `signal`. */
+export type JobRun = (signal: AbortSignal) => Promise<void>;
 
 /**
  * `budget`: new figures. `tree`: the chat or its checkpoints changed. `state`: everything the webview shows changed
  * (`cards`: earlier compaction cards must be measured again). `appended`: an entry reached the open chat's store.
  * `agent`: an event of the running agent. `opened` / `closed`: an agent started or stopped for the open chat.
- * `turn`: the next turn belongs to this `send`.
+ * `turn`: the next turn belongs to this `send`. `echo`, `fail`, `notice`: what the service itself tells the user (the
+ * projection shows them; the service sits below it, so it says them as events rather than calling it).
  */
 export type ChatChange =
   | { readonly kind: 'budget' }
@@ -58,4 +58,7 @@ export type ChatChange =
   | { readonly kind: 'subagent'; readonly event: SubagentEvent }
   | { readonly kind: 'opened'; readonly durations: Map<string, number>; readonly model: string; readonly provider: string }
   | { readonly kind: 'closed' }
-  | { readonly kind: 'turn'; readonly clientId: string | undefined };
+  | { readonly kind: 'turn'; readonly clientId: string | undefined }
+  | { readonly kind: 'echo'; readonly text: string; readonly clientId: string | undefined }
+  | { readonly kind: 'fail'; readonly text: string }
+  | { readonly kind: 'notice'; readonly level: 'info' | 'warning' | 'error'; readonly text: string };

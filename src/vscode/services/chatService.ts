@@ -3,14 +3,14 @@ import * as vscode from 'vscode';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
-import { resolveSettings } from '../../engine/config.js';
 import type { Logger } from '../../engine/ports.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { UndoAction } from '../../engine/compaction/undo.js';
 import { budgetOfLeaf } from '../../node/sessionBudget.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
-import type { AgentSession, RewindOptions } from '../../node/agentSession.js';
+import type { RewindOptions } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../../node/sessionRewind.js';
 import { previewRewindOf, rewindOf, switchBranchOf, undoCompactionOf, type LeafMoveHost } from './leafMoves.js';
 import type { JsonlSessionStore } from '../../node/jsonlStore.js';
@@ -18,13 +18,12 @@ import type { ProjectMemory } from '../../node/projectMemory.js';
 import type { ModelOption, SetupState } from '../../protocol/messages.js';
 import { Disposable } from '../base/disposable.js';
 import { errorMessage } from '../base/log.js';
-import { parseSlash, runsImmediately, type ParsedSlash } from '../../protocol/commands.js';
 import { openAgent } from './agentOpen.js';
 import type { McpSessionConfig } from '../../node/mcp/sessionMcp.js';
-import type { ChatChange, ChatOutput, CommandRunner, OpenChat } from './chatPorts.js';
+import type { ChatChange, JobRun, OpenChat } from './chatPorts.js';
 import { JobQueue, type InputJob } from './jobQueue.js';
 import { inputJob, retryJob, runInput, type TurnInputHost } from './turnInput.js';
-import { Meter, type MeterBasis } from './meter.js';
+import { Meter, type MeterBasis } from './meterBasis.js';
 import { pickerIdOf, type Providers, type Resolution } from './providers.js';
 import type { ApiKeys } from './secrets.js';
 import type { SessionService } from './sessionService.js';
@@ -60,7 +59,7 @@ export class ChatService extends Disposable implements OpenChat {
   readonly #meter = new Meter();
   readonly #emitter = this._register(new vscode.EventEmitter<ChatChange>());
   readonly onDidChange = this.#emitter.event;
-  #agent: AgentSession | undefined;
+  #agent: ChatFacade | undefined;
   #agentKey: string | undefined;
   #problem: string | undefined;
   #setup: SetupState | null = null;
@@ -70,8 +69,6 @@ export class ChatService extends Disposable implements OpenChat {
   #measuredAt = 0;
   /** The store whose appends are being announced, and how to stop. */
   #watched: { readonly store: JsonlSessionStore; readonly stop: () => void } | undefined;
-  #output: ChatOutput | undefined;
-  #runCommand: CommandRunner | undefined;
 
   constructor(private readonly d: ChatServiceDeps) {
     super();
@@ -79,7 +76,7 @@ export class ChatService extends Disposable implements OpenChat {
       runInput: (job, signal) => this.#runInput(job, signal),
       queueChanged: (items) => this.#emitter.fire({ kind: 'queue', items }),
       busyChanged: (busy) => this.#emitter.fire({ kind: 'busy', busy }),
-      inputFailed: (_job, err) => this.#output?.fail(errorMessage(err)),
+      inputFailed: (_job, err) => this.#fail(errorMessage(err)),
     });
     this._register({ dispose: () => this.jobs.dispose() });
     this.#watch();
@@ -100,17 +97,16 @@ export class ChatService extends Disposable implements OpenChat {
     );
   }
 
-  /** The projection answers the user; the actions run commands. Both sit above this layer, so they are installed. */
-  connect(output: ChatOutput, runCommand: CommandRunner): void {
-    this.#output = output;
-    this.#runCommand = runCommand;
-  }
+  /** Said to the user by the projection, which listens (it sits above this layer). */
+  readonly #fail = (text: string): void => this.#emitter.fire({ kind: 'fail', text });
+  readonly #notify = (level: 'info' | 'warning' | 'error', text: string): void => this.#emitter.fire({ kind: 'notice', level, text });
 
   get store(): JsonlSessionStore | undefined {
     return this.d.sessions.store;
   }
 
-  get agent(): AgentSession | undefined {
+  /** The open chat's facade when a model is set up: methods only, never the engine's parts. */
+  get agent(): ChatFacade | undefined {
     return this.#agent;
   }
 
@@ -188,16 +184,20 @@ export class ChatService extends Disposable implements OpenChat {
 
   // ---- input ----------------------------------------------------------------------------------------------
 
-  /** What the user typed: quick commands answer at once, everything else runs in order (queued while busy). */
+  /** A message for the agent, in order (queued while busy); slash commands are the router's (actions/chatActions.ts `sendText`). */
   send(text: string, clientId?: string, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
-    this.enqueue(text, parseSlash(text), clientId, false, attachments, images);
+    this.jobs.addInput(inputJob(text, undefined, clientId, false, attachments, images));
   }
 
-  /** Queues a command like a typed one; from the palette or the toolbar (`untyped`) it is listed as `text` while queued, never echoed as a message. */
-  enqueue(text: string, command: ParsedSlash | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): void {
-    const job = inputJob(text, command, clientId, untyped, attachments, images);
-    if (command !== undefined && runsImmediately(command)) {
-      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#output?.fail(errorMessage(err)));
+  /**
+   * A command's work as an input job: it waits its turn, shows as queued, and Stop aborts its signal — or, `immediate`
+   * (a quick command that only answers), runs at once. Typed, `text` is echoed as the user's message; from the palette
+   * or the toolbar (`untyped`) it is only listed as `text` while queued.
+   */
+  enqueue(text: string, run: JobRun, opts: { readonly clientId?: string; readonly untyped?: boolean; readonly immediate?: boolean } = {}): void {
+    const job = inputJob(text, run, opts.clientId, opts.untyped === true);
+    if (opts.immediate === true) {
+      void this.#runInput(job, new AbortController().signal).catch((err: unknown) => this.#fail(errorMessage(err)));
       return;
     }
     this.jobs.addInput(job);
@@ -212,8 +212,8 @@ export class ChatService extends Disposable implements OpenChat {
     const host: TurnInputHost = {
       agent: this.#agent,
       problem: this.problem,
-      output: this.#output,
-      runCommand: this.#runCommand,
+      echo: (text, clientId) => this.#emitter.fire({ kind: 'echo', text, clientId }),
+      fail: (text) => this.#fail(text),
       turnStarts: (clientId) => this.#emitter.fire({ kind: 'turn', clientId }),
       turnEnded: () => this.#emitter.fire({ kind: 'tree' }),
     };
@@ -234,14 +234,14 @@ export class ChatService extends Disposable implements OpenChat {
     if (this.isDisposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
     return this.jobs.addTask(RECONCILE, (signal) => this.#reconcile(signal)).catch((err: unknown) => {
       this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
-      this.#output?.notify('error', `Could not set up the chat: ${errorMessage(err)}`);
+      this.#notify('error', `Could not set up the chat: ${errorMessage(err)}`);
     });
   }
 
   async #reconcile(signal: AbortSignal): Promise<void> {
     const store = this.store;
     const p = this.d.providers;
-    if (this.#agent && this.#agent.store !== store) await this.detach();
+    if (this.#agent && !this.#agent.runsOn(store)) await this.detach();
     const s = this.d.settings.current;
     await p.refreshLm();
     if (s.providerKind === 'openai') await p.refreshCatalog(s);
@@ -286,7 +286,7 @@ export class ChatService extends Disposable implements OpenChat {
     });
     this.#agent = opened.session;
     this.#agentKey = r.key;
-    const chat = opened.session.agent.currentModel.chat;
+    const chat = opened.session.model;
     this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
     this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`);
   }
@@ -307,7 +307,7 @@ export class ChatService extends Disposable implements OpenChat {
       .recordLearned(s, e.model, { contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens })
       .then(async () => {
         const r = await this.d.providers.resolve(s);
-        if (r.ok && this.#agent?.agent.currentModel.chat.model === e.model) this.#agentKey = r.key;
+        if (r.ok && this.#agent?.model.model === e.model) this.#agentKey = r.key;
         this.#models = this.d.providers.modelOptions(s);
         this.#changed();
       })
@@ -331,7 +331,7 @@ export class ChatService extends Disposable implements OpenChat {
    */
   async chooseModel(target: HostSettings, signal: AbortSignal): Promise<boolean> {
     const r = await this.d.providers.resolve(target);
-    if (!r.ok) this.#output?.notify('error', r.message);
+    if (!r.ok) this.#notify('error', r.message);
     // A refused switch (the handoff could not make room) leaves the model as it was; the agent said why.
     const ok = r.ok && (!this.#agent || (await this.switchTo(r, signal)));
     if (!ok) this.#changed();
@@ -359,7 +359,7 @@ export class ChatService extends Disposable implements OpenChat {
   }
 
   #leafHost(): LeafMoveHost {
-    return { agent: this.#agent, store: this.store, output: this.#output, remeasure: () => this.#remeasure() };
+    return { agent: this.#agent, store: this.store, notify: (text) => this.#notify('error', text), remeasure: () => this.#remeasure() };
   }
 
   /** Closes the agent (waiting for its work; the facade keeps the pending intents beside the chat). */
@@ -376,7 +376,7 @@ export class ChatService extends Disposable implements OpenChat {
     const a = this.#agent;
     const s = this.d.settings.current;
     // Compaction settings apply at the next barrier, validated against the model actually in use.
-    if (a) a.agent.updateSettings(resolveSettings({ raw: s.raw, env: process.env, model: { contextWindow: a.agent.currentModel.contextWindow, maxOutputTokens: a.agent.currentModel.maxOutputTokens } }));
+    a?.applySettings(s.raw, process.env);
     this.#models = this.d.providers.modelOptions(s);
     this.#changed(true);
     void this.scheduleReconcile();
@@ -385,7 +385,7 @@ export class ChatService extends Disposable implements OpenChat {
   /** The idle trigger (off by default): only looked at while nothing runs or waits. */
   checkIdle(): void {
     const a = this.#agent;
-    if (!a || this.jobs.occupied || !a.agent.settings.settings.compactOnIdle) return;
+    if (!a || this.jobs.occupied || !a.compactsOnIdle) return;
     void this.jobs.addTask('idle', (signal) => a.noteIdle(signal)).catch((err: unknown) => this.d.logger.log('warn', `Idle compaction: ${errorMessage(err)}`));
   }
 

@@ -1,7 +1,7 @@
 // One thing at a time for the chat: user inputs (shown as queued while busy) and host tasks (switches, rewinds, reopening).
 import { LIMITS } from '../../protocol/limits.js';
 import type { QueuedInput } from '../../protocol/messages.js';
-import type { ParsedSlash } from '../../protocol/commands.js';
+import type { JobRun } from './chatPorts.js';
 import type { Attachment } from '../../engine/agent/attachments.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
 
@@ -11,7 +11,8 @@ export interface InputJob {
   readonly id: string;
   readonly text: string;
   readonly clientId?: string;
-  readonly command?: ParsedSlash;
+  /** A command's work (its handler, bound to its arguments by the router or the palette); without it the text goes to the agent. */
+  readonly run?: JobRun;
   /** A palette or toolbar command: nobody typed it, so it is not echoed as the user's message. */
   readonly untyped?: true;
   /** Files (or lines of one) the user attached; read with the read tool when the turn starts. */
@@ -25,7 +26,7 @@ export interface InputJob {
 export interface TaskJob {
   readonly kind: 'task';
   readonly name: string;
-  readonly run: (signal: AbortSignal) => Promise<void>;
+  readonly run: JobRun;
   readonly settle: (err?: unknown) => void;
 }
 
@@ -81,7 +82,7 @@ export class JobQueue {
   }
 
   /** Host work runs before queued inputs (a model switch should apply to them), after whatever runs now. */
-  addTask(name: string, run: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  addTask(name: string, run: JobRun): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const settle = (err?: unknown): void => (err === undefined ? resolve() : reject(err));
       const firstInput = this.#jobs.findIndex((j) => j.kind === 'input');

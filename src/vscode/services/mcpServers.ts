@@ -1,7 +1,7 @@
 // The window's MCP servers: read from the three places, workspace ones approved once (remembered in workspace state) and never in Restricted Mode, started once for every chat, stopped with the window.
 import * as vscode from 'vscode';
 import type { Logger } from '../../engine/ports.js';
-import { serverFingerprint, type ApprovalMemory } from '../../node/mcp/approvals.js';
+import { serverFingerprint, type ApprovalMemory } from '../../node/mcp/serverApprovals.js';
 import { loadMcpConfig } from '../../node/mcp/configLoad.js';
 import { describeServer, problemLine, type McpInputSpec, type McpServerConfig } from '../../node/mcp/configTypes.js';
 import { existsSync } from 'node:fs';

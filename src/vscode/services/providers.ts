@@ -4,15 +4,16 @@ import { LIMITS } from '../../protocol/limits.js';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../../engine/ports.js';
 import { resolveSettings } from '../../engine/config.js';
-import { limitsOf } from '../../engine/tokens/limits.js';
+import { limitsOf } from '../../engine/tokens/tokenLimits.js';
 import { resolveModelInfo, type ModelInfo, type PartialLimits } from '../../engine/tokens/modelLimits.js';
-import type { AgentSession, ModelConfig } from '../../node/agentSession.js';
-import { endpointHost } from '../../node/endpointHost.js';
-import { fetchModelCatalog, type CatalogModel } from '../../node/modelCatalog.js';
-import { checkProvider, type ProviderCheck } from '../../node/providerCheck.js';
+import type { ModelConfig } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
+import { endpointHost } from '../../node/providers/endpointHost.js';
+import { fetchModelCatalog, type CatalogModel } from '../../node/providers/modelCatalog.js';
+import { checkProvider, type ProviderCheck } from '../../node/providers/providerCheck.js';
 import type { ModelOption, ProviderChoice, SetupState } from '../../protocol/messages.js';
 import { errorMessage } from '../base/log.js';
-import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from './lmModel.js';
+import { findLmModel, listLmModels, lmModelInfo, VsCodeLmChatModel, type LmModelSummary } from '../providers/lmModel.js';
 import { LearnedWindows } from './learnedWindows.js';
 import { endpointOf, type ApiKeys } from './secrets.js';
 import type { HostSettings } from './settings.js';
@@ -27,8 +28,8 @@ const CATALOG_TIMEOUT_MS = 10_000;
 const MAX_OPTIONS = 500;
 
 /** The picker id of the model in use: the agent's when it runs, else the settings'. */
-export function pickerIdOf(agent: AgentSession | undefined, s: Pick<HostSettings, 'providerKind' | 'modelId'>): string {
-  const chat = agent?.agent.currentModel.chat;
+export function pickerIdOf(agent: ChatFacade | undefined, s: Pick<HostSettings, 'providerKind' | 'modelId'>): string {
+  const chat = agent?.model;
   const lm = chat ? chat.provider.startsWith('vscode-lm') : s.providerKind === 'vscode-lm';
   const id = chat ? chat.model : s.modelId;
   return (lm ? `${LM_OPTION_PREFIX}${id}` : id).slice(0, LIMITS.id);

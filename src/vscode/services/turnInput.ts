@@ -1,32 +1,32 @@
 // What one input job does: a slash command, a message to the agent, or Retry of the failed turn (docs/behaviour.md#errors).
-import type { AgentSession } from '../../node/agentSession.js';
-import { ephemeralId } from '../base/ids.js';
-import type { ParsedSlash } from '../../protocol/commands.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
+import { ephemeralId } from '../base/itemIds.js';
 import type { Attachment } from '../../protocol/messages.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
-import type { ChatOutput, CommandRunner } from './chatPorts.js';
+import type { JobRun } from './chatPorts.js';
 import type { InputJob } from './jobQueue.js';
 
 export interface TurnInputHost {
-  readonly agent: AgentSession | undefined;
+  readonly agent: ChatFacade | undefined;
   /** Why no model is available, in words. */
   readonly problem: string | undefined;
-  readonly output: ChatOutput | undefined;
-  readonly runCommand: CommandRunner | undefined;
+  /** What the user typed, shown when it is not a model turn. */
+  echo(text: string, clientId: string | undefined): void;
+  fail(text: string): void;
   /** The next turn belongs to this `send` (the projection matches its pending bubble). */
   turnStarts(clientId: string | undefined): void;
   /** A turn ended: the checkpoints tree lists its message. */
   turnEnded(): void;
 }
 
-/** A message or command; `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
-export function inputJob(text: string, command: ParsedSlash | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
+/** A message or command (`run`); `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
+export function inputJob(text: string, run: JobRun | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
   return {
     kind: 'input',
     id: clientId ?? ephemeralId(),
     text,
     ...(clientId === undefined ? {} : { clientId }),
-    ...(command === undefined ? {} : { command }),
+    ...(run === undefined ? {} : { run }),
     ...(untyped ? { untyped: true as const } : {}),
     ...(attachments.length === 0 ? {} : { attachments }),
     ...(images.length === 0 ? {} : { images }),
@@ -39,23 +39,22 @@ export function retryJob(turnId: string): InputJob {
 }
 
 export async function runInput(h: TurnInputHost, job: InputJob, signal: AbortSignal): Promise<void> {
-  const out = h.output;
-  if (job.command !== undefined) {
-    if (job.untyped !== true) out?.echo(job.text, job.clientId);
-    await h.runCommand?.(job.command, signal);
+  if (job.run !== undefined) {
+    if (job.untyped !== true) h.echo(job.text, job.clientId);
+    await job.run(signal);
     return;
   }
   const agent = h.agent;
   if (job.retryTurnId !== undefined) {
     // No echo: the failed turn's message is already in the chat, and it is the one sent again.
-    if (!agent) out?.fail(`Not retried: ${h.problem ?? 'no model is set up yet'}`);
+    if (!agent) h.fail(`Not retried: ${h.problem ?? 'no model is set up yet'}`);
     else await agent.retryTurn({ signal, turnId: job.retryTurnId });
     h.turnEnded();
     return;
   }
   if (!agent) {
-    out?.echo(job.text, job.clientId);
-    out?.fail(`Not sent: ${h.problem ?? 'no model is set up yet'}`);
+    h.echo(job.text, job.clientId);
+    h.fail(`Not sent: ${h.problem ?? 'no model is set up yet'}`);
     return;
   }
   h.turnStarts(job.clientId);

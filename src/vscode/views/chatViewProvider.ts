@@ -22,18 +22,15 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
   /** User intents from the chat (send, toolbar buttons, cancel, selectModel, setup, paging, capsule actions, copy, openLink), already validated. */
   readonly onIntent: vscode.Event<ChatIntent> = this.#intents.event;
 
-  /** Builds the full state sent after every `ready`; the projection installs it. */
-  #snapshot: (() => HostToWebview) | undefined;
+  readonly #ready$ = this._register(new vscode.EventEmitter<void>());
+  /** The webview said `ready`; the projection answers with a snapshot (posted before anything that was queued). */
+  readonly onReady: vscode.Event<void> = this.#ready$.event;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly log: vscode.LogOutputChannel,
   ) {
     super();
-  }
-
-  setSnapshotSource(source: () => HostToWebview): void {
-    this.#snapshot = source;
   }
 
   /** Shows the chat view (resolving it if it was never opened). */
@@ -103,8 +100,7 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
         // The snapshot supersedes queued snapshots and budgets; only notices still need delivering.
         const pending = this.#queue.filter(kept);
         this.#queue = [];
-        const snapshot = this.#snapshot?.();
-        if (snapshot) this.post(snapshot);
+        this.#ready$.fire();
         for (const m of pending) this.post(m);
         break;
       }

@@ -4,7 +4,6 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import { budgetRowGroups, type BudgetRow } from '../../engine/tokens/budgetFormat.js';
 import { fullTokens, shortTokens } from '../../protocol/format.js';
 import type { OpenChat } from '../services/chatPorts.js';
-import { mcpBudgetOf } from '../../node/mcp/sessionMcp.js';
 import type { ChatChange } from '../services/chatService.js';
 
 export class BudgetStatusBar implements vscode.Disposable {
@@ -36,7 +35,7 @@ export class BudgetStatusBar implements vscode.Disposable {
     // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
     // An assumed window makes the hard limit an assumption too: the item says so instead of passing it off as known.
     this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}${b.windowSource === 'default' ? ' $(warning) window unknown' : ''}`;
-    this.#item.tooltip = tooltipOf(b, mcpBudgetOf(this.host.agent?.tools));
+    this.#item.tooltip = tooltipOf(b, this.host.agent?.mcpBudget());
     this.#item.accessibilityInformation = {
       label: `Capsule context: ${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens, ${b.source}`,
       role: 'button',

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { CACHE_DROP_POINTS, CacheLineLevel, cacheMetricsOf, freshEpochBase, systemUpdateEntry } from '../../../src/engine/agent/cacheEpoch.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../../../src/engine/agent/systemPrompt.js';
 import type { Entry, SystemUpdateEntry } from '../../../src/engine/transcript/schema.js';
-import { toUsage } from '../../../src/node/openaiEvents.js';
+import { toUsage } from '../../../src/node/providers/openaiEvents.js';
 import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
 import { AgentSession } from '../../../src/node/agentSession.js';
 import { agentRequests, chatOverItsLimit, entriesOf, openSession, tempDir } from './agentHelpers.js';

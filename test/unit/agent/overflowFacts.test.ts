@@ -5,7 +5,7 @@ import { classifyError } from '../../../src/engine/provider/faults.js';
 import { overflowFacts } from '../../../src/engine/provider/overflowFacts.js';
 import { OVERFLOW_PATTERNS } from '../../../src/engine/provider/overflowPatterns.js';
 import { learnWindow } from '../../../src/engine/agent/windowLearning.js';
-import { normalizeErrorBody } from '../../../src/node/errorBodies.js';
+import { normalizeErrorBody } from '../../../src/node/providers/errorBodies.js';
 
 test('every known wording that names a window yields it; per-minute budgets are not windows', () => {
   const cases: readonly (readonly [string, number | undefined, number | undefined])[] = [

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { callModel } from '../../../src/engine/agent/modelCall.js';
 import type { ChatModel, Clock } from '../../../src/engine/ports.js';
-import { OpenAIChatModel } from '../../../src/node/openaiModel.js';
+import { OpenAIChatModel } from '../../../src/node/providers/openaiModel.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 
 const STALL_MS = 400;

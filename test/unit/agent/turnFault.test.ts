@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { OpenAIChatModel } from '../../../src/node/openaiModel.js';
+import { OpenAIChatModel } from '../../../src/node/providers/openaiModel.js';
 import { classifyError } from '../../../src/engine/provider/faults.js';
 import { faultAdvice, faultLine, nothingListeningHint, providerMessage, turnFaultOf, type TurnFault } from '../../../src/engine/provider/turnFault.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TASK_TOOL_SCHEMA } from '../../../src/engine/agent/subagentTask.js';
-import { hardLimitOf } from '../../../src/engine/tokens/limits.js';
+import { hardLimitOf } from '../../../src/engine/tokens/tokenLimits.js';
 import { serializeToolSchemas } from '../../../src/engine/tokens/estimate.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { toolLimitsForWindow } from '../../../src/node/tools/types.js';

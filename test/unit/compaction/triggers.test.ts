@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type CompactionSettings, type ResolvedSettings, resolveSettings } from '../../../src/engine/config.js';
-import { computeLimits } from '../../../src/engine/tokens/limits.js';
+import { computeLimits } from '../../../src/engine/tokens/tokenLimits.js';
 import {
   IDLE_MIN_TOKENS,
   type IntentKind,

@@ -177,7 +177,7 @@ test('doom loop: the same tool call three times shows a Continue / Stop card; Co
   assert.ok(card?.kind === 'loop', 'a loop card is shown');
   assert.equal(card.toolName, 'read_file');
   assert.match(card.text, /called read_file 3 times in a row/);
-  // The card's Continue button posts exactly this intent (webview/main.ts): the turn goes on as a new message.
+  // The card's Continue button posts exactly this intent (webview/chatApp.ts): the turn goes on as a new message.
   server.enqueue({ text: 'Fine, moving on.' });
   const next = v.mark();
   v.send({ type: 'send', text: 'Continue' });

@@ -103,4 +103,4 @@ export const ENGINE_ORDER: readonly string[] = ['transcript', 'tokens', 'provide
  * The host layer's folders, lowest first: base (disposables, ids, sequencer, the slash grammar) ← services (own
  * state, emit events) ← projection (what the webview shows) ← actions ← views ← commands (palette, tree, the router).
  */
-export const HOST_ORDER: readonly string[] = ['base', 'services', 'projection', 'actions', 'views', 'commands'];
+export const HOST_ORDER: readonly string[] = ['base', 'providers', 'services', 'projection', 'actions', 'views', 'commands'];

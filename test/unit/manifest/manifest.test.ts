@@ -125,7 +125,7 @@ test('model and provider settings are contributed with their defaults', () => {
 
 test('every command id used in src/ is contributed, and every contributed command is registered', () => {
   const contributed = new Set((manifest.contributes.commands ?? []).map((c) => c.command));
-  // The catalog's palette commands are registered in one loop (src/vscode/commands/commands.ts); the rest by their literal id.
+  // The catalog's palette commands are registered in one loop (src/vscode/commands/registerCommands.ts); the rest by their literal id.
   const catalog = PALETTE_COMMAND_IDS.map((id) => COMMANDS[id].palette.id);
   const registered = new Set([...idsPassedTo(['registerCommand'], srcText), ...catalog]);
   const used = new Set([...idsPassedTo(['registerCommand', 'executeCommand'], srcText), ...catalog]);

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ApprovalFile, serverFingerprint } from '../../../src/node/mcp/approvals.js';
+import { ApprovalFile, serverFingerprint } from '../../../src/node/mcp/serverApprovals.js';
 import { loadMcpConfig } from '../../../src/node/mcp/configLoad.js';
 import { parseMcpDocument } from '../../../src/node/mcp/configParse.js';
 import { problemLine } from '../../../src/node/mcp/configTypes.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { APIError } from 'openai';
-import { catalogOf, fetchModelCatalog } from '../../../src/node/modelCatalog.js';
+import { catalogOf, fetchModelCatalog } from '../../../src/node/providers/modelCatalog.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 
 let fake: FakeOpenAIServer;

@@ -2,7 +2,7 @@
 import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { APIConnectionError, APIError } from 'openai';
-import { OpenAIChatModel } from '../../../src/node/openaiModel.js';
+import { OpenAIChatModel } from '../../../src/node/providers/openaiModel.js';
 import { classifyError } from '../../../src/engine/provider/faults.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { collect, eventually, lastChat, request } from './openaiHelpers.js';

@@ -3,8 +3,8 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { ChatStreamEvent } from '../../../src/engine/ports.js';
-import { StreamAssembler } from '../../../src/node/openaiEvents.js';
-import { OpenAIChatModel, toOpenAIParams } from '../../../src/node/openaiModel.js';
+import { StreamAssembler } from '../../../src/node/providers/openaiEvents.js';
+import { OpenAIChatModel, toOpenAIParams } from '../../../src/node/providers/openaiModel.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { collect, lastChat, request, textOf, TOOLS, wire } from './openaiHelpers.js';
 

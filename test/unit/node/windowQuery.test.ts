@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ollamaWindow, queryServerWindow, ServerWindowsFile, serverWindowOnce, serverOrigin } from '../../../src/node/windowQuery.js';
+import { ollamaWindow, queryServerWindow, ServerWindowsFile, serverWindowOnce, serverOrigin } from '../../../src/node/providers/windowQuery.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 import type { ModelsShape } from '../../fakes/types.js';
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { renderFrontMatter, splitFrontMatter } from '../../../src/engine/portable/frontMatter.js';
+import { renderFrontMatter, splitFrontMatter } from '../../../src/engine/portable/capsuleFrontMatter.js';
 
 function fields(text: string): Readonly<Record<string, string | number>> {
   const r = splitFrontMatter(text);

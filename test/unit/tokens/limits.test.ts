@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { resolveSettings } from '../../../src/engine/config.js';
 import { computeBudget, evaluateRoi } from '../../../src/engine/tokens/budget.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
-import { computeLimits } from '../../../src/engine/tokens/limits.js';
+import { computeLimits } from '../../../src/engine/tokens/tokenLimits.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { BranchBuilder, T0 } from './entries.js';

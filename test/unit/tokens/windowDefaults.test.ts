@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEFAULT_COMPACTION_SETTINGS, resolveSettings } from '../../../src/engine/config.js';
 import { evaluateRoi } from '../../../src/engine/tokens/budget.js';
-import { computeLimits } from '../../../src/engine/tokens/limits.js';
+import { computeLimits } from '../../../src/engine/tokens/tokenLimits.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { DEFAULT_FIXED_OVERHEAD_TOKENS, outputReserveFor, SEED_WINDOW, windowError } from '../../../src/engine/tokens/windowDefaults.js';
 import { tmpdir } from 'node:os';

@@ -92,3 +92,22 @@ test('a wholly different large file falls back to remove-all/add-all and stays c
   assert.deepEqual(stats, { added: 3_000, removed: 3_000 });
   assert.equal(applyDiff(a, text), b);
 });
+
+test('past the edit limit the unchanged head and tail stay context around one replaced middle, and patch(1) applies it', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'capsule-diff-'));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
+  const head = Array.from({ length: 10 }, (_, i) => `head ${i}`);
+  const tail = Array.from({ length: 10 }, (_, i) => `tail ${i}`);
+  const a = [...head, ...Array.from({ length: 2_000 }, (_, i) => `old ${i}`), ...tail].join('\n');
+  const b = [...head, ...Array.from({ length: 2_000 }, (_, i) => `new ${i}`), ...tail].join('\n') + '\n';
+  const { text, stats } = unifiedDiff(a, b, 'a/f.txt', 'b/f.txt');
+  assert.deepEqual(stats, { added: 2_010, removed: 2_010 }, 'the last tail line differs by its newline, so it joins the middle');
+  const lines = text.split('\n');
+  assert.equal(lines[2], '@@ -8,2013 +8,2013 @@');
+  assert.deepEqual(lines.slice(3, 7), [' head 7', ' head 8', ' head 9', '-old 0']);
+  assert.equal(applyDiff(a, text), b);
+  await writeFile(join(dir, 'f.txt'), a);
+  await writeFile(join(dir, 'f.diff'), text);
+  execFileSync('patch', ['-s', '-p1', '-i', 'f.diff'], { cwd: dir });
+  assert.equal(await readFile(join(dir, 'f.txt'), 'utf8'), b);
+});

@@ -17,11 +17,11 @@ class LanguageModelDataPart {
 // Without it (the 1.100 API) the note is sent: lmModel.test.ts covers that case.
 const fake = installFakeLmVscode();
 fake.api.LanguageModelDataPart = LanguageModelDataPart;
-type LmModule = typeof import('../../../src/vscode/services/lmModel.js');
+type LmModule = typeof import('../../../src/vscode/providers/lmModel.js');
 let lm: LmModule;
 
 before(async () => {
-  lm = await import('../../../src/vscode/services/lmModel.js');
+  lm = await import('../../../src/vscode/providers/lmModel.js');
 });
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

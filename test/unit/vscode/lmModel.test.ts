@@ -4,7 +4,7 @@ import { before, test } from 'node:test';
 import type * as vscode from 'vscode';
 import { classifyError } from '../../../src/engine/provider/faults.js';
 import type { ChatRequest, ChatStreamEvent } from '../../../src/engine/ports.js';
-import { hardLimitOf } from '../../../src/engine/tokens/limits.js';
+import { hardLimitOf } from '../../../src/engine/tokens/tokenLimits.js';
 import {
   CancellationTokenSource,
   FakeLanguageModelChat,
@@ -19,11 +19,11 @@ import {
 } from './fakeLm.js';
 
 const fake = installFakeLmVscode();
-type LmModule = typeof import('../../../src/vscode/services/lmModel.js');
+type LmModule = typeof import('../../../src/vscode/providers/lmModel.js');
 let lm: LmModule;
 
 before(async () => {
-  lm = await import('../../../src/vscode/services/lmModel.js');
+  lm = await import('../../../src/vscode/providers/lmModel.js');
 });
 
 const asChat = (m: FakeLanguageModelChat): vscode.LanguageModelChat => m as unknown as vscode.LanguageModelChat;

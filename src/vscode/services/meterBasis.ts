@@ -1,6 +1,6 @@
 // The context meter's basis: the running agent's (its model, tools, settings and token cache), else the settings' model with no tools.
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
-import type { AgentSession } from '../../node/agentSession.js';
+import type { ChatFacade } from '../../node/chatFacade.js';
 import { TokenCaches, type BudgetBasis } from '../../node/sessionBudget.js';
 import type { HostSettings } from './settings.js';
 
@@ -10,7 +10,7 @@ export type MeterBasis = BudgetBasis;
 export class Meter {
   readonly #caches = new TokenCaches();
 
-  basisOf(agent: AgentSession | undefined, s: HostSettings): MeterBasis {
+  basisOf(agent: ChatFacade | undefined, s: HostSettings): MeterBasis {
     if (agent) return agent.basis();
     return { model: s.model, provider: s.provider, tools: [], resolved: s.resolved, cache: this.#caches.forModel(s.model.model), system: DEFAULT_SYSTEM_PROMPT };
   }

@@ -1,7 +1,7 @@
 // The ChatModel port over any OpenAI-compatible chat-completions endpoint (OpenAI, Azure, OpenRouter, vLLM, Ollama, LM Studio).
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
-import type { ChatModel, ChatRequest, ChatStreamEvent } from '../engine/ports.js';
+import type { ChatModel, ChatRequest, ChatStreamEvent } from '../../engine/ports.js';
 import { endpointHost } from './endpointHost.js';
 import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';

@@ -1,7 +1,7 @@
 // Checks an OpenAI-compatible endpoint when the user saves it (docs/behaviour.md#errors): its /models list (or a 1-token request), the model, the window.
-import { classifyError } from '../engine/provider/faults.js';
-import { faultAdvice, faultLine, turnFaultOf, type TurnFault } from '../engine/provider/turnFault.js';
-import { modelInfoFromProviderModel } from '../engine/tokens/modelLimits.js';
+import { classifyError } from '../../engine/provider/faults.js';
+import { faultAdvice, faultLine, turnFaultOf, type TurnFault } from '../../engine/provider/turnFault.js';
+import { modelInfoFromProviderModel } from '../../engine/tokens/modelLimits.js';
 import { endpointHost } from './endpointHost.js';
 import { catalogOf, type CatalogModel } from './modelCatalog.js';
 import { createOpenAIClient } from './openaiModel.js';

@@ -2,8 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { ChatStreamEvent } from '../engine/ports.js';
-import type { Usage } from '../engine/transcript/schema.js';
+import type { ChatStreamEvent } from '../../engine/ports.js';
+import type { Usage } from '../../engine/transcript/schema.js';
 
 type ToolCallEvent = Extract<ChatStreamEvent, { type: 'tool_call' }>;
 

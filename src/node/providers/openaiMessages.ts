@@ -6,8 +6,8 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import type { ChatRequest, ToolSchema } from '../engine/ports.js';
-import type { ModelMessage } from '../engine/transcript/modelInput.js';
+import type { ChatRequest, ToolSchema } from '../../engine/ports.js';
+import type { ModelMessage } from '../../engine/transcript/modelInput.js';
 
 function toMessage(m: ModelMessage): ChatCompletionMessageParam {
   switch (m.role) {

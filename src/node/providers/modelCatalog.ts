@@ -1,5 +1,5 @@
 // Reads an OpenAI-compatible server's /models list with each model's context window and output limit when reported.
-import { modelInfoFromProviderModel } from '../engine/tokens/modelLimits.js';
+import { modelInfoFromProviderModel } from '../../engine/tokens/modelLimits.js';
 import { abortError, createOpenAIClient } from './openaiModel.js';
 
 export interface CatalogModel {

@@ -1,5 +1,5 @@
 // Error bodies in the shape the openai client reads: vLLM's top-level `{"object":"error"}` and array-wrapped bodies become `{"error": …}`.
-import { parseJsonText } from '../engine/jsonText.js';
+import { parseJsonText } from '../../engine/jsonText.js';
 /**
  * The openai client only reads `body.error`; anything else becomes "400 status code (no body)" and the provider's
  * words (often the real window) are lost. This fetch wrapper rewrites failed responses' bodies so they reach the

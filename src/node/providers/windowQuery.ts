@@ -2,9 +2,9 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { modelInfoFromProviderModel } from '../engine/tokens/modelLimits.js';
+import { modelInfoFromProviderModel } from '../../engine/tokens/modelLimits.js';
 import { catalogOf } from './modelCatalog.js';
-import { cliLimitsPath, limitsKey } from './learnedLimits.js';
+import { cliLimitsPath, limitsKey } from '../learnedLimits.js';
 
 /** Where a server-stated window came from, kept with it and shown with it. */
 export type ServerWindowSource = 'openai_models' | 'openrouter_models' | 'ollama_show' | 'lmstudio_models';

@@ -32,7 +32,7 @@ async function windowLine(model: ModelInfo): Promise<string> {
   const n = `${formatTokens(model.contextWindow)} tokens`;
   if (model.source !== 'provider') return `${n} (${model.source === 'default' ? 'unknown, assumed' : model.source})`;
   // Loaded only here: the window query module brings the OpenAI client, which a budget otherwise never needs.
-  const { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } = await import('../../node/windowQuery.js');
+  const { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowsPath } = await import('../../node/providers/windowQuery.js');
   const stated = await new ServerWindowsFile(serverWindowsPath()).sourceOf(model.model, model.contextWindow);
   return `${n} (provider${stated === undefined ? ', as the session recorded it' : `: stated by ${SERVER_WINDOW_SOURCE_TEXT[stated]}`})`;
 }
