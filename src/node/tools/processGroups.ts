@@ -62,6 +62,67 @@ export interface CommandMark {
   readonly pgid?: number;
   /** The shell's start (clock ticks): nothing that started earlier can be the command's. */
   readonly start: number;
+  /** Where the kernel's pid counter stood when the command was noted (see pidWindow); absent: every process is looked at. */
+  readonly window?: PidWindow;
+}
+
+/**
+ * Linux hands out process ids in increasing order, wrapping at pid_max. So every process created after a command's
+ * shell has an id from the shell's up to the last one handed out, counted round the wrap, as long as the counter has
+ * not gone all the way round since. It cannot have when fewer ids were used than pid_max: each new process or thread
+ * moves the counter one id on, plus one for each id it skips because it is taken, and taken ids are at most the tasks
+ * that existed at the start plus those created since. Within that bound only the ids in the window are read.
+ */
+export interface PidWindow {
+  /** The shell's pid (0 until it is known). */
+  readonly firstPid: number;
+  /** Processes and threads created since boot ("processes" in /proc/stat) before the shell started. */
+  readonly forks: number;
+  /** Tasks that existed then (the total in /proc/loadavg). */
+  readonly tasks: number;
+}
+
+/** Ids below this are never handed out again after the wrap (RESERVED_PIDS). */
+const RESERVED_PIDS = 300;
+
+function forksSince(stat: string): number | undefined {
+  const m = /^processes (\d+)$/m.exec(stat);
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
+/** The pid counter's state now, read synchronously (before a shell is spawned). */
+export function pidWindowNow(): PidWindow | undefined {
+  try {
+    const forks = forksSince(readFileSync('/proc/stat', 'latin1'));
+    const tasks = Number(readFileSync('/proc/loadavg', 'latin1').split(' ')[3]?.split('/')[1]);
+    return forks === undefined || !Number.isFinite(tasks) ? undefined : { firstPid: 0, forks, tasks };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which pids can belong to the commands: a test on a pid, or undefined when every process must be looked at (no
+ * window known for some command, or the counter may have gone round since the oldest one).
+ */
+async function pidFilter(marks: readonly CommandMark[], read: ProcReader): Promise<((pid: number) => boolean) | undefined> {
+  const windows = marks.flatMap((m) => (m.window === undefined || m.window.firstPid <= 0 ? [] : [m.window]));
+  const oldest = windows.reduce<PidWindow | undefined>((a, b) => (a === undefined || b.forks < a.forks ? b : a), undefined);
+  if (oldest === undefined || windows.length < marks.length) return undefined;
+  try {
+    const [stat, max, last] = await Promise.all([read('/proc/stat'), read('/proc/sys/kernel/pid_max'), read('/proc/sys/kernel/ns_last_pid')]);
+    const forks = forksSince(stat);
+    const pidMax = Number(max.trim());
+    const lastPid = Number(last.trim());
+    if (forks === undefined || !Number.isFinite(pidMax) || !Number.isFinite(lastPid) || pidMax <= RESERVED_PIDS) return undefined;
+    const created = forks - oldest.forks;
+    if (created < 0 || 2 * created + oldest.tasks >= pidMax - RESERVED_PIDS) return undefined;
+    const ahead = (pid: number): number => (((pid - oldest.firstPid) % pidMax) + pidMax) % pidMax;
+    const span = ahead(lastPid);
+    return (pid) => ahead(pid) <= span;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface ScanResult {
@@ -85,13 +146,15 @@ async function cmdline(pid: number, read: ProcReader): Promise<string> {
 /**
  * The live processes of the given commands (Linux; elsewhere only the process groups apply, through signals). A
  * process counts when it is in a command's group (its stat says so), or when it started after the command did and
- * its environment carries the command's tag: only those few environments are read, never every process's. A
+ * its environment carries the command's tag: only those few environments are read, never every process's, and only
+ * the processes created since the command started are read at all when the pid counter allows it (see PidWindow). A
  * process that started after a command, whose group is not one of ours and whose environment is still empty (an
  * exec in progress), is counted as uncertain.
  */
 export async function scanProcesses(marks: readonly CommandMark[], read: ProcReader = readProc): Promise<ScanResult> {
   if (process.platform !== 'linux' || marks.length === 0) return { found: [], uncertain: 0 };
-  const names = await readdir('/proc').catch(() => [] as string[]);
+  const [all, inWindow] = await Promise.all([readdir('/proc').catch(() => [] as string[]), pidFilter(marks, read)]);
+  const names = inWindow === undefined ? all : all.filter((n) => inWindow(Number(n)));
   const earliest = Math.min(...marks.map((m) => m.start));
   const byGroup = new Map(marks.flatMap((m) => (m.pgid === undefined ? [] : [[m.pgid, m] as const])));
   const byTag = new Map(marks.map((m) => [m.tag, m]));
@@ -208,7 +271,9 @@ export class CommandTracker {
 
   /** Notes a command about to start (its tag is in the environment it is given); `started` adds its group. */
   begin(commandId: string): void {
-    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, start: 0 });
+    // Read before the shell exists, so the window's counts cover everything the command creates.
+    const window = pidWindowNow();
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, start: 0, ...(window === undefined ? {} : { window }) });
     trackers.add(this);
     installExitHook();
     this.saveJournal();
@@ -218,7 +283,9 @@ export class CommandTracker {
   add(pgid: number, commandId: string): void {
     if (!this.live.has(commandId)) this.begin(commandId);
     const start = statSync(pgid)?.start ?? 0;
-    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, pgid, start });
+    const was = this.live.get(commandId)?.window;
+    const window = was === undefined ? {} : { window: { ...was, firstPid: pgid } };
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, pgid, start, ...window });
     this.saveJournal();
   }
 
@@ -250,13 +317,17 @@ export class CommandTracker {
 
   /**
    * What one command left running, for the report right after it exits. When a scan finds nothing and nothing
-   * uncertain, that is the answer at once; otherwise one more scan after SETTLE_MS catches a child that was being
-   * forked or exec'd, and what either scan saw and still runs is reported.
+   * uncertain, that is the answer at once. One more scan after SETTLE_MS is made only while the command's group still
+   * has members or a process could not be told yet: a child being forked or exec'd then shows in the second scan.
+   * What either scan saw and still runs is reported.
    */
   async settled(commandId: string): Promise<TaggedProcess[]> {
     const marks = this.marks(commandId);
     const first = await this.scan(marks);
     if (first.found.length === 0 && first.uncertain === 0) return [];
+    const group = this.live.get(commandId)?.pgid;
+    const members = group !== undefined && pidAlive(-group);
+    if (!members && first.uncertain === 0) return first.found.filter((p) => pidAlive(p.pid));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const second = await this.scan(marks);
     const seen = new Map([...first.found, ...second.found].map((p) => [p.pid, p]));
