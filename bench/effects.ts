@@ -173,7 +173,7 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
       compare(`run_command + checkpoint, steady state (${ws.name})`, tMs, 'sh -c', sMs, STEADY_RUNS, {
         overheadMs: round(overhead),
         // How the scans before and after the tool's commands were done: whole, only the paths the watcher saw change, none.
-        ...(scans === undefined ? {} : { scansBefore: counts(scans.before), scansAfter: counts(scans.after) }),
+        ...(scans === undefined ? {} : { scansBefore: counts(scans.before), scansBeforeWithoutGit: scans.beforeWithoutGit, scansAfter: counts(scans.after) }),
         afterResultMs: round(median(laterMs)),
         toolPerShC: round(tMs / sMs, 1),
         toolCpuMs: round(toolCpu / STEADY_RUNS),

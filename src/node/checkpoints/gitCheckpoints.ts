@@ -1,9 +1,11 @@
 // Checkpoints around a command through the shadow repository: one scan before (the index catches up with the disk), one after (what changed, with the ids the index held before).
+import { existsSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileState } from '../snapshots/fileState.js';
 import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
+import { readPending } from './pendingImages.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
 import { TreeWatcher } from './treeWatcher.js';
 import type { CommandChange, StoreBudget, Unkept } from './types.js';
@@ -41,6 +43,19 @@ export interface ScanCounts {
   none: number;
 }
 
+/** Every folder (absolute) that holds one of `files` (relative to `workTree`), at any depth. */
+function dirsOf(workTree: string, files: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const rel of files) {
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+      const d = join(workTree, rel.slice(0, i));
+      if (out.has(d)) break;
+      out.add(d);
+    }
+  }
+  return out;
+}
+
 export class GitCheckpoints {
   /** Files left out of the index because they could not be kept (size, budget), with the stat they had then. */
   private readonly unkept = new Map<string, Known>();
@@ -58,6 +73,10 @@ export class GitCheckpoints {
   private readonly lagging = new Set<string>();
   /** How the scans before commands were done. */
   readonly scans: ScanCounts = { full: 0, paths: 0, none: 0 };
+  /** Scans before commands (counted in `scans.paths`) that needed no git: only tracked files had changed. */
+  scansWithoutGit = 0;
+  /** Per tree: the paths its index tracks as files, as far as this process has seen it update the index. */
+  private readonly tracked = new Map<string, Set<string>>();
   /** How the scans after commands were done. */
   readonly afterScans: ScanCounts = { full: 0, paths: 0, none: 0 };
   /** Index updates and pre-image copies left over from the last command, done after its result was returned. */
@@ -105,6 +124,15 @@ export class GitCheckpoints {
         return [];
       }
       count.paths++;
+      if (when === 'before') {
+        // Only tracked files changed (the usual edit between commands): their contents are kept now, and git looks at
+        // them with the command's changes after it.
+        const read = await this.readPending(t, since.paths);
+        if (read) {
+          this.scansWithoutGit++;
+          return [];
+        }
+      }
       const only = when === 'after' ? [...new Set([...since.paths, ...waiting])] : since.paths;
       return await this.settle(t, await this.repo.sweep(t, false, only), when, only);
     } catch (err) {
@@ -112,6 +140,19 @@ export class GitCheckpoints {
       this.lagging.add(t.indexFile);
       throw err;
     }
+  }
+
+  /** Keeps the contents of `paths` as pending pre-images when all are tracked files; false when git must look instead. */
+  private async readPending(t: ShadowTree, paths: readonly string[]): Promise<boolean> {
+    const pending = this.pending.get(t.indexFile) ?? new Map<string, string | null>();
+    const tracked = this.tracked.get(t.indexFile);
+    if (tracked === undefined) return false;
+    const unkept = new Set(this.unkept.keys());
+    const read = await readPending({ workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX }, paths, pending);
+    if (read === undefined) return false;
+    for (const [rel, id] of read) pending.set(rel, id);
+    this.pending.set(t.indexFile, pending);
+    return true;
   }
 
   /** Stops watching (the chat is closed). */
@@ -125,7 +166,9 @@ export class GitCheckpoints {
     let p = this.watchers.get(t.indexFile);
     if (p === undefined) {
       p = (async () => {
-        const tracked = await this.repo.trackedDirs(t).catch(() => undefined);
+        const files = await this.repo.trackedFiles(t).catch(() => undefined);
+        if (files !== undefined) this.tracked.set(t.indexFile, new Set(files));
+        const tracked = files === undefined ? undefined : dirsOf(t.workTree, files);
         return new TreeWatcher({
           root: t.root,
           syncDir: join(this.repo.gitDir, 'watch'),
@@ -227,6 +270,12 @@ export class GitCheckpoints {
     else this.pending.delete(t.indexFile);
     const update = async (): Promise<void> => {
       await this.repo.stage(t, stage, drop, first);
+      // What the index tracks now, for the next scans before commands (see readPending).
+      const known = this.tracked.get(t.indexFile);
+      if (known !== undefined) {
+        for (const rel of drop) known.delete(rel);
+        for (const rel of stage) if (existsSync(join(t.workTree, rel))) known.add(rel); else known.delete(rel);
+      }
       // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
       if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);
     };

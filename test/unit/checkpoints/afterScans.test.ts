@@ -13,7 +13,11 @@ const FILES = { 'a.txt': 'a0\n', 'sub/b.txt': 'b0\n', 'sub/c.txt': 'c0\n', 'keep
 async function scans(chat: Chat): Promise<{ before: ScanCounts; after: ScanCounts }> {
   const s = await chat.snapshots.checkpointScans();
   assert.ok(s !== undefined, 'the shadow git store is used');
-  return s;
+  return { before: s.before, after: s.after };
+}
+
+async function withoutGit(chat: Chat): Promise<number | undefined> {
+  return (await chat.snapshots.checkpointScans())?.beforeWithoutGit;
 }
 
 /** The newest record of `rel`: its pre-image as text (null when absent before) and its after state. */
@@ -95,3 +99,42 @@ for (const repo of [true, false]) {
     assert.equal((await last(chat, 'a.txt'))?.before, 'a1\n');
   });
 }
+
+test('git workspace: a user\'s edits of tracked files before a command are kept without running git; the command\'s changes to them have the user\'s versions as pre-images and restore', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  const chat = open(t, ws, join(dir, 'store'));
+  await chat.command('true');
+  await writeFile(join(ws, 'a.txt'), 'user a\n');
+  await writeFile(join(ws, 'sub/b.txt'), 'user b\n');
+  const m = chat.next();
+  await chat.command('echo cmd >> a.txt');
+  assert.equal(await withoutGit(chat), 1, 'only tracked files changed: no git before the command');
+  assert.deepEqual(await chat.logged(), ['a.txt'], "the user's edit of b.txt is not the command's");
+  assert.equal((await last(chat, 'a.txt'))?.before, 'user a\n');
+  await chat.snapshots.idle();
+  // The user removes a tracked file: still no git before the command; the command makes it again.
+  await rm(join(ws, 'keep.txt'));
+  chat.next();
+  await chat.command('echo again > keep.txt; echo cmd2 >> sub/b.txt');
+  assert.equal(await withoutGit(chat), 2);
+  assert.equal((await last(chat, 'keep.txt'))?.before, null);
+  assert.equal((await last(chat, 'sub/b.txt'))?.before, 'user b\n');
+  await chat.restore(m);
+  assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'user a\n');
+  assert.equal(await readFile(join(ws, 'sub/b.txt'), 'utf8'), 'user b\n');
+  assert.equal(existsSync(join(ws, 'keep.txt')), false);
+});
+
+test('git workspace: a new, ignored or untracked file changed before a command sends the scan to git; an ignored file the command then changes is not logged', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, { ...FILES, 'out.log': 'log0\n' }, true);
+  const chat = open(t, ws, join(dir, 'store'));
+  await chat.command('true');
+  await writeFile(join(ws, 'out.log'), 'user log\n');
+  await writeFile(join(ws, 'new.txt'), 'user new\n');
+  chat.next();
+  await chat.command('echo cmd >> out.log; echo cmd >> new.txt');
+  assert.equal(await withoutGit(chat), 0);
+  assert.deepEqual((await scans(chat)).before, { full: 1, paths: 1, none: 0 });
+  assert.deepEqual(await chat.logged(), ['new.txt']);
+  assert.equal((await last(chat, 'new.txt'))?.before, 'user new\n');
+});
