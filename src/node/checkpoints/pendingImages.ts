@@ -22,26 +22,31 @@ export interface PendingRead {
 /**
  * The pre-images of `paths` (absolute), or undefined when git must look instead. Only files the index tracks
  * qualify: git reports any later change of a tracked file, and neither .gitignore, nested repositories nor links can
- * make it one git does not see. Anything else (a new or untracked file, a folder, a link, a file too large to keep, a
- * full budget) leaves the work to `git status`.
+ * make it one git does not see. A path that is gone and was never known (a temp file an editor or `sed -i` renamed
+ * away) needs nothing. Anything else (a new or untracked file, a folder, a link, a file too large to keep, a full
+ * budget) leaves the work to `git status`.
  */
 export async function readPending(o: PendingRead, paths: readonly string[], pending: ReadonlyMap<string, string | null>): Promise<Map<string, string | null> | undefined> {
-  const rels = paths.map((abs) => toPosix(relative(o.workTree, abs)));
-  if (rels.some((rel) => !o.tracked.has(rel)) || paths.some((abs) => o.unkept.has(abs))) return undefined;
-  if (new Set([...pending.keys(), ...rels]).size > o.max) return undefined;
   const out = new Map<string, string | null>();
-  for (let i = 0; i < paths.length; i++) {
-    const abs = paths[i] ?? '';
-    const rel = rels[i] ?? '';
+  for (const abs of paths) {
+    const rel = toPosix(relative(o.workTree, abs));
+    if (o.unkept.has(abs)) return undefined;
     const st = await lstat(abs).catch(() => undefined);
     if (st === undefined) {
-      out.set(rel, null);
+      if (o.tracked.has(rel) || pending.has(rel)) {
+        out.set(rel, null);
+        continue;
+      }
+      // Gone and never known (an editor's or sed's temp file): nothing to keep, unless it was a folder of known files.
+      const under = `${rel}/`;
+      if ([...o.tracked, ...pending.keys()].some((k) => k.startsWith(under))) return undefined;
       continue;
     }
-    if (!st.isFile() || st.size > o.maxFileBytes) return undefined;
+    if (!o.tracked.has(rel) || !st.isFile() || st.size > o.maxFileBytes) return undefined;
     const bytes = await readFile(abs).catch(() => undefined);
     if (bytes === undefined || !o.budget.take(bytes.byteLength)) return undefined;
     out.set(rel, (await writeLoose(o.objectsDir, bytes)).id);
+    if (new Set([...pending.keys(), ...out.keys()]).size > o.max) return undefined;
   }
   return out;
 }

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowRepo } from '../../../src/node/checkpoints/shadowRepo.js';
 import type { ScanCounts } from '../../../src/node/checkpoints/gitCheckpoints.js';
@@ -104,7 +104,9 @@ test('git workspace: a user\'s edits of tracked files before a command are kept 
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const chat = open(t, ws, join(dir, 'store'));
   await chat.command('true');
-  await writeFile(join(ws, 'a.txt'), 'user a\n');
+  // As an editor saves: a temp file renamed over the file (the watcher sees both names).
+  await writeFile(join(ws, 'a.txt.swp'), 'user a\n');
+  await rename(join(ws, 'a.txt.swp'), join(ws, 'a.txt'));
   await writeFile(join(ws, 'sub/b.txt'), 'user b\n');
   const m = chat.next();
   await chat.command('echo cmd >> a.txt');
@@ -137,4 +139,16 @@ test('git workspace: a new, ignored or untracked file changed before a command s
   assert.deepEqual((await scans(chat)).before, { full: 1, paths: 1, none: 0 });
   assert.deepEqual(await chat.logged(), ['new.txt']);
   assert.equal((await last(chat, 'new.txt'))?.before, 'user new\n');
+});
+
+test('git workspace: a tracked folder the user removed before a command sends the scan to git; the command making a file there again is a creation', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  const chat = open(t, ws, join(dir, 'store'));
+  await chat.command('true');
+  await rm(join(ws, 'sub'), { recursive: true });
+  chat.next();
+  await chat.command('mkdir sub && echo new > sub/b.txt');
+  assert.equal(await withoutGit(chat), 0);
+  assert.deepEqual(await chat.logged(), ['sub/b.txt']);
+  assert.equal((await last(chat, 'sub/b.txt'))?.before, null);
 });

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { CommandTracker, pidWindowNow, scanProcesses } from '../../../src/node/tools/processGroups.js';
+import { pidWindowNow } from '../../../src/node/tools/pidWindow.js';
+import { CommandTracker, scanProcesses } from '../../../src/node/tools/processGroups.js';
 import { executeCommand } from '../../../src/node/tools/runCommand.js';
 import { DEFAULT_TOOL_LIMITS } from '../../../src/node/tools/types.js';
 import { diesSoon, workspace } from './toolHelpers.js';
