@@ -14,6 +14,8 @@ const exec = promisify(execFile);
 const STEADY_RUNS = 9;
 const FIRST_RUNS = 2;
 const GROWTH_COMMANDS = 100;
+/** USER_HZ: the unit of the CPU times in /proc (100 on every Linux build in use). */
+const TICKS_PER_S = 100;
 
 interface Workspace {
   readonly name: string;
@@ -21,6 +23,8 @@ interface Workspace {
   readonly git: boolean;
   /** A file the steady-state commands edit (relative). */
   readonly target: (i: number) => string;
+  /** A file "the user" edits between the tool's commands (relative), so every checkpoint has a user's change to take in first. */
+  readonly userTarget: (i: number) => string;
 }
 
 function gitInit(dir: string): void {
@@ -38,7 +42,7 @@ function smallFiles(git: boolean): Workspace {
     for (let f = 0; f < 100; f++) writeFileSync(join(dir, `d${d}`, `f${f}.txt`), `file ${d}/${f}\nalpha\n${'line of text\n'.repeat(30)}`);
   }
   if (git) gitInit(dir);
-  return { name: `10k files, ${git ? 'git' : 'plain folder'}`, dir, git, target: (i) => `d${i % 100}/f0.txt` };
+  return { name: `10k files, ${git ? 'git' : 'plain folder'}`, dir, git, target: (i) => `d${i % 100}/f0.txt`, userTarget: (i) => `d${(i + 50) % 100}/f1.txt` };
 }
 
 /** About 100 MB: 400 files of 256 KB (random, so neither store can compress them away), committed. */
@@ -51,7 +55,7 @@ function bigWorkspace(): Workspace {
   mkdirSync(join(dir, 'src'));
   for (let f = 0; f < 10; f++) writeFileSync(join(dir, 'src', `m${f}.txt`), `module ${f}\nalpha\n`);
   gitInit(dir);
-  return { name: '100 MB, git', dir, git: true, target: (i) => `src/m${i % 10}.txt` };
+  return { name: '100 MB, git', dir, git: true, target: (i) => `src/m${i % 5}.txt`, userTarget: (i) => `src/m${5 + (i % 5)}.txt` };
 }
 
 function dirBytes(dir: string): number {
@@ -81,9 +85,16 @@ function host(ws: Workspace, store: string): WorkspaceToolHost & { readonly snap
   return Object.assign(new WorkspaceToolHost({ roots: [ws.dir], approve: async () => true, trusted: () => true, capture: snapshots }), { snapshots });
 }
 
-/** A command that changes one small file, like most agent commands; alternating keeps each run a real change. */
-function edit(ws: Workspace, i: number): string {
-  return `sed -i 's/${i % 2 === 0 ? 'alpha/beta' : 'beta/alpha'}/' ${ws.target(i)}`;
+/** A command that changes one small file in place, like most agent commands; a new first line keeps each run a real change. */
+function edit(ws: Workspace, i: number, user = false): string {
+  return `sed -i '1s/.*/edit ${i}/' ${user ? ws.userTarget(i) : ws.target(i)}`;
+}
+
+/** CPU time (ms) this process and the children it has waited for (git, the shells) have used so far. */
+function cpuMs(): number {
+  const f = readFileSync('/proc/self/stat', 'latin1');
+  const [utime, stime, cutime, cstime] = f.slice(f.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  return (((utime ?? 0) + (stime ?? 0) + (cutime ?? 0) + (cstime ?? 0)) * 1000) / TICKS_PER_S;
 }
 
 async function tool(h: WorkspaceToolHost, command: string): Promise<void> {
@@ -108,23 +119,40 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
       h.snapshots.close();
       await h.dispose();
     }
-    // Steady state: one chat, the tool, `sh -c` and `git status` interleaved so load hits all of them alike.
+    // Steady state: one chat, the tool, `sh -c` and `git status` interleaved so load hits all of them alike. Between
+    // two of the tool's commands "the user" edits another file (the `sh -c` run), so each checkpoint has that to take
+    // in. The work a checkpoint leaves for after the result (index update) is waited for outside the timed part and
+    // timed on its own; CPU time counts it.
     const h = host(ws, join(stores, 'steady'));
     await tool(h, edit(ws, i++));
+    await h.snapshots.idle();
     const toolMs: number[] = [];
+    const laterMs: number[] = [];
     const shMs: number[] = [];
     const statusMs: number[] = [];
+    let toolCpu = 0;
+    let statusCpu = 0;
+    let shCpu = 0;
     for (let r = 0; r < STEADY_RUNS; r++) {
+      let c0 = cpuMs();
       let t0 = performance.now();
       await tool(h, edit(ws, i++));
       toolMs.push(performance.now() - t0);
       t0 = performance.now();
-      await exec('sh', ['-c', edit(ws, i++)], { cwd: ws.dir });
+      await h.snapshots.idle();
+      laterMs.push(performance.now() - t0);
+      toolCpu += cpuMs() - c0;
+      c0 = cpuMs();
+      t0 = performance.now();
+      await exec('sh', ['-c', edit(ws, i++, true)], { cwd: ws.dir });
       shMs.push(performance.now() - t0);
+      shCpu += cpuMs() - c0;
       if (ws.git) {
+        c0 = cpuMs();
         t0 = performance.now();
         await exec('git', ['status'], { cwd: ws.dir, maxBuffer: 64 * 1024 * 1024 });
         statusMs.push(performance.now() - t0);
+        statusCpu += cpuMs() - c0;
       }
     }
     const scans = await h.snapshots.checkpointScans();
@@ -135,18 +163,31 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
     const gMs = median(statusMs);
     const overhead = tMs - sMs;
     const round = (n: number, d = 1): number => Math.round(n * 10 ** d) / 10 ** d;
+    const counts = (c: { full: number; paths: number; none: number }): string => `${c.full} whole/${c.paths} paths/${c.none} none`;
     return [
       compare(`run_command + checkpoint, first of a chat (${ws.name})`, median(firsts), 'sh -c', sMs, FIRST_RUNS, {
         storeAfterFirstKB: Math.round(firstStore / 1024),
         workspaceKB: Math.round(dirBytes(ws.dir) / 1024),
+        ...(ws.git ? { firstPerGitStatus: round(median(firsts) / gMs, 1) } : {}),
       }),
       compare(`run_command + checkpoint, steady state (${ws.name})`, tMs, 'sh -c', sMs, STEADY_RUNS, {
         overheadMs: round(overhead),
-        // How the scans before the tool's commands were done: whole, only the paths the watcher saw change, none.
-        ...(scans === undefined ? {} : { preScans: `${scans.full} whole/${scans.paths} paths/${scans.none} none` }),
+        // How the scans before and after the tool's commands were done: whole, only the paths the watcher saw change, none.
+        ...(scans === undefined ? {} : { scansBefore: counts(scans.before), scansBeforeWithoutGit: scans.beforeWithoutGit, scansAfter: counts(scans.after) }),
+        afterResultMs: round(median(laterMs)),
         toolPerShC: round(tMs / sMs, 1),
+        toolCpuMs: round(toolCpu / STEADY_RUNS),
+        overheadCpuMs: round((toolCpu - shCpu) / STEADY_RUNS),
         // A plain folder has no `git status` to compare with: `sh -c` is its floor.
-        ...(ws.git ? { gitStatusMs: round(gMs), overheadPerGitStatus: round(overhead / gMs, 2), toolPerGitStatus: round(tMs / gMs, 2) } : {}),
+        ...(ws.git
+          ? {
+              gitStatusMs: round(gMs),
+              overheadPerGitStatus: round(overhead / gMs, 2),
+              toolPerGitStatus: round(tMs / gMs, 2),
+              gitStatusCpuMs: round(statusCpu / STEADY_RUNS),
+              overheadCpuPerGitStatusCpu: round((toolCpu - shCpu) / statusCpu, 2),
+            }
+          : {}),
       }),
     ];
   } finally {
@@ -166,11 +207,12 @@ async function growthRow(ws: Workspace): Promise<BenchRow> {
     const times: number[] = [];
     for (let i = 0; i < GROWTH_COMMANDS; i++) {
       const text = `version ${i}\n${randomBytes(2048).toString('hex')}\n`;
-      const file = join(ws.dir, `d${i % 10}`, 'grow.txt');
+      const file = join(ws.dir, ws.git && ws.name.startsWith('100 MB') ? 'src' : `d${i % 10}`, 'grow.txt');
       changed += Buffer.byteLength(text);
       const t0 = performance.now();
       await tool(h, `printf '%s' '${text.replace(/\n/g, '\\n')}' > ${file}`);
       times.push(performance.now() - t0);
+      await h.snapshots.idle();
     }
     h.snapshots.close();
     await h.dispose();
@@ -231,7 +273,7 @@ export async function run(): Promise<BenchRow[]> {
     try {
       process.stderr.write(`bench: effects: ${ws.name} ...\n`);
       rows.push(...(await workspaceRows(ws)));
-      if (ws.name.startsWith('10k files, git')) rows.push(await growthRow(ws));
+      rows.push(await growthRow(ws));
     } finally {
       rmSync(ws.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     }

@@ -1,9 +1,11 @@
 // Checkpoints around a command through the shadow repository: one scan before (the index catches up with the disk), one after (what changed, with the ids the index held before).
+import { existsSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import type { FileState } from '../snapshots/fileState.js';
 import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
+import { readPending } from './pendingImages.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
 import { TreeWatcher } from './treeWatcher.js';
 import type { CommandChange, StoreBudget, Unkept } from './checkpointTypes.js';
@@ -12,12 +14,16 @@ import type { CommandChange, StoreBudget, Unkept } from './checkpointTypes.js';
 const PARALLEL = 64;
 /** Index entries that may differ from the shadow HEAD before it is moved to the index. */
 const HEAD_DRIFT = 1000;
+/** Most pre-images held back from the index between the scans before and after a command (more: staged at once). */
+const PENDING_MAX = 200;
 /** A tree with more folders than this is not watched (every scan is whole). */
 const WATCH_MAX_DIRS = 20_000;
 /** More changes than this between two scans, and the next scan is whole (see TreeWatcher). */
 const WATCH_MAX_EVENTS = 1000;
 /** How long a watcher may take to confirm it is up to date; it is not trusted after that. */
 const WATCH_SYNC_MS = 10_000;
+
+const toPosix = (p: string): string => p.split(sep).join('/');
 
 interface Known {
   readonly size: number;
@@ -30,17 +36,51 @@ async function inBatches<T, R>(xs: readonly T[], fn: (x: T) => Promise<R>): Prom
   return out;
 }
 
+/** How a tree was scanned: whole, only the paths the watcher saw change, or not at all (nothing changed). */
+export interface ScanCounts {
+  full: number;
+  paths: number;
+  none: number;
+}
+
+/** Every folder (absolute) that holds one of `files` (relative to `workTree`), at any depth. */
+function dirsOf(workTree: string, files: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const rel of files) {
+    for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
+      const d = join(workTree, rel.slice(0, i));
+      if (out.has(d)) break;
+      out.add(d);
+    }
+  }
+  return out;
+}
+
 export class GitCheckpoints {
   /** Files left out of the index because they could not be kept (size, budget), with the stat they had then. */
   private readonly unkept = new Map<string, Known>();
   /** Trees already scanned by this process: the first scan of a chat may read the whole workspace and gets more time. */
   private readonly scanned = new Set<string>();
-  /** Per tree (index file): what changed since the last scan, so the scan before a command is only of that. */
+  /** Per tree (index file): what changed since the last scan, so each scan is only of that. */
   private readonly watchers = new Map<string, Promise<TreeWatcher>>();
-  /** How the scans before commands were done: whole, only the changed paths, or not at all (nothing changed). */
-  readonly scans = { full: 0, paths: 0, none: 0 };
-  /** Pre-images being copied out of the user's objects, after the command's result was returned. */
-  private copying: Promise<void> = Promise.resolve();
+  /**
+   * Per tree: pre-images read by the scan before a command and not in the index yet (content id, or null for a
+   * tracked file that was gone). The scan after the command takes them as the "before" of those paths and stages them
+   * with the command's changes, so the scan before costs no index update.
+   */
+  private readonly pending = new Map<string, Map<string, string | null>>();
+  /** Trees whose index may lag behind what was measured (an update failed): their next scan is whole. */
+  private readonly lagging = new Set<string>();
+  /** How the scans before commands were done. */
+  readonly scans: ScanCounts = { full: 0, paths: 0, none: 0 };
+  /** Scans before commands (counted in `scans.paths`) that needed no git: only tracked files had changed. */
+  scansWithoutGit = 0;
+  /** Per tree: the paths its index tracks as files, as far as this process has seen it update the index. */
+  private readonly tracked = new Map<string, Set<string>>();
+  /** How the scans after commands were done. */
+  readonly afterScans: ScanCounts = { full: 0, paths: 0, none: 0 };
+  /** Index updates and pre-image copies left over from the last command, done after its result was returned. */
+  private work: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -49,41 +89,70 @@ export class GitCheckpoints {
     private readonly told: (u: Unkept) => void,
   ) {}
 
+  /** Resolves when the work left over from the last command (index update, pre-image copies) is done. */
+  idle(): Promise<void> {
+    return this.work;
+  }
+
   /**
    * Brings the snapshot up to date with the disk (edits made since the last command are not the next command's);
-   * finish() lists what the command changed. Before the command only the paths the watcher saw change are looked at
-   * (none: no git at all); after it, the whole tree is scanned, since what a command did must never be missed.
+   * finish() lists what the command changed. Both scans look only at the paths the folder watcher saw change since the
+   * scan before (none changed: no git at all); when the watcher cannot vouch for a window (see TreeWatcher.take), that
+   * scan is whole. finish() must be called once the command's processes are gone (see runCommand): the watcher's take
+   * then answers for every change they made.
    */
   async begin(roots: readonly string[]): Promise<{ finish(): Promise<CommandChange[]> }> {
-    await this.copying;
+    await this.work;
     const trees = await Promise.all(roots.map((r) => this.repo.tree(r)));
-    await Promise.all(
-      trees.map(async (t) => {
-        const since = await (await this.watcher(t)).take();
-        if (since.kind === 'unknown') {
-          this.scans.full++;
-          return this.settle(t, await this.sweep(t), false);
-        }
-        if (since.paths.length === 0) {
-          this.scans.none++;
+    await Promise.all(trees.map((t) => this.scan(t, this.scans, 'before')));
+    return { finish: async () => (await Promise.all(trees.map((t) => this.scan(t, this.afterScans, 'after')))).flat() };
+  }
+
+  private async scan(t: ShadowTree, count: ScanCounts, when: 'before' | 'after'): Promise<CommandChange[]> {
+    // The next window starts before the scan: a change made while it runs is looked at again next time.
+    const since = await (await this.watcher(t)).take();
+    const lagging = this.lagging.delete(t.indexFile);
+    try {
+      if (since.kind === 'unknown' || lagging) {
+        count.full++;
+        return await this.settle(t, await this.sweep(t), when, undefined);
+      }
+      // Pre-images still waiting for the index are looked at again: git reports them against the older index entry.
+      const waiting = [...(this.pending.get(t.indexFile)?.keys() ?? [])].map((rel) => join(t.workTree, rel));
+      if (since.paths.length === 0) {
+        count.none++;
+        return [];
+      }
+      count.paths++;
+      if (when === 'before') {
+        // Only tracked files changed (the usual edit between commands): their contents are kept now, and git looks at
+        // them with the command's changes after it.
+        const read = await this.readPending(t, since.paths);
+        if (read) {
+          this.scansWithoutGit++;
           return [];
         }
-        this.scans.paths++;
-        return this.settle(t, await this.repo.sweep(t, false, since.paths), false);
-      }),
-    );
-    return {
-      finish: async () =>
-        (
-          await Promise.all(
-            trees.map(async (t) => {
-              // The next window starts before the scan: a change made while it runs is looked at again next time.
-              await (await this.watcher(t)).take();
-              return this.settle(t, await this.sweep(t), true);
-            }),
-          )
-        ).flat(),
-    };
+      }
+      const only = when === 'after' ? [...new Set([...since.paths, ...waiting])] : since.paths;
+      return await this.settle(t, await this.repo.sweep(t, false, only), when, only);
+    } catch (err) {
+      // What this scan saw may not be in the index: the next one must not trust the watcher's window alone.
+      this.lagging.add(t.indexFile);
+      throw err;
+    }
+  }
+
+  /** Keeps the contents of `paths` as pending pre-images when all are tracked files; false when git must look instead. */
+  private async readPending(t: ShadowTree, paths: readonly string[]): Promise<boolean> {
+    const pending = this.pending.get(t.indexFile) ?? new Map<string, string | null>();
+    const tracked = this.tracked.get(t.indexFile);
+    if (tracked === undefined) return false;
+    const unkept = new Set(this.unkept.keys());
+    const read = await readPending({ workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX }, paths, pending);
+    if (read === undefined) return false;
+    for (const [rel, id] of read) pending.set(rel, id);
+    this.pending.set(t.indexFile, pending);
+    return true;
   }
 
   /** Stops watching (the chat is closed). */
@@ -97,7 +166,9 @@ export class GitCheckpoints {
     let p = this.watchers.get(t.indexFile);
     if (p === undefined) {
       p = (async () => {
-        const tracked = await this.repo.trackedDirs(t).catch(() => undefined);
+        const files = await this.repo.trackedFiles(t).catch(() => undefined);
+        if (files !== undefined) this.tracked.set(t.indexFile, new Set(files));
+        const tracked = files === undefined ? undefined : dirsOf(t.workTree, files);
         return new TreeWatcher({
           root: t.root,
           syncDir: join(this.repo.gitDir, 'watch'),
@@ -123,31 +194,46 @@ export class GitCheckpoints {
   }
 
   /**
-   * Updates the index for what the scan found and, when `record`, returns each change with the content it replaced.
-   * Files over the size limit or the store budget are dropped from the index and remembered by stat instead.
+   * Updates the index for what the scan found and, after a command, returns each change with the content it replaced.
+   * Files over the size limit or the store budget are dropped from the index and remembered by stat instead. Before a
+   * command, a few changed files are only read and kept as pending pre-images (see pending); after it, the index update
+   * runs once the result is out (the next scan waits for it).
    */
-  private async settle(t: ShadowTree, s: Sweep, record: boolean): Promise<CommandChange[]> {
+  private async settle(t: ShadowTree, s: Sweep, when: 'before' | 'after', scope: readonly string[] | undefined): Promise<CommandChange[]> {
+    const record = when === 'after';
     const first = !record && s.created.length > 1000;
+    const pending = this.pending.get(t.indexFile) ?? new Map<string, string | null>();
     const paths = [...s.changed.keys(), ...s.created];
-    // Unkept files git no longer sees (removed, or ignored) are checked by stat.
     const seen = new Set(paths);
+    // Unkept files git no longer sees (removed, or ignored) are checked by stat.
     for (const abs of this.unkept.keys()) {
       const rel = this.relIn(t, abs);
       if (rel !== undefined && !seen.has(rel)) paths.push(rel);
     }
+    // A pending pre-image the scan looked at and git did not report: the index is right for it again (or it is ignored now).
+    const under = scope?.map((a) => toPosix(relative(t.workTree, a)));
+    const inScope = (rel: string): boolean => under === undefined || under.some((r) => r === '' || rel === r || rel.startsWith(`${r}/`));
+    if (!record) for (const rel of [...pending.keys()]) if (!seen.has(rel) && inScope(rel)) pending.delete(rel);
+    const defer = !record && pending.size + paths.length <= PENDING_MAX;
     const stage: string[] = [];
     const drop: string[] = [];
     const changes = await inBatches(paths, async (rel): Promise<CommandChange | undefined> => {
       const abs = join(t.workTree, rel);
       const tracked = s.changed.get(rel);
       const wasUnkept = this.unkept.get(abs);
-      const before: FileState = tracked ?? (wasUnkept !== undefined ? 'unavailable' : null);
+      const was = pending.get(rel);
+      const before: FileState = was !== undefined ? was : tracked ?? (wasUnkept !== undefined ? 'unavailable' : null);
+      pending.delete(rel);
       const st = await lstat(abs).catch(() => undefined);
       if (st === undefined || !st.isFile()) {
         // Gone (or now a link or a folder, which are not kept): the index forgets it.
         this.unkept.delete(abs);
-        if (tracked !== undefined) (st === undefined ? stage : drop).push(rel);
-        return before === null ? undefined : { path: abs, before, after: null };
+        if (tracked !== undefined) {
+          if (st !== undefined) drop.push(rel);
+          else if (defer) pending.set(rel, null);
+          else stage.push(rel);
+        }
+        return before === null || !record ? undefined : { path: abs, before, after: null };
       }
       if (wasUnkept !== undefined && wasUnkept.size === st.size && wasUnkept.mtimeMs === st.mtimeMs) return undefined;
       const why = st.size > this.maxFileBytes ? 'size' : this.budget.take(st.size) ? undefined : 'budget';
@@ -158,6 +244,13 @@ export class GitCheckpoints {
         return record ? { path: abs, before, after: 'unavailable' } : undefined;
       }
       this.unkept.delete(abs);
+      if (defer) {
+        // Read and kept now (the command may change it next); the index learns it after the command.
+        const bytes = await readFile(abs).catch(() => undefined);
+        if (bytes === undefined) stage.push(rel);
+        else pending.set(rel, (await writeLoose(this.repo.objectsDir, bytes)).id);
+        return undefined;
+      }
       stage.push(rel);
       if (!record) return undefined;
       const bytes = await readFile(abs).catch(() => undefined);
@@ -165,13 +258,47 @@ export class GitCheckpoints {
       return before === after ? undefined : { path: abs, before, after };
     });
     const out = changes.filter((c): c is CommandChange => c !== undefined);
-    await this.repo.stage(t, stage, drop, first);
-    // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
-    if (s.staged + stage.length > HEAD_DRIFT) {
-      await this.repo.rebaseHead(t);
+    if (record) {
+      // Pending pre-images git did not report match the index now (or are ignored now): changed back by the command?
+      for (const [rel, was] of pending) {
+        const now = await this.stateOf(join(t.workTree, rel));
+        if (now !== was) out.push({ path: join(t.workTree, rel), before: was, after: now });
+      }
+      pending.clear();
     }
-    if (record) this.copying = this.copying.then(() => this.ownPreImages(out)).catch(() => undefined);
+    if (pending.size > 0) this.pending.set(t.indexFile, pending);
+    else this.pending.delete(t.indexFile);
+    const update = async (): Promise<void> => {
+      await this.repo.stage(t, stage, drop, first);
+      // What the index tracks now, for the next scans before commands (see readPending).
+      const known = this.tracked.get(t.indexFile);
+      if (known !== undefined) {
+        for (const rel of drop) known.delete(rel);
+        for (const rel of stage) if (existsSync(join(t.workTree, rel))) known.add(rel); else known.delete(rel);
+      }
+      // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
+      if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);
+    };
+    if (!record) {
+      await update();
+      return out;
+    }
+    // After the command, the index update and the pre-image copies wait until its result is out.
+    this.work = this.work
+      .then(update)
+      .catch(() => void this.lagging.add(t.indexFile))
+      .then(() => this.ownPreImages(out))
+      .catch(() => undefined);
     return out;
+  }
+
+  /** A file's content id now (null: absent or not a file; unavailable: too large to read). */
+  private async stateOf(abs: string): Promise<FileState> {
+    const st = await lstat(abs).catch(() => undefined);
+    if (st === undefined || !st.isFile()) return null;
+    if (st.size > this.maxFileBytes) return 'unavailable';
+    const bytes = await readFile(abs).catch(() => undefined);
+    return bytes === undefined ? null : blobId(bytes);
   }
 
   private relIn(t: ShadowTree, abs: string): string | undefined {

@@ -205,16 +205,13 @@ export class ShadowRepo {
     return [...this.ownFiles(), this.gitDir].some((o) => abs === o || abs.startsWith(o.endsWith('/') ? o : `${o}/`));
   }
 
-  /** Every folder (absolute) that holds a file the tree's index tracks, at any depth. */
-  async trackedDirs(tree: ShadowTree): Promise<Set<string>> {
-    const out = new Set<string>();
-    const list = (await this.git(['ls-files', '-z', '--', tree.spec], tree)).toString('utf8').split('\0');
-    for (const rel of list) {
-      for (let i = rel.lastIndexOf('/'); i > 0; i = rel.lastIndexOf('/', i - 1)) {
-        const d = join(tree.workTree, rel.slice(0, i));
-        if (out.has(d)) break;
-        out.add(d);
-      }
+  /** The paths (relative to the work tree) the tree's index tracks under its root, links and submodules left out. */
+  async trackedFiles(tree: ShadowTree): Promise<string[]> {
+    const out: string[] = [];
+    for (const rec of (await this.git(['ls-files', '-s', '-z', '--', tree.spec], tree)).toString('utf8').split('\0')) {
+      // <mode> <id> <stage>\t<path>
+      const tab = rec.indexOf('\t');
+      if (tab > 0 && rec.startsWith('100')) out.push(rec.slice(tab + 1));
     }
     return out;
   }

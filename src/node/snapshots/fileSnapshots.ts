@@ -3,7 +3,7 @@ import { lstat, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../engine/ports.js';
 import type { Rename } from '../../engine/transcript/effects.js';
-import { GitCheckpoints } from '../checkpoints/gitCheckpoints.js';
+import { GitCheckpoints, type ScanCounts } from '../checkpoints/gitCheckpoints.js';
 import { type GitLocation, gitWorks } from '../checkpoints/gitCommand.js';
 import { blobId } from '../checkpoints/looseObjects.js';
 import { ShadowRepo } from '../checkpoints/shadowRepo.js';
@@ -151,10 +151,16 @@ export class FileSnapshots implements FileCapture {
     return this.backendP;
   }
 
-  /** How the scans before commands were done so far in this process (whole, only changed paths, none); undefined without git. */
-  async checkpointScans(): Promise<{ readonly full: number; readonly paths: number; readonly none: number } | undefined> {
+  /** How the scans before and after commands were done so far in this process (whole, only changed paths, none); undefined without git. */
+  async checkpointScans(): Promise<{ readonly before: ScanCounts; readonly after: ScanCounts; readonly beforeWithoutGit: number } | undefined> {
     const b = await this.backend();
-    return b.kind === 'git' ? { ...b.store.scans } : undefined;
+    return b.kind === 'git' ? { before: { ...b.store.scans }, after: { ...b.store.afterScans }, beforeWithoutGit: b.store.scansWithoutGit } : undefined;
+  }
+
+  /** Resolves when the work a command's checkpoint leaves for after its result (index update, pre-image copies) is done. */
+  async idle(): Promise<void> {
+    const b = await this.backendP?.catch(() => undefined);
+    if (b?.kind === 'git') await b.store.idle();
   }
 
   /** Stops watching the workspace (the chat is closed); a later command starts again with a whole scan. */

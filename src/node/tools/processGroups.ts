@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type PidWindow, pidFilter, pidWindowNow } from './pidWindow.js';
 import { z } from 'zod';
 
 /**
@@ -62,6 +63,8 @@ export interface CommandMark {
   readonly pgid?: number;
   /** The shell's start (clock ticks): nothing that started earlier can be the command's. */
   readonly start: number;
+  /** Where the kernel's pid counter stood when the command was noted (see pidWindow); absent: every process is looked at. */
+  readonly window?: PidWindow;
 }
 
 export interface ScanResult {
@@ -85,13 +88,15 @@ async function cmdline(pid: number, read: ProcReader): Promise<string> {
 /**
  * The live processes of the given commands (Linux; elsewhere only the process groups apply, through signals). A
  * process counts when it is in a command's group (its stat says so), or when it started after the command did and
- * its environment carries the command's tag: only those few environments are read, never every process's. A
+ * its environment carries the command's tag: only those few environments are read, never every process's, and only
+ * the processes created since the command started are read at all when the pid counter allows it (see PidWindow). A
  * process that started after a command, whose group is not one of ours and whose environment is still empty (an
  * exec in progress), is counted as uncertain.
  */
 export async function scanProcesses(marks: readonly CommandMark[], read: ProcReader = readProc): Promise<ScanResult> {
   if (process.platform !== 'linux' || marks.length === 0) return { found: [], uncertain: 0 };
-  const names = await readdir('/proc').catch(() => [] as string[]);
+  const [all, inWindow] = await Promise.all([readdir('/proc').catch(() => [] as string[]), pidFilter(marks, read)]);
+  const names = inWindow === undefined ? all : all.filter((n) => inWindow(Number(n)));
   const earliest = Math.min(...marks.map((m) => m.start));
   const byGroup = new Map(marks.flatMap((m) => (m.pgid === undefined ? [] : [[m.pgid, m] as const])));
   const byTag = new Map(marks.map((m) => [m.tag, m]));
@@ -208,7 +213,9 @@ export class CommandTracker {
 
   /** Notes a command about to start (its tag is in the environment it is given); `started` adds its group. */
   begin(commandId: string): void {
-    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, start: 0 });
+    // Read before the shell exists, so the window's counts cover everything the command creates.
+    const window = pidWindowNow();
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, start: 0, ...(window === undefined ? {} : { window }) });
     trackers.add(this);
     installExitHook();
     this.saveJournal();
@@ -218,7 +225,9 @@ export class CommandTracker {
   add(pgid: number, commandId: string): void {
     if (!this.live.has(commandId)) this.begin(commandId);
     const start = statSync(pgid)?.start ?? 0;
-    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, pgid, start });
+    const was = this.live.get(commandId)?.window;
+    const window = was === undefined ? {} : { window: { ...was, firstPid: pgid } };
+    this.live.set(commandId, { commandId, tag: `${process.pid}:${commandId}`, ownerPid: process.pid, pgid, start, ...window });
     this.saveJournal();
   }
 
@@ -250,13 +259,17 @@ export class CommandTracker {
 
   /**
    * What one command left running, for the report right after it exits. When a scan finds nothing and nothing
-   * uncertain, that is the answer at once; otherwise one more scan after SETTLE_MS catches a child that was being
-   * forked or exec'd, and what either scan saw and still runs is reported.
+   * uncertain, that is the answer at once. One more scan after SETTLE_MS is made only while the command's group still
+   * has members or a process could not be told yet: a child being forked or exec'd then shows in the second scan.
+   * What either scan saw and still runs is reported.
    */
   async settled(commandId: string): Promise<TaggedProcess[]> {
     const marks = this.marks(commandId);
     const first = await this.scan(marks);
     if (first.found.length === 0 && first.uncertain === 0) return [];
+    const group = this.live.get(commandId)?.pgid;
+    const members = group !== undefined && pidAlive(-group);
+    if (!members && first.uncertain === 0) return first.found.filter((p) => pidAlive(p.pid));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const second = await this.scan(marks);
     const seen = new Map([...first.found, ...second.found].map((p) => [p.pid, p]));

@@ -13,7 +13,7 @@ const FILES = { 'a.txt': 'a0\n', 'sub/b.txt': 'b0\n', 'sub/c.txt': 'c0\n', 'keep
 async function scans(chat: Chat): Promise<{ full: number; paths: number; none: number }> {
   const s = await chat.snapshots.checkpointScans();
   assert.ok(s !== undefined, 'the shadow git store is used');
-  return s;
+  return s.before;
 }
 
 /** The pre-image the newest record of `rel` names, as text. */

@@ -14,12 +14,15 @@ function pidsIn(content: string): number[] {
   return m?.[1] === undefined ? [] : m[1].split(', ').map(Number);
 }
 
-test('the report scans once when nothing is left, and settles once more only while something may still be the command\'s', async () => {
+test('the report scans once when nothing is left, and settles once more only while the group has members or a process could not be told', async (t) => {
   const me: TaggedProcess = { pid: process.pid, ownerPid: process.pid, commandId: 'c1', command: 'sleep 30' };
-  const scripted = (results: ScanResult[]): { tracker: CommandTracker; scans: () => number } => {
+  // A live process group standing for a command whose shell still has company.
+  const member = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  t.after(() => member.kill('SIGKILL'));
+  const scripted = (results: ScanResult[], pgid = 999_999): { tracker: CommandTracker; scans: () => number } => {
     let n = 0;
     const tracker = new CommandTracker(async () => results[Math.min(n++, results.length - 1)] ?? { found: [], uncertain: 0 });
-    tracker.add(999_999, 'c1');
+    tracker.add(pgid, 'c1');
     return { tracker, scans: () => n };
   };
   const none = scripted([{ found: [], uncertain: 0 }]);
@@ -30,9 +33,13 @@ test('the report scans once when nothing is left, and settles once more only whi
   assert.deepEqual((await midExec.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'a child the first scan could not tell (mid-exec) is reported');
   assert.equal(midExec.scans(), 2);
 
-  const flaky = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }]);
-  assert.deepEqual((await flaky.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'what either scan saw and still runs');
-  assert.equal(flaky.scans(), 2, 'one settle at most');
+  const detached = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }]);
+  assert.deepEqual((await detached.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'a tagged process outside the group is reported');
+  assert.equal(detached.scans(), 1, 'the group is empty: no settle');
+
+  const grouped = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }], member.pid ?? 0);
+  assert.deepEqual((await grouped.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'what either scan saw and still runs');
+  assert.equal(grouped.scans(), 2, 'one settle at most, while the group has members');
 });
 
 function startOf(pid: number): number {
