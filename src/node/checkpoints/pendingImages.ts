@@ -2,7 +2,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { writeLoose } from './looseObjects.js';
-import type { StoreBudget } from './types.js';
+import type { StoreBudget } from './checkpointTypes.js';
 
 const toPosix = (p: string): string => p.split(sep).join('/');
 
