@@ -1,5 +1,5 @@
 // Pages a compaction's archived evidence for the model: the read_compaction_evidence tool, its arguments and page text (docs/behaviour.md#evidence).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { EvidenceArchive, EvidenceSnapshot, ToolResult, ToolSchema } from '../ports.js';
 import type { ModelMessage } from '../transcript/modelInput.js';
 
@@ -63,13 +63,10 @@ export const ARCHIVED_RESULT_ID = /^res_[A-Za-z0-9_]{1,80}$/;
 // Lenient at the edge: small models often send "2" for 2 or null for an omitted argument.
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 const ArgsSchema = z.strictObject({
-  page: z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v)),
-    z.number().int().min(1).optional(),
-  ),
-  query: z.preprocess(nullToUndefined, z.string().max(1_000).optional()),
-  section: z.preprocess(nullToUndefined, z.enum(EVIDENCE_SECTIONS).optional()),
-  result: z.preprocess(nullToUndefined, z.string().regex(ARCHIVED_RESULT_ID).optional()),
+  page: z.pipe(z.transform((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))), z.optional(z.number().check(z.int(), z.gte(1)))),
+  query: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.maxLength(1_000)))),
+  section: z.pipe(z.transform(nullToUndefined), z.optional(z.enum(EVIDENCE_SECTIONS))),
+  result: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.regex(ARCHIVED_RESULT_ID)))),
 });
 
 

@@ -1,5 +1,5 @@
 // MCP calls in the capsule's ledger (server, tool, status, error) and the MCP tools the model loaded (the set in force beyond the tool list).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 /** The ledger keeps this many most recent MCP calls. */
@@ -11,10 +11,10 @@ export const LedgerMcpCallSchema = z.object({
   server: z.string(),
   tool: z.string(),
   /** null: no result (cancelled or in progress). */
-  ok: z.boolean().nullable(),
-  denied: z.boolean().optional(),
+  ok: z.nullable(z.boolean()),
+  denied: z.optional(z.boolean()),
   /** The first line of an error result. */
-  error: z.string().optional(),
+  error: z.optional(z.string()),
 });
 export type LedgerMcpCall = z.infer<typeof LedgerMcpCallSchema>;
 

@@ -1,5 +1,5 @@
 // The retention report of a compaction: which file paths, commands, error lines and named identifiers of the summarized span survive in capsule, ledger and retained tail.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { personText } from '../effects/personText.js';
 import type { Entry } from '../transcript/schema.js';
 import { pathsMentioned, SECTION_NAMES } from './capsuleFormat.js';
@@ -20,9 +20,9 @@ export const RETENTION_CATEGORIES = ['files', 'commands', 'errors', 'identifiers
 export type RetentionCategory = (typeof RETENTION_CATEGORIES)[number];
 
 const CategorySchema = z.object({
-  total: z.number().int().nonnegative(),
-  kept: z.number().int().nonnegative(),
-  dropped: z.array(z.string()).default([]),
+  total: z.number().check(z.int(), z.nonnegative()),
+  kept: z.number().check(z.int(), z.nonnegative()),
+  dropped: z._default(z.array(z.string()), []),
 });
 export type CategoryRetention = z.infer<typeof CategorySchema>;
 
@@ -32,9 +32,9 @@ export const RetentionSchema = z.object({
   errors: CategorySchema,
   identifiers: CategorySchema,
   /** Files and commands the summary lost that were appended to the capsule from the transcript. */
-  appended: z.number().int().nonnegative().default(0),
+  appended: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   /** The capsule sections the model wrote; the others were filled from the ledger. Absent on capsules made before this was recorded. */
-  sectionsFromModel: z.array(z.string()).optional(),
+  sectionsFromModel: z.optional(z.array(z.string())),
 });
 export type Retention = z.infer<typeof RetentionSchema>;
 

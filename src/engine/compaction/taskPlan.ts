@@ -1,5 +1,5 @@
 // The agent's task plan (docs/behaviour.md#plan): the update_plan tool's schema, its argument check, and the current plan read from the transcript.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { ToolSchema } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 
@@ -11,15 +11,15 @@ export const MAX_PLAN_ITEMS = 50;
 export const MAX_PLAN_STEP_CHARS = 300;
 
 export const PlanItemSchema = z.strictObject({
-  step: z.string().trim().min(1).max(MAX_PLAN_STEP_CHARS),
+  step: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PLAN_STEP_CHARS)),
   status: z.enum(PLAN_STATUSES),
 });
 export type PlanItem = z.infer<typeof PlanItemSchema>;
-export const PlanSchema = z.array(PlanItemSchema).max(MAX_PLAN_ITEMS);
+export const PlanSchema = z.array(PlanItemSchema).check(z.maxLength(MAX_PLAN_ITEMS));
 export type Plan = readonly PlanItem[];
 
 export const UpdatePlanArgsSchema = z.strictObject({
-  explanation: z.string().max(2_000).optional(),
+  explanation: z.optional(z.string().check(z.maxLength(2_000))),
   plan: PlanSchema,
 });
 

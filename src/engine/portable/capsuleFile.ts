@@ -1,5 +1,5 @@
 // The portable `.capsule.md` format (docs/behaviour.md#portable): front matter schema, rendering, and validation of an imported file.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';
 import { renderFrontMatter, splitFrontMatter } from './frontMatter.js';
@@ -13,24 +13,20 @@ export const MAX_TITLE_CHARS = 200;
 /** sha256 of a string's UTF-8 bytes, as lowercase hex; the caller supplies it (node:crypto, WebCrypto...). */
 export type Sha256 = (text: string) => string;
 
-const oneLine = (max: number): z.ZodString =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters');
+const oneLine = (max: number): z.ZodMiniString =>
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters'));
 
 export const CapsuleFrontMatterSchema = z.strictObject({
   capsule: z.literal(CAPSULE_FORMAT_VERSION),
-  id: z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->'),
+  id: z.string().check(z.regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->')),
   title: oneLine(MAX_TITLE_CHARS),
   created: z.iso.datetime({ offset: true }),
-  source_session: oneLine(200).optional(),
-  source_checkpoint: oneLine(200).optional(),
-  model: oneLine(200).optional(),
+  source_session: z.optional(oneLine(200)),
+  source_checkpoint: z.optional(oneLine(200)),
+  model: z.optional(oneLine(200)),
   quality: z.enum(['full', 'partial', 'degraded']),
-  tokens: z.number().int().nonnegative(),
-  checksum: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>'),
+  tokens: z.number().check(z.int(), z.nonnegative()),
+  checksum: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>')),
 });
 export type CapsuleFrontMatter = z.infer<typeof CapsuleFrontMatterSchema>;
 
@@ -131,7 +127,7 @@ function fail(kind: CapsuleProblemKind, message: string): CapsuleFileResult {
   return { ok: false, kind, message };
 }
 
-function zodMessage(error: z.ZodError): string {
+function zodMessage(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'front matter is invalid';
   const where = issue.path.length > 0 ? ` '${issue.path.map(String).join('.')}'` : '';

@@ -4,7 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { McpServerConfig } from './configTypes.js';
 import { GroupStdioTransport, StderrTail } from './stdioTransport.js';
 
@@ -31,7 +31,7 @@ export const CLIENT_INFO = { name: 'capsule', version: '0.1.0' };
  */
 const LenientToolsResult = z.looseObject({
   tools: z.array(z.unknown()),
-  nextCursor: z.string().optional(),
+  nextCursor: z.optional(z.string()),
 });
 
 export interface ConnectionEvents {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 
 /**
  * Environment variable that marks every process a command starts: `<owner pid>:<command id>`. (Earlier versions
@@ -162,7 +162,7 @@ function installExitHook(): void {
 }
 
 const JournalSchema = z.array(
-  z.object({ commandId: z.string(), tag: z.string(), ownerPid: z.number(), ownerStart: z.number(), pgid: z.number().optional(), start: z.number() }),
+  z.object({ commandId: z.string(), tag: z.string(), ownerPid: z.number(), ownerStart: z.number(), pgid: z.optional(z.number()), start: z.number() }),
 );
 type JournalEntry = z.infer<typeof JournalSchema>[number];
 
