@@ -11,7 +11,8 @@ export class JsonTooDeepError extends Error {
   override readonly name = 'JsonTooDeepError';
 }
 
-export const TOO_DEEP_MESSAGE = `JSON nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} levels deep; no conversation nests like that, so it is refused`;
+// Grouped by hand, not with toLocaleString: this runs when the bundle loads, and Intl's first use starts ICU, which cost tens of milliseconds of activation.
+export const TOO_DEEP_MESSAGE = `JSON nested more than ${String(MAX_JSON_DEPTH).replace(/\B(?=(\d{3})+$)/g, ',')} levels deep; no conversation nests like that, so it is refused`;
 
 /**
  * Whether a parsed value nests arrays/objects deeper than `limit`. Iterative (an explicit stack), so it cannot

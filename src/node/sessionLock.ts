@@ -4,7 +4,6 @@ import { unlinkSync } from 'node:fs';
 import { rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import lockfile from 'proper-lockfile';
 import { errCode } from './fsUtil.js';
 import { readRegularFile } from './regularFile.js';
 
@@ -127,6 +126,14 @@ async function reclaim(file: string): Promise<boolean> {
  * Takes the writer lock on `file` (which must exist). When another live process or another store
  * in this process holds it, returns `ok: false` with the user-facing reason instead of throwing.
  */
+/**
+ * proper-lockfile, loaded on first use: importing it patches `fs` (graceful-fs) and installs exit handlers
+ * (signal-exit), work that activation need not wait for since the chat opens after it returns.
+ */
+async function lockfile(): Promise<typeof import('proper-lockfile')> {
+  return (await import('proper-lockfile')).default;
+}
+
 export async function acquireSessionLock(file: string, onCompromised: (err: Error) => void): Promise<LockOutcome> {
   const owner = ownerPath(file);
   let released = false;
@@ -139,7 +146,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let release: () => Promise<void>;
     try {
-      release = await lockfile.lock(file, { stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, realpath: false, onCompromised: compromised });
+      release = await (await lockfile()).lock(file, { stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, realpath: false, onCompromised: compromised });
     } catch (err) {
       if (errCode(err) !== 'ELOCKED') {
         const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -180,7 +187,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
 export async function isLockedElsewhere(file: string): Promise<boolean> {
   let held: boolean;
   try {
-    held = await lockfile.check(file, { stale: LOCK_STALE_MS, realpath: false });
+    held = await (await lockfile()).check(file, { stale: LOCK_STALE_MS, realpath: false });
   } catch {
     return false;
   }
