@@ -1,6 +1,6 @@
 // A line diff by longest common subsequence, for the capsule viewer; pure so it runs (and is tested) in plain Node too.
 
-export type DiffOp = 'same' | 'add' | 'del';
+type DiffOp = 'same' | 'add' | 'del';
 export interface DiffLine {
   readonly op: DiffOp;
   readonly text: string;

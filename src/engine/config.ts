@@ -3,19 +3,19 @@ import * as z from './zod.js';
 import { hardLimitOf } from './tokens/limits.js';
 import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
 
-export const DEFAULT_AUTO = true;
-export const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
-export const DEFAULT_COMPACT_ON_MILESTONE = true;
-export const DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT = 32000;
-export const DEFAULT_MIN_RECLAIMABLE_TOKENS = 12000;
-export const DEFAULT_MIN_SAVINGS_RATIO = 0.25;
-export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
-export const DEFAULT_SAFETY_RESERVE_TOKENS = 8192;
-export const DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO = 0.8;
-export const DEFAULT_TIMEOUT_MS = 15000;
-export const DEFAULT_IDLE_MINUTES = 5;
-export const DEFAULT_COMPACT_ON_IDLE = false;
-export const DEFAULT_COMPACT_ON_MODEL_SWITCH = false;
+const DEFAULT_AUTO = true;
+const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
+const DEFAULT_COMPACT_ON_MILESTONE = true;
+const DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT = 32000;
+const DEFAULT_MIN_RECLAIMABLE_TOKENS = 12000;
+const DEFAULT_MIN_SAVINGS_RATIO = 0.25;
+const DEFAULT_KEEP_RECENT_TOKENS = 20000;
+const DEFAULT_SAFETY_RESERVE_TOKENS = 8192;
+const DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO = 0.8;
+const DEFAULT_TIMEOUT_MS = 15000;
+const DEFAULT_IDLE_MINUTES = 5;
+const DEFAULT_COMPACT_ON_IDLE = false;
+const DEFAULT_COMPACT_ON_MODEL_SWITCH = false;
 
 export interface CompactionSettings {
   readonly auto: boolean;

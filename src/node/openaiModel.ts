@@ -7,12 +7,12 @@ import { errorBodyFetch } from './errorBodies.js';
 import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
 
-export { toOpenAIMessages, toOpenAIParams } from './openaiMessages.js';
+export {  toOpenAIParams } from './openaiMessages.js';
 
 export const DEFAULT_PROVIDER_LABEL = 'openai-compatible';
 
 /** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
-export const NO_KEY_PLACEHOLDER = 'capsule-no-key';
+const NO_KEY_PLACEHOLDER = 'capsule-no-key';
 
 export interface OpenAIModelOptions {
   readonly baseURL: string;

@@ -8,8 +8,8 @@ import { errCode } from './fsUtil.js';
 import { readRegularFile } from './regularFile.js';
 
 /** A lock whose mtime has not been refreshed for this long belongs to a hung or dead writer. */
-export const LOCK_STALE_MS = 10_000;
-export const LOCK_UPDATE_MS = 2_500;
+const LOCK_STALE_MS = 10_000;
+const LOCK_UPDATE_MS = 2_500;
 /**
  * A lock younger than this is never reclaimed, even if the owner file names a dead process: the
  * owner file is written just after the lock directory is created, so a brand-new lock may still
@@ -21,11 +21,8 @@ const MAX_ATTEMPTS = 3;
 /** When the holder cannot be named (an owner file from an older version, or none yet). */
 export const HELD_ELSEWHERE_REASON = 'Session is open for writing in another process; opened read-only';
 
-/** Names this process in the lock it holds, so a second opener is told who has the session: the CLI sets its own. */
-export { setLockHolderName } from './lockHolder.js';
-
 /** Who holds the lock, for the read-only reason: the program and its PID. */
-export function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
+function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
   if (owner === undefined) return HELD_ELSEWHERE_REASON;
   return `Session is open for writing in ${owner.app ?? 'another process'} (PID ${owner.pid}); opened read-only`;
 }

@@ -5,9 +5,9 @@ import type { ToolSchema } from '../ports.js';
 export const TASK_TOOL_NAME = 'task';
 
 /** The tools a child gets when the parent names none: it looks, it does not change anything. */
-export const READ_ONLY_TOOLS: readonly string[] = ['read_file', 'list_files', 'search', 'read_compaction_evidence'];
+const READ_ONLY_TOOLS: readonly string[] = ['read_file', 'list_files', 'search', 'read_compaction_evidence'];
 
-export const TaskArgsSchema = z.object({
+const TaskArgsSchema = z.object({
   description: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
   prompt: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)),
   readOnly: z._default(z.boolean(), true),

@@ -3,11 +3,11 @@ import * as z from '../zod.js';
 import { TriggerSchema } from '../transcript/schema.js';
 import type { Trigger } from '../transcript/schema.js';
 
-export const FLIGHT_OUTCOMES = ['completed', 'skipped', 'cancelled', 'stale', 'failed'] as const;
+const FLIGHT_OUTCOMES = ['completed', 'skipped', 'cancelled', 'stale', 'failed'] as const;
 export type FlightOutcome = (typeof FLIGHT_OUTCOMES)[number];
 
 /** Reasons are short diagnoses; the cap keeps a stray summary or prompt from riding along in one. */
-export const FLIGHT_REASON_MAX = 1_000;
+const FLIGHT_REASON_MAX = 1_000;
 
 const tokens = z.number().check(z.int(), z.nonnegative());
 
@@ -47,7 +47,7 @@ export const FlightRecordSchema = z.strictObject({
   sectionsFromModel: z.optional(z.array(z.string().check(z.maxLength(40))).check(z.maxLength(7))),
 });
 
-export type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
+type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
 
 export interface FlightRecord {
   /** ISO time the operation ended. */

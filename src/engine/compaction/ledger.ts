@@ -13,7 +13,7 @@ export const LEDGER_DETAILS_KEY = 'ledger';
 /** The ledger keeps this many most recent command runs; older ones are only counted. */
 export const MAX_LEDGER_COMMANDS = 300;
 
-export const LedgerCommandSchema = z.object({
+const LedgerCommandSchema = z.object({
   /** The tool call id; repeated input (overlapping spans) never records a run twice. */
   callId: z.string(),
   command: z.string(),
@@ -29,7 +29,7 @@ export const LedgerCommandSchema = z.object({
 });
 export type LedgerCommand = z.infer<typeof LedgerCommandSchema>;
 
-export const VerificationSchema = z.object({
+const VerificationSchema = z.object({
   callId: z.string(),
   command: z.string(),
   exitCode: z.nullable(z.number().check(z.int())),
@@ -38,9 +38,8 @@ export const VerificationSchema = z.object({
   summary: z.optional(z.string()),
   inferred: z.optional(z.boolean()),
 });
-export type Verification = z.infer<typeof VerificationSchema>;
 
-export const LedgerSchema = z.object({
+const LedgerSchema = z.object({
   /** The session's first request in the person's own words. */
   originalTask: z.nullable(z.string()),
   /** The latest request in the person's own words. */
@@ -98,11 +97,6 @@ export interface LedgerOptions {
 export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | undefined): Ledger | undefined {
   const parsed = LedgerSchema.safeParse(details?.[LEDGER_DETAILS_KEY]);
   return parsed.success ? parsed.data : undefined;
-}
-
-/** Forward slashes, no "./", and relative to `root` when inside it. */
-export function ledgerPath(p: string, root?: string): string {
-  return pathsRelativeTo(root)(p);
 }
 
 /** ledgerPath with `root` fixed: the root is normalized once, not for every path of a long span. */

@@ -3,7 +3,7 @@ import * as z from '../zod.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 /** The ledger keeps this many most recent MCP calls. */
-export const MAX_LEDGER_MCP_CALLS = 100;
+const MAX_LEDGER_MCP_CALLS = 100;
 const MAX_ERROR_CHARS = 200;
 
 export const LedgerMcpCallSchema = z.object({
@@ -21,7 +21,7 @@ export type LedgerMcpCall = z.infer<typeof LedgerMcpCallSchema>;
 const MCP_TOOL = /^mcp__(.+?)__(.+)$/;
 
 /** Server and tool of a sanitized `mcp__<server>__<tool>` name (server names keep their first `__` split). */
-export function splitMcpName(name: string): { readonly server: string; readonly tool: string } | undefined {
+function splitMcpName(name: string): { readonly server: string; readonly tool: string } | undefined {
   const m = MCP_TOOL.exec(name);
   return m?.[1] === undefined || m[2] === undefined ? undefined : { server: m[1], tool: m[2] };
 }

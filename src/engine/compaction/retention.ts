@@ -10,7 +10,7 @@ import { actionFiles, commandSucceeded, toolActionsOf } from './toolActions.js';
 /** Where the report lives inside `CapsuleEntry.details`. */
 export const RETENTION_DETAILS_KEY = 'retention';
 /** Dropped items kept per category (the counts stay exact). */
-export const MAX_DROPPED_LISTED = 50;
+const MAX_DROPPED_LISTED = 50;
 /** Facts appended to a capsule whose summary and shown ledger lost them, per kind. */
 const MAX_APPENDED = 40;
 const MATCH_CHARS = 120;
@@ -24,9 +24,9 @@ const CategorySchema = z.object({
   kept: z.number().check(z.int(), z.nonnegative()),
   dropped: z._default(z.array(z.string()), []),
 });
-export type CategoryRetention = z.infer<typeof CategorySchema>;
+type CategoryRetention = z.infer<typeof CategorySchema>;
 
-export const RetentionSchema = z.object({
+const RetentionSchema = z.object({
   files: CategorySchema,
   commands: CategorySchema,
   errors: CategorySchema,

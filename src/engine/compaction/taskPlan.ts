@@ -4,13 +4,13 @@ import type { ToolSchema } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 
 export const UPDATE_PLAN_TOOL_NAME = 'update_plan';
-export const PLAN_STATUSES = ['pending', 'in_progress', 'done'] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
+const PLAN_STATUSES = ['pending', 'in_progress', 'done'] as const;
+type PlanStatus = (typeof PLAN_STATUSES)[number];
 /** A plan is a checklist, not a transcript: a few dozen steps at most, each one line. */
-export const MAX_PLAN_ITEMS = 50;
-export const MAX_PLAN_STEP_CHARS = 300;
+const MAX_PLAN_ITEMS = 50;
+const MAX_PLAN_STEP_CHARS = 300;
 
-export const PlanItemSchema = z.strictObject({
+const PlanItemSchema = z.strictObject({
   step: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PLAN_STEP_CHARS)),
   status: z.enum(PLAN_STATUSES),
 });

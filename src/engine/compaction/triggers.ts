@@ -54,7 +54,7 @@ const IntentSchema = z.object({
   kind: z.enum(['milestone', 'plan_pivot', 'turn_complete', 'idle', 'model_switch']),
   detail: z.optional(z.string()),
 });
-export const TriggerStateDataSchema = z.object({
+const TriggerStateDataSchema = z.object({
   turnId: z.nullable(z.string()),
   softAttempted: z.boolean(),
   overflowRecoveries: z.number().check(z.int(), z.nonnegative()),

@@ -4,8 +4,7 @@ import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';
 import { renderFrontMatter, splitFrontMatter } from './frontMatter.js';
 
-export const CAPSULE_FORMAT_VERSION = 1;
-export const CAPSULE_FILE_EXTENSION = '.capsule.md';
+const CAPSULE_FORMAT_VERSION = 1;
 /** A capsule is at most ~10k tokens (~40 KB); 256 KB leaves room for hand edits and long ledgers, not for a transcript. */
 export const MAX_CAPSULE_FILE_BYTES = 256 * 1024;
 export const MAX_TITLE_CHARS = 200;
@@ -16,7 +15,7 @@ export type Sha256 = (text: string) => string;
 const oneLine = (max: number): z.ZodMiniString =>
   z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters'));
 
-export const CapsuleFrontMatterSchema = z.strictObject({
+const CapsuleFrontMatterSchema = z.strictObject({
   capsule: z.literal(CAPSULE_FORMAT_VERSION),
   id: z.string().check(z.regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->')),
   title: oneLine(MAX_TITLE_CHARS),
@@ -28,7 +27,6 @@ export const CapsuleFrontMatterSchema = z.strictObject({
   tokens: z.number().check(z.int(), z.nonnegative()),
   checksum: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>')),
 });
-export type CapsuleFrontMatter = z.infer<typeof CapsuleFrontMatterSchema>;
 
 /** What the front matter says about a capsule (everything but the version and checksum). */
 export interface CapsuleMeta {
@@ -52,7 +50,7 @@ export type CapsuleProblemKind =
   | 'missing_sections'
   | 'modified';
 
-export interface CapsuleProblem {
+interface CapsuleProblem {
   readonly kind: CapsuleProblemKind;
   /** One line, fit to show the user as is. */
   readonly message: string;
@@ -90,7 +88,7 @@ export function tooLargeMessage(bytes: number): string {
 }
 
 export const NOT_TEXT_MESSAGE = 'capsule file is not UTF-8 text (binary data or NUL bytes); a .capsule.md file is markdown';
-export const MODIFIED_MESSAGE =
+const MODIFIED_MESSAGE =
   'capsule does not match its checksum (body or front matter): it was edited after export; load it anyway only if you trust the edit (allowModified / --anyway; it then loads as degraded)';
 
 // Tab, LF, CR and form feed occur in text; other C0 controls and NUL mean binary data.

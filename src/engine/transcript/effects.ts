@@ -8,7 +8,7 @@ export const RenameSchema = z.object({ from: path, to: path });
 export type Rename = z.infer<typeof RenameSchema>;
 
 /** One command a subagent ran, carried on its `task` result so the parent's ledger records it like its own (docs/subagents.md#results). */
-export const ChildCommandSchema = z.object({
+const ChildCommandSchema = z.object({
   /** The child's own call id (the ledger never records a run twice). */
   callId: z.string().check(z.minLength(1), z.maxLength(200)),
   command: z.string().check(z.maxLength(4000)),

@@ -15,10 +15,9 @@ const KNOWN_PARTS: ReadonlySet<string> = new Set(['text', 'image_url', 'refusal'
 /** Audio, file and future part kinds: accepted so the import works, dropped with a warning. */
 const OtherPartSchema = z.looseObject({ type: z.string().check(z.refine((t) => !KNOWN_PARTS.has(t), { message: 'malformed content part' })) });
 const PartSchema = z.union([TextPartSchema, ImageUrlPartSchema, RefusalPartSchema, OtherPartSchema]);
-export type OpenAIContentPart = z.infer<typeof PartSchema>;
 
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
-export type OpenAIContent = z.infer<typeof ContentSchema>;
+type OpenAIContent = z.infer<typeof ContentSchema>;
 
 /** Arguments are a JSON string in the API; a few local servers send the parsed object instead. */
 const ArgumentsSchema = z.optional(z.union([z.string(), z.record(z.string(), z.unknown())]));
@@ -34,7 +33,6 @@ const CustomToolCallSchema = z.object({
   custom: z.object({ name: z.string().check(z.minLength(1)), input: z.string() }),
 });
 const ToolCallSchema = z.union([FunctionToolCallSchema, CustomToolCallSchema]);
-export type OpenAIToolCall = z.infer<typeof ToolCallSchema>;
 
 const SystemSchema = z.object({ role: z.literal('system'), content: ContentSchema, name: z.optional(z.string()) });
 const DeveloperSchema = z.object({ role: z.literal('developer'), content: ContentSchema, name: z.optional(z.string()) });
@@ -53,7 +51,7 @@ const ToolSchema = z.object({ role: z.literal('tool'), tool_call_id: z.string().
 /** Legacy function-calling result; pairs with an assistant `function_call` by name. */
 const FunctionSchema = z.object({ role: z.literal('function'), name: z.string().check(z.minLength(1)), content: z.nullish(z.string()) });
 
-export const OpenAIMessageSchema = z.discriminatedUnion('role', [SystemSchema, DeveloperSchema, UserSchema, AssistantSchema, ToolSchema, FunctionSchema]);
+const OpenAIMessageSchema = z.discriminatedUnion('role', [SystemSchema, DeveloperSchema, UserSchema, AssistantSchema, ToolSchema, FunctionSchema]);
 export type OpenAIMessage = z.infer<typeof OpenAIMessageSchema>;
 
 const ROLES: readonly string[] = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];

@@ -39,7 +39,7 @@ export const ToolCallSchema = z.object({
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-export const UsageSchema = z.object({
+const UsageSchema = z.object({
   promptTokens: z.number().check(z.int(), z.nonnegative()),
   completionTokens: z.number().check(z.int(), z.nonnegative()),
   cachedTokens: z.optional(z.number().check(z.int(), z.nonnegative())),
@@ -47,7 +47,7 @@ export const UsageSchema = z.object({
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const UserEntrySchema = z.object({
+const UserEntrySchema = z.object({
   ...base,
   type: z.literal('user'),
   content: z.string(),
@@ -57,7 +57,7 @@ export const UserEntrySchema = z.object({
   injected: z.optional(z.boolean()),
 });
 
-export const AssistantEntrySchema = z.object({
+const AssistantEntrySchema = z.object({
   ...base,
   type: z.literal('assistant'),
   content: z.string(),
@@ -73,7 +73,7 @@ export const AssistantEntrySchema = z.object({
   reasoningContent: z.optional(z.string()),
 });
 
-export const ToolResultEntrySchema = z.object({
+const ToolResultEntrySchema = z.object({
   ...base,
   type: z.literal('tool_result'),
   toolCallId: z.string().check(z.minLength(1)),
@@ -90,7 +90,7 @@ export const ToolResultEntrySchema = z.object({
   images: z.optional(z.array(ImagePartSchema)),
 });
 
-export const SystemUpdateEntrySchema = z.object({
+const SystemUpdateEntrySchema = z.object({
   ...base,
   type: z.literal('system_update'),
   /** `base` starts a cache epoch with a full system prompt; `append` adds one chronological update (docs/behaviour.md#cache-epochs). */
@@ -115,7 +115,7 @@ export const TRIGGERS = [
 export const TriggerSchema = z.enum(TRIGGERS);
 export type Trigger = z.infer<typeof TriggerSchema>;
 
-export const CapsuleEntrySchema = z.object({
+const CapsuleEntrySchema = z.object({
   ...base,
   type: z.literal('capsule'),
   /** The capsule as the model sees it: sections plus the ledger, rendered as markdown. */
@@ -136,10 +136,10 @@ export const CapsuleEntrySchema = z.object({
   details: z._default(z.record(z.string(), z.unknown()), {}),
 });
 
-export const CheckpointKindSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
+const CheckpointKindSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 export type CheckpointKind = z.infer<typeof CheckpointKindSchema>;
 
-export const CheckpointEntrySchema = z.object({
+const CheckpointEntrySchema = z.object({
   ...base,
   type: z.literal('checkpoint'),
   checkpointId: z.string().check(z.regex(/^ck_[A-Za-z0-9_-]+$/)),
@@ -149,7 +149,7 @@ export const CheckpointEntrySchema = z.object({
   forEntryId: z.optional(id),
 });
 
-export const ModelChangeEntrySchema = z.object({
+const ModelChangeEntrySchema = z.object({
   ...base,
   type: z.literal('model_change'),
   provider: z.string(),
@@ -161,7 +161,7 @@ export const ModelChangeEntrySchema = z.object({
 });
 
 /** Moves the active leaf (rewind); not part of the conversation tree. */
-export const LeafEntrySchema = z.object({
+const LeafEntrySchema = z.object({
   ...base,
   type: z.literal('leaf'),
   targetId: z.nullable(id),
@@ -169,7 +169,7 @@ export const LeafEntrySchema = z.object({
 });
 
 /** What failed when a turn ended on a provider error (docs/behaviour.md#errors): the error card's facts, never a key or a URL's path or query. */
-export const TurnFaultSchema = z.object({
+const TurnFaultSchema = z.object({
   category: z.enum(['auth', 'forbidden', 'model_not_found', 'not_found', 'rate_limit', 'quota', 'server', 'connection_refused', 'dns', 'timeout', 'network', 'bad_request', 'overflow', 'other']),
   status: z.optional(z.number().check(z.int())),
   code: z.optional(z.string().check(z.maxLength(200))),
@@ -181,7 +181,7 @@ export const TurnFaultSchema = z.object({
 export type TurnFault = z.infer<typeof TurnFaultSchema>;
 
 /** Marks the end of a turn; fsynced so a resumed session knows which turns finished. */
-export const TurnEndEntrySchema = z.object({
+const TurnEndEntrySchema = z.object({
   ...base,
   type: z.literal('turn_end'),
   turnId: z.string(),
@@ -191,7 +191,7 @@ export const TurnEndEntrySchema = z.object({
 });
 
 /** Undoes or redoes one compaction: the model input is built as if that capsule did not exist (or again with it); nothing is removed. */
-export const CompactionUndoEntrySchema = z.object({
+const CompactionUndoEntrySchema = z.object({
   ...base,
   type: z.literal('compaction_undo'),
   capsuleId: id,

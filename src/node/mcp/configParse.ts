@@ -47,7 +47,7 @@ function serverTable(doc: unknown): { table: Record<string, unknown>; inputs: un
 }
 
 /** Parses a document's text; JSON with comments and trailing commas (VS Code writes them) is accepted. */
-export function parseJsonc(text: string): unknown {
+function parseJsonc(text: string): unknown {
   return JSON.parse(stripJsonComments(text));
 }
 

@@ -1,7 +1,7 @@
 // What an MCP server configuration is once read: where it came from, how to reach the server, and the problems found reading it.
 
 /** Where a server was declared; workspace files run code the user did not write, so they need approval. */
-export type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli';
+type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli';
 
 export interface McpSource {
   readonly kind: McpSourceKind;

@@ -36,7 +36,7 @@ export interface ProcStat {
 }
 
 /** Parses a /proc/N/stat line (the name in parentheses may hold spaces and parentheses, so fields count from the last one). */
-export function parseStat(pid: number, line: string): ProcStat | undefined {
+function parseStat(pid: number, line: string): ProcStat | undefined {
   const f = line.slice(line.lastIndexOf(')') + 2).split(' ');
   const [state, ppid, pgid] = [f[0], Number(f[1]), Number(f[2])];
   const start = Number(f[19]);
@@ -132,7 +132,7 @@ function tagIn(environ: string): string | undefined {
 /** Pause before the one rescan made while a finished command still has processes (one may be mid-fork or mid-exec). */
 const SETTLE_MS = 50;
 
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -13,7 +13,7 @@ import { noteMemoryNotWritten } from './memoryActions.js';
 import type { Services } from './services.js';
 import { showSkills, switchMode } from './modeActions.js';
 
-export { resolveUserPath, workspaceRoot } from './paths.js';
+export {  workspaceRoot } from './paths.js';
 
 type Handler<K extends SlashCommandId> = (host: Services, c: Extract<ChatCommand, { readonly kind: K }>, signal: AbortSignal) => Promise<void> | void;
 
@@ -70,7 +70,7 @@ function memoryNotWrittenReason(capsule: { readonly quality: string; readonly de
 }
 
 /** `/compact [focus]`, the toolbar and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory. */
-export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | 'logger'>, focus: string | undefined, signal: AbortSignal): Promise<void> {
+async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | 'logger'>, focus: string | undefined, signal: AbortSignal): Promise<void> {
   const a = host.chat.agent;
   if (!a) {
     host.out.fail(`Nothing was compacted: ${host.chat.problem ?? 'no model is set up yet'}`);
@@ -123,7 +123,7 @@ export function showLatestCapsule(host: Pick<Services, 'chat' | 'out'>): void {
 }
 
 /** `/auto-compact on|off`, the toolbar toggle and the palette: one setting, written by the one scope rule; returns what to tell the user. */
-export async function setAutoCompact(on: boolean): Promise<string> {
+async function setAutoCompact(on: boolean): Promise<string> {
   await writeSetting('compaction.auto', on);
   const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
   return on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.';
