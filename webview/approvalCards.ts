@@ -32,7 +32,7 @@ function words(s: string): string[] {
  * at once, in the card: a rule must be the command's first words, and a line with `;`, `&&`, `|`, redirections or
  * `$` always asks, so such characters never belong in a rule.
  */
-export function ruleProblem(rule: string, command: string): string | undefined {
+function ruleProblem(rule: string, command: string): string | undefined {
   const r = words(rule);
   if (r.length === 0) return 'Type the start of the command, for example its name.';
   if (/[;&|<>$`()\\{}*?[\]~!#\n]/.test(rule)) return 'A rule is plain words: no ; & | < > $ or quotes.';

@@ -21,7 +21,7 @@ function lastCapsuleText(b: BudgetView): string {
 }
 
 /** The `/budget` fields in the order docs/behaviour.md#observability lists them, plus the model figures they derive from. */
-export function budgetRows(b: BudgetView): readonly (readonly [string, string])[] {
+function budgetRows(b: BudgetView): readonly (readonly [string, string])[] {
   return [
     ['Effective tokens', fullTokens(b.effectiveTokens)],
     ['Measurement source', SOURCE_LABELS[b.source]],
@@ -44,7 +44,7 @@ export function budgetRows(b: BudgetView): readonly (readonly [string, string])[
 }
 
 /** Every `/budget` field, one per line: the meter's tooltip. */
-export function budgetTooltip(b: BudgetView): string {
+function budgetTooltip(b: BudgetView): string {
   return budgetRows(b)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n');

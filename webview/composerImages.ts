@@ -19,7 +19,7 @@ export interface ModelSight {
 const MB = 1024 * 1024;
 
 /** Why `file` cannot be added next to `count` images already there, in one line; undefined when it can. */
-export function imageRefusal(file: Pick<File, 'name' | 'type' | 'size'>, count: number): string | undefined {
+function imageRefusal(file: Pick<File, 'name' | 'type' | 'size'>, count: number): string | undefined {
   const name = file.name === '' ? 'The pasted image' : `Image ${file.name}`;
   if (!IMAGE_MEDIA_TYPES.includes(file.type)) return `${name} is not a PNG, JPEG, WebP or GIF image${file.type === '' ? '' : ` (${file.type})`}.`;
   if (file.size > IMAGE_LIMITS.bytes) return `${name} is ${(file.size / MB).toFixed(1)} MB; at most ${IMAGE_LIMITS.bytes / MB} MB can be sent.`;

@@ -15,11 +15,6 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, opts: ElOption
   return node;
 }
 
-/** Replaces all children of `parent`. */
-export function replaceChildren(parent: Element, children: readonly Node[]): void {
-  parent.replaceChildren(...children);
-}
-
 /** A codicon; decorative, so screen readers skip it (the surrounding control carries the words). */
 export function icon(name: string, extraClass = ''): HTMLElement {
   return el('span', { className: `codicon codicon-${name}${extraClass ? ` ${extraClass}` : ''}`, attrs: { 'aria-hidden': 'true' } });

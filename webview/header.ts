@@ -12,7 +12,7 @@ export interface HeaderActions {
   detailsToggled(open: boolean): void;
 }
 
-export function modelLabel(m: ModelOption): string {
+function modelLabel(m: ModelOption): string {
   return `${m.label} · ${m.windowSource === 'default' ? 'window unknown' : `${shortTokens(m.contextWindow)} window`} · soft ${shortTokens(m.softLimit)}`;
 }
 

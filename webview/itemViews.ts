@@ -124,7 +124,7 @@ export function renderItem(item: TranscriptItem): HTMLElement {
  * A note's text; a block of "  Label:  value" lines (the /budget Context Stats) becomes a two-column table with
  * its first line as the caption, other multi-line notes keep their lines.
  */
-export function infoBody(text: string): HTMLElement {
+function infoBody(text: string): HTMLElement {
   const lines = text.split('\n');
   const rows = lines.map((l) => /^\s{2}([^:]{1,40}):\s+(.*)$/.exec(l));
   const tableLines = rows.filter((r) => r !== null).length;

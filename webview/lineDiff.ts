@@ -1,7 +1,7 @@
 // The capsule viewer's line diff, from the `diff` package (Myers, a shortest edit script); pure so it runs (and is tested) in plain Node too.
 import { diffArrays } from 'diff';
 
-export type DiffOp = 'same' | 'add' | 'del';
+type DiffOp = 'same' | 'add' | 'del';
 export interface DiffLine {
   readonly op: DiffOp;
   readonly text: string;

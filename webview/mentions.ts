@@ -28,7 +28,7 @@ export function applyPick(value: string, q: MentionQuery, caret: number, a: Atta
 }
 
 /** True when `mention` is still in `text` as a whole word (an edited or deleted mention no longer attaches). */
-export function mentions(text: string, mention: string): boolean {
+function mentions(text: string, mention: string): boolean {
   let at = text.indexOf(mention);
   while (at >= 0) {
     const before = text[at - 1];

@@ -2,7 +2,7 @@
 import { findPathRefs, parsePathRef, type PathRef } from '../src/protocol/pathRefs.js';
 
 /** A link that opens a workspace file through the host; never a navigation (clicks.ts handles it). */
-export function fileLink(ref: PathRef, text: string): HTMLAnchorElement {
+function fileLink(ref: PathRef, text: string): HTMLAnchorElement {
   const a = document.createElement('a');
   a.className = 'file-link';
   a.textContent = text;

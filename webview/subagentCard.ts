@@ -65,7 +65,7 @@ function line(l: SubagentLine): HTMLElement {
 }
 
 /** One page of the transcript, with the way to the neighbouring pages. */
-export function transcriptPage(page: number, pages: number, lines: readonly SubagentLine[]): Node[] {
+function transcriptPage(page: number, pages: number, lines: readonly SubagentLine[]): Node[] {
   const out: Node[] = lines.length === 0 ? [el('p', { className: 'muted', text: 'Nothing recorded yet.' })] : lines.map(line);
   if (pages > 1) {
     const nav: Node[] = [];

@@ -10,7 +10,7 @@ export interface ScrollAnchor {
 }
 
 /** Webview-local UI state kept by VS Code across reloads of the view (never host data, never the API key). */
-export interface UiState {
+interface UiState {
   readonly detailsOpen: boolean;
   readonly draft: string;
   readonly scroll: ScrollAnchor | null;
@@ -20,7 +20,7 @@ export interface UiState {
   readonly planOpen: boolean;
 }
 
-export const DEFAULT_STATE: UiState = { detailsOpen: false, draft: '', scroll: null, viewer: null, setupOpen: false, planOpen: true };
+const DEFAULT_STATE: UiState = { detailsOpen: false, draft: '', scroll: null, viewer: null, setupOpen: false, planOpen: true };
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -41,7 +41,7 @@ function rec(v: unknown): Readonly<Record<string, unknown>> {
 }
 
 /** Reads saved state field by field, so state saved by an older version keeps whatever still makes sense. */
-export function restoreState(saved: unknown): UiState {
+function restoreState(saved: unknown): UiState {
   const s = rec(saved);
   const scroll = rec(s.scroll);
   const viewer = rec(s.viewer);

@@ -3,13 +3,13 @@ import type { BarrierOutcome, BarrierView, CheckpointKindView, ToolStatus, Trigg
 import { duration, percent, shortTokens, TRIGGER_WORDS } from '../src/protocol/format.js';
 
 /** The reason a compaction happened, as the card and the barrier line say it. */
-export const REASONS: Readonly<Record<TriggerView, string>> = TRIGGER_WORDS as Readonly<Record<TriggerView, string>>;
+const REASONS: Readonly<Record<TriggerView, string>> = TRIGGER_WORDS as Readonly<Record<TriggerView, string>>;
 
 export function reason(t: TriggerView | string): string {
   return (REASONS as Readonly<Record<string, string>>)[t] ?? t;
 }
 
-export const OUTCOMES: Readonly<Record<BarrierOutcome, string>> = {
+const OUTCOMES: Readonly<Record<BarrierOutcome, string>> = {
   completed: 'Context compacted',
   skipped: 'Compaction skipped',
   cancelled: 'Compaction cancelled',

@@ -77,7 +77,7 @@ export function keyVariables(argv: readonly string[], env: NodeJS.ProcessEnv): r
 }
 
 /** The launcher's environment minus the key variables and any other variable that contains a key's value. */
-export function environmentWithout(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+function environmentWithout(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
   const values = names.map((n) => env[n] ?? '').filter((v) => v.length >= MIN_KEY_CHARS);
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) {

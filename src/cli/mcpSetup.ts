@@ -42,7 +42,7 @@ export function splitMcpSets(flags: Flags): { readonly rest: Flags; readonly raw
 }
 
 /** `${input:id}` in the CLI comes from CAPSULE_MCP_INPUT_<ID> (upper case, non-alphanumerics as _): never a flag, so it stays out of shell history. */
-export function inputEnvName(id: string): string {
+function inputEnvName(id: string): string {
   return `CAPSULE_MCP_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 

@@ -12,7 +12,7 @@ import { DEFAULT_TOOL_LIMITS } from '../node/tools/types.js';
 import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
-export const DEFAULT_CLI_MODEL = 'gpt-4o';
+const DEFAULT_CLI_MODEL = 'gpt-4o';
 
 /** Loads a session read-only; a missing or unreadable file becomes a one-line CliError. */
 export async function loadForReading(path: string | undefined, usage: string): Promise<SessionLoad> {

@@ -1,21 +1,21 @@
 // The compaction settings of docs/behaviour.md#settings: defaults, per-field validation, cross-field invariants and the warning text.
-import { z } from 'zod';
+import * as z from './zod.js';
 import { hardLimitOf } from './tokens/tokenLimits.js';
 import { DERIVED_KEYS, type DerivedKey, KEEP_SHARE, RECLAIM_SHARE, windowDefaults } from './tokens/windowDefaults.js';
 
-export const DEFAULT_AUTO = true;
-export const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
-export const DEFAULT_COMPACT_ON_MILESTONE = true;
-export const DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT = 32000;
-export const DEFAULT_MIN_RECLAIMABLE_TOKENS = 12000;
-export const DEFAULT_MIN_SAVINGS_RATIO = 0.25;
-export const DEFAULT_KEEP_RECENT_TOKENS = 20000;
-export const DEFAULT_SAFETY_RESERVE_TOKENS = 8192;
-export const DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO = 0.8;
-export const DEFAULT_TIMEOUT_MS = 15000;
-export const DEFAULT_IDLE_MINUTES = 5;
-export const DEFAULT_COMPACT_ON_IDLE = false;
-export const DEFAULT_COMPACT_ON_MODEL_SWITCH = false;
+const DEFAULT_AUTO = true;
+const DEFAULT_COMPACT_ON_TURN_COMPLETE = true;
+const DEFAULT_COMPACT_ON_MILESTONE = true;
+const DEFAULT_MIN_TOKENS_FOR_AUTO_COMPACT = 32000;
+const DEFAULT_MIN_RECLAIMABLE_TOKENS = 12000;
+const DEFAULT_MIN_SAVINGS_RATIO = 0.25;
+const DEFAULT_KEEP_RECENT_TOKENS = 20000;
+const DEFAULT_SAFETY_RESERVE_TOKENS = 8192;
+const DEFAULT_AUTO_COMPACT_THRESHOLD_RATIO = 0.8;
+const DEFAULT_TIMEOUT_MS = 15000;
+const DEFAULT_IDLE_MINUTES = 5;
+const DEFAULT_COMPACT_ON_IDLE = false;
+const DEFAULT_COMPACT_ON_MODEL_SWITCH = false;
 
 export interface CompactionSettings {
   readonly auto: boolean;
@@ -49,21 +49,21 @@ export const DEFAULT_COMPACTION_SETTINGS: CompactionSettings = {
   compactOnModelSwitch: DEFAULT_COMPACT_ON_MODEL_SWITCH,
 };
 
-const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const int = (min: number, max: number) => z.number().check(z.int(), z.gte(min), z.lte(max));
 
 /** One schema per field, so a bad value falls back to its default alone and is named in the warning. */
-const FIELD_SCHEMAS: { readonly [K in keyof CompactionSettings]: z.ZodType<CompactionSettings[K]> } = {
+const FIELD_SCHEMAS: { readonly [K in keyof CompactionSettings]: z.ZodMiniType<CompactionSettings[K]> } = {
   auto: z.boolean(),
   compactOnTurnComplete: z.boolean(),
   compactOnMilestone: z.boolean(),
   minTokensForAutoCompact: int(0, 10_000_000),
   minReclaimableTokens: int(0, 10_000_000),
-  minSavingsRatio: z.number().min(0).max(0.99),
+  minSavingsRatio: z.number().check(z.gte(0), z.lte(0.99)),
   keepRecentTokens: int(0, 10_000_000),
   safetyReserveTokens: int(0, 10_000_000),
-  autoCompactThresholdRatio: z.number().gt(0).max(1),
+  autoCompactThresholdRatio: z.number().check(z.gt(0), z.lte(1)),
   timeoutMs: int(1000, 600_000),
-  idleMinutes: z.number().min(1).max(24 * 60),
+  idleMinutes: z.number().check(z.gte(1), z.lte(24 * 60)),
   compactOnIdle: z.boolean(),
   compactOnModelSwitch: z.boolean(),
 };
@@ -81,7 +81,7 @@ export const DEFAULT_AGENT_SETTINGS: { readonly [K in AgentSettingKey]: number }
  * parsed value, or a one-line error naming the setting, the bad value and what it must be.
  */
 export function checkSetting(section: 'compaction' | 'agent', key: string, value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
-  const schemas: Readonly<Record<string, z.ZodType<unknown>>> = section === 'compaction' ? FIELD_SCHEMAS : AGENT_SETTING_SCHEMAS;
+  const schemas: Readonly<Record<string, z.ZodMiniType<unknown>>> = section === 'compaction' ? FIELD_SCHEMAS : AGENT_SETTING_SCHEMAS;
   const schema = Object.hasOwn(schemas, key) ? schemas[key] : undefined;
   if (schema === undefined) {
     const known = [...SETTING_KEYS.map((k) => `compaction.${k}`), ...Object.keys(AGENT_SETTING_SCHEMAS).map((k) => `agent.${k}`)];

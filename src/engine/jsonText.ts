@@ -5,13 +5,14 @@
  * importers) recurses and dies with "Maximum call stack size exceeded" somewhere near 10,000 levels. No chat message,
  * tool call or capsule nests anywhere near this deep.
  */
-export const MAX_JSON_DEPTH = 1_000;
+const MAX_JSON_DEPTH = 1_000;
 
 export class JsonTooDeepError extends Error {
   override readonly name = 'JsonTooDeepError';
 }
 
-export const TOO_DEEP_MESSAGE = `JSON nested more than ${MAX_JSON_DEPTH.toLocaleString('en-US')} levels deep; no conversation nests like that, so it is refused`;
+// Grouped by hand, not with toLocaleString: this runs when the bundle loads, and Intl's first use starts ICU, which cost tens of milliseconds of activation.
+const TOO_DEEP_MESSAGE = `JSON nested more than ${String(MAX_JSON_DEPTH).replace(/\B(?=(\d{3})+$)/g, ',')} levels deep; no conversation nests like that, so it is refused`;
 
 /**
  * Whether a parsed value nests arrays/objects deeper than `limit`. Iterative (an explicit stack), so it cannot

@@ -1,5 +1,5 @@
 // The `capsule.subagents.*` settings (docs/subagents.md): defaults and one schema per field, as package.json declares them.
-import { z } from 'zod';
+import * as z from './zod.js';
 
 export interface SubagentSettings {
   /** Another model for children (same provider); '' = the parent's model. */
@@ -12,10 +12,10 @@ export interface SubagentSettings {
 
 export const DEFAULT_SUBAGENT_SETTINGS: SubagentSettings = { model: '', maxConcurrent: 3, maxRequests: 50 };
 
-export const SUBAGENT_SETTING_SCHEMAS: { readonly [K in keyof SubagentSettings]: z.ZodType<SubagentSettings[K]> } = {
-  model: z.string().max(200),
-  maxConcurrent: z.number().int().min(1).max(16),
-  maxRequests: z.number().int().min(1).max(100_000),
+export const SUBAGENT_SETTING_SCHEMAS: { readonly [K in keyof SubagentSettings]: z.ZodMiniType<SubagentSettings[K]> } = {
+  model: z.string().check(z.maxLength(200)),
+  maxConcurrent: z.number().check(z.int(), z.gte(1), z.lte(16)),
+  maxRequests: z.number().check(z.int(), z.gte(1), z.lte(100_000)),
 };
 
 /** Raw values (unset or invalid ones fall back to their defaults, each alone) → settings, plus one line per bad value. */

@@ -12,7 +12,7 @@ import type { SubagentEvent } from './subagents/subagentRunner.js';
 import type { McpSessionConfig } from './mcp/sessionMcp.js';
 
 /** An OpenAI-compatible endpoint (OpenAI, Azure, OpenRouter, Ollama, LM Studio, vLLM). */
-export interface OpenAIEndpoint {
+interface OpenAIEndpoint {
   readonly baseURL: string;
   /** Empty or absent for keyless local servers. */
   readonly apiKey?: string;
@@ -105,7 +105,7 @@ function isChatModel(c: ChatModel | OpenAIEndpoint): c is ChatModel {
   return typeof (c as Partial<ChatModel>).chat === 'function';
 }
 
-export function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
+function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
   if (isChatModel(c)) return c;
   return new OpenAIChatModel({
     baseURL: c.baseURL,

@@ -31,8 +31,8 @@ import { TaskToolHost } from './subagents/taskToolHost.js';
 import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
 import { composeSessionTools } from './sessionTools.js';
 
-export { chatModelOf, resolveTarget, sidecarPaths } from './agentConfig.js';
-export type { AgentSessionConfig, ModelConfig, OpenAIEndpoint, WorkspaceConfig } from './agentConfig.js';
+export {   sidecarPaths } from './agentConfig.js';
+export type { AgentSessionConfig, ModelConfig,  WorkspaceConfig } from './agentConfig.js';
 
 /** What an offline session measures and compacts with. */
 export interface OfflineModel {

@@ -76,7 +76,7 @@ export async function readCapsuleFile(path: string, opts: { readonly allowModifi
 }
 
 /** Writes through a temp file in the same folder and renames it, so readers never see half a file. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
+async function writeFileAtomic(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {

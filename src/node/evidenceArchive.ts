@@ -3,7 +3,7 @@ import { JsonTooDeepError, parseJsonText } from '../engine/jsonText.js';
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../engine/zod.js';
 import { detectTruncatedItems } from '../engine/compaction/evidence.js';
 import type { ArchivedEvidence } from '../engine/compaction/evidence.js';
 import type { EvidenceArchive, EvidenceSnapshot } from '../engine/ports.js';
@@ -18,21 +18,21 @@ const OPERATION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const SNAPSHOT_FILE = /^([A-Za-z0-9_-]{1,128})\.json$/;
 
 const ModelMessageSchema = z.discriminatedUnion('role', [
-  z.object({ role: z.literal('user'), content: z.string(), images: z.array(ImagePartSchema).optional(), entryId: z.string().optional() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(ToolCallSchema).optional(), entryId: z.string().optional() }),
-  z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), entryId: z.string().optional() }),
+  z.object({ role: z.literal('user'), content: z.string(), images: z.optional(z.array(ImagePartSchema)), entryId: z.optional(z.string()) }),
+  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.optional(z.array(ToolCallSchema)), entryId: z.optional(z.string()) }),
+  z.object({ role: z.literal('tool'), toolCallId: z.string(), content: z.string(), entryId: z.optional(z.string()) }),
 ]);
 
 /** The file: the port's snapshot plus what the port does not carry (format tag, version, projections). */
 const EvidenceFileSchema = z.object({
   format: z.literal(FORMAT),
-  version: z.number().int().positive(),
-  operationId: z.string().regex(OPERATION_ID),
-  checkpointId: z.string().min(1).max(200),
-  createdAt: z.string().min(1).max(64),
+  version: z.number().check(z.int(), z.positive()),
+  operationId: z.string().check(z.regex(OPERATION_ID)),
+  checkpointId: z.string().check(z.minLength(1), z.maxLength(200)),
+  createdAt: z.string().check(z.minLength(1), z.maxLength(64)),
   excluded: z.array(ModelMessageSchema),
   summarizerInput: z.array(ModelMessageSchema),
-  truncatedItems: z.array(z.number().int().nonnegative()).default([]),
+  truncatedItems: z._default(z.array(z.number().check(z.int(), z.nonnegative())), []),
 });
 type EvidenceFile = z.infer<typeof EvidenceFileSchema>;
 
@@ -63,11 +63,11 @@ function checkOperationId(id: string): string {
   return id;
 }
 
-function issuesOf(error: z.ZodError): string {
+function issuesOf(error: z.core.$ZodError): string {
   return error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
 }
 
-type Parsed = { readonly success: true; readonly data: EvidenceFile } | { readonly success: false; readonly error: z.ZodError };
+type Parsed = { readonly success: true; readonly data: EvidenceFile } | { readonly success: false; readonly error: z.core.$ZodError };
 
 /**
  * EvidenceFileSchema.safeParse, with the same result, without zod walking every message of a million-token span:

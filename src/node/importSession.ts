@@ -11,7 +11,7 @@ import { errCode, oneLine, syncDir } from './fsUtil.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 
 /** Transcripts larger than this are almost certainly not one conversation. */
-export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 
 /** One line when the file is missing or too large to be a transcript; undefined when it may be read. */
 export async function importFileProblem(path: string): Promise<string | undefined> {
@@ -36,7 +36,7 @@ function isChain(entries: readonly Entry[]): boolean {
  * calls left open get "interrupted" results, stray results go — and each change is returned for the user; a
  * branched one (Claude Code sidechains) must verify as it is. Otherwise ImportRefused, and no file is created.
  */
-export function validImport(entries: readonly Entry[], newId: (prefix: string) => string): { readonly entries: readonly Entry[]; readonly repairs: readonly string[] } {
+function validImport(entries: readonly Entry[], newId: (prefix: string) => string): { readonly entries: readonly Entry[]; readonly repairs: readonly string[] } {
   if (isChain(entries)) {
     const fixed = repairImported(entries, newId);
     const first = fixed.errors[0];

@@ -15,7 +15,7 @@ import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine } from './fsUtil.js';
 import { createIfMissing, headerLine, type SessionCreate } from './sessionCreate.js';
 
-export { loadSessionFile, type LoadOptions, type SessionLoad } from './sessionLoad.js';
+export { loadSessionFile,  type SessionLoad } from './sessionLoad.js';
 
 export interface OpenOptions {
   /** Create the file with a header if it does not exist (or exists but is empty). */
@@ -39,7 +39,7 @@ export interface OpenOptions {
 /** Test seam: runs before a tail-first store indexes the rest, so a test can see the state before indexing ends. */
 export const tailFirstHooks: { beforeIndex?: (path: string) => Promise<void> } = {};
 
-export const OPENED_READ_ONLY_REASON = 'Opened read-only';
+const OPENED_READ_ONLY_REASON = 'Opened read-only';
 
 // Writable stores open in this process, by resolved path, so deleting a chat can close its writer first.
 const openWriters = new Map<string, JsonlSessionStore>();

@@ -3,16 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../engine/zod.js';
 import type { PartialLimits } from '../engine/tokens/modelLimits.js';
 import { errCode, oneLine } from './fsUtil.js';
 import { parseJsonText } from '../engine/jsonText.js';
 import { NotRegularFileError, readRegularFile } from './regularFile.js';
 
 const MAX_ENTRIES = 500;
-const count = z.number().int().positive().max(1e9);
-const EntrySchema = z.object({ contextWindow: count, maxOutputTokens: count.optional(), learnedAt: z.string().optional() });
-const FileSchema = z.object({ version: z.literal(1), limits: z.record(z.string(), EntrySchema.optional().catch(undefined)) });
+const count = z.number().check(z.int(), z.positive(), z.lte(1e9));
+const EntrySchema = z.object({ contextWindow: count, maxOutputTokens: z.optional(count), learnedAt: z.optional(z.string()) });
+const FileSchema = z.object({ version: z.literal(1), limits: z.record(z.string(), z.catch(z.optional(EntrySchema), undefined)) });
 type Entry = z.infer<typeof EntrySchema>;
 
 /** The key of an endpoint + model: the base URL without trailing slashes, then the model id. */

@@ -88,7 +88,7 @@ export function parseHeaderLine(text: string): { readonly header: SessionHeader;
   return parsed.success ? { header: parsed.data, migrate: m.migrate } : undefined;
 }
 
-export function fileError(path: string, err: unknown): Error {
+function fileError(path: string, err: unknown): Error {
   const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : '';
   if (code === 'ENOENT') return new Error(`Session file not found: ${path}`);
   if (code === 'EISDIR') return new Error(`Session path is a folder, not a file: ${path}`);

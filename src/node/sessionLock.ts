@@ -4,13 +4,12 @@ import { unlinkSync } from 'node:fs';
 import { rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import lockfile from 'proper-lockfile';
 import { errCode } from './fsUtil.js';
 import { readRegularFile } from './regularFile.js';
 
 /** A lock whose mtime has not been refreshed for this long belongs to a hung or dead writer. */
-export const LOCK_STALE_MS = 10_000;
-export const LOCK_UPDATE_MS = 2_500;
+const LOCK_STALE_MS = 10_000;
+const LOCK_UPDATE_MS = 2_500;
 /**
  * A lock younger than this is never reclaimed, even if the owner file names a dead process: the
  * owner file is written just after the lock directory is created, so a brand-new lock may still
@@ -22,11 +21,8 @@ const MAX_ATTEMPTS = 3;
 /** When the holder cannot be named (an owner file from an older version, or none yet). */
 export const HELD_ELSEWHERE_REASON = 'Session is open for writing in another process; opened read-only';
 
-/** Names this process in the lock it holds, so a second opener is told who has the session: the CLI sets its own. */
-export { setLockHolderName } from './lockHolder.js';
-
 /** Who holds the lock, for the read-only reason: the program and its PID. */
-export function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
+function heldElsewhereReason(owner: { readonly pid: number; readonly app?: string } | undefined): string {
   if (owner === undefined) return HELD_ELSEWHERE_REASON;
   return `Session is open for writing in ${owner.app ?? 'another process'} (PID ${owner.pid}); opened read-only`;
 }
@@ -127,6 +123,14 @@ async function reclaim(file: string): Promise<boolean> {
  * Takes the writer lock on `file` (which must exist). When another live process or another store
  * in this process holds it, returns `ok: false` with the user-facing reason instead of throwing.
  */
+/**
+ * proper-lockfile, loaded on first use: importing it patches `fs` (graceful-fs) and installs exit handlers
+ * (signal-exit), work that activation need not wait for since the chat opens after it returns.
+ */
+async function lockfile(): Promise<typeof import('proper-lockfile')> {
+  return (await import('proper-lockfile')).default;
+}
+
 export async function acquireSessionLock(file: string, onCompromised: (err: Error) => void): Promise<LockOutcome> {
   const owner = ownerPath(file);
   let released = false;
@@ -139,7 +143,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     let release: () => Promise<void>;
     try {
-      release = await lockfile.lock(file, { stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, realpath: false, onCompromised: compromised });
+      release = await (await lockfile()).lock(file, { stale: LOCK_STALE_MS, update: LOCK_UPDATE_MS, realpath: false, onCompromised: compromised });
     } catch (err) {
       if (errCode(err) !== 'ELOCKED') {
         const msg = err instanceof Error ? err.message.split('\n')[0] : String(err);
@@ -180,7 +184,7 @@ export async function acquireSessionLock(file: string, onCompromised: (err: Erro
 export async function isLockedElsewhere(file: string): Promise<boolean> {
   let held: boolean;
   try {
-    held = await lockfile.check(file, { stale: LOCK_STALE_MS, realpath: false });
+    held = await (await lockfile()).check(file, { stale: LOCK_STALE_MS, realpath: false });
   } catch {
     return false;
   }

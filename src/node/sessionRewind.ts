@@ -11,8 +11,6 @@ import { applyRestore, planRestore, type FilePlan, type RestorePlan, type Restor
 /** "Conversation and files" (the default), "Conversation only", "Files only". */
 export type RewindMode = 'both' | 'conversation' | 'files';
 
-export const REWIND_MODES: readonly RewindMode[] = ['both', 'conversation', 'files'];
-
 export interface RewindPreview {
   readonly ok: true;
   readonly point: RewindPoint;
@@ -87,7 +85,7 @@ function describe(f: FilePlan): string {
 }
 
 /** The one system update a "Conversation only" rewind leaves: the model must not assume the files are as they were. */
-export function filesDifferNote(files: readonly FilePlan[]): string {
+function filesDifferNote(files: readonly FilePlan[]): string {
   return [
     'Note from Capsule: the conversation was rewound, but the workspace files were not.',
     `These files differ from how they were at this point of the conversation (later changes are still on disk):`,

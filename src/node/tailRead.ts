@@ -9,13 +9,13 @@ import { openRegularFile } from './regularFile.js';
 import { judgeLine, LoadBuilder, parseHeaderLine, type LineVerdict, type SessionLoad } from './sessionLoad.js';
 
 /** How far from the end the tail may reach before the file is simply read front to back. */
-export const DEFAULT_MAX_TAIL_BYTES = 32 * 1024 * 1024;
+const DEFAULT_MAX_TAIL_BYTES = 32 * 1024 * 1024;
 /** A header longer than this is left to the full load (it reports why). */
 const HEADER_PROBE_BYTES = 64 * 1024;
 const WINDOW_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export interface TailLine {
+interface TailLine {
   readonly offset: number;
   readonly length: number;
   readonly terminated: boolean;

@@ -5,7 +5,7 @@ import { TranscriptItemsSchema, TriggerSchema } from './transcript.js';
 import { amount, checkpointId, itemId, text } from './views.js';
 
 /** One entry of the model picker, with the limits docs/behaviour.md#tokens derives for it. */
-export const ModelOptionSchema = z.object({
+const ModelOptionSchema = z.object({
   id: text(LIMITS.id).check(z.minLength(1)),
   label: text(LIMITS.id),
   provider: z.enum(['openai', 'lm']),
@@ -24,7 +24,7 @@ export const ModelOptionSchema = z.object({
 });
 
 /** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */
-export const BaseUrlSchema = z.union([z.literal(''), z.string().check(z.maxLength(LIMITS.line)).check(z.regex(/^https?:\/\/\S+$/))]);
+const BaseUrlSchema = z.union([z.literal(''), z.string().check(z.maxLength(LIMITS.line)).check(z.regex(/^https?:\/\/\S+$/))]);
 
 export const ProviderChoiceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('lm'), modelId: text(LIMITS.id).check(z.minLength(1)) }),
@@ -44,7 +44,7 @@ export const SetupStateSchema = z.object({
   check: z.optional(z.object({ status: z.enum(['checking', 'ok', 'warning', 'error']), summary: text(LIMITS.line), hint: z.optional(text(LIMITS.line)) })),
 });
 
-export const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);
+const BarrierOutcomeSchema = z.enum(['completed', 'skipped', 'cancelled', 'stale', 'failed']);
 
 /** The preflight barrier (docs/behaviour.md#barrier): a live line while it runs, then one persistent result line. */
 export const BarrierViewSchema = z.object({
@@ -67,7 +67,7 @@ export const BarrierViewSchema = z.object({
 });
 
 /** Input the user sent while the agent or the barrier was busy; `id` echoes the `send`'s `clientId` when there was one. */
-export const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
+const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
 export const QueueSchema = z.array(QueuedInputSchema).check(z.maxLength(LIST_LIMITS.queue));
 
 /** The agent's plan (update_plan), shown as a checklist above the composer. */
@@ -75,7 +75,7 @@ export const PlanViewSchema = z.array(z.object({ step: text(LIMITS.label).check(
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
 /** A write, command or MCP tool call waiting for the user: an inline card (non-modal); writes also open in VS Code's diff editor. */
-export const ApprovalViewSchema = z.object({
+const ApprovalViewSchema = z.object({
   id: itemId,
   kind: z.enum(['write', 'command', 'mcp']),
   title: text(LIMITS.label),
@@ -96,7 +96,7 @@ export const ApprovalViewSchema = z.object({
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 export const ApprovalsSchema = z.array(ApprovalViewSchema).check(z.maxLength(LIST_LIMITS.approvals));
 /** Where an always-allow rule is kept: the user's settings (every workspace) or this workspace's. */
-export const AllowRuleScopeSchema = z.enum(['user', 'workspace']);
+const AllowRuleScopeSchema = z.enum(['user', 'workspace']);
 export type AllowRuleScope = z.infer<typeof AllowRuleScopeSchema>;
 /** One always-allow rule as the view lists it, with where it is kept; `mcpTool` is an MCP tool allowed by its full name (a command prefix when absent). */
 export const AllowRuleSchema = z.object({ rule: text(LIMITS.label).check(z.minLength(1)), scope: AllowRuleScopeSchema, kind: z.optional(z.enum(['command', 'mcpTool'])) });
@@ -107,9 +107,9 @@ export const ApprovalChoiceSchema = z.enum(['allow', 'allowAlways', 'allowAllEdi
 export type ApprovalChoice = z.infer<typeof ApprovalChoiceSchema>;
 
 /** What an MCP server is doing: its connection's status, or `disabled` (turned off in this workspace). */
-export const McpServerStatusSchema = z.enum(['starting', 'ready', 'restarting', 'failed', 'stopped', 'disabled']);
+const McpServerStatusSchema = z.enum(['starting', 'ready', 'restarting', 'failed', 'stopped', 'disabled']);
 /** One MCP server as the setup panel lists it, with Restart and Disable (or Enable). */
-export const McpServerViewSchema = z.object({
+const McpServerViewSchema = z.object({
   name: text(LIMITS.id).check(z.minLength(1)),
   status: McpServerStatusSchema,
   tools: amount,

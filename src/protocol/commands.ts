@@ -1,7 +1,7 @@
 // The one catalog of the chat's commands: slash syntax and arguments, palette id and title, icon, queueing, help. Pure data (the webview imports it too).
 
 /** One argument of a slash command, in the order typed. */
-export type ArgSpec =
+type ArgSpec =
   /** The rest of the line, surrounding quotes removed. `quoted`: the popup opens a quote for it. */
   | { readonly kind: 'text'; readonly name: string; readonly label: string; readonly optional?: true; readonly quoted?: true }
   /** One word out of a fixed list; each choice gets its own line in the popup. */
@@ -152,7 +152,7 @@ export const COMMANDS = {
 } as const satisfies Record<string, CommandSpec>;
 
 type Catalog = typeof COMMANDS;
-export type CommandId = keyof Catalog;
+type CommandId = keyof Catalog;
 /** Commands typed in the chat. */
 export type SlashCommandId = { [K in CommandId]: Catalog[K] extends { readonly slash: object } ? K : never }[CommandId];
 /** Commands in VS Code's command palette. */
@@ -182,7 +182,7 @@ export type ParsedSlash = ChatCommand | InvalidCommand;
 const entries = Object.entries(COMMANDS) as [CommandId, CommandSpec][];
 const slashEntries = entries.flatMap(([id, spec]) => (spec.slash === undefined ? [] : [{ id: id as SlashCommandId, ...spec.slash, spec }]));
 export const PALETTE_COMMAND_IDS = entries.flatMap(([id, spec]) => (spec.palette === undefined ? [] : [id])) as readonly PaletteCommandId[];
-export const VIEW_COMMAND_IDS: readonly ViewCommandId[] = PALETTE_COMMAND_IDS;
+export const VIEW_COMMAND_IDS: readonly ViewCommandId[] = [...PALETTE_COMMAND_IDS];
 
 function argUsage(a: ArgSpec): string {
   if (a.kind === 'checkpoint') return 'ck_…';
@@ -195,7 +195,7 @@ function argUsage(a: ArgSpec): string {
 }
 
 /** `/name args` as the user types it, e.g. `/capsule export ck_… path`. */
-export function usageOf(id: SlashCommandId): string {
+function usageOf(id: SlashCommandId): string {
   const s = COMMANDS[id].slash;
   return [`/${s.name}`, ...s.args.map(argUsage)].join(' ');
 }

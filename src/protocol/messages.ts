@@ -14,11 +14,11 @@ const line = z.int().check(z.gte(1), z.lte(LINE_MAX));
 const workspacePath = text(PATH_MAX).check(z.minLength(1));
 
 /** A file (or some of its lines) attached to a message as context: read on send like the read tool reads. */
-export const AttachmentSchema = z.object({ path: workspacePath, startLine: z.optional(line), endLine: z.optional(line) });
+const AttachmentSchema = z.object({ path: workspacePath, startLine: z.optional(line), endLine: z.optional(line) });
 export type Attachment = z.infer<typeof AttachmentSchema>;
 
 /** An image pasted or dropped in the composer: its file name (for messages) and its bytes as a data URL; the host checks the bytes again. */
-export const ComposerImageSchema = z.object({
+const ComposerImageSchema = z.object({
   name: text(PATH_MAX).check(z.minLength(1)),
   dataUrl: z.string().check(z.maxLength(IMAGE_DATA_URL_MAX), z.regex(/^data:image\/(png|jpeg|webp|gif);base64,[A-Za-z0-9+/=]*$/)),
 });
@@ -72,8 +72,7 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
 ]);
 
 /** What a user message's hover actions ask for; `retry` is offered on the last answer and names its message. */
-export const MessageActionSchema = z.enum(['rewind', 'edit', 'retry', 'compactUpTo']);
-export type MessageAction = z.infer<typeof MessageActionSchema>;
+const MessageActionSchema = z.enum(['rewind', 'edit', 'retry', 'compactUpTo']);
 
 /** The view's buttons name a palette command of the catalog by its id; each runs what the palette runs. */
 export const WebviewCommandSchema = z.enum(VIEW_COMMAND_IDS as readonly ViewCommandId[] as [ViewCommandId, ...ViewCommandId[]]);
@@ -131,7 +130,6 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
 ]);
 
 export type HostToWebview = z.infer<typeof HostToWebviewSchema>;
-export type HostMessageType = HostToWebview['type'];
 export type WebviewCommand = z.infer<typeof WebviewCommandSchema>;
 export type WebviewToHost = z.infer<typeof WebviewToHostSchema>;
 /** The user intents the chat view provider does not handle itself (it is transport only); it hands them to its `onIntent` listeners. */

@@ -16,7 +16,7 @@ export interface PathMatch extends PathRef {
 /** Most paths one text may yield: the host checks each on disk. */
 export const MAX_PATH_REFS = 100;
 /** Longest path worth checking. */
-export const MAX_PATH_CHARS = 500;
+const MAX_PATH_CHARS = 500;
 const MAX_LINE = 10_000_000;
 
 /** A run of path characters, then an optional `:line[:col]`, `:line-line` or `#Lline` suffix. */

@@ -8,10 +8,10 @@ import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './vi
 export const TriggerSchema = z.enum(['hard_limit', 'context_overflow', 'milestone', 'plan_pivot', 'turn_complete', 'auto_threshold', 'user', 'idle', 'model_switch']);
 /** A trigger added to the transcript and not here (or the reverse) fails to compile. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-export const TRIGGERS_AGREE: Same<Trigger, z.infer<typeof TriggerSchema>> = true;
-export const QualitySchema = z.enum(['full', 'partial', 'degraded']);
-export const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
-export const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
+true satisfies Same<Trigger, z.infer<typeof TriggerSchema>>;
+const QualitySchema = z.enum(['full', 'partial', 'degraded']);
+const ToolStatusSchema = z.enum(['running', 'ok', 'error', 'cancelled']);
+const CheckpointKindViewSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 
 /** Before/after figures of one completed compaction, by the same categories as the meter (docs/behaviour.md#observability). */
 export const CompactionCardSchema = z.object({
@@ -45,14 +45,14 @@ export const CompactionCardSchema = z.object({
 const base = { id: itemId, timestamp: z.optional(text(LIMITS.stamp)) };
 
 /** Workspace-relative paths the host found on disk, as the text writes them. */
-export const LinksSchema = z.array(text(PATH_MAX).check(z.minLength(1))).check(z.maxLength(LIST_LIMITS.links));
+const LinksSchema = z.array(text(PATH_MAX).check(z.minLength(1))).check(z.maxLength(LIST_LIMITS.links));
 
 /**
  * Where the conversation forks at this item (docs/rewind.md#branches): it is branch `index` of `count`, and the
  * switcher's ‹ and › name the items the neighbouring branches start with. The projection computes it; the webview
  * only draws it.
  */
-export const BranchViewSchema = z
+const BranchViewSchema = z
   .object({
     index: z.int().check(z.gte(1)),
     count: z.int().check(z.gte(2), z.lte(LIST_LIMITS.branches)),
@@ -64,7 +64,7 @@ export const BranchViewSchema = z
     z.refine((b) => (b.previous !== undefined) === (b.index > 1) && (b.next !== undefined) === (b.index < b.count), { message: 'previous exists except on the first branch, next except on the last' }),
   );
 
-export const UserItemSchema = z.object({
+const UserItemSchema = z.object({
   ...base,
   kind: z.literal('user'),
   text: text(LIMITS.input),
@@ -77,7 +77,7 @@ export const UserItemSchema = z.object({
   /** The message is one of several sent at the same moment (edit and resend). */
   branch: z.optional(BranchViewSchema),
 });
-export const AssistantItemSchema = z.object({
+const AssistantItemSchema = z.object({
   ...base,
   kind: z.literal('assistant'),
   markdown: text(LIMITS.document),
@@ -90,8 +90,8 @@ export const AssistantItemSchema = z.object({
   branch: z.optional(BranchViewSchema),
 });
 /** A subagent's state on its `task` card (docs/subagents.md#seeing-them): compacting is its own barrier at work; stopped carries why. */
-export const SubagentStatusSchema = z.enum(['running', 'compacting', 'done', 'stopped']);
-export const SubagentViewSchema = z.object({
+const SubagentStatusSchema = z.enum(['running', 'compacting', 'done', 'stopped']);
+const SubagentViewSchema = z.object({
   id: text(LIMITS.id),
   description: text(LIMITS.label),
   status: SubagentStatusSchema,
@@ -114,7 +114,7 @@ export const SubagentLineSchema = z.object({
   name: z.optional(text(LIMITS.id)),
   status: z.optional(ToolStatusSchema),
 });
-export const ToolItemSchema = z.object({
+const ToolItemSchema = z.object({
   ...base,
   kind: z.literal('tool'),
   name: text(LIMITS.id),
@@ -130,8 +130,8 @@ export const ToolItemSchema = z.object({
   /** A `task` call: the subagent it runs, shown as its card. */
   subagent: z.optional(SubagentViewSchema),
 });
-export const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
-export const CheckpointItemSchema = z.object({
+const CompactionItemSchema = z.object({ ...base, kind: z.literal('compaction'), card: CompactionCardSchema });
+const CheckpointItemSchema = z.object({
   ...base,
   kind: z.literal('checkpoint'),
   checkpointId,
@@ -141,7 +141,7 @@ export const CheckpointItemSchema = z.object({
 /** Which setting an error card's "Open settings" opens: the key, the model id, the base URL (docs/behaviour.md#errors). */
 export const SettingsTargetSchema = z.enum(['apiKey', 'model', 'baseUrl']);
 /** A failed turn's facts, shown as data (never markdown): where, the status, the provider's words, what to do. */
-export const FaultViewSchema = z.object({
+const FaultViewSchema = z.object({
   turnId: itemId,
   title: text(LIMITS.label),
   /** host[:port]; never a path, query or key. */
@@ -154,10 +154,10 @@ export const FaultViewSchema = z.object({
   /** This is still the last turn of the branch, so Retry can send it again. */
   retry: z.boolean(),
 });
-export const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer), fault: z.optional(FaultViewSchema) });
-export const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
+const ErrorItemSchema = z.object({ ...base, kind: z.literal('error'), text: text(LIMITS.answer), fault: z.optional(FaultViewSchema) });
+const InfoItemSchema = z.object({ ...base, kind: z.literal('info'), text: text(LIMITS.answer) });
 /** The agent stopped a doom loop (the same tool call three times in a row): the user chooses Continue or Stop. */
-export const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
+const LoopItemSchema = z.object({ ...base, kind: z.literal('loop'), text: text(LIMITS.answer), toolName: text(LIMITS.id) });
 
 export const TranscriptItemSchema = z.discriminatedUnion('kind', [
   UserItemSchema,
@@ -171,7 +171,7 @@ export const TranscriptItemSchema = z.discriminatedUnion('kind', [
 ]);
 
 /** Items in chronological order; a page never exceeds this many (the host pages older ones on `loadOlder`). */
-export const MAX_ITEMS_PER_MESSAGE = LIST_LIMITS.items;
+const MAX_ITEMS_PER_MESSAGE = LIST_LIMITS.items;
 export const TranscriptItemsSchema = z.array(TranscriptItemSchema).check(z.maxLength(MAX_ITEMS_PER_MESSAGE));
 
 /** The capsule viewer's content: the sections and ledger, and the previous capsule's text for the line diff. */
@@ -193,25 +193,19 @@ export const CapsuleViewSchema = z.object({
   links: z.optional(LinksSchema),
 });
 
-export type Quality = z.infer<typeof QualitySchema>;
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 export type CheckpointKindView = z.infer<typeof CheckpointKindViewSchema>;
 export type TriggerView = z.infer<typeof TriggerSchema>;
 export type CompactionCard = z.infer<typeof CompactionCardSchema>;
 export type BranchView = z.infer<typeof BranchViewSchema>;
-export type UserItem = z.infer<typeof UserItemSchema>;
 export type AssistantItem = z.infer<typeof AssistantItemSchema>;
 export type ToolItem = z.infer<typeof ToolItemSchema>;
 export type SubagentView = z.infer<typeof SubagentViewSchema>;
 export type SubagentStatus = z.infer<typeof SubagentStatusSchema>;
 export type SubagentLine = z.infer<typeof SubagentLineSchema>;
-export type CompactionItem = z.infer<typeof CompactionItemSchema>;
 export type CheckpointItem = z.infer<typeof CheckpointItemSchema>;
 export type ErrorItem = z.infer<typeof ErrorItemSchema>;
 export type FaultView = z.infer<typeof FaultViewSchema>;
 export type SettingsTarget = z.infer<typeof SettingsTargetSchema>;
-export type InfoItem = z.infer<typeof InfoItemSchema>;
-export type LoopItem = z.infer<typeof LoopItemSchema>;
 export type TranscriptItem = z.infer<typeof TranscriptItemSchema>;
-export type TranscriptItemKind = TranscriptItem['kind'];
 export type CapsuleView = z.infer<typeof CapsuleViewSchema>;

@@ -3,7 +3,7 @@ import { LIMITS } from './limits.js';
 import * as z from 'zod/mini';
 
 /** A finite number: JSON would turn NaN/Infinity into null, so they never pass. */
-export const count = z.number();
+const count = z.number();
 /** A non-negative finite number (token counts, durations). */
 export const amount = z.number().check(z.nonnegative());
 export const text = (max: number): z.ZodMiniString<string> => z.string().check(z.maxLength(max));
@@ -12,7 +12,7 @@ export const itemId = z.string().check(z.minLength(1)).check(z.maxLength(LIMITS.
 /** Checkpoint ids as the transcript writes them (`ck_…`); intents naming one are checked against the same shape. */
 export const checkpointId = z.string().check(z.regex(/^ck_[A-Za-z0-9_-]+$/)).check(z.maxLength(LIMITS.id));
 
-export const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
+const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
 
 /** Token use per category of the request payload (docs/behaviour.md#observability). */
 export const BudgetCategoriesSchema = z.object({
@@ -75,7 +75,6 @@ export const SettingsViewSchema = z.object({
   warning: z.optional(text(LIMITS.notice)),
 });
 
-export type MeasurementSource = z.infer<typeof MeasurementSourceSchema>;
 export type BudgetCategories = z.infer<typeof BudgetCategoriesSchema>;
 export type BudgetView = z.infer<typeof BudgetViewSchema>;
 export type SessionView = z.infer<typeof SessionViewSchema>;

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 
 export const REPO = resolve(__dirname, '..', '..');
-export const VSIX = join(REPO, 'capsule.vsix');
+const VSIX = join(REPO, 'capsule.vsix');
 
 /** The code-server binary: $CODE_SERVER_BIN, else installed into the cache by scripts/setupCodeServer.sh (fails loudly). */
-export function codeServerBin(): string {
+function codeServerBin(): string {
   const fromEnv = process.env.CODE_SERVER_BIN;
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   const r = spawnSync('bash', [join(REPO, 'scripts', 'setupCodeServer.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
@@ -18,7 +18,7 @@ export function codeServerBin(): string {
   return bin;
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();
     srv.once('error', rej);

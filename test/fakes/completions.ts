@@ -75,7 +75,7 @@ export function completionBody(a: Answer): Record<string, unknown> {
  * Splits text into several pieces (at least two when it has two characters) without breaking surrogate
  * pairs, so clients are exercised on reassembly; long texts get at most 64 pieces.
  */
-export function splitPieces(text: string): string[] {
+function splitPieces(text: string): string[] {
   const chars = Array.from(text);
   if (chars.length === 0) return [];
   const count = Math.max(Math.min(chars.length, 2), Math.min(64, Math.ceil(chars.length / 8)));

@@ -19,12 +19,12 @@ import type {
 } from './types.js';
 import { validateChatBody } from './validate.js';
 
-export { commonPrefixLength, countRequestTokens, encodeRequest, MEDIA_PART_TOKENS } from './tokens.js';
-export { isSummaryRequest, lastUserText, messageText, predicateOf } from './script.js';
+export {  countRequestTokens, encodeRequest, MEDIA_PART_TOKENS } from './tokens.js';
+export { isSummaryRequest, lastUserText,   } from './script.js';
 export type * from './types.js';
 
-export const DEFAULT_WINDOW = 65000;
-export const DEFAULT_MODEL_ID = 'fake-model';
+const DEFAULT_WINDOW = 65000;
+const DEFAULT_MODEL_ID = 'fake-model';
 const MODEL_CREATED = 1700000000;
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -28,7 +28,7 @@ export interface ReplyContext {
 }
 
 /** Resolves true after `ms`, or false as soon as the client goes away. */
-export function waitWhileOpen(res: ServerResponse, ms: number): Promise<boolean> {
+function waitWhileOpen(res: ServerResponse, ms: number): Promise<boolean> {
   if (res.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const onClose = (): void => {
@@ -44,7 +44,7 @@ export function waitWhileOpen(res: ServerResponse, ms: number): Promise<boolean>
 }
 
 /** Resolves when the connection closes (client abort or server shutdown). */
-export function untilClosed(res: ServerResponse): Promise<void> {
+function untilClosed(res: ServerResponse): Promise<void> {
   if (res.destroyed || res.writableFinished) return Promise.resolve();
   return new Promise((resolve) => res.once('close', () => resolve()));
 }

@@ -2,7 +2,7 @@
 import type { ChatBody, ChatMessageIn, ChatRequestView, MatchSpec, Predicate, Responder, ScriptedReply } from './types.js';
 
 /** The text of a message's content (string, or the text parts of an array). */
-export function messageText(m: ChatMessageIn): string {
+function messageText(m: ChatMessageIn): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return '';
   return m.content
@@ -48,7 +48,7 @@ interface Rule {
   remaining: number;
 }
 
-export const DEFAULT_FALLBACK: Responder = () => ({ text: 'ok' });
+const DEFAULT_FALLBACK: Responder = () => ({ text: 'ok' });
 
 export class Script {
   private queue: ScriptedReply[] = [];

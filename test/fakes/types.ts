@@ -9,7 +9,7 @@ export interface ScriptedToolCall {
 }
 
 /** Overrides of the usage the server reports (defaults: the counted figures). */
-export interface UsageOverride {
+interface UsageOverride {
   readonly promptTokens?: number;
   readonly completionTokens?: number;
   readonly cachedTokens?: number;
@@ -35,44 +35,44 @@ export interface ToolCallsReply extends AnswerOptions {
   readonly text?: string;
 }
 /** An HTTP error. `body` defaults to an OpenAI-shaped error for that status; a string is sent verbatim. */
-export interface StatusReply {
+interface StatusReply {
   readonly status: number;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
 }
-export interface DelayReply {
+interface DelayReply {
   readonly delayMs: number;
   readonly then: ScriptedReply;
 }
 /** Never answers; the request stays open until the client aborts (or the server closes). */
-export interface HangReply {
+interface HangReply {
   readonly hang: true;
 }
 /** 200 whose JSON body is cut off (non-streaming), or a stream whose last `data:` event is cut mid-JSON. */
-export interface TruncatedJsonReply {
+interface TruncatedJsonReply {
   readonly truncatedJson: true;
 }
 /** Destroys the socket without an answer (streaming: after `afterChunks` chunks) — a network failure. */
-export interface DropConnectionReply {
+interface DropConnectionReply {
   readonly dropConnection: true;
   readonly afterChunks?: number;
 }
 /** A stream that ends cleanly after `afterChunks` chunks (default 0) with no finish_reason and no `[DONE]`. */
-export interface EndStreamEarlyReply {
+interface EndStreamEarlyReply {
   readonly endStreamEarly: true;
   readonly afterChunks?: number;
 }
 /** HTTP 200 with a body that is not what was asked for (an HTML error page from a proxy, say). */
-export interface RawBodyReply {
+interface RawBodyReply {
   readonly rawBody: string;
   readonly contentType?: string;
 }
 /** content "" and no tool calls. */
-export interface EmptyReply {
+interface EmptyReply {
   readonly empty: true;
 }
 /** The 400 context_length_exceeded answer, whatever the request's size. */
-export interface ContextOverflowReply {
+interface ContextOverflowReply {
   readonly contextOverflow: true;
 }
 
@@ -120,7 +120,7 @@ export interface ChatMessageIn {
   readonly [key: string]: unknown;
 }
 
-export interface ToolCallIn {
+interface ToolCallIn {
   readonly id?: string;
   readonly type?: string;
   readonly function?: { readonly name?: string; readonly arguments?: string };

@@ -50,7 +50,7 @@ class Uri {
 }
 
 /** A glob as VS Code's file search reads it (`**`, `*`, `?`, `{a,b}`), as a RegExp over forward-slash relative paths. */
-export function globRegExp(glob: string): RegExp {
+function globRegExp(glob: string): RegExp {
   const alts = glob.startsWith('{') && glob.endsWith('}') ? glob.slice(1, -1).split(',') : [glob];
   const one = (g: string): string =>
     g
@@ -363,8 +363,6 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
   state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust, shown, searches, activeEditor: undefined };
   return { api, state };
 }
-
-export type FakeVscodeApi = ReturnType<typeof createFakeVscode>['api'];
 
 /** Makes `require('vscode')` return `api` for modules loaded after this call; the returned function puts the loader back. */
 export function installFakeVscode(api: object): () => void {

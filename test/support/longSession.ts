@@ -3,10 +3,10 @@ import { writeFile } from 'node:fs/promises';
 import type { Entry } from '../../src/engine/transcript/schema.js';
 import type { SessionTree } from '../../src/engine/transcript/tree.js';
 
-export const LONG_SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
+const LONG_SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
 const WORDS = 'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(' ');
 /** A long session compacts now and then: a capsule keeping the last KEEP entries, then a new epoch base. */
-export const COMPACT_EVERY = 400;
+const COMPACT_EVERY = 400;
 const KEEP = 100;
 
 /** Deterministic text so runs are comparable, varied enough that the tokenizer's merge cache does not make it free. */
@@ -24,7 +24,7 @@ class TextSource {
 }
 
 /** Entries of one branch: user, tool call, tool result, answer, …; a capsule and a new epoch base every COMPACT_EVERY entries. */
-export class LongSessionGen {
+class LongSessionGen {
   readonly entries: Entry[] = [];
   readonly #text = new TextSource();
   #n = 0;

@@ -8,11 +8,11 @@ import type { HostToWebview, WebviewToHost } from '../../src/protocol/messages.j
 import { newNonce, webviewHtml } from '../../src/vscode/views/webviewHtml.js';
 
 export const REPO = resolve(__dirname, '..', '..');
-export const ARTIFACTS = join(REPO, 'test-artifacts', 'webview');
+const ARTIFACTS = join(REPO, 'test-artifacts', 'webview');
 const MEDIA = join(REPO, 'media');
 const BUNDLE = join(MEDIA, 'webview.js');
 /** A stand-in for VS Code's webview resource origin (`webview.cspSource`). */
-export const ORIGIN = 'https://webview.capsule.test';
+const ORIGIN = 'https://webview.capsule.test';
 
 function newestMtime(dir: string): number {
   let newest = 0;

@@ -9,9 +9,9 @@ export interface Attachment {
 }
 
 /** The read tool's name: an attachment is a read the user asked for, so the ledger, rewind and compaction treat it as one. */
-export const ATTACH_TOOL = 'read_file';
+const ATTACH_TOOL = 'read_file';
 /** The finish reason of the assistant entry that carries the attachments' calls: written by Capsule, not by a model. */
-export const ATTACH_FINISH_REASON = 'user_attachments';
+const ATTACH_FINISH_REASON = 'user_attachments';
 
 /** The read_file calls for the attachments, one per file, with their line range when one was given. */
 export function attachmentCalls(attachments: readonly Attachment[], callId: (i: number) => string): ToolCall[] {

@@ -14,11 +14,11 @@ export interface EpochInstructions {
 }
 
 /** `reason` of the base written when a session starts and when a compaction opens a new epoch. */
-export const EPOCH_START_REASON = 'session_start';
-export const EPOCH_COMPACTION_REASON = 'compaction';
+const EPOCH_START_REASON = 'session_start';
+const EPOCH_COMPACTION_REASON = 'compaction';
 
 /** The `system_update` base that opened the epoch in force on this branch, if any. */
-export function epochBase(branch: readonly Entry[]): SystemUpdateEntry | undefined {
+function epochBase(branch: readonly Entry[]): SystemUpdateEntry | undefined {
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
     if (e?.type === 'system_update' && e.mode === 'base') return e;
@@ -26,22 +26,11 @@ export function epochBase(branch: readonly Entry[]): SystemUpdateEntry | undefin
   return undefined;
 }
 
-/** Instruction updates appended since the epoch's base, in order. */
-export function appendedSince(branch: readonly Entry[]): SystemUpdateEntry[] {
-  const out: SystemUpdateEntry[] = [];
-  for (const e of branch) {
-    if (e.type !== 'system_update') continue;
-    if (e.mode === 'base') out.length = 0;
-    else out.push(e);
-  }
-  return out;
-}
-
 /**
  * The text a new base must carry so the system prompt the model sees does not change: the current base plus
  * every append, exactly as buildModelInput joins them. Folding therefore never breaks the request prefix by itself.
  */
-export function foldedSystemPrompt(branch: readonly Entry[], defaultSystem: string): string {
+function foldedSystemPrompt(branch: readonly Entry[], defaultSystem: string): string {
   return systemPromptOf(branch, defaultSystem);
 }
 
@@ -77,7 +66,7 @@ export function freshEpochBase(branch: readonly Entry[], defaultSystem: string, 
  * True when `content` already reaches the model on this branch (as the base or an append), so re-applying the
  * same instruction after a reload appends nothing and the cached prefix stays intact.
  */
-export function instructionInForce(branch: readonly Entry[], defaultSystem: string, content: string): boolean {
+function instructionInForce(branch: readonly Entry[], defaultSystem: string, content: string): boolean {
   const text = content.trim();
   return text === '' || systemPromptOf(branch, defaultSystem).includes(text);
 }

@@ -24,7 +24,7 @@ function argumentsKey(args: string): string {
 }
 
 /** The signature of one request's tool calls: every call's name and canonical arguments, in order. */
-export function callsSignature(calls: readonly ToolCall[]): string {
+function callsSignature(calls: readonly ToolCall[]): string {
   return JSON.stringify(calls.map((c) => [c.name, argumentsKey(c.arguments)]));
 }
 

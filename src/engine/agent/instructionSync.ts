@@ -14,7 +14,7 @@ import type { AgentEvent } from './agentEvents.js';
 import type { EpochInstructions, EpochKeeper } from './cacheEpoch.js';
 
 /** Heading of the section a new epoch's base gives to skills whose loading was summarized away. */
-export const ACTIVE_SKILLS_HEADING = '# Active skills';
+const ACTIVE_SKILLS_HEADING = '# Active skills';
 
 /** Key prefix of an active skill's source once its SKILL.md was edited. */
 const EDITED_SKILL_KEY = 'skill:';

@@ -10,15 +10,15 @@ export const MAX_CHAT_ATTEMPTS = 4;
 export const MISSING_TOOL_NAME = 'missing_tool_name';
 
 /** A provider asking us to wait longer than this is treated as down: the user is better told than kept waiting. */
-export const MAX_RETRY_WAIT_MS = 60_000;
+const MAX_RETRY_WAIT_MS = 60_000;
 /** No stream event for this long ends the attempt (a hung connection, a stalled stream). */
 export const DEFAULT_STALL_TIMEOUT_MS = 300_000;
 /** All attempts of one request together stop after this long: a provider that accepts and never answers cannot hold a turn for attempts × stall. */
 export const DEFAULT_REQUEST_DEADLINE_MS = 600_000;
 /** Silence this long before the first event tells the user how long Capsule keeps waiting. */
-export const WAIT_NOTICE_MS = 15_000;
+const WAIT_NOTICE_MS = 15_000;
 
-export interface Reply {
+interface Reply {
   readonly content: string;
   readonly toolCalls: readonly ToolCall[];
   readonly usage?: Usage;

@@ -42,7 +42,7 @@ export interface HandoffResult {
   readonly compacted: boolean;
 }
 
-export function limitsFor(model: Pick<AgentModel, 'contextWindow' | 'maxOutputTokens'>, resolved: ResolvedSettings): Limits {
+function limitsFor(model: Pick<AgentModel, 'contextWindow' | 'maxOutputTokens'>, resolved: ResolvedSettings): Limits {
   return limitsOf(model, resolved.settings);
 }
 

@@ -18,7 +18,7 @@ export interface SubagentRun {
 }
 
 /** The runs of every child in `entries` (file order), from their marked entries alone. */
-export function subagentRuns(entries: readonly Entry[]): SubagentRun[] {
+function subagentRuns(entries: readonly Entry[]): SubagentRun[] {
   const runs = new Map<string, { id: string; toolCallId: string; description: string; requests: number; promptTokens: number; completionTokens: number; compactions: number; largestPrompt: number }>();
   for (const e of entries) {
     const ref = e.subagent;
@@ -56,7 +56,7 @@ export function subagentLines(runs: readonly SubagentRun[]): string[] {
 }
 
 /** The commands a child ran, as the ledger records runs: the command, its exit code and status, a test runner's summary. */
-export function childCommands(entries: readonly Entry[]): ChildCommand[] {
+function childCommands(entries: readonly Entry[]): ChildCommand[] {
   const out: ChildCommand[] = [];
   for (const a of toolActionsOf(entries)) {
     if (a.kind !== 'command' || a.command === undefined) continue;

@@ -1,17 +1,17 @@
 // The `task` tool of docs/subagents.md: its schema, its arguments, and the answer a child's end gives the parent (pure).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { ToolSchema } from '../ports.js';
 
 export const TASK_TOOL_NAME = 'task';
 
 /** The tools a child gets when the parent names none: it looks, it does not change anything. */
-export const READ_ONLY_TOOLS: readonly string[] = ['read_file', 'list_files', 'search', 'read_compaction_evidence'];
+const READ_ONLY_TOOLS: readonly string[] = ['read_file', 'list_files', 'search', 'read_compaction_evidence'];
 
-export const TaskArgsSchema = z.object({
-  description: z.string().trim().min(1).max(200),
-  prompt: z.string().trim().min(1).max(100_000),
-  readOnly: z.boolean().default(true),
-  tools: z.array(z.string().min(1).max(100)).max(50).optional(),
+const TaskArgsSchema = z.object({
+  description: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  prompt: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)),
+  readOnly: z._default(z.boolean(), true),
+  tools: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(50))),
 });
 export type TaskArgs = z.infer<typeof TaskArgsSchema>;
 

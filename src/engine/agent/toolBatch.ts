@@ -6,7 +6,7 @@ import type { ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 export const CANCELLED_BEFORE_RUN = 'Cancelled: the turn was cancelled before this tool ran.';
 
-export function cancelledWhileRunning(name: string): string {
+function cancelledWhileRunning(name: string): string {
   return `Cancelled: ${name} was stopped because the turn was cancelled.`;
 }
 

@@ -22,7 +22,7 @@ import { retryPoint } from './turnRetry.js';
 import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
-export { DEFAULT_AGENT_OPTIONS, type AgentOptions } from './turnRequest.js';
+export {  type AgentOptions } from './turnRequest.js';
 
 export type { AgentDeps } from './agentDeps.js';
 

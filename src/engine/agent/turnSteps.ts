@@ -26,7 +26,7 @@ export interface StepHost {
 }
 
 /** Tool results are appended as entries and reported as start/end events of `turnId`. */
-export function batchDepsOf(h: Pick<StepHost, 'deps' | 'emit' | 'entryBase'>, turnId: string): BatchDeps {
+function batchDepsOf(h: Pick<StepHost, 'deps' | 'emit' | 'entryBase'>, turnId: string): BatchDeps {
   return {
     tools: h.deps.tools,
     clock: h.deps.clock,

@@ -4,7 +4,7 @@ import type { FaultInfo } from '../provider/faults.js';
 import { TRUNCATED_JSON_PATTERN } from '../provider/overflowPatterns.js';
 
 /** Without any number in the error, the assumed window shrinks by this share: the next plan leaves that much more room. */
-export const BLIND_SHRINK_SHARE = 0.1;
+const BLIND_SHRINK_SHARE = 0.1;
 
 export interface LearnedWindow {
   readonly contextWindow: number;

@@ -71,7 +71,7 @@ interface Sequence {
 }
 
 /** Exhausted without using all compactions: nothing was left to cut, or the last one failed. */
-export function exhaustedMessage(count: number, tokens: number, hardLimit: number, why: string): string {
+function exhaustedMessage(count: number, tokens: number, hardLimit: number, why: string): string {
   return (
     `context compaction exhausted after ${count} compaction${count === 1 ? '' : 's'}: ${why}; the request (${tokens} tokens) still exceeds ` +
     `the hard limit (${hardLimit}), so nothing was sent. Start a new chat, rewind to a checkpoint, or switch to a model with a larger context window.`

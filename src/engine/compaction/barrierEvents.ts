@@ -5,7 +5,7 @@ import type { FlightOutcome } from './flightRecord.js';
 import { type CompactionOutcome, reclaimedPercent } from './outcome.js';
 import type { PlanSummary } from './plan.js';
 
-export type BlockedReason = 'cancelled' | 'stale' | 'failed' | 'exhausted' | 'over_hard_limit' | 'overflow_repeated' | 'refill_loop';
+type BlockedReason = 'cancelled' | 'stale' | 'failed' | 'exhausted' | 'over_hard_limit' | 'overflow_repeated' | 'refill_loop';
 
 export type BarrierEvent =
   | { readonly type: 'compaction_start'; readonly plan: PlanSummary }

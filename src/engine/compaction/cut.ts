@@ -10,7 +10,7 @@ export type CompactionLevel = 0 | 1 | 2 | 3;
 export const LEVEL_FRACTIONS: Readonly<Record<Exclude<CompactionLevel, 0>, number>> = { 1: 0.75, 2: 0.9, 3: 0.95 };
 
 /** A compaction that does not cut at least this share of the tokens is not effective: escalate. */
-export const MIN_EFFECTIVE_REDUCTION = 0.1;
+const MIN_EFFECTIVE_REDUCTION = 0.1;
 export const MAX_COMPACTIONS_PER_TURN = 4;
 export const COMPACTION_EXHAUSTED_MESSAGE =
   `context compaction exhausted: ${MAX_COMPACTIONS_PER_TURN} compactions in this turn did not bring the request under the ` +

@@ -1,5 +1,5 @@
 // Pages a compaction's archived evidence for the model: the read_compaction_evidence tool, its arguments and page text (docs/behaviour.md#evidence).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { EvidenceArchive, EvidenceSnapshot, ToolResult, ToolSchema } from '../ports.js';
 import type { ModelMessage } from '../transcript/modelInput.js';
 
@@ -7,12 +7,12 @@ export const EVIDENCE_TOOL_NAME = 'read_compaction_evidence';
 /** About 3k tokens of items per page: enough context per call without crowding the model's window. */
 export const DEFAULT_EVIDENCE_PAGE_CHARS = 12_000;
 /** Below this a page could not hold an item label plus a useful slice of text. */
-export const MIN_EVIDENCE_PAGE_CHARS = 1_000;
+const MIN_EVIDENCE_PAGE_CHARS = 1_000;
 export const NO_EVIDENCE_MESSAGE = 'No compaction evidence: this session has no capsule yet.';
 export const PROJECTION_LABEL = '(projection: truncated before archiving)';
 
-export const EVIDENCE_SECTIONS = ['excluded', 'summarizer_input'] as const;
-export type EvidenceSection = (typeof EVIDENCE_SECTIONS)[number];
+const EVIDENCE_SECTIONS = ['excluded', 'summarizer_input'] as const;
+type EvidenceSection = (typeof EVIDENCE_SECTIONS)[number];
 
 /** A snapshot as the archive returns it; the extra field lives in the archive's own file format, not the port. */
 export interface ArchivedEvidence extends EvidenceSnapshot {
@@ -20,7 +20,7 @@ export interface ArchivedEvidence extends EvidenceSnapshot {
   readonly truncatedItems?: readonly number[];
 }
 
-export interface EvidenceArgs {
+interface EvidenceArgs {
   readonly page?: number;
   /** An archived tool result (the id its capped result names) instead of the capsule's evidence. */
   readonly result?: string;
@@ -53,28 +53,25 @@ export const READ_COMPACTION_EVIDENCE_TOOL: ToolSchema = {
 };
 
 /** A bad argument or page number; its message is written for the model. */
-export class EvidenceArgsError extends Error {
+class EvidenceArgsError extends Error {
   override readonly name = 'EvidenceArgsError';
 }
 
 /** Ids of tool results archived whole when they were made (`res_` + letters, digits, `_`). */
-export const ARCHIVED_RESULT_ID = /^res_[A-Za-z0-9_]{1,80}$/;
+const ARCHIVED_RESULT_ID = /^res_[A-Za-z0-9_]{1,80}$/;
 
 // Lenient at the edge: small models often send "2" for 2 or null for an omitted argument.
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 const ArgsSchema = z.strictObject({
-  page: z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v)),
-    z.number().int().min(1).optional(),
-  ),
-  query: z.preprocess(nullToUndefined, z.string().max(1_000).optional()),
-  section: z.preprocess(nullToUndefined, z.enum(EVIDENCE_SECTIONS).optional()),
-  result: z.preprocess(nullToUndefined, z.string().regex(ARCHIVED_RESULT_ID).optional()),
+  page: z.pipe(z.transform((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))), z.optional(z.number().check(z.int(), z.gte(1)))),
+  query: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.maxLength(1_000)))),
+  section: z.pipe(z.transform(nullToUndefined), z.optional(z.enum(EVIDENCE_SECTIONS))),
+  result: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.regex(ARCHIVED_RESULT_ID)))),
 });
 
 
 /** Parses the tool's JSON arguments; throws EvidenceArgsError with a message for the model. */
-export function parseEvidenceArgs(argsJson: string): EvidenceArgs {
+function parseEvidenceArgs(argsJson: string): EvidenceArgs {
   let raw: unknown = {};
   if (argsJson.trim() !== '') {
     try {
@@ -222,7 +219,7 @@ const SECTION_TITLES: Readonly<Record<EvidenceSection, string>> = {
  * One page of evidence as text for the model. Every matching item appears exactly once across the
  * pages (long items as consecutive parts). Throws EvidenceArgsError for a page out of range.
  */
-export function pageEvidence(snapshot: ArchivedEvidence, args: EvidenceArgs, opts: EvidencePageOptions): string {
+function pageEvidence(snapshot: ArchivedEvidence, args: EvidenceArgs, opts: EvidencePageOptions): string {
   const pageChars = Math.max(MIN_EVIDENCE_PAGE_CHARS, Math.floor(opts.pageChars));
   const { chunks, matched } = itemChunks(args, snapshot, pageChars);
   const pages = packPages(chunks, pageChars);

@@ -16,7 +16,7 @@ import { clip, code, commandStatus } from './ledgerFormat.js';
 import { actionFiles, commandSucceeded, toolActionsOf, type ToolAction } from './toolActions.js';
 
 /** Above this the fallback shrinks its lists and excerpts (~4 chars a token keeps it near 7.5k tokens). */
-export const MAX_FALLBACK_CHARS = 30_000;
+const MAX_FALLBACK_CHARS = 30_000;
 
 export interface FallbackInput {
   /** The summarized span, oldest first (CutPlan.summarize). */

@@ -1,53 +1,53 @@
 // Flight records (docs/behaviour.md#observability): one strict, content-free record per compaction operation, its builder and its log line.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { TriggerSchema } from '../transcript/schema.js';
 import type { Trigger } from '../transcript/schema.js';
 
-export const FLIGHT_OUTCOMES = ['completed', 'skipped', 'cancelled', 'stale', 'failed'] as const;
+const FLIGHT_OUTCOMES = ['completed', 'skipped', 'cancelled', 'stale', 'failed'] as const;
 export type FlightOutcome = (typeof FLIGHT_OUTCOMES)[number];
 
 /** Reasons are short diagnoses; the cap keeps a stray summary or prompt from riding along in one. */
-export const FLIGHT_REASON_MAX = 1_000;
+const FLIGHT_REASON_MAX = 1_000;
 
-const tokens = z.number().int().nonnegative();
+const tokens = z.number().check(z.int(), z.nonnegative());
 
 // Strict on purpose: a field not listed here (such as `summary`) is rejected, never stored (docs/behaviour.md#observability).
 export const FlightRecordSchema = z.strictObject({
-  ts: z.string().min(1).max(64),
-  operationId: z.string().min(1).max(200),
-  sessionId: z.string().min(1).max(200),
+  ts: z.string().check(z.minLength(1), z.maxLength(64)),
+  operationId: z.string().check(z.minLength(1), z.maxLength(200)),
+  sessionId: z.string().check(z.minLength(1), z.maxLength(200)),
   trigger: TriggerSchema,
-  level: z.number().int().min(0).max(3),
+  level: z.number().check(z.int(), z.gte(0), z.lte(3)),
   outcome: z.enum(FLIGHT_OUTCOMES),
-  reason: z.string().max(FLIGHT_REASON_MAX).optional(),
-  durationMs: z.number().nonnegative(),
+  reason: z.optional(z.string().check(z.maxLength(FLIGHT_REASON_MAX))),
+  durationMs: z.number().check(z.nonnegative()),
   limits: z.strictObject({ contextWindow: tokens, hardLimit: tokens, softLimit: tokens }),
   tokensBefore: tokens,
   /** docs/behaviour.md#tokens: whether tokensBefore came from the provider's usage or the local estimate; tokensAfter is always estimated. */
-  tokensSource: z.enum(['provider_usage', 'estimated']).optional(),
-  tokensAfter: tokens.optional(),
+  tokensSource: z.optional(z.enum(['provider_usage', 'estimated'])),
+  tokensAfter: z.optional(tokens),
   /** Negative when the capsule cost more than it replaced. */
-  reclaimedTokens: z.number().int().optional(),
-  reclaimedPct: z.number().optional(),
-  checkpointId: z.string().min(1).max(200).optional(),
-  quality: z.enum(['full', 'partial', 'degraded']).optional(),
-  attempts: z.number().int().nonnegative().optional(),
-  fallbackReason: z.string().max(FLIGHT_REASON_MAX).optional(),
+  reclaimedTokens: z.optional(z.number().check(z.int())),
+  reclaimedPct: z.optional(z.number()),
+  checkpointId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  quality: z.optional(z.enum(['full', 'partial', 'degraded'])),
+  attempts: z.optional(z.number().check(z.int(), z.nonnegative())),
+  fallbackReason: z.optional(z.string().check(z.maxLength(FLIGHT_REASON_MAX))),
   /** How many of the span's files, commands, error lines and identifiers survived (counts only, never the items). */
-  retention: z
-    .strictObject({
+  retention: z.optional(
+    z.strictObject({
       files: z.strictObject({ total: tokens, kept: tokens }),
       commands: z.strictObject({ total: tokens, kept: tokens }),
       errors: z.strictObject({ total: tokens, kept: tokens }),
       identifiers: z.strictObject({ total: tokens, kept: tokens }),
       appended: tokens,
-    })
-    .optional(),
+    }),
+  ),
   /** The capsule sections the model wrote (names only); the others came from the ledger. */
-  sectionsFromModel: z.array(z.string().max(40)).max(7).optional(),
+  sectionsFromModel: z.optional(z.array(z.string().check(z.maxLength(40))).check(z.maxLength(7))),
 });
 
-export type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
+type RetentionCounts = NonNullable<z.infer<typeof FlightRecordSchema>['retention']>;
 
 export interface FlightRecord {
   /** ISO time the operation ended. */

@@ -6,7 +6,7 @@ import { CAPSULE_MIN_TOKENS } from './capsuleFormat.js';
 import { type CutPlan, type CutResult, isEffective, isNothingToCompact } from './cut.js';
 
 /** Without a previous capsule to go by, a capsule (sections plus ledger) of a small span is about this size. */
-export const FIRST_CAPSULE_GUESS_TOKENS = 700;
+const FIRST_CAPSULE_GUESS_TOKENS = 700;
 
 export interface ForecastInput {
   readonly system: string;
@@ -14,7 +14,7 @@ export interface ForecastInput {
   readonly cache: EntryTokenCache;
 }
 
-export interface Forecast {
+interface Forecast {
   /** The continuation with the smallest plausible capsule: what a soft compaction can reclaim at best. */
   readonly best: number;
   /** The continuation with a capsule the size of the previous one (or a typical first one): what will likely be sent. */
@@ -25,7 +25,7 @@ export interface Forecast {
  * Everything of the next request except the capsule is known once the cut is: the fixed frame (system prompt and
  * tool schemas), the pinned entries and the retained tail as it will be sent (bounded and truncated results).
  */
-export function forecastAfter(cut: CutPlan, f: ForecastInput): Forecast {
+function forecastAfter(cut: CutPlan, f: ForecastInput): Forecast {
   const frame = estimateRequest({ system: f.system, messages: [], entryIds: [] }, f.tools, f.cache, 0).raw;
   const tail = Math.max(0, cut.keptTokens - cut.truncatedTokens) + cut.pinnedTokens;
   const previous = cut.previousCapsule === undefined ? undefined : f.cache.tokensOfCapsule(cut.previousCapsule);

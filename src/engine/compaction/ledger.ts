@@ -1,5 +1,5 @@
 // The exact ledger of a capsule (docs/behaviour.md#capsule, docs/ledger.md): files, commands, verification, skills and requests, built from the transcript's recorded effects.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { LedgerMcpCallSchema, mcpLedgerOf } from './mcpLedger.js';
 import { personText } from '../effects/personText.js';
 import { isTestCommand, summaryFailed } from '../effects/testRunners.js';
@@ -13,61 +13,60 @@ export const LEDGER_DETAILS_KEY = 'ledger';
 /** The ledger keeps this many most recent command runs; older ones are only counted. */
 export const MAX_LEDGER_COMMANDS = 300;
 
-export const LedgerCommandSchema = z.object({
+const LedgerCommandSchema = z.object({
   /** The tool call id; repeated input (overlapping spans) never records a run twice. */
   callId: z.string(),
   command: z.string(),
-  exitCode: z.number().int().nullable(),
+  exitCode: z.nullable(z.number().check(z.int())),
   /** null when the call has no result (cancelled or in progress). */
-  ok: z.boolean().nullable(),
+  ok: z.nullable(z.boolean()),
   /** The status was read from the result text (imported sessions), not recorded by the tool. */
-  inferred: z.boolean().optional(),
-  timedOut: z.boolean().optional(),
-  denied: z.boolean().optional(),
+  inferred: z.optional(z.boolean()),
+  timedOut: z.optional(z.boolean()),
+  denied: z.optional(z.boolean()),
   /** Why the command's file effects are unknown. */
-  effectsUnknown: z.string().optional(),
+  effectsUnknown: z.optional(z.string()),
 });
 export type LedgerCommand = z.infer<typeof LedgerCommandSchema>;
 
-export const VerificationSchema = z.object({
+const VerificationSchema = z.object({
   callId: z.string(),
   command: z.string(),
-  exitCode: z.number().int().nullable(),
+  exitCode: z.nullable(z.number().check(z.int())),
   passed: z.boolean(),
   /** The runner's own summary line, e.g. "12 passed, 1 failed in 0.4s". */
-  summary: z.string().optional(),
-  inferred: z.boolean().optional(),
+  summary: z.optional(z.string()),
+  inferred: z.optional(z.boolean()),
 });
-export type Verification = z.infer<typeof VerificationSchema>;
 
-export const LedgerSchema = z.object({
+const LedgerSchema = z.object({
   /** The session's first request in the person's own words. */
-  originalTask: z.string().nullable(),
+  originalTask: z.nullable(z.string()),
   /** The latest request in the person's own words. */
-  latestRequest: z.string().nullable(),
+  latestRequest: z.nullable(z.string()),
   /** Files read successfully, least recently read first. */
   filesRead: z.array(z.string()),
   /** Files created or changed and still present, least recently changed first. */
   filesModified: z.array(z.string()),
   /** The subset of filesModified that the session created. */
-  filesCreated: z.array(z.string()).default([]),
-  filesDeleted: z.array(z.string()).default([]),
-  renamed: z.array(RenameSchema).default([]),
+  filesCreated: z._default(z.array(z.string()), []),
+  filesDeleted: z._default(z.array(z.string()), []),
+  renamed: z._default(z.array(RenameSchema), []),
   /** Paths whose record was inferred from command text rather than measured. */
-  inferredFiles: z.array(z.string()).default([]),
+  inferredFiles: z._default(z.array(z.string()), []),
   commands: z.array(LedgerCommandSchema),
   /** Older runs dropped from `commands` to bound its size. */
-  commandsOmitted: z.number().int().nonnegative(),
-  lastVerification: VerificationSchema.nullable(),
+  commandsOmitted: z.number().check(z.int(), z.nonnegative()),
+  lastVerification: z.nullable(VerificationSchema),
   activeSkills: z.array(z.string()),
   /** The chat mode in force (docs/user/chat.md#modes), when the session records its instruction sources; older capsules lack it. */
-  mode: z.enum(['agent', 'ask']).optional(),
+  mode: z.optional(z.enum(['agent', 'ask'])),
   /** The agent's plan (update_plan) at the leaf, exactly; null when it never kept one. Older capsules lack it. */
-  plan: PlanSchema.nullable().default(null),
+  plan: z._default(z.nullable(PlanSchema), null),
   /** MCP calls (server, tool, status, error), newest last; absent when the session made none (and in older capsules). */
-  mcpCalls: z.array(LedgerMcpCallSchema).optional(),
+  mcpCalls: z.optional(z.array(LedgerMcpCallSchema)),
   /** MCP tools the model loaded with mcp_tools: the set in force beyond the tool list; absent when none. */
-  mcpToolsLoaded: z.array(z.string()).optional(),
+  mcpToolsLoaded: z.optional(z.array(z.string())),
 });
 export type Ledger = z.infer<typeof LedgerSchema>;
 
@@ -98,11 +97,6 @@ export interface LedgerOptions {
 export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | undefined): Ledger | undefined {
   const parsed = LedgerSchema.safeParse(details?.[LEDGER_DETAILS_KEY]);
   return parsed.success ? parsed.data : undefined;
-}
-
-/** Forward slashes, no "./", and relative to `root` when inside it. */
-export function ledgerPath(p: string, root?: string): string {
-  return pathsRelativeTo(root)(p);
 }
 
 /** ledgerPath with `root` fixed: the root is normalized once, not for every path of a long span. */

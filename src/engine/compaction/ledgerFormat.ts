@@ -5,17 +5,17 @@ import { renderPlanLines } from './taskPlan.js';
 
 export const LEDGER_HEADING = '## Ledger';
 /** Opens the plan block inside the ledger; the agent reads it after a compaction to know where it is. */
-export const PLAN_HEADING = '**Current plan';
+const PLAN_HEADING = '**Current plan';
 /**
  * Bounds on the rendered ledger (the stored ledger keeps everything): typically ~2k tokens, at worst
  * ~6k, leaving room for the model's sections within CAPSULE_MAX_TOKENS. Every list shows the most recent
  * items first and says how many older ones it left out: the latest work is what the next step needs.
  */
 export const MAX_RENDERED_FILES = 60;
-export const MAX_RENDERED_PATH_CHARS = 160;
-export const MAX_RENDERED_COMMANDS = 40;
-export const MAX_RENDERED_COMMAND_CHARS = 160;
-export const MAX_RENDERED_REQUEST_CHARS = 3000;
+const MAX_RENDERED_PATH_CHARS = 160;
+const MAX_RENDERED_COMMANDS = 40;
+const MAX_RENDERED_COMMAND_CHARS = 160;
+const MAX_RENDERED_REQUEST_CHARS = 3000;
 
 /** Cuts `text` to `max` characters, saying how many were left out. */
 export function clip(text: string, max: number): string {
@@ -32,7 +32,7 @@ export function code(text: string): string {
 }
 
 /** A blockquote: user text can never be mistaken for a heading of the capsule. */
-export function quote(text: string): string {
+function quote(text: string): string {
   return text
     .split(/\r?\n/)
     .map((l) => (l === '' ? '>' : `> ${l}`))

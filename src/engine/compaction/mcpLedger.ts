@@ -1,9 +1,9 @@
 // MCP calls in the capsule's ledger (server, tool, status, error) and the MCP tools the model loaded (the set in force beyond the tool list).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 /** The ledger keeps this many most recent MCP calls. */
-export const MAX_LEDGER_MCP_CALLS = 100;
+const MAX_LEDGER_MCP_CALLS = 100;
 const MAX_ERROR_CHARS = 200;
 
 export const LedgerMcpCallSchema = z.object({
@@ -11,17 +11,17 @@ export const LedgerMcpCallSchema = z.object({
   server: z.string(),
   tool: z.string(),
   /** null: no result (cancelled or in progress). */
-  ok: z.boolean().nullable(),
-  denied: z.boolean().optional(),
+  ok: z.nullable(z.boolean()),
+  denied: z.optional(z.boolean()),
   /** The first line of an error result. */
-  error: z.string().optional(),
+  error: z.optional(z.string()),
 });
 export type LedgerMcpCall = z.infer<typeof LedgerMcpCallSchema>;
 
 const MCP_TOOL = /^mcp__(.+?)__(.+)$/;
 
 /** Server and tool of a sanitized `mcp__<server>__<tool>` name (server names keep their first `__` split). */
-export function splitMcpName(name: string): { readonly server: string; readonly tool: string } | undefined {
+function splitMcpName(name: string): { readonly server: string; readonly tool: string } | undefined {
   const m = MCP_TOOL.exec(name);
   return m?.[1] === undefined || m[2] === undefined ? undefined : { server: m[1], tool: m[2] };
 }

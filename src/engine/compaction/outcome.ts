@@ -29,24 +29,24 @@ export interface CompletedOutcome extends OutcomeBase {
   readonly usage?: Usage;
 }
 
-export interface SkippedOutcome extends OutcomeBase {
+interface SkippedOutcome extends OutcomeBase {
   readonly outcome: 'skipped';
   readonly reason: string;
   /** What the continuation would have measured, when a capsule was generated and then rejected by a gate. */
   readonly tokensAfter?: number;
 }
 
-export interface CancelledOutcome extends OutcomeBase {
+interface CancelledOutcome extends OutcomeBase {
   readonly outcome: 'cancelled';
   readonly reason: string;
 }
 
-export interface StaleOutcome extends OutcomeBase {
+interface StaleOutcome extends OutcomeBase {
   readonly outcome: 'stale';
   readonly reason: string;
 }
 
-export interface FailedOutcome extends OutcomeBase {
+interface FailedOutcome extends OutcomeBase {
   readonly outcome: 'failed';
   readonly reason: string;
 }

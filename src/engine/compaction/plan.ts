@@ -3,7 +3,7 @@ import type { Entry, Trigger } from '../transcript/schema.js';
 import { type CompactionLevel, type CutResult, isNothingToCompact, planCut } from './cut.js';
 import { planCutAt } from './cutAt.js';
 
-export interface PlanLimits {
+interface PlanLimits {
   readonly contextWindow: number;
   readonly hardLimit: number;
   readonly softLimit: number;

@@ -1,5 +1,5 @@
 // The retention report of a compaction: which file paths, commands, error lines and named identifiers of the summarized span survive in capsule, ledger and retained tail.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { personText } from '../effects/personText.js';
 import type { Entry } from '../transcript/schema.js';
 import { pathsMentioned, SECTION_NAMES } from './capsuleFormat.js';
@@ -10,7 +10,7 @@ import { actionFiles, commandSucceeded, toolActionsOf } from './toolActions.js';
 /** Where the report lives inside `CapsuleEntry.details`. */
 export const RETENTION_DETAILS_KEY = 'retention';
 /** Dropped items kept per category (the counts stay exact). */
-export const MAX_DROPPED_LISTED = 50;
+const MAX_DROPPED_LISTED = 50;
 /** Facts appended to a capsule whose summary and shown ledger lost them, per kind. */
 const MAX_APPENDED = 40;
 const MATCH_CHARS = 120;
@@ -20,21 +20,21 @@ export const RETENTION_CATEGORIES = ['files', 'commands', 'errors', 'identifiers
 export type RetentionCategory = (typeof RETENTION_CATEGORIES)[number];
 
 const CategorySchema = z.object({
-  total: z.number().int().nonnegative(),
-  kept: z.number().int().nonnegative(),
-  dropped: z.array(z.string()).default([]),
+  total: z.number().check(z.int(), z.nonnegative()),
+  kept: z.number().check(z.int(), z.nonnegative()),
+  dropped: z._default(z.array(z.string()), []),
 });
-export type CategoryRetention = z.infer<typeof CategorySchema>;
+type CategoryRetention = z.infer<typeof CategorySchema>;
 
-export const RetentionSchema = z.object({
+const RetentionSchema = z.object({
   files: CategorySchema,
   commands: CategorySchema,
   errors: CategorySchema,
   identifiers: CategorySchema,
   /** Files and commands the summary lost that were appended to the capsule from the transcript. */
-  appended: z.number().int().nonnegative().default(0),
+  appended: z._default(z.number().check(z.int(), z.nonnegative()), 0),
   /** The capsule sections the model wrote; the others were filled from the ledger. Absent on capsules made before this was recorded. */
-  sectionsFromModel: z.array(z.string()).optional(),
+  sectionsFromModel: z.optional(z.array(z.string())),
 });
 export type Retention = z.infer<typeof RetentionSchema>;
 

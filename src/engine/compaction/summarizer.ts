@@ -4,7 +4,7 @@ import type { ChatModel, ChatRequest, Clock } from '../ports.js';
 import type { Usage } from '../transcript/schema.js';
 
 /** docs/behaviour.md#capsule: "at most 4 network attempts"; a larger maxAttempts is clamped to this. */
-export const MAX_SUMMARY_ATTEMPTS = 4;
+const MAX_SUMMARY_ATTEMPTS = 4;
 
 export interface SummarizeArgs {
   readonly model: ChatModel;
@@ -22,9 +22,9 @@ export interface SummarizeArgs {
   readonly onAttempt?: (n: number, err?: FaultInfo) => void;
 }
 
-export type SummaryFailureReason = 'timeout' | 'provider_error' | 'empty' | 'overflow';
+type SummaryFailureReason = 'timeout' | 'provider_error' | 'empty' | 'overflow';
 
-export interface SummaryOk {
+interface SummaryOk {
   readonly ok: true;
   /** The answer, trimmed. */
   readonly text: string;

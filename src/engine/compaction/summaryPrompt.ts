@@ -34,7 +34,7 @@ If the conversation starts with an earlier summary (the answer to "${CAPSULE_QUE
 Be specific and dense: exact names, paths, commands and numbers beat prose. Stay under about 4,000 words. Do not add a file or command ledger: an exact one is appended automatically.`;
 
 /** The size the seed's prompt asks for; it fits the default 8,192-token summary budget. */
-export const DEFAULT_SUMMARY_WORDS = 4000;
+const DEFAULT_SUMMARY_WORDS = 4000;
 
 /**
  * Words to ask for given the summary request's real `max_tokens`: about two tokens per word of dense markdown,

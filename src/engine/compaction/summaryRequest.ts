@@ -11,13 +11,13 @@ import { boundSummaryMessages, buildSummaryMessages, summaryWordsFor } from './s
 /** Capsules are ~2–10k tokens; the ledger is appended by code, so the model's part needs less. */
 export const SUMMARY_MAX_OUTPUT_TOKENS = 8192;
 /** After the provider reports an overflow our estimate undercounted: retry at this share of what was sent. */
-export const OVERFLOW_RETRY_SHARE = 0.7;
+const OVERFLOW_RETRY_SHARE = 0.7;
 /** Below this much time left, a second (bounded) request is not worth starting. */
 const MIN_RETRY_MS = 500;
 /** About what a full capsule answer streams, for the progress figure only. */
 const EXPECTED_ANSWER_CHARS = 12_000;
 
-export interface BoundInfo {
+interface BoundInfo {
   readonly truncatedResults: number;
   readonly omittedResults: number;
   readonly droppedMessages: number;
@@ -86,7 +86,7 @@ function tapped(model: ChatModel, onChars: (n: number) => void): ChatModel {
  * Share of the summarizing phase done: each retry starts halfway to the end, and an answer streaming in
  * advances its attempt up to 80% of what is left. The phase's 100% is reached when the answer is complete.
  */
-export function progressOf(failedAttempts: number, answerChars: number): number {
+function progressOf(failedAttempts: number, answerChars: number): number {
   const streamed = Math.min(1, answerChars / EXPECTED_ANSWER_CHARS);
   return 1 - 0.5 ** failedAttempts * (1 - 0.8 * streamed);
 }

@@ -1,25 +1,25 @@
 // The agent's task plan (docs/behaviour.md#plan): the update_plan tool's schema, its argument check, and the current plan read from the transcript.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { ToolSchema } from '../ports.js';
 import type { Entry } from '../transcript/schema.js';
 
 export const UPDATE_PLAN_TOOL_NAME = 'update_plan';
-export const PLAN_STATUSES = ['pending', 'in_progress', 'done'] as const;
-export type PlanStatus = (typeof PLAN_STATUSES)[number];
+const PLAN_STATUSES = ['pending', 'in_progress', 'done'] as const;
+type PlanStatus = (typeof PLAN_STATUSES)[number];
 /** A plan is a checklist, not a transcript: a few dozen steps at most, each one line. */
-export const MAX_PLAN_ITEMS = 50;
-export const MAX_PLAN_STEP_CHARS = 300;
+const MAX_PLAN_ITEMS = 50;
+const MAX_PLAN_STEP_CHARS = 300;
 
-export const PlanItemSchema = z.strictObject({
-  step: z.string().trim().min(1).max(MAX_PLAN_STEP_CHARS),
+const PlanItemSchema = z.strictObject({
+  step: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_PLAN_STEP_CHARS)),
   status: z.enum(PLAN_STATUSES),
 });
 export type PlanItem = z.infer<typeof PlanItemSchema>;
-export const PlanSchema = z.array(PlanItemSchema).max(MAX_PLAN_ITEMS);
+export const PlanSchema = z.array(PlanItemSchema).check(z.maxLength(MAX_PLAN_ITEMS));
 export type Plan = readonly PlanItem[];
 
 export const UpdatePlanArgsSchema = z.strictObject({
-  explanation: z.string().max(2_000).optional(),
+  explanation: z.optional(z.string().check(z.maxLength(2_000))),
   plan: PlanSchema,
 });
 

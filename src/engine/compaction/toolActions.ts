@@ -44,7 +44,7 @@ export interface ActionFiles {
 }
 
 /** Parses a tool's JSON argument string; models sometimes produce non-objects or broken JSON. */
-export function parseToolArgs(json: string): Readonly<Record<string, unknown>> | undefined {
+function parseToolArgs(json: string): Readonly<Record<string, unknown>> | undefined {
   try {
     const v: unknown = JSON.parse(json);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
@@ -74,7 +74,7 @@ const PATH_LIST_KEYS = ['paths', 'files', 'file_paths'];
 const PATCH_KEYS = ['patch', 'diff', 'input'];
 
 /** Normalizes a path the way the ledger stores it: forward slashes, no leading "./". */
-export function normalizePath(p: string): string {
+function normalizePath(p: string): string {
   return p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
 }
 

@@ -1,5 +1,5 @@
 // Compaction triggers and pending intents (docs/behaviour.md#triggers): which trigger, if any, fires at a preflight barrier.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import type { ResolvedSettings } from '../config.js';
 import type { Trigger } from '../transcript/schema.js';
 
@@ -52,12 +52,12 @@ export interface ChooseArgs {
 
 const IntentSchema = z.object({
   kind: z.enum(['milestone', 'plan_pivot', 'turn_complete', 'idle', 'model_switch']),
-  detail: z.string().optional(),
+  detail: z.optional(z.string()),
 });
-export const TriggerStateDataSchema = z.object({
-  turnId: z.string().nullable(),
+const TriggerStateDataSchema = z.object({
+  turnId: z.nullable(z.string()),
   softAttempted: z.boolean(),
-  overflowRecoveries: z.number().int().nonnegative(),
+  overflowRecoveries: z.number().check(z.int(), z.nonnegative()),
   pending: z.array(IntentSchema),
 });
 export type TriggerStateData = z.infer<typeof TriggerStateDataSchema>;

@@ -7,7 +7,7 @@ export type MessageEntry = UserEntry | AssistantEntry | ToolResultEntry;
  * `tool_exchange`: an assistant entry with tool calls plus the tool results that follow it.
  * `orphan`: tool results with nothing before them to attach to (only in damaged or sliced input).
  */
-export type UnitKind = 'user' | 'assistant' | 'tool_exchange' | 'orphan';
+type UnitKind = 'user' | 'assistant' | 'tool_exchange' | 'orphan';
 
 export interface Unit {
   readonly kind: UnitKind;

@@ -39,7 +39,7 @@ function joinPath(p: string, cwd: string): string {
 }
 
 /** A file path named in a command, resolved against `cwd`; undefined when only the running shell could know it. */
-export function normalizeShellPath(p: string, cwd: string): string | undefined {
+function normalizeShellPath(p: string, cwd: string): string | undefined {
   // Variables, globs and command substitutions are only known when the shell runs.
   if (p === '' || p === '-' || /[$*?`[\]{}~]/.test(p) || p.startsWith('/dev/') || p.startsWith('/proc/')) return undefined;
   const out = joinPath(p, cwd);

@@ -1,5 +1,5 @@
 // A small POSIX-shell reader: splits a command line into simple commands (words, redirections, heredoc bodies), honouring quotes.
-export interface Redirect {
+interface Redirect {
   /** `>`, `>>`, `>|`, `&>`, `&>>`, `<`, with any fd prefix removed. */
   readonly op: string;
   readonly fd: number | null;

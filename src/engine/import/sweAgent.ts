@@ -11,7 +11,7 @@ function textOf(content: unknown): string {
 }
 
 /** The repository folder the agent worked in, as its prompt states it ("…in the directory /testbed"). */
-export function workdirIn(texts: readonly string[]): string | undefined {
+function workdirIn(texts: readonly string[]): string | undefined {
   for (const t of texts) {
     const m = /\bin the directory\s+`?(\/[\w.@+-]+(?:\/[\w.@+-]+)*)/.exec(t) ?? /\bworking directory is\s+`?(\/[\w.@+-]+(?:\/[\w.@+-]+)*)/i.exec(t);
     if (m?.[1] !== undefined) return m[1].replace(/[.]+$/, '');

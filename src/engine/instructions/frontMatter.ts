@@ -1,6 +1,6 @@
 // The YAML front matter of instruction and skill files (`---` … `---`): the subset they use — scalars, quoted strings, `>`/`|` blocks, lists — read without a YAML library.
 
-export type FrontValue = string | boolean | readonly string[];
+type FrontValue = string | boolean | readonly string[];
 
 export interface FrontMatter {
   /** Keys at the top level; nested maps (e.g. `metadata:`) are skipped. */

@@ -7,7 +7,7 @@ function escape(ch: string): string {
 }
 
 /** `**` crosses folders, `*` and `?` stay inside one, `{a,b}` is a choice; everything else is literal. */
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   const hit = cache.get(glob);
   if (hit !== undefined) return hit;
   let out = '';

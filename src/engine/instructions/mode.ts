@@ -1,7 +1,7 @@
 // Chat modes: Agent (the default: edits and commands with approval) and Ask (read-only), the instruction a mode adds, and which tools each mode allows.
 import { makeSource, type InstructionSource } from './sources.js';
 
-export const MODES = ['agent', 'ask'] as const;
+const MODES = ['agent', 'ask'] as const;
 export type ChatMode = (typeof MODES)[number];
 export const DEFAULT_MODE: ChatMode = 'agent';
 
@@ -14,7 +14,7 @@ export function modeLabel(mode: ChatMode): string {
 }
 
 /** The key of the mode's source; the ledger reads the mode in force from it. */
-export const ASK_MODE_KEY = 'mode:ask';
+const ASK_MODE_KEY = 'mode:ask';
 
 /**
  * Agent mode adds nothing to the prompt (so chats that never switch send what they always sent); Ask mode adds

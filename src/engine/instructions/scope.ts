@@ -3,7 +3,7 @@ import { toolActionsOf } from '../compaction/toolActions.js';
 import type { Entry } from '../transcript/schema.js';
 import { globMatches } from './glob.js';
 
-export type Applies =
+type Applies =
   | { readonly kind: 'always' }
   /** A nested AGENTS.md: work under `dir` (workspace-relative, ending in `/`). */
   | { readonly kind: 'under'; readonly dir: string }

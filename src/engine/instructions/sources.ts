@@ -24,7 +24,7 @@ export interface SourceStamp {
  * A content hash without node:crypto (the engine is pure): two 32-bit FNV-1a passes with different offsets over the
  * UTF-16 code units. It only tells "same text or not" between two reads of the same source, not a security property.
  */
-export function contentHash(text: string): string {
+function contentHash(text: string): string {
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ text.length;
   for (let i = 0; i < text.length; i++) {
@@ -44,7 +44,7 @@ export function stampsOf(sources: readonly InstructionSource[]): SourceStamp[] {
 }
 
 /** The heading that opens the instruction block; the budget finds the block by it. */
-export const INSTRUCTIONS_HEADING = '# Instructions from the user and the project';
+const INSTRUCTIONS_HEADING = '# Instructions from the user and the project';
 
 const PREAMBLE =
   'The sections below are instruction files of the user and of this workspace, quoted verbatim. Follow them; where two disagree, the later (more specific) one wins. Later system updates may change or add to them.';

@@ -38,7 +38,7 @@ export function diffSources(seen: readonly SourceStamp[], now: readonly Instruct
   };
 }
 
-export function isEmptyChange(c: InstructionChange): boolean {
+function isEmptyChange(c: InstructionChange): boolean {
   return c.added.length === 0 && c.changed.length === 0 && c.removed.length === 0;
 }
 

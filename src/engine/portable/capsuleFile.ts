@@ -1,11 +1,10 @@
 // The portable `.capsule.md` format (docs/behaviour.md#portable): front matter schema, rendering, and validation of an imported file.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { parseCapsuleSections } from '../compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../compaction/ledgerFormat.js';
 import { renderFrontMatter, splitFrontMatter } from './capsuleFrontMatter.js';
 
-export const CAPSULE_FORMAT_VERSION = 1;
-export const CAPSULE_FILE_EXTENSION = '.capsule.md';
+const CAPSULE_FORMAT_VERSION = 1;
 /** A capsule is at most ~10k tokens (~40 KB); 256 KB leaves room for hand edits and long ledgers, not for a transcript. */
 export const MAX_CAPSULE_FILE_BYTES = 256 * 1024;
 export const MAX_TITLE_CHARS = 200;
@@ -13,26 +12,21 @@ export const MAX_TITLE_CHARS = 200;
 /** sha256 of a string's UTF-8 bytes, as lowercase hex; the caller supplies it (node:crypto, WebCrypto...). */
 export type Sha256 = (text: string) => string;
 
-const oneLine = (max: number): z.ZodString =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters');
+const oneLine = (max: number): z.ZodMiniString =>
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[^\u0000-\u001f\u007f\u2028\u2029]*$/, 'must be one line without control characters'));
 
-export const CapsuleFrontMatterSchema = z.strictObject({
+const CapsuleFrontMatterSchema = z.strictObject({
   capsule: z.literal(CAPSULE_FORMAT_VERSION),
-  id: z.string().regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->'),
+  id: z.string().check(z.regex(/^cap_[A-Za-z0-9_-]{1,64}$/, 'must look like cap_<letters, digits, _ or ->')),
   title: oneLine(MAX_TITLE_CHARS),
   created: z.iso.datetime({ offset: true }),
-  source_session: oneLine(200).optional(),
-  source_checkpoint: oneLine(200).optional(),
-  model: oneLine(200).optional(),
+  source_session: z.optional(oneLine(200)),
+  source_checkpoint: z.optional(oneLine(200)),
+  model: z.optional(oneLine(200)),
   quality: z.enum(['full', 'partial', 'degraded']),
-  tokens: z.number().int().nonnegative(),
-  checksum: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>'),
+  tokens: z.number().check(z.int(), z.nonnegative()),
+  checksum: z.string().check(z.regex(/^sha256:[0-9a-f]{64}$/, 'must be sha256:<64 lowercase hex digits>')),
 });
-export type CapsuleFrontMatter = z.infer<typeof CapsuleFrontMatterSchema>;
 
 /** What the front matter says about a capsule (everything but the version and checksum). */
 export interface CapsuleMeta {
@@ -56,7 +50,7 @@ export type CapsuleProblemKind =
   | 'missing_sections'
   | 'modified';
 
-export interface CapsuleProblem {
+interface CapsuleProblem {
   readonly kind: CapsuleProblemKind;
   /** One line, fit to show the user as is. */
   readonly message: string;
@@ -94,7 +88,7 @@ export function tooLargeMessage(bytes: number): string {
 }
 
 export const NOT_TEXT_MESSAGE = 'capsule file is not UTF-8 text (binary data or NUL bytes); a .capsule.md file is markdown';
-export const MODIFIED_MESSAGE =
+const MODIFIED_MESSAGE =
   'capsule does not match its checksum (body or front matter): it was edited after export; load it anyway only if you trust the edit (allowModified / --anyway; it then loads as degraded)';
 
 // Tab, LF, CR and form feed occur in text; other C0 controls and NUL mean binary data.
@@ -131,7 +125,7 @@ function fail(kind: CapsuleProblemKind, message: string): CapsuleFileResult {
   return { ok: false, kind, message };
 }
 
-function zodMessage(error: z.ZodError): string {
+function zodMessage(error: z.core.$ZodError): string {
   const issue = error.issues[0];
   if (!issue) return 'front matter is invalid';
   const where = issue.path.length > 0 ? ` '${issue.path.map(String).join('.')}'` : '';

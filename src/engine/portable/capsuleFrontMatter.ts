@@ -82,7 +82,7 @@ export function splitFrontMatter(text: string): FrontMatterSplit {
 }
 
 /** One value as this subset writes it: numbers bare, simple words bare, everything else double-quoted. */
-export function renderValue(value: FrontMatterValue): string {
+function renderValue(value: FrontMatterValue): string {
   if (typeof value === 'number') return String(value);
   const plainIsSafe = SAFE_PLAIN.test(value) && !NUMBER.test(value) && !YAML_WORDS.test(value) && !value.includes(': ');
   return plainIsSafe ? value : JSON.stringify(value);

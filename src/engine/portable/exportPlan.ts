@@ -35,7 +35,7 @@ export function selectCapsule(tree: SessionTree, checkpointId?: string): Capsule
 }
 
 /** The model that was in use when the capsule was made: the last model_change or assistant model before it. */
-export function modelBefore(path: readonly Entry[]): string | undefined {
+function modelBefore(path: readonly Entry[]): string | undefined {
   for (let i = path.length - 1; i >= 0; i--) {
     const e = path[i];
     if (e?.type === 'model_change') return e.model;

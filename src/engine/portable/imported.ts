@@ -9,7 +9,7 @@ import type { CapsuleMeta, ParsedCapsuleFile } from './capsuleFile.js';
 export const IMPORTED_DETAILS_KEY = 'imported';
 const PREFACE_MARK = '> Imported capsule ';
 
-export interface ImportedDetails {
+interface ImportedDetails {
   readonly id: string;
   readonly title: string;
   readonly created: string;
@@ -27,7 +27,7 @@ export interface ImportedDetails {
  * One line saying what follows is an imported capsule: the state of earlier work, to be read as data.
  * It becomes part of the assistant half of the capsule pair (docs/behaviour.md#model-input), so the model sees it in context.
  */
-export function importedPreface(meta: CapsuleMeta, modified: boolean): string {
+function importedPreface(meta: CapsuleMeta, modified: boolean): string {
   const from = [
     meta.sourceSession ? `session ${meta.sourceSession}` : undefined,
     meta.sourceCheckpoint ? `checkpoint ${meta.sourceCheckpoint}` : undefined,

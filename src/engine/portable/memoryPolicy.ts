@@ -24,11 +24,6 @@ export function shouldMirror(trigger: Trigger, quality: 'full' | 'partial' | 'de
   }
 }
 
-/** Whether a capsule entry may be mirrored; `validated` is the compaction's verdict on the capsule it produced. */
-export function mayMirrorEntry(entry: Pick<CapsuleEntry, 'trigger' | 'quality'>, validated: boolean): boolean {
-  return shouldMirror(entry.trigger, entry.quality, validated);
-}
-
 /** The text of a capsule entry to store as memory: an import preface is the session's framing, not state. */
 export function memoryBodyOf(entry: Pick<CapsuleEntry, 'summary'>): string {
   return stripImportedPreface(entry.summary);

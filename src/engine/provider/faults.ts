@@ -2,7 +2,7 @@
 import { overflowFacts } from './overflowFacts.js';
 import { OVERFLOW_CODES, matchesGenericOverflow, matchesKnownOverflow } from './overflowPatterns.js';
 
-export type FaultKind = 'overflow' | 'transient' | 'abort' | 'fatal';
+type FaultKind = 'overflow' | 'transient' | 'abort' | 'fatal';
 
 export interface FaultInfo {
   readonly kind: FaultKind;
@@ -20,10 +20,10 @@ export interface FaultInfo {
 }
 
 /** HTTP statuses worth retrying: timeouts, "too early", rate limits; every 5xx is added separately. */
-export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 425, 429]);
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 425, 429]);
 
 /** Node / undici network error codes that describe a connection problem, not a bad request. */
-export const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
+const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',
@@ -82,7 +82,7 @@ export function classifyError(err: unknown, nowMs?: number): FaultInfo {
   return { kind: 'fatal', ...base };
 }
 
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return TRANSIENT_STATUSES.has(status) || (status >= 500 && status <= 599);
 }
 

@@ -243,8 +243,8 @@ export const TRUNCATED_JSON_PATTERN = /unexpected end of json input/i;
  * The documented generic rule for a 400/413: "context" next to a size word. Whole words only and never `context=`,
  * so schema errors such as "In context=('properties', 'path'), 'maxLength' is not permitted" stay fatal.
  */
-export const GENERIC_CONTEXT_PATTERN = /\bcontext\b(?!\s*=)/i;
-export const GENERIC_SIZE_PATTERN = /\b(?:length|max|maximum|too long|exceed|exceeds|exceeded|exceeding)\b/i;
+const GENERIC_CONTEXT_PATTERN = /\bcontext\b(?!\s*=)/i;
+const GENERIC_SIZE_PATTERN = /\b(?:length|max|maximum|too long|exceed|exceeds|exceeded|exceeding)\b/i;
 
 /** True when the text is one of the known overflow wordings (status-independent). */
 export function matchesKnownOverflow(text: string): boolean {

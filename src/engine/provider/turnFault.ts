@@ -6,7 +6,7 @@ export type { TurnFault } from '../transcript/schema.js';
 export type FaultCategory = TurnFault['category'];
 
 /** Which setting fixes it: the error card's "Open settings" goes there. */
-export type SettingsTarget = 'apiKey' | 'model' | 'baseUrl';
+type SettingsTarget = 'apiKey' | 'model' | 'baseUrl';
 
 export interface FaultAdvice {
   /** One sentence: what to do. */
@@ -39,7 +39,7 @@ function fromHtml(s: string): string {
 }
 
 /** Removes what must never be shown (keys, URL queries) from a provider's message. */
-export function redactMessage(s: string): string {
+function redactMessage(s: string): string {
   return s.replace(URL_QUERY, '$1?…').replace(BEARER, '$1 …').replace(KEY_LIKE, (m, prefix: string) => `${prefix}${m.charAt(prefix.length)}…`);
 }
 

@@ -129,7 +129,7 @@ export interface BranchView {
 }
 
 /** The view of a whole branch at hand (another branch's budget, a loaded file): the branch is all three. */
-export function viewOfBranch(branch: readonly Entry[]): BranchView {
+function viewOfBranch(branch: readonly Entry[]): BranchView {
   return { tail: branch, recent: branch, figures: FiguresFold.of(branch) };
 }
 

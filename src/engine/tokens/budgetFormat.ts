@@ -3,7 +3,7 @@ import type { Budget } from './budget.js';
 import { formatAge, formatTokens } from './figures.js';
 import { windowText } from './modelLimits.js';
 
-export { formatAge, formatTokens };
+export {  formatTokens };
 
 const LABEL_WIDTH = 21;
 
@@ -28,7 +28,7 @@ function ratio(r: number): string {
 }
 
 /** The seed's "Context Stats" rows, in its order (docs/behaviour.md#observability). */
-export function contextStatsRows(b: Budget): BudgetRow[] {
+function contextStatsRows(b: Budget): BudgetRow[] {
   const last = b.lastCapsule
     ? `${formatAge(b.lastCapsule.ageMs)} (${formatTokens(b.lastCapsule.tokens)} tokens${b.lastCapsule.quality === 'degraded' ? ', degraded' : ''})`
     : 'none';
@@ -53,7 +53,7 @@ export function contextStatsRows(b: Budget): BudgetRow[] {
  * Where the next request's tokens go, category by category, and what is left below the hard limit: the same
  * categories as the meter. The safety reserve and the reserved output lie outside the hard limit.
  */
-export function categoryRows(b: Budget): BudgetRow[] {
+function categoryRows(b: Budget): BudgetRow[] {
   const c = b.categories;
   const instr = b.instructions ?? [];
   const total = instr.reduce((n, f) => n + f.tokens, 0);
@@ -71,7 +71,7 @@ export function categoryRows(b: Budget): BudgetRow[] {
 }
 
 /** Figures the seed's block does not list: the model, the share of the hard limit, the ROI gate, the last checkpoint. */
-export function extraRows(b: Budget): BudgetRow[] {
+function extraRows(b: Budget): BudgetRow[] {
   return [
     ['Model', `${b.model} (${windowText(b)}, max output ${formatTokens(b.maxOutputTokens)})`],
     ['Of hard limit', `${b.percentOfHard.toFixed(1)}%`],

@@ -15,8 +15,8 @@ export const REPLY_PRIMING = 3;
 export const TOOLS_OVERHEAD = 9;
 
 /** OpenAI's vision pricing: 85 base tokens, plus 170 per 512px tile in high detail. */
-export const IMAGE_BASE_TOKENS = 85;
-export const IMAGE_TILE_TOKENS = 170;
+const IMAGE_BASE_TOKENS = 85;
+const IMAGE_TILE_TOKENS = 170;
 /** Used when the size is unknown: the cost of a 1024×1024 image in high detail (4 tiles). */
 export const IMAGE_DEFAULT_TOKENS = IMAGE_BASE_TOKENS + 4 * IMAGE_TILE_TOKENS;
 

@@ -1,5 +1,5 @@
 // A model's context window and output budget (docs/behaviour.md#tokens): user override > learned from an overflow error > provider report > built-in table > default.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { lookupModel } from './modelTable.js';
 import { outputReserveFor } from './windowDefaults.js';
 
@@ -75,8 +75,8 @@ export function resolveModelInfo(model: string, opts?: { provider?: PartialLimit
   return { model, contextWindow, maxOutputTokens, source };
 }
 
-const count = z.union([z.number(), z.string().regex(/^\d+$/).transform(Number)]).pipe(z.number().int().positive().max(1e9));
-const maybe = count.optional().catch(undefined);
+const count = z.pipe(z.union([z.number(), z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number))]), z.number().check(z.int(), z.positive(), z.lte(1e9)));
+const maybe = z.catch(z.optional(count), undefined);
 
 /** The fields OpenAI-compatible servers use for limits in /v1/models; everything optional, wrong types ignored. */
 const ProviderModelSchema = z.object({
@@ -93,7 +93,7 @@ const ProviderModelSchema = z.object({
   max_tokens: maybe,
   output_token_limit: maybe,
   outputTokenLimit: maybe,
-  top_provider: z.object({ context_length: maybe, max_completion_tokens: maybe }).optional().catch(undefined), // OpenRouter
+  top_provider: z.catch(z.optional(z.object({ context_length: maybe, max_completion_tokens: maybe })), undefined), // OpenRouter
 });
 
 function first(...xs: readonly (number | undefined)[]): number | undefined {

@@ -9,7 +9,7 @@ export interface ModelLimitRow {
  * First match wins, so specific names come before their families. Figures are the vendors' published API limits;
  * where a family varies by size or host, the conservative figure is used (the provider or the user can override).
  */
-export const MODEL_TABLE: readonly ModelLimitRow[] = [
+const MODEL_TABLE: readonly ModelLimitRow[] = [
   // OpenAI
   { pattern: /^gpt-5(\.\d+)?-chat/, contextWindow: 128_000, maxOutputTokens: 16_384 },
   { pattern: /^gpt-5/, contextWindow: 400_000, maxOutputTokens: 128_000 },
@@ -63,7 +63,7 @@ export const MODEL_TABLE: readonly ModelLimitRow[] = [
  * "lmstudio-community/Meta-Llama-3.1-8B-Instruct-GGUF" (LM Studio), "models/gemini-2.5-pro" (Gemini) all reduce
  * to a lower-case id that starts with the family name.
  */
-export function normalizeModelId(model: string): string {
+function normalizeModelId(model: string): string {
   const last = model.trim().toLowerCase().split('/').pop() ?? '';
   return last
     .replace(/[:_\s]+/g, '-')

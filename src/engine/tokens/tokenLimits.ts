@@ -21,7 +21,7 @@ export function hardLimitOf(contextWindow: number, maxOutputTokens: number, safe
   return contextWindow - maxOutputTokens - safetyReserveTokens;
 }
 
-export function softLimitOf(hardLimit: number, minTokensForAutoCompact: number, ratio: number): number {
+function softLimitOf(hardLimit: number, minTokensForAutoCompact: number, ratio: number): number {
   return Math.min(hardLimit - 1, Math.max(minTokensForAutoCompact, Math.floor(hardLimit * ratio)));
 }
 

@@ -50,7 +50,7 @@ export interface SeedValues {
 }
 
 /** True when the window is small enough that unset values are derived from it. */
-export function isSmallWindow(contextWindow: number): boolean {
+function isSmallWindow(contextWindow: number): boolean {
   return contextWindow < SEED_WINDOW;
 }
 
@@ -60,7 +60,7 @@ export function outputReserveFor(contextWindow: number, modelMaxOutput: number):
   return Math.max(1, Math.min(modelMaxOutput, Math.floor(contextWindow * OUTPUT_SHARE)));
 }
 
-export function derivedSafetyReserve(contextWindow: number): number {
+function derivedSafetyReserve(contextWindow: number): number {
   return Math.floor(contextWindow * SAFETY_SHARE);
 }
 

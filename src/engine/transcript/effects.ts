@@ -1,24 +1,24 @@
 // The effects of one tool call as structured data on its tool_result entry: files touched, exit status, and whether they were measured or inferred.
-import { z } from 'zod';
+import * as z from '../zod.js';
 
-const path = z.string().min(1).max(4096);
-const paths = z.array(path).default([]);
+const path = z.string().check(z.minLength(1), z.maxLength(4096));
+const paths = z._default(z.array(path), []);
 
 export const RenameSchema = z.object({ from: path, to: path });
 export type Rename = z.infer<typeof RenameSchema>;
 
 /** One command a subagent ran, carried on its `task` result so the parent's ledger records it like its own (docs/subagents.md#results). */
-export const ChildCommandSchema = z.object({
+const ChildCommandSchema = z.object({
   /** The child's own call id (the ledger never records a run twice). */
-  callId: z.string().min(1).max(200),
-  command: z.string().max(4000),
-  exitCode: z.number().int().nullable(),
+  callId: z.string().check(z.minLength(1), z.maxLength(200)),
+  command: z.string().check(z.maxLength(4000)),
+  exitCode: z.nullable(z.number().check(z.int())),
   /** null when the call has no result (the child was cancelled mid-call). */
-  ok: z.boolean().nullable(),
-  timedOut: z.boolean().optional(),
-  denied: z.boolean().optional(),
+  ok: z.nullable(z.boolean()),
+  timedOut: z.optional(z.boolean()),
+  denied: z.optional(z.boolean()),
   /** A test runner's own summary line from the output, e.g. "3 passed, 1 failed". */
-  summary: z.string().max(500).optional(),
+  summary: z.optional(z.string().check(z.maxLength(500))),
 });
 export type ChildCommand = z.infer<typeof ChildCommandSchema>;
 
@@ -34,22 +34,22 @@ export const EffectsSchema = z.object({
   created: paths,
   modified: paths,
   deleted: paths,
-  renamed: z.array(RenameSchema).default([]),
+  renamed: z._default(z.array(RenameSchema), []),
   read: paths,
   /** null: the process ended without an exit code (killed by a signal, or never started). */
-  exitCode: z.number().int().nullable().optional(),
-  signal: z.string().max(40).optional(),
-  timedOut: z.boolean().optional(),
-  cancelled: z.boolean().optional(),
+  exitCode: z.optional(z.nullable(z.number().check(z.int()))),
+  signal: z.optional(z.string().check(z.maxLength(40))),
+  timedOut: z.optional(z.boolean()),
+  cancelled: z.optional(z.boolean()),
   /** The user declined the call; nothing ran. */
-  denied: z.boolean().optional(),
+  denied: z.optional(z.boolean()),
   /** The call failed (non-zero exit, tool error, flagged error result). */
-  failed: z.boolean().optional(),
-  durationMs: z.number().nonnegative().optional(),
+  failed: z.optional(z.boolean()),
+  durationMs: z.optional(z.number().check(z.nonnegative())),
   /** Why the file effects are unknown, e.g. "workspace too large (more than 20000 files)". */
-  unknown: z.string().max(500).optional(),
+  unknown: z.optional(z.string().check(z.maxLength(500))),
   /** On a `task` result: the commands its subagent ran, in order. */
-  commands: z.array(ChildCommandSchema).max(1000).optional(),
+  commands: z.optional(z.array(ChildCommandSchema).check(z.maxLength(1000))),
 });
 export type Effects = z.infer<typeof EffectsSchema>;
 /** What producers write: every list may be left out. */

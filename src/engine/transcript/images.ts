@@ -25,7 +25,7 @@ export function modelTakesImages(model: string): boolean {
 }
 
 /** The media type of a data URL, e.g. `image/png`. */
-export function mediaTypeOf(img: ImagePart): string {
+function mediaTypeOf(img: ImagePart): string {
   return /^data:([^;,]+)/.exec(img.url)?.[1] ?? 'image';
 }
 

@@ -1,5 +1,5 @@
 // Imports OpenAI chat-completions messages (JSON array, {messages}, or JSONL) as a linear Capsule session.
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { CURRENT_VERSION } from './schema.js';
 import type { Entry, ImagePart, SessionHeader, ToolCall } from './schema.js';
 import type { IdSource } from '../ports.js';
@@ -8,52 +8,50 @@ const TextPartSchema = z.object({ type: z.literal('text'), text: z.string() });
 const ImageUrlPartSchema = z.object({
   type: z.literal('image_url'),
   // Some clients send the URL as a bare string instead of {url, detail}.
-  image_url: z.union([z.object({ url: z.string().min(1), detail: z.string().optional() }), z.string().min(1)]),
+  image_url: z.union([z.object({ url: z.string().check(z.minLength(1)), detail: z.optional(z.string()) }), z.string().check(z.minLength(1))]),
 });
 const RefusalPartSchema = z.object({ type: z.literal('refusal'), refusal: z.string() });
 const KNOWN_PARTS: ReadonlySet<string> = new Set(['text', 'image_url', 'refusal']);
 /** Audio, file and future part kinds: accepted so the import works, dropped with a warning. */
-const OtherPartSchema = z.looseObject({ type: z.string().refine((t) => !KNOWN_PARTS.has(t), { message: 'malformed content part' }) });
+const OtherPartSchema = z.looseObject({ type: z.string().check(z.refine((t) => !KNOWN_PARTS.has(t), { message: 'malformed content part' })) });
 const PartSchema = z.union([TextPartSchema, ImageUrlPartSchema, RefusalPartSchema, OtherPartSchema]);
-export type OpenAIContentPart = z.infer<typeof PartSchema>;
 
 const ContentSchema = z.union([z.string(), z.array(PartSchema)]);
-export type OpenAIContent = z.infer<typeof ContentSchema>;
+type OpenAIContent = z.infer<typeof ContentSchema>;
 
 /** Arguments are a JSON string in the API; a few local servers send the parsed object instead. */
-const ArgumentsSchema = z.union([z.string(), z.record(z.string(), z.unknown())]).optional();
+const ArgumentsSchema = z.optional(z.union([z.string(), z.record(z.string(), z.unknown())]));
 
 const FunctionToolCallSchema = z.object({
-  id: z.string().min(1),
-  type: z.literal('function').optional(),
-  function: z.object({ name: z.string().min(1), arguments: ArgumentsSchema }),
+  id: z.string().check(z.minLength(1)),
+  type: z.optional(z.literal('function')),
+  function: z.object({ name: z.string().check(z.minLength(1)), arguments: ArgumentsSchema }),
 });
 const CustomToolCallSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   type: z.literal('custom'),
-  custom: z.object({ name: z.string().min(1), input: z.string() }),
+  custom: z.object({ name: z.string().check(z.minLength(1)), input: z.string() }),
 });
 const ToolCallSchema = z.union([FunctionToolCallSchema, CustomToolCallSchema]);
-export type OpenAIToolCall = z.infer<typeof ToolCallSchema>;
 
-const SystemSchema = z.object({ role: z.literal('system'), content: ContentSchema, name: z.string().optional() });
-const DeveloperSchema = z.object({ role: z.literal('developer'), content: ContentSchema, name: z.string().optional() });
-const UserSchema = z.object({ role: z.literal('user'), content: ContentSchema, name: z.string().optional() });
+const SystemSchema = z.object({ role: z.literal('system'), content: ContentSchema, name: z.optional(z.string()) });
+const DeveloperSchema = z.object({ role: z.literal('developer'), content: ContentSchema, name: z.optional(z.string()) });
+const UserSchema = z.object({ role: z.literal('user'), content: ContentSchema, name: z.optional(z.string()) });
 const AssistantSchema = z.object({
   role: z.literal('assistant'),
-  content: ContentSchema.nullish(),
-  tool_calls: z.array(ToolCallSchema).nullish(),
-  function_call: z.object({ name: z.string().min(1), arguments: ArgumentsSchema }).nullish(),
-  refusal: z.string().nullish(),
-  name: z.string().optional(),
+  content: z.nullish(ContentSchema),
+  tool_calls: z.nullish(z.array(ToolCallSchema)),
+  function_call: z.nullish(z.object({ name: z.string().check(z.minLength(1)), arguments: ArgumentsSchema })),
+  refusal: z.nullish(z.string()),
+  name: z.optional(z.string()),
   /** DeepSeek-style thinking text; kept so a tool-call turn can be sent back the way such models require. */
-  reasoning_content: z.string().nullish(),
+  reasoning_content: z.nullish(z.string()),
 });
-const ToolSchema = z.object({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: ContentSchema.nullish() });
+const ToolSchema = z.object({ role: z.literal('tool'), tool_call_id: z.string().check(z.minLength(1)), content: z.nullish(ContentSchema) });
 /** Legacy function-calling result; pairs with an assistant `function_call` by name. */
-const FunctionSchema = z.object({ role: z.literal('function'), name: z.string().min(1), content: z.string().nullish() });
+const FunctionSchema = z.object({ role: z.literal('function'), name: z.string().check(z.minLength(1)), content: z.nullish(z.string()) });
 
-export const OpenAIMessageSchema = z.discriminatedUnion('role', [SystemSchema, DeveloperSchema, UserSchema, AssistantSchema, ToolSchema, FunctionSchema]);
+const OpenAIMessageSchema = z.discriminatedUnion('role', [SystemSchema, DeveloperSchema, UserSchema, AssistantSchema, ToolSchema, FunctionSchema]);
 export type OpenAIMessage = z.infer<typeof OpenAIMessageSchema>;
 
 const ROLES: readonly string[] = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];

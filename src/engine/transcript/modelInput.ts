@@ -71,7 +71,7 @@ type ToolResultEntry = Extract<Entry, { type: 'tool_result' }>;
  * The images of tool results, as one user message after the tool messages of a batch (a tool message carries text
  * only). `passed`: a compaction passed them, so each is one placeholder line instead (the transcript keeps them).
  */
-export function toolImagesMessage(results: readonly ToolResultEntry[], passed: boolean): ModelMessage | undefined {
+function toolImagesMessage(results: readonly ToolResultEntry[], passed: boolean): ModelMessage | undefined {
   const withImages = results.filter((e) => e.images !== undefined && e.images.length > 0);
   if (withImages.length === 0) return undefined;
   if (passed) return { role: 'user', content: withImages.flatMap((e) => (e.images ?? []).map((img, i) => imagePlaceholder(e.id, img, i))).join('\n') };

@@ -5,7 +5,7 @@ export interface CountedProblem {
 }
 
 /** Problems kept in full per kind; the rest are only counted. */
-export const MAX_PROBLEMS_PER_KIND = 100;
+const MAX_PROBLEMS_PER_KIND = 100;
 
 /**
  * Keeps the first `perKind` problems of each kind and counts the others. `list()` gives the kept problems in the

@@ -1,104 +1,104 @@
 // zod schemas for the session JSONL: the header line and every entry kind (docs/behaviour.md#transcript, #model-input, #rewind).
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { EffectsSchema } from './effects.js';
 import { SubagentRefSchema } from './subagentRef.js';
 
 export const CURRENT_VERSION = 1;
 
-const id = z.string().min(1).max(200);
-const timestamp = z.string().min(1).max(64);
+const id = z.string().check(z.minLength(1), z.maxLength(200));
+const timestamp = z.string().check(z.minLength(1), z.maxLength(64));
 
 export const SessionHeaderSchema = z.object({
   type: z.literal('session'),
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   id,
   createdAt: timestamp,
   cwd: z.string(),
-  title: z.string().max(500).optional(),
+  title: z.optional(z.string().check(z.maxLength(500))),
 });
 export type SessionHeader = z.infer<typeof SessionHeaderSchema>;
 
 // `subagent`: set on every entry a subagent wrote (a side branch of the same file, docs/session-format.md#subagents).
-const base = { id, parentId: id.nullable(), timestamp, subagent: SubagentRefSchema.optional() };
+const base = { id, parentId: z.nullable(id), timestamp, subagent: z.optional(SubagentRefSchema) };
 
 export const ImagePartSchema = z.object({
   /** A data: URL or an https URL. */
-  url: z.string().min(1),
-  detail: z.enum(['auto', 'low', 'high']).optional(),
+  url: z.string().check(z.minLength(1)),
+  detail: z.optional(z.enum(['auto', 'low', 'high'])),
   /** Pixel size when known; used for the image token estimate. */
-  width: z.number().int().positive().optional(),
-  height: z.number().int().positive().optional(),
+  width: z.optional(z.number().check(z.int(), z.positive())),
+  height: z.optional(z.number().check(z.int(), z.positive())),
 });
 export type ImagePart = z.infer<typeof ImagePartSchema>;
 
 export const ToolCallSchema = z.object({
-  id: z.string().min(1),
-  name: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   /** The raw JSON argument string exactly as the model produced it. */
   arguments: z.string(),
 });
 export type ToolCall = z.infer<typeof ToolCallSchema>;
 
-export const UsageSchema = z.object({
-  promptTokens: z.number().int().nonnegative(),
-  completionTokens: z.number().int().nonnegative(),
-  cachedTokens: z.number().int().nonnegative().optional(),
-  cacheWriteTokens: z.number().int().nonnegative().optional(),
+const UsageSchema = z.object({
+  promptTokens: z.number().check(z.int(), z.nonnegative()),
+  completionTokens: z.number().check(z.int(), z.nonnegative()),
+  cachedTokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+  cacheWriteTokens: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
-export const UserEntrySchema = z.object({
+const UserEntrySchema = z.object({
   ...base,
   type: z.literal('user'),
   content: z.string(),
-  images: z.array(ImagePartSchema).optional(),
-  turnId: z.string().optional(),
+  images: z.optional(z.array(ImagePartSchema)),
+  turnId: z.optional(z.string()),
   /** Set by importers on user turns that the other agent or a tool wrote (reminders, instructions, demonstrations), not the person. */
-  injected: z.boolean().optional(),
+  injected: z.optional(z.boolean()),
 });
 
-export const AssistantEntrySchema = z.object({
+const AssistantEntrySchema = z.object({
   ...base,
   type: z.literal('assistant'),
   content: z.string(),
-  toolCalls: z.array(ToolCallSchema).default([]),
-  model: z.string().optional(),
-  provider: z.string().optional(),
-  usage: UsageSchema.optional(),
+  toolCalls: z._default(z.array(ToolCallSchema), []),
+  model: z.optional(z.string()),
+  provider: z.optional(z.string()),
+  usage: z.optional(UsageSchema),
   /** Hash of (provider, model, system prompt, tool schemas) of the request that produced this reply (docs/behaviour.md#tokens). */
-  prefixFingerprint: z.string().optional(),
-  finishReason: z.string().optional(),
-  turnId: z.string().optional(),
+  prefixFingerprint: z.optional(z.string()),
+  finishReason: z.optional(z.string()),
+  turnId: z.optional(z.string()),
   /** Reasoning text the provider returned (`reasoning_content`); sent back with tool-call turns, which DeepSeek-style models require. */
-  reasoningContent: z.string().optional(),
+  reasoningContent: z.optional(z.string()),
 });
 
-export const ToolResultEntrySchema = z.object({
+const ToolResultEntrySchema = z.object({
   ...base,
   type: z.literal('tool_result'),
-  toolCallId: z.string().min(1),
+  toolCallId: z.string().check(z.minLength(1)),
   toolName: z.string(),
   content: z.string(),
-  isError: z.boolean().default(false),
+  isError: z._default(z.boolean(), false),
   /** Written on open for a call whose process died before its result was recorded (a crash, a kill). */
-  interrupted: z.literal(true).optional(),
-  durationMs: z.number().nonnegative().optional(),
-  turnId: z.string().optional(),
+  interrupted: z.optional(z.literal(true)),
+  durationMs: z.optional(z.number().check(z.nonnegative())),
+  turnId: z.optional(z.string()),
   /** What the call did (files, exit status), measured or inferred; absent in sessions written before effects were recorded. */
-  effects: EffectsSchema.optional(),
+  effects: z.optional(EffectsSchema),
   /** Images of the result for a vision model (an MCP tool's image content), sent as image parts right after the tool messages. */
-  images: z.array(ImagePartSchema).optional(),
+  images: z.optional(z.array(ImagePartSchema)),
 });
 
-export const SystemUpdateEntrySchema = z.object({
+const SystemUpdateEntrySchema = z.object({
   ...base,
   type: z.literal('system_update'),
   /** `base` starts a cache epoch with a full system prompt; `append` adds one chronological update (docs/behaviour.md#cache-epochs). */
   mode: z.enum(['base', 'append']),
   content: z.string(),
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   /** The instruction sources in force after this entry (key + content hash), so a reload or a branch knows what the model saw (docs/user/instructions.md). */
-  sources: z.array(z.object({ key: z.string().min(1).max(1000), hash: z.string().min(1).max(64) })).optional(),
+  sources: z.optional(z.array(z.object({ key: z.string().check(z.minLength(1), z.maxLength(1000)), hash: z.string().check(z.minLength(1), z.maxLength(64)) }))),
 });
 
 export const TRIGGERS = [
@@ -115,87 +115,87 @@ export const TRIGGERS = [
 export const TriggerSchema = z.enum(TRIGGERS);
 export type Trigger = z.infer<typeof TriggerSchema>;
 
-export const CapsuleEntrySchema = z.object({
+const CapsuleEntrySchema = z.object({
   ...base,
   type: z.literal('capsule'),
   /** The capsule as the model sees it: sections plus the ledger, rendered as markdown. */
-  summary: z.string().min(1),
+  summary: z.string().check(z.minLength(1)),
   /** First entry kept verbatim after the capsule; null when nothing before the capsule is kept. */
-  firstKeptEntryId: id.nullable(),
+  firstKeptEntryId: z.nullable(id),
   /** Entries inside the summarized span that stay verbatim (the active turn's user task, docs/behaviour.md#cut). */
-  pinnedEntryIds: z.array(id).default([]),
-  tokensBefore: z.number().int().nonnegative(),
-  tokensAfter: z.number().int().nonnegative(),
+  pinnedEntryIds: z._default(z.array(id), []),
+  tokensBefore: z.number().check(z.int(), z.nonnegative()),
+  tokensAfter: z.number().check(z.int(), z.nonnegative()),
   trigger: TriggerSchema,
-  level: z.number().int().min(0).max(3),
+  level: z.number().check(z.int(), z.gte(0), z.lte(3)),
   quality: z.enum(['full', 'partial', 'degraded']),
-  truncateResults: z.boolean().default(false),
+  truncateResults: z._default(z.boolean(), false),
   /** Tool results of the retained tail older than the newest keepRecentTokens: sent in a bounded form (head + tail, the entry id). */
-  boundedResultIds: z.array(id).optional(),
-  checkpointId: z.string().min(1),
-  details: z.record(z.string(), z.unknown()).default({}),
+  boundedResultIds: z.optional(z.array(id)),
+  checkpointId: z.string().check(z.minLength(1)),
+  details: z._default(z.record(z.string(), z.unknown()), {}),
 });
 
-export const CheckpointKindSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
+const CheckpointKindSchema = z.enum(['auto', 'milestone', 'plan_pivot', 'user']);
 export type CheckpointKind = z.infer<typeof CheckpointKindSchema>;
 
-export const CheckpointEntrySchema = z.object({
+const CheckpointEntrySchema = z.object({
   ...base,
   type: z.literal('checkpoint'),
-  checkpointId: z.string().regex(/^ck_[A-Za-z0-9_-]+$/),
+  checkpointId: z.string().check(z.regex(/^ck_[A-Za-z0-9_-]+$/)),
   kind: CheckpointKindSchema,
-  note: z.string().max(10_000).optional(),
+  note: z.optional(z.string().check(z.maxLength(10_000))),
   /** The user message this checkpoint was taken before (the automatic checkpoint of each message). */
-  forEntryId: id.optional(),
+  forEntryId: z.optional(id),
 });
 
-export const ModelChangeEntrySchema = z.object({
+const ModelChangeEntrySchema = z.object({
   ...base,
   type: z.literal('model_change'),
   provider: z.string(),
   model: z.string(),
-  contextWindow: z.number().int().positive().optional(),
-  maxOutputTokens: z.number().int().positive().optional(),
+  contextWindow: z.optional(z.number().check(z.int(), z.positive())),
+  maxOutputTokens: z.optional(z.number().check(z.int(), z.positive())),
   /** `default`: the window is Capsule's assumption (no one reported it); shown as "window unknown". */
-  windowSource: z.enum(['table', 'provider', 'learned', 'override', 'default']).optional(),
+  windowSource: z.optional(z.enum(['table', 'provider', 'learned', 'override', 'default'])),
 });
 
 /** Moves the active leaf (rewind); not part of the conversation tree. */
-export const LeafEntrySchema = z.object({
+const LeafEntrySchema = z.object({
   ...base,
   type: z.literal('leaf'),
-  targetId: id.nullable(),
-  reason: z.string().optional(),
+  targetId: z.nullable(id),
+  reason: z.optional(z.string()),
 });
 
 /** What failed when a turn ended on a provider error (docs/behaviour.md#errors): the error card's facts, never a key or a URL's path or query. */
-export const TurnFaultSchema = z.object({
+const TurnFaultSchema = z.object({
   category: z.enum(['auth', 'forbidden', 'model_not_found', 'not_found', 'rate_limit', 'quota', 'server', 'connection_refused', 'dns', 'timeout', 'network', 'bad_request', 'overflow', 'other']),
-  status: z.number().int().optional(),
-  code: z.string().max(200).optional(),
+  status: z.optional(z.number().check(z.int())),
+  code: z.optional(z.string().check(z.maxLength(200))),
   /** The provider's own words, one line, as data (an HTML page reduced to its title). */
-  message: z.string().max(2000),
+  message: z.string().check(z.maxLength(2000)),
   /** host[:port] the request went to; absent for VS Code language models. */
-  endpoint: z.string().max(300).optional(),
+  endpoint: z.optional(z.string().check(z.maxLength(300))),
 });
 export type TurnFault = z.infer<typeof TurnFaultSchema>;
 
 /** Marks the end of a turn; fsynced so a resumed session knows which turns finished. */
-export const TurnEndEntrySchema = z.object({
+const TurnEndEntrySchema = z.object({
   ...base,
   type: z.literal('turn_end'),
   turnId: z.string(),
   status: z.enum(['completed', 'cancelled', 'failed']),
-  error: z.string().optional(),
-  fault: TurnFaultSchema.optional(),
+  error: z.optional(z.string()),
+  fault: z.optional(TurnFaultSchema),
 });
 
 /** Undoes or redoes one compaction: the model input is built as if that capsule did not exist (or again with it); nothing is removed. */
-export const CompactionUndoEntrySchema = z.object({
+const CompactionUndoEntrySchema = z.object({
   ...base,
   type: z.literal('compaction_undo'),
   capsuleId: id,
-  checkpointId: z.string().min(1),
+  checkpointId: z.string().check(z.minLength(1)),
   action: z.enum(['undo', 'redo']),
 });
 

@@ -1,8 +1,8 @@
 // Level >= 2 truncation of long tool results (by lines, then by size) in the copy sent to the model (docs/behaviour.md#cut); never touches the transcript.
-export const TRUNCATE_HEAD_LINES = 20;
-export const TRUNCATE_TAIL_LINES = 20;
+const TRUNCATE_HEAD_LINES = 20;
+const TRUNCATE_TAIL_LINES = 20;
 /** Results with fewer lines than this are never truncated. */
-export const TRUNCATE_MIN_LINES = 40;
+const TRUNCATE_MIN_LINES = 40;
 
 export function truncationMarker(n: number): string {
   return `[... ${n} lines truncated ...]`;
@@ -13,11 +13,11 @@ export function truncationMarker(n: number): string {
  * of minified JS has nothing for a line rule to cut. Measured in characters at 3 per token (code and JSON; prose
  * runs nearer 4), so the bound holds without a tokenizer in the model-input builder.
  */
-export const TRUNCATE_MAX_TOKENS = 2_000;
+const TRUNCATE_MAX_TOKENS = 2_000;
 const CHARS_PER_TOKEN = 3;
 export const TRUNCATE_MAX_CHARS = TRUNCATE_MAX_TOKENS * CHARS_PER_TOKEN;
 
-export function charTruncationMarker(n: number): string {
+function charTruncationMarker(n: number): string {
   return `[... ${n} characters truncated ...]`;
 }
 
@@ -45,10 +45,10 @@ export function truncateToolResult(text: string): string {
  * Older results in the retained tail (beyond the newest keepRecentTokens) are sent in this bounded form: about this
  * many tokens of head and tail, measured like TRUNCATE_MAX_TOKENS (3 characters per token, no tokenizer needed here).
  */
-export const BOUNDED_RESULT_TOKENS = 240;
+const BOUNDED_RESULT_TOKENS = 240;
 const BOUNDED_RESULT_CHARS = BOUNDED_RESULT_TOKENS * CHARS_PER_TOKEN;
 
-export function boundedResultMarker(omittedChars: number, entryId: string): string {
+function boundedResultMarker(omittedChars: number, entryId: string): string {
   return `[... older result shortened: ${omittedChars} characters omitted; the exact original (entry ${entryId}) is readable with read_compaction_evidence ...]`;
 }
 

@@ -3,7 +3,7 @@ import type { LoadProblem, LoadProblemKind } from '../ports.js';
 import type { CapsuleEntry, Entry } from './schema.js';
 import type { SessionTree } from './tree.js';
 
-export type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'interrupted_tool_call' | 'dangling_first_kept' | 'capsule_pin_missing';
+type VerifyIssueKind = LoadProblemKind | 'split_tool_pair' | 'orphan_tool_result' | 'interrupted_tool_call' | 'dangling_first_kept' | 'capsule_pin_missing';
 
 export interface VerifyIssue {
   readonly kind: VerifyIssueKind;

@@ -8,7 +8,7 @@ export interface GitLocation {
   readonly path: string | undefined;
 }
 
-export class GitError extends Error {
+class GitError extends Error {
   override readonly name = 'GitError';
 }
 

@@ -9,7 +9,7 @@ import { type GitLocation, runGit } from './gitCommand.js';
 const SCAN_TIMEOUT_MS = 60_000;
 const FIRST_TIMEOUT_MS = 300_000;
 /** Files staged at once beyond which their contents are written as one pack (see stage). */
-export const BULK_FILES = 1000;
+const BULK_FILES = 1000;
 
 
 /** One workspace folder as the shadow repository sees it. */

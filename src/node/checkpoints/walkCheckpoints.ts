@@ -2,13 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { FileState } from '../snapshots/fileState.js';
 import { changedPaths, scanWorkspace, type FileStat, type Scan } from '../snapshots/workspaceScan.js';
 import { blobId } from './looseObjects.js';
 import type { CommandChange, CommandCheckpointing, StoreBudget, Unkept } from './checkpointTypes.js';
 
-const StateSchema = z.union([z.string().regex(/^[0-9a-f]{40}$/), z.null(), z.literal('unavailable')]);
+const StateSchema = z.union([z.string().check(z.regex(/^[0-9a-f]{40}$/)), z.null(), z.literal('unavailable')]);
 const IndexSchema = z.record(z.string(), z.tuple([z.number(), z.number(), StateSchema]));
 
 interface Entry extends FileStat {

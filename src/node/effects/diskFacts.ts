@@ -25,7 +25,7 @@ export function sameStat(a: FileStat, b: FileStat): boolean {
 }
 
 /** Files above this are not hashed for rename detection: reading them would cost more than the command. */
-export const MAX_HASH_BYTES = 1024 * 1024;
+const MAX_HASH_BYTES = 1024 * 1024;
 
 /** The id git gives this content (sha1 of "blob <size>\0" + bytes), so it compares with `git ls-tree` output. */
 export async function blobHash(abs: string, size: number): Promise<string | undefined> {

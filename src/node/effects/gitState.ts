@@ -2,16 +2,16 @@
 import { execFile } from 'node:child_process';
 
 /** Longest a single git query may take; a repository slower than this gets "effects unknown", never a stalled turn. */
-export const GIT_TIMEOUT_MS = 15_000;
+const GIT_TIMEOUT_MS = 15_000;
 /** Status output above this many bytes means a tree with too many changes to measure path by path. */
 const MAX_GIT_OUTPUT = 64 * 1024 * 1024;
 
-export class GitQueryError extends Error {
+class GitQueryError extends Error {
   override readonly name = 'GitQueryError';
 }
 
 /** Runs git and returns stdout; rejects with a one-line reason. */
-export function git(cwd: string, args: readonly string[]): Promise<string> {
+function git(cwd: string, args: readonly string[]): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     execFile(
       'git',

@@ -8,7 +8,7 @@ import { gitBlobs, gitDiffNames, gitHead, gitStatus, gitTop } from './gitState.j
 /** A folder outside git is walked file by file; above this many entries it is "too large" rather than slow. */
 export const MAX_SCAN_ENTRIES = 20_000;
 /** A git tree with more uncommitted paths than this is not compared path by path. */
-export const MAX_DIRTY_PATHS = 20_000;
+const MAX_DIRTY_PATHS = 20_000;
 /** Dirty files hashed before the command so a rename of one can be recognized; beyond this renames show as delete + create. */
 const MAX_HASHED = 500;
 

@@ -10,12 +10,12 @@ export const MAX_IMAGE_BYTES = IMAGE_LIMITS.bytes;
 /** Images per message. */
 export const MAX_IMAGES_PER_MESSAGE = IMAGE_LIMITS.perMessage;
 
-export type ImageKind = 'png' | 'jpeg' | 'webp' | 'gif';
+type ImageKind = 'png' | 'jpeg' | 'webp' | 'gif';
 export type ImageRead = { readonly ok: true; readonly image: ImagePart } | { readonly ok: false; readonly error: string };
 
 const MIME: Readonly<Record<ImageKind, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
 
-export function kindOf(b: Uint8Array): ImageKind | undefined {
+function kindOf(b: Uint8Array): ImageKind | undefined {
   const ascii = (from: number, to: number): string => String.fromCharCode(...b.subarray(from, to));
   if (b.length >= 8 && b[0] === 0x89 && ascii(1, 4) === 'PNG') return 'png';
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
@@ -48,7 +48,7 @@ function jpegSize(b: Uint8Array): { w: number; h: number } | undefined {
 }
 
 /** Width and height from the header; undefined when the header is cut or inconsistent (a corrupt file). */
-export function sizeOf(kind: ImageKind, b: Uint8Array): { w: number; h: number } | undefined {
+function sizeOf(kind: ImageKind, b: Uint8Array): { w: number; h: number } | undefined {
   let s: { w: number; h: number } | undefined;
   if (kind === 'png') s = b.length >= 24 && String.fromCharCode(...b.subarray(12, 16)) === 'IHDR' ? { w: u32be(b, 16), h: u32be(b, 20) } : undefined;
   else if (kind === 'gif') s = b.length >= 10 ? { w: u16le(b, 6), h: u16le(b, 8) } : undefined;

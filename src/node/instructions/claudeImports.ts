@@ -3,7 +3,7 @@ import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { promptText, readInstructionFile } from './safeRead.js';
 
 /** Claude Code follows imports at most this many levels deep. */
-export const MAX_IMPORT_DEPTH = 5;
+const MAX_IMPORT_DEPTH = 5;
 
 export interface ImportedFile {
   /** Workspace-relative, `/`-separated. */
@@ -13,7 +13,7 @@ export interface ImportedFile {
 }
 
 /** `@path` tokens outside code spans and fenced blocks that look like a file (a `/` or a `.` in them); e-mail addresses and `@mentions` are not imports. */
-export function importsOf(text: string): string[] {
+function importsOf(text: string): string[] {
   const out: string[] = [];
   let fenced = false;
   for (const line of text.split(/\r?\n/)) {

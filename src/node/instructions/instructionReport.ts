@@ -5,7 +5,7 @@ import type { InstructionSource } from '../../engine/instructions/sources.js';
 /** Default share of the context window instructions may take before the user is told which file to trim (`capsule.instructions.maxWindowShare`). */
 export const DEFAULT_INSTRUCTION_SHARE = 0.25;
 
-export interface InstructionFileTokens {
+interface InstructionFileTokens {
   readonly label: string;
   readonly tokens: number;
 }

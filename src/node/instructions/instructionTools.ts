@@ -9,9 +9,9 @@ import { skillFileList } from './skillFiles.js';
 import type { WorkspaceInstructions } from './workspaceInstructions.js';
 
 /** Tools that only read (or only write Capsule's own records): what Ask mode allows. */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files', 'search', 'update_plan', 'checkpoint', 'read_compaction_evidence', SKILL_TOOL]);
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files', 'search', 'update_plan', 'checkpoint', 'read_compaction_evidence', SKILL_TOOL]);
 
-export const SKILL_TOOL_SCHEMA: ToolSchema = {
+const SKILL_TOOL_SCHEMA: ToolSchema = {
   name: SKILL_TOOL,
   description:
     'Load a skill by name: returns its instructions (follow them) and lists the other files in its folder. With "file", returns that file of the skill instead (a path from the list).',

@@ -4,7 +4,7 @@ import { relative, sep } from 'node:path';
 import { readRegularFile } from '../regularFile.js';
 
 /** Larger instruction files are refused with a warning, never cut: a file this size is almost always a mistake. */
-export const MAX_INSTRUCTION_FILE_BYTES = 512 * 1024;
+const MAX_INSTRUCTION_FILE_BYTES = 512 * 1024;
 
 export type SafeRead = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly missing: boolean; readonly why: string };
 

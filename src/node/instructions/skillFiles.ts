@@ -4,9 +4,9 @@ import { join, posix, relative } from 'node:path';
 import { parseSkill, type SkillInfo } from '../../engine/instructions/skills.js';
 import { readInstructionFile } from './safeRead.js';
 
-export const WORKSPACE_SKILL_DIRS = ['.capsule/skills', '.claude/skills', '.github/skills'] as const;
+const WORKSPACE_SKILL_DIRS = ['.capsule/skills', '.claude/skills', '.github/skills'] as const;
 /** A skill folder lists at most this many files for the model. */
-export const MAX_SKILL_FILES = 100;
+const MAX_SKILL_FILES = 100;
 /** Most skills read from one skills folder. */
 const MAX_SKILLS_PER_DIR = 200;
 

@@ -44,7 +44,7 @@ async function realOrUndefined(path: string): Promise<string | undefined> {
 }
 
 /** A path a tool call named, relative to the workspace with `/`; undefined when it is outside. */
-export function workspaceRelative(workspace: string, p: string): string | undefined {
+function workspaceRelative(workspace: string, p: string): string | undefined {
   const abs = isAbsolute(p) ? p : join(workspace, p);
   const rel = relative(workspace, abs).split('\\').join('/');
   if (rel === '' || rel === '.') return '';

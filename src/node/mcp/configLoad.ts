@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { McpConfigProblem, McpConfigSet, McpServerConfig, McpSource } from './configTypes.js';
 import { parseMcpDocument, type VariableContext } from './configParse.js';
 
-export const CLAUDE_CONFIG_FILE = '.mcp.json';
-export const VSCODE_CONFIG_FILE = join('.vscode', 'mcp.json');
-export const USER_SETTING_LABEL = 'setting capsule.mcp.servers';
+const CLAUDE_CONFIG_FILE = '.mcp.json';
+const VSCODE_CONFIG_FILE = join('.vscode', 'mcp.json');
+const USER_SETTING_LABEL = 'setting capsule.mcp.servers';
 
 /** A document bigger than this is not a configuration. */
 const MAX_CONFIG_BYTES = 1024 * 1024;

@@ -1,5 +1,5 @@
 // Parses one MCP configuration document (.mcp.json, .vscode/mcp.json, the capsule.mcp.servers setting, a --mcp-config file) into servers and one-line problems.
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { McpConfigProblem, McpInputSpec, McpServerConfig, McpSource, McpTransportSpec } from './configTypes.js';
 
 /** How `${…}` variables are resolved; an undefined answer leaves the server out with a problem naming the variable. */
@@ -13,23 +13,23 @@ export interface VariableContext {
 const StringMap = z.record(z.string(), z.string());
 
 const ServerSchema = z.object({
-  type: z.string().optional(),
-  command: z.string().optional(),
-  args: z.array(z.string()).optional(),
-  env: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
-  cwd: z.string().optional(),
-  url: z.string().optional(),
-  headers: StringMap.optional(),
-  disabled: z.boolean().optional(),
+  type: z.optional(z.string()),
+  command: z.optional(z.string()),
+  args: z.optional(z.array(z.string())),
+  env: z.optional(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+  cwd: z.optional(z.string()),
+  url: z.optional(z.string()),
+  headers: z.optional(StringMap),
+  disabled: z.optional(z.boolean()),
 });
 type RawServer = z.infer<typeof ServerSchema>;
 
-const InputSchema = z.object({ id: z.string().min(1), type: z.string().optional(), description: z.string().optional(), password: z.boolean().optional() });
+const InputSchema = z.object({ id: z.string().check(z.minLength(1)), type: z.optional(z.string()), description: z.optional(z.string()), password: z.optional(z.boolean()) });
 
 /** Server names become part of tool names; anything else is still accepted and sanitized there, but must be non-empty. */
 const NAME_MAX = 64;
 
-function issueText(e: z.ZodError): string {
+function issueText(e: z.core.$ZodError): string {
   const i = e.issues[0];
   if (i === undefined) return 'invalid';
   const where = i.path.length === 0 ? '' : `"${i.path.map(String).join('.')}" `;
@@ -47,7 +47,7 @@ function serverTable(doc: unknown): { table: Record<string, unknown>; inputs: un
 }
 
 /** Parses a document's text; JSON with comments and trailing commas (VS Code writes them) is accepted. */
-export function parseJsonc(text: string): unknown {
+function parseJsonc(text: string): unknown {
   return JSON.parse(stripJsonComments(text));
 }
 

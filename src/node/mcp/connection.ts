@@ -4,7 +4,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { McpServerConfig } from './configTypes.js';
 import { GroupStdioTransport, StderrTail } from './stdioTransport.js';
 
@@ -19,11 +19,11 @@ export interface McpTimeouts {
 
 export const DEFAULT_MCP_TIMEOUTS: McpTimeouts = { initializeMs: 30_000, callMs: 120_000 };
 /** Tools read from one server at the most; a server listing more is cut with a note. */
-export const MAX_TOOLS_PER_SERVER = 1000;
+const MAX_TOOLS_PER_SERVER = 1000;
 /** Restarts after crashes: waits of 1, 2, 4, 8, 16 s, then the server stays failed. */
 const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 16000];
 
-export const CLIENT_INFO = { name: 'capsule', version: '0.1.0' };
+const CLIENT_INFO = { name: 'capsule', version: '0.1.0' };
 
 /**
  * tools/list read leniently: the SDK's own schema rejects the whole list for one tool whose inputSchema lacks
@@ -31,7 +31,7 @@ export const CLIENT_INFO = { name: 'capsule', version: '0.1.0' };
  */
 const LenientToolsResult = z.looseObject({
   tools: z.array(z.unknown()),
-  nextCursor: z.string().optional(),
+  nextCursor: z.optional(z.string()),
 });
 
 export interface ConnectionEvents {

@@ -8,7 +8,7 @@ import { nameTools } from './toolNames.js';
 import { normalizeSchema } from './schemaNormalize.js';
 
 /** A tool's description longer than this is cut: some servers paste whole manuals into it. */
-export const MAX_DESCRIPTION_CHARS = 2000;
+const MAX_DESCRIPTION_CHARS = 2000;
 
 export interface CatalogTool {
   /** The name the model calls (`mcp__<server>__<tool>`). */

@@ -1,5 +1,5 @@
 // The capsule.mcp.* settings: defaults (package.json declares the same), checks, and the CLI's `--set capsule.mcp.<key>=<value>`.
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 
 /** Default share of the hard limit MCP schemas may take before they are deferred behind the index. */
 export const DEFAULT_DEFER_SHARE = 0.1;
@@ -26,12 +26,12 @@ export const DEFAULT_MCP_SETTINGS: McpSettings = {
   vscodeTools: true,
 };
 
-export const MCP_SETTING_SCHEMAS: { readonly [K in keyof McpSettings]: z.ZodType<McpSettings[K]> } = {
+export const MCP_SETTING_SCHEMAS: { readonly [K in keyof McpSettings]: z.ZodMiniType<McpSettings[K]> } = {
   enabled: z.boolean(),
-  deferShare: z.number().min(0).max(1),
+  deferShare: z.number().check(z.gte(0), z.lte(1)),
   autoAllowReadOnly: z.boolean(),
-  startupTimeoutSeconds: z.number().int().min(1).max(600),
-  callTimeoutSeconds: z.number().int().min(1).max(3600),
+  startupTimeoutSeconds: z.number().check(z.int(), z.gte(1), z.lte(600)),
+  callTimeoutSeconds: z.number().check(z.int(), z.gte(1), z.lte(3600)),
   vscodeTools: z.boolean(),
 };
 
@@ -41,7 +41,7 @@ export function resolveMcpSettings(raw: Readonly<Record<string, unknown>>): { re
   const problems: string[] = [];
   for (const [k, v] of Object.entries(raw)) {
     if (v === undefined) continue;
-    const schema = (MCP_SETTING_SCHEMAS as Readonly<Record<string, z.ZodType>>)[k];
+    const schema = (MCP_SETTING_SCHEMAS as Readonly<Record<string, z.ZodMiniType>>)[k];
     if (schema === undefined) {
       problems.push(`unknown setting capsule.mcp.${k} (known: ${Object.keys(MCP_SETTING_SCHEMAS).join(', ')})`);
       continue;

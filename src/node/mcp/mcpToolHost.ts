@@ -8,8 +8,6 @@ import { callMcpTool, type CallContext } from './mcpCall.js';
 import { DEFAULT_DEFER_SHARE } from './mcpSettings.js';
 import { compactIndex, MAX_LOAD_PER_CALL, MCP_CALL_SCHEMA, MCP_CALL_TOOL, MCP_TOOLS_SCHEMA, MCP_TOOLS_TOOL, MCP_UPDATE_REASON } from './metaTools.js';
 
-export { DEFAULT_DEFER_SHARE };
-
 export interface McpToolHostOptions {
   readonly hub: McpHub;
   readonly count: TokenCount;

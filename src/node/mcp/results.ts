@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ImagePart } from '../../engine/transcript/schema.js';
 import { imageFromBytes, MAX_IMAGE_BYTES, MAX_IMAGES_PER_MESSAGE } from '../images/imageFile.js';
 
-export interface Binary {
+interface Binary {
   readonly kind: 'image' | 'audio' | 'blob';
   readonly mimeType: string;
   /** Base64, as the server sent it. */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { McpServerConfig } from './configTypes.js';
 
 /** Where approvals are remembered; the extension implements it over workspace state. */

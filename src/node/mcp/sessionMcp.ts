@@ -15,7 +15,7 @@ export interface McpSessionConfig {
 }
 
 /** The workspace tools first, then the MCP tools: one fixed list, each call routed to its owner. */
-export class CompositeToolHost implements ToolHost {
+class CompositeToolHost implements ToolHost {
   private readonly list: readonly ToolSchema[];
 
   constructor(

@@ -7,9 +7,9 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { COMMAND_TAG_VAR, newCommandTag } from '../tools/processGroups.js';
 
 /** Bytes of stderr kept for error messages: the end of it says why a server died. */
-export const STDERR_TAIL_BYTES = 4096;
+const STDERR_TAIL_BYTES = 4096;
 /** One message may be this large; bigger (a runaway server) closes the connection. Results are capped after decoding. */
-export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** After SIGTERM the group gets this long before SIGKILL. */
 const TERM_GRACE_MS = 2000;
 

@@ -1,7 +1,7 @@
 // Tool names providers accept (`^[a-zA-Z0-9_-]{1,64}$`) for `mcp__<server>__<tool>`, with collisions resolved the same way every time.
 import { createHash } from 'node:crypto';
 
-export const MCP_PREFIX = 'mcp__';
+const MCP_PREFIX = 'mcp__';
 export const NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
 const MAX = 64;
 

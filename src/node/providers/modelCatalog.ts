@@ -16,7 +16,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** One raw /models entry; entries without a string id are skipped rather than failing the list. */
-export function catalogModelOf(raw: unknown): CatalogModel | undefined {
+function catalogModelOf(raw: unknown): CatalogModel | undefined {
   if (!isRecord(raw) || typeof raw['id'] !== 'string' || raw['id'] === '') return undefined;
   return { id: raw['id'], ...modelInfoFromProviderModel(raw) };
 }

@@ -45,7 +45,7 @@ function toTool(t: ToolSchema): ChatCompletionTool {
 }
 
 /** The chat-completions messages of a request: the system prompt (when non-empty) first, then the messages in order. */
-export function toOpenAIMessages(request: Pick<ChatRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
+function toOpenAIMessages(request: Pick<ChatRequest, 'system' | 'messages'>): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (request.system !== '') out.push({ role: 'system', content: request.system });
   for (const m of request.messages) out.push(toMessage(m));

@@ -8,10 +8,10 @@ import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
 import { DEFAULT_PROVIDER_LABEL } from './providerLabel.js';
 
-export { toOpenAIMessages, toOpenAIParams } from './openaiMessages.js';
+export {  toOpenAIParams } from './openaiMessages.js';
 
 /** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
-export const NO_KEY_PLACEHOLDER = 'capsule-no-key';
+const NO_KEY_PLACEHOLDER = 'capsule-no-key';
 
 export interface OpenAIModelOptions {
   readonly baseURL: string;

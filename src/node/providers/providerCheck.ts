@@ -7,7 +7,7 @@ import { catalogOf, type CatalogModel } from './modelCatalog.js';
 import { createOpenAIClient } from './openaiModel.js';
 
 /** A check answers while the user looks at the panel: a server that takes longer is reported as not answering. */
-export const CHECK_TIMEOUT_MS = 5_000;
+const CHECK_TIMEOUT_MS = 5_000;
 const SHOWN_MODELS = 5;
 
 export interface ProviderCheck {

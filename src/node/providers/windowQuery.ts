@@ -1,7 +1,7 @@
 // Asks the server for a model's context window (OpenAI-compatible /models, Ollama /api/show, LM Studio /api/v0/models), once per endpoint + model.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import { modelInfoFromProviderModel } from '../../engine/tokens/modelLimits.js';
 import { catalogOf } from './modelCatalog.js';
 import { cliLimitsPath, limitsKey } from '../learnedLimits.js';
@@ -85,14 +85,14 @@ export async function queryServerWindow(baseURL: string, apiKey: string, model: 
   return undefined;
 }
 
-const count = z.number().int().positive().max(1e9);
+const count = z.number().check(z.int(), z.positive(), z.lte(1e9));
 const EntrySchema = z.object({
-  contextWindow: count.optional(),
-  maxOutputTokens: count.optional(),
-  source: z.enum(['openai_models', 'openrouter_models', 'ollama_show', 'lmstudio_models']).optional(),
+  contextWindow: z.optional(count),
+  maxOutputTokens: z.optional(count),
+  source: z.optional(z.enum(['openai_models', 'openrouter_models', 'ollama_show', 'lmstudio_models'])),
   askedAt: z.string(),
 });
-const FileSchema = z.object({ version: z.literal(1), windows: z.record(z.string(), EntrySchema.optional().catch(undefined)) });
+const FileSchema = z.object({ version: z.literal(1), windows: z.record(z.string(), z.catch(z.optional(EntrySchema), undefined)) });
 type Entry = z.infer<typeof EntrySchema>;
 const MAX_ENTRIES = 500;
 

@@ -2,7 +2,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import { oneLine, readJsonLines } from '../fsUtil.js';
 import { isInside, realRoots } from '../tools/paths.js';
 import { realish } from '../tools/ownFiles.js';
@@ -31,14 +31,14 @@ export interface Change {
  */
 const RecordSchema = z.object({
   v: z.literal(2),
-  root: z.string().min(1),
-  path: z.string().min(1),
-  leaf: z.string().nullable(),
+  root: z.string().check(z.minLength(1)),
+  path: z.string().check(z.minLength(1)),
+  leaf: z.nullable(z.string()),
   before: StateSchema,
   after: StateSchema,
   why: Why,
   at: z.string(),
-  mac: z.string().regex(/^[0-9a-f]{64}$/),
+  mac: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
 type ChangeRecord = z.infer<typeof RecordSchema>;
 

@@ -25,7 +25,7 @@ export interface SnapshotLimits {
   readonly maxScanFiles: number;
 }
 
-export const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxFileBytes: 8 * 1024 * 1024, maxStoreBytes: 512 * 1024 * 1024, maxScanFiles: 20_000 };
+const DEFAULT_SNAPSHOT_LIMITS: SnapshotLimits = { maxFileBytes: 8 * 1024 * 1024, maxStoreBytes: 512 * 1024 * 1024, maxScanFiles: 20_000 };
 
 export interface SnapshotDeps {
   /** Snapshot folder (`<session>.files` beside the session file). */
@@ -66,7 +66,7 @@ export function stateLike(c: Content, like: FileState): FileState {
 }
 
 /** Created, modified, deleted and renamed paths from a command's changes (a move keeps its content id). */
-export function effectsOf(changes: readonly CommandChange[]): MeasuredEffects {
+function effectsOf(changes: readonly CommandChange[]): MeasuredEffects {
   const out = { created: [] as string[], modified: [] as string[], deleted: [] as string[], renamed: [] as Rename[] };
   for (const c of changes) (c.before === null ? out.created : c.after === null ? out.deleted : out.modified).push(c.path);
   const gone = new Map<string, string>();

@@ -21,7 +21,7 @@ export function cliKeyPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(config, 'capsule', 'snapshot.key');
 }
 
-export class IntegrityKeyError extends Error {
+class IntegrityKeyError extends Error {
   override readonly name = 'IntegrityKeyError';
 }
 

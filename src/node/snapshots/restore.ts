@@ -9,7 +9,7 @@ import { REFUSED, type Change, type FileState, type RefusedRecord } from './chan
 import { checkedParent, ConfinementError, deleteConfined, partsBelow, writeConfined } from './confine.js';
 import { readContent, stateLike, stateOf, type FileSnapshots } from './fileSnapshots.js';
 
-export type FileAction = 'restore' | 'delete' | 'recreate';
+type FileAction = 'restore' | 'delete' | 'recreate';
 
 export interface FilePlan {
   readonly path: string;
@@ -99,13 +99,13 @@ async function whyUnavailable(snapshots: FileSnapshots, w: FileState): Promise<s
 }
 
 /** Why a changed-since file is left as it is. */
-export function changedSinceReason(f: FilePlan): string {
+function changedSinceReason(f: FilePlan): string {
   return f.unknownContent === true
     ? 'changed since: Capsule did not keep its last content (too large, or the snapshot store was full), so it cannot tell whether you edited it; left as it is'
     : 'changed since Capsule last recorded it (edited outside Capsule); left as it is';
 }
 
-export interface KeptCopy {
+interface KeptCopy {
   readonly path: string;
   /** Where the user's version was copied before it was overwritten or deleted. */
   readonly copy: string;

@@ -8,7 +8,7 @@ import { ToolError, errnoCode } from './types.js';
 /** Linux names every open descriptor's real path here; elsewhere the check-then-open of paths.ts is all there is. */
 const FD_LINKS = process.platform === 'linux';
 
-export function fdPath(handle: FileHandle): string {
+function fdPath(handle: FileHandle): string {
   return `/proc/self/fd/${handle.fd}`;
 }
 

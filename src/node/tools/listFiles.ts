@@ -10,7 +10,7 @@ import { ToolError, toolOk } from './types.js';
 import type { ToolContext } from './types.js';
 
 /** Folders listed but never expanded: huge, and rarely what the model is looking for. */
-export const SKIPPED_DIRS: readonly string[] = ['.git', 'node_modules'];
+const SKIPPED_DIRS: readonly string[] = ['.git', 'node_modules'];
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

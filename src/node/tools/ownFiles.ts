@@ -8,7 +8,7 @@ import { isInside } from './paths.js';
 import { ToolError } from './types.js';
 
 /** The folder the CLI keeps its sessions in when none is given: everything in it belongs to Capsule. */
-export const CAPSULE_FOLDER = '.capsule';
+const CAPSULE_FOLDER = '.capsule';
 
 /** Every path a session owns, given where its archive, flight log and file snapshots live (the snapshot store wherever it is: `<session>.files/` by default). */
 export function sessionOwnedPaths(sessionPath: string, archiveDir: string, flightLog: string, snapshotsDir?: string): string[] {

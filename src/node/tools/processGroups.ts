@@ -4,7 +4,7 @@ import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type PidWindow, pidFilter, pidWindowNow } from './pidWindow.js';
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 
 /**
  * Environment variable that marks every process a command starts: `<owner pid>:<command id>`. (Earlier versions
@@ -37,7 +37,7 @@ export interface ProcStat {
 }
 
 /** Parses a /proc/N/stat line (the name in parentheses may hold spaces and parentheses, so fields count from the last one). */
-export function parseStat(pid: number, line: string): ProcStat | undefined {
+function parseStat(pid: number, line: string): ProcStat | undefined {
   const f = line.slice(line.lastIndexOf(')') + 2).split(' ');
   const [state, ppid, pgid] = [f[0], Number(f[1]), Number(f[2])];
   const start = Number(f[19]);
@@ -137,7 +137,7 @@ function tagIn(environ: string): string | undefined {
 /** Pause before the one rescan made while a finished command still has processes (one may be mid-fork or mid-exec). */
 const SETTLE_MS = 50;
 
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -167,7 +167,7 @@ function installExitHook(): void {
 }
 
 const JournalSchema = z.array(
-  z.object({ commandId: z.string(), tag: z.string(), ownerPid: z.number(), ownerStart: z.number(), pgid: z.number().optional(), start: z.number() }),
+  z.object({ commandId: z.string(), tag: z.string(), ownerPid: z.number(), ownerStart: z.number(), pgid: z.optional(z.number()), start: z.number() }),
 );
 type JournalEntry = z.infer<typeof JournalSchema>[number];
 

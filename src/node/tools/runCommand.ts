@@ -39,7 +39,7 @@ export interface CommandEnv {
 const MIN_SECRET_CHARS = 8;
 
 /** The environment a command gets: Capsule's own minus anything carrying a secret it holds, plus the pager settings and the tag. */
-export function commandEnvironment(base: NodeJS.ProcessEnv, secrets: readonly string[], tag: string): NodeJS.ProcessEnv {
+function commandEnvironment(base: NodeJS.ProcessEnv, secrets: readonly string[], tag: string): NodeJS.ProcessEnv {
   const keys = secrets.filter((s) => s.length >= MIN_SECRET_CHARS);
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(base)) {

@@ -1,5 +1,5 @@
 // The workspace tools' names, JSON schemas (in a fixed order: prompt caching keys on the exact tool list) and zod argument schemas.
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import { READ_COMPACTION_EVIDENCE_TOOL } from '../../engine/compaction/evidence.js';
 import { UPDATE_PLAN_TOOL, UPDATE_PLAN_TOOL_NAME } from '../../engine/compaction/taskPlan.js';
 import type { ToolSchema } from '../../engine/ports.js';
@@ -23,7 +23,7 @@ export const TOOL_NAMES = {
 
 const MAX_PATH = 4_096;
 const MAX_LINE = 100_000_000;
-const pathString = z.string().min(1).max(MAX_PATH);
+const pathString = z.string().check(z.minLength(1), z.maxLength(MAX_PATH));
 /** Workspace-relative path: what every path argument says about itself. */
 const PATH_DOC = 'Path relative to the workspace root (or absolute inside the workspace).';
 
@@ -31,12 +31,12 @@ export const readFileArgs = z.strictObject({ path: pathString, startLine: option
 export const listFilesArgs = (l: ToolLimits) =>
   z.strictObject({ path: optionalString(MAX_PATH), recursive: optionalBool(), maxEntries: optionalInt(1, l.listMaxEntries) });
 export const searchArgs = (l: ToolLimits) =>
-  z.strictObject({ query: z.string().min(1).max(1_000), path: optionalString(MAX_PATH), regex: optionalBool(), maxResults: optionalInt(1, l.searchMaxResults) });
+  z.strictObject({ query: z.string().check(z.minLength(1), z.maxLength(1_000)), path: optionalString(MAX_PATH), regex: optionalBool(), maxResults: optionalInt(1, l.searchMaxResults) });
 export const writeFileArgs = z.strictObject({ path: pathString, content: z.string() });
-export const editFileArgs = z.strictObject({ path: pathString, oldText: z.string().min(1), newText: z.string() });
+export const editFileArgs = z.strictObject({ path: pathString, oldText: z.string().check(z.minLength(1)), newText: z.string() });
 export const runCommandArgs = (l: ToolLimits) =>
-  z.strictObject({ command: z.string().min(1).max(100_000), cwd: optionalString(MAX_PATH), timeoutMs: optionalInt(1, l.commandMaxTimeoutMs) });
-export const checkpointArgs = z.strictObject({ kind: z.enum(['milestone', 'plan_pivot']), note: z.string().trim().min(1).max(2_000) });
+  z.strictObject({ command: z.string().check(z.minLength(1), z.maxLength(100_000)), cwd: optionalString(MAX_PATH), timeoutMs: optionalInt(1, l.commandMaxTimeoutMs) });
+export const checkpointArgs = z.strictObject({ kind: z.enum(['milestone', 'plan_pivot']), note: z.string().check(z.trim(), z.minLength(1), z.maxLength(2_000)) });
 
 export const readFileHints = (l: ToolLimits): ArgHints => ({
   path: 'a non-empty file path string relative to the workspace root',

@@ -1,23 +1,20 @@
 // Parses a tool call's JSON arguments with zod and turns every problem into one sentence the model can act on.
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import { ToolError } from './types.js';
 
 // Lenient at the edge: small models send null for an omitted argument, "20" for 20 and "true" for true.
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 
-export function optionalInt(min: number, max: number): z.ZodType<number | undefined> {
-  return z.preprocess(
-    (v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v)),
-    z.number().int().min(min).max(max).optional(),
-  );
+export function optionalInt(min: number, max: number): z.ZodMiniType<number | undefined> {
+  return z.pipe(z.transform((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))), z.optional(z.number().check(z.int(), z.gte(min), z.lte(max))));
 }
 
-export function optionalBool(): z.ZodType<boolean | undefined> {
-  return z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : nullToUndefined(v)), z.boolean().optional());
+export function optionalBool(): z.ZodMiniType<boolean | undefined> {
+  return z.pipe(z.transform((v) => (v === 'true' ? true : v === 'false' ? false : nullToUndefined(v))), z.optional(z.boolean()));
 }
 
-export function optionalString(max: number): z.ZodType<string | undefined> {
-  return z.preprocess(nullToUndefined, z.string().max(max).optional());
+export function optionalString(max: number): z.ZodMiniType<string | undefined> {
+  return z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.maxLength(max))));
 }
 
 /** How to describe each argument when it is missing or wrong. */
@@ -27,7 +24,7 @@ export type ArgHints = Readonly<Record<string, string>>;
  * Parses `argsJson` (empty means `{}`) against `schema`, a strict object schema. Throws a ToolError
  * naming the tool, the wrong arguments, what they must be, and the allowed names.
  */
-export function parseToolArgs<T>(tool: string, argsJson: string, schema: z.ZodType<T>, hints: ArgHints): T {
+export function parseToolArgs<T>(tool: string, argsJson: string, schema: z.ZodMiniType<T>, hints: ArgHints): T {
   let raw: unknown = {};
   if (argsJson.trim() !== '') {
     try {

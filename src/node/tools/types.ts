@@ -36,7 +36,7 @@ export interface ApprovalDecision {
 export type ApprovalFn = (req: ApprovalRequest, signal: AbortSignal) => Promise<boolean | ApprovalDecision>;
 
 /** Most characters of a denial's feedback passed to the model: a reason, not a document. */
-export const MAX_FEEDBACK_CHARS = 4_000;
+const MAX_FEEDBACK_CHARS = 4_000;
 
 export function decisionOf(answer: boolean | ApprovalDecision): ApprovalDecision {
   return typeof answer === 'boolean' ? { approved: answer } : answer;
@@ -139,7 +139,7 @@ export function formatBytes(n: number): string {
 }
 
 /** One tool result may take at most this share of the hard limit, so a single result always fits beside the rest. */
-export const RESULT_SHARE_OF_HARD_LIMIT = 0.25;
+const RESULT_SHARE_OF_HARD_LIMIT = 0.25;
 /** Bytes per token assumed when turning a token budget into a byte cap: code and JSON run about 3, prose 4. */
 const BYTES_PER_TOKEN = 3;
 

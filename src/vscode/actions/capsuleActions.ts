@@ -12,8 +12,8 @@ import { resolveUserPath, workspaceRoot } from './chatPaths.js';
 import type { Services } from './services.js';
 import { switchChat } from './sessionActions.js';
 
-export const NEW_CHAT = 'New Chat';
-export const THIS_CHAT = 'This Chat';
+const NEW_CHAT = 'New Chat';
+const THIS_CHAT = 'This Chat';
 const LOAD_ANYWAY = 'Load Anyway';
 
 function fileProblem(err: unknown): string {
@@ -126,7 +126,7 @@ async function readChecked(path: string): Promise<LoadedCapsuleFile | undefined>
 }
 
 /** The preview's lines: title, size, task, ledger, checksum, origin, and what each choice does. */
-export function loadDetail(file: LoadedCapsuleFile, thisChat: boolean): string {
+function loadDetail(file: LoadedCapsuleFile, thisChat: boolean): string {
   const m = file.meta;
   const p = previewOf(file);
   return [

@@ -14,7 +14,7 @@ import { noteMemoryNotWritten } from './memoryActions.js';
 import type { Services } from './services.js';
 import { showSkills, switchMode } from './modeActions.js';
 
-export { resolveUserPath, workspaceRoot } from './chatPaths.js';
+export { workspaceRoot } from './chatPaths.js';
 
 type Handler<K extends SlashCommandId> = (host: Services, c: Extract<ChatCommand, { readonly kind: K }>, signal: AbortSignal) => Promise<void> | void;
 
@@ -138,7 +138,7 @@ export function showLatestCapsule(host: Pick<Services, 'chat' | 'out'>): void {
 }
 
 /** `/auto-compact on|off`, the toolbar toggle and the palette: one setting, written by the one scope rule; returns what to tell the user. */
-export async function setAutoCompact(on: boolean): Promise<string> {
+async function setAutoCompact(on: boolean): Promise<string> {
   await writeSetting('compaction.auto', on);
   const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
   return on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.';

@@ -4,7 +4,7 @@ import type { Services } from './services.js';
 
 export type CodeBlockAction = 'insert' | 'apply' | 'newFile';
 
-export const REPLACE_FILE = 'Replace File';
+const REPLACE_FILE = 'Replace File';
 
 /** What the button does; every change goes through the editor, so Undo takes it back. */
 export async function codeBlockAction(host: Pick<Services, 'out'>, action: CodeBlockAction, code: string, language: string | undefined): Promise<void> {

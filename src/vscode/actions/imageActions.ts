@@ -11,7 +11,7 @@ import type { Services } from './services.js';
 /** An `@`-mentioned file with one of these endings is sent as an image, not read as text. */
 const IMAGE_PATH = /\.(png|jpe?g|webp|gif)$/i;
 
-export function isImagePath(path: string): boolean {
+function isImagePath(path: string): boolean {
   return IMAGE_PATH.test(path);
 }
 

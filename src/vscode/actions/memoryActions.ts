@@ -6,9 +6,9 @@ import { errorMessage } from '../base/log.js';
 import { readProjectMemoryInherit, writeWorkspaceSetting } from '../services/settings.js';
 import type { Services } from './services.js';
 
-export const OPEN_FILE = 'Open File';
-export const STOP_INHERITING = 'Stop Inheriting';
-export const START_INHERITING = 'Inherit in New Chats';
+const OPEN_FILE = 'Open File';
+const STOP_INHERITING = 'Stop Inheriting';
+const START_INHERITING = 'Inherit in New Chats';
 
 /** Why the last explicit /compact of this window wrote no Project Memory, so Show Project Memory can say it too. */
 let lastNotWritten: string | undefined;
@@ -19,7 +19,7 @@ export function noteMemoryNotWritten(why: string | undefined): void {
 }
 
 /** The dialog's text: whether new chats inherit, and what (title, size, task, ledger, checksum, origin). */
-export async function projectMemoryReport(host: Pick<Services, 'memory'>): Promise<{ readonly title: string; readonly detail: string; readonly exists: boolean }> {
+async function projectMemoryReport(host: Pick<Services, 'memory'>): Promise<{ readonly title: string; readonly detail: string; readonly exists: boolean }> {
   const inherit = readProjectMemoryInherit();
   const toggle = inherit
     ? 'New chats of this workspace inherit it as background data (capsule.projectMemory.inherit is on).'

@@ -33,7 +33,7 @@ function refusedLines(refused: readonly RefusedRecord[]): string[] {
 }
 
 /** The confirmation's text: where the chat goes, which files change, and what cannot come back. */
-export function rewindDetail(p: RewindPreview): string {
+function rewindDetail(p: RewindPreview): string {
   const lines: string[] = [];
   lines.push(p.point.message ? 'The chat goes back to just before this message; the message returns to the composer to edit and send again.' : 'The chat continues from that moment on a new branch; the model sees exactly what it saw then.');
   lines.push('Nothing is deleted: later messages stay on their branch in the chat file.');
@@ -165,7 +165,7 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
 }
 
 /** Why "compact up to here" cannot cut before this message, in the user's words; undefined when it can. */
-export function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): string | undefined {
+function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): string | undefined {
   if (!branch.some((e) => e.id === userEntryId)) return 'Not compacted: that message is on another branch. Switch to its branch first.';
   if (!spanSinceCapsule(branch).span.some((e) => e.id === userEntryId)) return 'Not compacted: the latest compaction already summarizes that message. Choose a later message.';
   return undefined;

@@ -20,7 +20,7 @@ import type { ChatProjection } from '../projection/chatProjection.js';
 /** Links from model output open outside VS Code only for these schemes; `command:`, `file:`, `javascript:`… never. */
 const OPEN_SCHEMES = new Set(['http:', 'https:', 'mailto:']);
 
-export function allowedLink(href: string): boolean {
+function allowedLink(href: string): boolean {
   try {
     return OPEN_SCHEMES.has(new URL(href).protocol);
   } catch {

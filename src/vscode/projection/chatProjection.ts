@@ -40,7 +40,7 @@ export interface ProjectionDeps {
   readonly mcp?: McpServerList;
 }
 
-export interface McpServerList {
+interface McpServerList {
   views(): McpServerView[];
   readonly onDidChange: vscode.Event<void>;
 }

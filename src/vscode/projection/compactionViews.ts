@@ -58,7 +58,7 @@ export function historyCard(capsule: CapsuleEntry, tree: SessionTree, basis: Met
 }
 
 /** The newest capsule entry made at this checkpoint, on any branch. */
-export function capsuleAt(entries: readonly Entry[], checkpointId: string): CapsuleEntry | undefined {
+function capsuleAt(entries: readonly Entry[], checkpointId: string): CapsuleEntry | undefined {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i];
     if (e?.type === 'capsule' && e.checkpointId === checkpointId) return e;
@@ -67,7 +67,7 @@ export function capsuleAt(entries: readonly Entry[], checkpointId: string): Caps
 }
 
 /** Everything from the Ledger heading on: code builds it from the transcript, so it is shown apart from the model's sections. */
-export function ledgerOf(summary: string): string {
+function ledgerOf(summary: string): string {
   const lines = summary.replace(/\r\n?/g, '\n').split('\n');
   const at = lines.findIndex((l) => headingOf(l) === 'Ledger');
   return at < 0 ? '' : lines.slice(at).join('\n').trim();

@@ -5,7 +5,7 @@ import type { Entry, ToolResultEntry } from '../../engine/transcript/schema.js';
 import { argsSummary, toolStatusOf } from './transcriptItems.js';
 
 /** Why a stopped subagent stopped, from its task result ("… stopped without an answer: <why>. Nothing …"). */
-export function stopReason(content: string): string {
+function stopReason(content: string): string {
   const m = /stopped without an answer: (.*?)\. Nothing it found/s.exec(content);
   if (m?.[1] !== undefined) return m[1];
   const first = content.split('\n')[0] ?? '';

@@ -43,7 +43,7 @@ function effectPaths(e: ToolResultEntry): string[] {
 
 
 /** The switcher's view of a fork; none past the list limit (those branches stay in the tree). */
-export function branchView(f: Fork | undefined): BranchView | undefined {
+function branchView(f: Fork | undefined): BranchView | undefined {
   if (f === undefined || f.count > LIST_LIMITS.branches) return undefined;
   return { index: f.index, count: f.count, ...(f.previous === undefined ? {} : { previous: f.previous }), ...(f.next === undefined ? {} : { next: f.next }) };
 }
@@ -71,7 +71,7 @@ export function argsSummary(argsJson: string): string {
   return oneLine(parts.join(' · '), ARGS_CHARS);
 }
 
-export function resultPreview(content: string): string {
+function resultPreview(content: string): string {
   return content.length > PREVIEW_CHARS ? `${content.slice(0, PREVIEW_CHARS)}\n…` : content;
 }
 
@@ -80,7 +80,7 @@ export function toolStatusOf(r: Pick<ToolResultEntry, 'isError' | 'content'>, ca
   return r.isError ? 'error' : 'ok';
 }
 
-export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: readonly string[]): TranscriptItem {
+function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: readonly string[]): TranscriptItem {
   const images = Math.min(e.images?.length ?? 0, 100);
   return {
     id: e.id,
@@ -94,7 +94,7 @@ export function userItem(e: UserEntry, clientId?: string, branch?: BranchView, l
   };
 }
 
-export function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {
+function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {
   const window = e.contextWindow === undefined ? '' : ` (${windowText({ contextWindow: e.contextWindow, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) })})`;
   return `Model: ${e.model} via ${e.provider}${window}${handoff ? ' · the previous model compacted the context first' : ''}`;
 }

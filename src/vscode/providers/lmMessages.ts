@@ -10,7 +10,7 @@ import type { ModelMessage } from '../../engine/transcript/modelInput.js';
 export const SYSTEM_PREFACE = 'System instructions:';
 
 /** Shown by VS Code in the consent dialog the first time Capsule uses a model. */
-export const LM_JUSTIFICATION = 'Capsule sends your chat messages and tool results to the selected model to answer you.';
+const LM_JUSTIFICATION = 'Capsule sends your chat messages and tool results to the selected model to answer you.';
 
 type UserPart = vscode.LanguageModelTextPart | vscode.LanguageModelToolResultPart;
 type AssistantPart = vscode.LanguageModelTextPart | vscode.LanguageModelToolCallPart;
@@ -20,7 +20,7 @@ type AssistantPart = vscode.LanguageModelTextPart | vscode.LanguageModelToolCall
  * invalid JSON or not an object (the engine answered such calls with a tool error). Those keep their text under
  * `invalidArguments` so the model still sees what it sent when it reads the error that follows.
  */
-export function toolInputOf(argumentsJson: string): object {
+function toolInputOf(argumentsJson: string): object {
   if (argumentsJson.trim() === '') return {};
   try {
     const parsed: unknown = JSON.parse(argumentsJson);
@@ -114,7 +114,7 @@ export function toLmMessages(request: Pick<ChatRequest, 'system' | 'messages'>, 
   return out;
 }
 
-export function toLmTool(t: ToolSchema): vscode.LanguageModelChatTool {
+function toLmTool(t: ToolSchema): vscode.LanguageModelChatTool {
   return { name: t.name, description: t.description, inputSchema: { ...t.parameters } };
 }
 

@@ -9,9 +9,9 @@ import { affectsMcpToolRules, allowedMcpTools, allowMcpTool, forgetMcpTool, mcpT
 import { inspectSetting, writeSettingAt } from './settings.js';
 
 /** The setting holding the always-allow rules: user settings by default, this workspace's when the user chose so; listed and removable in the view. */
-export const ALLOWED_COMMANDS_KEY = 'approvals.allowedCommands';
+const ALLOWED_COMMANDS_KEY = 'approvals.allowedCommands';
 /** Proposed file contents for the diff editor live under this scheme, in memory only. */
-export const PROPOSED_SCHEME = 'capsule-proposed';
+const PROPOSED_SCHEME = 'capsule-proposed';
 
 interface Pending {
   readonly view: ApprovalView;
@@ -42,14 +42,14 @@ export function allowRules(): AllowRule[] {
 }
 
 /** The rules alone, for matching. */
-export function allowedCommandRules(): string[] {
+function allowedCommandRules(): string[] {
   return allowRules()
     .filter((r) => r.kind !== 'mcpTool')
     .map((r) => r.rule);
 }
 
 /** What a command card offers: the command's name first (editable in the card), and its first words to pick from. */
-export function offeredRules(command: string): string[] {
+function offeredRules(command: string): string[] {
   const words = simpleCommandWords(command.trim());
   if (words === undefined) return [];
   const quoted = words.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`));

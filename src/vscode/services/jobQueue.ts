@@ -23,7 +23,7 @@ export interface InputJob {
   readonly retryTurnId?: string;
 }
 
-export interface TaskJob {
+interface TaskJob {
   readonly kind: 'task';
   readonly name: string;
   readonly run: JobRun;

@@ -1,5 +1,5 @@
 // Windows learned from providers' overflow errors, kept in globalState per endpoint + model (docs/compaction.md#overflow-recovery).
-import { z } from 'zod';
+import * as z from '../../engine/zod.js';
 import type { PartialLimits } from '../../engine/tokens/modelLimits.js';
 import { limitsKey } from '../../node/learnedLimits.js';
 
@@ -11,8 +11,8 @@ export interface LimitsMemento {
 
 const STATE_KEY = 'capsule.learnedWindows';
 const MAX_ENTRIES = 200;
-const count = z.number().int().positive().max(1e9);
-const StateSchema = z.record(z.string(), z.object({ contextWindow: count, maxOutputTokens: count.optional() }).optional().catch(undefined));
+const count = z.number().check(z.int(), z.positive(), z.lte(1e9));
+const StateSchema = z.record(z.string(), z.catch(z.optional(z.object({ contextWindow: count, maxOutputTokens: z.optional(count) })), undefined));
 type State = Record<string, { contextWindow: number; maxOutputTokens?: number }>;
 
 export class LearnedWindows {

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 
 /** The endpoint an empty `capsule.provider.baseUrl` means. */
-export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** The base URL requests go to: the setting, or OpenAI itself when it is empty. */
 export function endpointOf(baseUrl: string): string {
@@ -11,7 +11,7 @@ export function endpointOf(baseUrl: string): string {
 }
 
 /** The SecretStorage key of an endpoint's API key; a key belongs to the server it was entered for. */
-export function apiKeySecretName(baseUrl: string): string {
+function apiKeySecretName(baseUrl: string): string {
   return `capsule.apiKey:${endpointOf(baseUrl)}`;
 }
 

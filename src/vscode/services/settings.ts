@@ -12,11 +12,11 @@ import { MCP_SETTING_SCHEMAS, resolveMcpSettings, type McpSettings } from '../..
 /** Read alongside SETTING_KEYS: the deprecated alias that resolveSettings maps onto timeoutMs. */
 const DEPRECATED_KEYS = ['backgroundTimeoutMs'] as const;
 
-export const DEFAULT_MODEL_ID = 'gpt-4o';
+const DEFAULT_MODEL_ID = 'gpt-4o';
 
 /** `openai`: any OpenAI-compatible endpoint; `vscode-lm`: a VS Code language model (`capsule.model.id` is its id). */
-export type ProviderKind = 'openai' | 'vscode-lm';
-export const DEFAULT_PROVIDER_KIND: ProviderKind = 'openai';
+type ProviderKind = 'openai' | 'vscode-lm';
+const DEFAULT_PROVIDER_KIND: ProviderKind = 'openai';
 
 export interface HostSettings {
   readonly resolved: ResolvedSettings;
@@ -51,7 +51,7 @@ function positiveOrUndefined(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
 }
 
-export function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readonly<Record<string, string | undefined>>): HostSettings {
+function readHostSettings(cfg: vscode.WorkspaceConfiguration, env: Readonly<Record<string, string | undefined>>): HostSettings {
   const raw: Record<string, unknown> = {};
   for (const key of [...SETTING_KEYS, ...DEPRECATED_KEYS]) raw[key] = explicit<unknown>(cfg, `compaction.${key}`);
 

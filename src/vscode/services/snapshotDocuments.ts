@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../base/disposable.js';
 
 /** The scheme of "Show diff" documents; nothing under it is ever written to disk. */
-export const SNAPSHOT_SCHEME = 'capsule-snapshot';
+const SNAPSHOT_SCHEME = 'capsule-snapshot';
 /** Enough diffs to look back through a session; older ones are dropped first. */
 const MAX_DOCUMENTS = 40;
 

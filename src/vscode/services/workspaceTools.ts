@@ -16,7 +16,7 @@ function cut(detail: string): string {
  * Asks with a modal dialog showing the diff or the command. A cancelled turn answers "no" at once: the dialog
  * may stay open, but nothing waits for it and its late answer changes nothing.
  */
-export async function approveInVsCode(req: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
+async function approveInVsCode(req: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   const what = req.kind === 'write' ? 'Capsule wants to change this file:' : req.kind === 'mcp' ? 'Capsule wants to call this MCP tool with these arguments:' : 'Capsule wants to run this command:';
   const detail = `${what}\n\n${cut(req.detail)}`;

@@ -6,7 +6,7 @@ import { Disposable } from '../base/disposable.js';
 import type { ChatTransport } from '../projection/chatProjection.js';
 import { MANAGE_TRUST_COMMAND, newNonce, restrictedHtml, webviewHtml } from './webviewHtml.js';
 
-export const CHAT_VIEW_ID = 'capsule.chat';
+const CHAT_VIEW_ID = 'capsule.chat';
 
 /** What survives in the queue until the view is ready: notices, and a mention the user asked to add (the snapshot covers the rest). */
 function kept(m: HostToWebview): boolean {

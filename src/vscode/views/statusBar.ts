@@ -59,7 +59,7 @@ export class BudgetStatusBar implements vscode.Disposable {
  * The tooltip: the rows `/budget` prints, from the same function (budgetRowGroups), as a Markdown table: where the
  * tokens go first (the meter's categories and what is free), then the Context Stats.
  */
-export function tooltipOf(b: Budget, mcp?: string): vscode.MarkdownString {
+function tooltipOf(b: Budget, mcp?: string): vscode.MarkdownString {
   const g = budgetRowGroups(b);
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown('**Capsule context budget**\n\n');

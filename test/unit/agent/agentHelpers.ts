@@ -136,7 +136,7 @@ export async function writeSession(path: string, entries: readonly Entry[]): Pro
   }
 }
 
-export function barrierEvents(events: readonly AgentEvent[]): BarrierEvent[] {
+function barrierEvents(events: readonly AgentEvent[]): BarrierEvent[] {
   return events.flatMap((e) => (e.type === 'barrier' ? [e.event] : []));
 }
 

@@ -35,7 +35,7 @@ export function explorationModel(mode: 'inline' | 'subagents', fileCount: number
   };
 }
 
-export function halves(n: number): number[][] {
+function halves(n: number): number[][] {
   const all = Array.from({ length: n }, (_, i) => i);
   return [all.slice(0, Math.ceil(n / 2)), all.slice(Math.ceil(n / 2))];
 }

@@ -3,7 +3,7 @@ import type { ChatBody, ChatRequestView, ScriptedReply, ScriptedToolCall } from 
 import { isSummaryRequest } from '../../fakes/openaiServer.js';
 import { GOOD_SUMMARY, lastRole } from './agentHelpers.js';
 
-export function systemOf(body: ChatBody): string {
+function systemOf(body: ChatBody): string {
   const s = body.messages.find((m) => m.role === 'system');
   return typeof s?.content === 'string' ? s.content : '';
 }
@@ -20,13 +20,6 @@ export function firstUser(body: ChatBody): string {
 
 export function allText(body: ChatBody): string {
   return JSON.stringify(body.messages);
-}
-
-/** How many tool results a request carries since its last user message. */
-export function toolRounds(body: ChatBody): number {
-  let n = 0;
-  for (const m of body.messages) if (m.role === 'assistant' && Array.isArray((m as { tool_calls?: unknown }).tool_calls)) n++;
-  return n;
 }
 
 export interface Scenario {

@@ -86,7 +86,7 @@ export interface HarnessOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-export const TEST_SETTINGS: Partial<CompactionSettings> = {
+const TEST_SETTINGS: Partial<CompactionSettings> = {
   keepRecentTokens: 2000,
   minReclaimableTokens: 1000,
   minSavingsRatio: 0.25,

@@ -6,7 +6,7 @@ import { scanImports } from './importScanner.js';
 /** File (repository-relative, `/`-separated) → the files it imports. */
 export type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
-export function tsFiles(dir: string): string[] {
+function tsFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);

@@ -2,7 +2,7 @@
 import { builtinModules } from 'node:module';
 import ts from 'typescript';
 
-export type ImportKind = 'import' | 'export' | 'dynamic' | 'require' | 'importType';
+type ImportKind = 'import' | 'export' | 'dynamic' | 'require' | 'importType';
 
 export interface ImportRef {
   /** The module specifier, or undefined for a dynamic import/require whose argument is not a string literal. */
@@ -95,7 +95,7 @@ function declaredNames(sf: ts.SourceFile): Set<string> {
   return names;
 }
 
-export const DOM_GLOBALS: readonly string[] = ['document', 'window', 'navigator', 'localStorage', 'sessionStorage'];
+const DOM_GLOBALS: readonly string[] = ['document', 'window', 'navigator', 'localStorage', 'sessionStorage'];
 
 /** `document.x`, `window.x` (also `globalThis.document.x`), outside comments and strings, unless the name is local. */
 export function scanDomGlobals(fileName: string, text: string): GlobalUse[] {

@@ -34,6 +34,19 @@ test('src/engine imports no vscode, openai, Node built-ins or DOM, and nothing o
   assert.deepEqual(problems, []);
 });
 
+test("src/ bundles only zod/mini: the protocol imports it directly, everything else through src/engine/zod.ts (which registers the English messages)", () => {
+  const offenders: string[] = [];
+  for (const f of tsFiles(join(ROOT, 'src'))) {
+    const r = rel(f);
+    for (const ref of scanImports(r, readFileSync(f, 'utf8'))) {
+      if (ref.typeOnly || ref.specifier === undefined || !/^zod(\/|$)/.test(ref.specifier)) continue;
+      const allowed = ref.specifier === 'zod/mini' && (r === 'src/engine/zod.ts' || r.startsWith('src/protocol/'));
+      if (!allowed) offenders.push(`${r}:${ref.line}: ${ref.specifier}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
+
 test("only src/vscode and src/extension.ts import 'vscode'", () => {
   const offenders: string[] = [];
   for (const f of [...tsFiles(join(ROOT, 'src')), ...tsFiles(join(ROOT, 'webview'))]) {

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import type { McpServerConfig } from '../../../src/node/mcp/configTypes.js';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
-export const BIN = join(ROOT, 'node_modules', '.bin');
+const BIN = join(ROOT, 'node_modules', '.bin');
 export const FILESYSTEM_BIN = join(BIN, 'mcp-server-filesystem');
 export const EVERYTHING_BIN = join(BIN, 'mcp-server-everything');
 export const HOSTILE = join(__dirname, 'fixtures', 'hostileServer.mjs');

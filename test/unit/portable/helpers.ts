@@ -1,9 +1,7 @@
 // Test helpers for portable capsules: temp workspaces, a session with a real rendered capsule, and file builders.
 import { tempDir as sharedTempDir } from '../../support/tempDir.js';
-import { SECTION_NAMES, renderCapsule, type Sections } from '../../../src/engine/compaction/capsuleFormat.js';
+import { renderCapsule, type Sections } from '../../../src/engine/compaction/capsuleFormat.js';
 import { LEDGER_DETAILS_KEY, buildLedger } from '../../../src/engine/compaction/ledger.js';
-import { idSource } from '../../../src/engine/ids.js';
-import type { IdSource } from '../../../src/engine/ports.js';
 import { renderCapsuleFile, type CapsuleMeta } from '../../../src/engine/portable/capsuleFile.js';
 import type { CapsuleEntry, Entry, Trigger } from '../../../src/engine/transcript/schema.js';
 import { sha256Hex } from '../../../src/node/capsuleFiles.js';
@@ -12,15 +10,6 @@ import { SessionDirectory } from '../../../src/node/sessions.js';
 /** A temp dir removed after the test (the one helper in test/support, with this area's prefix). */
 export function tempDir(t: Parameters<typeof sharedTempDir>[0], prefix = 'capsule-portable-'): Promise<string> {
   return sharedTempDir(t, prefix);
-}
-
-/** Deterministic ids for tests (a counter per prefix). */
-export function counterIds(): IdSource {
-  let n = 0;
-  return idSource(() => {
-    n++;
-    return Uint8Array.from({ length: 12 }, (_, i) => (n * 7 + i * 13) % 251);
-  });
 }
 
 export const SCRIPT = '<script>globalThis.__capsulePwned = true</script>';
@@ -94,5 +83,3 @@ export function bodyText(): string {
 export function fileText(meta: CapsuleMeta = META, body = bodyText()): string {
   return renderCapsuleFile(meta, body, sha256Hex);
 }
-
-export { SECTION_NAMES };

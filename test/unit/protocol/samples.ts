@@ -78,7 +78,7 @@ export const capsule: CapsuleView = {
   previous: { checkpointId: 'ck_prev1', text: '## Goal\nFix the login redirect loop.\n## Progress\n- In progress: reproduce\n## Next Steps\n1. Reproduce' },
 };
 
-export const items: TranscriptItem[] = [
+const items: TranscriptItem[] = [
   { id: 'i1', kind: 'user', text: 'Fix the login bug', timestamp: '2025-01-01T10:00:00.000Z', clientId: 'c1' },
   { id: 'i2', kind: 'assistant', markdown: 'Let me look at `src/auth.ts`.\n\n```ts\nconst a = 1;\n```', model: 'gpt-4o' },
   { id: 'i3', kind: 'tool', name: 'read_file', argsSummary: 'src/auth.ts', status: 'ok', durationMs: 12, resultPreview: 'export function login() {}' },

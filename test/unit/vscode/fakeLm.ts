@@ -50,7 +50,7 @@ export class LanguageModelError extends Error {
   }
 }
 
-export class CancellationError extends Error {
+class CancellationError extends Error {
   constructor() {
     super('Canceled');
     this.name = 'Canceled';
@@ -87,7 +87,7 @@ export class CancellationTokenSource {
 }
 
 /** One scripted stream step: a part to yield, an error to throw, or a stall (honouring the token or not). */
-export type Step = { readonly part: unknown } | { readonly error: unknown } | 'stallUntilCancelled' | 'stallForever';
+type Step = { readonly part: unknown } | { readonly error: unknown } | 'stallUntilCancelled' | 'stallForever';
 
 export interface Scripted {
   /** Rejects sendRequest itself (consent, unknown model...). */
@@ -119,7 +119,7 @@ async function* play(steps: readonly Step[], token: FakeToken): AsyncGenerator<u
 }
 
 /** Counts a quarter token per character, like a rough tokenizer, over a text or a message's text parts. */
-export function fakeCount(item: string | LanguageModelChatMessage): number {
+function fakeCount(item: string | LanguageModelChatMessage): number {
   const text = typeof item === 'string' ? item : item.content.map((p) => (p instanceof LanguageModelTextPart ? p.value : JSON.stringify(p))).join('');
   return Math.ceil(text.length / 4);
 }
