@@ -13,6 +13,7 @@ import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
 import { indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine } from './fsUtil.js';
+import type { ColdFile } from './coldFile.js';
 import { createIfMissing, headerLine, type SessionCreate } from './sessionCreate.js';
 
 export { loadSessionFile, type LoadOptions, type SessionLoad } from './sessionLoad.js';
@@ -55,6 +56,8 @@ export class JsonlSessionStore implements TranscriptStore {
   #problems: readonly LoadProblem[];
   #tree: SessionTree;
   #recoveredTail: { readonly sidecar: string; readonly bytes: number } | undefined;
+  /** Where the tree's compact part is read from (a tail-first store, once indexed). */
+  #coldFile: ColdFile | undefined;
   /** Settles once `tree` holds the whole file (at once, unless the store was opened tail-first). */
   #indexing: Promise<void> = Promise.resolve();
   #indexed = true;
@@ -216,6 +219,7 @@ export class JsonlSessionStore implements TranscriptStore {
       // Shorter now than when its tail was read (rewritten by hand, say): the file as it is, front to back.
       const load = await indexRest(this.path, tail, this.maxLineBytes).catch(() => loadSessionFile(this.path, opts));
       this.#tree = load.tree;
+      this.#coldFile = load.coldFile;
       this.#problems = load.problems;
       this.size = load.goodBytes;
       if (this.reason !== undefined || this.lock === undefined) return;
@@ -308,6 +312,7 @@ export class JsonlSessionStore implements TranscriptStore {
     const h = this.handle;
     this.handle = undefined;
     if (h) await h.close().catch(() => undefined);
+    this.#coldFile?.close();
     const lock = this.lock;
     this.lock = undefined;
     if (lock) await lock.release();

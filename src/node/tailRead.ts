@@ -216,9 +216,11 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
  * the same objects, so nothing is held twice. Throws when the part before the tail is no longer all there.
  */
 export async function indexRest(path: string, tail: SessionTail, maxLineBytes: number): Promise<SessionLoad> {
-  const b = new LoadBuilder(maxLineBytes);
+  // The lines before the tail are kept as ids, parents and offsets (docs/loading.md): read again only when asked for.
+  const b = new LoadBuilder(maxLineBytes, path);
   const scan = await scanLines(path, b.sink, maxLineBytes, 0, tail.start);
   if (scan.bytes !== tail.start) throw new Error(`the session file changed while it was indexed (${scan.bytes} of ${tail.start} bytes before the tail)`);
+  b.endCold();
   for (const l of tail.lines) b.accept({ lineNo: b.nextLineNo, offset: l.offset, length: l.length, terminated: l.terminated }, l.verdict);
   return b.finish(tail.size);
 }

@@ -122,6 +122,11 @@ export class RunningFigures {
     else this.#fold = undefined;
   }
 
+  /** Entries joined without being read (the compact part of a tree, src/engine/transcript/coldPart.ts): the next read walks. */
+  reset(): void {
+    this.#fold = undefined;
+  }
+
   /** The figures of the active branch now (a rebuild after a leaf move). */
   get(): BranchFigures {
     this.#fold ??= FiguresFold.of(this.walk());
