@@ -13,7 +13,12 @@ export interface LineKeys {
   readonly parentId: string | null;
   readonly type: string;
   readonly subagent: boolean;
+  /** False only when the line surely names no `skill` tool call: neither the quoted name nor any \u escape occurs in it. */
+  readonly maybeSkill: boolean;
 }
+
+const SKILL = Buffer.from('"skill"');
+const UNICODE_ESCAPE = Buffer.from('\\u');
 
 function isWs(c: number | undefined): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
@@ -69,6 +74,11 @@ function stringValue(buf: Buffer, start: number, stop: number): string | undefin
   return typeof v === 'string' ? v : undefined;
 }
 
+function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
+  const at = buf.indexOf(needle, start);
+  return at >= 0 && at + needle.length <= end;
+}
+
 function keyIs(buf: Buffer, start: number, stop: number, key: string): boolean {
   if (stop - start !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (buf[start + i] !== key.charCodeAt(i)) return false;
@@ -120,5 +130,6 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
   i++;
   while (i < end && isWs(buf[i])) i++;
   if (i !== end || id === undefined || type === undefined || parentId === undefined) return undefined;
-  return { id, parentId, type, subagent };
+  const maybeSkill = type === 'assistant' && (indexIn(buf, SKILL, start, end) || indexIn(buf, UNICODE_ESCAPE, start, end));
+  return { id, parentId, type, subagent, maybeSkill };
 }

@@ -8,6 +8,8 @@ export interface ColdRecord {
   readonly type: string;
   /** The entry carries a `subagent` mark (it never moves the leaf nor joins the parent's path). */
   readonly subagent: boolean;
+  /** The line may name a `skill` tool call (false only when its bytes surely do not): the branch figures read it. */
+  readonly maybeSkill: boolean;
   readonly lineNo: number;
   readonly offset: number;
   readonly length: number;
@@ -26,6 +28,8 @@ export class ColdReadError extends Error {
 
 const NO_PARENT = -1;
 const SUBAGENT_BIT = 0x80;
+const SKILL_BIT = 0x40;
+const TYPE_MASK = 0x3f;
 
 /** Growable typed columns: a million entries cost a few dozen bytes each, not a parsed object each. */
 class Columns {
@@ -84,6 +88,8 @@ export class ColdPart {
   #code(type: string): number {
     let c = this.#typeCode.get(type);
     if (c === undefined) {
+      // Far more than the schema's kinds; a file with more distinct types is refused by validation anyway.
+      if (this.#types.length > TYPE_MASK) throw new Error(`more than ${TYPE_MASK} entry types in one session`);
       c = this.#types.length;
       this.#types.push(type);
       this.#typeCode.set(type, c);
@@ -91,19 +97,19 @@ export class ColdPart {
     return c;
   }
 
-  #push(id: string, parentId: string | null, type: string, subagent: boolean): number {
+  #push(id: string, parentId: string | null, type: string, subagent: boolean, maybeSkill = true): number {
     const i = this.#ids.length;
     this.#cols.grow(i + 1);
     this.#ids.push(id);
     this.#slot.set(id, i);
     this.#cols.parent[i] = parentId === null ? NO_PARENT : (this.#slot.get(parentId) ?? NO_PARENT);
-    this.#cols.kind[i] = this.#code(type) | (subagent ? SUBAGENT_BIT : 0);
+    this.#cols.kind[i] = this.#code(type) | (subagent ? SUBAGENT_BIT : 0) | (maybeSkill ? SKILL_BIT : 0);
     return i;
   }
 
   /** A record whose links the tree checked. */
   addRecord(r: ColdRecord): void {
-    const i = this.#push(r.id, r.parentId, r.type, r.subagent);
+    const i = this.#push(r.id, r.parentId, r.type, r.subagent, r.maybeSkill);
     this.#cols.offset[i] = r.offset;
     this.#cols.length[i] = r.length;
     this.#cols.lineNo[i] = r.lineNo;
@@ -119,11 +125,15 @@ export class ColdPart {
   }
 
   typeAt(i: number): string {
-    return this.#types[(this.#cols.kind[i] ?? 0) & ~SUBAGENT_BIT] ?? '';
+    return this.#types[(this.#cols.kind[i] ?? 0) & TYPE_MASK] ?? '';
   }
 
   subagentAt(i: number): boolean {
     return ((this.#cols.kind[i] ?? 0) & SUBAGENT_BIT) !== 0;
+  }
+
+  maybeSkillAt(i: number): boolean {
+    return ((this.#cols.kind[i] ?? 0) & SKILL_BIT) !== 0;
   }
 
   /** Slot of the parent, or -1 for a root. */

@@ -1,5 +1,5 @@
 // The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
-import { RunningFigures, type BranchFigures } from './branchFigures.js';
+import { RunningFigures, type BranchFigures, type FiguresFold } from './branchFigures.js';
 import { ColdPart, type ColdLoader, type ColdRecord } from './coldPart.js';
 import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
@@ -25,7 +25,7 @@ export class SessionTree {
   private latest: TreeProblem | undefined;
   private leaf: string | null = null;
   /** Figures of the active branch, kept up to date by add() (a leaf move rebuilds them on the next read). */
-  private readonly running = new RunningFigures(() => this.branch());
+  private readonly running = new RunningFigures((fold) => this.foldBranch(fold));
   /** Entries before the tail, kept compactly and read from the file on demand; they all precede `order`. */
   private readonly cold: ColdPart | undefined;
 
@@ -166,6 +166,45 @@ export class SessionTree {
       slot = cold.parentAt(slot);
     }
     return path.reverse();
+  }
+
+  /**
+   * The active branch folded root first. In the compact part an entry the figures only count is counted by its
+   * type, unread; the others (capsules, undo events, model changes, system updates, answers that may call `skill`)
+   * are read one at a time and dropped, so a million-entry history is never all in memory at once.
+   */
+  private foldBranch(fold: FiguresFold): void {
+    const hot: Entry[] = [];
+    let cur = this.leaf === null ? undefined : this.byId.get(this.leaf);
+    let next = this.leaf;
+    for (let steps = this.order.length; cur !== undefined && steps-- >= 0; cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId)) {
+      hot.push(cur);
+      next = cur.parentId;
+    }
+    const cold = this.cold;
+    const slots: number[] = [];
+    for (let slot = next === null || cold === undefined ? undefined : cold.slotOf(next); cold !== undefined && slot !== undefined && slot >= 0 && slots.length <= cold.size; slot = cold.parentAt(slot)) slots.push(slot);
+    for (let i = slots.length - 1; cold !== undefined && i >= 0; i--) {
+      const slot = slots[i] ?? 0;
+      const type = cold.typeAt(slot);
+      if (type === 'user' || type === 'tool_result' || (type === 'assistant' && !cold.maybeSkillAt(slot))) fold.count(type);
+      else if (type !== 'leaf') fold.add(cold.entryAt(slot));
+    }
+    for (let i = hot.length - 1; i >= 0; i--) {
+      const e = hot[i];
+      if (e !== undefined && e.type !== 'leaf') fold.add(e);
+    }
+  }
+
+  /** The branch ending at `leafId` from the leaf back, each entry read only when reached (stop early to read few). */
+  *walkBack(leafId: string | null = this.leaf): Generator<Entry> {
+    let id = leafId;
+    for (let steps = this.size; id !== null && steps-- >= 0; ) {
+      const e = this.get(id);
+      if (e === undefined) return;
+      if (e.type !== 'leaf') yield e;
+      id = e.parentId;
+    }
   }
 
   /** Ids of the direct children of an entry, in file order. */
