@@ -1,12 +1,13 @@
 // Benchmark: one `capsule chat` turn on a 100 MB session vs a small one (time, peak RSS / file), and the memory a 1M-entry session holds once open (tail first, compact history), with `node -e 0` as the floor of the same run.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { Entry } from '../src/engine/transcript/schema.js';
 import { startFakeOpenAI } from '../test/fakes/openaiServer.js';
 import { agentResponder } from '../test/unit/agent/agentHelpers.js';
-import { writeLongSession } from '../test/support/longSession.js';
-import { generate } from './load.js';
+import { LongSessionGen, writeLongSession } from '../test/support/longSession.js';
 import { median, type BenchRow } from './lib.js';
 
 const ROOT = resolve(__dirname, '..');
@@ -30,6 +31,37 @@ async function fixture(name: string, make: (path: string) => Promise<unknown>): 
   return path;
 }
 
+/**
+ * A chat as Capsule writes it, of about `bytes`: the model recorded first, replies that name it, a compaction every
+ * 400 entries (test/support/longSession.ts). The 100 MB and the 200 KB sessions have the same shape and the same
+ * tail, so a turn costs the same on both unless something reads the history.
+ */
+async function writeChat(path: string, bytes: number): Promise<void> {
+  const gen = new LongSessionGen();
+  const out = createWriteStream(path);
+  const put = async (o: unknown): Promise<number> => {
+    const line = `${JSON.stringify(o)}\n`;
+    if (!out.write(line)) await once(out, 'drain');
+    return Buffer.byteLength(line);
+  };
+  let written = await put({ type: 'session', version: 1, id: 's_bench', createdAt: new Date(1_700_000_000_000).toISOString(), cwd: '/home/dev/project' });
+  written += await put({ type: 'model_change', id: 'm0', parentId: null, timestamp: new Date(1_700_000_000_000).toISOString(), provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, windowSource: 'table' });
+  for (let last: Entry | undefined; last === undefined || written < bytes || !(last.type === 'assistant' && last.toolCalls.length === 0); ) {
+    // A compaction adds two entries at once (the capsule and the new epoch base).
+    const from = gen.entries.length;
+    last = gen.next();
+    for (const e of gen.entries.slice(from)) {
+      const linked = e.parentId === null ? { ...e, parentId: 'm0' } : e;
+      written += await put(linked.type === 'assistant' ? { ...linked, model: 'gpt-4o', provider: 'openai' } : linked);
+    }
+    // The generator keeps its entries for the capsules' kept ids; only the last few hundred are ever needed (a
+    // multiple of its compaction period is dropped, so its cadence stays the same).
+    if (gen.entries.length >= 9_000) gen.entries.splice(0, 8_000);
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
 function nodeFloor(runs: number): number {
   return median(
     Array.from({ length: runs }, () => {
@@ -46,11 +78,11 @@ function cliTurn(session: string, url: string, rssFile: string): { readonly ms: 
   try {
     const copy = join(dir, 'chat.jsonl');
     copyFileSync(session, copy);
-    const args = ['--require', rssFile, CLI, 'chat', '--base-url', url, '--model', 'gpt-4o', '--api-key-env', 'CAPSULE_BENCH_KEY', '--session', copy, '--workspace', dir, '--no-instructions', '--no-mcp', 'Say hello.'];
+    const args = ['--require', rssFile, CLI, 'chat', '--base-url', url, '--model', 'gpt-4o', '--api-key-env', 'CAPSULE_BENCH_KEY', '--session', copy, '--workspace', dir, '--no-mcp', 'Say hello.'];
     const t0 = performance.now();
     const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, CAPSULE_BENCH_KEY: 'sk-bench' } });
     const ms = performance.now() - t0;
-    if (r.status !== 0) throw new Error(`capsule chat failed (${String(r.status)}): ${r.stderr.slice(-500)}`);
+    if (r.status !== 0) throw new Error(`capsule chat failed (${String(r.status)}): ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
     const m = /RSS_KB=(\d+)/.exec(r.stderr);
     return { ms, rssMb: m ? Number(m[1]) / 1024 : Number.NaN };
   } finally {
@@ -72,7 +104,7 @@ async function childMain(file: string): Promise<void> {
   gc?.();
   const before = process.memoryUsage().rss;
   const t0 = performance.now();
-  const store = await JsonlSessionStore.open(file, { tailFirst: true, readOnly: true });
+  const store = await JsonlSessionStore.open(file, { tailFirst: true, readOnly: true, ...(process.env.CAPSULE_BENCH_TAIL_FULL === undefined ? { compactHistory: true } : {}) });
   await store.whenIndexed();
   // What a chat reads on open: the figures of the whole branch (the meter's counts) and the leaf.
   store.figures();
@@ -93,10 +125,11 @@ function held(file: string): HeldResult {
 
 const fixed = (n: number, d = 2): number => Number(n.toFixed(d));
 
+
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
-  const big = await fixture('session-100mb.jsonl', (p) => generate(p, 100 * MB));
-  const small = await fixture('session-200kb.jsonl', (p) => generate(p, 200 * 1024));
+  const big = await fixture('chat-100mb.jsonl', (p) => writeChat(p, 100 * MB));
+  const small = await fixture('chat-200kb.jsonl', (p) => writeChat(p, 200 * 1024));
   const million = await fixture('session-1m-entries.jsonl', (p) => writeLongSession(p, 1_000_000, '/home/dev/project'));
   const tmp = mkdtempSync(join(tmpdir(), 'capsule-bench-tail-rss-'));
   const rssFile = join(tmp, 'rss.cjs');

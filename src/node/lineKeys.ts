@@ -74,9 +74,9 @@ function stringValue(buf: Buffer, start: number, stop: number): string | undefin
   return typeof v === 'string' ? v : undefined;
 }
 
+/** Whether `needle` occurs in `[start, end)`: searched in a view of the line, never on through the rest of the buffer. */
 function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
-  const at = buf.indexOf(needle, start);
-  return at >= 0 && at + needle.length <= end;
+  return buf.subarray(start, end).indexOf(needle) >= 0;
 }
 
 function keyIs(buf: Buffer, start: number, stop: number, key: string): boolean {

@@ -5,6 +5,9 @@ import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
 import { isSubagentEntry } from './subagentRef.js';
 
+/** The kinds FiguresFold.add() reads more of than the type; every other kind leaves the figures as they are. */
+const FOLDED: ReadonlySet<string> = new Set(['assistant', 'capsule', 'compaction_undo', 'model_change', 'system_update']);
+
 export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
 
 export interface TreeProblem {
@@ -188,7 +191,7 @@ export class SessionTree {
       const slot = slots[i] ?? 0;
       const type = cold.typeAt(slot);
       if (type === 'user' || type === 'tool_result' || (type === 'assistant' && !cold.maybeSkillAt(slot))) fold.count(type);
-      else if (type !== 'leaf') fold.add(cold.entryAt(slot));
+      else if (FOLDED.has(type)) fold.add(cold.entryAt(slot));
     }
     for (let i = hot.length - 1; i >= 0; i--) {
       const e = hot[i];

@@ -26,7 +26,8 @@ test('read from the end first, then indexed: the same load as front to back, and
       if (tail === undefined) return;
       fast++;
       const firstTailLine = text.subarray(0, tail.start).filter((b) => b === 0x0a).length + 1;
-      const rest = await indexRest(path, tail, maxLineBytes);
+      const rest = await indexRest(path, tail, maxLineBytes, true);
+      assert.deepEqual(shape(await indexRest(path, tail, maxLineBytes)), shape(full), 'without the compact history, exactly the full load');
       // A line before the tail whose id, parent and type read fine but whose entry is invalid is kept by its record
       // and found when it is read (docs/loading.md): reading it gives one clear line instead of the load's problem.
       const lazyBad = full.problems.find((p) => p.kind === 'invalid_entry' && p.line !== undefined && p.line < firstTailLine);
