@@ -12,6 +12,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   preflight: () => import('./preflight.js'),
   flat: () => import('./flat.js'),
   counted: () => import('./counted.js'),
+  tail: () => import('./tail.js'),
   load: () => import('./load.js'),
   webview: () => import('./webview.js'),
   compaction: () => import('./compaction.js'),

@@ -2,6 +2,7 @@
 import { resolveSettings, type ResolvedSettings } from '../engine/config.js';
 import { TASK_TOOL_SCHEMA } from '../engine/agent/subagentTask.js';
 import type { Entry } from '../engine/transcript/schema.js';
+import type { SessionTree } from '../engine/transcript/tree.js';
 import { resolveModelInfo, type ModelInfo } from '../engine/tokens/modelLimits.js';
 import type { ToolSchema } from '../engine/ports.js';
 import { hardLimitOf } from '../engine/tokens/tokenLimits.js';
@@ -54,6 +55,19 @@ export function sessionModel(branch: readonly Entry[]): { model: string; context
     }
   }
   return replyModel === undefined ? undefined : { model: replyModel };
+}
+
+/**
+ * sessionModel() of a tree's active branch without walking it: the model_change in force comes from the running
+ * figures, and only the entries after it are read (back from the leaf, up to the latest reply that names a model).
+ */
+export function recordedModelOf(tree: SessionTree): ReturnType<typeof sessionModel> {
+  const change = tree.figures().model;
+  for (const e of tree.walkBack()) {
+    if (e.id === change?.id) break;
+    if (e.type === 'assistant' && e.model && e.provider !== undefined) return sessionModel(change === undefined ? [e] : [change, e]);
+  }
+  return sessionModel(change === undefined ? [] : [change]);
 }
 
 /** --window and --max-output as an override; a window below the supported minimum is a one-line error. */

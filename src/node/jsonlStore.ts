@@ -13,6 +13,7 @@ import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
 import { indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine } from './fsUtil.js';
+import type { ColdFile } from './coldFile.js';
 import { createIfMissing, headerLine, type SessionCreate } from './sessionCreate.js';
 
 export { loadSessionFile,  type SessionLoad } from './sessionLoad.js';
@@ -34,6 +35,11 @@ export interface OpenOptions {
   readonly tailFirst?: boolean;
   /** How far from the end a tail may reach before the file is read front to back instead (tests lower it). */
   readonly maxTailBytes?: number;
+  /**
+   * With `tailFirst`: keep the lines before the tail as ids, parents and offsets, read from the file when asked for
+   * (docs/loading.md#compact-history). Off by default until every walk of the whole branch is gone from the turn.
+   */
+  readonly compactHistory?: boolean;
 }
 
 /** Test seam: runs before a tail-first store indexes the rest, so a test can see the state before indexing ends. */
@@ -55,6 +61,8 @@ export class JsonlSessionStore implements TranscriptStore {
   #problems: readonly LoadProblem[];
   #tree: SessionTree;
   #recoveredTail: { readonly sidecar: string; readonly bytes: number } | undefined;
+  /** Where the tree's compact part is read from (a tail-first store, once indexed). */
+  #coldFile: ColdFile | undefined;
   /** Settles once `tree` holds the whole file (at once, unless the store was opened tail-first). */
   #indexing: Promise<void> = Promise.resolve();
   #indexed = true;
@@ -128,7 +136,7 @@ export class JsonlSessionStore implements TranscriptStore {
     const loadOpts = { maxLineBytes };
 
     const fast = (lock: HeldLock | undefined, reason: string | undefined): Promise<JsonlSessionStore | undefined> =>
-      opts.tailFirst === true ? JsonlSessionStore.tailStore(abs, lock, reason, { maxLineBytes, now, ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }) }) : Promise.resolve(undefined);
+      opts.tailFirst === true ? JsonlSessionStore.tailStore(abs, lock, reason, { maxLineBytes, now, compact: opts.compactHistory === true, ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }) }) : Promise.resolve(undefined);
 
     if (opts.readOnly) {
       const quick = await fast(undefined, OPENED_READ_ONLY_REASON);
@@ -191,13 +199,13 @@ export class JsonlSessionStore implements TranscriptStore {
   }
 
   /** A store over the tail of the file, indexing the rest in the background; undefined when the tail is not enough. */
-  private static async tailStore(path: string, lock: HeldLock | undefined, reason: string | undefined, o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number }): Promise<JsonlSessionStore | undefined> {
+  private static async tailStore(path: string, lock: HeldLock | undefined, reason: string | undefined, o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number; readonly compact: boolean }): Promise<JsonlSessionStore | undefined> {
     const tail = await readTail(path, o).catch(() => undefined);
     if (tail === undefined) return undefined;
     const load = { tree: tail.tree, problems: [], goodBytes: tail.size };
     const store = new JsonlSessionStore({ path, load, header: tail.header, reason, handle: undefined, lock, recoveredTail: undefined, maxLineBytes: o.maxLineBytes });
     store.#indexed = false;
-    store.#indexing = store.#indexRest(tail, o.now).then(
+    store.#indexing = store.#indexRest(tail, o.now, o.compact).then(
       () => undefined,
       async (err: unknown) => {
         store.reason ??= `The session file could not be read to the end (${oneLine(err)}); opened read-only`;
@@ -209,13 +217,14 @@ export class JsonlSessionStore implements TranscriptStore {
     return store;
   }
 
-  async #indexRest(tail: SessionTail, now: () => number): Promise<void> {
+  async #indexRest(tail: SessionTail, now: () => number, compact: boolean): Promise<void> {
     try {
       await tailFirstHooks.beforeIndex?.(this.path);
       const opts = { maxLineBytes: this.maxLineBytes };
       // Shorter now than when its tail was read (rewritten by hand, say): the file as it is, front to back.
-      const load = await indexRest(this.path, tail, this.maxLineBytes).catch(() => loadSessionFile(this.path, opts));
+      const load = await indexRest(this.path, tail, this.maxLineBytes, compact).catch(() => loadSessionFile(this.path, opts));
       this.#tree = load.tree;
+      this.#coldFile = load.coldFile;
       this.#problems = load.problems;
       this.size = load.goodBytes;
       if (this.reason !== undefined || this.lock === undefined) return;
@@ -308,6 +317,7 @@ export class JsonlSessionStore implements TranscriptStore {
     const h = this.handle;
     this.handle = undefined;
     if (h) await h.close().catch(() => undefined);
+    this.#coldFile?.close();
     const lock = this.lock;
     this.lock = undefined;
     if (lock) await lock.release();

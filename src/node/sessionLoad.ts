@@ -6,6 +6,9 @@ import { migrationFor } from '../engine/transcript/migrate.js';
 import { EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
+import { CURRENT_VERSION } from '../engine/transcript/schema.js';
+import { ColdFile } from './coldFile.js';
+import { lineKeys } from './lineKeys.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
 
 export interface SessionLoad {
@@ -20,6 +23,8 @@ export interface SessionLoad {
   readonly goodBytes: number;
   /** Why this file must not be written (no header, a newer format); undefined when writable. */
   readonly unwritableReason?: string;
+  /** Where the tree reads its compact part from (docs/loading.md); its owner closes it. */
+  readonly coldFile?: ColdFile;
 }
 
 export interface LoadOptions {
@@ -72,6 +77,12 @@ export function judgeLine(text: string, migrate: Migrate): LineVerdict {
   return entryVerdict(raw, migrate);
 }
 
+/** The entry of a verdict, or a one-line Error saying why the line is not one. */
+function entryOrThrow(v: LineVerdict): Entry {
+  if (v.kind === 'entry') return v.entry;
+  throw new Error(v.kind === 'json' ? `invalid JSON (${v.why})` : v.kind === 'invalid' ? v.issues : `the line is ${v.kind}`);
+}
+
 /** The header of line 1, when it is one this version can read and write. */
 export function parseHeaderLine(text: string): { readonly header: SessionHeader; readonly migrate: Migrate } | undefined {
   let raw: unknown;
@@ -104,7 +115,10 @@ function fileError(path: string, err: unknown): Error {
 export class LoadBuilder {
   // Counts plus the first problems of each kind: a gigabyte of bad lines must not become millions of objects.
   readonly #problems = new ProblemList<LoadProblem>();
-  readonly tree = new SessionTree();
+  readonly tree: SessionTree;
+  /** Set while the lines before a tail are indexed compactly (indexRest); each is read again when asked for. */
+  #cold: ColdFile | undefined;
+  readonly #coldFile: ColdFile | undefined;
   #header: SessionHeader | undefined;
   #migrate: Migrate = (raw) => raw;
   #unwritableReason: string | undefined;
@@ -115,11 +129,33 @@ export class LoadBuilder {
   /** Number of the next line to come. */
   nextLineNo = 1;
 
-  constructor(private readonly maxLineBytes: number) {}
+  constructor(
+    private readonly maxLineBytes: number,
+    /** The file, when the lines scanned are to be kept compactly (by id, parent and offset) instead of parsed. */
+    coldPath?: string,
+  ) {
+    this.#coldFile = coldPath === undefined ? undefined : new ColdFile(coldPath, (text) => entryOrThrow(judgeLine(text, this.#migrate)));
+    this.#cold = this.#coldFile;
+    this.tree = new SessionTree(this.#coldFile === undefined ? {} : { cold: this.#coldFile.load });
+  }
+
+  /** The lines from here on (the tail's, read first) are entries kept whole. */
+  endCold(): void {
+    this.#cold = undefined;
+  }
 
   readonly sink: LineSink = {
     line: (info, buf, start, end) => {
       this.nextLineNo = info.lineNo + 1;
+      // Only lines of this version's format: an older one's are migrated, which needs the whole entry.
+      if (this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION) {
+        const keys = lineKeys(buf, start, end);
+        if (keys !== undefined && keys.type !== 'leaf') {
+          this.#added(info, this.tree.addCold({ record: { ...keys, lineNo: info.lineNo, offset: info.offset, length: info.length } }));
+          this.#good(info);
+          return;
+        }
+      }
       let text = buf.toString('utf8', start, end);
       if (info.lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (!info.terminated) this.accept(info, { kind: 'unterminated' });
@@ -197,13 +233,15 @@ export class LoadBuilder {
         this.#bad(info);
         return;
       case 'entry':
-        if (!this.tree.add(v.entry)) {
-          const p = this.tree.lastProblem;
-          if (p) this.#report(p.kind, `line ${info.lineNo}: ${p.message}`, info.lineNo);
-        }
+        this.#added(info, this.#cold === undefined ? this.tree.add(v.entry) : this.tree.addCold({ entry: v.entry }));
         this.#good(info);
         return;
     }
+  }
+
+  #added(info: LineInfo, ok: boolean): void {
+    const p = ok ? undefined : this.tree.lastProblem;
+    if (p) this.#report(p.kind, `line ${info.lineNo}: ${p.message}`, info.lineNo);
   }
 
   finish(bytes: number): SessionLoad {
@@ -219,7 +257,7 @@ export class LoadBuilder {
       const what = this.#tailHasUnterminated ? 'incomplete (no terminating newline)' : 'invalid';
       this.#report('torn_tail', `last ${tailBytes} bytes from line ${this.#tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`, this.#tailStartLine);
     }
-    return { header, tree: this.tree, problems: this.#problems.list(), bytes, goodBytes: this.#goodBytes, ...(unwritableReason === undefined ? {} : { unwritableReason }) };
+    return { header, tree: this.tree, problems: this.#problems.list(), bytes, goodBytes: this.#goodBytes, ...(unwritableReason === undefined ? {} : { unwritableReason }), ...(this.#coldFile === undefined ? {} : { coldFile: this.#coldFile }) };
   }
 }
 

@@ -11,6 +11,8 @@ import { DEFAULT_FIXED_OVERHEAD_TOKENS } from '../engine/tokens/windowDefaults.j
 import { renderInstructionBlock } from '../engine/instructions/sources.js';
 import { capsuleOperationId } from '../engine/transcript/modelInput.js';
 import { modelTakesImages } from '../engine/transcript/images.js';
+import type { BranchFigures } from '../engine/transcript/branchFigures.js';
+import type { Entry } from '../engine/transcript/schema.js';
 import type { AgentSessionConfig, resolveTarget } from './agentConfig.js';
 import { NO_TOOLS, type Parts } from './agentParts.js';
 import { sessionInstructions, type SessionInstructions } from './instructions/sessionInstructions.js';
@@ -21,6 +23,11 @@ import { counterForModel } from './tokenCounter.js';
 import { COMMAND_JOURNAL } from './tools/processGroups.js';
 import { toolLimitsForWindow } from './tools/types.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
+
+/** The latest system update that records instruction sources, as the one-entry branch stampsInForce() reads: no walk of the history. */
+function stampedOf(f: BranchFigures): readonly Entry[] {
+  return f.lastStamped === undefined ? [] : [f.lastStamped];
+}
 
 export interface SessionTools {
   /** What the agent calls: the outermost layer. */
@@ -85,7 +92,7 @@ export async function composeSessionTools(
   const layer =
     config.instructionFiles === undefined || ws === undefined
       ? undefined
-      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, store.tree.branch(), { tokens: (t) => cache.exactTokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
+      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, stampedOf(store.figures()), { tokens: (t) => cache.exactTokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
   // The instruction block is in every request's system prompt too: the always-on files, the skill index and the mode as
   // read at open (a file that applies later, or an edit, is not counted until the chat is opened again).
   const instructionOverhead = layer === undefined ? 0 : cache.exactTokensOfText(renderInstructionBlock((await layer.port.read([])).sources));

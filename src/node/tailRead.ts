@@ -215,10 +215,12 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
  * tail's lines as judged then. Equal to loadSessionFile() of those bytes (property-tested); the tail's entries are
  * the same objects, so nothing is held twice. Throws when the part before the tail is no longer all there.
  */
-export async function indexRest(path: string, tail: SessionTail, maxLineBytes: number): Promise<SessionLoad> {
-  const b = new LoadBuilder(maxLineBytes);
+export async function indexRest(path: string, tail: SessionTail, maxLineBytes: number, compact = false): Promise<SessionLoad> {
+  // `compact`: the lines before the tail are kept as ids, parents and offsets (docs/loading.md), read again when asked for.
+  const b = new LoadBuilder(maxLineBytes, compact ? path : undefined);
   const scan = await scanLines(path, b.sink, maxLineBytes, 0, tail.start);
   if (scan.bytes !== tail.start) throw new Error(`the session file changed while it was indexed (${scan.bytes} of ${tail.start} bytes before the tail)`);
+  b.endCold();
   for (const l of tail.lines) b.accept({ lineNo: b.nextLineNo, offset: l.offset, length: l.length, terminated: l.terminated }, l.verdict);
   return b.finish(tail.size);
 }

@@ -24,7 +24,7 @@ class TextSource {
 }
 
 /** Entries of one branch: user, tool call, tool result, answer, …; a capsule and a new epoch base every COMPACT_EVERY entries. */
-class LongSessionGen {
+export class LongSessionGen {
   readonly entries: Entry[] = [];
   readonly #text = new TextSource();
   #n = 0;

@@ -6,7 +6,7 @@ import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
-import { loadSessionFile } from '../../node/jsonlStore.js';
+import { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
 import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/providers/windowQuery.js';
 import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
@@ -14,7 +14,7 @@ import { FileSnapshots } from '../../node/snapshots/fileSnapshots.js';
 import type { ApprovalRequest } from '../../node/tools/types.js';
 import { CliError, type Flags, type ParsedCli } from '../args.js';
 import { apiKeyFromFlags } from '../keyHandover.js';
-import { limitFlags, sessionModel } from '../session.js';
+import { limitFlags, recordedModelOf, type sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { answerLine, inline } from '../terminalText.js';
@@ -151,10 +151,20 @@ export function learnedWindowLine(entry: LearnedLimit | undefined, flagWindow: n
   return `[window] Using ${learned}; 'capsule limits forget ${entry.endpoint} ${entry.model}' drops it`;
 }
 
-/** The model the session recorded last (its model_change), if the file exists. */
-async function recordedModel(path: string): Promise<ReturnType<typeof sessionModel>> {
-  if (!existsSync(path)) return undefined;
-  return sessionModel((await loadSessionFile(path)).tree.branch());
+/**
+ * The session, opened once and tail first (docs/loading.md) when it exists: the turn runs on this store, and the model
+ * it recorded last is read from it (the model_change in force and the replies after it), not from a second load.
+ */
+async function openRecorded(path: string): Promise<{ readonly store: JsonlSessionStore | undefined; readonly recorded: ReturnType<typeof sessionModel> }> {
+  if (!existsSync(path)) return { store: undefined, recorded: undefined };
+  const store = await JsonlSessionStore.open(path, { tailFirst: true });
+  try {
+    await store.whenIndexed();
+    return { store, recorded: recordedModelOf(store.tree) };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
 }
 
 export async function chatCommand(cli: ParsedCli, print: (s: string) => void): Promise<number> {
@@ -179,7 +189,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   // A CLI killed with SIGKILL could not stop its commands; this run finds the ones its journal names and stops them.
   const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
-  const recorded = await recordedModel(path);
+  const { store, recorded } = await openRecorded(path);
   // A window the user set for this session's model earlier (--window) still wins when this run gives none.
   const userWindow = recorded?.model === endpoint.model && recorded.windowSource === 'override' && recorded.contextWindow !== undefined ? { contextWindow: recorded.contextWindow } : {};
   const override = { ...userWindow, ...flagged };
@@ -207,11 +217,15 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   };
 
   // Servers start with the chat and stop with it (their process groups with them).
-  const mcp = await startCliMcp(cli.flags, mcpSets.raw, { workspace, out });
+  const mcp = await startCliMcp(cli.flags, mcpSets.raw, { workspace, out }).catch(async (err: unknown) => {
+    await store?.close();
+    throw err;
+  });
   let session: AgentSession;
   try {
     session = await AgentSession.open({
       sessionPath: path,
+      ...(store === undefined ? {} : { store }),
       create: { cwd: workspace },
       archiveDir: archiveDirFor(path),
       flightLog: flightLogFor(path),
@@ -246,6 +260,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
     });
   } catch (e) {
     await mcp.hub?.stop();
+    await store?.close();
     throw new CliError(e instanceof Error ? e.message : String(e), 1);
   }
   const ctrl = new AbortController();
@@ -271,6 +286,8 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   } finally {
     await Promise.all(writes);
     await session.close();
+    // Opened here, so closed here (the session closes only a store it opened itself).
+    await store?.close();
     await mcp.hub?.stop();
     // Removed last: a repeated signal (the terminal's and the launcher's copy of one Ctrl-C) is the same request.
     process.off('SIGINT', onInterrupt);

@@ -48,6 +48,12 @@ export class FiguresFold implements BranchFigures {
     return f;
   }
 
+  /** An entry the figures only count (a user message, a tool result, an answer without a `skill` call), known by its type alone. */
+  count(type: 'user' | 'assistant' | 'tool_result'): void {
+    this.messages++;
+    if (type === 'user') this.turns++;
+  }
+
   add(e: Entry): void {
     switch (e.type) {
       case 'capsule': {
@@ -114,7 +120,8 @@ export class FiguresFold implements BranchFigures {
 export class RunningFigures {
   #fold: FiguresFold | undefined = new FiguresFold();
 
-  constructor(private readonly walk: () => Iterable<Entry>) {}
+  /** `walk` folds the active branch, root first, into a new fold. */
+  constructor(private readonly walk: (fold: FiguresFold) => void) {}
 
   appended(e: Entry, leafBefore: string | null): void {
     if (isSubagentEntry(e) || this.#fold === undefined) return;
@@ -122,9 +129,18 @@ export class RunningFigures {
     else this.#fold = undefined;
   }
 
+  /** Entries joined without being read (the compact part of a tree, src/engine/transcript/coldPart.ts): the next read walks. */
+  reset(): void {
+    this.#fold = undefined;
+  }
+
   /** The figures of the active branch now (a rebuild after a leaf move). */
   get(): BranchFigures {
-    this.#fold ??= FiguresFold.of(this.walk());
+    if (this.#fold === undefined) {
+      const fold = new FiguresFold();
+      this.walk(fold);
+      this.#fold = fold;
+    }
     return this.#fold;
   }
 }

@@ -1,8 +1,12 @@
 // The entry tree of one session: parent links, the explicit active leaf, and the branch from a leaf.
-import { RunningFigures, type BranchFigures } from './branchFigures.js';
+import { RunningFigures, type BranchFigures, type FiguresFold } from './branchFigures.js';
+import { ColdPart, type ColdLoader, type ColdRecord } from './coldPart.js';
 import { ProblemList } from './problemList.js';
 import type { Entry } from './schema.js';
 import { isSubagentEntry } from './subagentRef.js';
+
+/** The kinds FiguresFold.add() reads more of than the type; every other kind leaves the figures as they are. */
+const FOLDED: ReadonlySet<string> = new Set(['assistant', 'capsule', 'compaction_undo', 'model_change', 'system_update']);
 
 export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
 
@@ -24,13 +28,18 @@ export class SessionTree {
   private latest: TreeProblem | undefined;
   private leaf: string | null = null;
   /** Figures of the active branch, kept up to date by add() (a leaf move rebuilds them on the next read). */
-  private readonly running = new RunningFigures(() => this.branch());
+  private readonly running = new RunningFigures((fold) => this.foldBranch(fold));
+  /** Entries before the tail, kept compactly and read from the file on demand; they all precede `order`. */
+  private readonly cold: ColdPart | undefined;
 
   /**
    * `partial`: the tree holds only the end of a file (read first, src/node/tailRead.ts), so a parent or a leaf
    * target before its first entry is not an error: the walk to the root simply stops there.
+   * `cold`: how to read back an entry added with addCold() (docs/loading.md).
    */
-  constructor(private readonly opts: { readonly partial?: boolean } = {}) {}
+  constructor(private readonly opts: { readonly partial?: boolean; readonly cold?: ColdLoader } = {}) {
+    this.cold = opts.cold === undefined ? undefined : new ColdPart(opts.cold);
+  }
 
   static from(entries: Iterable<Entry>): SessionTree {
     const t = new SessionTree();
@@ -48,7 +57,12 @@ export class SessionTree {
   }
 
   get size(): number {
-    return this.order.length;
+    return this.order.length + (this.cold?.size ?? 0);
+  }
+
+  /** Entries read back from the file so far (a test counts them: opening must read only the tail). */
+  get coldReads(): number {
+    return this.cold?.reads ?? 0;
   }
 
   /** The first problems of each kind, then one "… and N more" line per kind (bounded, whatever the file holds). */
@@ -68,33 +82,57 @@ export class SessionTree {
     return false;
   }
 
-  /** All accepted entries in file order (leaf moves included). */
+  /** All accepted entries in file order (leaf moves included); those of the compact part are read from the file. */
   entries(): readonly Entry[] {
-    return this.order;
+    return this.cold === undefined || this.cold.size === 0 ? this.order : [...this.cold.entries(), ...this.order];
   }
 
   get(id: string): Entry | undefined {
-    return this.byId.get(id);
+    return this.byId.get(id) ?? this.cold?.get(id);
   }
 
   has(id: string): boolean {
-    return this.byId.has(id);
+    return this.byId.has(id) || this.cold?.has(id) === true;
+  }
+
+  /** The links every add checks; a problem (recorded) when the entry cannot join the tree. */
+  private linkProblem(e: { readonly id: string; readonly parentId: string | null; readonly type: string; readonly targetId?: string | null }): false | undefined {
+    if (this.has(e.id)) {
+      return this.reject('duplicate_id', e.id, `duplicate entry id ${e.id}; later copy skipped`);
+    }
+    if (e.parentId !== null && !this.has(e.parentId) && this.opts.partial !== true) {
+      // Parents always precede children in an append-only file; a forward or missing reference is
+      // either corruption or a cycle. Keep the entry out of the tree but report it.
+      const kind: TreeProblemKind = e.parentId === e.id ? 'cycle' : 'unknown_parent';
+      return this.reject(kind, e.id, `entry ${e.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${e.parentId}`}; skipped`);
+    }
+    if (e.type === 'leaf' && e.targetId !== undefined && e.targetId !== null && !this.has(e.targetId) && this.opts.partial !== true) {
+      return this.reject('unknown_leaf_target', e.id, `leaf move ${e.id} targets unknown entry ${e.targetId}; ignored`);
+    }
+    return undefined;
+  }
+
+  /**
+   * Adds a line before the tail by its record only (a tree made with `cold`, before any add()): it is read from the
+   * file again when asked for. Leaf moves and lines judged whole come as entries and are kept. Returns false (and
+   * records a problem) when it cannot join the tree.
+   */
+  addCold(rec: { readonly record: ColdRecord } | { readonly entry: Entry }): boolean {
+    const cold = this.cold;
+    if (cold === undefined || this.order.length > 0) throw new Error('addCold() needs a tree made with a cold loader, before any add()');
+    const e = 'record' in rec ? rec.record : rec.entry;
+    if (this.linkProblem(e) === false) return false;
+    if ('record' in rec) cold.addRecord(rec.record);
+    else cold.addEntry(rec.entry);
+    const subagent = 'record' in rec ? rec.record.subagent : isSubagentEntry(rec.entry);
+    if (!subagent) this.leaf = 'entry' in rec && rec.entry.type === 'leaf' ? rec.entry.targetId : e.id;
+    this.running.reset();
+    return true;
   }
 
   /** Adds an entry; returns false (and records a problem) when it cannot join the tree. */
   add(entry: Entry): boolean {
-    if (this.byId.has(entry.id)) {
-      return this.reject('duplicate_id', entry.id, `duplicate entry id ${entry.id}; later copy skipped`);
-    }
-    if (entry.parentId !== null && !this.byId.has(entry.parentId) && this.opts.partial !== true) {
-      // Parents always precede children in an append-only file; a forward or missing reference is
-      // either corruption or a cycle. Keep the entry out of the tree but report it.
-      const kind: TreeProblemKind = entry.parentId === entry.id ? 'cycle' : 'unknown_parent';
-      return this.reject(kind, entry.id, `entry ${entry.id} has ${kind === 'cycle' ? 'itself as parent' : `unknown parent ${entry.parentId}`}; skipped`);
-    }
-    if (entry.type === 'leaf' && entry.targetId !== null && !this.byId.has(entry.targetId) && this.opts.partial !== true) {
-      return this.reject('unknown_leaf_target', entry.id, `leaf move ${entry.id} targets unknown entry ${entry.targetId}; ignored`);
-    }
+    if (this.linkProblem(entry) === false) return false;
     this.byId.set(entry.id, entry);
     this.order.push(entry);
     const before = this.leaf;
@@ -114,17 +152,73 @@ export class SessionTree {
     const path: Entry[] = [];
     // add() only accepts parents that already exist, so the walk cannot cycle; the step bound is a
     // cheap guard that avoids a Set of every id on the hot preflight path.
-    let steps = this.order.length;
+    let steps = this.size;
     let cur = leafId === null ? undefined : this.byId.get(leafId);
+    let next = leafId;
     while (cur && steps-- >= 0) {
       if (cur.type !== 'leaf') path.push(cur);
+      next = cur.parentId;
       cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
+    }
+    // The rest of the walk is in the compact part: follow its parent slots, reading each entry from the file.
+    const cold = this.cold;
+    let slot = next === null || cold === undefined ? undefined : cold.slotOf(next);
+    while (cold !== undefined && slot !== undefined && slot >= 0 && steps-- >= 0) {
+      const e = cold.entryAt(slot);
+      if (e.type !== 'leaf') path.push(e);
+      slot = cold.parentAt(slot);
     }
     return path.reverse();
   }
 
+  /**
+   * The active branch folded root first. In the compact part an entry the figures only count is counted by its
+   * type, unread; the others (capsules, undo events, model changes, system updates, answers that may call `skill`)
+   * are read one at a time and dropped, so a million-entry history is never all in memory at once.
+   */
+  private foldBranch(fold: FiguresFold): void {
+    const hot: Entry[] = [];
+    let cur = this.leaf === null ? undefined : this.byId.get(this.leaf);
+    let next = this.leaf;
+    for (let steps = this.order.length; cur !== undefined && steps-- >= 0; cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId)) {
+      hot.push(cur);
+      next = cur.parentId;
+    }
+    const cold = this.cold;
+    const slots: number[] = [];
+    for (let slot = next === null || cold === undefined ? undefined : cold.slotOf(next); cold !== undefined && slot !== undefined && slot >= 0 && slots.length <= cold.size; slot = cold.parentAt(slot)) slots.push(slot);
+    for (let i = slots.length - 1; cold !== undefined && i >= 0; i--) {
+      const slot = slots[i] ?? 0;
+      const type = cold.typeAt(slot);
+      if (type === 'user' || type === 'tool_result' || (type === 'assistant' && !cold.maybeSkillAt(slot))) fold.count(type);
+      else if (FOLDED.has(type)) fold.add(cold.entryAt(slot));
+    }
+    for (let i = hot.length - 1; i >= 0; i--) {
+      const e = hot[i];
+      if (e !== undefined && e.type !== 'leaf') fold.add(e);
+    }
+  }
+
+  /** The branch ending at `leafId` from the leaf back, each entry read only when reached (stop early to read few). */
+  *walkBack(leafId: string | null = this.leaf): Generator<Entry> {
+    let id = leafId;
+    for (let steps = this.size; id !== null && steps-- >= 0; ) {
+      const e = this.get(id);
+      if (e === undefined) return;
+      if (e.type !== 'leaf') yield e;
+      id = e.parentId;
+    }
+  }
+
   /** Ids of the direct children of an entry, in file order. */
   children(id: string | null): Entry[] {
-    return this.order.filter((e) => e.parentId === id && e.type !== 'leaf' && !isSubagentEntry(e));
+    const out: Entry[] = [];
+    const cold = this.cold;
+    const parent = id === null ? -1 : cold?.slotOf(id);
+    if (cold !== undefined && parent !== undefined) {
+      for (let i = 0; i < cold.size; i++) if (cold.parentAt(i) === parent && cold.typeAt(i) !== 'leaf' && !cold.subagentAt(i)) out.push(cold.entryAt(i));
+    }
+    for (const e of this.order) if (e.parentId === id && e.type !== 'leaf' && !isSubagentEntry(e)) out.push(e);
+    return out;
   }
 }

@@ -2,7 +2,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** Where a server was declared; workspace files run code the user did not write, so they need approval. */
-export type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli' | 'vscodeTools';
+type McpSourceKind = 'claude' | 'vscode' | 'user' | 'cli' | 'vscodeTools';
 
 export interface McpSource {
   readonly kind: McpSourceKind;

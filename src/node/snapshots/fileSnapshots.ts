@@ -9,7 +9,7 @@ import { blobId } from '../checkpoints/looseObjects.js';
 import { ShadowRepo } from '../checkpoints/shadowRepo.js';
 import { type CommandChange, type CommandCheckpoint, type CommandCheckpointing, type FileCapture, type MeasuredEffects, StoreBudget, type Unkept } from '../checkpoints/checkpointTypes.js';
 
-export type { CommandCheckpoint, FileCapture, MeasuredEffects } from '../checkpoints/checkpointTypes.js';
+export type { CommandCheckpoint, FileCapture } from '../checkpoints/checkpointTypes.js';
 import { WalkCheckpoints } from '../checkpoints/walkCheckpoints.js';
 import { oneLine } from '../fsUtil.js';
 import { realRoots } from '../tools/paths.js';

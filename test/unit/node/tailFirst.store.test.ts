@@ -4,6 +4,7 @@ import { appendFile, copyFile, readFile, truncate, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { JsonlSessionStore, loadSessionFile, tailFirstHooks } from '../../../src/node/jsonlStore.js';
@@ -91,6 +92,18 @@ test('random sessions: tail-first and plain opens agree on tree, leaf, problems,
       const plain = await JsonlSessionStore.open(a);
       const fast = await JsonlSessionStore.open(b, { tailFirst: true, maxTailBytes });
       await fast.whenIndexed();
+      if (plain.problems.some((p) => p.kind === 'invalid_entry')) {
+        // A bad entry before the tail is kept by its id and parent and found when read (docs/loading.md): reading the
+        // entries gives that one clear line, or (a bad line inside the tail, judged at once) the plain open's entries.
+        try {
+          assert.deepEqual(fast.entries(), plain.entries());
+        } catch (err) {
+          assert.ok(err instanceof ColdReadError, String(err));
+        }
+        await plain.close();
+        await fast.close();
+        return;
+      }
       assert.deepEqual(fast.entries(), plain.entries());
       assert.equal(fast.leafId(), plain.leafId());
       assert.deepEqual(fast.problems, plain.problems);

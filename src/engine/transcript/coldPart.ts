@@ -1,0 +1,173 @@
+// The entries of a session before its tail, kept as ids, parents and byte ranges in the file and parsed again only when read (docs/loading.md).
+import type { Entry } from './schema.js';
+
+/** What a line before the tail was indexed as: enough to link the tree without keeping the entry. */
+export interface ColdRecord {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly type: string;
+  /** The entry carries a `subagent` mark (it never moves the leaf nor joins the parent's path). */
+  readonly subagent: boolean;
+  /** The line may name a `skill` tool call (false only when its bytes surely do not): the branch figures read it. */
+  readonly maybeSkill: boolean;
+  readonly lineNo: number;
+  readonly offset: number;
+  readonly length: number;
+}
+
+/**
+ * Reads one line of the file back and validates it as an entry (the same check as on load); throws a one-line Error
+ * when it cannot. Synchronous, because the tree's readers are.
+ */
+export type ColdLoader = (rec: { readonly lineNo: number; readonly offset: number; readonly length: number }) => Entry;
+
+/** A line in the compact part did not read back as what was indexed: the file was changed or damaged after it was opened. */
+export class ColdReadError extends Error {
+  override readonly name = 'ColdReadError';
+}
+
+const NO_PARENT = -1;
+const SUBAGENT_BIT = 0x80;
+const SKILL_BIT = 0x40;
+const TYPE_MASK = 0x3f;
+
+/** Growable typed columns: a million entries cost a few dozen bytes each, not a parsed object each. */
+class Columns {
+  offset = new Float64Array(1024);
+  length = new Int32Array(1024);
+  lineNo = new Int32Array(1024);
+  parent = new Int32Array(1024);
+  kind = new Uint8Array(1024);
+
+  grow(n: number): void {
+    if (n <= this.offset.length) return;
+    const cap = Math.max(n, this.offset.length * 2);
+    const f = new Float64Array(cap);
+    f.set(this.offset);
+    this.offset = f;
+    for (const k of ['length', 'lineNo', 'parent'] as const) {
+      const a = new Int32Array(cap);
+      a.set(this[k]);
+      this[k] = a;
+    }
+    const u = new Uint8Array(cap);
+    u.set(this.kind);
+    this.kind = u;
+  }
+}
+
+/**
+ * Slots in file order. Most hold a compact record (read from the file on demand); a few hold the entry itself (leaf
+ * moves, and lines the quick index could not read, which were judged whole). Nothing read on demand is cached: the
+ * point is that the session's history does not stay in memory.
+ */
+export class ColdPart {
+  readonly #ids: string[] = [];
+  readonly #slot = new Map<string, number>();
+  readonly #cols = new Columns();
+  readonly #kept = new Map<number, Entry>();
+  readonly #types: string[] = [];
+  readonly #typeCode = new Map<string, number>();
+  /** Lines parsed on demand so far (tests count them). */
+  reads = 0;
+
+  constructor(private readonly load: ColdLoader) {}
+
+  get size(): number {
+    return this.#ids.length;
+  }
+
+  has(id: string): boolean {
+    return this.#slot.has(id);
+  }
+
+  slotOf(id: string): number | undefined {
+    return this.#slot.get(id);
+  }
+
+  #code(type: string): number {
+    let c = this.#typeCode.get(type);
+    if (c === undefined) {
+      // Far more than the schema's kinds; a file with more distinct types is refused by validation anyway.
+      if (this.#types.length > TYPE_MASK) throw new Error(`more than ${TYPE_MASK} entry types in one session`);
+      c = this.#types.length;
+      this.#types.push(type);
+      this.#typeCode.set(type, c);
+    }
+    return c;
+  }
+
+  #push(id: string, parentId: string | null, type: string, subagent: boolean, maybeSkill = true): number {
+    const i = this.#ids.length;
+    this.#cols.grow(i + 1);
+    this.#ids.push(id);
+    this.#slot.set(id, i);
+    this.#cols.parent[i] = parentId === null ? NO_PARENT : (this.#slot.get(parentId) ?? NO_PARENT);
+    this.#cols.kind[i] = this.#code(type) | (subagent ? SUBAGENT_BIT : 0) | (maybeSkill ? SKILL_BIT : 0);
+    return i;
+  }
+
+  /** A record whose links the tree checked. */
+  addRecord(r: ColdRecord): void {
+    const i = this.#push(r.id, r.parentId, r.type, r.subagent, r.maybeSkill);
+    this.#cols.offset[i] = r.offset;
+    this.#cols.length[i] = r.length;
+    this.#cols.lineNo[i] = r.lineNo;
+  }
+
+  /** An entry kept whole (a leaf move, or a line judged whole). */
+  addEntry(e: Entry): void {
+    this.#kept.set(this.#push(e.id, e.parentId, e.type, e.subagent !== undefined), e);
+  }
+
+  idAt(i: number): string {
+    return this.#ids[i] ?? '';
+  }
+
+  typeAt(i: number): string {
+    return this.#types[(this.#cols.kind[i] ?? 0) & TYPE_MASK] ?? '';
+  }
+
+  subagentAt(i: number): boolean {
+    return ((this.#cols.kind[i] ?? 0) & SUBAGENT_BIT) !== 0;
+  }
+
+  maybeSkillAt(i: number): boolean {
+    return ((this.#cols.kind[i] ?? 0) & SKILL_BIT) !== 0;
+  }
+
+  /** Slot of the parent, or -1 for a root. */
+  parentAt(i: number): number {
+    return this.#cols.parent[i] ?? NO_PARENT;
+  }
+
+  /** The entry in slot `i`, read from the file when it is not kept; throws ColdReadError when the line no longer is what was indexed. */
+  entryAt(i: number): Entry {
+    const kept = this.#kept.get(i);
+    if (kept !== undefined) return kept;
+    const rec = { lineNo: this.#cols.lineNo[i] ?? 0, offset: this.#cols.offset[i] ?? 0, length: this.#cols.length[i] ?? 0 };
+    this.reads++;
+    let e: Entry;
+    try {
+      e = this.load(rec);
+    } catch (err) {
+      throw new ColdReadError(`Session line ${rec.lineNo} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const parent = this.parentAt(i);
+    const parentId = parent === NO_PARENT ? null : this.idAt(parent);
+    if (e.id !== this.idAt(i) || e.type !== this.typeAt(i) || e.parentId !== parentId) {
+      throw new ColdReadError(`Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`);
+    }
+    return e;
+  }
+
+  get(id: string): Entry | undefined {
+    const i = this.#slot.get(id);
+    return i === undefined ? undefined : this.entryAt(i);
+  }
+
+  /** Every entry in file order, each read from the file as it is reached. */
+  *entries(): Generator<Entry> {
+    for (let i = 0; i < this.#ids.length; i++) yield this.entryAt(i);
+  }
+}

@@ -1,0 +1,135 @@
+// Finds an entry line's top-level id, parentId, type and subagent mark from its bytes, without building the entry (the compact index, docs/loading.md).
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJ = 0x7b;
+const CLOSE_OBJ = 0x7d;
+const OPEN_ARR = 0x5b;
+const CLOSE_ARR = 0x5d;
+
+export interface LineKeys {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly type: string;
+  readonly subagent: boolean;
+  /** False only when the line surely names no `skill` tool call: neither the quoted name nor any \u escape occurs in it. */
+  readonly maybeSkill: boolean;
+}
+
+const SKILL = Buffer.from('"skill"');
+const UNICODE_ESCAPE = Buffer.from('\\u');
+
+function isWs(c: number | undefined): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+}
+
+/** Index of the quote closing the string whose body starts at `p` (native search; an escaped quote is skipped), or -1. */
+function stringEnd(buf: Buffer, p: number, end: number): number {
+  for (;;) {
+    const q = buf.indexOf(QUOTE, p);
+    if (q < 0 || q >= end) return -1;
+    let back = 0;
+    while (q - 1 - back >= p && buf[q - 1 - back] === BACKSLASH) back++;
+    if (back % 2 === 0) return q;
+    p = q + 1;
+  }
+}
+
+/** Index just past the value starting at `p` (a nested object or array is skipped over, strings by native search), or -1. */
+function valueEnd(buf: Buffer, p: number, end: number): number {
+  const c = buf[p];
+  if (c === QUOTE) {
+    const q = stringEnd(buf, p + 1, end);
+    return q < 0 ? -1 : q + 1;
+  }
+  if (c === OPEN_OBJ || c === OPEN_ARR) {
+    let depth = 0;
+    for (let i = p; i < end; i++) {
+      const b = buf[i];
+      if (b === QUOTE) {
+        const q = stringEnd(buf, i + 1, end);
+        if (q < 0) return -1;
+        i = q;
+      } else if (b === OPEN_OBJ || b === OPEN_ARR) depth++;
+      else if (b === CLOSE_OBJ || b === CLOSE_ARR) {
+        depth--;
+        if (depth === 0) return i + 1;
+      }
+    }
+    return -1;
+  }
+  // A number or a literal: up to the next separator.
+  let i = p;
+  while (i < end && buf[i] !== COMMA && buf[i] !== CLOSE_OBJ && !isWs(buf[i])) i++;
+  return i > p ? i : -1;
+}
+
+/** A JSON string token as text (escapes are rare in ids, so they go through JSON.parse). */
+function stringValue(buf: Buffer, start: number, stop: number): string | undefined {
+  const raw = buf.toString('utf8', start, stop);
+  if (raw.charCodeAt(0) !== QUOTE) return undefined;
+  if (!raw.includes('\\')) return raw.slice(1, -1);
+  const v: unknown = JSON.parse(raw);
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Whether `needle` occurs in `[start, end)`: searched in a view of the line, never on through the rest of the buffer. */
+function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
+  return buf.subarray(start, end).indexOf(needle) >= 0;
+}
+
+function keyIs(buf: Buffer, start: number, stop: number, key: string): boolean {
+  if (stop - start !== key.length) return false;
+  for (let i = 0; i < key.length; i++) if (buf[start + i] !== key.charCodeAt(i)) return false;
+  return true;
+}
+
+/**
+ * The keys the tree links by, read from one line's bytes `[start, end)`; undefined when the line is not plainly an
+ * object with a string id and type and a string-or-null parentId (the caller then judges it whole). Like JSON.parse,
+ * a repeated key counts by its last copy. The rest of the line is not validated here: it is when the entry is read.
+ */
+export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | undefined {
+  let i = start;
+  while (i < end && isWs(buf[i])) i++;
+  if (buf[i] !== OPEN_OBJ) return undefined;
+  i++;
+  let id: string | undefined;
+  let parentId: string | null | undefined;
+  let type: string | undefined;
+  let subagent = false;
+  for (;;) {
+    while (i < end && isWs(buf[i])) i++;
+    if (buf[i] === CLOSE_OBJ) break;
+    if (buf[i] !== QUOTE) return undefined;
+    const kEnd = stringEnd(buf, i + 1, end);
+    if (kEnd < 0) return undefined;
+    const kStart = i + 1;
+    i = kEnd + 1;
+    while (i < end && isWs(buf[i])) i++;
+    if (buf[i] !== COLON) return undefined;
+    i++;
+    while (i < end && isWs(buf[i])) i++;
+    const vStart = i;
+    const vEnd = valueEnd(buf, i, end);
+    if (vEnd < 0) return undefined;
+    if (keyIs(buf, kStart, kEnd, 'id')) id = stringValue(buf, vStart, vEnd);
+    else if (keyIs(buf, kStart, kEnd, 'type')) type = stringValue(buf, vStart, vEnd);
+    else if (keyIs(buf, kStart, kEnd, 'parentId')) parentId = buf[vStart] === QUOTE ? stringValue(buf, vStart, vEnd) : keyIs(buf, vStart, vEnd, 'null') ? null : undefined;
+    else if (keyIs(buf, kStart, kEnd, 'subagent')) subagent = !keyIs(buf, vStart, vEnd, 'null');
+    i = vEnd;
+    while (i < end && isWs(buf[i])) i++;
+    if (buf[i] === COMMA) {
+      i++;
+      continue;
+    }
+    if (buf[i] === CLOSE_OBJ) break;
+    return undefined;
+  }
+  i++;
+  while (i < end && isWs(buf[i])) i++;
+  if (i !== end || id === undefined || type === undefined || parentId === undefined) return undefined;
+  const maybeSkill = type === 'assistant' && (indexIn(buf, SKILL, start, end) || indexIn(buf, UNICODE_ESCAPE, start, end));
+  return { id, parentId, type, subagent, maybeSkill };
+}

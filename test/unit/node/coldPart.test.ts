@@ -1,0 +1,139 @@
+// The compact part of a tail-first store: opening parses only the tail, reading an older entry gives exactly what a full load gives, and a bad line there is found, with its number, when it is read.
+import assert from 'node:assert/strict';
+import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import fc from 'fast-check';
+import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
+import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
+import { readTail } from '../../../src/node/tailRead.js';
+import { recordedModelOf, sessionModel } from '../../../src/cli/session.js';
+import { writeLongSession } from '../../support/longSession.js';
+import { tempDir, user } from './storeHelpers.js';
+import { ending, op, sessionText } from './tailSessions.js';
+
+/** Counts JSON.parse calls while `fn` runs: every entry parsed anywhere goes through it. */
+async function countingParses<T>(fn: () => Promise<T>): Promise<{ readonly value: T; readonly parses: number }> {
+  const real = JSON.parse;
+  let parses = 0;
+  JSON.parse = ((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    parses++;
+    return real(text, reviver);
+  }) as typeof JSON.parse;
+  try {
+    return { value: await fn(), parses };
+  } finally {
+    JSON.parse = real;
+  }
+}
+
+/** A long session whose line `lineNo` (1-based) is replaced by `replace(entry)`. */
+async function withLine(path: string, lineNo: number, replace: (raw: Record<string, unknown>) => Record<string, unknown>): Promise<void> {
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  const raw = JSON.parse(lines[lineNo - 1] ?? '{}') as Record<string, unknown>;
+  lines[lineNo - 1] = JSON.stringify(replace(raw));
+  await writeFile(path, lines.join('\n'));
+}
+
+test('opening tail first parses only the tail; the figures read only the few entries they fold, never the counted ones', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-');
+  const path = join(dir, 's.jsonl');
+  const entries = [...(await writeLongSession(path, 4_000, dir))];
+  // As Capsule writes a chat: the model recorded at its start, a reply that names the model at its end.
+  await withLine(path, 2, (raw) => ({ type: 'model_change', id: raw.id, parentId: null, timestamp: raw.timestamp, provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096 }));
+  const last = entries.at(-1)?.id ?? null;
+  await appendFile(path, `${JSON.stringify({ type: 'assistant', id: 'a_last', parentId: last, timestamp: '2025-01-01T00:00:00.000Z', content: 'hi', toolCalls: [], model: 'gpt-4o', provider: 'openai' })}\n`);
+  const tail = await readTail(path, { maxLineBytes: 64 * 1024 * 1024 });
+  assert.ok(tail !== undefined && tail.lines.length < 400, 'the tail is the last compaction span');
+  const { value: store, parses } = await countingParses(async () => {
+    const s = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true });
+    await s.whenIndexed();
+    return s;
+  });
+  t.after(() => store.close());
+  // The tail's lines, once, and the header (read by the tail and by the index): nothing before the tail.
+  assert.ok(parses <= tail.lines.length + 2, `${parses} parses for a tail of ${tail.lines.length} lines`);
+  assert.equal(store.tree.size, entries.length + 1);
+  assert.equal(store.tree.coldReads, 0);
+  const full = (await loadSessionFile(path)).tree;
+  assert.deepEqual({ ...store.figures() }, { ...full.figures() });
+  const folded = entries.filter((e) => e.type === 'capsule' || e.type === 'system_update').length;
+  assert.ok(store.tree.coldReads <= folded, `${store.tree.coldReads} entries read back for the figures (${folded} capsules and system updates)`);
+  const before = store.tree.coldReads;
+  assert.deepEqual(recordedModelOf(store.tree), sessionModel(full.branch()));
+  assert.equal(recordedModelOf(store.tree)?.contextWindow, 128_000);
+  assert.equal(store.tree.coldReads, before, 'the recorded model comes from the tail and the figures');
+});
+
+// No bad entries (the test below has one); more compactions than in tailSessions, so most tails are short.
+const goodOp = fc.oneof({ weight: 5, arbitrary: op.filter((o) => o.k !== 'badEntry') }, { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(4), pins: fc.constant([]) }) });
+
+test('random trees: every read of the compact part (get, branch, children, entries, figures) equals the full load', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-');
+  let n = 0;
+  let cold = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(goodOp, { minLength: 30, maxLength: 150 }), ending, fc.constantFrom(3_000, 20_000, 10_000_000), async (ops, end, maxTailBytes) => {
+      const path = join(dir, `s${n++}.jsonl`);
+      await writeFile(path, sessionText(ops, end));
+      const full = (await loadSessionFile(path)).tree;
+      const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true, maxTailBytes });
+      try {
+        await store.whenIndexed();
+        const tree = store.tree;
+        assert.equal(tree.leafId, full.leafId);
+        assert.equal(tree.size, full.size);
+        assert.deepEqual({ ...tree.figures() }, { ...full.figures() });
+        assert.deepEqual(tree.entries(), full.entries());
+        for (const e of full.entries()) {
+          assert.deepEqual(tree.get(e.id), e);
+          assert.deepEqual(tree.branch(e.id), full.branch(e.id));
+          assert.deepEqual(tree.children(e.id), full.children(e.id));
+        }
+        assert.deepEqual(tree.children(null), full.children(null));
+        assert.deepEqual([...tree.walkBack()], full.branch().reverse());
+        if (tree.coldReads > 0) cold++;
+      } finally {
+        await store.close();
+      }
+    }),
+    { numRuns: 150, endOnFailure: true },
+  );
+  assert.ok(cold > 20, `the compact part was read in ${cold} of ${n} runs`);
+});
+
+test('a bad entry in the compact part is found when it is read: one line naming it, the file untouched, appends still work', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-');
+  const path = join(dir, 's.jsonl');
+  await writeLongSession(path, 2_000, dir);
+  // Line 3 is the second entry (a tool call's answer): its id and parent are fine, its content is not a string.
+  await withLine(path, 3, (raw) => ({ ...raw, content: 42 }));
+  const original = await readFile(path);
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true });
+  t.after(() => store.close());
+  await store.whenIndexed();
+  assert.ok(!store.readOnly);
+  assert.deepEqual(store.problems, [], 'not read yet, so not known yet');
+  assert.throws(() => store.tree.branch(), (err: unknown) => err instanceof ColdReadError && /^Session line 3 cannot be read: content: /.test(err.message) && !err.message.includes('\n'));
+  assert.throws(() => store.get('e2'), ColdReadError);
+  assert.equal(store.get('e1')?.id, 'e1', 'the lines around it still read');
+  const leaf = store.leafId();
+  await store.append(user('u_next', leaf));
+  await store.close();
+  const after = await readFile(path);
+  assert.deepEqual(after.subarray(0, original.length), original, 'nothing before the append was changed');
+  assert.deepEqual(JSON.parse(after.subarray(original.length).toString('utf8')), user('u_next', leaf));
+});
+
+test('a line rewritten under an open store (same length, another entry) is refused when read, not taken for the one indexed', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-');
+  const path = join(dir, 's.jsonl');
+  await writeLongSession(path, 2_000, dir);
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true });
+  t.after(() => store.close());
+  await store.whenIndexed();
+  // e5 → e6's twin spelled e9 at e5's place: same byte length, valid, but not what was indexed there.
+  const text = await readFile(path, 'utf8');
+  await writeFile(path, text.replace('"id":"e5"', '"id":"e9"'));
+  assert.throws(() => store.get('e5'), /^ColdReadError: Session line 6 changed after the session was opened/u);
+});
