@@ -18,7 +18,10 @@ interface Activation {
 }
 
 function activation(mode: 'lazy' | 'eager'): Activation {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'activationChild.ts'), join(DIST, 'extension.js'), mode], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(__dirname, 'activationChild.ts'), join(DIST, 'extension.js'), mode], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`activation child failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Activation;
 }
@@ -41,7 +44,10 @@ export async function run(): Promise<BenchRow[]> {
     const eager = join(tmp, 'eager.cjs');
     writeFileSync(eager, `for (const n of ['o200k_base', 'cl100k_base']) require(${JSON.stringify(join(DIST, 'encodings'))} + '/' + n + '.js');\n`);
     const session = join(tmp, 'chat.jsonl');
-    writeFileSync(session, `${JSON.stringify({ type: 'session', version: 1, id: 's_bench', createdAt: '2026-01-01T00:00:00.000Z', cwd: tmp })}\n${JSON.stringify({ type: 'user', id: 'e1', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', content: 'hello' })}\n`);
+    writeFileSync(
+      session,
+      `${JSON.stringify({ type: 'session', version: 1, id: 's_bench', createdAt: '2026-01-01T00:00:00.000Z', cwd: tmp })}\n${JSON.stringify({ type: 'user', id: 'e1', parentId: null, timestamp: '2026-01-01T00:00:01.000Z', content: 'hello' })}\n`,
+    );
 
     const rows: BenchRow[] = [];
     const lazyRuns: Activation[] = [];

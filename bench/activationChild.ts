@@ -22,7 +22,16 @@ async function main(): Promise<void> {
     return { get: (k: string) => m.get(k), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
   };
   const subscriptions: { dispose(): unknown }[] = [];
-  const context = { subscriptions, storageUri: uri(join(tmp, 'storage')), globalStorageUri: uri(join(tmp, 'global')), workspaceState: memento(), globalState: memento(), secrets: new FakeSecrets(), extensionUri: uri(join(bundle, '..', '..')), extension: { packageJSON: { version: 'bench' } } };
+  const context = {
+    subscriptions,
+    storageUri: uri(join(tmp, 'storage')),
+    globalStorageUri: uri(join(tmp, 'global')),
+    workspaceState: memento(),
+    globalState: memento(),
+    secrets: new FakeSecrets(),
+    extensionUri: uri(join(bundle, '..', '..')),
+    extension: { packageJSON: { version: 'bench' } },
+  };
   const load = createRequire(__filename);
   const heap0 = process.memoryUsage().heapUsed;
   const cpu0 = process.cpuUsage();

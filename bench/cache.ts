@@ -66,7 +66,15 @@ export async function run(): Promise<BenchRow[]> {
         name: `prompt-cache share over a ${TURNS}-turn chat, outside compactions`,
         medianMs: wallMs,
         runs: 1,
-        extra: { cachedShare: Number((cached / Math.max(1, prompt)).toFixed(3)), promptTokens: prompt, cachedTokens: cached, requests: reqs.length, epochs: new Set(metrics.map((m) => m.epochId)).size, summaries, summaryPrefixEqualsPrevious: `${prefixKept}/${summaries}` },
+        extra: {
+          cachedShare: Number((cached / Math.max(1, prompt)).toFixed(3)),
+          promptTokens: prompt,
+          cachedTokens: cached,
+          requests: reqs.length,
+          epochs: new Set(metrics.map((m) => m.epochId)).size,
+          summaries,
+          summaryPrefixEqualsPrevious: `${prefixKept}/${summaries}`,
+        },
       },
     ];
   } finally {

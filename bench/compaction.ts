@@ -19,15 +19,26 @@ import { LEDGER_DETAILS_KEY, ledgerFromDetails } from '../src/engine/compaction/
 import { FileEvidenceArchive } from '../src/node/evidenceArchive.js';
 import { compare, median, type BenchRow } from './lib.js';
 
-const SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
+const SYSTEM = "You are Capsule, a coding agent working in the user's VS Code workspace. Be precise and brief.";
 const TOOLS: readonly ToolSchema[] = [
   { name: 'read_file', description: 'Read a workspace file', parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } } },
-  { name: 'edit_file', description: 'Edit a workspace file', parameters: { type: 'object', required: ['path', 'patch'], properties: { path: { type: 'string' }, patch: { type: 'string' } } } },
-  { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object', required: ['command'], properties: { command: { type: 'string' } } } },
+  {
+    name: 'edit_file',
+    description: 'Edit a workspace file',
+    parameters: { type: 'object', required: ['path', 'patch'], properties: { path: { type: 'string' }, patch: { type: 'string' } } },
+  },
+  {
+    name: 'run_command',
+    description: 'Run a shell command',
+    parameters: { type: 'object', required: ['command'], properties: { command: { type: 'string' } } },
+  },
 ];
 const MAX_OUTPUT = 8000;
 const KEEP_RECENT = 20_000;
-const WORDS = 'const let function return await async import export from type interface value index parse render token cache entry branch capsule module test build error file path config update fix string number array object promise'.split(' ');
+const WORDS =
+  'const let function return await async import export from type interface value index parse render token cache entry branch capsule module test build error file path config update fix string number array object promise'.split(
+    ' ',
+  );
 
 /** Deterministic, varied text so every run benchmarks the same session and the tokenizer's caches do not make it free. */
 class TextSource {
@@ -69,10 +80,22 @@ function makeSession(targetTokens: number, tokensOf: (e: Entry) => number): { en
     add({ type: 'user', content: `Please fix the ${text.words(12)} in ${file}.`, turnId });
     add({ type: 'assistant', content: '', toolCalls: [{ id: `r${turn}`, name: 'read_file', arguments: JSON.stringify({ path: file }) }], turnId });
     add({ type: 'tool_result', toolCallId: `r${turn}`, toolName: 'read_file', content: text.code(60), isError: false, turnId });
-    add({ type: 'assistant', content: '', toolCalls: [{ id: `w${turn}`, name: 'edit_file', arguments: JSON.stringify({ path: file, patch: text.words(30) }) }], turnId });
+    add({
+      type: 'assistant',
+      content: '',
+      toolCalls: [{ id: `w${turn}`, name: 'edit_file', arguments: JSON.stringify({ path: file, patch: text.words(30) }) }],
+      turnId,
+    });
     add({ type: 'tool_result', toolCallId: `w${turn}`, toolName: 'edit_file', content: `Edited ${file}`, isError: false, turnId });
     add({ type: 'assistant', content: '', toolCalls: [{ id: `c${turn}`, name: 'run_command', arguments: JSON.stringify({ command: 'npm test' }) }], turnId });
-    add({ type: 'tool_result', toolCallId: `c${turn}`, toolName: 'run_command', content: `exit code ${turn % 4 === 0 ? 1 : 0}\n${text.code(8)}`, isError: false, turnId });
+    add({
+      type: 'tool_result',
+      toolCallId: `c${turn}`,
+      toolName: 'run_command',
+      content: `exit code ${turn % 4 === 0 ? 1 : 0}\n${text.code(8)}`,
+      isError: false,
+      turnId,
+    });
     add({ type: 'assistant', content: `Fixed ${file}: ${text.words(25)}`, toolCalls: [], turnId });
   }
   return { entries, tokens, lastTurn: `t${turn}` };
@@ -117,10 +140,24 @@ async function compactOnce(branch: readonly Entry[], cache: EntryTokenCache, las
   const capsule = buildFallbackCapsule({ span: cut.summarize, ledger, reason: `benchmark run ${op}: no summarizer model` });
   const capsuleTokens = cache.capsulePair(capsule.text);
   const t3 = performance.now();
-  await archive.save({ operationId: `op_bench${op}`, checkpointId: `ck_bench${op}`, createdAt: new Date(0).toISOString(), excluded: excluded(cut), summarizerInput: [] });
+  await archive.save({
+    operationId: `op_bench${op}`,
+    checkpointId: `ck_bench${op}`,
+    createdAt: new Date(0).toISOString(),
+    excluded: excluded(cut),
+    summarizerInput: [],
+  });
   const t4 = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  return { planMs: t1 - t0, ledgerMs: t2 - t1, fallbackMs: t3 - t2, archiveMs: t4 - t3, totalMs: t4 - t0, cpuMs: (cpu.user + cpu.system) / 1000, capsuleTokens };
+  return {
+    planMs: t1 - t0,
+    ledgerMs: t2 - t1,
+    fallbackMs: t3 - t2,
+    archiveMs: t4 - t3,
+    totalMs: t4 - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    capsuleTokens,
+  };
 }
 
 /**
@@ -137,9 +174,20 @@ function withPreviousCapsule(entries: readonly Entry[], tokensOf: (e: Entry) => 
   if (!firstKept || !last) throw new Error('bench session too small');
   const base: Entry = { type: 'system_update', id: 'sys_later', parentId: last.id, timestamp: last.timestamp, mode: 'base', content: SYSTEM };
   const capsule: CapsuleEntry = {
-    type: 'capsule', id: 'cap_prev', parentId: base.id, timestamp: last.timestamp, summary: 'Earlier work, summarized.',
-    firstKeptEntryId: firstKept.id, pinnedEntryIds: [], tokensBefore: 0, tokensAfter: 0, trigger: 'auto_threshold', level: 0,
-    quality: 'full', truncateResults: false, checkpointId: 'ck_prev',
+    type: 'capsule',
+    id: 'cap_prev',
+    parentId: base.id,
+    timestamp: last.timestamp,
+    summary: 'Earlier work, summarized.',
+    firstKeptEntryId: firstKept.id,
+    pinnedEntryIds: [],
+    tokensBefore: 0,
+    tokensAfter: 0,
+    trigger: 'auto_threshold',
+    level: 0,
+    quality: 'full',
+    truncateResults: false,
+    checkpointId: 'ck_prev',
     details: { [LEDGER_DETAILS_KEY]: buildLedger(entries.slice(0, first + 1)) },
   };
   tree.add(base);
@@ -154,9 +202,20 @@ async function compactLater(tree: SessionTree, cache: EntryTokenCache, archive: 
   const cut = planCut({ branch: tail, tokensOf: (e) => cache.tokensOf(e), keepRecentTokens: KEEP_RECENT, level: 0 });
   if (isNothingToCompact(cut) || !cut.previousCapsule) throw new Error('bench: the later compaction has nothing to compact');
   const ledger = buildLedger([...cut.summarize, ...cut.kept], ledgerFromDetails(cut.previousCapsule.details));
-  const capsule = buildFallbackCapsule({ span: cut.summarize, previousCapsule: cut.previousCapsule, ledger, reason: `benchmark run ${op}: no summarizer model` });
+  const capsule = buildFallbackCapsule({
+    span: cut.summarize,
+    previousCapsule: cut.previousCapsule,
+    ledger,
+    reason: `benchmark run ${op}: no summarizer model`,
+  });
   cache.capsulePair(capsule.text);
-  await archive.save({ operationId: `op_later${op}`, checkpointId: `ck_later${op}`, createdAt: new Date(0).toISOString(), excluded: excluded(cut), summarizerInput: [] });
+  await archive.save({
+    operationId: `op_later${op}`,
+    checkpointId: `ck_later${op}`,
+    createdAt: new Date(0).toISOString(),
+    excluded: excluded(cut),
+    summarizerInput: [],
+  });
   return performance.now() - t0;
 }
 
@@ -188,21 +247,38 @@ async function runFallback(branch: readonly Entry[], lastTurn: string, archive: 
   let n = 0;
   const t0 = performance.now();
   const plan = makePlan({
-    operationId: `op_e2e${op}`, trigger: 'user', mandatory: false, roiExempt: true, branch, leafAtPlan: store.leafId(), level: 0,
-    tokensOf: (e) => cache.tokensOf(e), tokensBefore: 0, tokensSource: 'estimated', limits: { contextWindow: 1_000_000, hardLimit: 900_000, softLimit: 800_000 },
-    keepRecentTokens: KEEP_RECENT, turnId: lastTurn,
+    operationId: `op_e2e${op}`,
+    trigger: 'user',
+    mandatory: false,
+    roiExempt: true,
+    branch,
+    leafAtPlan: store.leafId(),
+    level: 0,
+    tokensOf: (e) => cache.tokensOf(e),
+    tokensBefore: 0,
+    tokensSource: 'estimated',
+    limits: { contextWindow: 1_000_000, hardLimit: 900_000, softLimit: 800_000 },
+    keepRecentTokens: KEEP_RECENT,
+    turnId: lastTurn,
   });
   const outcome = await runCompaction(
     {
-      store, archive, cache, tools: TOOLS, defaultSystem: SYSTEM, maxOutputTokens: MAX_OUTPUT,
-      clock: { now: () => 0, sleep: async () => undefined }, ids: { next: (prefix) => `${prefix}${op}_${++n}` },
+      store,
+      archive,
+      cache,
+      tools: TOOLS,
+      defaultSystem: SYSTEM,
+      maxOutputTokens: MAX_OUTPUT,
+      clock: { now: () => 0, sleep: async () => undefined },
+      ids: { next: (prefix) => `${prefix}${op}_${++n}` },
       settings: { timeoutMs: 60_000, minReclaimableTokens: 0, minSavingsRatio: 0 },
     },
     plan,
     new AbortController().signal,
   );
   const ms = performance.now() - t0;
-  if (outcome.outcome !== 'completed') throw new Error(`bench: the end-to-end compaction ended ${outcome.outcome}: ${'reason' in outcome ? outcome.reason : ''}`);
+  if (outcome.outcome !== 'completed')
+    throw new Error(`bench: the end-to-end compaction ended ${outcome.outcome}: ${'reason' in outcome ? outcome.reason : ''}`);
   return ms;
 }
 
@@ -241,36 +317,64 @@ export async function run(): Promise<BenchRow[]> {
       const m = (k: keyof Phases): number => Number(median(phases.map((x) => x[k])).toFixed(3));
       const snapshot = await stat(join(dir, p.label, `op_bench${op}.json`));
       rows.push(
-        compare(`compaction overhead without the model, ${p.label} tokens (plan + ledger + fallback capsule + archive write)`, m('totalMs'), 're-tokenize the whole branch (fresh cache)', median(baseline), p.runs, {
-          tokens,
-          entries: entries.length,
-          baselineRuns: p.baselineRuns,
-          planMs: m('planMs'),
-          ledgerMs: m('ledgerMs'),
-          fallbackCapsuleMs: m('fallbackMs'),
-          archiveWriteMs: m('archiveMs'),
-          cpuMs: m('cpuMs'),
-          jsonStringifyBranchMs: Number(median(stringify).toFixed(3)),
-          capsuleTokens: m('capsuleTokens'),
-          archiveKb: Math.round(snapshot.size / 1024),
-        }),
+        compare(
+          `compaction overhead without the model, ${p.label} tokens (plan + ledger + fallback capsule + archive write)`,
+          m('totalMs'),
+          're-tokenize the whole branch (fresh cache)',
+          median(baseline),
+          p.runs,
+          {
+            tokens,
+            entries: entries.length,
+            baselineRuns: p.baselineRuns,
+            planMs: m('planMs'),
+            ledgerMs: m('ledgerMs'),
+            fallbackCapsuleMs: m('fallbackMs'),
+            archiveWriteMs: m('archiveMs'),
+            cpuMs: m('cpuMs'),
+            jsonStringifyBranchMs: Number(median(stringify).toFixed(3)),
+            capsuleTokens: m('capsuleTokens'),
+            archiveKb: Math.round(snapshot.size / 1024),
+          },
+        ),
       );
       const later = withPreviousCapsule(entries, (e) => cache.tokensOf(e));
       await compactLater(later, cache, archive, ++op); // warm-up, unmeasured
       const laterMs: number[] = [];
       // A fresh copy of the session each run: nothing memoized on the entries carries over from the run before.
-      for (let i = 0; i < p.runs; i++) laterMs.push(await compactLater(withPreviousCapsule(structuredClone(entries), (e) => cache.tokensOf(e)), cache, archive, ++op));
+      for (let i = 0; i < p.runs; i++)
+        laterMs.push(
+          await compactLater(
+            withPreviousCapsule(structuredClone(entries), (e) => cache.tokensOf(e)),
+            cache,
+            archive,
+            ++op,
+          ),
+        );
       rows.push(
-        compare(`later compaction without the model, ${p.label}-token session, previous capsule kept ~60k (plan from the tail + ledger + fallback + archive)`, Number(median(laterMs).toFixed(3)), 'first compaction of the same session (row above)', m('totalMs'), p.runs, {
-          tailEntries: reachableTail(later, later.leafId).length,
-          branchEntries: later.branch().length,
-        }),
+        compare(
+          `later compaction without the model, ${p.label}-token session, previous capsule kept ~60k (plan from the tail + ledger + fallback + archive)`,
+          Number(median(laterMs).toFixed(3)),
+          'first compaction of the same session (row above)',
+          m('totalMs'),
+          p.runs,
+          {
+            tailEntries: reachableTail(later, later.leafId).length,
+            branchEntries: later.branch().length,
+          },
+        ),
       );
       const endToEnd: number[] = [];
       await runFallback(structuredClone(entries), lastTurn, archive, ++op); // warm-up, unmeasured
       for (let i = 0; i < p.runs; i++) endToEnd.push(await runFallback(structuredClone(entries), lastTurn, archive, ++op));
       rows.push(
-        compare(`runCompaction end to end without the model, ${p.label} tokens (fallback capsule, retention, exact re-measure, archive; session file in memory)`, Number(median(endToEnd).toFixed(3)), 'first compaction by phases (row above the later one)', m('totalMs'), p.runs),
+        compare(
+          `runCompaction end to end without the model, ${p.label} tokens (fallback capsule, retention, exact re-measure, archive; session file in memory)`,
+          Number(median(endToEnd).toFixed(3)),
+          'first compaction by phases (row above the later one)',
+          m('totalMs'),
+          p.runs,
+        ),
       );
       await Promise.resolve(); // let the event loop breathe between sizes
     }

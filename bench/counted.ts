@@ -52,7 +52,12 @@ function row(name: string, s: Sample, floor: Sample, extra: Readonly<Record<stri
     baselineName: 'node -e 0 (CPU)',
     baselineMedianMs: floor.cpuMs,
     speedup: s.cpuMs > 0 ? floor.cpuMs / s.cpuMs : Number.POSITIVE_INFINITY,
-    extra: { ...extra, xNode: Number((s.cpuMs / floor.cpuMs).toFixed(2)), wallMs: Number(s.wallMs.toFixed(0)), wallXNode: Number((s.wallMs / floor.wallMs).toFixed(2)) },
+    extra: {
+      ...extra,
+      xNode: Number((s.cpuMs / floor.cpuMs).toFixed(2)),
+      wallMs: Number(s.wallMs.toFixed(0)),
+      wallXNode: Number((s.wallMs / floor.wallMs).toFixed(2)),
+    },
   };
 }
 
@@ -97,7 +102,9 @@ export async function run(): Promise<BenchRow[]> {
       const counted = medians(s.counted);
       const uncounted = medians(s.uncounted);
       const verify = medians(s.verify);
-      rows.push(row(`capsule budget, counts persisted (${label} entries)`, counted, f, { goalXNode: 2, vsVerify: Number((counted.cpuMs / verify.cpuMs).toFixed(2)) }));
+      rows.push(
+        row(`capsule budget, counts persisted (${label} entries)`, counted, f, { goalXNode: 2, vsVerify: Number((counted.cpuMs / verify.cpuMs).toFixed(2)) }),
+      );
       rows.push(row(`capsule budget, no counts yet (${label} entries)`, uncounted, f, { vsCounted: Number((uncounted.cpuMs / counted.cpuMs).toFixed(2)) }));
       rows.push(row(`capsule verify, the load alone (${label} entries)`, verify, f));
     }

@@ -30,7 +30,12 @@ export async function run(): Promise<BenchRow[]> {
     const runs = mb === 16 ? 3 : 5;
     const oneLetter = await timeMedian(() => counter.count(letter), runs);
     const prose = await timeMedian(() => counter.count(text), runs);
-    rows.push(compare(`count ${mb} MB of one letter (vs words)`, oneLetter, `count ${mb} MB of words`, prose, runs, { tokens: counter.count(letter), wordTokens: counter.count(text) }));
+    rows.push(
+      compare(`count ${mb} MB of one letter (vs words)`, oneLetter, `count ${mb} MB of words`, prose, runs, {
+        tokens: counter.count(letter),
+        wordTokens: counter.count(text),
+      }),
+    );
   }
   // A fresh string each run so gpt-tokenizer's merge cache does not answer from the previous run.
   let k = 0;

@@ -28,7 +28,8 @@ interface Workspace {
 }
 
 function gitInit(dir: string): void {
-  const g = (...args: string[]): void => void execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=b', '-c', 'gc.auto=0', ...args], { cwd: dir, stdio: 'ignore' });
+  const g = (...args: string[]): void =>
+    void execFileSync('git', ['-c', 'user.email=b@example.com', '-c', 'user.name=b', '-c', 'gc.auto=0', ...args], { cwd: dir, stdio: 'ignore' });
   g('init', '-q');
   g('add', '-A');
   g('commit', '-qm', 'init');
@@ -93,7 +94,11 @@ function edit(ws: Workspace, i: number, user = false): string {
 /** CPU time (ms) this process and the children it has waited for (git, the shells) have used so far. */
 function cpuMs(): number {
   const f = readFileSync('/proc/self/stat', 'latin1');
-  const [utime, stime, cutime, cstime] = f.slice(f.lastIndexOf(')') + 2).split(' ').slice(11, 15).map(Number);
+  const [utime, stime, cutime, cstime] = f
+    .slice(f.lastIndexOf(')') + 2)
+    .split(' ')
+    .slice(11, 15)
+    .map(Number);
   return (((utime ?? 0) + (stime ?? 0) + (cutime ?? 0) + (cstime ?? 0)) * 1000) / TICKS_PER_S;
 }
 
@@ -229,13 +234,18 @@ async function growthRow(ws: Workspace): Promise<BenchRow> {
 
 /** About `mb` megabytes of Claude Code session lines: the fixture's turns repeated with fresh ids and long tool results. */
 function bigClaudeSession(mb: number): string {
-  const fixture = readFileSync(join(__dirname, '..', 'test', 'fixtures', 'import', 'claude-code.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+  const fixture = readFileSync(join(__dirname, '..', 'test', 'fixtures', 'import', 'claude-code.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
   const body = 'x'.repeat(2000);
   const out: string[] = [];
   let size = 0;
   for (let round = 0; size < mb * 1024 * 1024; round++) {
     for (const line of fixture) {
-      const text = line.replace(/toolu_(\w+)/g, `toolu_$1_${round}`).replace(/"msg_(\w+)"/g, `"msg_$1_${round}"`).replace(/"content": ""/g, `"content": "${body}"`);
+      const text = line
+        .replace(/toolu_(\w+)/g, `toolu_$1_${round}`)
+        .replace(/"msg_(\w+)"/g, `"msg_$1_${round}"`)
+        .replace(/"content": ""/g, `"content": "${body}"`);
       out.push(text);
       size += text.length + 1;
     }
@@ -249,13 +259,21 @@ async function importRow(): Promise<BenchRow> {
   let n = 0;
   const opts = { sessionId: 's', cwd: '/x', now: '2025-01-01T00:00:00.000Z', ids: { next: (p: string) => `${p}${++n}` } };
   const runs = 3;
-  const baseline = await timeMedian(() => {
-    for (const line of text.split('\n')) if (line !== '') JSON.parse(line);
-  }, runs, 0);
+  const baseline = await timeMedian(
+    () => {
+      for (const line of text.split('\n')) if (line !== '') JSON.parse(line);
+    },
+    runs,
+    0,
+  );
   let entries = 0;
-  const t = await timeMedian(() => {
-    entries = importTranscript(text, opts).entries.length;
-  }, runs, 0);
+  const t = await timeMedian(
+    () => {
+      entries = importTranscript(text, opts).entries.length;
+    },
+    runs,
+    0,
+  );
   return compare(`import a ${Math.round(mb)} MB Claude Code session`, t, 'JSON.parse of every line', baseline, runs, {
     MBperS: Math.round((mb / (t / 1000)) * 10) / 10,
     entries,

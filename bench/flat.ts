@@ -43,7 +43,15 @@ function nodeFloor(runs: number): number {
 
 /** A row whose ratio is to the floor of this run (`x floor`: the cost in empty Node starts). */
 function row(name: string, ms: number, runs: number, floorMs: number, extra: Readonly<Record<string, number | string>>): BenchRow {
-  return { name, medianMs: ms, runs, baselineName: 'node -e 0', baselineMedianMs: floorMs, speedup: ms > 0 ? floorMs / ms : Number.POSITIVE_INFINITY, extra: { ...extra, xFloor: Number((ms / floorMs).toFixed(3)) } };
+  return {
+    name,
+    medianMs: ms,
+    runs,
+    baselineName: 'node -e 0',
+    baselineMedianMs: floorMs,
+    speedup: ms > 0 ? floorMs / ms : Number.POSITIVE_INFINITY,
+    extra: { ...extra, xFloor: Number((ms / floorMs).toFixed(3)) },
+  };
 }
 
 /** What the Checkpoints tree reads on a refresh of the open chat (src/vscode/views/checkpointsTree.ts): its newest page of moments. */
@@ -139,12 +147,29 @@ export async function run(): Promise<BenchRow[]> {
     await new Promise((r) => setImmediate(r));
   }
   // Growth from 10k to the largest size measured: the goal is ≤ 1.5× for every per-turn row.
-  const at = (prefix: string, n: number): BenchRow | undefined => rows.find((r) => r.name.startsWith(prefix) && r.name.includes(`(${n.toLocaleString('en-US')} entries)`));
+  const at = (prefix: string, n: number): BenchRow | undefined =>
+    rows.find((r) => r.name.startsWith(prefix) && r.name.includes(`(${n.toLocaleString('en-US')} entries)`));
   const largest = Math.max(...PLAN.filter((p) => p.entries <= max).map((p) => p.entries));
-  for (const prefix of ['whole turn', 'meter per appended entry', 'Checkpoints tree refresh', 'chat snapshot', 'before: tree refresh', 'before: chat snapshot']) {
+  for (const prefix of [
+    'whole turn',
+    'meter per appended entry',
+    'Checkpoints tree refresh',
+    'chat snapshot',
+    'before: tree refresh',
+    'before: chat snapshot',
+  ]) {
     const a = at(prefix, 10_000);
     const b = at(prefix, largest);
-    if (a !== undefined && b !== undefined && largest > 10_000) rows.push({ name: `${prefix}: ${largest.toLocaleString('en-US')} vs 10,000 entries`, medianMs: b.medianMs, runs: b.runs, baselineName: '10,000 entries', baselineMedianMs: a.medianMs, speedup: a.medianMs / b.medianMs, extra: { growth: Number((b.medianMs / a.medianMs).toFixed(2)) } });
+    if (a !== undefined && b !== undefined && largest > 10_000)
+      rows.push({
+        name: `${prefix}: ${largest.toLocaleString('en-US')} vs 10,000 entries`,
+        medianMs: b.medianMs,
+        runs: b.runs,
+        baselineName: '10,000 entries',
+        baselineMedianMs: a.medianMs,
+        speedup: a.medianMs / b.medianMs,
+        extra: { growth: Number((b.medianMs / a.medianMs).toFixed(2)) },
+      });
   }
   return rows;
 }

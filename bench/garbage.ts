@@ -44,7 +44,13 @@ async function childMain(file: string): Promise<void> {
   const lines: string[] = [];
   const t0 = performance.now();
   const exitCode = await main(['verify', file], (s) => lines.push(...s.split('\n')));
-  const result: ChildResult = { ms: performance.now() - t0, exitCode, lines: lines.length, lastLine: lines.at(-1) ?? '', maxRssMb: process.resourceUsage().maxRSS / 1024 };
+  const result: ChildResult = {
+    ms: performance.now() - t0,
+    exitCode,
+    lines: lines.length,
+    lastLine: lines.at(-1) ?? '',
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -84,21 +84,60 @@ export async function generate(path: string, targetBytes: number): Promise<numbe
     // A compaction about every 2 MB (a 128k window fills at roughly that), keeping the last turns, then a new epoch base.
     if (bytes - sinceCapsule > 2 * MB && keptFrom !== null) {
       sinceCapsule = bytes;
-      await entry({ type: 'capsule', summary: `## Goal\nFix the parser (turn ${turn})`, firstKeptEntryId: keptFrom, pinnedEntryIds: [], tokensBefore: 110_000, tokensAfter: 20_000, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${turn}`, details: {} });
+      await entry({
+        type: 'capsule',
+        summary: `## Goal\nFix the parser (turn ${turn})`,
+        firstKeptEntryId: keptFrom,
+        pinnedEntryIds: [],
+        tokensBefore: 110_000,
+        tokensAfter: 20_000,
+        trigger: 'auto_threshold',
+        level: 0,
+        quality: 'full',
+        truncateResults: false,
+        checkpointId: `ck_${turn}`,
+        details: {},
+      });
       await entry({ type: 'system_update', mode: 'base', content: 'You are a coding agent.', reason: `new epoch after ck_${turn}` });
     }
     if (turn % 4 === 0) keptFrom = `e_${n.toString(36)}`;
-    await entry({ type: 'user', content: `Please look at src/module${turn % 50}.ts and fix the failing test. ${'Context. '.repeat(10 + Math.floor(rnd() * 30))}`, turnId });
+    await entry({
+      type: 'user',
+      content: `Please look at src/module${turn % 50}.ts and fix the failing test. ${'Context. '.repeat(10 + Math.floor(rnd() * 30))}`,
+      turnId,
+    });
     const calls = 1 + Math.floor(rnd() * 3);
     for (let c = 0; c < calls; c++) {
       const callId = `call_${turn}_${c}`;
-      await entry({ type: 'assistant', content: c === 0 ? 'Let me check.' : '', toolCalls: [{ id: callId, name: 'read_file', arguments: JSON.stringify({ path: `src/module${turn % 50}.ts`, startLine: 1, endLine: 400 }) }], model: 'gpt-4o', provider: 'openai', usage: { promptTokens: 20_000 + turn * 10, completionTokens: 120 }, turnId });
+      await entry({
+        type: 'assistant',
+        content: c === 0 ? 'Let me check.' : '',
+        toolCalls: [{ id: callId, name: 'read_file', arguments: JSON.stringify({ path: `src/module${turn % 50}.ts`, startLine: 1, endLine: 400 }) }],
+        model: 'gpt-4o',
+        provider: 'openai',
+        usage: { promptTokens: 20_000 + turn * 10, completionTokens: 120 },
+        turnId,
+      });
       const lines = 40 + Math.floor(rnd() * 400); // about 2 to 25 KB of file content or test output
       let content = '';
       for (let l = 0; l < lines; l++) content += `${CODE_LINES[Math.floor(rnd() * CODE_LINES.length)] ?? ''}\n`;
-      await entry({ type: 'tool_result', toolCallId: callId, toolName: 'read_file', content, isError: rnd() < 0.05, durationMs: Math.floor(rnd() * 50), turnId });
+      await entry({
+        type: 'tool_result',
+        toolCallId: callId,
+        toolName: 'read_file',
+        content,
+        isError: rnd() < 0.05,
+        durationMs: Math.floor(rnd() * 50),
+        turnId,
+      });
     }
-    await entry({ type: 'assistant', content: `Done. ${'I changed the parser so it keeps the trailing row. '.repeat(2 + Math.floor(rnd() * 20))}`, toolCalls: [], finishReason: 'stop', turnId });
+    await entry({
+      type: 'assistant',
+      content: `Done. ${'I changed the parser so it keeps the trailing row. '.repeat(2 + Math.floor(rnd() * 20))}`,
+      toolCalls: [],
+      finishReason: 'stop',
+      turnId,
+    });
     await entry({ type: 'turn_end', turnId, status: 'completed' });
   }
   out.end();
@@ -229,7 +268,16 @@ if (childJob !== undefined) {
 } else if (require.main === module) {
   // `node --import tsx bench/load.ts` runs just this benchmark.
   run().then(
-    (rows) => console.table(rows.map((r) => ({ name: r.name, ms: Math.round(r.medianMs), baselineMs: Math.round(r.baselineMedianMs ?? 0), speedup: r.speedup?.toFixed(2), ...r.extra }))),
+    (rows) =>
+      console.table(
+        rows.map((r) => ({
+          name: r.name,
+          ms: Math.round(r.medianMs),
+          baselineMs: Math.round(r.baselineMedianMs ?? 0),
+          speedup: r.speedup?.toFixed(2),
+          ...r.extra,
+        })),
+      ),
     (err: unknown) => {
       console.error(err);
       process.exit(1);

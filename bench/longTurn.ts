@@ -38,7 +38,10 @@ async function oneTurn(window: number): Promise<Figures> {
     const ws = join(dir, 'ws');
     await mkdir(ws);
     for (let i = 0; i < READS; i++) {
-      await writeFile(join(ws, `f${i}.txt`), Array.from({ length: FILE_LINES }, (_, l) => `line ${l} of f${i}: the quick brown fox jumps over the lazy dog`).join('\n'));
+      await writeFile(
+        join(ws, `f${i}.txt`),
+        Array.from({ length: FILE_LINES }, (_, l) => `line ${l} of f${i}: the quick brown fox jumps over the lazy dog`).join('\n'),
+      );
     }
     let n = 0;
     server.setFallback((req) => {

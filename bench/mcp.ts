@@ -53,7 +53,9 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const floor = await timeMedian(() => execFileSync(process.execPath, ['-e', '0']), 9);
     const startFs = await timeMedian(async () => {
-      const h = new McpHub([{ name: 'fs', source: { kind: 'cli', label: 'bench' }, needsApproval: false, transport: { type: 'stdio', command: fsBin, args: [ws], env: {} } }]);
+      const h = new McpHub([
+        { name: 'fs', source: { kind: 'cli', label: 'bench' }, needsApproval: false, transport: { type: 'stdio', command: fsBin, args: [ws], env: {} } },
+      ]);
       await h.start();
       await h.stop();
     }, 5);
@@ -72,9 +74,17 @@ export async function run(): Promise<BenchRow[]> {
     });
     const signal = new AbortController().signal;
     const path = join(ws, 'a.txt');
-    const [viaHost, viaSdk] = await paired(() => host.run('mcp__fs__read_text_file', JSON.stringify({ path }), signal), () => fsDirect.callTool({ name: 'read_text_file', arguments: { path } }), RUNS);
+    const [viaHost, viaSdk] = await paired(
+      () => host.run('mcp__fs__read_text_file', JSON.stringify({ path }), signal),
+      () => fsDirect.callTool({ name: 'read_text_file', arguments: { path } }),
+      RUNS,
+    );
     rows.push(compare('fs read_text_file through the MCP tool host', viaHost, 'the same call through the SDK client', viaSdk, RUNS));
-    const [echoHost, echoSdk] = await paired(() => host.run('mcp__everything__echo', JSON.stringify({ message: 'hi' }), signal), () => evDirect.callTool({ name: 'echo', arguments: { message: 'hi' } }), RUNS);
+    const [echoHost, echoSdk] = await paired(
+      () => host.run('mcp__everything__echo', JSON.stringify({ message: 'hi' }), signal),
+      () => evDirect.callTool({ name: 'echo', arguments: { message: 'hi' } }),
+      RUNS,
+    );
     rows.push(compare('everything echo through the MCP tool host', echoHost, 'the same call through the SDK client', echoSdk, RUNS));
     let i = 0;
     // A write is measured on disk around the call (a small workspace here), like run_command.

@@ -10,12 +10,19 @@ import { buildModelInput, toModelMessage } from '../src/engine/transcript/modelI
 import type { Entry } from '../src/engine/transcript/schema.js';
 import { SessionTree } from '../src/engine/transcript/tree.js';
 
-const SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
+const SYSTEM = "You are Capsule, a coding agent working in the user's VS Code workspace. Be precise and brief.";
 const TOOLS: readonly ToolSchema[] = [
   { name: 'read_file', description: 'Read a workspace file', parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } } },
-  { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object', required: ['command'], properties: { command: { type: 'string' } } } },
+  {
+    name: 'run_command',
+    description: 'Run a shell command',
+    parameters: { type: 'object', required: ['command'], properties: { command: { type: 'string' } } },
+  },
 ];
-const WORDS = 'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(' ');
+const WORDS =
+  'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(
+    ' ',
+  );
 /** A long session compacts now and then: a capsule keeping the last KEEP entries, then a new epoch base. */
 const COMPACT_EVERY = 400;
 const KEEP = 100;
@@ -54,7 +61,21 @@ class SessionGen {
   next(): Entry {
     if (this.entries.length > 0 && this.entries.length % COMPACT_EVERY === 0) {
       const keep = this.entries[this.entries.length - KEEP]?.id ?? null;
-      this.#push({ ...this.#base(), type: 'capsule', summary: this.#text.words(600), firstKeptEntryId: keep, pinnedEntryIds: [], tokensBefore: 1, tokensAfter: 1, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${this.#n}`, details: {} });
+      this.#push({
+        ...this.#base(),
+        type: 'capsule',
+        summary: this.#text.words(600),
+        firstKeptEntryId: keep,
+        pinnedEntryIds: [],
+        tokensBefore: 1,
+        tokensAfter: 1,
+        trigger: 'auto_threshold',
+        level: 0,
+        quality: 'full',
+        truncateResults: false,
+        checkpointId: `ck_${this.#n}`,
+        details: {},
+      });
       return this.#push({ ...this.#base(), type: 'system_update', mode: 'base', content: SYSTEM, reason: 'compaction' });
     }
     const k = this.#turn++ % 4;
@@ -63,7 +84,12 @@ class SessionGen {
       k === 0
         ? { ...base, type: 'user', content: this.#text.words(12) }
         : k === 1
-          ? { ...base, type: 'assistant', content: this.#text.words(8), toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }] }
+          ? {
+              ...base,
+              type: 'assistant',
+              content: this.#text.words(8),
+              toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }],
+            }
           : k === 2
             ? { ...base, type: 'tool_result', toolCallId: `call_${this.#n - 1}`, toolName: 'read_file', content: this.#text.words(40), isError: false }
             : { ...base, type: 'assistant', content: this.#text.words(15), toolCalls: [] };
@@ -129,9 +155,23 @@ export async function run(): Promise<BenchRow[]> {
     if (p.retokenizeRuns > 0) {
       const branch = tree.branch();
       const base = median(Array.from({ length: p.retokenizeRuns }, () => timed(() => retokenize(branch))));
-      rows.push(compare(`preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`, ours, 're-tokenize the branch', base, p.runs, { ...extra, baselineRuns: p.retokenizeRuns }));
+      rows.push(
+        compare(`preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`, ours, 're-tokenize the branch', base, p.runs, {
+          ...extra,
+          baselineRuns: p.retokenizeRuns,
+        }),
+      );
     } else {
-      rows.push(compare(`preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`, ours, 'whole-branch build + estimate (warm cache)', whole, p.runs, extra));
+      rows.push(
+        compare(
+          `preflight after 1 new entry (${p.entries.toLocaleString('en-US')} entries)`,
+          ours,
+          'whole-branch build + estimate (warm cache)',
+          whole,
+          p.runs,
+          extra,
+        ),
+      );
     }
     await new Promise((r) => setImmediate(r)); // let the event loop breathe between sizes
   }

@@ -48,7 +48,11 @@ async function main(): Promise<void> {
       runs: r.runs,
       'baseline ms': fmt(r.baselineMedianMs, 3),
       'x faster': fmt(r.speedup, 1),
-      extra: r.extra ? Object.entries(r.extra).map(([k, v]) => `${k}=${v}`).join(' ') : '',
+      extra: r.extra
+        ? Object.entries(r.extra)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(' ')
+        : '',
     })),
   );
   const out = join(__dirname, 'results.json');

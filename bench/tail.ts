@@ -45,7 +45,17 @@ async function writeChat(path: string, bytes: number): Promise<void> {
     return Buffer.byteLength(line);
   };
   let written = await put({ type: 'session', version: 1, id: 's_bench', createdAt: new Date(1_700_000_000_000).toISOString(), cwd: '/home/dev/project' });
-  written += await put({ type: 'model_change', id: 'm0', parentId: null, timestamp: new Date(1_700_000_000_000).toISOString(), provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, windowSource: 'table' });
+  written += await put({
+    type: 'model_change',
+    id: 'm0',
+    parentId: null,
+    timestamp: new Date(1_700_000_000_000).toISOString(),
+    provider: 'openai',
+    model: 'gpt-4o',
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    windowSource: 'table',
+  });
   for (let last: Entry | undefined; last === undefined || written < bytes || !(last.type === 'assistant' && last.toolCalls.length === 0); ) {
     // A compaction adds two entries at once (the capsule and the new epoch base).
     const from = gen.entries.length;
@@ -78,7 +88,24 @@ function cliTurn(session: string, url: string, rssFile: string): { readonly ms: 
   try {
     const copy = join(dir, 'chat.jsonl');
     copyFileSync(session, copy);
-    const args = ['--require', rssFile, CLI, 'chat', '--base-url', url, '--model', 'gpt-4o', '--api-key-env', 'CAPSULE_BENCH_KEY', '--session', copy, '--workspace', dir, '--no-mcp', 'Say hello.'];
+    const args = [
+      '--require',
+      rssFile,
+      CLI,
+      'chat',
+      '--base-url',
+      url,
+      '--model',
+      'gpt-4o',
+      '--api-key-env',
+      'CAPSULE_BENCH_KEY',
+      '--session',
+      copy,
+      '--workspace',
+      dir,
+      '--no-mcp',
+      'Say hello.',
+    ];
     const t0 = performance.now();
     const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, CAPSULE_BENCH_KEY: 'sk-bench' } });
     const ms = performance.now() - t0;
@@ -104,7 +131,11 @@ async function childMain(file: string): Promise<void> {
   gc?.();
   const before = process.memoryUsage().rss;
   const t0 = performance.now();
-  const store = await JsonlSessionStore.open(file, { tailFirst: true, readOnly: true, ...(process.env.CAPSULE_BENCH_TAIL_FULL === undefined ? { compactHistory: true } : {}) });
+  const store = await JsonlSessionStore.open(file, {
+    tailFirst: true,
+    readOnly: true,
+    ...(process.env.CAPSULE_BENCH_TAIL_FULL === undefined ? { compactHistory: true } : {}),
+  });
   await store.whenIndexed();
   // What a chat reads on open: the figures of the whole branch (the meter's counts) and the leaf.
   store.figures();
@@ -118,13 +149,17 @@ async function childMain(file: string): Promise<void> {
 }
 
 function held(file: string): HeldResult {
-  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, [CHILD_ENV]: file }, maxBuffer: 1 << 20 });
+  const r = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', __filename], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, [CHILD_ENV]: file },
+    maxBuffer: 1 << 20,
+  });
   if (r.status !== 0) throw new Error(`held child failed: ${r.stderr.slice(-500)}`);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as HeldResult;
 }
 
 const fixed = (n: number, d = 2): number => Number(n.toFixed(d));
-
 
 export async function run(): Promise<BenchRow[]> {
   if (!existsSync(CLI)) throw new Error('dist/cli.js is missing: run `npm run build` first');
@@ -157,9 +192,24 @@ export async function run(): Promise<BenchRow[]> {
       baselineName: 'the same turn on a 200 KB session',
       baselineMedianMs: smallMs,
       speedup: smallMs / bigMs,
-      extra: { xSmallTurn: fixed(bigMs / smallMs), peakRssMB: Math.round(bigRss), fileMB: Math.round(bigFileMb), rssOverFile: fixed(bigRss / bigFileMb), smallTurnRssMB: Math.round(median(smallRuns.map((r) => r.rssMb))), xNodeFloor: fixed(bigMs / floor) },
+      extra: {
+        xSmallTurn: fixed(bigMs / smallMs),
+        peakRssMB: Math.round(bigRss),
+        fileMB: Math.round(bigFileMb),
+        rssOverFile: fixed(bigRss / bigFileMb),
+        smallTurnRssMB: Math.round(median(smallRuns.map((r) => r.rssMb))),
+        xNodeFloor: fixed(bigMs / floor),
+      },
     });
-    rows.push({ name: 'capsule chat turn, 200 KB session', medianMs: smallMs, runs: RUNS, baselineName: 'node -e 0', baselineMedianMs: floor, speedup: floor / smallMs, extra: { xNodeFloor: fixed(smallMs / floor) } });
+    rows.push({
+      name: 'capsule chat turn, 200 KB session',
+      medianMs: smallMs,
+      runs: RUNS,
+      baselineName: 'node -e 0',
+      baselineMedianMs: floor,
+      speedup: floor / smallMs,
+      extra: { xNodeFloor: fixed(smallMs / floor) },
+    });
     const heldRuns = Array.from({ length: 3 }, () => held(million));
     const fileMb = statSync(million).size / MB;
     const heldMb = median(heldRuns.map((r) => r.heldMb));
@@ -167,7 +217,13 @@ export async function run(): Promise<BenchRow[]> {
       name: 'memory held with a 1M-entry session open (tail first, indexed, figures read)',
       medianMs: median(heldRuns.map((r) => r.openMs)),
       runs: heldRuns.length,
-      extra: { fileMB: Math.round(fileMb), heldMB: Math.round(heldMb), heldOverFile: fixed(heldMb / fileMb), peakOverFile: fixed(median(heldRuns.map((r) => r.peakMb)) / fileMb), entriesReadBack: heldRuns[0]?.coldReads ?? 0 },
+      extra: {
+        fileMB: Math.round(fileMb),
+        heldMB: Math.round(heldMb),
+        heldOverFile: fixed(heldMb / fileMb),
+        peakOverFile: fixed(median(heldRuns.map((r) => r.peakMb)) / fileMb),
+        entriesReadBack: heldRuns[0]?.coldReads ?? 0,
+      },
     });
   } finally {
     await server.close();

@@ -13,7 +13,15 @@ const RUNS = 5;
 const FRAMES = 'new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))';
 
 async function naiveBundle(): Promise<string> {
-  const r = await esbuild.build({ entryPoints: [join(REPO, 'webview', 'naiveList.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', write: false, logLevel: 'silent' });
+  const r = await esbuild.build({
+    entryPoints: [join(REPO, 'webview', 'naiveList.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
   return r.outputFiles[0]?.text ?? '';
 }
 
@@ -110,9 +118,16 @@ export async function run(): Promise<BenchRow[]> {
         domNodes: median(ours.map((x) => x.nodes)),
         baselineDomNodes: median(naive.map((x) => x.nodes)),
       }),
-      compare(`webview jump to the first of ${TOTAL} messages (windowed)`, m(ours, 'scrollMs'), `same jump, all ${TOTAL} rendered`, m(naive, 'scrollMs'), RUNS, {
-        steps: median(ours.map((x) => x.steps)),
-      }),
+      compare(
+        `webview jump to the first of ${TOTAL} messages (windowed)`,
+        m(ours, 'scrollMs'),
+        `same jump, all ${TOTAL} rendered`,
+        m(naive, 'scrollMs'),
+        RUNS,
+        {
+          steps: median(ours.map((x) => x.steps)),
+        },
+      ),
     ];
   } finally {
     await browser.close();

@@ -34,5 +34,14 @@ export function cliBuildOptions(entry, outdir, common = {}) {
 
 /** esbuild options for the executable (dist/cli.js): CommonJS, the overview help only; it imports the entry chunk at run time. */
 export function cliLauncherOptions(entry, outdir, common = {}) {
-  return { ...common, entryPoints: [entry], outfile: join(outdir, 'cli.js'), bundle: true, platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } };
+  return {
+    ...common,
+    entryPoints: [entry],
+    outfile: join(outdir, 'cli.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  };
 }

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function cell(text) {
-  return String(text).replace(/\|/g, '\\|').replace(/\r?\n+/g, ' ');
+  return String(text)
+    .replace(/\|/g, '\\|')
+    .replace(/\r?\n+/g, ' ');
 }
 
 function value(v) {
@@ -28,7 +30,7 @@ export function settingsPage(pkg) {
     out.push('', `## ${g.title}`, '', '| Setting | Type | Default | What it does |', '|---|---|---|---|');
     for (const [key, p] of Object.entries(g.properties)) {
       const type = p.enum ? p.enum.map((e) => `\`${e}\``).join(' / ') : (p.type ?? '');
-      const text = p.markdownDeprecationMessage ?? p.deprecationMessage ? `Deprecated: ${p.markdownDeprecationMessage ?? p.deprecationMessage} ` : '';
+      const text = (p.markdownDeprecationMessage ?? p.deprecationMessage) ? `Deprecated: ${p.markdownDeprecationMessage ?? p.deprecationMessage} ` : '';
       out.push(`| \`${key}\` | ${cell(type)} | ${cell(value(p.default))} | ${cell(text + (p.markdownDescription ?? p.description ?? ''))} |`);
     }
   }

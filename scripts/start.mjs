@@ -22,8 +22,11 @@ function has(cmd) {
 }
 
 function main() {
-  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new Error(`${folder} is not a folder; usage: npm start [-- <folder>] (default: the folder you ran npm start in)`);
-  console.log(`capsule: will open ${folder} (${process.argv[2] === undefined ? 'the folder you ran npm start in; name another with npm start -- <folder>' : 'the folder you named'})`);
+  if (!existsSync(folder) || !statSync(folder).isDirectory())
+    throw new Error(`${folder} is not a folder; usage: npm start [-- <folder>] (default: the folder you ran npm start in)`);
+  console.log(
+    `capsule: will open ${folder} (${process.argv[2] === undefined ? 'the folder you ran npm start in; name another with npm start -- <folder>' : 'the folder you named'})`,
+  );
   // A test checks which folder would open without building or starting anything.
   if (process.env.CAPSULE_START_DRY_RUN === '1') return;
   console.log('capsule: building the VSIX ...');
@@ -52,9 +55,26 @@ function main() {
 
   const port = process.env.PORT ?? '8080';
   const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`;
-  const child = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', folder], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    bin,
+    [
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      user,
+      '--extensions-dir',
+      ext,
+      '--disable-telemetry',
+      '--disable-update-check',
+      folder,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   child.stdout.on('data', (d) => {
-    if (/HTTP server listening/.test(String(d))) console.log(`\ncapsule: VS Code with Capsule is at ${url}, opened on ${folder}\n(open the Capsule view in the activity bar; Ctrl+C stops the server)`);
+    if (/HTTP server listening/.test(String(d)))
+      console.log(`\ncapsule: VS Code with Capsule is at ${url}, opened on ${folder}\n(open the Capsule view in the activity bar; Ctrl+C stops the server)`);
   });
   child.on('exit', (code) => process.exit(code ?? 0));
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill('SIGTERM'));

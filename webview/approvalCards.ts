@@ -24,7 +24,10 @@ export function approvalMessage(id: string, choice: ApprovalChoice, extra?: Answ
 
 /** The words of a command as the user reads them (whitespace-separated; the host parses it properly again). */
 function words(s: string): string[] {
-  return s.trim().split(/\s+/).filter((w) => w !== '');
+  return s
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
 }
 
 /**
@@ -45,7 +48,10 @@ export class ApprovalCards {
   readonly element = el('section', { className: 'approvals hidden', attrs: { 'aria-label': 'Approvals' } });
   #shown = '';
 
-  constructor(private readonly actions: ApprovalActions, private readonly announcer: Announcer) {}
+  constructor(
+    private readonly actions: ApprovalActions,
+    private readonly announcer: Announcer,
+  ) {}
 
   /** Some approval waits for the user. */
   get waiting(): boolean {
@@ -112,12 +118,19 @@ export class ApprovalCards {
         row.appendChild(always);
       }
     }
-    const feedback = button({ text: a.kind === 'write' ? 'Reject with feedback' : 'Deny with feedback', label: 'Deny with feedback', data: { choice: 'feedback' } });
+    const feedback = button({
+      text: a.kind === 'write' ? 'Reject with feedback' : 'Deny with feedback',
+      label: 'Deny with feedback',
+      data: { choice: 'feedback' },
+    });
     row.appendChild(feedback);
     card.appendChild(row);
     feedback.addEventListener('click', () => {
       if (card.querySelector('.approval-feedback')) return;
-      const input = el('textarea', { className: 'approval-feedback', attrs: { rows: '2', 'aria-label': 'What should the agent do instead?', placeholder: 'What should the agent do instead?' } });
+      const input = el('textarea', {
+        className: 'approval-feedback',
+        attrs: { rows: '2', 'aria-label': 'What should the agent do instead?', placeholder: 'What should the agent do instead?' },
+      });
       const send = button({ text: 'Send feedback', label: 'Send feedback', className: 'primary' });
       const submit = (): void => this.actions.answer(a.id, 'deny', { feedback: input.value.slice(0, 4000) });
       send.addEventListener('click', submit);
@@ -141,10 +154,17 @@ export class ApprovalCards {
       return;
     }
     const command = a.command ?? '';
-    const input = el('input', { className: 'rule-input', attrs: { type: 'text', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Allow commands starting with', 'aria-describedby': `${a.id}-rule-help` } });
+    const input = el('input', {
+      className: 'rule-input',
+      attrs: { type: 'text', spellcheck: 'false', autocomplete: 'off', 'aria-label': 'Allow commands starting with', 'aria-describedby': `${a.id}-rule-help` },
+    });
     input.value = a.rule ?? '';
     const workspace = el('input', { attrs: { type: 'checkbox', 'aria-label': 'Only in this workspace' } });
-    const help = el('div', { className: 'rule-help muted', text: 'Whole words only; a line with ; && | > or $ still asks.', attrs: { id: `${a.id}-rule-help`, role: 'status' } });
+    const help = el('div', {
+      className: 'rule-help muted',
+      text: 'Whole words only; a line with ; && | > or $ still asks.',
+      attrs: { id: `${a.id}-rule-help`, role: 'status' },
+    });
     const choices = el('div', { className: 'rule-choices' });
     for (const c of a.ruleChoices ?? []) {
       const chip = button({ text: c, label: `Use the rule ${c}`, className: 'chip-button' });

@@ -28,7 +28,8 @@ export class BarrierStrip {
     this.element.classList.remove('hidden');
     if (b.phase === 'end') this.#showResult(b);
     else this.#showLive(b, previous);
-    if (b.phase === 'start' || (b.phase === 'progress' && previous?.operationId !== b.operationId)) this.announcer.say('Compacting context before the response. Your messages will be queued.');
+    if (b.phase === 'start' || (b.phase === 'progress' && previous?.operationId !== b.operationId))
+      this.announcer.say('Compacting context before the response. Your messages will be queued.');
     if (b.phase === 'end' && previous?.phase !== 'end') this.announcer.say(barrierResultLine(b));
   }
 
@@ -47,8 +48,21 @@ export class BarrierStrip {
     }
     const fill = el('div', { className: 'barrier-fill' });
     fill.style.width = `${pct}%`;
-    const bar = el('div', { className: 'barrier-progress', attrs: { role: 'progressbar', 'aria-label': 'Compaction progress', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(pct) } }, [fill]);
-    this.element.replaceChildren(el('div', { className: 'barrier-live' }, [icon('loading', 'codicon-modifier-spin'), el('span', { className: 'barrier-text', text: barrierLiveLine(b) }), bar]));
+    const bar = el(
+      'div',
+      {
+        className: 'barrier-progress',
+        attrs: { role: 'progressbar', 'aria-label': 'Compaction progress', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': String(pct) },
+      },
+      [fill],
+    );
+    this.element.replaceChildren(
+      el('div', { className: 'barrier-live' }, [
+        icon('loading', 'codicon-modifier-spin'),
+        el('span', { className: 'barrier-text', text: barrierLiveLine(b) }),
+        bar,
+      ]),
+    );
   }
 
   #showResult(b: BarrierView): void {

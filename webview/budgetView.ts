@@ -38,7 +38,10 @@ function budgetRows(b: BudgetView): readonly (readonly [string, string])[] {
     ['Auto-compact', b.autoCompact ? 'ON' : 'OFF'],
     ['Next trigger est.', b.nextTrigger],
     ['Model', b.model],
-    ['Context window', b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)}): set capsule.model.contextWindow` : fullTokens(b.contextWindow)],
+    [
+      'Context window',
+      b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)}): set capsule.model.contextWindow` : fullTokens(b.contextWindow),
+    ],
     ['Max output', fullTokens(b.maxOutputTokens)],
   ];
 }
@@ -52,11 +55,24 @@ function budgetTooltip(b: BudgetView): string {
 
 /** The window, or (nobody reported one) a warning button that says it is unknown and opens its setting: never a figure passed off as known. */
 export function windowFigure(b: BudgetView): Node {
-  if (b.windowSource !== 'default') return el('span', { className: 'window-figure muted', text: shortTokens(b.contextWindow), attrs: { title: `Context window ${fullTokens(b.contextWindow)} tokens` } });
-  const set = el('button', {
-    className: 'icon-button window-unknown',
-    attrs: { type: 'button', 'aria-label': 'window unknown — set it', title: `Context window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens until you set it. Open the setting.` },
-  }, [icon('warning')]);
+  if (b.windowSource !== 'default')
+    return el('span', {
+      className: 'window-figure muted',
+      text: shortTokens(b.contextWindow),
+      attrs: { title: `Context window ${fullTokens(b.contextWindow)} tokens` },
+    });
+  const set = el(
+    'button',
+    {
+      className: 'icon-button window-unknown',
+      attrs: {
+        type: 'button',
+        'aria-label': 'window unknown — set it',
+        title: `Context window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens until you set it. Open the setting.`,
+      },
+    },
+    [icon('warning')],
+  );
   set.addEventListener('click', () => fire(set, { action: 'settings', target: 'window' }));
   return set;
 }
@@ -64,11 +80,15 @@ export function windowFigure(b: BudgetView): Node {
 /** The line's part of the budget: a thin meter and the share of the hard limit; the summary of the panel below, hovering shows every field. */
 export function renderBudgetLine(b: BudgetView): HTMLElement {
   const ratio = b.hardLimit > 0 ? b.effectiveTokens / b.hardLimit : 0;
-  return el('summary', { className: 'budget', attrs: { title: budgetTooltip(b), 'aria-label': `Context ${percent(ratio)} of the hard limit: show the breakdown` } }, [
-    renderMeter(b),
-    el('span', { className: 'line-figure', text: `${shortTokens(b.effectiveTokens)}/${shortTokens(b.hardLimit)}`, attrs: { 'aria-hidden': 'true' } }),
-    el('span', { className: 'line-pct', text: percent(ratio), attrs: { 'aria-hidden': 'true' } }),
-  ]);
+  return el(
+    'summary',
+    { className: 'budget', attrs: { title: budgetTooltip(b), 'aria-label': `Context ${percent(ratio)} of the hard limit: show the breakdown` } },
+    [
+      renderMeter(b),
+      el('span', { className: 'line-figure', text: `${shortTokens(b.effectiveTokens)}/${shortTokens(b.hardLimit)}`, attrs: { 'aria-hidden': 'true' } }),
+      el('span', { className: 'line-pct', text: percent(ratio), attrs: { 'aria-hidden': 'true' } }),
+    ],
+  );
 }
 
 /** What a click on the meter opens: the figures, the category legend, auto-compact, and every `/budget` field. */
@@ -83,10 +103,23 @@ export function renderBudgetPanel(b: BudgetView, autoCompact: HTMLElement | null
       attrs: { title: b.source === 'provider_usage' ? 'Calibrated from the tokens the provider reported' : 'Counted locally with the tokenizer (+5% margin)' },
     }),
   ]);
-  const limits = el('div', { className: 'limits', text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · window ${b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)})` : fullTokens(b.contextWindow)}` });
+  const limits = el('div', {
+    className: 'limits',
+    text: `soft ${fullTokens(b.softLimit)} · hard ${fullTokens(b.hardLimit)} · window ${b.windowSource === 'default' ? `unknown (assuming ${fullTokens(b.contextWindow)})` : fullTokens(b.contextWindow)}`,
+  });
   const table = button({ icon: 'table', text: 'Show in the chat', label: 'Show the context budget in the chat (/budget)' });
   table.addEventListener('click', showTable);
   const actions = el('div', { className: 'panel-actions' }, [...(autoCompact ? [autoCompact] : []), table]);
-  const list = el('dl', { className: 'fields' }, budgetRows(b).flatMap(([k, v]) => row(k, v)));
-  return el('div', { className: 'budget-panel', attrs: { role: 'region', 'aria-label': 'Context budget' } }, [headline, limits, renderLegend(b), actions, list]);
+  const list = el(
+    'dl',
+    { className: 'fields' },
+    budgetRows(b).flatMap(([k, v]) => row(k, v)),
+  );
+  return el('div', { className: 'budget-panel', attrs: { role: 'region', 'aria-label': 'Context budget' } }, [
+    headline,
+    limits,
+    renderLegend(b),
+    actions,
+    list,
+  ]);
 }

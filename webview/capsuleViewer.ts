@@ -36,7 +36,12 @@ export class CapsuleViewer {
   constructor(private readonly actions: ViewerActions) {
     this.element.addEventListener('keydown', (e) => this.#onKey(e));
     // Capsule text is model output: its links go through the host like the chat's, and its code blocks copy the same way.
-    delegateClicks(this.element, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang) });
+    delegateClicks(this.element, {
+      openLink: (href) => actions.openLink(href),
+      openFile: (p, line, col) => actions.openFile(p, line, col),
+      copy: (text, from) => actions.copy(text, from),
+      codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang),
+    });
     this.element.addEventListener('click', (e) => {
       if (e.target === this.element) this.close(); // a click on the backdrop
     });
@@ -100,17 +105,24 @@ export class CapsuleViewer {
     this.element.classList.remove('hidden');
     const close = button({ icon: 'close', label: 'Close the capsule viewer', className: 'viewer-close' });
     close.addEventListener('click', () => this.close());
-    const meta = c ? [reason(c.trigger), c.quality === 'degraded' ? 'degraded (fallback)' : 'full quality', `${fullTokens(c.tokens)} tokens`, ...(c.title ? [c.title] : [])].join(' · ') : 'Loading…';
-    const head = el('header', { className: 'viewer-head' }, [
-      icon('package'),
-      el('h2', { text: `Capsule ${ck}`, attrs: { id: 'viewer-title' } }),
-      close,
-    ]);
+    const meta = c
+      ? [
+          reason(c.trigger),
+          c.quality === 'degraded' ? 'degraded (fallback)' : 'full quality',
+          `${fullTokens(c.tokens)} tokens`,
+          ...(c.title ? [c.title] : []),
+        ].join(' · ')
+      : 'Loading…';
+    const head = el('header', { className: 'viewer-head' }, [icon('package'), el('h2', { text: `Capsule ${ck}`, attrs: { id: 'viewer-title' } }), close]);
     const children: Node[] = [head, el('p', { className: 'viewer-meta muted', text: meta })];
     if (c) {
-      if (c.quality === 'degraded') children.push(el('p', { className: 'banner warning', text: `The fallback capsule was used${c.degradedReason ? `: ${c.degradedReason}` : ''}.` }));
+      if (c.quality === 'degraded')
+        children.push(el('p', { className: 'banner warning', text: `The fallback capsule was used${c.degradedReason ? `: ${c.degradedReason}` : ''}.` }));
       children.push(this.#tabs(c), this.#panel(c), this.#actionsRow(c));
-    } else children.push(el('p', { className: 'muted', attrs: { role: 'status' } }, [icon('loading', 'codicon-modifier-spin'), el('span', { text: ' Loading the capsule…' })]));
+    } else
+      children.push(
+        el('p', { className: 'muted', attrs: { role: 'status' } }, [icon('loading', 'codicon-modifier-spin'), el('span', { text: ' Loading the capsule…' })]),
+      );
     const dialog = el('div', { className: 'viewer', attrs: { role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'viewer-title' } }, children);
     this.element.replaceChildren(dialog);
   }
@@ -121,7 +133,18 @@ export class CapsuleViewer {
     for (const [id, label] of TABS) {
       const text = id === 'diff' && stats ? `${label} (+${stats.added} −${stats.removed})` : label;
       const selected = id === this.#tab;
-      const tab = el('button', { className: 'tab', text, attrs: { type: 'button', role: 'tab', id: `tab-${id}`, 'aria-selected': String(selected), 'aria-controls': 'viewer-panel', tabindex: selected ? '0' : '-1' } });
+      const tab = el('button', {
+        className: 'tab',
+        text,
+        attrs: {
+          type: 'button',
+          role: 'tab',
+          id: `tab-${id}`,
+          'aria-selected': String(selected),
+          'aria-controls': 'viewer-panel',
+          tabindex: selected ? '0' : '-1',
+        },
+      });
       tab.addEventListener('click', () => this.#select(id));
       list.appendChild(tab);
     }
@@ -129,23 +152,36 @@ export class CapsuleViewer {
   }
 
   #panel(c: CapsuleView): HTMLElement {
-    const panel = el('div', { className: `viewer-panel panel-${this.#tab}`, attrs: { role: 'tabpanel', id: 'viewer-panel', 'aria-labelledby': `tab-${this.#tab}`, tabindex: '0' } });
+    const panel = el('div', {
+      className: `viewer-panel panel-${this.#tab}`,
+      attrs: { role: 'tabpanel', id: 'viewer-panel', 'aria-labelledby': `tab-${this.#tab}`, tabindex: '0' },
+    });
     if (this.#tab === 'sections') {
       for (const s of c.sections) panel.append(el('h3', { text: s.name }), el('div', { className: 'markdown' }, [renderMarkdown(s.body, c.links)]));
       if (c.sections.length === 0) panel.append(el('p', { className: 'muted', text: 'This capsule has no sections.' }));
     } else if (this.#tab === 'ledger') {
-      panel.append(el('p', { className: 'muted', text: 'Built from the transcript by Capsule, never by the model.' }), el('div', { className: 'markdown' }, [renderMarkdown(c.ledger, c.links)]));
+      panel.append(
+        el('p', { className: 'muted', text: 'Built from the transcript by Capsule, never by the model.' }),
+        el('div', { className: 'markdown' }, [renderMarkdown(c.ledger, c.links)]),
+      );
     } else if (c.previous) {
       const lines = lineDiff(c.previous.text, c.text);
       const s = diffStats(lines);
-      panel.append(el('p', { className: 'muted', text: `Against ${c.previous.checkpointId}: ${s.added} added, ${s.removed} removed, ${s.same} unchanged lines.` }));
+      panel.append(
+        el('p', { className: 'muted', text: `Against ${c.previous.checkpointId}: ${s.added} added, ${s.removed} removed, ${s.same} unchanged lines.` }),
+      );
       const sign = { add: '+', del: '−', same: ' ' } as const;
       const words = { add: 'added', del: 'removed', same: 'unchanged' } as const;
       panel.append(
         el(
           'div',
           { className: 'diff', attrs: { role: 'list' } },
-          lines.map((l) => el('div', { className: `diff-line diff-${l.op}`, attrs: { role: 'listitem', 'aria-label': `${words[l.op]}: ${l.text}` } }, [el('span', { className: 'diff-sign', text: sign[l.op], attrs: { 'aria-hidden': 'true' } }), el('span', { text: l.text })])),
+          lines.map((l) =>
+            el('div', { className: `diff-line diff-${l.op}`, attrs: { role: 'listitem', 'aria-label': `${words[l.op]}: ${l.text}` } }, [
+              el('span', { className: 'diff-sign', text: sign[l.op], attrs: { 'aria-hidden': 'true' } }),
+              el('span', { text: l.text }),
+            ]),
+          ),
         ),
       );
     } else panel.append(el('p', { className: 'muted', text: 'This is the first capsule of the chat: there is nothing to compare with.' }));

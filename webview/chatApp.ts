@@ -39,7 +39,12 @@ function copied(from: HTMLElement): void {
 
 /** A code block's Insert at Cursor, Apply to File or New File: the host does it in the editor. */
 function codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void {
-  host.post({ type: 'codeBlock', action, code: code.slice(0, 2_000_000), ...(language === undefined || language === '' ? {} : { language: language.slice(0, LIMITS.id) }) });
+  host.post({
+    type: 'codeBlock',
+    action,
+    code: code.slice(0, 2_000_000),
+    ...(language === undefined || language === '' ? {} : { language: language.slice(0, LIMITS.id) }),
+  });
 }
 
 function copy(text: string, from: HTMLElement): void {
@@ -89,7 +94,13 @@ const plan = new PlanStrip(announcer, host.state().planOpen, (open) => host.upda
 const composer = new Composer(
   {
     send: (text, clientId, attachments, images = []) =>
-      host.post({ type: 'send', text, clientId, ...(attachments.length === 0 ? {} : { attachments: attachments.slice(0, LIST_LIMITS.attachments) }), ...(images.length === 0 ? {} : { images: [...images] }) }),
+      host.post({
+        type: 'send',
+        text,
+        clientId,
+        ...(attachments.length === 0 ? {} : { attachments: attachments.slice(0, LIST_LIMITS.attachments) }),
+        ...(images.length === 0 ? {} : { images: [...images] }),
+      }),
     findFiles: (requestId, query) => host.post({ type: 'findFiles', requestId, query: query.slice(0, PATH_MAX) }),
     cancel: () => host.post({ type: 'cancel' }),
     checkpointIds: () => list.checkpointIds(),
@@ -149,10 +160,13 @@ function alive(): void {
   else stall.stop();
 }
 const { element: stallLine, watch: stall } = stallLineFor(
-  { stop: () => host.post({ type: 'cancel' }), retry: () => {
-    host.post({ type: 'cancel' });
-    host.post({ type: 'send', text: 'Continue', clientId: `stall_${Date.now().toString(36)}` });
-  } },
+  {
+    stop: () => host.post({ type: 'cancel' }),
+    retry: () => {
+      host.post({ type: 'cancel' });
+      host.post({ type: 'send', text: 'Continue', clientId: `stall_${Date.now().toString(36)}` });
+    },
+  },
   announcer,
 );
 
@@ -208,7 +222,11 @@ function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
   list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
   if (viewed !== null && viewedWasHere && !list.checkpointIds().includes(viewed)) {
     viewer.close();
-    current.notice = { level: 'info', text: 'The chat moved to another branch, so the capsule viewer closed: that capsule is not on this branch.', transient: true };
+    current.notice = {
+      level: 'info',
+      text: 'The chat moved to another branch, so the capsule viewer closed: that capsule is not on this branch.',
+      transient: true,
+    };
     renderBanners();
   }
   composer.setReadOnly(msg.session?.readOnly === true);
@@ -349,7 +367,19 @@ window.addEventListener('message', (e: MessageEvent<unknown>) => {
 });
 
 // The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
-root().replaceChildren(composer.element, approvals.element, plan.element, header.element, banners, stallLine, setup.element, list.element, barrier.element, viewer.element, announcer.element);
+root().replaceChildren(
+  composer.element,
+  approvals.element,
+  plan.element,
+  header.element,
+  banners,
+  stallLine,
+  setup.element,
+  list.element,
+  barrier.element,
+  viewer.element,
+  announcer.element,
+);
 // Escape stops a running turn unless something nearer (the slash popup, the capsule viewer, a feedback box) used it.
 document.addEventListener('keydown', (e) => {
   if (e.key !== 'Escape' || e.defaultPrevented || !composer.busy) return;

@@ -42,7 +42,8 @@ export function delegateClicks(root: HTMLElement, h: ClickHandlers): void {
     const block = btn.closest('.code-block');
     const code = block?.querySelector('code')?.textContent ?? '';
     if (name === 'copy-code') h.copy(code, btn);
-    else if (name === 'code-insert' || name === 'code-apply' || name === 'code-newFile') h.codeBlock?.(name === 'code-insert' ? 'insert' : name === 'code-apply' ? 'apply' : 'newFile', code, block?.getAttribute('data-lang') ?? undefined);
+    else if (name === 'code-insert' || name === 'code-apply' || name === 'code-newFile')
+      h.codeBlock?.(name === 'code-insert' ? 'insert' : name === 'code-apply' ? 'apply' : 'newFile', code, block?.getAttribute('data-lang') ?? undefined);
     else h.action?.(name, btn);
   });
   // Middle-click would open a link in a new window of the webview host.

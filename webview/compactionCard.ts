@@ -20,11 +20,21 @@ function miniBar(label: string, c: BudgetCategories, total: number, scale: numbe
     bar.appendChild(seg);
     left += w;
   }
-  return el('div', { className: 'mini-row' }, [el('span', { className: 'mini-label', text: label }), bar, el('span', { className: 'mini-total', text: shortTokens(total) })]);
+  return el('div', { className: 'mini-row' }, [
+    el('span', { className: 'mini-label', text: label }),
+    bar,
+    el('span', { className: 'mini-total', text: shortTokens(total) }),
+  ]);
 }
 
 function categoryTable(card: CompactionCard): HTMLElement {
-  const head = el('thead', {}, [el('tr', {}, [el('th', { text: 'Category', attrs: { scope: 'col' } }), el('th', { text: 'Before', attrs: { scope: 'col' } }), el('th', { text: 'After', attrs: { scope: 'col' } })])]);
+  const head = el('thead', {}, [
+    el('tr', {}, [
+      el('th', { text: 'Category', attrs: { scope: 'col' } }),
+      el('th', { text: 'Before', attrs: { scope: 'col' } }),
+      el('th', { text: 'After', attrs: { scope: 'col' } }),
+    ]),
+  ]);
   const rows = ORDER.map((k) =>
     el('tr', { attrs: { 'data-category': k } }, [
       el('th', { text: CATEGORY_LABELS[k], attrs: { scope: 'row' } }),
@@ -32,7 +42,11 @@ function categoryTable(card: CompactionCard): HTMLElement {
       el('td', { text: fullTokens(card.after[k]) }),
     ]),
   );
-  const total = el('tr', { className: 'total' }, [el('th', { text: 'Effective', attrs: { scope: 'row' } }), el('td', { text: fullTokens(card.tokensBefore) }), el('td', { text: fullTokens(card.tokensAfter) })]);
+  const total = el('tr', { className: 'total' }, [
+    el('th', { text: 'Effective', attrs: { scope: 'row' } }),
+    el('td', { text: fullTokens(card.tokensBefore) }),
+    el('td', { text: fullTokens(card.tokensAfter) }),
+  ]);
   return el('table', { className: 'card-table' }, [head, el('tbody', {}, [...rows, total])]);
 }
 
@@ -41,8 +55,13 @@ function retentionView(r: NonNullable<CompactionCard['retention']>): HTMLElement
   const line = el('span', { className: 'retention-line', text: `Kept: ${r.line}` });
   if (r.dropped.length === 0) return el('p', { className: 'card-retention' }, [icon('checklist'), line]);
   const items = r.dropped.map((d) => el('li', {}, [el('span', { className: 'muted', text: `${d.category}: ` }), el('code', { text: d.item })]));
-  const note = r.appended > 0 ? [el('p', { className: 'muted', text: `${r.appended} lost file(s)/command(s) were appended to the capsule from the transcript.` })] : [];
-  return el('details', { className: 'card-retention' }, [el('summary', {}, [icon('checklist'), line, el('span', { className: 'muted', text: ` · ${r.dropped.length} dropped` })]), ...note, el('ul', { className: 'dropped' }, items)]);
+  const note =
+    r.appended > 0 ? [el('p', { className: 'muted', text: `${r.appended} lost file(s)/command(s) were appended to the capsule from the transcript.` })] : [];
+  return el('details', { className: 'card-retention' }, [
+    el('summary', {}, [icon('checklist'), line, el('span', { className: 'muted', text: ` · ${r.dropped.length} dropped` })]),
+    ...note,
+    el('ul', { className: 'dropped' }, items),
+  ]);
 }
 
 export function renderCompactionCard(card: CompactionCard): HTMLElement {
@@ -66,7 +85,10 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
           el('span', { text: `Degraded: the fallback capsule was used${card.fallbackReason ? ` — ${card.fallbackReason}` : ''}` }),
         ])
       : card.quality === 'partial'
-        ? el('p', { className: 'card-quality partial' }, [icon('info'), el('span', { text: "Partial capsule: the model's summary, with the sections it left out filled from the ledger" })])
+        ? el('p', { className: 'card-quality partial' }, [
+            icon('info'),
+            el('span', { text: "Partial capsule: the model's summary, with the sections it left out filled from the ledger" }),
+          ])
         : el('p', { className: 'card-quality full' }, [icon('pass'), el('span', { text: 'Full-quality capsule' })]);
 
   // Ids belong in the details: the card says what happened and what it means.
@@ -78,7 +100,11 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
   const retention = card.retention === undefined ? [] : [retentionView(card.retention)];
 
   return el('section', { className: card.undone === true ? 'card undone' : 'card', attrs: { 'aria-label': title } }, [
-    el('header', { className: 'card-head' }, [icon(loaded ? 'package' : 'fold'), el('span', { className: 'card-title', text: heading }), ...(loaded ? [] : [el('span', { className: 'chip reason', text: reason(card.trigger) })])]),
+    el('header', { className: 'card-head' }, [
+      icon(loaded ? 'package' : 'fold'),
+      el('span', { className: 'card-title', text: heading }),
+      ...(loaded ? [] : [el('span', { className: 'chip reason', text: reason(card.trigger) })]),
+    ]),
     el('p', { className: 'card-figures', text: figures.join(' · ') }),
     ...(card.undone === true ? [el('p', { className: 'card-undone', text: 'Undone: the next request is built as if this capsule did not exist.' })] : []),
     ...(loaded ? [] : [miniBar('Before', card.before, card.tokensBefore, scale), miniBar('After', card.after, card.tokensAfter, scale)]),
@@ -86,13 +112,31 @@ export function renderCompactionCard(card: CompactionCard): HTMLElement {
     ...retention,
     quality,
     el('footer', { className: 'card-foot' }, [
-      button({ icon: 'eye', text: 'View capsule', label: 'View the summary (capsule) of this compaction', action: 'view-capsule', data: { ck: card.checkpointId } }),
+      button({
+        icon: 'eye',
+        text: 'View capsule',
+        label: 'View the summary (capsule) of this compaction',
+        action: 'view-capsule',
+        data: { ck: card.checkpointId },
+      }),
       ...(card.loaded === true
         ? []
         : [
             card.undone === true
-              ? button({ icon: 'redo', text: 'Redo', label: 'Redo this compaction: use its summary again', action: 'redo-compaction', data: { ck: card.checkpointId } })
-              : button({ icon: 'discard', text: 'Undo this compaction', label: 'Undo this compaction: the model sees the summarized history again, later turns kept', action: 'undo-compaction', data: { ck: card.checkpointId } }),
+              ? button({
+                  icon: 'redo',
+                  text: 'Redo',
+                  label: 'Redo this compaction: use its summary again',
+                  action: 'redo-compaction',
+                  data: { ck: card.checkpointId },
+                })
+              : button({
+                  icon: 'discard',
+                  text: 'Undo this compaction',
+                  label: 'Undo this compaction: the model sees the summarized history again, later turns kept',
+                  action: 'undo-compaction',
+                  data: { ck: card.checkpointId },
+                }),
           ]),
     ]),
   ]);

@@ -46,10 +46,20 @@ export class Composer {
   readonly #modeSelect: HTMLSelectElement;
   readonly #images = new ImageTray();
 
-  constructor(private readonly actions: ComposerActions, draft: string) {
+  constructor(
+    private readonly actions: ComposerActions,
+    draft: string,
+  ) {
     this.#popup = new SlashPopup((c) => this.#pick(c));
     this.#textarea = el('textarea', {
-      attrs: { rows: '1', 'aria-label': 'Message', placeholder: 'Ask · / commands · @ files', 'aria-autocomplete': 'list', 'aria-controls': 'slash-popup', 'aria-describedby': 'composer-hint' },
+      attrs: {
+        rows: '1',
+        'aria-label': 'Message',
+        placeholder: 'Ask · / commands · @ files',
+        'aria-autocomplete': 'list',
+        'aria-controls': 'slash-popup',
+        'aria-describedby': 'composer-hint',
+      },
     });
     this.#textarea.value = draft;
     this.#textarea.addEventListener('input', () => this.#onInput());
@@ -69,18 +79,35 @@ export class Composer {
     this.#stop = button({ icon: 'debug-stop', text: 'Stop', label: 'Stop the running turn', className: 'stop hidden' });
     this.#stop.addEventListener('click', () => this.actions.cancel());
     this.#chips = el('div', { className: 'queue hidden', attrs: { role: 'list', 'aria-label': 'Queued messages' } });
-    const hint = el('div', { className: 'sr-only', text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file; paste or drop an image to send it along.', attrs: { id: 'composer-hint' } });
+    const hint = el('div', {
+      className: 'sr-only',
+      text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file; paste or drop an image to send it along.',
+      attrs: { id: 'composer-hint' },
+    });
     this.#attached = el('div', { className: 'attached hidden', attrs: { role: 'list', 'aria-label': 'Attached files' } });
     this.#attached.addEventListener('click', (e) => this.#onDetach(e));
-    this.#modeSelect = el('select', { className: 'mode-select hidden', attrs: { 'aria-label': 'Chat mode', title: 'Agent edits and runs commands with your approval; Ask only reads' } });
-    for (const [value, label] of [['agent', 'Agent'], ['ask', 'Ask']] as const) this.#modeSelect.appendChild(el('option', { text: label, attrs: { value } }));
+    this.#modeSelect = el('select', {
+      className: 'mode-select hidden',
+      attrs: { 'aria-label': 'Chat mode', title: 'Agent edits and runs commands with your approval; Ask only reads' },
+    });
+    for (const [value, label] of [
+      ['agent', 'Agent'],
+      ['ask', 'Ask'],
+    ] as const)
+      this.#modeSelect.appendChild(el('option', { text: label, attrs: { value } }));
     // A switch is the /mode command, so it waits its turn and shows in the chat like one typed.
-    this.#modeSelect.addEventListener('change', () => this.actions.send(`/mode ${this.#modeSelect.value}`, `m${Date.now().toString(36)}${(++this.#counter).toString(36)}`, []));
+    this.#modeSelect.addEventListener('change', () =>
+      this.actions.send(`/mode ${this.#modeSelect.value}`, `m${Date.now().toString(36)}${(++this.#counter).toString(36)}`, []),
+    );
     this.element = el('div', { className: 'composer' }, [
       this.#chips,
       this.#attached,
       this.#images.element,
-      el('div', { className: 'input-row' }, [this.#popup.element, this.#textarea, el('div', { className: 'input-buttons' }, [this.#modeSelect, this.#stop, send])]),
+      el('div', { className: 'input-row' }, [
+        this.#popup.element,
+        this.#textarea,
+        el('div', { className: 'input-buttons' }, [this.#modeSelect, this.#stop, send]),
+      ]),
       hint,
     ]);
     this.element.addEventListener('dragover', (e) => {
@@ -162,14 +189,26 @@ export class Composer {
 
   #refreshPlaceholder(): void {
     // Short: a narrow sidebar must fit it on the one line the empty textarea has.
-    this.#textarea.placeholder = this.#readOnly ? 'Read-only in this window' : this.#barrier ? 'Compacting… input is queued' : this.#busy ? 'Working… input is queued' : 'Ask · / commands · @ files';
+    this.#textarea.placeholder = this.#readOnly
+      ? 'Read-only in this window'
+      : this.#barrier
+        ? 'Compacting… input is queued'
+        : this.#busy
+          ? 'Working… input is queued'
+          : 'Ask · / commands · @ files';
   }
 
   #renderChips(): void {
     const all = [...this.#hostQueue, ...this.#pending];
     this.#chips.classList.toggle('hidden', all.length === 0);
     this.#chips.replaceChildren(
-      ...all.map((q) => el('div', { className: 'chip queued', attrs: { role: 'listitem', title: q.text } }, [icon('clock'), el('span', { className: 'chip-label', text: 'Queued' }), el('span', { className: 'chip-text', text: q.text })])),
+      ...all.map((q) =>
+        el('div', { className: 'chip queued', attrs: { role: 'listitem', title: q.text } }, [
+          icon('clock'),
+          el('span', { className: 'chip-label', text: 'Queued' }),
+          el('span', { className: 'chip-text', text: q.text }),
+        ]),
+      ),
     );
   }
 
@@ -301,7 +340,11 @@ export class Composer {
       ...list.map((a) => {
         const m = mentionText(a);
         const remove = button({ icon: 'close', label: `Remove ${m.slice(1)}`, className: 'chip-remove', data: { mention: m } });
-        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [icon(isImagePath(a.path) ? 'file-media' : 'file'), el('span', { className: 'chip-text', text: m.slice(1) }), remove]);
+        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [
+          icon(isImagePath(a.path) ? 'file-media' : 'file'),
+          el('span', { className: 'chip-text', text: m.slice(1) }),
+          remove,
+        ]);
       }),
     );
   }

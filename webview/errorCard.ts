@@ -42,7 +42,11 @@ export function renderErrorCard(item: ErrorItem & { readonly fault: FaultView })
   }
   return [
     el('div', { className: 'error-card' }, [
-      el('div', { className: 'error-head' }, [icon('error'), el('strong', { className: 'error-title', text: f.title }), el('span', { className: 'error-where', text: whereLine(f) })]),
+      el('div', { className: 'error-head' }, [
+        icon('error'),
+        el('strong', { className: 'error-title', text: f.title }),
+        el('span', { className: 'error-where', text: whereLine(f) }),
+      ]),
       // The provider's words are data: text, never markdown or HTML.
       el('pre', { className: 'error-message', text: f.message, attrs: { 'aria-label': 'The provider said' } }),
       el('p', { className: 'error-hint', text: f.hint }),

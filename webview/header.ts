@@ -73,7 +73,8 @@ export class ChatHeader {
         if (select.value) this.actions.selectModel(select.value);
       });
       children.push(select);
-    } else if (settings) children.push(el('span', { className: 'muted model-name', text: settings.modelId, attrs: { title: `${settings.modelId} · ${settings.provider}` } }));
+    } else if (settings)
+      children.push(el('span', { className: 'muted model-name', text: settings.modelId, attrs: { title: `${settings.modelId} · ${settings.provider}` } }));
     this.#keepFocus(this.#model, () => this.#model.replaceChildren(...children));
     // The auto-compact switch lives in the budget panel, which follows the settings.
     if (this.#lastBudget) this.#renderBudget();
@@ -92,7 +93,10 @@ export class ChatHeader {
         this.#budget.replaceChildren();
         return;
       }
-      const details = el('details', { className: 'budget-details' }, [renderBudgetLine(b), renderBudgetPanel(b, this.#autoCompactToggle(), () => this.actions.command('budget'))]);
+      const details = el('details', { className: 'budget-details' }, [
+        renderBudgetLine(b),
+        renderBudgetPanel(b, this.#autoCompactToggle(), () => this.actions.command('budget')),
+      ]);
       details.open = this.#detailsOpen;
       details.addEventListener('toggle', () => {
         this.#detailsOpen = details.open;

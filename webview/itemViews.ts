@@ -37,11 +37,19 @@ function toolView(item: ToolItem): HTMLElement[] {
     el('span', { className: 'tool-meta', text: item.durationMs !== undefined ? duration(item.durationMs) : '' }),
     srOnly(`, ${st.label}`),
   ]);
-  const body = item.resultPreview !== undefined ? el('pre', { className: 'tool-result' }, [linkifyText(item.resultPreview, links)]) : el('p', { className: 'muted', text: item.status === 'running' ? 'Running…' : 'No output.' });
+  const body =
+    item.resultPreview !== undefined
+      ? el('pre', { className: 'tool-result' }, [linkifyText(item.resultPreview, links)])
+      : el('p', { className: 'muted', text: item.status === 'running' ? 'Running…' : 'No output.' });
   const row = el('details', { className: `tool status-${item.status}` }, [summary, body]);
   if (item.diff !== true) return [row];
   // Outside the <details>, so the action is one Tab stop away without expanding the row.
-  return [row, el('div', { className: 'tool-actions' }, [button({ icon: 'diff', text: 'Show diff', label: `Show the diff of this ${item.name} call`, action: 'show-diff', className: 'show-diff' })])];
+  return [
+    row,
+    el('div', { className: 'tool-actions' }, [
+      button({ icon: 'diff', text: 'Show diff', label: `Show the diff of this ${item.name} call`, action: 'show-diff', className: 'show-diff' }),
+    ]),
+  ];
 }
 
 function checkpointView(item: CheckpointItem): HTMLElement[] {
@@ -74,7 +82,11 @@ export function renderItem(item: TranscriptItem): HTMLElement {
         [
           who('account', 'You', userActions(item.id)),
           el('div', { className: 'user-text' }, [linkifyText(item.text, new Set(item.links ?? []))]),
-          ...(item.images === undefined ? [] : [el('div', { className: 'user-images' }, [icon('file-media'), el('span', { text: `with ${item.images} image${item.images === 1 ? '' : 's'}` })])]),
+          ...(item.images === undefined
+            ? []
+            : [
+                el('div', { className: 'user-images' }, [icon('file-media'), el('span', { text: `with ${item.images} image${item.images === 1 ? '' : 's'}` })]),
+              ]),
           ...(item.branch ? [branchSwitcher(item.branch)] : []),
         ],
         'You said',
@@ -83,14 +95,21 @@ export function renderItem(item: TranscriptItem): HTMLElement {
       return article(
         item,
         [
-          who('sparkle', item.model ?? 'Assistant', [button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' }), button({ icon: 'refresh', label: 'Retry: ask again on a new branch', action: 'retry', className: 'item-action retry' })]),
+          who('sparkle', item.model ?? 'Assistant', [
+            button({ icon: 'copy', label: 'Copy answer', action: 'copy-item', className: 'item-action' }),
+            button({ icon: 'refresh', label: 'Retry: ask again on a new branch', action: 'retry', className: 'item-action retry' }),
+          ]),
           assistantBody(item),
           ...(item.branch ? [branchSwitcher(item.branch)] : []),
         ],
         'Assistant answer',
       );
     case 'tool':
-      return article(item, toolView(item), item.subagent === undefined ? `Tool ${item.name}, ${TOOL_STATES[item.status].label}` : `Subagent ${item.subagent.description}, ${item.subagent.status}`);
+      return article(
+        item,
+        toolView(item),
+        item.subagent === undefined ? `Tool ${item.name}, ${TOOL_STATES[item.status].label}` : `Subagent ${item.subagent.description}, ${item.subagent.status}`,
+      );
     case 'compaction':
       return article(item, [renderCompactionCard(item.card)], 'Compaction');
     case 'checkpoint':
@@ -133,7 +152,8 @@ function infoBody(text: string): HTMLElement {
     const head = lines[0]?.trim() ?? '';
     if (rows[0] === null && head !== '') table.appendChild(el('caption', { text: head.replace(/:$/, '') }));
     const body = el('tbody');
-    for (const r of rows) if (r !== null) body.appendChild(el('tr', {}, [el('th', { text: r[1] ?? '', attrs: { scope: 'row' } }), el('td', { text: r[2] ?? '' })]));
+    for (const r of rows)
+      if (r !== null) body.appendChild(el('tr', {}, [el('th', { text: r[1] ?? '', attrs: { scope: 'row' } }), el('td', { text: r[2] ?? '' })]));
     table.appendChild(body);
     return table;
   }

@@ -40,7 +40,9 @@ function replacedWhole(a: readonly string[], b: readonly string[]): DiffLine[] {
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const line = (op: DiffOp) => (text: string): DiffLine => ({ op, text });
+  const line =
+    (op: DiffOp) =>
+    (text: string): DiffLine => ({ op, text });
   return [
     ...a.slice(0, head).map(line('same')),
     ...a.slice(head, a.length - tail).map(line('del')),

@@ -44,8 +44,7 @@ export function dispatchAction(name: string, btn: HTMLElement, list: ListLookup,
   else if (name === 'subagent-page') {
     const page = Number(btn.dataset.page);
     if (Number.isInteger(page) && page >= 1) actions.subagentTranscript(itemId(), page);
-  }
-  else if (name === 'rewind') actions.rewind(ck);
+  } else if (name === 'rewind') actions.rewind(ck);
   else if (name === 'undo-compaction' || name === 'redo-compaction') actions.compactionAction(name === 'undo-compaction' ? 'undo' : 'redo', ck);
   else if (name === 'branch-switch') {
     const target = btn.dataset.target;
@@ -57,7 +56,13 @@ export function dispatchAction(name: string, btn: HTMLElement, list: ListLookup,
     const items = list.items();
     const at = items.findIndex((i) => i.id === id);
     // Retry re-asks the message the answer belongs to: the nearest user message above it.
-    const user = name === 'retry' ? items.slice(0, at).reverse().find((i) => i.kind === 'user' && !i.id.startsWith('x_')) : items[at];
+    const user =
+      name === 'retry'
+        ? items
+            .slice(0, at)
+            .reverse()
+            .find((i) => i.kind === 'user' && !i.id.startsWith('x_'))
+        : items[at];
     if (user === undefined || user.kind !== 'user') return;
     const action = name === 'retry' ? 'retry' : name === 'message-rewind' ? 'rewind' : name === 'message-edit' ? 'edit' : 'compactUpTo';
     actions.messageAction(action, user.id);

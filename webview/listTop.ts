@@ -8,7 +8,13 @@ export interface TopRowState {
 }
 
 export function topRow(s: TopRowState, loadEarlier: () => void): Node[] {
-  if (s.loading) return [el('div', { className: 'muted', attrs: { role: 'status' } }, [icon('loading', 'codicon-modifier-spin'), el('span', { text: ' Loading earlier messages…' })])];
+  if (s.loading)
+    return [
+      el('div', { className: 'muted', attrs: { role: 'status' } }, [
+        icon('loading', 'codicon-modifier-spin'),
+        el('span', { text: ' Loading earlier messages…' }),
+      ]),
+    ];
   if (s.hasMore) {
     // Scrolling to the top loads them too; the button is the keyboard's way there.
     const more = button({ icon: 'arrow-up', text: 'Load earlier messages', label: 'Load earlier messages' });

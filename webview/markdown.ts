@@ -21,7 +21,34 @@ md.core.ruler.push('capsule_align', (state) => {
 /** Schemes a rendered link may carry: web and mail, or a relative path. No javascript:, data:, vbscript:, file:. */
 const SAFE_HREF = /^(?:(?:https?|mailto):|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
 
-const ALLOWED_TAGS = ['p', 'br', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'strong', 'em', 's', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td'];
+const ALLOWED_TAGS = [
+  'p',
+  'br',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'strong',
+  'em',
+  's',
+  'del',
+  'code',
+  'pre',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+];
 // No `style` (table alignment): the CSP forbids inline styles, and they carry no meaning worth a console error.
 const ALLOWED_ATTR = ['href', 'title', 'class', 'start'];
 

@@ -68,11 +68,21 @@ export function mcpServersSection(servers: readonly McpServerView[], act: (name:
   if (servers.length === 0) {
     return el('div', { className: 'mcp-servers' }, [
       title,
-      el('p', { className: 'muted', text: 'None running. Add servers in .mcp.json, .vscode/mcp.json or the capsule.mcp.servers setting; they start with the next chat.' }),
+      el('p', {
+        className: 'muted',
+        text: 'None running. Add servers in .mcp.json, .vscode/mcp.json or the capsule.mcp.servers setting; they start with the next chat.',
+      }),
     ]);
   }
   const list = el('ul', { className: 'mcp-server-list', attrs: { 'aria-labelledby': 'mcp-servers-title' } });
   for (const s of servers) list.appendChild(row(s, act));
   const total = servers.reduce((n, s) => n + (s.status === 'disabled' ? 0 : s.schemaTokens), 0);
-  return el('div', { className: 'mcp-servers' }, [title, list, el('p', { className: 'muted help', text: `Their tool schemas: ${total} tokens with every request. Disable keeps a server off in this workspace until you enable it again.` })]);
+  return el('div', { className: 'mcp-servers' }, [
+    title,
+    list,
+    el('p', {
+      className: 'muted help',
+      text: `Their tool schemas: ${total} tokens with every request. Disable keeps a server off in this workspace until you enable it again.`,
+    }),
+  ]);
 }

@@ -60,7 +60,9 @@ export function renderMeter(b: BudgetView): HTMLElement {
   const reservedWidth = pct(b.categories.reservedOutput, scale);
   const reserveStart = pct(b.hardLimit, scale);
   bar.appendChild(segment('cat-safety', reserveStart, Math.max(0, 100 - reservedWidth - reserveStart), `Safety reserve ${fullTokens(b.safetyReserveTokens)}`));
-  bar.appendChild(segment('cat-reservedOutput', 100 - reservedWidth, reservedWidth, `${CATEGORY_LABELS.reservedOutput} ${fullTokens(b.categories.reservedOutput)}`));
+  bar.appendChild(
+    segment('cat-reservedOutput', 100 - reservedWidth, reservedWidth, `${CATEGORY_LABELS.reservedOutput} ${fullTokens(b.categories.reservedOutput)}`),
+  );
 
   let left = 0;
   const parts: readonly (readonly [string, string, number])[] = [

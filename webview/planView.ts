@@ -3,7 +3,11 @@ import type { PlanView } from '../src/protocol/messages.js';
 import type { Announcer } from './dom.js';
 import { el, icon } from './dom.js';
 
-const GLYPH: Readonly<Record<PlanView[number]['status'], string>> = { pending: 'circle-large-outline', in_progress: 'circle-large-filled', done: 'pass-filled' };
+const GLYPH: Readonly<Record<PlanView[number]['status'], string>> = {
+  pending: 'circle-large-outline',
+  in_progress: 'circle-large-filled',
+  done: 'pass-filled',
+};
 const SPOKEN: Readonly<Record<PlanView[number]['status'], string>> = { pending: 'pending', in_progress: 'in progress', done: 'done' };
 
 export class PlanStrip {
@@ -12,7 +16,11 @@ export class PlanStrip {
   readonly #list = el('ol', { className: 'plan-list' });
   #shown = '';
 
-  constructor(private readonly announcer: Announcer, open: boolean, toggled: (open: boolean) => void) {
+  constructor(
+    private readonly announcer: Announcer,
+    open: boolean,
+    toggled: (open: boolean) => void,
+  ) {
     this.element.open = open;
     this.element.append(this.#summary, this.#list);
     this.element.addEventListener('toggle', () => toggled(this.element.open));
@@ -27,10 +35,16 @@ export class PlanStrip {
     const done = plan.filter((i) => i.status === 'done').length;
     const current = plan.find((i) => i.status === 'in_progress');
     const title = `Plan · ${done} of ${plan.length} done`;
-    this.#summary.replaceChildren(el('span', { className: 'plan-title', text: title }), ...(current ? [el('span', { className: 'plan-current muted', text: current.step })] : []));
+    this.#summary.replaceChildren(
+      el('span', { className: 'plan-title', text: title }),
+      ...(current ? [el('span', { className: 'plan-current muted', text: current.step })] : []),
+    );
     this.#list.replaceChildren(
       ...plan.map((i) =>
-        el('li', { className: `plan-item ${i.status}`, attrs: { 'aria-label': `${i.step}, ${SPOKEN[i.status]}` } }, [icon(GLYPH[i.status]), el('span', { className: 'plan-step', text: i.step })]),
+        el('li', { className: `plan-item ${i.status}`, attrs: { 'aria-label': `${i.step}, ${SPOKEN[i.status]}` } }, [
+          icon(GLYPH[i.status]),
+          el('span', { className: 'plan-step', text: i.step }),
+        ]),
       ),
     );
     if (changed && plan.length > 0) this.announcer.say(`Plan updated: ${done} of ${plan.length} done`);

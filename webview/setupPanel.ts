@@ -33,13 +33,21 @@ function field(label: string, input: HTMLInputElement | HTMLSelectElement, help?
   return el('div', { className: 'field' }, children);
 }
 
-const CHECK_ICONS: Readonly<Record<NonNullable<SetupState['check']>['status'], string>> = { checking: 'loading', ok: 'pass', warning: 'warning', error: 'error' };
+const CHECK_ICONS: Readonly<Record<NonNullable<SetupState['check']>['status'], string>> = {
+  checking: 'loading',
+  ok: 'pass',
+  warning: 'warning',
+  error: 'error',
+};
 
 /** What the check of the saved endpoint found: models, the model, the window; or what failed and what to do. */
 function checkView(c: NonNullable<SetupState['check']>): HTMLElement {
   return el('div', { className: `setup-check check-${c.status}`, attrs: { role: c.status === 'error' ? 'alert' : 'status' } }, [
     icon(CHECK_ICONS[c.status], c.status === 'checking' ? 'codicon-modifier-spin' : ''),
-    el('div', {}, [el('p', { className: 'check-summary', text: c.summary }), ...(c.hint === undefined ? [] : [el('p', { className: 'check-hint muted', text: c.hint })])]),
+    el('div', {}, [
+      el('p', { className: 'check-summary', text: c.summary }),
+      ...(c.hint === undefined ? [] : [el('p', { className: 'check-hint muted', text: c.hint })]),
+    ]),
   ]);
 }
 
@@ -106,15 +114,35 @@ export class SetupPanel {
 
   #rulesSection(): HTMLElement {
     const title = el('h3', { text: 'Commands and tools that run without asking' });
-    if (this.#rules.length === 0) return el('div', { className: 'rules' }, [title, el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card or "Always allow this tool" on an MCP card adds one.' })]);
+    if (this.#rules.length === 0)
+      return el('div', { className: 'rules' }, [
+        title,
+        el('p', { className: 'muted', text: 'None yet. "Always allow…" on a command card or "Always allow this tool" on an MCP card adds one.' }),
+      ]);
     const list = el('ul', { className: 'rule-list', attrs: { 'aria-label': 'Always-allowed commands' } });
     for (const r of this.#rules) {
       const mcp = r.kind === 'mcpTool';
-      const remove = button({ icon: 'close', label: `Stop allowing ${mcp ? 'the MCP tool ' : ''}${r.rule} (${r.scope === 'user' ? 'user settings' : 'this workspace'})` });
+      const remove = button({
+        icon: 'close',
+        label: `Stop allowing ${mcp ? 'the MCP tool ' : ''}${r.rule} (${r.scope === 'user' ? 'user settings' : 'this workspace'})`,
+      });
       remove.addEventListener('click', () => this.actions.removeRule(r));
-      list.appendChild(el('li', {}, [el('code', { text: r.rule }), el('span', { className: 'muted rule-scope', text: mcp ? 'MCP tool' : r.scope === 'user' ? 'user' : 'workspace' }), remove]));
+      list.appendChild(
+        el('li', {}, [
+          el('code', { text: r.rule }),
+          el('span', { className: 'muted rule-scope', text: mcp ? 'MCP tool' : r.scope === 'user' ? 'user' : 'workspace' }),
+          remove,
+        ]),
+      );
     }
-    return el('div', { className: 'rules' }, [title, list, el('p', { className: 'muted help', text: 'A command runs without asking when its first words are a rule, and it has no ; && | > or $. An MCP tool listed here is called without asking.' })]);
+    return el('div', { className: 'rules' }, [
+      title,
+      list,
+      el('p', {
+        className: 'muted help',
+        text: 'A command runs without asking when its first words are a rule, and it has no ; && | > or $. An MCP tool listed here is called without asking.',
+      }),
+    ]);
   }
 
   #render(): void {
@@ -124,7 +152,10 @@ export class SetupPanel {
       this.element.replaceChildren();
       return;
     }
-    const head = el('div', { className: 'setup-head' }, [icon('gear'), el('h2', { text: s.required ? 'Set up a model' : 'Provider setup', attrs: { id: 'setup-title' } })]);
+    const head = el('div', { className: 'setup-head' }, [
+      icon('gear'),
+      el('h2', { text: s.required ? 'Set up a model' : 'Provider setup', attrs: { id: 'setup-title' } }),
+    ]);
     if (!s.required) {
       const close = button({ icon: 'close', label: 'Close provider setup' });
       close.addEventListener('click', () => this.actions.close());
@@ -136,7 +167,11 @@ export class SetupPanel {
     const check = this.#kind === 'openai' ? s.check : undefined;
     if (check !== undefined) children.push(checkView(check));
     children.push(this.#kindChooser(), this.#kind === 'lm' ? this.#lmForm(s) : this.#openaiForm(s));
-    if (!s.required) children.push(mcpServersSection(this.#mcp, (name, action) => this.actions.mcpServer(name, action)), this.#rulesSection());
+    if (!s.required)
+      children.push(
+        mcpServersSection(this.#mcp, (name, action) => this.actions.mcpServer(name, action)),
+        this.#rulesSection(),
+      );
     this.element.replaceChildren(...children);
     const seen = check === undefined ? undefined : `${check.status}|${check.summary}`;
     if (seen !== undefined && seen !== this.#shownCheck) this.element.scrollTop = 0;
@@ -162,10 +197,17 @@ export class SetupPanel {
   }
 
   #lmForm(s: SetupState): HTMLElement {
-    if (s.lmModels.length === 0) return el('p', { className: 'muted', text: 'No VS Code language models are available. Install a provider such as GitHub Copilot Chat, or use an OpenAI-compatible endpoint.' });
+    if (s.lmModels.length === 0)
+      return el('p', {
+        className: 'muted',
+        text: 'No VS Code language models are available. Install a provider such as GitHub Copilot Chat, or use an OpenAI-compatible endpoint.',
+      });
     const select = el('select');
     for (const m of s.lmModels) {
-      const o = el('option', { text: `${m.label}${m.vendor ? ` (${m.vendor})` : ''}${m.maxInputTokens !== undefined ? ` · ${shortTokens(m.maxInputTokens)} input` : ''}`, attrs: { value: m.id } });
+      const o = el('option', {
+        text: `${m.label}${m.vendor ? ` (${m.vendor})` : ''}${m.maxInputTokens !== undefined ? ` · ${shortTokens(m.maxInputTokens)} input` : ''}`,
+        attrs: { value: m.id },
+      });
       o.selected = s.provider?.kind === 'lm' && s.provider.modelId === m.id;
       select.appendChild(o);
     }
@@ -183,11 +225,23 @@ export class SetupPanel {
 
   #openaiForm(s: SetupState): HTMLElement {
     const current = s.provider?.kind === 'openai' ? s.provider : undefined;
-    const baseUrl = el('input', { attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off', 'data-field': 'baseUrl' } });
+    const baseUrl = el('input', {
+      attrs: { type: 'url', placeholder: 'https://api.openai.com/v1', spellcheck: 'false', autocomplete: 'off', 'data-field': 'baseUrl' },
+    });
     baseUrl.value = current?.baseUrl ?? '';
-    const model = el('input', { attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '', 'data-field': 'model' } });
+    const model = el('input', {
+      attrs: { type: 'text', placeholder: 'gpt-4o', spellcheck: 'false', autocomplete: 'off', required: '', 'data-field': 'model' },
+    });
     model.value = current?.model ?? '';
-    const key = el('input', { attrs: { type: 'password', autocomplete: 'off', spellcheck: 'false', 'data-field': 'apiKey', placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…' } });
+    const key = el('input', {
+      attrs: {
+        type: 'password',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        'data-field': 'apiKey',
+        placeholder: s.hasApiKey ? '•••••••• (stored; type to replace)' : 'sk-…',
+      },
+    });
     const error = el('div', { className: 'form-error', attrs: { role: 'alert', id: 'setup-error' } });
     const save = button({ icon: 'check', text: 'Save', label: 'Save the provider settings' });
     save.type = 'submit';

@@ -60,10 +60,14 @@ export class SlashPopup {
     this.element.classList.toggle('hidden', !this.open);
     this.element.replaceChildren(
       ...this.#items.map((c, i) =>
-        el('li', { className: i === this.#active ? 'active' : '', attrs: { role: 'option', id: `slash-opt-${i}`, 'data-index': String(i), 'aria-selected': String(i === this.#active) } }, [
-          el('span', { className: 'slash-label', text: c.label }),
-          el('span', { className: 'slash-detail', text: c.detail }),
-        ]),
+        el(
+          'li',
+          {
+            className: i === this.#active ? 'active' : '',
+            attrs: { role: 'option', id: `slash-opt-${i}`, 'data-index': String(i), 'aria-selected': String(i === this.#active) },
+          },
+          [el('span', { className: 'slash-label', text: c.label }), el('span', { className: 'slash-detail', text: c.detail })],
+        ),
       ),
     );
     this.element.querySelector('li.active')?.scrollIntoView({ block: 'nearest' });

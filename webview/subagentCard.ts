@@ -19,7 +19,11 @@ function smallMeter(s: SubagentView): HTMLElement {
   fill.style.width = `${pct.toFixed(1)}%`;
   const words = s.contextWindow > 0 ? `${n(s.contextTokens)} of ${n(s.contextWindow)} tokens in its context` : 'context not measured yet';
   // An image with words, not a second role="meter": the chat's own meter stays the one meter of the view.
-  return el('span', { className: 'subagent-meter', attrs: { role: 'img', 'data-percent': pct.toFixed(0), 'aria-label': `Subagent context: ${words}`, title: words } }, [fill]);
+  return el(
+    'span',
+    { className: 'subagent-meter', attrs: { role: 'img', 'data-percent': pct.toFixed(0), 'aria-label': `Subagent context: ${words}`, title: words } },
+    [fill],
+  );
 }
 
 function figures(s: SubagentView): string {
@@ -53,15 +57,26 @@ export function subagentCard(item: ToolItem, s: SubagentView): HTMLElement[] {
       el('div', { className: 'subagent-transcript', attrs: { 'aria-live': 'polite' } }, [el('p', { className: 'muted', text: 'Loading…' })]),
     ]),
   );
-  return [el('details', { className: `tool subagent status-${item.status}`, attrs: { 'data-subagent': s.id } }, [summary, el('div', { className: 'subagent-body' }, body)])];
+  return [
+    el('details', { className: `tool subagent status-${item.status}`, attrs: { 'data-subagent': s.id } }, [
+      summary,
+      el('div', { className: 'subagent-body' }, body),
+    ]),
+  ];
 }
 
 function line(l: SubagentLine): HTMLElement {
   if (l.kind === 'tool') {
-    return el('div', { className: `subagent-line subagent-line-tool status-${l.status ?? 'ok'}` }, [el('span', { className: 'tool-name', text: l.name ?? 'tool' }), el('pre', { className: 'subagent-line-text', text: l.text })]);
+    return el('div', { className: `subagent-line subagent-line-tool status-${l.status ?? 'ok'}` }, [
+      el('span', { className: 'tool-name', text: l.name ?? 'tool' }),
+      el('pre', { className: 'subagent-line-text', text: l.text }),
+    ]);
   }
   const who = l.kind === 'user' ? 'Task' : l.kind === 'assistant' ? 'Subagent' : 'Compaction';
-  return el('div', { className: `subagent-line subagent-line-${l.kind}` }, [el('span', { className: 'subagent-line-who', text: who }), el('div', { className: 'subagent-line-text', text: l.text })]);
+  return el('div', { className: `subagent-line subagent-line-${l.kind}` }, [
+    el('span', { className: 'subagent-line-who', text: who }),
+    el('div', { className: 'subagent-line-text', text: l.text }),
+  ]);
 }
 
 /** One page of the transcript, with the way to the neighbouring pages. */
@@ -69,9 +84,15 @@ function transcriptPage(page: number, pages: number, lines: readonly SubagentLin
   const out: Node[] = lines.length === 0 ? [el('p', { className: 'muted', text: 'Nothing recorded yet.' })] : lines.map(line);
   if (pages > 1) {
     const nav: Node[] = [];
-    if (page > 1) nav.push(button({ icon: 'chevron-left', text: 'Earlier', label: 'Earlier part of the transcript', action: 'subagent-page', data: { page: String(page - 1) } }));
+    if (page > 1)
+      nav.push(
+        button({ icon: 'chevron-left', text: 'Earlier', label: 'Earlier part of the transcript', action: 'subagent-page', data: { page: String(page - 1) } }),
+      );
     nav.push(el('span', { className: 'muted', text: `Page ${page} of ${pages}` }));
-    if (page < pages) nav.push(button({ icon: 'chevron-right', text: 'Later', label: 'Later part of the transcript', action: 'subagent-page', data: { page: String(page + 1) } }));
+    if (page < pages)
+      nav.push(
+        button({ icon: 'chevron-right', text: 'Later', label: 'Later part of the transcript', action: 'subagent-page', data: { page: String(page + 1) } }),
+      );
     out.push(el('div', { className: 'subagent-pager' }, nav));
   }
   return out;

@@ -43,13 +43,28 @@ export class TranscriptList {
   #switch: PendingSwitch | undefined;
 
   constructor(private readonly actions: ListActions) {
-    this.#scroller = el('div', { className: 'list', attrs: { role: 'log', 'aria-label': 'Messages', 'aria-live': 'off', tabindex: '0' } }, [this.#top, this.#padTop, this.#body, this.#padBottom]);
+    this.#scroller = el('div', { className: 'list', attrs: { role: 'log', 'aria-label': 'Messages', 'aria-live': 'off', tabindex: '0' } }, [
+      this.#top,
+      this.#padTop,
+      this.#body,
+      this.#padBottom,
+    ]);
     this.#jump = button({ icon: 'arrow-down', text: 'Jump to latest', label: 'Jump to the latest message', className: 'jump hidden' });
     this.#jump.addEventListener('click', () => this.showLatest());
     this.element = el('div', { className: 'list-wrap' }, [this.#scroller, this.#jump]);
     this.#scroller.addEventListener('scroll', () => this.#queueScroll(), { passive: true });
-    const lookup: ListLookup = { items: () => this.#items, get: (id) => this.get(id), switching: (target, btn) => (this.#switch = pendingSwitch(target, btn, this.#scroller)) };
-    delegateClicks(this.#scroller, { openLink: (href) => actions.openLink(href), openFile: (p, line, col) => actions.openFile(p, line, col), copy: (text, from) => actions.copy(text, from), codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang), action: (name, btn) => dispatchAction(name, btn, lookup, actions) });
+    const lookup: ListLookup = {
+      items: () => this.#items,
+      get: (id) => this.get(id),
+      switching: (target, btn) => (this.#switch = pendingSwitch(target, btn, this.#scroller)),
+    };
+    delegateClicks(this.#scroller, {
+      openLink: (href) => actions.openLink(href),
+      openFile: (p, line, col) => actions.openFile(p, line, col),
+      copy: (text, from) => actions.copy(text, from),
+      codeBlock: (a, code, lang) => actions.codeBlock(a, code, lang),
+      action: (name, btn) => dispatchAction(name, btn, lookup, actions),
+    });
     watchTranscripts(this.#scroller, (id, page) => actions.subagentTranscript(id, page));
     const follow = new ResizeObserver(() => {
       if (this.#stick) this.#scrollToBottom();

@@ -49,7 +49,10 @@ function restoreState(saved: unknown): UiState {
   return {
     detailsOpen: typeof s.detailsOpen === 'boolean' ? s.detailsOpen : DEFAULT_STATE.detailsOpen,
     draft: typeof s.draft === 'string' ? s.draft.slice(0, 1_000_000) : '',
-    scroll: typeof scroll.itemId === 'string' && typeof scroll.offset === 'number' && Number.isFinite(scroll.offset) ? { itemId: scroll.itemId, offset: scroll.offset } : null,
+    scroll:
+      typeof scroll.itemId === 'string' && typeof scroll.offset === 'number' && Number.isFinite(scroll.offset)
+        ? { itemId: scroll.itemId, offset: scroll.offset }
+        : null,
     viewer: typeof viewer.checkpointId === 'string' ? { checkpointId: viewer.checkpointId, tab } : null,
     setupOpen: s.setupOpen === true,
     planOpen: s.planOpen !== false,

@@ -123,7 +123,11 @@ export function launchWithoutKey(names: readonly string[]): void {
   for (const n of names) keys[n] = process.env[n] ?? '';
   const relay = spawn(process.execPath, ['-e', RELAY], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
-    env: { ...env, [HANDOVER_VAR]: '3', [LAUNCH_VAR]: JSON.stringify({ file: process.execPath, args: [...execArgvForRestart(), script, ...process.argv.slice(2)] }) },
+    env: {
+      ...env,
+      [HANDOVER_VAR]: '3',
+      [LAUNCH_VAR]: JSON.stringify({ file: process.execPath, args: [...execArgvForRestart(), script, ...process.argv.slice(2)] }),
+    },
   });
   const channel = relay.stdio[3];
   if (!(channel instanceof Socket)) throw new Error('could not open the key channel');
@@ -165,7 +169,9 @@ export function launchWithoutKey(names: readonly string[]): void {
       setTimeout(() => process.exit(128 + (constants.signals[sig] ?? 0)), 200);
       return;
     }
-    process.stderr.write(`capsule: ${failure === undefined ? 'the CLI ended without an exit status' : `could not start the CLI without the key variable: ${failure}`}\n`);
+    process.stderr.write(
+      `capsule: ${failure === undefined ? 'the CLI ended without an exit status' : `could not start the CLI without the key variable: ${failure}`}\n`,
+    );
     process.exit(1);
   });
   relay.on('error', (e) => {

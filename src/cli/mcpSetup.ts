@@ -96,9 +96,13 @@ export async function startCliMcp(flags: Flags, raw: Readonly<Record<string, unk
       servers.push(s);
       continue;
     }
-    const yes = approveAll || (interactive && (await ask(`Start the MCP server "${s.name}" from ${s.source.label} (${describe(s)})? It runs with your permissions. [y/N] `)));
+    const yes =
+      approveAll ||
+      (interactive && (await ask(`Start the MCP server "${s.name}" from ${s.source.label} (${describe(s)})? It runs with your permissions. [y/N] `)));
     if (!yes) {
-      o.out(`[mcp] ${s.source.label}: server "${s.name}" skipped: servers defined by the workspace run only after your approval (run once with --approve-mcp, remembered for this workspace)`);
+      o.out(
+        `[mcp] ${s.source.label}: server "${s.name}" skipped: servers defined by the workspace run only after your approval (run once with --approve-mcp, remembered for this workspace)`,
+      );
       continue;
     }
     await approvals.remember(o.workspace, s);
@@ -109,7 +113,8 @@ export async function startCliMcp(flags: Flags, raw: Readonly<Record<string, unk
   o.out(`[mcp] starting ${servers.length} server${servers.length === 1 ? '' : 's'}: ${servers.map((s) => s.name).join(', ')}`);
   await hub.start();
   for (const c of hub.connections) {
-    if (c.status === 'ready') o.out(`[mcp] ${c.name}: ready, ${c.tools.length} tool${c.tools.length === 1 ? '' : 's'}${c.toolsCut > 0 ? ` (${c.toolsCut} more not read)` : ''}`);
+    if (c.status === 'ready')
+      o.out(`[mcp] ${c.name}: ready, ${c.tools.length} tool${c.tools.length === 1 ? '' : 's'}${c.toolsCut > 0 ? ` (${c.toolsCut} more not read)` : ''}`);
     else o.out(`[mcp] ${c.name}: ${c.status}${c.error === undefined ? '' : ` — ${c.error}`}; the chat goes on without it`);
   }
   return { hub, settings };

@@ -8,7 +8,12 @@ import { modelFromFlags } from './session.js';
  * Opens a session through the engine facade without a turn loop (compact, rewind): the model comes from the flags
  * and what the session recorded. A missing or locked file becomes a one-line CliError.
  */
-export async function openOffline(path: string, model: (info: ModelInfo) => OfflineModel, flags: Flags, more: { readonly roots?: readonly string[] } = {}): Promise<AgentSession> {
+export async function openOffline(
+  path: string,
+  model: (info: ModelInfo) => OfflineModel,
+  flags: Flags,
+  more: { readonly roots?: readonly string[] } = {},
+): Promise<AgentSession> {
   try {
     return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)), ...more });
   } catch (e) {

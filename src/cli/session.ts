@@ -32,7 +32,10 @@ export async function loadForReading(path: string | undefined, usage: string): P
 export async function loadSessionForReading(path: string | undefined, usage: string): Promise<SessionLoad> {
   const load = await loadForReading(path, usage);
   if (load.header === undefined || load.unwritableReason !== undefined) {
-    const why = load.problems.find((p) => p.kind === 'empty_file' || p.kind === 'missing_header' || p.kind === 'unknown_version')?.message ?? load.unwritableReason ?? 'no valid header';
+    const why =
+      load.problems.find((p) => p.kind === 'empty_file' || p.kind === 'missing_header' || p.kind === 'unknown_version')?.message ??
+      load.unwritableReason ??
+      'no valid header';
     throw new CliError(`${path ?? ''} is not a Capsule session this version can read (${why}); run 'capsule verify' for details`, 1);
   }
   return load;
@@ -42,7 +45,9 @@ export async function loadSessionForReading(path: string | undefined, usage: str
  * The model the session last used, with the limits its model_change recorded. The latest reply names the model
  * too, but without limits: it only wins when it names another model than the last model_change (an older file).
  */
-export function sessionModel(branch: readonly Entry[]): { model: string; contextWindow?: number; maxOutputTokens?: number; windowSource?: ModelInfo['source'] } | undefined {
+export function sessionModel(
+  branch: readonly Entry[],
+): { model: string; contextWindow?: number; maxOutputTokens?: number; windowSource?: ModelInfo['source'] } | undefined {
   let replyModel: string | undefined;
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
@@ -51,7 +56,12 @@ export function sessionModel(branch: readonly Entry[]): { model: string; context
     if (e?.type === 'assistant' && e.model && e.provider !== undefined && replyModel === undefined) replyModel = e.model;
     if (e?.type === 'model_change') {
       if (replyModel !== undefined && replyModel !== e.model) return { model: replyModel };
-      return { model: e.model, contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) };
+      return {
+        model: e.model,
+        contextWindow: e.contextWindow,
+        maxOutputTokens: e.maxOutputTokens,
+        ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }),
+      };
     }
   }
   return replyModel === undefined ? undefined : { model: replyModel };

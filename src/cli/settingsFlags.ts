@@ -18,9 +18,15 @@ export interface CliSettings {
 /** `capsule.subagents.<key>=<value>`, checked by the schema the facade uses; a one-line error otherwise. */
 function subagentSetting(key: string, value: unknown): unknown {
   const schema = Object.hasOwn(SUBAGENT_SETTING_SCHEMAS, key) ? SUBAGENT_SETTING_SCHEMAS[key as keyof typeof SUBAGENT_SETTING_SCHEMAS] : undefined;
-  if (schema === undefined) throw new CliError(`--set: unknown setting 'capsule.subagents.${key}' (known: ${Object.keys(SUBAGENT_SETTING_SCHEMAS).map((k) => `subagents.${k}`).join(', ')})`);
+  if (schema === undefined)
+    throw new CliError(
+      `--set: unknown setting 'capsule.subagents.${key}' (known: ${Object.keys(SUBAGENT_SETTING_SCHEMAS)
+        .map((k) => `subagents.${k}`)
+        .join(', ')})`,
+    );
   const parsed = schema.safeParse(key === 'model' ? String(value) : value);
-  if (!parsed.success) throw new CliError(`--set: capsule.subagents.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}`);
+  if (!parsed.success)
+    throw new CliError(`--set: capsule.subagents.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}`);
   return parsed.data;
 }
 
@@ -39,8 +45,12 @@ type Section = 'compaction' | 'agent' | 'ledger';
 
 /** `capsule.compaction.keepRecentTokens`, `compaction.keepRecentTokens` or just `keepRecentTokens`. */
 function keyOf(raw: string): { section: Section; key: string } {
-  const parts = raw.trim().replace(/^capsule\./, '').split('.');
-  if (parts.length === 1) return { section: parts[0] === 'maxRequestsPerTurn' ? 'agent' : parts[0] === 'testCommands' ? 'ledger' : 'compaction', key: parts[0] ?? '' };
+  const parts = raw
+    .trim()
+    .replace(/^capsule\./, '')
+    .split('.');
+  if (parts.length === 1)
+    return { section: parts[0] === 'maxRequestsPerTurn' ? 'agent' : parts[0] === 'testCommands' ? 'ledger' : 'compaction', key: parts[0] ?? '' };
   const [section = '', key = '', ...rest] = parts;
   if ((section !== 'compaction' && section !== 'agent' && section !== 'ledger') || rest.length > 0) {
     throw new CliError(`unknown setting '${raw}' (use capsule.compaction.<key>, capsule.agent.<key> or capsule.ledger.testCommands)`);
@@ -70,7 +80,10 @@ export function settingsFlags(flags: Flags): CliSettings {
   for (const item of list) {
     const at = item.indexOf('=');
     if (at <= 0) throw new CliError(`--set needs <setting>=<value> (got '${item}'), e.g. --set capsule.compaction.keepRecentTokens=8000`);
-    const name = item.slice(0, at).trim().replace(/^capsule\./, '');
+    const name = item
+      .slice(0, at)
+      .trim()
+      .replace(/^capsule\./, '');
     if (name.startsWith('subagents.')) {
       const key = name.slice('subagents.'.length);
       subagents[key] = subagentSetting(key, valueOf(item.slice(at + 1)));

@@ -15,7 +15,10 @@ export function subagentPrinter(out: (s: string) => void, printer: (out: (s: str
   return (e) => {
     if (e.type === 'subagent_start') {
       out(`${INDENT}[subagent ${e.id}] ${e.description}: started`);
-      printers.set(e.id, printer((line) => out(`${INDENT}[${e.id}] ${line}`)));
+      printers.set(
+        e.id,
+        printer((line) => out(`${INDENT}[${e.id}] ${line}`)),
+      );
       return;
     }
     if (e.type === 'subagent_end') {

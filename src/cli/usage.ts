@@ -11,7 +11,8 @@ export const IMPORT_USAGE = `capsule import <transcript> -o <session.jsonl> [--f
 export const SHOW_USAGE = 'capsule show <session.jsonl> [--checkpoint ck_…] [--retention] [--json]';
 export const LIMITS_USAGE = 'capsule limits [--json] | capsule limits forget (<endpoint URL> <model> | --all) [--json]';
 export const LOAD_USAGE = 'capsule load <file.capsule.md> (--new-session <session.jsonl> | --into <session.jsonl>) [--anyway] [--workspace DIR]';
-export const REWIND_USAGE = 'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--workspace DIR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
+export const REWIND_USAGE =
+  'capsule rewind <session.jsonl> <ck_…|entry id> [--files | --files-only] [--force] [--dry-run] [--workspace DIR] [--window N] [--max-output N] [--set k=v]… [--no-auto-compact] [--json]';
 export const UNDO_COMPACTION_USAGE = 'capsule undo-compaction <session.jsonl> <ck_…|capsule entry id> [--redo] [--json]';
 export const VERIFY_USAGE = 'capsule verify <session.jsonl> [--json]';
 export const MCP_USAGE =

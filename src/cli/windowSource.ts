@@ -36,11 +36,19 @@ export async function windowSourceOf(flags: Flags, branch: readonly Entry[], mod
   const same = recorded !== undefined && recorded.model === model.model && recorded.contextWindow !== undefined;
   if (typeof flags.window === 'string') {
     const learned = await learnedFor(model.model, same && recorded.windowSource === 'learned' ? recorded.contextWindow : undefined);
-    return { kind: 'flag', text: `--window${learned === undefined ? '' : `, which wins over ${learnedText(learned)}`}`, ...(learned === undefined ? {} : { learned }) };
+    return {
+      kind: 'flag',
+      text: `--window${learned === undefined ? '' : `, which wins over ${learnedText(learned)}`}`,
+      ...(learned === undefined ? {} : { learned }),
+    };
   }
   const kind: ModelInfo['source'] = same ? (recorded.windowSource ?? 'provider') : model.source;
   if (kind !== 'learned') return { kind, text: same ? `${RECORDED[kind]} (recorded in the session)` : RECORDED[kind] };
   const learned = await learnedFor(model.model, recorded?.contextWindow);
   if (learned === undefined) return { kind, text: 'learned from an overflow error (recorded in the session; the learned-limits file no longer has it)' };
-  return { kind, text: `learned from ${learned.endpoint}'s overflow error${learnedOn(learned)}; 'capsule limits forget ${learned.endpoint} ${learned.model}' drops it`, learned };
+  return {
+    kind,
+    text: `learned from ${learned.endpoint}'s overflow error${learnedOn(learned)}; 'capsule limits forget ${learned.endpoint} ${learned.model}' drops it`,
+    learned,
+  };
 }

@@ -143,7 +143,8 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
   // Unset values follow the window (small windows cannot use the seed's absolute figures); explicit ones are kept.
   const reserveRaw = FIELD_SCHEMAS.safetyReserveTokens.safeParse(raw.safetyReserveTokens);
   const defaults = defaultsFor(ctx.model, reserveRaw.success ? reserveRaw.data : undefined);
-  const derived = ctx.model === undefined ? [] : DERIVED_KEYS.filter((k) => (raw[k] === undefined || raw[k] === null) && defaults[k] !== DEFAULT_COMPACTION_SETTINGS[k]);
+  const derived =
+    ctx.model === undefined ? [] : DERIVED_KEYS.filter((k) => (raw[k] === undefined || raw[k] === null) && defaults[k] !== DEFAULT_COMPACTION_SETTINGS[k]);
   const out: Record<string, unknown> = {};
   for (const key of SETTING_KEYS) {
     const value = raw[key];
@@ -155,7 +156,9 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
     if (parsed.success) out[key] = parsed.data;
     else {
       out[key] = defaults[key];
-      errors.push(`${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}; leave it unset or use ${JSON.stringify(defaults[key])}`);
+      errors.push(
+        `${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}; leave it unset or use ${JSON.stringify(defaults[key])}`,
+      );
     }
   }
   const settings = out as unknown as CompactionSettings;
@@ -171,8 +174,10 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
     } else {
       // The suggestion is what the window-aware default would be against this hard limit: it always works.
       const working = { keep: Math.floor(hard * KEEP_SHARE), reclaim: Math.floor(hard * RECLAIM_SHARE) };
-      if (settings.keepRecentTokens >= hard) errors.push(`keepRecentTokens (${fmt(settings.keepRecentTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.keep)}`);
-      if (settings.minReclaimableTokens >= hard) errors.push(`minReclaimableTokens (${fmt(settings.minReclaimableTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.reclaim)}`);
+      if (settings.keepRecentTokens >= hard)
+        errors.push(`keepRecentTokens (${fmt(settings.keepRecentTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.keep)}`);
+      if (settings.minReclaimableTokens >= hard)
+        errors.push(`minReclaimableTokens (${fmt(settings.minReclaimableTokens)}) must be < hard limit (${fmt(hard)}); try ${fmt(working.reclaim)}`);
     }
   }
 
@@ -193,7 +198,10 @@ export function resolveSettings(ctx: SettingsContext): ResolvedSettings {
 /** The defaults for this model: the seed's, with the window-derived figures where the window is small. */
 function defaultsFor(model: SettingsContext['model'], explicitReserve: number | undefined): CompactionSettings {
   if (model === undefined) return DEFAULT_COMPACTION_SETTINGS;
-  return { ...DEFAULT_COMPACTION_SETTINGS, ...windowDefaults(model.contextWindow, model.maxOutputTokens, DEFAULT_COMPACTION_SETTINGS, explicitReserve, model.fixedOverheadTokens) };
+  return {
+    ...DEFAULT_COMPACTION_SETTINGS,
+    ...windowDefaults(model.contextWindow, model.maxOutputTokens, DEFAULT_COMPACTION_SETTINGS, explicitReserve, model.fixedOverheadTokens),
+  };
 }
 
 /** With invalid settings, keep user choices that cannot hurt hard-limit protection; the rest go back to defaults. */

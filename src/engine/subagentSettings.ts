@@ -26,7 +26,9 @@ export function resolveSubagentSettings(raw: Readonly<Record<string, unknown>>):
     if (value === undefined) return DEFAULT_SUBAGENT_SETTINGS[key];
     const parsed = SUBAGENT_SETTING_SCHEMAS[key].safeParse(value);
     if (parsed.success) return parsed.data;
-    errors.push(`capsule.subagents.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}; using ${JSON.stringify(DEFAULT_SUBAGENT_SETTINGS[key])}`);
+    errors.push(
+      `capsule.subagents.${key} (${JSON.stringify(value)}) is invalid: ${parsed.error.issues[0]?.message ?? 'bad value'}; using ${JSON.stringify(DEFAULT_SUBAGENT_SETTINGS[key])}`,
+    );
     return DEFAULT_SUBAGENT_SETTINGS[key];
   };
   return { settings: { model: pick('model'), maxConcurrent: pick('maxConcurrent'), maxRequests: pick('maxRequests') }, errors };

@@ -119,9 +119,21 @@ function chatModelOf(c: ChatModel | OpenAIEndpoint): ChatModel {
 }
 
 /** The model, its limits (override > learned > provider > table > default) and the settings validated against them. */
-export function resolveTarget(model: ModelConfig, settings: AgentSessionConfig['settings'], env: AgentSessionConfig['env']): SwitchTarget & { readonly info: ModelInfo } {
+export function resolveTarget(
+  model: ModelConfig,
+  settings: AgentSessionConfig['settings'],
+  env: AgentSessionConfig['env'],
+): SwitchTarget & { readonly info: ModelInfo } {
   const chat = chatModelOf(model.chat);
-  const info = resolveModelInfo(chat.model, { ...(model.provider ? { provider: model.provider } : {}), ...(model.learned ? { learned: model.learned } : {}), ...(model.override ? { override: model.override } : {}) });
-  const resolved: ResolvedSettings = resolveSettings({ raw: settings ?? {}, env: env ?? process.env, model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens } });
+  const info = resolveModelInfo(chat.model, {
+    ...(model.provider ? { provider: model.provider } : {}),
+    ...(model.learned ? { learned: model.learned } : {}),
+    ...(model.override ? { override: model.override } : {}),
+  });
+  const resolved: ResolvedSettings = resolveSettings({
+    raw: settings ?? {},
+    env: env ?? process.env,
+    model: { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens },
+  });
   return { chat, contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens, windowSource: info.source, resolved, info };
 }

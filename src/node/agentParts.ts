@@ -55,7 +55,16 @@ type Dirs = {
 };
 
 /** `provisional`: the chat's caches count without waiting for the tokenizer's table (docs/behaviour.md#cold-start). */
-export async function openParts(path: string, dirs: Dirs, store: JsonlSessionStore, ownsStore: boolean, logger: Logger | undefined, fallbackTriggers?: unknown, roots: readonly string[] = [], provisional = false): Promise<Parts> {
+export async function openParts(
+  path: string,
+  dirs: Dirs,
+  store: JsonlSessionStore,
+  ownsStore: boolean,
+  logger: Logger | undefined,
+  fallbackTriggers?: unknown,
+  roots: readonly string[] = [],
+  provisional = false,
+): Promise<Parts> {
   // The engine is composed over the whole tree: a tail-first store finishes indexing first (docs/loading.md).
   await store.whenIndexed();
   const paths = sidecarPaths(resolve(path));
@@ -67,7 +76,12 @@ export async function openParts(path: string, dirs: Dirs, store: JsonlSessionSto
   // The key that signs the change log is Capsule's too, wherever a setting put it.
   const keyFile = dirs.snapshotKeyFile ?? cliKeyPath();
   const counts = await CountsFile.load(resolve(path), store.header.id, { writable: !store.readOnly });
-  const ownFiles = [...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir), resolve(intentsFile), resolve(keyFile), ...(dirs.ownFiles ?? []).map((p) => resolve(p))];
+  const ownFiles = [
+    ...sessionOwnedPaths(path, archiveDir, flightLog, snapshotsDir),
+    resolve(intentsFile),
+    resolve(keyFile),
+    ...(dirs.ownFiles ?? []).map((p) => resolve(p)),
+  ];
   return {
     store,
     ownsStore,

@@ -21,7 +21,16 @@ import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, budgetOfLeaf, categoriesOf, completeCounts, type BudgetBasis } from './sessionBudget.js';
-import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindMode, type RewindPreview, type SwitchDone } from './sessionRewind.js';
+import {
+  previewRewind,
+  rewindSession,
+  switchBranchSession,
+  type RewindDone,
+  type RewindFailure,
+  type RewindMode,
+  type RewindPreview,
+  type SwitchDone,
+} from './sessionRewind.js';
 import { type FileSnapshots } from './snapshots/fileSnapshots.js';
 import { WorkspaceToolHost } from './tools/workspaceToolHost.js';
 import { InstructionToolHost } from './instructions/instructionTools.js';
@@ -31,8 +40,8 @@ import { TaskToolHost } from './subagents/taskToolHost.js';
 import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
 import { composeSessionTools } from './sessionTools.js';
 
-export {   sidecarPaths } from './agentConfig.js';
-export type { AgentSessionConfig, ModelConfig,  WorkspaceConfig } from './agentConfig.js';
+export { sidecarPaths } from './agentConfig.js';
+export type { AgentSessionConfig, ModelConfig, WorkspaceConfig } from './agentConfig.js';
 
 /** What an offline session measures and compacts with. */
 export interface OfflineModel {
@@ -99,7 +108,9 @@ export class AgentSession {
       config.store ??
       (await JsonlSessionStore.open(config.sessionPath, {
         clock,
-        ...(create === undefined ? {} : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
+        ...(create === undefined
+          ? {}
+          : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
       }));
     try {
       const parts = await openParts(config.sessionPath, config, store, owned, config.logger, config.triggerState, config.workspace?.roots ?? [], true);
@@ -114,9 +125,19 @@ export class AgentSession {
         clock,
         ids,
         cache,
-        model: { chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)), contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, windowSource: target.windowSource },
+        model: {
+          chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)),
+          contextWindow: target.contextWindow,
+          maxOutputTokens: target.maxOutputTokens,
+          windowSource: target.windowSource,
+        },
         tools,
-        ...(layer === undefined ? {} : { instructions: layer.port, ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }) }),
+        ...(layer === undefined
+          ? {}
+          : {
+              instructions: layer.port,
+              ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }),
+            }),
         resolved,
         systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
         triggers: parts.triggers,
@@ -128,9 +149,13 @@ export class AgentSession {
       });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
-      for (const i of [...(config.instructions ?? []), ...(mcp?.initial === undefined ? [] : [mcp.initial])]) await agent.appendSystemUpdate(i.content, i.reason);
+      for (const i of [...(config.instructions ?? []), ...(mcp?.initial === undefined ? [] : [mcp.initial])])
+        await agent.appendSystemUpdate(i.content, i.reason);
       const live = agent;
-      const unfollow = mcp?.follow((c, r) => live.appendSystemUpdate(c, r), (err) => config.logger?.log('warn', `MCP tool update not recorded: ${String(err)}`));
+      const unfollow = mcp?.follow(
+        (c, r) => live.appendSystemUpdate(c, r),
+        (err) => config.logger?.log('warn', `MCP tool update not recorded: ${String(err)}`),
+      );
       const session = new AgentSession(parts, agent.barrier, undefined, agent, tools, config, clock, ids);
       if (unfollow !== undefined) session.#onClose.push(unfollow);
       return session;
@@ -145,7 +170,15 @@ export class AgentSession {
     const store = await JsonlSessionStore.open(config.sessionPath);
     try {
       const roots = config.roots ?? (isAbsolute(store.header.cwd) ? [store.header.cwd] : []);
-      const parts = await openParts(config.sessionPath, config.snapshotKeyFile === undefined ? {} : { snapshotKeyFile: config.snapshotKeyFile }, store, true, config.logger, undefined, roots);
+      const parts = await openParts(
+        config.sessionPath,
+        config.snapshotKeyFile === undefined ? {} : { snapshotKeyFile: config.snapshotKeyFile },
+        store,
+        true,
+        config.logger,
+        undefined,
+        roots,
+      );
       const m = config.model(store.tree.branch());
       const barrier = new PreflightBarrier({
         store,
@@ -276,7 +309,11 @@ export class AgentSession {
 
   /** "Compact up to here": a user compaction that summarizes everything before the message `entryId` and keeps it and all after it. */
   async compactUpTo(entryId: string, opts: Omit<CompactOptions, 'trigger'> = {}): Promise<PreflightResult> {
-    const r = await this.barrier.compactWith('user', { signal: opts.signal ?? new AbortController().signal, cutBefore: entryId, ...(opts.focus === undefined ? {} : { focus: opts.focus }) });
+    const r = await this.barrier.compactWith('user', {
+      signal: opts.signal ?? new AbortController().signal,
+      cutBefore: entryId,
+      ...(opts.focus === undefined ? {} : { focus: opts.focus }),
+    });
     await this.saveIntents();
     return r;
   }
@@ -293,7 +330,15 @@ export class AgentSession {
     const store = this.parts.store;
     const checkpointId = this.ids.next('ck_');
     const ts = new Date(this.clock.now()).toISOString();
-    await store.append({ type: 'checkpoint', id: this.ids.next('e_'), parentId: store.leafId(), timestamp: ts, checkpointId, kind, ...(note === undefined ? {} : { note }) });
+    await store.append({
+      type: 'checkpoint',
+      id: this.ids.next('e_'),
+      parentId: store.leafId(),
+      timestamp: ts,
+      checkpointId,
+      kind,
+      ...(note === undefined ? {} : { note }),
+    });
     if (kind === 'milestone' || kind === 'plan_pivot') this.parts.triggers.recordIntent(kind, checkpointId);
     return checkpointId;
   }
@@ -329,7 +374,14 @@ export class AgentSession {
       // openOffline is the only way to a session without an agent, and it always sets the offline model.
       const o = this.offline;
       if (o === undefined) throw new Error('this session has neither an agent nor a model to measure with');
-      return { model: o.model, provider: o.provider, tools: o.tools ?? [], resolved: o.resolved, cache: this.parts.caches.forModel(o.model.model), system: DEFAULT_SYSTEM_PROMPT };
+      return {
+        model: o.model,
+        provider: o.provider,
+        tools: o.tools ?? [],
+        resolved: o.resolved,
+        cache: this.parts.caches.forModel(o.model.model),
+        system: DEFAULT_SYSTEM_PROMPT,
+      };
     }
     const m = a.currentModel;
     return {
@@ -346,7 +398,11 @@ export class AgentSession {
     const b = budgetOfLeaf(this.parts.store, this.basis(), now);
     const i = this.instructions;
     if (i === undefined) return b;
-    return { ...b, mode: i.mode, ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.exactTokensOfText(t), b.contextWindow).files }) };
+    return {
+      ...b,
+      mode: i.mode,
+      ...(i.sources.length === 0 ? {} : { instructions: instructionReport(i.sources, (t) => this.basis().cache.exactTokensOfText(t), b.contextWindow).files }),
+    };
   }
 
   /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
@@ -373,7 +429,9 @@ export class AgentSession {
     if (p.store.readOnly || (!p.intentsSaved && state.pending.length === 0)) return this.#saving;
     p.intentsSaved = true;
     const next = this.#saving.then(() => writeIntents(p.intentsFile, state));
-    this.#saving = next.catch((err: unknown) => this.parts.logger?.log('warn', `Pending compaction intents were not saved: ${err instanceof Error ? err.message : String(err)}`));
+    this.#saving = next.catch((err: unknown) =>
+      this.parts.logger?.log('warn', `Pending compaction intents were not saved: ${err instanceof Error ? err.message : String(err)}`),
+    );
     return this.#saving;
   }
 

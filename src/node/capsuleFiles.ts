@@ -178,7 +178,11 @@ export interface LoadResult {
  * Appends a loaded capsule to an open session: it seeds an empty session, or becomes a handoff on
  * the active branch of one with history (see importEntries). The next request starts from it.
  */
-export async function appendCapsule(store: WritableSession, file: ParsedCapsuleFile, deps: { readonly ids?: IdSource; readonly now?: () => Date } = {}): Promise<LoadResult> {
+export async function appendCapsule(
+  store: WritableSession,
+  file: ParsedCapsuleFile,
+  deps: { readonly ids?: IdSource; readonly now?: () => Date } = {},
+): Promise<LoadResult> {
   if (store.readOnly) throw new CapsuleFileError('read_only', `cannot load into this session: ${store.readOnlyReason ?? 'it is read-only'}`);
   const counter = counterForModel(file.meta.model ?? COUNT_MODEL);
   const branch = store.tree.branch();

@@ -13,7 +13,15 @@ import type { JsonlSessionStore } from './jsonlStore.js';
 import { mcpBudgetOf } from './mcp/sessionMcp.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import type { BudgetBasis } from './sessionBudget.js';
-import { previewRewind, rewindSession, switchBranchSession, type RewindDone, type RewindFailure, type RewindPreview, type SwitchDone } from './sessionRewind.js';
+import {
+  previewRewind,
+  rewindSession,
+  switchBranchSession,
+  type RewindDone,
+  type RewindFailure,
+  type RewindPreview,
+  type SwitchDone,
+} from './sessionRewind.js';
 import type { FileSnapshots } from './snapshots/fileSnapshots.js';
 
 /** The moves of a chat's leaf every facade makes, with a model or without (docs/rewind.md). */

@@ -23,7 +23,8 @@ export class ColdFile {
 
   readonly load: ColdLoader = (rec): Entry => {
     const end = rec.offset + rec.length;
-    if (rec.offset < this.#winStart || end > this.#winStart + this.#win.length) this.#fill(Math.max(0, rec.offset - WINDOW_BYTES / 2), end, end + WINDOW_BYTES / 2);
+    if (rec.offset < this.#winStart || end > this.#winStart + this.#win.length)
+      this.#fill(Math.max(0, rec.offset - WINDOW_BYTES / 2), end, end + WINDOW_BYTES / 2);
     const text = this.#win.toString('utf8', rec.offset - this.#winStart, end - this.#winStart);
     return this.judge(text);
   };

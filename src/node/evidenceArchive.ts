@@ -64,7 +64,10 @@ function checkOperationId(id: string): string {
 }
 
 function issuesOf(error: z.core.$ZodError): string {
-  return error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`).join('; ');
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
 }
 
 type Parsed = { readonly success: true; readonly data: EvidenceFile } | { readonly success: false; readonly error: z.core.$ZodError };
@@ -239,7 +242,10 @@ export class FileEvidenceArchive implements EvidenceArchive {
     try {
       raw = parseJsonText(text);
     } catch (err) {
-      throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: ${err instanceof JsonTooDeepError ? err.message : 'not valid JSON'}`, path);
+      throw new EvidenceArchiveError(
+        `Compaction evidence ${operationId} is corrupt: ${err instanceof JsonTooDeepError ? err.message : 'not valid JSON'}`,
+        path,
+      );
     }
     const parsed = EvidenceFileSchema.safeParse(raw);
     if (!parsed.success) throw new EvidenceArchiveError(`Compaction evidence ${operationId} is corrupt: ${issuesOf(parsed.error)}`, path);

@@ -31,7 +31,9 @@ export class FlightRecorder {
   async record(r: FlightRecord): Promise<void> {
     const parsed = FlightRecordSchema.safeParse(r);
     if (!parsed.success) {
-      const what = parsed.error.issues.slice(0, 3).map((i) => (i.code === 'unrecognized_keys' ? `unknown field ${i.keys.join(', ')}` : `${i.path.map(String).join('.')}: ${i.message}`));
+      const what = parsed.error.issues
+        .slice(0, 3)
+        .map((i) => (i.code === 'unrecognized_keys' ? `unknown field ${i.keys.join(', ')}` : `${i.path.map(String).join('.')}: ${i.message}`));
       throw new Error(`Refusing to write an invalid flight record (${String(r.operationId)}): ${what.join('; ')}`);
     }
     const line = Buffer.from(`${JSON.stringify(parsed.data)}\n`, 'utf8');

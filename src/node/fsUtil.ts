@@ -38,7 +38,11 @@ export async function syncDir(dir: string): Promise<void> {
  * The lines of a JSON-lines sidecar that `parse` accepts, in order; a missing file is empty, torn or bad lines are
  * counted and skipped. The file is opened as a regular file, so a FIFO in its place is refused instead of blocking.
  */
-export async function readJsonLines<T>(file: string, parse: (raw: unknown) => T | undefined, what = 'file'): Promise<{ readonly items: T[]; readonly skipped: number }> {
+export async function readJsonLines<T>(
+  file: string,
+  parse: (raw: unknown) => T | undefined,
+  what = 'file',
+): Promise<{ readonly items: T[]; readonly skipped: number }> {
   let text: string;
   try {
     text = (await readRegularFile(file, what)).toString('utf8');

@@ -36,7 +36,10 @@ function isChain(entries: readonly Entry[]): boolean {
  * calls left open get "interrupted" results, stray results go — and each change is returned for the user; a
  * branched one (Claude Code sidechains) must verify as it is. Otherwise ImportRefused, and no file is created.
  */
-function validImport(entries: readonly Entry[], newId: (prefix: string) => string): { readonly entries: readonly Entry[]; readonly repairs: readonly string[] } {
+function validImport(
+  entries: readonly Entry[],
+  newId: (prefix: string) => string,
+): { readonly entries: readonly Entry[]; readonly repairs: readonly string[] } {
   if (isChain(entries)) {
     const fixed = repairImported(entries, newId);
     const first = fixed.errors[0];

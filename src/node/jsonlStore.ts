@@ -16,7 +16,7 @@ import { errCode, oneLine } from './fsUtil.js';
 import type { ColdFile } from './coldFile.js';
 import { createIfMissing, headerLine, type SessionCreate } from './sessionCreate.js';
 
-export { loadSessionFile,  type SessionLoad } from './sessionLoad.js';
+export { loadSessionFile, type SessionLoad } from './sessionLoad.js';
 
 export interface OpenOptions {
   /** Create the file with a header if it does not exist (or exists but is empty). */
@@ -136,7 +136,14 @@ export class JsonlSessionStore implements TranscriptStore {
     const loadOpts = { maxLineBytes };
 
     const fast = (lock: HeldLock | undefined, reason: string | undefined): Promise<JsonlSessionStore | undefined> =>
-      opts.tailFirst === true ? JsonlSessionStore.tailStore(abs, lock, reason, { maxLineBytes, now, compact: opts.compactHistory === true, ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }) }) : Promise.resolve(undefined);
+      opts.tailFirst === true
+        ? JsonlSessionStore.tailStore(abs, lock, reason, {
+            maxLineBytes,
+            now,
+            compact: opts.compactHistory === true,
+            ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }),
+          })
+        : Promise.resolve(undefined);
 
     if (opts.readOnly) {
       const quick = await fast(undefined, OPENED_READ_ONLY_REASON);
@@ -199,11 +206,25 @@ export class JsonlSessionStore implements TranscriptStore {
   }
 
   /** A store over the tail of the file, indexing the rest in the background; undefined when the tail is not enough. */
-  private static async tailStore(path: string, lock: HeldLock | undefined, reason: string | undefined, o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number; readonly compact: boolean }): Promise<JsonlSessionStore | undefined> {
+  private static async tailStore(
+    path: string,
+    lock: HeldLock | undefined,
+    reason: string | undefined,
+    o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number; readonly compact: boolean },
+  ): Promise<JsonlSessionStore | undefined> {
     const tail = await readTail(path, o).catch(() => undefined);
     if (tail === undefined) return undefined;
     const load = { tree: tail.tree, problems: [], goodBytes: tail.size };
-    const store = new JsonlSessionStore({ path, load, header: tail.header, reason, handle: undefined, lock, recoveredTail: undefined, maxLineBytes: o.maxLineBytes });
+    const store = new JsonlSessionStore({
+      path,
+      load,
+      header: tail.header,
+      reason,
+      handle: undefined,
+      lock,
+      recoveredTail: undefined,
+      maxLineBytes: o.maxLineBytes,
+    });
     store.#indexed = false;
     store.#indexing = store.#indexRest(tail, o.now, o.compact).then(
       () => undefined,
@@ -338,14 +359,19 @@ export class JsonlSessionStore implements TranscriptStore {
     if (e.parentId === tree.leafId) return;
     if (e.parentId === null && isSubagentEntry(e)) return; // a subagent's branch starts at its own root
     if (e.parentId !== null && tree.has(e.parentId)) return; // a branch from an earlier entry
-    throw new Error(`Cannot append ${e.type} entry ${e.id}: parent ${String(e.parentId)} is neither the current leaf (${String(tree.leafId)}) nor an existing entry`);
+    throw new Error(
+      `Cannot append ${e.type} entry ${e.id}: parent ${String(e.parentId)} is neither the current leaf (${String(tree.leafId)}) nor an existing entry`,
+    );
   }
 
   private async write(entry: Entry): Promise<void> {
     if (this.reason !== undefined || !this.handle) throw new Error(this.reason ?? 'Session is read-only');
     const parsed = EntrySchema.safeParse(entry);
     if (!parsed.success) {
-      const what = parsed.error.issues.slice(0, 3).map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ');
+      const what = parsed.error.issues
+        .slice(0, 3)
+        .map((i) => `${i.path.map(String).join('.')}: ${i.message}`)
+        .join('; ');
       throw new Error(`Refusing to write an invalid entry (${String((entry as { type?: unknown }).type)} ${String((entry as { id?: unknown }).id)}): ${what}`);
     }
     const e = parsed.data;

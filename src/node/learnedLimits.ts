@@ -111,7 +111,11 @@ export class LearnedLimitsFile {
   /** Records (or replaces) what an overflow error stated. */
   async record(baseURL: string, model: string, limits: { readonly contextWindow: number; readonly maxOutputTokens?: number }, now = new Date()): Promise<void> {
     const limitsMap = { ...(await this.writable()).entries };
-    limitsMap[limitsKey(baseURL, model)] = { contextWindow: limits.contextWindow, ...(limits.maxOutputTokens === undefined ? {} : { maxOutputTokens: limits.maxOutputTokens }), learnedAt: now.toISOString() };
+    limitsMap[limitsKey(baseURL, model)] = {
+      contextWindow: limits.contextWindow,
+      ...(limits.maxOutputTokens === undefined ? {} : { maxOutputTokens: limits.maxOutputTokens }),
+      learnedAt: now.toISOString(),
+    };
     const keys = Object.keys(limitsMap);
     for (const k of keys.slice(0, Math.max(0, keys.length - MAX_ENTRIES))) delete limitsMap[k];
     await this.write(limitsMap);

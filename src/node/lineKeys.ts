@@ -116,7 +116,8 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
     if (vEnd < 0) return undefined;
     if (keyIs(buf, kStart, kEnd, 'id')) id = stringValue(buf, vStart, vEnd);
     else if (keyIs(buf, kStart, kEnd, 'type')) type = stringValue(buf, vStart, vEnd);
-    else if (keyIs(buf, kStart, kEnd, 'parentId')) parentId = buf[vStart] === QUOTE ? stringValue(buf, vStart, vEnd) : keyIs(buf, vStart, vEnd, 'null') ? null : undefined;
+    else if (keyIs(buf, kStart, kEnd, 'parentId'))
+      parentId = buf[vStart] === QUOTE ? stringValue(buf, vStart, vEnd) : keyIs(buf, vStart, vEnd, 'null') ? null : undefined;
     else if (keyIs(buf, kStart, kEnd, 'subagent')) subagent = !keyIs(buf, vStart, vEnd, 'null');
     i = vEnd;
     while (i < end && isWs(buf[i])) i++;

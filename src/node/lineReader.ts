@@ -39,7 +39,13 @@ export interface ScanResult {
  * Memory stays bounded by the chunk size plus the longest line under `maxLineBytes`. Stops at `endOffset` when given
  * (the part before a tail that was read first).
  */
-export async function scanLines(path: string, sink: LineSink, maxLineBytes = DEFAULT_MAX_LINE_BYTES, startOffset = 0, endOffset = Number.POSITIVE_INFINITY): Promise<ScanResult> {
+export async function scanLines(
+  path: string,
+  sink: LineSink,
+  maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+  startOffset = 0,
+  endOffset = Number.POSITIVE_INFINITY,
+): Promise<ScanResult> {
   const handle = await openRegularFile(path, 'session file');
   try {
     const chunk = Buffer.allocUnsafe(CHUNK_BYTES);

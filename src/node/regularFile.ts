@@ -53,7 +53,8 @@ export async function openRegularFileForAppend(path: string, what = 'file', mode
   try {
     handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NONBLOCK, mode);
   } catch (err) {
-    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENXIO') throw new NotRegularFileError(`${what} ${path} is a named pipe (FIFO), not a regular file; refusing to write it`);
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === 'ENXIO')
+      throw new NotRegularFileError(`${what} ${path} is a named pipe (FIFO), not a regular file; refusing to write it`);
     throw err;
   }
   try {

@@ -57,7 +57,11 @@ const WARM_DELAY_MS = 250;
 
 function provisionalCounter(model: string): UntilReadyCounter {
   const name = encodingForModel(model);
-  return new UntilReadyCounter(counterForModel(model), () => coldStartHooks.holdTable !== true && encodingReady(name), () => warmSoon(name));
+  return new UntilReadyCounter(
+    counterForModel(model),
+    () => coldStartHooks.holdTable !== true && encodingReady(name),
+    () => warmSoon(name),
+  );
 }
 
 /**
@@ -85,7 +89,16 @@ export class TokenCaches {
 }
 
 export function budgetOf(branch: readonly Entry[], basis: BudgetBasis, now: number): Budget {
-  return computeBudget({ branch, defaultSystem: basis.system, tools: basis.tools, model: basis.model, provider: basis.provider, resolved: basis.resolved, now, cache: basis.cache });
+  return computeBudget({
+    branch,
+    defaultSystem: basis.system,
+    tools: basis.tools,
+    model: basis.model,
+    provider: basis.provider,
+    resolved: basis.resolved,
+    now,
+    cache: basis.cache,
+  });
 }
 
 /** A store's active branch as the budget reads it: entries by id, its leaf, its running figures. */
@@ -98,7 +111,16 @@ export interface BranchSource extends EntryLookup {
 export function budgetOfLeaf(store: BranchSource, basis: BudgetBasis, now: number): Budget {
   const leaf = store.leafId();
   const view = { tail: reachableTail(store, leaf), recent: recentTurnsFrom(store, leaf, RECENT_TURNS), figures: store.figures() };
-  return computeBudgetOf({ view, defaultSystem: basis.system, tools: basis.tools, model: basis.model, provider: basis.provider, resolved: basis.resolved, now, cache: basis.cache });
+  return computeBudgetOf({
+    view,
+    defaultSystem: basis.system,
+    tools: basis.tools,
+    model: basis.model,
+    provider: basis.provider,
+    resolved: basis.resolved,
+    now,
+    cache: basis.cache,
+  });
 }
 
 /**

@@ -166,7 +166,10 @@ export class LoadBuilder {
   };
 
   #report(kind: LoadProblemKind, message: string, line?: number): void {
-    this.#problems.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({ kind, message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)` }));
+    this.#problems.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({
+      kind,
+      message: `… and ${n} more ${kind.replace(/_/g, ' ')} problem${n === 1 ? '' : 's'} (not listed)`,
+    }));
   }
 
   #good(info: LineInfo): void {
@@ -255,9 +258,21 @@ export class LoadBuilder {
     if (this.#tailStartLine !== undefined) {
       const tailBytes = bytes - this.#goodBytes;
       const what = this.#tailHasUnterminated ? 'incomplete (no terminating newline)' : 'invalid';
-      this.#report('torn_tail', `last ${tailBytes} bytes from line ${this.#tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`, this.#tailStartLine);
+      this.#report(
+        'torn_tail',
+        `last ${tailBytes} bytes from line ${this.#tailStartLine} are ${what}; moved to the .corrupt sidecar when the session is next opened for writing`,
+        this.#tailStartLine,
+      );
     }
-    return { header, tree: this.tree, problems: this.#problems.list(), bytes, goodBytes: this.#goodBytes, ...(unwritableReason === undefined ? {} : { unwritableReason }), ...(this.#coldFile === undefined ? {} : { coldFile: this.#coldFile }) };
+    return {
+      header,
+      tree: this.tree,
+      problems: this.#problems.list(),
+      bytes,
+      goodBytes: this.#goodBytes,
+      ...(unwritableReason === undefined ? {} : { unwritableReason }),
+      ...(this.#coldFile === undefined ? {} : { coldFile: this.#coldFile }),
+    };
   }
 }
 

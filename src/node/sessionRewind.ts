@@ -99,10 +99,15 @@ function filesDifferNote(files: readonly FilePlan[]): string {
  * Capsule recorded them only with `overwriteOutside`, after a copy of each is kept; refused records never), and after a "Conversation only" rewind that leaves files changed, appends one
  * system update listing them. The caller makes sure no turn runs.
  */
-export async function rewindSession(d: RewindDeps, ref: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean } = {}): Promise<RewindDone | RewindFailure> {
+export async function rewindSession(
+  d: RewindDeps,
+  ref: string,
+  opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean } = {},
+): Promise<RewindDone | RewindFailure> {
   const store = d.store;
   await store.whenIndexed();
-  if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
+  if (store.readOnly)
+    return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.` };
   const point = resolveRewindPoint(store.tree, ref);
   if (!point.ok) return point;
   const { ok: _ok, ...p } = point;
@@ -122,7 +127,8 @@ export interface SwitchDone extends RewindDone {
  */
 export async function switchBranchSession(d: RewindDeps, entryId: string): Promise<SwitchDone | RewindFailure> {
   const store = d.store;
-  if (store.readOnly) return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.` };
+  if (store.readOnly)
+    return { ok: false, error: `This session is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.` };
   const at = switchPoint(store.tree, entryId);
   if (!at.ok) return at;
   if (store.tree.branch().some((e) => e.id === entryId)) return { ok: false, error: 'That branch is already the one shown.' };
@@ -130,7 +136,12 @@ export async function switchBranchSession(d: RewindDeps, entryId: string): Promi
   return r.ok ? { ...r, tipId: at.tipId } : r;
 }
 
-async function moveTo(d: RewindDeps, p: RewindPoint, reason: string, opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean }): Promise<RewindDone | RewindFailure> {
+async function moveTo(
+  d: RewindDeps,
+  p: RewindPoint,
+  reason: string,
+  opts: { readonly mode?: RewindMode; readonly overwriteOutside?: boolean },
+): Promise<RewindDone | RewindFailure> {
   const store = d.store;
   const mode = opts.mode ?? 'both';
   const restorePlan = await plan(d, p);
@@ -146,8 +157,23 @@ async function moveTo(d: RewindDeps, p: RewindPoint, reason: string, opts: { rea
   }
   let note: SystemUpdateEntry | undefined;
   if (mode === 'conversation' && restorePlan.files.length > 0) {
-    note = { type: 'system_update', id: d.ids.next('e_'), parentId: store.leafId(), timestamp: ts(), mode: 'append', content: filesDifferNote(restorePlan.files), reason: 'rewind: files differ' };
+    note = {
+      type: 'system_update',
+      id: d.ids.next('e_'),
+      parentId: store.leafId(),
+      timestamp: ts(),
+      mode: 'append',
+      content: filesDifferNote(restorePlan.files),
+      reason: 'rewind: files differ',
+    };
     await store.append(note);
   }
-  return { ok: true, point: p, mode, ...(leaf === undefined ? {} : { leaf }), ...(files === undefined ? {} : { files }), ...(note === undefined ? {} : { note, differ: restorePlan.files }) };
+  return {
+    ok: true,
+    point: p,
+    mode,
+    ...(leaf === undefined ? {} : { leaf }),
+    ...(files === undefined ? {} : { files }),
+    ...(note === undefined ? {} : { note, differ: restorePlan.files }),
+  };
 }

@@ -71,7 +71,9 @@ export async function composeSessionTools(
           commandJournal: join(parts.snapshots.dir, COMMAND_JOURNAL),
           evidence: (argsJson) => {
             const a = agent();
-            return runEvidenceToolFromArchive(parts.archive, a === undefined ? undefined : capsuleOperationId(a.branch()), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS });
+            return runEvidenceToolFromArchive(parts.archive, a === undefined ? undefined : capsuleOperationId(a.branch()), argsJson, {
+              pageChars: DEFAULT_EVIDENCE_PAGE_CHARS,
+            });
           },
           checkpoint: async (kind, note) => {
             const a = agent();
@@ -84,21 +86,40 @@ export async function composeSessionTools(
   const mcp =
     ws === undefined || config.mcp === undefined
       ? undefined
-      : attachMcp(workspaceTools, config.mcp, { count: (t) => counter.count(t), hardLimit, roots: ws.roots, approve: ws.approve, trusted: ws.trusted, headBytes: caps.outputHeadBytes, tailBytes: caps.outputTailBytes, archive: parts.archive, capture: parts.snapshots, vision: () => modelTakesImages(agent()?.currentModel.chat.model ?? target.chat.model) });
+      : attachMcp(workspaceTools, config.mcp, {
+          count: (t) => counter.count(t),
+          hardLimit,
+          roots: ws.roots,
+          approve: ws.approve,
+          trusted: ws.trusted,
+          headBytes: caps.outputHeadBytes,
+          tailBytes: caps.outputTailBytes,
+          archive: parts.archive,
+          capture: parts.snapshots,
+          vision: () => modelTakesImages(agent()?.currentModel.chat.model ?? target.chat.model),
+        });
   const baseTools: ToolHost = mcp?.tools ?? workspaceTools;
   // The MCP schemas (or their index) are fixed in every request: the window-derived defaults leave room for them.
-  const mcpOverhead = mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));
+  const mcpOverhead =
+    mcp === undefined ? 0 : Math.max(0, counter.count(JSON.stringify(baseTools.schemas())) - counter.count(JSON.stringify(workspaceTools.schemas())));
   // Instruction files, skills and the mode: a port for the agent and a layer over the tools (the skill tool, Ask mode's refusals).
   const layer =
     config.instructionFiles === undefined || ws === undefined
       ? undefined
-      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, stampedOf(store.figures()), { tokens: (t) => cache.exactTokensOfText(t), window: () => agent()?.currentModel.contextWindow ?? target.contextWindow });
+      : sessionInstructions(config.instructionFiles, ws.roots, baseTools, stampedOf(store.figures()), {
+          tokens: (t) => cache.exactTokensOfText(t),
+          window: () => agent()?.currentModel.contextWindow ?? target.contextWindow,
+        });
   // The instruction block is in every request's system prompt too: the always-on files, the skill index and the mode as
   // read at open (a file that applies later, or an edit, is not counted until the chat is opened again).
   const instructionOverhead = layer === undefined ? 0 : cache.exactTokensOfText(renderInstructionBlock((await layer.port.read([])).sources));
   const overhead = mcpOverhead + instructionOverhead;
   const resolveFor = (contextWindow: number, maxOutputTokens: number): ResolvedSettings =>
-    resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + overhead } });
+    resolveSettings({
+      raw: config.settings ?? {},
+      env: config.env ?? process.env,
+      model: { contextWindow, maxOutputTokens, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + overhead },
+    });
   // docs/subagents.md: the `task` tool runs children over these same tools (MCP, Ask mode and skills included), approvals and file capture.
   const tools = withTaskTool(layer?.tools ?? baseTools, config, parts, agent, clock, ids, config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT);
   return { tools, layer, mcp, resolveFor, resolved: overhead > 0 ? resolveFor(target.contextWindow, target.maxOutputTokens) : started };

@@ -161,7 +161,10 @@ export class SessionDirectory {
   /** Opens an existing chat; read-only when another window writes it. Throws when it does not exist. `tailFirst`: see OpenOptions. */
   async open(id: string, opts: { readonly readOnly?: boolean; readonly tailFirst?: boolean } = {}): Promise<JsonlSessionStore> {
     const path = this.sessionPath(id);
-    const exists = await stat(path).then((s) => s.isFile(), () => false);
+    const exists = await stat(path).then(
+      (s) => s.isFile(),
+      () => false,
+    );
     if (!exists) throw new Error(`Session ${id} not found in ${this.sessionsDir}`);
     return JsonlSessionStore.open(path, { readOnly: opts.readOnly === true, tailFirst: opts.tailFirst === true });
   }

@@ -95,7 +95,10 @@ class BackWindow {
   }
 }
 
-type Walk = { readonly done: true; readonly leafId: string | null } | { readonly done: false; readonly missing: string } | { readonly broken: true; readonly done: false };
+type Walk =
+  | { readonly done: true; readonly leafId: string | null }
+  | { readonly done: false; readonly missing: string }
+  | { readonly broken: true; readonly done: false };
 
 /**
  * Whether the lines read so far hold the model input of the leaf the full load would find: the last entry sets the
@@ -169,7 +172,8 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
       const offset = q + 1;
       const length = cur - offset;
       if (size - offset > maxTail) return undefined;
-      const verdict: LineVerdict = length > opts.maxLineBytes ? { kind: 'oversized' } : !terminated ? { kind: 'unterminated' } : judgeLine(win.text(offset, cur), head.migrate);
+      const verdict: LineVerdict =
+        length > opts.maxLineBytes ? { kind: 'oversized' } : !terminated ? { kind: 'unterminated' } : judgeLine(win.text(offset, cur), head.migrate);
       rev.push({ offset, length, terminated, verdict });
       const good = verdict.kind === 'entry' || verdict.kind === 'blank';
       // A bad line before good ones was skipped, and its children with it: which entries that cuts off is only

@@ -24,7 +24,13 @@ const ModelOptionSchema = z.object({
 });
 
 /** `''` means OpenAI itself, as in the `capsule.provider.baseUrl` setting. */
-const BaseUrlSchema = z.union([z.literal(''), z.string().check(z.maxLength(LIMITS.line)).check(z.regex(/^https?:\/\/\S+$/))]);
+const BaseUrlSchema = z.union([
+  z.literal(''),
+  z
+    .string()
+    .check(z.maxLength(LIMITS.line))
+    .check(z.regex(/^https?:\/\/\S+$/)),
+]);
 
 export const ProviderChoiceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('lm'), modelId: text(LIMITS.id).check(z.minLength(1)) }),
@@ -35,7 +41,11 @@ export const ProviderChoiceSchema = z.discriminatedUnion('kind', [
 export const SetupStateSchema = z.object({
   /** No usable provider yet: the panel opens by itself. */
   required: z.boolean(),
-  lmModels: z.array(z.object({ id: text(LIMITS.id).check(z.minLength(1)), label: text(LIMITS.id), vendor: z.optional(text(LIMITS.id)), maxInputTokens: z.optional(amount) })).check(z.maxLength(LIST_LIMITS.models)),
+  lmModels: z
+    .array(
+      z.object({ id: text(LIMITS.id).check(z.minLength(1)), label: text(LIMITS.id), vendor: z.optional(text(LIMITS.id)), maxInputTokens: z.optional(amount) }),
+    )
+    .check(z.maxLength(LIST_LIMITS.models)),
   provider: z.nullable(ProviderChoiceSchema),
   hasApiKey: z.boolean(),
   /** Why setup is needed or what went wrong last time, in words. */
@@ -55,15 +65,16 @@ export const BarrierViewSchema = z.object({
   /** Host-written text replacing the line the webview would compose (e.g. a failure explanation). */
   line: z.optional(text(LIMITS.line)),
   /** Set with phase `end`. */
-  result: z.optional(z
-    .object({
+  result: z.optional(
+    z.object({
       outcome: BarrierOutcomeSchema,
       tokensBefore: z.optional(amount),
       tokensAfter: z.optional(amount),
       checkpointId: z.optional(checkpointId),
       durationMs: z.optional(amount),
       quality: z.optional(z.enum(['full', 'partial', 'degraded'])),
-    })),
+    }),
+  ),
 });
 
 /** Input the user sent while the agent or the barrier was busy; `id` echoes the `send`'s `clientId` when there was one. */
@@ -71,7 +82,9 @@ const QueuedInputSchema = z.object({ id: itemId, text: text(LIMITS.input) });
 export const QueueSchema = z.array(QueuedInputSchema).check(z.maxLength(LIST_LIMITS.queue));
 
 /** The agent's plan (update_plan), shown as a checklist above the composer. */
-export const PlanViewSchema = z.array(z.object({ step: text(LIMITS.label).check(z.minLength(1)), status: z.enum(['pending', 'in_progress', 'done']) })).check(z.maxLength(LIST_LIMITS.planSteps));
+export const PlanViewSchema = z
+  .array(z.object({ step: text(LIMITS.label).check(z.minLength(1)), status: z.enum(['pending', 'in_progress', 'done']) }))
+  .check(z.maxLength(LIST_LIMITS.planSteps));
 export type PlanView = z.infer<typeof PlanViewSchema>;
 
 /** A write, command or MCP tool call waiting for the user: an inline card (non-modal); writes also open in VS Code's diff editor. */
@@ -99,7 +112,11 @@ export const ApprovalsSchema = z.array(ApprovalViewSchema).check(z.maxLength(LIS
 const AllowRuleScopeSchema = z.enum(['user', 'workspace']);
 export type AllowRuleScope = z.infer<typeof AllowRuleScopeSchema>;
 /** One always-allow rule as the view lists it, with where it is kept; `mcpTool` is an MCP tool allowed by its full name (a command prefix when absent). */
-export const AllowRuleSchema = z.object({ rule: text(LIMITS.label).check(z.minLength(1)), scope: AllowRuleScopeSchema, kind: z.optional(z.enum(['command', 'mcpTool'])) });
+export const AllowRuleSchema = z.object({
+  rule: text(LIMITS.label).check(z.minLength(1)),
+  scope: AllowRuleScopeSchema,
+  kind: z.optional(z.enum(['command', 'mcpTool'])),
+});
 export type AllowRule = z.infer<typeof AllowRuleSchema>;
 export const AllowRulesSchema = z.array(AllowRuleSchema).check(z.maxLength(LIST_LIMITS.allowRules));
 /** `deny` with feedback is "Deny with feedback": the text goes to the model as the tool result. */

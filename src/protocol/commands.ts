@@ -97,7 +97,13 @@ export const COMMANDS = {
     help: 'Save the current state as a portable capsule',
   },
   capsuleExport: {
-    slash: { name: 'capsule export', args: [{ kind: 'checkpoint', name: 'checkpointId' }, { kind: 'text', name: 'path', label: 'path' }] },
+    slash: {
+      name: 'capsule export',
+      args: [
+        { kind: 'checkpoint', name: 'checkpointId' },
+        { kind: 'text', name: 'path', label: 'path' },
+      ],
+    },
     waitsTurn: false,
     help: 'Write a checkpoint’s capsule to a .capsule.md file',
   },
@@ -220,7 +226,11 @@ function invalid(message: string): InvalidCommand {
 }
 
 /** The arguments of one command by its catalog spec, or what is wrong with them. */
-function parseArgs(id: SlashCommandId, args: readonly ArgSpec[], rest: string): { readonly values: Record<string, string> } | { readonly error: InvalidCommand } {
+function parseArgs(
+  id: SlashCommandId,
+  args: readonly ArgSpec[],
+  rest: string,
+): { readonly values: Record<string, string> } | { readonly error: InvalidCommand } {
   const out: Record<string, string> = {};
   let left = rest.trim();
   const usage = `Usage: ${usageOf(id)}`;

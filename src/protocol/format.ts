@@ -11,7 +11,10 @@ export function shortTokens(n: number): string {
 }
 
 function trim(v: number, digits: number): string {
-  return v.toFixed(digits).replace(/\.0+$/, '').replace(/(\.\d*?)0+$/, '$1');
+  return v
+    .toFixed(digits)
+    .replace(/\.0+$/, '')
+    .replace(/(\.\d*?)0+$/, '$1');
 }
 
 /** 0.478 → "48%". */

@@ -2,7 +2,20 @@
 import { VIEW_COMMAND_IDS, type ViewCommandId } from './commands.js';
 import { API_KEY_MAX, IMAGE_DATA_URL_MAX, IMAGE_LIMITS, LIMITS, LINE_MAX, LIST_LIMITS, PATH_MAX } from './limits.js';
 import * as z from 'zod/mini';
-import { AllowRuleSchema, AllowRulesSchema, ApprovalChoiceSchema, McpServerActionSchema, McpServersSchema, ApprovalsSchema, BarrierViewSchema, ChatStateSchema, PlanViewSchema, ProviderChoiceSchema, QueueSchema, SetupStateSchema } from './chatState.js';
+import {
+  AllowRuleSchema,
+  AllowRulesSchema,
+  ApprovalChoiceSchema,
+  McpServerActionSchema,
+  McpServersSchema,
+  ApprovalsSchema,
+  BarrierViewSchema,
+  ChatStateSchema,
+  PlanViewSchema,
+  ProviderChoiceSchema,
+  QueueSchema,
+  SetupStateSchema,
+} from './chatState.js';
 import { CapsuleViewSchema, SettingsTargetSchema, SUBAGENT_PAGE_LINES, SubagentLineSchema, TranscriptItemSchema, TranscriptItemsSchema } from './transcript.js';
 import { BudgetViewSchema, SessionViewSchema, SettingsViewSchema, checkpointId, itemId, text } from './views.js';
 
@@ -62,9 +75,20 @@ export const HostToWebviewSchema = z.discriminatedUnion('type', [
   /** Puts text in the composer (the message a rewind went back before, ready to edit and send again). */
   z.object({ type: z.literal('composer'), text: text(LIMITS.input) }),
   /** The answer to `findFiles`: workspace files matching `query`, best first. */
-  z.object({ type: z.literal('fileMatches'), requestId: z.int().check(z.nonnegative()), query: text(PATH_MAX), files: z.array(workspacePath).check(z.maxLength(LIST_LIMITS.fileMatches)) }),
+  z.object({
+    type: z.literal('fileMatches'),
+    requestId: z.int().check(z.nonnegative()),
+    query: text(PATH_MAX),
+    files: z.array(workspacePath).check(z.maxLength(LIST_LIMITS.fileMatches)),
+  }),
   /** The answer to `subagentTranscript`: one page of the subagent's own messages and tool calls, oldest first. */
-  z.object({ type: z.literal('subagentTranscript'), itemId, page: z.int().check(z.gte(1)), pages: z.int().check(z.gte(1)), lines: z.array(SubagentLineSchema).check(z.maxLength(SUBAGENT_PAGE_LINES)) }),
+  z.object({
+    type: z.literal('subagentTranscript'),
+    itemId,
+    page: z.int().check(z.gte(1)),
+    pages: z.int().check(z.gte(1)),
+    lines: z.array(SubagentLineSchema).check(z.maxLength(SUBAGENT_PAGE_LINES)),
+  }),
   /** The window's MCP servers changed (one started, failed, was restarted or disabled). */
   z.object({ type: z.literal('mcpServers'), servers: McpServersSchema }),
   /** "Add Selection to Chat": a mention to insert at the composer's caret, attached when the message is sent. */
@@ -83,7 +107,11 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** A runtime error inside the webview, forwarded so it reaches the log instead of a hidden devtools console. */
   z.object({ type: z.literal('webviewError'), message: text(LIMITS.notice), stack: z.optional(text(LIMITS.stack)) }),
   /** What the user typed: plain text or a slash command, which the host parses. */
-  z.object({ type: z.literal('send'), text: text(LIMITS.input).check(z.minLength(1)), clientId: z.optional(itemId), attachments: z.optional(z.array(AttachmentSchema).check(z.maxLength(LIST_LIMITS.attachments))),
+  z.object({
+    type: z.literal('send'),
+    text: text(LIMITS.input).check(z.minLength(1)),
+    clientId: z.optional(itemId),
+    attachments: z.optional(z.array(AttachmentSchema).check(z.maxLength(LIST_LIMITS.attachments))),
     images: z.optional(z.array(ComposerImageSchema).check(z.maxLength(IMAGE_LIMITS.perMessage))),
   }),
   /** `@` completion: workspace files whose path matches `query` (answered by `fileMatches` with the same id). */
@@ -95,7 +123,14 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   /** A subagent card's transcript, one page (1 = the oldest), asked for when the card is expanded. */
   z.object({ type: z.literal('subagentTranscript'), itemId, page: z.int().check(z.gte(1), z.lte(100_000)) }),
   /** The user's answer on an approval card; `feedback` only with `deny`; `rule` and `scope` only with `allowAlways` (the rule as the user left it). */
-  z.object({ type: z.literal('approval'), id: itemId, choice: ApprovalChoiceSchema, feedback: z.optional(text(LIMITS.notice)), rule: z.optional(text(LIMITS.label).check(z.minLength(1))), scope: z.optional(AllowRuleSchema.shape.scope) }),
+  z.object({
+    type: z.literal('approval'),
+    id: itemId,
+    choice: ApprovalChoiceSchema,
+    feedback: z.optional(text(LIMITS.notice)),
+    rule: z.optional(text(LIMITS.label).check(z.minLength(1))),
+    scope: z.optional(AllowRuleSchema.shape.scope),
+  }),
   /** The × of an always-allow rule in the view's list. */
   z.object({ type: z.literal('removeAllowRule'), rule: AllowRuleSchema }),
   /** Restart, Disable or Enable on a server in the setup panel's MCP list. */
@@ -122,7 +157,12 @@ export const WebviewToHostSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('compactionAction'), action: z.enum(['undo', 'redo']), checkpointId }),
   z.object({ type: z.literal('exportCapsule'), checkpointId }),
   /** A code block's Insert at Cursor, Apply to File (the active editor's selection, or the whole file after a confirmation) or New File. */
-  z.object({ type: z.literal('codeBlock'), action: z.enum(['insert', 'apply', 'newFile']), code: text(LIMITS.document), language: z.optional(text(LIMITS.id)) }),
+  z.object({
+    type: z.literal('codeBlock'),
+    action: z.enum(['insert', 'apply', 'newFile']),
+    code: text(LIMITS.document),
+    language: z.optional(text(LIMITS.id)),
+  }),
   /** Put text on the clipboard (code blocks, answers, capsules). */
   z.object({ type: z.literal('copy'), text: text(LIMITS.document) }),
   /** A link the user clicked; the webview never navigates, and the host opens only schemes it allows. */

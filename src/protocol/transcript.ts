@@ -5,7 +5,17 @@ import type { Trigger } from '../engine/transcript/schema.js';
 import { BudgetCategoriesSchema, amount, checkpointId, itemId, text } from './views.js';
 
 /** The triggers of docs/behaviour.md#triggers (the webview bundles this list, not the engine's schema module). */
-export const TriggerSchema = z.enum(['hard_limit', 'context_overflow', 'milestone', 'plan_pivot', 'turn_complete', 'auto_threshold', 'user', 'idle', 'model_switch']);
+export const TriggerSchema = z.enum([
+  'hard_limit',
+  'context_overflow',
+  'milestone',
+  'plan_pivot',
+  'turn_complete',
+  'auto_threshold',
+  'user',
+  'idle',
+  'model_switch',
+]);
 /** A trigger added to the transcript and not here (or the reverse) fails to compile. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 true satisfies Same<Trigger, z.infer<typeof TriggerSchema>>;
@@ -33,13 +43,14 @@ export const CompactionCardSchema = z.object({
   /** The compaction was undone on this branch: the model sees the history it summarized (redo is offered). */
   undone: z.optional(z.boolean()),
   /** What of the summarized span survived: the one line ("files 100% · commands 100% · errors 6/7") and the dropped items. */
-  retention: z.optional(z
-    .object({
+  retention: z.optional(
+    z.object({
       line: text(300),
       dropped: z.array(z.object({ category: z.enum(['files', 'commands', 'errors', 'identifiers']), item: text(500) })).check(z.maxLength(200)),
       /** Lost files and commands appended to the capsule from the transcript. */
       appended: amount,
-    })),
+    }),
+  ),
 });
 
 const base = { id: itemId, timestamp: z.optional(text(LIMITS.stamp)) };
@@ -61,7 +72,9 @@ const BranchViewSchema = z
   })
   .check(
     z.refine((b) => b.index <= b.count, { message: 'index is at most count' }),
-    z.refine((b) => (b.previous !== undefined) === (b.index > 1) && (b.next !== undefined) === (b.index < b.count), { message: 'previous exists except on the first branch, next except on the last' }),
+    z.refine((b) => (b.previous !== undefined) === b.index > 1 && (b.next !== undefined) === b.index < b.count, {
+      message: 'previous exists except on the first branch, next except on the last',
+    }),
   );
 
 const UserItemSchema = z.object({

@@ -10,7 +10,10 @@ export const text = (max: number): z.ZodMiniString<string> => z.string().check(z
 /** Ids chosen by the host (entries, items, operations): bounded, never empty. */
 export const itemId = z.string().check(z.minLength(1)).check(z.maxLength(LIMITS.id));
 /** Checkpoint ids as the transcript writes them (`ck_…`); intents naming one are checked against the same shape. */
-export const checkpointId = z.string().check(z.regex(/^ck_[A-Za-z0-9_-]+$/)).check(z.maxLength(LIMITS.id));
+export const checkpointId = z
+  .string()
+  .check(z.regex(/^ck_[A-Za-z0-9_-]+$/))
+  .check(z.maxLength(LIMITS.id));
 
 const MeasurementSourceSchema = z.enum(['provider_usage', 'estimated']);
 
@@ -38,8 +41,7 @@ export const BudgetViewSchema = z.object({
   capsules: count,
   messages: count,
   turns: count,
-  lastCapsule: z.optional(z
-    .object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'partial', 'degraded']) })),
+  lastCapsule: z.optional(z.object({ ageMs: count, tokens: count, checkpointId: text(LIMITS.id), quality: z.enum(['full', 'partial', 'degraded']) })),
   savingsRatio: count,
   reclaimableTokens: count,
   autoCompact: z.boolean(),

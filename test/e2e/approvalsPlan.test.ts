@@ -93,7 +93,14 @@ test('approvals in the diff editor and inline cards, and the plan carried exactl
     assert.deepEqual(settings['capsule.approvals.allowedCommands'], ['echo']);
     const before = toolResults(f).length;
     await chat.send('Run: echo second-run');
-    await waitUntil('the next echo to run without a card', () => toolResults(f).slice(before).some((t) => t.includes('second-run')), 30_000);
+    await waitUntil(
+      'the next echo to run without a card',
+      () =>
+        toolResults(f)
+          .slice(before)
+          .some((t) => t.includes('second-run')),
+      30_000,
+    );
     await chat.idle();
   });
 

@@ -6,7 +6,7 @@ import { REPO } from './codeServer.js';
 
 export const ARTIFACTS = join(REPO, 'test-artifacts', 'e2e');
 
-export {  launchBrowser } from '../support/browser.js';
+export { launchBrowser } from '../support/browser.js';
 
 export interface ConsoleLog {
   readonly errors: string[];

@@ -30,7 +30,10 @@ async function workbenchShot(name: string): Promise<void> {
   await page.locator('.monaco-workbench').screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 }
 
-const step = stepper(() => page, () => current?.output() ?? '');
+const step = stepper(
+  () => page,
+  () => current?.output() ?? '',
+);
 
 after(async () => {
   await browser?.close();
@@ -50,7 +53,10 @@ const settings = (url: string): Record<string, unknown> => ({
 
 test('palette compaction, /budget, the load preview and Project Memory', { timeout: 300_000 }, async () => {
   fake = await startFakeOpenAI({ window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder });
-  const s = await startCodeServer({ settings: settings(fake.url), files: { 'README.md': '# sample\n', 'handoff.capsule.md': fileText({ ...META, title: 'handoff auth work' }) } });
+  const s = await startCodeServer({
+    settings: settings(fake.url),
+    files: { 'README.md': '# sample\n', 'handoff.capsule.md': fileText({ ...META, title: 'handoff auth work' }) },
+  });
   servers.push(s);
   current = s;
   browser = await launchBrowser();
@@ -85,8 +91,23 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     const ratio = (await table.locator('tr', { hasText: 'Savings ratio' }).locator('td').textContent()) ?? '';
     assert.match(ratio, /^0\.\d\d \(\d+%\)$/);
     assert.ok(Number(ratio.slice(0, 4)) > 0, `savings ratio after three compactions: ${ratio}`);
-    for (const row of ['Effective tokens', 'Measurement source', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Capsules', 'Messages', 'Turns', 'Last capsule', 'Auto-compact', 'Next trigger est.', 'System prompt', 'Free']) {
-      assert.equal(await table.locator('th', { hasText: row }).count() > 0, true, `the table has ${row}`);
+    for (const row of [
+      'Effective tokens',
+      'Measurement source',
+      'Soft limit',
+      'Hard limit',
+      'Safety reserve',
+      'Keep recent',
+      'Capsules',
+      'Messages',
+      'Turns',
+      'Last capsule',
+      'Auto-compact',
+      'Next trigger est.',
+      'System prompt',
+      'Free',
+    ]) {
+      assert.equal((await table.locator('th', { hasText: row }).count()) > 0, true, `the table has ${row}`);
     }
     await table.locator('caption').scrollIntoViewIfNeeded();
     await page.waitForTimeout(500);
@@ -98,7 +119,8 @@ test('palette compaction, /budget, the load preview and Project Memory', { timeo
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });
     const text = (await dialog.textContent()) ?? '';
-    for (const part of ['Load capsule "handoff auth work"?', 'tokens', 'Task:', 'Ledger:', 'Checksum: verified', 'New Chat', 'This Chat']) assert.ok(text.includes(part), `the preview shows ${part}`);
+    for (const part of ['Load capsule "handoff auth work"?', 'tokens', 'Task:', 'Ledger:', 'Checksum: verified', 'New Chat', 'This Chat'])
+      assert.ok(text.includes(part), `the preview shows ${part}`);
     // The dialog paints a moment after it is in the DOM; a screenshot taken at once can miss it.
     await page.waitForTimeout(1000);
     await workbenchShot('15-12-capsule-load-preview');
@@ -131,7 +153,12 @@ test('Restricted Mode: the view explains what works and offers Manage Workspace 
     await page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
     // VS Code asks whether to trust the folder's authors; the answer "No" opens it in Restricted Mode.
     const ask = page.locator('.monaco-dialog-box');
-    if (await ask.waitFor({ timeout: 20_000 }).then(() => true, () => false)) {
+    if (
+      await ask.waitFor({ timeout: 20_000 }).then(
+        () => true,
+        () => false,
+      )
+    ) {
       await ask.locator('.monaco-button', { hasText: /^No/ }).first().click();
       await ask.waitFor({ state: 'hidden', timeout: 15_000 });
     }

@@ -14,7 +14,10 @@ function codeServerBin(): string {
   if (fromEnv && existsSync(fromEnv)) return fromEnv;
   const r = spawnSync('bash', [join(REPO, 'scripts', 'setupCodeServer.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   const bin = r.stdout.trim().split('\n').pop() ?? '';
-  if (r.status !== 0 || !existsSync(bin)) throw new Error(`code-server is not available (scripts/setupCodeServer.sh exited ${r.status}); see docs/ARCHITECTURE.md (tests) and scripts/setupCodeServer.sh`);
+  if (r.status !== 0 || !existsSync(bin))
+    throw new Error(
+      `code-server is not available (scripts/setupCodeServer.sh exited ${r.status}); see docs/ARCHITECTURE.md (tests) and scripts/setupCodeServer.sh`,
+    );
   return bin;
 }
 
@@ -98,7 +101,18 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
   for (const [name, text] of Object.entries(opts.files ?? { 'README.md': '# sample workspace\n' })) writeFileSync(join(workspace, name), text);
   writeFileSync(
     join(user, 'User', 'settings.json'),
-    JSON.stringify({ 'security.workspace.trust.enabled': opts.trust === true, 'workbench.startupEditor': 'none', 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'workbench.tips.enabled': false, ...opts.settings }, null, 2),
+    JSON.stringify(
+      {
+        'security.workspace.trust.enabled': opts.trust === true,
+        'workbench.startupEditor': 'none',
+        'telemetry.telemetryLevel': 'off',
+        'extensions.autoCheckUpdates': false,
+        'workbench.tips.enabled': false,
+        ...opts.settings,
+      },
+      null,
+      2,
+    ),
   );
   const install = spawnSync(bin, ['--extensions-dir', ext, '--user-data-dir', user, '--install-extension', VSIX], { encoding: 'utf8' });
   if (install.status !== 0) throw new Error(`installing the VSIX into code-server failed: ${(install.stderr || install.stdout).trim()}`);
@@ -110,13 +124,30 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
 
   const port = await freePort();
   let log = '';
-  const proc = spawn(bin, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--user-data-dir', user, '--extensions-dir', ext, '--disable-telemetry', '--disable-update-check', ...(opts.trust === true ? [] : ['--disable-workspace-trust']), workspace], {
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group: stop() ends the server and every process it started (the extension host keeps writing
-    // to the user-data folder after the server itself is gone, which made removing that folder fail with ENOTEMPTY).
-    detached: true,
-  });
+  const proc = spawn(
+    bin,
+    [
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--user-data-dir',
+      user,
+      '--extensions-dir',
+      ext,
+      '--disable-telemetry',
+      '--disable-update-check',
+      ...(opts.trust === true ? [] : ['--disable-workspace-trust']),
+      workspace,
+    ],
+    {
+      env: { ...process.env, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: stop() ends the server and every process it started (the extension host keeps writing
+      // to the user-data folder after the server itself is gone, which made removing that folder fail with ENOTEMPTY).
+      detached: true,
+    },
+  );
   proc.stdout?.on('data', (d: Buffer) => (log += d.toString()));
   proc.stderr?.on('data', (d: Buffer) => (log += d.toString()));
   const url = `http://127.0.0.1:${port}/`;
@@ -126,7 +157,10 @@ export async function startCodeServer(opts: StartOptions = {}): Promise<CodeServ
     workspace,
     root,
     output: () => log,
-    extHostLog: () => findFiles(join(user, 'logs'), /^exthost\d*\.log$|^remoteexthost\.log$/).map((f) => readFileSync(f, 'utf8')).join('\n'),
+    extHostLog: () =>
+      findFiles(join(user, 'logs'), /^exthost\d*\.log$|^remoteexthost\.log$/)
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('\n'),
     stop: async () => {
       await stopGroup(proc);
       if (!process.env.CAPSULE_KEEP_E2E) rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });

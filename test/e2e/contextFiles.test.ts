@@ -28,7 +28,12 @@ let { fake, server, page } = NOT_STARTED;
 before(async () => {
   ({ fake, server, page } = await startE2e({
     fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
-    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
+      'capsule.model.id': MODEL,
+      'capsule.model.contextWindow': 64_000,
+      'capsule.model.maxOutputTokens': 4000,
+    }),
     files: { 'README.md': '# sample\n', 'greeter.ts': APP, 'other.ts': 'export const other = 1;\n' },
   }));
 });
@@ -66,7 +71,10 @@ test('@file context, a clickable path in the answer, and the diff of an applied 
     await link.click();
     await page.locator('.tab', { hasText: 'greeter.ts' }).first().waitFor({ timeout: 30_000 });
     // The cursor is on the line the answer named.
-    await page.locator('.statusbar-item', { hasText: /Ln 2, Col 1/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.statusbar-item', { hasText: /Ln 2, Col 1/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await screenshot(page, '15-10-clickable-path');
   });
 
@@ -79,7 +87,10 @@ test('@file context, a clickable path in the answer, and the diff of an applied 
     const show = chat.frame.locator('.item-tool button.show-diff').last();
     await show.waitFor({ timeout: 30_000 });
     await show.click();
-    await page.locator('.tab', { hasText: /before ↔ after/ }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.tab', { hasText: /before ↔ after/ })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await screenshot(page, '15-11-edit-diff');
   });
 });

@@ -12,7 +12,11 @@ import { openWorkbenchWithCapsule, widenSideBar } from './workbench.js';
 /** Unknown to the built-in table, on a server that reports no window: nobody knows its window. */
 const MODEL = 'acme-local-7b';
 /** The server asks to be retried at once, so the agent's four attempts take no backoff time. */
-const FAIL_500 = { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', code: null } }, headers: { 'retry-after-ms': '0' } } as const;
+const FAIL_500 = {
+  status: 500,
+  body: { error: { message: 'upstream exploded', type: 'server_error', code: null } },
+  headers: { 'retry-after-ms': '0' },
+} as const;
 
 let { fake, server, page } = NOT_STARTED;
 
@@ -73,13 +77,19 @@ test('window unknown, a server error retried from its card, and a provider check
 
   await step('15-06-error-retry', async () => {
     f.enqueue({ text: 'The build uses esbuild.' });
-    await chat.frame.locator('.error-card').getByRole('button', { name: /^Retry/ }).click();
+    await chat.frame
+      .locator('.error-card')
+      .getByRole('button', { name: /^Retry/ })
+      .click();
     await chat.answer('The build uses esbuild.').waitFor({ timeout: 60_000 });
     await chat.idle();
     assert.equal(await chat.frame.locator('.error-card').count(), 0, 'the failure stays on its own branch');
     assert.equal(await chat.frame.locator('.item-user', { hasText: 'Explain the build' }).count(), 1, 'the message is shown once');
     const lastChat = f.chatRequests[f.chatRequests.length - 1]?.body as { messages: { role: string; content: unknown }[] };
-    assert.deepEqual(lastChat.messages.filter((m) => m.role === 'user').map((m) => m.content), ['Explain the build']);
+    assert.deepEqual(
+      lastChat.messages.filter((m) => m.role === 'user').map((m) => m.content),
+      ['Explain the build'],
+    );
   });
 
   await step('15-07-provider-check', async () => {
@@ -100,6 +110,9 @@ test('window unknown, a server error retried from its card, and a provider check
     const found = panel.locator('.setup-check.check-warning');
     await found.waitFor({ timeout: 60_000 });
     await found.scrollIntoViewIfNeeded();
-    assert.match((await found.textContent()) ?? '', new RegExp(`${host.replace(/\./g, '\\.')} answers: 1 model, "${MODEL}" among them; it does not report the context window`));
+    assert.match(
+      (await found.textContent()) ?? '',
+      new RegExp(`${host.replace(/\./g, '\\.')} answers: 1 model, "${MODEL}" among them; it does not report the context window`),
+    );
   });
 });

@@ -8,7 +8,19 @@ import { screenshot } from './browser.js';
 import { ChatView, waitUntil } from './chatView.js';
 import { LONG, scriptedModel } from './scriptedModel.js';
 import { NOT_STARTED, assertNoCapsuleErrors, smallWindowSettings, startE2e, step, stopE2e } from './session.js';
-import { answerModal, checkpointsPane, openWorkbenchWithCapsule, contextMenuAction, filesContaining, filterOutput, outputText, pickQuickItem, runCommand, treeRows, widenSideBar } from './workbench.js';
+import {
+  answerModal,
+  checkpointsPane,
+  openWorkbenchWithCapsule,
+  contextMenuAction,
+  filesContaining,
+  filterOutput,
+  outputText,
+  pickQuickItem,
+  runCommand,
+  treeRows,
+  widenSideBar,
+} from './workbench.js';
 
 const API_KEY = 'sk-e2e-test';
 const MODEL = 'fake-model';
@@ -40,7 +52,9 @@ function bodyOf(r: RecordedRequest | undefined): { readonly stream?: boolean; re
 const meter: number[] = [];
 let figureBeforeReload = '';
 
-test('a user sets the key, chats until the context compacts, compacts from the palette, rewinds and reads the flight records', { timeout: 300_000 }, async () => {
+test('a user sets the key, chats until the context compacts, compacts from the palette, rewinds and reads the flight records', {
+  timeout: 300_000,
+}, async () => {
   const s = server;
   const f = fake;
   assert.ok(s && f);
@@ -64,7 +78,11 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     // Save checks the endpoint; the check passes, so the panel closes itself and one line says what it found.
     await form.waitFor({ state: 'hidden', timeout: 30_000 });
     await chat.frame.locator('.banners .banner.info').first().waitFor({ timeout: 15_000 });
-    await waitUntil('a request carrying the entered key', () => f.requests.some((r) => r.headers['authorization'] === `Bearer ${API_KEY}` && r.status === 200), 30_000);
+    await waitUntil(
+      'a request carrying the entered key',
+      () => f.requests.some((r) => r.headers['authorization'] === `Bearer ${API_KEY}` && r.status === 200),
+      30_000,
+    );
   });
   await step('04-key-not-in-settings', async () => {
     const user = join(s.root, 'user', 'User', 'settings.json');
@@ -149,7 +167,9 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     await session.waitFor({ timeout: 15_000 });
     if ((await session.getAttribute('aria-expanded')) !== 'true') await session.click();
     // The chat's own row is titled by its first request too: the message row is the one a level below.
-    await checkpointsPane(page).locator('.monaco-list-row[aria-level="2"]', { hasText: '[long] Write report 1 about the module.' }).waitFor({ timeout: 30_000 });
+    await checkpointsPane(page)
+      .locator('.monaco-list-row[aria-level="2"]', { hasText: '[long] Write report 1 about the module.' })
+      .waitFor({ timeout: 30_000 });
     await treeRows(page, 'Compaction · context size (turn complete)').waitFor({ timeout: 30_000 });
   });
 
@@ -207,17 +227,24 @@ test('a user sets the key, chats until the context compacts, compacts from the p
     await filterOutput(page, 'op_');
     const record = (trigger: string, ck: string): RegExp =>
       new RegExp(`op_\\w+\\s+${trigger}\\s+L\\d\\s+completed\\s+[\\d,]+\\s+→\\s+[\\d,]+\\s+\\(-\\d+%\\)\\s+in\\s+[\\d.]+\\s?m?s\\s+${ck}\\s+full`);
-    await waitUntil('both flight records in the Capsule output', async () => {
-      const text = await outputText(page);
-      return record('turn_complete', autoCk).test(text) && record('user', manualCk).test(text);
-    }, 30_000).catch(async (e: unknown) => {
+    await waitUntil(
+      'both flight records in the Capsule output',
+      async () => {
+        const text = await outputText(page);
+        return record('turn_complete', autoCk).test(text) && record('user', manualCk).test(text);
+      },
+      30_000,
+    ).catch(async (e: unknown) => {
       throw new Error(`${e instanceof Error ? e.message : String(e)}; the output shows:\n${await outputText(page)}`);
     });
   });
 
   // ---- 9: no errors, and the key is nowhere on disk ----
   assertNoCapsuleErrors(s);
-  assert.ok(f.chatRequests.every((r) => r.headers['authorization'] === `Bearer ${API_KEY}`), 'every chat request carried the key');
+  assert.ok(
+    f.chatRequests.every((r) => r.headers['authorization'] === `Bearer ${API_KEY}`),
+    'every chat request carried the key',
+  );
   assert.deepEqual(filesContaining(s.root, API_KEY), [], 'files holding the API key in plain text');
   figureBeforeReload = await chat.figure();
 });

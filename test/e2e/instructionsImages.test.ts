@@ -26,7 +26,12 @@ let { fake, server, page } = NOT_STARTED;
 before(async () => {
   ({ fake, server, page } = await startE2e({
     fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: () => ({ text: 'A single pixel.' }) },
-    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
+      'capsule.model.id': MODEL,
+      'capsule.model.contextWindow': 64_000,
+      'capsule.model.maxOutputTokens': 4000,
+    }),
     files: { 'AGENTS.md': AGENTS, 'README.md': '# sample\n' },
   }));
 });
@@ -35,7 +40,10 @@ after(stopE2e);
 
 /** The system prompt and the image parts of the last user message of a request. */
 function seen(body: ChatBody): { system: string; images: string[] } {
-  const system = body.messages.filter((m) => m.role === 'system').map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n');
+  const system = body.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
   const user = body.messages.filter((m) => m.role === 'user').pop();
   const parts = Array.isArray(user?.content) ? (user.content as readonly { type?: string; image_url?: { url?: string } }[]) : [];
   return { system, images: parts.filter((p) => p.type === 'image_url').map((p) => p.image_url?.url ?? '') };

@@ -27,7 +27,12 @@ let { fake, server, page } = NOT_STARTED;
 before(async () => {
   ({ fake, server, page } = await startE2e({
     fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
-    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
+      'capsule.model.id': MODEL,
+      'capsule.model.contextWindow': 64_000,
+      'capsule.model.maxOutputTokens': 4000,
+    }),
     files: { 'README.md': '# sample\n' },
     extensions: [FIXTURE],
   }));
@@ -39,7 +44,9 @@ function toolResults(f: FakeOpenAIServer): string[] {
   return f.chatRequests.flatMap((r) => (r.body as ChatBody).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
 }
 
-test("another extension's language model tool: offered as the server vscode, approved on the MCP card, called through VS Code", { timeout: 300_000 }, async () => {
+test("another extension's language model tool: offered as the server vscode, approved on the MCP card, called through VS Code", {
+  timeout: 300_000,
+}, async () => {
   const s = server;
   const f = fake;
   assert.ok(s && f);

@@ -27,7 +27,12 @@ let { fake, server, page } = NOT_STARTED;
 before(async () => {
   ({ fake, server, page } = await startE2e({
     fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
-    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
+      'capsule.model.id': MODEL,
+      'capsule.model.contextWindow': 64_000,
+      'capsule.model.maxOutputTokens': 4000,
+    }),
     files: { 'README.md': '# sample\n', '.mcp.json': MCP_JSON },
   }));
 });
@@ -38,7 +43,9 @@ function toolResults(f: FakeOpenAIServer): string[] {
   return f.chatRequests.flatMap((r) => (r.body as ChatBody).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
 }
 
-test('a workspace MCP server: approved once, listed in the setup panel, its call approved on a card and its result in the chat', { timeout: 300_000 }, async () => {
+test('a workspace MCP server: approved once, listed in the setup panel, its call approved on a card and its result in the chat', {
+  timeout: 300_000,
+}, async () => {
   const s = server;
   const f = fake;
   assert.ok(s && f);
@@ -52,7 +59,10 @@ test('a workspace MCP server: approved once, listed in the setup panel, its call
     const asked = (await dialog.textContent()) ?? '';
     await page.waitForTimeout(1000); // the dialog paints a moment after it is in the DOM
     await screenshot(page, '21-01a-approve-workspace-server');
-    await dialog.locator('.monaco-button', { hasText: /^Allow$/ }).first().click();
+    await dialog
+      .locator('.monaco-button', { hasText: /^Allow$/ })
+      .first()
+      .click();
     await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
     assert.match(asked, /\.mcp\.json wants to start the MCP server "notes"/);
     assert.ok(asked.includes(SERVER), asked);

@@ -137,7 +137,10 @@ test('rewind with files, edit & resend, compact up to here, undo a compaction', 
 
   await step('r06-undo-and-redo-the-compaction', async () => {
     const compacted = await chat.meter();
-    await chat.cards.first().getByRole('button', { name: /Undo this compaction/ }).click();
+    await chat.cards
+      .first()
+      .getByRole('button', { name: /Undo this compaction/ })
+      .click();
     await chat.frame.locator('.card.undone').waitFor({ timeout: 30_000 });
     const undone = await chat.waitForMeterAbove(compacted);
     await screenshot(page, 'r06a-compaction-undone');

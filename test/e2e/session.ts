@@ -30,13 +30,20 @@ let current: E2e = NOT_STARTED;
 let browser: Browser | undefined;
 
 /** Runs one named step with a screenshot of the current page (see stepper). */
-export const step = stepper(() => current.page, () => current.server?.output() ?? '');
+export const step = stepper(
+  () => current.page,
+  () => current.server?.output() ?? '',
+);
 
 /** Starts everything for one test file; call from `before`, and `stopE2e` from `after`. */
 export async function startE2e(opts: E2eOptions): Promise<E2e> {
   const fake = opts.fake === undefined ? undefined : await startFakeOpenAI(opts.fake);
   const settings = typeof opts.settings === 'function' ? opts.settings(fake?.url ?? '') : opts.settings;
-  const server = await startCodeServer({ settings, ...(opts.files === undefined ? {} : { files: opts.files }), ...(opts.extensions === undefined ? {} : { extensions: opts.extensions }) });
+  const server = await startCodeServer({
+    settings,
+    ...(opts.files === undefined ? {} : { files: opts.files }),
+    ...(opts.extensions === undefined ? {} : { extensions: opts.extensions }),
+  });
   current = { ...current, fake, server };
   browser = await launchBrowser();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

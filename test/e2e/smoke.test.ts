@@ -7,7 +7,9 @@ import { NOT_STARTED, assertNoCapsuleErrors, startE2e, step, stopE2e } from './s
 let { server, page } = NOT_STARTED;
 
 before(async () => {
-  ({ server, page } = await startE2e({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 } }));
+  ({ server, page } = await startE2e({
+    settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 },
+  }));
 });
 
 after(stopE2e);
@@ -26,7 +28,10 @@ test('the Capsule view opens in code-server and shows the budget of the current 
     await view.getByText('39,046').first().waitFor({ timeout: 10_000 });
   });
   await step('04-checkpoints-tree', async () => {
-    await page.locator('.pane-header', { hasText: /Checkpoints/i }).first().waitFor({ timeout: 30_000 });
+    await page
+      .locator('.pane-header', { hasText: /Checkpoints/i })
+      .first()
+      .waitFor({ timeout: 30_000 });
   });
   assertNoCapsuleErrors(s);
 });

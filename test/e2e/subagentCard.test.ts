@@ -17,7 +17,8 @@ function responder(req: ChatRequestView): ScriptedReply {
   const system = body.messages.find((m) => m.role === 'system');
   const child = typeof system?.content === 'string' && system.content.includes('You are a subagent');
   const last = body.messages[body.messages.length - 1];
-  if (child) return last?.role === 'tool' ? { text: 'Subagent report: a.ts exports value = 1.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'a.ts' } }] };
+  if (child)
+    return last?.role === 'tool' ? { text: 'Subagent report: a.ts exports value = 1.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'a.ts' } }] };
   if (last?.role === 'tool') return { text: 'Parent: the subagent reported back.' };
   return { toolCalls: [{ name: 'task', arguments: { description: 'explore a.ts', prompt: 'SUBAGENT-PROMPT: read a.ts and say what it exports' } }] };
 }
@@ -27,7 +28,12 @@ let { fake, server, page } = NOT_STARTED;
 before(async () => {
   ({ fake, server, page } = await startE2e({
     fake: { window: 64_000, models: [{ id: MODEL, contextLength: 64_000 }], fallback: responder },
-    settings: (url) => ({ 'capsule.provider.baseUrl': url, 'capsule.model.id': MODEL, 'capsule.model.contextWindow': 64_000, 'capsule.model.maxOutputTokens': 4000 }),
+    settings: (url) => ({
+      'capsule.provider.baseUrl': url,
+      'capsule.model.id': MODEL,
+      'capsule.model.contextWindow': 64_000,
+      'capsule.model.maxOutputTokens': 4000,
+    }),
     files: { 'README.md': '# sample\n', 'a.ts': 'export const value = 1;\n' },
   }));
 });
@@ -62,6 +68,10 @@ test('a task call shows a subagent card: done, its figures, and its transcript o
     await screenshot(page, '23-03-subagent-card-open');
   });
   // The chat's own messages never include the subagent's: its prompt is only in the card's transcript.
-  await waitUntil('the chat list without the subagent prompt outside the card', async () => (await chat.frame.locator('.item-user', { hasText: 'SUBAGENT-PROMPT' }).count()) === 0, 5_000);
+  await waitUntil(
+    'the chat list without the subagent prompt outside the card',
+    async () => (await chat.frame.locator('.item-user', { hasText: 'SUBAGENT-PROMPT' }).count()) === 0,
+    5_000,
+  );
   assertNoCapsuleErrors(s);
 });

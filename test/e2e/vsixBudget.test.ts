@@ -41,7 +41,13 @@ test('the VSIX stays within its size budget', () => {
 
 test('the VSIX ships no CLI bundle, no source maps and no sources', () => {
   const names = entries().map((e) => e.name);
-  assert.deepEqual(names.filter((n) => n === 'extension/dist/cli.js' || /^extension\/dist\/cli-.*\.mjs$/.test(n) || n.endsWith('.map') || n.endsWith('.ts') || n.includes('node_modules/')), []);
+  assert.deepEqual(
+    names.filter(
+      (n) =>
+        n === 'extension/dist/cli.js' || /^extension\/dist\/cli-.*\.mjs$/.test(n) || n.endsWith('.map') || n.endsWith('.ts') || n.includes('node_modules/'),
+    ),
+    [],
+  );
 });
 
 test('each encoding is its own file and the extension bundle inlines neither BPE table', () => {

@@ -19,7 +19,10 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ timeout: 15_000 });
   await row.click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => undefined);
+  await page
+    .locator('.quick-input-widget')
+    .waitFor({ state: 'hidden', timeout: 15_000 })
+    .catch(() => undefined);
 }
 
 /** Picks an entry in an open quick pick by its label. */

@@ -107,11 +107,7 @@ export function streamEvents(a: Answer, includeUsage: boolean): string[] {
   const events: string[] = [sse(chunk({ role: 'assistant', content: '', refusal: null }, null))];
   for (const piece of splitPieces(a.content ?? '')) events.push(sse(chunk({ content: piece }, null)));
   a.toolCalls.forEach((call, index) => {
-    events.push(
-      sse(
-        chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null),
-      ),
-    );
+    events.push(sse(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null)));
     for (const piece of splitPieces(call.arguments)) {
       events.push(sse(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null)));
     }

@@ -26,8 +26,7 @@ export function contextLengthError(window: number, promptTokens: number, complet
 
 export function missingKeyError(): ErrorBody {
   return err(
-    "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth " +
-      '(i.e. Authorization: Bearer YOUR_KEY).',
+    "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth " + '(i.e. Authorization: Bearer YOUR_KEY).',
     'invalid_request_error',
     null,
     null,
@@ -44,12 +43,7 @@ export function invalidRequest(message: string, param: string | null = null, cod
 }
 
 export function modelNotFound(model: string): ErrorBody {
-  return err(
-    `The model \`${model}\` does not exist or you do not have access to it.`,
-    'invalid_request_error',
-    null,
-    'model_not_found',
-  );
+  return err(`The model \`${model}\` does not exist or you do not have access to it.`, 'invalid_request_error', null, 'model_not_found');
 }
 
 export function notFoundRoute(method: string, path: string): ErrorBody {
@@ -60,19 +54,9 @@ export function notFoundRoute(method: string, path: string): ErrorBody {
 export function errorForStatus(status: number): ErrorBody {
   switch (status) {
     case 429:
-      return err(
-        'Rate limit reached for requests. Please try again in 1s.',
-        'requests',
-        null,
-        'rate_limit_exceeded',
-      );
+      return err('Rate limit reached for requests. Please try again in 1s.', 'requests', null, 'rate_limit_exceeded');
     case 500:
-      return err(
-        'The server had an error while processing your request. Sorry about that!',
-        'server_error',
-        null,
-        null,
-      );
+      return err('The server had an error while processing your request. Sorry about that!', 'server_error', null, null);
     case 502:
       return err('Bad gateway.', 'server_error', null, null);
     case 503:

@@ -31,7 +31,12 @@ function ollamaShow(m: FakeModel): Record<string, unknown> {
     parameters: `num_ctx                        ${m.contextLength}\nstop                           "<|eot_id|>"`,
     template: '{{ .Prompt }}',
     details: { parent_model: '', format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8.0B', quantization_level: 'Q4_0' },
-    model_info: { 'general.architecture': 'llama', 'general.parameter_count': 8030261248, 'llama.context_length': m.maxContextLength ?? m.contextLength, 'llama.embedding_length': 4096 },
+    model_info: {
+      'general.architecture': 'llama',
+      'general.parameter_count': 8030261248,
+      'llama.context_length': m.maxContextLength ?? m.contextLength,
+      'llama.embedding_length': 4096,
+    },
     capabilities: ['completion', 'tools'],
   };
 }
@@ -53,9 +58,16 @@ function lmStudioModel(m: FakeModel): Record<string, unknown> {
 }
 
 /** The native (non-/v1) model routes of the Ollama and LM Studio shapes, or undefined when this request is none. */
-export function nativeModelRoute(shape: ModelsShape | undefined, method: string, path: string, body: unknown, models: readonly FakeModel[]): { status: number; body: unknown } | undefined {
+export function nativeModelRoute(
+  shape: ModelsShape | undefined,
+  method: string,
+  path: string,
+  body: unknown,
+  models: readonly FakeModel[],
+): { status: number; body: unknown } | undefined {
   if (shape === 'ollama' && method === 'POST' && path === '/api/show') {
-    const name = typeof body === 'object' && body !== null ? ((body as Record<string, unknown>)['model'] ?? (body as Record<string, unknown>)['name']) : undefined;
+    const name =
+      typeof body === 'object' && body !== null ? ((body as Record<string, unknown>)['model'] ?? (body as Record<string, unknown>)['name']) : undefined;
     const m = models.find((x) => x.id === name);
     return m ? { status: 200, body: ollamaShow(m) } : { status: 404, body: { error: `model '${String(name)}' not found` } };
   }

@@ -8,19 +8,11 @@ import { contextLengthError, invalidRequest, missingKeyError, modelNotFound, not
 import { requestedCompletion, sendJson, sendReply, type MutableRecord } from './respond.js';
 import { Script } from './script.js';
 import { cachedTokensFor, commonPrefixLength, encodeRequest } from './tokens.js';
-import type {
-  FakeModel,
-  FakeServerOptions,
-  MatchSpec,
-  Predicate,
-  RecordedRequest,
-  Responder,
-  ScriptedReply,
-} from './types.js';
+import type { FakeModel, FakeServerOptions, MatchSpec, Predicate, RecordedRequest, Responder, ScriptedReply } from './types.js';
 import { validateChatBody } from './validate.js';
 
-export {  countRequestTokens, encodeRequest, MEDIA_PART_TOKENS } from './tokens.js';
-export { isSummaryRequest, lastUserText,   } from './script.js';
+export { countRequestTokens, encodeRequest, MEDIA_PART_TOKENS } from './tokens.js';
+export { isSummaryRequest, lastUserText } from './script.js';
 export type * from './types.js';
 
 const DEFAULT_WINDOW = 65000;

@@ -1,14 +1,6 @@
 // Writes one scripted reply to an HTTP response: JSON or SSE answers, errors, delays, hangs, cut-offs.
 import type { ServerResponse } from 'node:http';
-import {
-  completionBody,
-  streamEvents,
-  truncatedBody,
-  truncatedStreamEvents,
-  usageBlock,
-  type Answer,
-  type AnswerToolCall,
-} from './completions.js';
+import { completionBody, streamEvents, truncatedBody, truncatedStreamEvents, usageBlock, type Answer, type AnswerToolCall } from './completions.js';
 import { contextLengthError, errorForStatus } from './errors.js';
 import { countTextTokens, firstTokens } from './tokens.js';
 import type { ChatBody, RecordedRequest, ScriptedReply, TextReply, ToolCallsReply } from './types.js';
@@ -49,13 +41,7 @@ function untilClosed(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => res.once('close', () => resolve()));
 }
 
-export function sendJson(
-  res: ServerResponse,
-  record: MutableRecord,
-  status: number,
-  payload: unknown,
-  headers: Readonly<Record<string, string>> = {},
-): void {
+export function sendJson(res: ServerResponse, record: MutableRecord, status: number, payload: unknown, headers: Readonly<Record<string, string>> = {}): void {
   if (res.destroyed) return;
   const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
   const type = typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
@@ -87,9 +73,7 @@ function buildAnswer(ctx: ReplyContext, reply: TextReply | ToolCallsReply): Answ
     content = firstTokens(content, limit);
     finishReason = 'length';
   }
-  const completion =
-    (content === null ? 0 : countTextTokens(content)) +
-    calls.reduce((n, c) => n + countTextTokens(c.name) + countTextTokens(c.arguments), 0);
+  const completion = (content === null ? 0 : countTextTokens(content)) + calls.reduce((n, c) => n + countTextTokens(c.name) + countTextTokens(c.arguments), 0);
   const u = reply.usage;
   return {
     id: ctx.completionId,

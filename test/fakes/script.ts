@@ -5,11 +5,7 @@ import type { ChatBody, ChatMessageIn, ChatRequestView, MatchSpec, Predicate, Re
 function messageText(m: ChatMessageIn): string {
   if (typeof m.content === 'string') return m.content;
   if (!Array.isArray(m.content)) return '';
-  return m.content
-    .map((p: unknown) =>
-      typeof p === 'object' && p !== null && 'text' in p && typeof p.text === 'string' ? p.text : '',
-    )
-    .join('');
+  return m.content.map((p: unknown) => (typeof p === 'object' && p !== null && 'text' in p && typeof p.text === 'string' ? p.text : '')).join('');
 }
 
 export function lastUserText(body: ChatBody): string {

@@ -20,7 +20,19 @@ export interface ScriptFile {
   readonly apiKey?: string;
 }
 
-const REPLY_KEYS = ['text', 'toolCalls', 'status', 'delayMs', 'hang', 'truncatedJson', 'dropConnection', 'endStreamEarly', 'rawBody', 'empty', 'contextOverflow'];
+const REPLY_KEYS = [
+  'text',
+  'toolCalls',
+  'status',
+  'delayMs',
+  'hang',
+  'truncatedJson',
+  'dropConnection',
+  'endStreamEarly',
+  'rawBody',
+  'empty',
+  'contextOverflow',
+];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -28,12 +28,9 @@ async function main(): Promise<void> {
     },
   });
   const file: ScriptFile =
-    values.script === undefined
-      ? { replies: [], rules: [] }
-      : parseScriptFile(JSON.parse(readFileSync(values.script, 'utf8')) as unknown);
+    values.script === undefined ? { replies: [], rules: [] } : parseScriptFile(JSON.parse(readFileSync(values.script, 'utf8')) as unknown);
   const window = numberArg(values.window, 'window') ?? file.window;
-  const models: readonly FakeModel[] | undefined =
-    values.model !== undefined ? [{ id: values.model, contextLength: window ?? 65000 }] : file.models;
+  const models: readonly FakeModel[] | undefined = values.model !== undefined ? [{ id: values.model, contextLength: window ?? 65000 }] : file.models;
   const server = await startFakeOpenAI({
     port: numberArg(values.port, 'port') ?? 0,
     window,

@@ -35,10 +35,7 @@ export function validateChatBody(raw: unknown, checkToolPairs: boolean): { body:
   const hasTools = Array.isArray(tools) && tools.length > 0;
   if (raw['tool_choice'] !== undefined && raw['tool_choice'] !== null && !hasTools) {
     return {
-      error: invalidRequest(
-        "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
-        'tool_choice',
-      ),
+      error: invalidRequest("Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", 'tool_choice'),
     };
   }
   if (raw['stream_options'] !== undefined && raw['stream_options'] !== null && raw['stream'] !== true) {

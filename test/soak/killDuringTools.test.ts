@@ -52,9 +52,30 @@ test(`SIGKILL at random points between tool calls and their results, then a next
     const session = join(dir, `s${k}.jsonl`);
     server.reset();
     server.setFallback(responder);
-    const child = spawn(process.execPath, [cli, 'chat', '--base-url', server.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--session', session, '--workspace', dir, '--yes', 'do the work'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'chat',
+        '--base-url',
+        server.url,
+        '--model',
+        'fake-model',
+        '--window',
+        '60000',
+        '--max-output',
+        '2000',
+        '--session',
+        session,
+        '--workspace',
+        dir,
+        '--yes',
+        'do the work',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let gone = false;
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -32,7 +32,22 @@ test(`capsule chat completes a ${TURNS}-turn session that crosses a ${WINDOW}-to
   t.after(() => server.close());
   server.setFallback(scriptedModel);
   const session = join(dir, 'long.jsonl');
-  const base = ['chat', '--base-url', server.url, '--model', 'fake-model', '--window', String(WINDOW), '--max-output', String(MAX_OUTPUT), '--session', session, '--workspace', ws, '--yes'];
+  const base = [
+    'chat',
+    '--base-url',
+    server.url,
+    '--model',
+    'fake-model',
+    '--window',
+    String(WINDOW),
+    '--max-output',
+    String(MAX_OUTPUT),
+    '--session',
+    session,
+    '--workspace',
+    ws,
+    '--yes',
+  ];
 
   let lastLines: string[] = [];
   for (let i = 1; i <= TURNS; i++) {
@@ -46,7 +61,11 @@ test(`capsule chat completes a ${TURNS}-turn session that crosses a ${WINDOW}-to
 
   // The server rejected nothing, and nothing it received came near its window.
   const statuses = server.chatRequests.map((r) => r.status);
-  assert.deepEqual(statuses.filter((s) => s !== 200), [], 'no request was rejected');
+  assert.deepEqual(
+    statuses.filter((s) => s !== 200),
+    [],
+    'no request was rejected',
+  );
   const largest = Math.max(...server.chatRequests.map((r) => r.promptTokens ?? 0));
   assert.ok(largest + MAX_OUTPUT <= WINDOW, `largest request ${largest} tokens`);
   assert.equal(server.chatRequests.filter((r) => (r.body as ChatBody).tool_choice !== 'none').length, TURNS * 3);
@@ -54,8 +73,14 @@ test(`capsule chat completes a ${TURNS}-turn session that crosses a ${WINDOW}-to
   // Every compaction completed with the model's capsule; each is in the transcript.
   const flights = await readFlightRecords(flightLogFor(session));
   assert.ok(flights.length >= 5, `crossed the window several times (${flights.length} compactions)`);
-  assert.deepEqual(flights.filter((f) => f.outcome !== 'completed' || f.quality !== 'full'), []);
-  assert.ok(flights.every((f) => ['auto_threshold', 'turn_complete', 'hard_limit'].includes(f.trigger)), flights.map((f) => f.trigger).join(','));
+  assert.deepEqual(
+    flights.filter((f) => f.outcome !== 'completed' || f.quality !== 'full'),
+    [],
+  );
+  assert.ok(
+    flights.every((f) => ['auto_threshold', 'turn_complete', 'hard_limit'].includes(f.trigger)),
+    flights.map((f) => f.trigger).join(','),
+  );
   const capsules = (await entriesOf(session)).filter((e): e is CapsuleEntry => e.type === 'capsule');
   assert.equal(capsules.length, flights.length);
 

@@ -224,7 +224,10 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       }
     },
     ThemeIcon: class {
-      constructor(readonly id: string, readonly color?: unknown) {}
+      constructor(
+        readonly id: string,
+        readonly color?: unknown,
+      ) {}
     },
     ThemeColor: class {
       constructor(readonly id: string) {}
@@ -244,7 +247,10 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
       }
     },
     TreeItem: class {
-      constructor(readonly label: string, readonly collapsibleState: number) {}
+      constructor(
+        readonly label: string,
+        readonly collapsibleState: number,
+      ) {}
     },
     TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
     Position,
@@ -330,7 +336,12 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
         if (workspaceFolder === undefined) return Promise.resolve([]);
         const inc = globRegExp(include);
         const exc = exclude === undefined ? undefined : globRegExp(exclude);
-        return Promise.resolve(walk(workspaceFolder).filter((p) => inc.test(p) && !exc?.test(p)).slice(0, max).map((p) => Uri.file(join(workspaceFolder, p))));
+        return Promise.resolve(
+          walk(workspaceFolder)
+            .filter((p) => inc.test(p) && !exc?.test(p))
+            .slice(0, max)
+            .map((p) => Uri.file(join(workspaceFolder, p))),
+        );
       },
       asRelativePath: (u: { fsPath: string } | string) => {
         const p = typeof u === 'string' ? u : u.fsPath;
@@ -360,7 +371,29 @@ export function createFakeVscode(workspaceFolder: string | undefined) {
     api.workspace.isTrusted = true;
     trustGranted.fire();
   };
-  state = { config, commands, messages, log, providers, configEvents, statusText: () => status, statusItems, answer: () => undefined, asked, clipboard, opened, documents, scopes, writes, diffs, content, grantTrust, shown, searches, activeEditor: undefined };
+  state = {
+    config,
+    commands,
+    messages,
+    log,
+    providers,
+    configEvents,
+    statusText: () => status,
+    statusItems,
+    answer: () => undefined,
+    asked,
+    clipboard,
+    opened,
+    documents,
+    scopes,
+    writes,
+    diffs,
+    content,
+    grantTrust,
+    shown,
+    searches,
+    activeEditor: undefined,
+  };
   return { api, state };
 }
 

@@ -3,8 +3,11 @@ import { writeFile } from 'node:fs/promises';
 import type { Entry } from '../../src/engine/transcript/schema.js';
 import type { SessionTree } from '../../src/engine/transcript/tree.js';
 
-const LONG_SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace. Be precise and brief.';
-const WORDS = 'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(' ');
+const LONG_SYSTEM = "You are Capsule, a coding agent working in the user's VS Code workspace. Be precise and brief.";
+const WORDS =
+  'the a function returns value module test build error file path config update fix import export const let async await promise string number array object index src lib util parse render token cache entry branch capsule'.split(
+    ' ',
+  );
 /** A long session compacts now and then: a capsule keeping the last KEEP entries, then a new epoch base. */
 const COMPACT_EVERY = 400;
 const KEEP = 100;
@@ -43,7 +46,21 @@ export class LongSessionGen {
   next(): Entry {
     if (this.entries.length > 0 && this.entries.length % COMPACT_EVERY === 0) {
       const keep = this.entries[this.entries.length - KEEP]?.id ?? null;
-      this.#push({ ...this.#base(), type: 'capsule', summary: this.#text.words(600), firstKeptEntryId: keep, pinnedEntryIds: [], tokensBefore: 5000, tokensAfter: 1500, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${this.#n}`, details: {} });
+      this.#push({
+        ...this.#base(),
+        type: 'capsule',
+        summary: this.#text.words(600),
+        firstKeptEntryId: keep,
+        pinnedEntryIds: [],
+        tokensBefore: 5000,
+        tokensAfter: 1500,
+        trigger: 'auto_threshold',
+        level: 0,
+        quality: 'full',
+        truncateResults: false,
+        checkpointId: `ck_${this.#n}`,
+        details: {},
+      });
       return this.#push({ ...this.#base(), type: 'system_update', mode: 'base', content: LONG_SYSTEM, reason: 'compaction' });
     }
     const k = this.#turn++ % 4;
@@ -52,7 +69,12 @@ export class LongSessionGen {
       k === 0
         ? { ...base, type: 'user', content: this.#text.words(12) }
         : k === 1
-          ? { ...base, type: 'assistant', content: this.#text.words(8), toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }] }
+          ? {
+              ...base,
+              type: 'assistant',
+              content: this.#text.words(8),
+              toolCalls: [{ id: `call_${this.#n}`, name: 'read_file', arguments: `{"path":"src/m${this.#n % 97}.ts"}` }],
+            }
           : k === 2
             ? { ...base, type: 'tool_result', toolCallId: `call_${this.#n - 1}`, toolName: 'read_file', content: this.#text.words(40), isError: false }
             : { ...base, type: 'assistant', content: this.#text.words(15), toolCalls: [] };

@@ -3,7 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export async function tempDir(t: { after(fn: () => Promise<void>): void }, prefix = 'capsule-test-', closeFirst: readonly (() => Promise<void>)[] = []): Promise<string> {
+export async function tempDir(
+  t: { after(fn: () => Promise<void>): void },
+  prefix = 'capsule-test-',
+  closeFirst: readonly (() => Promise<void>)[] = [],
+): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   t.after(async () => {
     for (const close of closeFirst) await close();

@@ -6,7 +6,15 @@ import { browserForFile, ofType, scenario } from './harness.js';
 
 const browser = browserForFile();
 
-const CARD = { id: 'ap_1', kind: 'command' as const, title: 'Run `echo step-203` in the workspace root', command: 'echo step-203', cwd: 'the workspace root', rule: 'echo', ruleChoices: ['echo', 'echo step-203'] };
+const CARD = {
+  id: 'ap_1',
+  kind: 'command' as const,
+  title: 'Run `echo step-203` in the workspace root',
+  command: 'echo step-203',
+  cwd: 'the workspace root',
+  rule: 'echo',
+  ruleChoices: ['echo', 'echo step-203'],
+};
 
 test('"Always allow…" offers the command name, takes a picked or typed prefix, refuses what is not one, and keeps it in user settings unless asked', async () => {
   await scenario(
@@ -51,12 +59,22 @@ test('the rules in force are listed in the setup panel with where they are kept,
     'always-allow-list',
     async (h) => {
       await h.send(snapshot);
-      await h.send({ type: 'approvals', approvals: [], allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'npm run build', scope: 'workspace' }] });
+      await h.send({
+        type: 'approvals',
+        approvals: [],
+        allowRules: [
+          { rule: 'echo', scope: 'user' },
+          { rule: 'npm run build', scope: 'workspace' },
+        ],
+      });
       await h.page.getByRole('button', { name: 'Provider setup' }).click();
       const list = h.page.getByRole('list', { name: 'Always-allowed commands' });
       assert.deepEqual(await list.locator('li').allTextContents(), ['echouser', 'npm run buildworkspace']);
       await list.getByRole('button', { name: 'Stop allowing npm run build (this workspace)' }).click();
-      assert.deepEqual((await ofType(h, 'removeAllowRule')).map((m) => m.rule), [{ rule: 'npm run build', scope: 'workspace' }]);
+      assert.deepEqual(
+        (await ofType(h, 'removeAllowRule')).map((m) => m.rule),
+        [{ rule: 'npm run build', scope: 'workspace' }],
+      );
       await h.send({ type: 'approvals', approvals: [], allowRules: [{ rule: 'echo', scope: 'user' }] });
       await h.until("document.querySelectorAll('.rule-list li').length === 1", 'the list to follow');
       await h.page.locator('.rules').scrollIntoViewIfNeeded();
@@ -79,18 +97,32 @@ test('Save in the setup panel: the panel waits for the check, closes itself when
       const open = (): Promise<boolean> => h.value("!document.querySelector('.setup').classList.contains('hidden')");
       await h.send({ type: 'setup', setup: { ...setup, required: false, check: { status: 'checking', summary: 'Checking 127.0.0.1:11434…' } } });
       assert.equal(await open(), true, 'open while checking');
-      await h.send({ type: 'setup', setup: { ...setup, required: false, check: { status: 'warning', summary: 'It answers, but does not report the context window.' } } });
+      await h.send({
+        type: 'setup',
+        setup: { ...setup, required: false, check: { status: 'warning', summary: 'It answers, but does not report the context window.' } },
+      });
       assert.equal(await open(), true, 'a warning stays in view');
       await h.page.getByRole('button', { name: 'Save' }).click();
-      await h.send({ type: 'setup', setup: { ...setup, required: false, check: { status: 'ok', summary: '127.0.0.1:11434 answers: "qwen" with a 32k window.' } } });
+      await h.send({
+        type: 'setup',
+        setup: { ...setup, required: false, check: { status: 'ok', summary: '127.0.0.1:11434 answers: "qwen" with a 32k window.' } },
+      });
       await h.until("document.querySelector('.setup').classList.contains('hidden')", 'the panel to close');
       assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/);
       // The host says it is idle after the save (a reconnect): the line about the endpoint stays.
       await h.send({ type: 'busy', busy: false });
-      assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/, 'still said after an idle message');
+      assert.match(
+        await h.value<string>("document.querySelector('.banners').textContent"),
+        /answers: "qwen" with a 32k window/,
+        'still said after an idle message',
+      );
       // The chat reopens on the new endpoint (a snapshot): the line stays too.
       await h.send(snapshot);
-      assert.match(await h.value<string>("document.querySelector('.banners').textContent"), /answers: "qwen" with a 32k window/, 'still said after the snapshot');
+      assert.match(
+        await h.value<string>("document.querySelector('.banners').textContent"),
+        /answers: "qwen" with a 32k window/,
+        'still said after the snapshot',
+      );
       await h.screenshot('setup-closed-after-check');
     },
     { width: 292, height: 600 },
@@ -98,7 +130,15 @@ test('Save in the setup panel: the panel waits for the check, closes itself when
 });
 
 test('an MCP call card shows the tool and its arguments and offers allow once, always this tool, deny and deny with feedback — no command rule editor', async () => {
-  const MCP = { id: 'ap_m', kind: 'mcp' as const, title: 'Call echo on MCP server h', server: 'h', tool: 'echo', args: '{\n  "text": "one"\n}', rule: 'mcp__h__echo' };
+  const MCP = {
+    id: 'ap_m',
+    kind: 'mcp' as const,
+    title: 'Call echo on MCP server h',
+    server: 'h',
+    tool: 'echo',
+    args: '{\n  "text": "one"\n}',
+    rule: 'mcp__h__echo',
+  };
   await scenario(
     browser,
     'mcp-approval-card',
@@ -107,7 +147,12 @@ test('an MCP call card shows the tool and its arguments and offers allow once, a
       const card = h.page.locator('[data-approval="ap_m"]');
       assert.match((await card.locator('.approval-title').textContent()) ?? '', /Call echo on MCP server h/);
       assert.equal(await card.getByLabel('Arguments').textContent(), '{\n  "text": "one"\n}');
-      assert.deepEqual(await card.locator('.approval-buttons button').allTextContents(), ['Allow once', 'Always allow this tool', 'Deny', 'Deny with feedback']);
+      assert.deepEqual(await card.locator('.approval-buttons button').allTextContents(), [
+        'Allow once',
+        'Always allow this tool',
+        'Deny',
+        'Deny with feedback',
+      ]);
       await h.screenshot('mcp-approval-card');
       await card.getByRole('button', { name: 'Always allow this tool' }).click();
       const other = h.page.locator('[data-approval="ap_n"]');
@@ -122,12 +167,22 @@ test('an MCP call card shows the tool and its arguments and offers allow once, a
           ['ap_n', 'deny', undefined, 'not now'],
         ],
       );
-      await h.send({ type: 'approvals', approvals: [], allowRules: [{ rule: 'echo', scope: 'user' }, { rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }] });
+      await h.send({
+        type: 'approvals',
+        approvals: [],
+        allowRules: [
+          { rule: 'echo', scope: 'user' },
+          { rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' },
+        ],
+      });
       await h.page.getByRole('button', { name: 'Provider setup' }).click();
       const list = h.page.getByRole('list', { name: 'Always-allowed commands' });
       assert.deepEqual(await list.locator('li').allTextContents(), ['echouser', 'mcp__h__echoMCP tool']);
       await list.getByRole('button', { name: 'Stop allowing the MCP tool mcp__h__echo (user settings)' }).click();
-      assert.deepEqual((await ofType(h, 'removeAllowRule')).map((m) => m.rule), [{ rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }]);
+      assert.deepEqual(
+        (await ofType(h, 'removeAllowRule')).map((m) => m.rule),
+        [{ rule: 'mcp__h__echo', scope: 'user', kind: 'mcpTool' }],
+      );
     },
     { width: 292, height: 600 },
   );

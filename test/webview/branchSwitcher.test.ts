@@ -13,12 +13,20 @@ before(async () => {
 });
 after(async () => browser?.close());
 
-const switches = async (h: Harness): Promise<string[]> => (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: 'switchBranch' }> => m.type === 'switchBranch').map((m) => m.entryId);
+const switches = async (h: Harness): Promise<string[]> =>
+  (await h.posted()).filter((m): m is Extract<WebviewToHost, { type: 'switchBranch' }> => m.type === 'switchBranch').map((m) => m.entryId);
 
 const LONG = 'Refactor the session loader so that damaged lines are skipped and counted, then report every skipped line with its number.';
 
 function chat(middle: TranscriptItem[]): Extract<HostToWebview, { type: 'snapshot' }> {
-  const filler = (from: number): TranscriptItem[] => Array.from({ length: 12 }, (_, i): TranscriptItem => (i % 2 === 0 ? { id: `e_f${from + i}`, kind: 'user', text: `Question ${from + i}` } : { id: `e_f${from + i}`, kind: 'assistant', markdown: `Answer ${from + i}, in a paragraph long enough to wrap once or twice in a narrow side bar.` }));
+  const filler = (from: number): TranscriptItem[] =>
+    Array.from(
+      { length: 12 },
+      (_, i): TranscriptItem =>
+        i % 2 === 0
+          ? { id: `e_f${from + i}`, kind: 'user', text: `Question ${from + i}` }
+          : { id: `e_f${from + i}`, kind: 'assistant', markdown: `Answer ${from + i}, in a paragraph long enough to wrap once or twice in a narrow side bar.` },
+    );
   const items: TranscriptItem[] = [
     { id: 'e_u1', kind: 'user', text: 'Read the loader.' },
     { id: 'e_a1', kind: 'assistant', markdown: 'It reads the file line by line.' },
@@ -67,7 +75,7 @@ test('the switcher is drawn from the branch info, labelled, disabled at the ends
     assert.equal(await answer.getByRole('button', { name: 'Previous branch' }).isDisabled(), true, 'nothing before the first branch');
     assert.equal(await answer.getByRole('button', { name: 'Next branch' }).isEnabled(), true);
     // Visible without hovering: the switcher says the message has branches.
-    assert.equal(await h.value("getComputedStyle(document.querySelector('[data-id=\"e_u2\"] .branch-switcher')).opacity"), '1');
+    assert.equal(await h.value('getComputedStyle(document.querySelector(\'[data-id="e_u2"] .branch-switcher\')).opacity'), '1');
 
     await group.getByRole('button', { name: 'Next branch' }).click();
     await group.getByRole('button', { name: 'Previous branch' }).click();
@@ -88,10 +96,10 @@ test('keyboard: Enter and Space switch; the new branch keeps the fork where it w
     await next.focus();
     await h.page.keyboard.press('Enter');
     assert.deepEqual(await switches(h), ['e_u3', 'e_u3']);
-    const before = await h.value<number>("document.querySelector('[data-id=\"e_u2\"]').getBoundingClientRect().top");
+    const before = await h.value<number>('document.querySelector(\'[data-id="e_u2"]\').getBoundingClientRect().top');
     await h.send(chat(THIRD));
     await h.page.locator('[data-id="e_u3"]').getByRole('group', { name: 'Branch 3 of 3' }).waitFor();
-    const after = await h.value<number>("document.querySelector('[data-id=\"e_u3\"]').getBoundingClientRect().top");
+    const after = await h.value<number>('document.querySelector(\'[data-id="e_u3"]\').getBoundingClientRect().top');
     assert.ok(Math.abs(after - before) <= 1, `the fork stays in place (${before} → ${after})`);
     // › is not offered on the last branch, so the focus stays in the switcher on ‹.
     assert.equal(await h.value("document.activeElement?.getAttribute('aria-label')"), 'Previous branch');
@@ -125,18 +133,23 @@ test("Retry's switcher on the answer: the other branch's answer and its switcher
   await scenario(browser, 'branch-switcher-retry', async (h) => {
     const retry = (n: 1 | 2): TranscriptItem[] => [
       { id: `e_q${n}`, kind: 'user', text: 'Why does the loader skip lines?' },
-      { id: `e_r${n}`, kind: 'assistant', markdown: n === 1 ? 'Because they are damaged.' : 'It skips lines it cannot parse.', branch: n === 1 ? { index: 1, count: 2, next: 'e_q2' } : { index: 2, count: 2, previous: 'e_q1' } },
+      {
+        id: `e_r${n}`,
+        kind: 'assistant',
+        markdown: n === 1 ? 'Because they are damaged.' : 'It skips lines it cannot parse.',
+        branch: n === 1 ? { index: 1, count: 2, next: 'e_q2' } : { index: 2, count: 2, previous: 'e_q1' },
+      },
     ];
     await h.send(chat(retry(1)));
     const first = h.page.locator('[data-id="e_r1"]').getByRole('group', { name: 'Branch 1 of 2' });
     await first.waitFor();
     await h.value("(document.querySelector('[data-id=\"e_q1\"]').scrollIntoView({ block: 'start' }), 0)");
-    const before = await h.value<number>("document.querySelector('[data-id=\"e_r1\"] .branch-switcher').getBoundingClientRect().top");
+    const before = await h.value<number>('document.querySelector(\'[data-id="e_r1"] .branch-switcher\').getBoundingClientRect().top');
     await first.getByRole('button', { name: 'Next branch' }).click();
     assert.deepEqual(await switches(h), ['e_q2'], 'the switch names the question of the other branch');
     await h.send(chat(retry(2)));
     await h.page.locator('[data-id="e_r2"]').getByRole('group', { name: 'Branch 2 of 2' }).waitFor();
-    const after = await h.value<number>("document.querySelector('[data-id=\"e_r2\"] .branch-switcher').getBoundingClientRect().top");
+    const after = await h.value<number>('document.querySelector(\'[data-id="e_r2"] .branch-switcher\').getBoundingClientRect().top');
     assert.ok(Math.abs(after - before) <= 1, `the switcher stays in place (${before} → ${after})`);
     assert.equal(await h.value("document.activeElement?.closest('[data-id]')?.getAttribute('data-id')"), 'e_r2', "the focus is in the answer's switcher");
   });

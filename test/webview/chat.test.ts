@@ -36,7 +36,10 @@ test('tool calls are collapsed with status and duration, and update in place', a
     assert.equal(await tool.getAttribute('open'), null, 'collapsed by default');
     assert.match(await text(h, '[data-id="i4"] summary'), /run_command\s*npm test.*running/);
     await h.page.locator('[data-id="i4"] summary').click();
-    await h.send({ type: 'itemUpdated', item: { id: 'i4', kind: 'tool', name: 'run_command', argsSummary: 'npm test', status: 'error', durationMs: 5400, resultPreview: '1 failing' } });
+    await h.send({
+      type: 'itemUpdated',
+      item: { id: 'i4', kind: 'tool', name: 'run_command', argsSummary: 'npm test', status: 'error', durationMs: 5400, resultPreview: '1 failing' },
+    });
     await h.until('document.querySelector(\'[data-id="i4"] .codicon.status-error\')', 'the error status');
     assert.match(await text(h, '[data-id="i4"] summary'), /5\.4 s.*failed/);
     assert.notEqual(await h.page.locator('[data-id="i4"] details.tool').getAttribute('open'), null, 'an expanded call stays expanded');
@@ -58,7 +61,22 @@ test('the meter shows the categories, soft and hard markers, the source and ever
     assert.equal(await text(h, '.budget-panel .badge'), 'estimated');
     assert.match(await text(h, '.budget-panel .figure'), /38,420 \/ 48,808/);
     const tip = (await h.page.locator('summary.budget').getAttribute('title')) ?? '';
-    for (const f of ['Effective tokens: 38,420', 'Measurement source: estimated', 'Soft limit: 39,046', 'Hard limit: 48,808', 'Safety reserve: 8,192', 'Keep recent: 20,000', 'Capsules: 2', 'Messages: 47', 'Turns: 12', 'Last capsule: 2m ago', 'Savings ratio: 0.48', 'Auto-compact: ON', 'Next trigger est.: ~3 turns']) assert.ok(tip.includes(f), `tooltip lacks ${f}`);
+    for (const f of [
+      'Effective tokens: 38,420',
+      'Measurement source: estimated',
+      'Soft limit: 39,046',
+      'Hard limit: 48,808',
+      'Safety reserve: 8,192',
+      'Keep recent: 20,000',
+      'Capsules: 2',
+      'Messages: 47',
+      'Turns: 12',
+      'Last capsule: 2m ago',
+      'Savings ratio: 0.48',
+      'Auto-compact: ON',
+      'Next trigger est.: ~3 turns',
+    ])
+      assert.ok(tip.includes(f), `tooltip lacks ${f}`);
     await h.page.locator('.budget-details summary').click();
     const legend = await h.page.locator('.legend .legend-label').allTextContents();
     assert.deepEqual(legend, ['System', 'Tools', 'Capsule', 'Messages', 'Tool results', 'Reserved output', 'Margin / calibration']);
@@ -88,7 +106,14 @@ test('the barrier shows the live percentage, keeps the input usable and queues, 
     assert.equal(await input.inputValue(), '');
     await h.send({ type: 'queue', items: [{ id: sent?.clientId ?? '', text: 'also update the changelog' }] });
     assert.equal(await h.page.locator('.queue .chip').count(), 1, 'the host listing the pending input does not duplicate its chip');
-    await h.send({ type: 'barrier', phase: 'end', operationId: 'op_1', trigger: 'auto_threshold', percent: 100, result: { outcome: 'completed', tokensBefore: 41000, tokensAfter: 12300, checkpointId: 'ck_abc123', durationMs: 3200, quality: 'full' } });
+    await h.send({
+      type: 'barrier',
+      phase: 'end',
+      operationId: 'op_1',
+      trigger: 'auto_threshold',
+      percent: 100,
+      result: { outcome: 'completed', tokensBefore: 41000, tokensAfter: 12300, checkpointId: 'ck_abc123', durationMs: 3200, quality: 'full' },
+    });
     const line = await text(h, '.barrier .barrier-result');
     assert.equal(line, 'Context compacted · context size · 41k → 12.3k tokens · reclaimed 70% · 3.2 s');
     await h.send({ type: 'queue', items: [] });
@@ -113,7 +138,10 @@ test('a compaction card shows reason, figures by category, quality with the fall
 
     const open = h.page.locator(`${c} button[data-action="view-capsule"]`);
     await open.click();
-    assert.deepEqual((await ofType(h, 'viewCapsule')).map((m) => m.checkpointId), ['ck_abc123']);
+    assert.deepEqual(
+      (await ofType(h, 'viewCapsule')).map((m) => m.checkpointId),
+      ['ck_abc123'],
+    );
     await h.until("document.querySelector('[role=dialog]')?.textContent.includes('Loading')", 'the viewer loading');
     await h.send({ type: 'capsule', capsule: { ...capsule, checkpointId: 'ck_other' } });
     assert.equal(await h.page.locator('[role=dialog] h3').count(), 0, 'an answer for another capsule is ignored');
@@ -126,11 +154,21 @@ test('a compaction card shows reason, figures by category, quality with the fall
     await h.page.locator('#tab-diff').click();
     assert.equal(await text(h, '#tab-diff'), 'Diff (+3 −2)');
     assert.deepEqual(await h.page.locator('.diff .diff-del').allTextContents(), ['−- In progress: reproduce', '−1. Reproduce']);
-    assert.deepEqual(await h.page.locator('.diff .diff-add').allTextContents(), ['+- Done: reproduced', '+- In progress: patch src/auth.ts', '+1. Run the auth tests']);
+    assert.deepEqual(await h.page.locator('.diff .diff-add').allTextContents(), [
+      '+- Done: reproduced',
+      '+- In progress: patch src/auth.ts',
+      '+1. Run the auth tests',
+    ]);
     await h.page.getByRole('button', { name: 'Export…' }).click();
     await h.page.getByRole('button', { name: 'Rewind here' }).click();
-    assert.deepEqual((await ofType(h, 'exportCapsule')).map((m) => m.checkpointId), ['ck_abc123']);
-    assert.deepEqual((await ofType(h, 'rewind')).map((m) => m.checkpointId), ['ck_abc123']);
+    assert.deepEqual(
+      (await ofType(h, 'exportCapsule')).map((m) => m.checkpointId),
+      ['ck_abc123'],
+    );
+    assert.deepEqual(
+      (await ofType(h, 'rewind')).map((m) => m.checkpointId),
+      ['ck_abc123'],
+    );
     await h.page.keyboard.press('Escape');
     assert.equal(await h.page.locator('[role=dialog]').count(), 0, 'Escape closes the viewer');
     assert.equal(await h.value('document.activeElement?.dataset.action'), 'view-capsule', 'focus returns to the button that opened it');
@@ -182,7 +220,10 @@ test('slash completion: filter, arrows, Enter or Tab to pick, Escape to close, c
     assert.equal(await input.inputValue(), '/auto-compact off');
     assert.equal(await h.page.locator('#slash-popup').isVisible(), false, 'a complete command closes the popup');
     await input.press('Enter');
-    assert.deepEqual((await ofType(h, 'send')).map((m) => m.text), ['/auto-compact off']);
+    assert.deepEqual(
+      (await ofType(h, 'send')).map((m) => m.text),
+      ['/auto-compact off'],
+    );
 
     await input.pressSequentially('/comp');
     await input.press('Tab');
@@ -201,24 +242,47 @@ test('slash completion: filter, arrows, Enter or Tab to pick, Escape to close, c
 
 test('links never navigate: they are handed to the host, and code blocks copy through the host', async () => {
   await scenario(browser, 'links-copy', async (h) => {
-    await h.send({ ...snapshot, transcript: { items: [{ id: 'a1', kind: 'assistant', markdown: 'See [the docs](https://example.com/docs) or https://x.dev/y.\n\n```sh\nnpm test\n```' }], hasMore: false } });
+    await h.send({
+      ...snapshot,
+      transcript: {
+        items: [{ id: 'a1', kind: 'assistant', markdown: 'See [the docs](https://example.com/docs) or https://x.dev/y.\n\n```sh\nnpm test\n```' }],
+        hasMore: false,
+      },
+    });
     const url = h.page.url();
     await h.page.locator('[data-id="a1"] a', { hasText: 'the docs' }).click();
     await h.page.locator('[data-id="a1"] a', { hasText: 'x.dev' }).click();
     assert.equal(h.page.url(), url);
-    assert.deepEqual((await ofType(h, 'openLink')).map((m) => m.href), ['https://example.com/docs', 'https://x.dev/y']);
+    assert.deepEqual(
+      (await ofType(h, 'openLink')).map((m) => m.href),
+      ['https://example.com/docs', 'https://x.dev/y'],
+    );
     await h.page.locator('[data-id="a1"] button[data-action="copy-code"]').click();
     await h.page.locator('[data-id="a1"] button[data-action="copy-item"]').click();
-    assert.deepEqual((await ofType(h, 'copy')).map((m) => m.text), ['npm test\n', 'See [the docs](https://example.com/docs) or https://x.dev/y.\n\n```sh\nnpm test\n```']);
+    assert.deepEqual(
+      (await ofType(h, 'copy')).map((m) => m.text),
+      ['npm test\n', 'See [the docs](https://example.com/docs) or https://x.dev/y.\n\n```sh\nnpm test\n```'],
+    );
   });
 });
 
 test('first-run setup: a VS Code model or an OpenAI-compatible endpoint; the key is posted once and kept nowhere', async () => {
   await scenario(browser, 'setup', async (h) => {
-    await h.send({ ...snapshot, setup: { required: true, lmModels: [{ id: 'copilot/gpt-4o', label: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64000 }], provider: null, hasApiKey: false } });
+    await h.send({
+      ...snapshot,
+      setup: {
+        required: true,
+        lmModels: [{ id: 'copilot/gpt-4o', label: 'GPT-4o', vendor: 'copilot', maxInputTokens: 64000 }],
+        provider: null,
+        hasApiKey: false,
+      },
+    });
     assert.equal(await h.page.locator('section.setup').isVisible(), true, 'required setup opens by itself');
     await h.page.getByRole('button', { name: 'Use this model' }).click();
-    assert.deepEqual((await ofType(h, 'setupProvider')).map((m) => m.provider), [{ kind: 'lm', modelId: 'copilot/gpt-4o' }]);
+    assert.deepEqual(
+      (await ofType(h, 'setupProvider')).map((m) => m.provider),
+      [{ kind: 'lm', modelId: 'copilot/gpt-4o' }],
+    );
     await h.send({ type: 'setup', setup: { required: true, lmModels: [], provider: null, hasApiKey: false, message: 'That model is not available.' } });
     await h.page.getByLabel('OpenAI-compatible endpoint').check();
     await h.page.getByLabel('Base URL').fill('ftp://nope');
@@ -230,8 +294,14 @@ test('first-run setup: a VS Code model or an OpenAI-compatible endpoint; the key
     await h.page.getByLabel('Base URL').fill('http://127.0.0.1:11434/v1');
     await h.page.getByRole('button', { name: 'Save' }).click();
     const posted = await h.posted();
-    assert.deepEqual(posted.filter((m) => m.type === 'setupProvider').at(-1), { type: 'setupProvider', provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5' } });
-    assert.deepEqual(posted.filter((m) => m.type === 'setApiKey'), [{ type: 'setApiKey', key: 'sk-secret-123' }]);
+    assert.deepEqual(posted.filter((m) => m.type === 'setupProvider').at(-1), {
+      type: 'setupProvider',
+      provider: { kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'qwen2.5' },
+    });
+    assert.deepEqual(
+      posted.filter((m) => m.type === 'setApiKey'),
+      [{ type: 'setApiKey', key: 'sk-secret-123' }],
+    );
     const saved = JSON.stringify(await h.value('window.__savedState()'));
     assert.ok(!saved.includes('sk-secret'), 'the key is not in the webview state');
     const fields = await h.value<string[]>("Array.from(document.querySelectorAll('input')).map((i) => i.value)");
@@ -245,7 +315,10 @@ test('the model picker shows each model window and soft threshold and posts the 
     const select = h.page.getByLabel('Model', { exact: true });
     assert.deepEqual(await select.locator('option').allTextContents(), ['GPT-4o · 128k window · soft 82.7k', 'Claude (Copilot) · 65k window · soft 39k']);
     await select.selectOption('copilot/claude');
-    assert.deepEqual((await ofType(h, 'selectModel')).map((m) => m.id), ['copilot/claude']);
+    assert.deepEqual(
+      (await ofType(h, 'selectModel')).map((m) => m.id),
+      ['copilot/claude'],
+    );
   });
 });
 
@@ -266,7 +339,11 @@ test('draft, open viewer and details survive a reload of the view through getSta
     async (h) => {
       assert.equal(await h.page.locator('textarea').inputValue(), 'half a thought');
       await h.send(snapshot);
-      assert.deepEqual((await ofType(h, 'viewCapsule')).map((m) => m.checkpointId), ['ck_abc123'], 'the viewer asks for its capsule again');
+      assert.deepEqual(
+        (await ofType(h, 'viewCapsule')).map((m) => m.checkpointId),
+        ['ck_abc123'],
+        'the viewer asks for its capsule again',
+      );
       await h.send({ type: 'capsule', capsule });
       assert.equal(await h.page.locator('#tab-diff').getAttribute('aria-selected'), 'true');
     },
@@ -279,7 +356,12 @@ test('every control has an accessible name and keyboard focus is visible (high-c
     browser,
     'a11y-hc',
     async (h) => {
-      await h.send({ ...snapshot, busy: true, queue: [{ id: 'q', text: 'queued' }], barrier: { phase: 'progress', operationId: 'o', trigger: 'user', percent: 40 } });
+      await h.send({
+        ...snapshot,
+        busy: true,
+        queue: [{ id: 'q', text: 'queued' }],
+        barrier: { phase: 'progress', operationId: 'o', trigger: 'user', percent: 40 },
+      });
       const unnamed = await h.value<string[]>(
         "Array.from(document.querySelectorAll('button, select, textarea, input, [role=tab]')).filter((e) => !(e.getAttribute('aria-label') || e.textContent.trim() || (e.id && document.querySelector('label[for=\"' + e.id + '\"]')))).map((e) => e.outerHTML.slice(0, 80))",
       );
@@ -301,7 +383,13 @@ test('a malformed host message is ignored and reported to the host log', async (
   const h = await openHarness(browser);
   try {
     await h.send(snapshot);
-    await h.sendRaw({ type: 'itemsAppended', items: [{ id: 'x', kind: 'user', text: '<b>not shown</b>', extra: 1 }, { id: 'y', kind: 'robot' }] });
+    await h.sendRaw({
+      type: 'itemsAppended',
+      items: [
+        { id: 'x', kind: 'user', text: '<b>not shown</b>', extra: 1 },
+        { id: 'y', kind: 'robot' },
+      ],
+    });
     await h.sendRaw({ type: 'launchMissiles' });
     assert.equal(await h.page.locator('[data-id="x"]').count(), 0);
     const reported = await ofType(h, 'webviewError');
@@ -340,7 +428,10 @@ test('message hover actions, undo/redo on a card, and the composer filled by a r
       ],
       'retry names the message the answer belongs to',
     );
-    assert.deepEqual((await ofType(h, 'compactionAction')).map((m) => m.action), ['redo']);
+    assert.deepEqual(
+      (await ofType(h, 'compactionAction')).map((m) => m.action),
+      ['redo'],
+    );
     assert.equal(await h.page.locator('.card.undone').count(), 1, 'an undone compaction looks undone');
     await h.send({ type: 'composer', text: 'Edit the two files' });
     await h.until('document.querySelector("textarea").value === "Edit the two files"', 'the message back in the composer');

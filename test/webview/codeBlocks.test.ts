@@ -13,9 +13,14 @@ test('a code block offers Insert at Cursor, Apply to File, New File and Copy; ea
     async (h) => {
       const markdown = 'Use this:\n\n```ts\nexport const ok = check(token);\n```\n';
       await h.send({ ...snapshot, transcript: { items: [{ id: 'a1', kind: 'assistant', markdown }], hasMore: false } });
-      await h.until("!!document.querySelector('[data-id=\"a1\"] .code-block')", 'the code block');
+      await h.until('!!document.querySelector(\'[data-id="a1"] .code-block\')', 'the code block');
       const bar = h.page.locator('[data-id="a1"] .code-bar');
-      assert.deepEqual(await bar.locator('button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label'))), ['Insert at Cursor', 'Apply to File (the selection, or the whole file)', 'New File with this code', 'Copy code']);
+      assert.deepEqual(await bar.locator('button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label'))), [
+        'Insert at Cursor',
+        'Apply to File (the selection, or the whole file)',
+        'New File with this code',
+        'Copy code',
+      ]);
       await bar.getByRole('button', { name: 'Insert at Cursor' }).click();
       await bar.getByRole('button', { name: 'Apply to File (the selection, or the whole file)' }).click();
       await bar.getByRole('button', { name: 'New File with this code' }).click();

@@ -20,11 +20,15 @@ function transfer(specs: readonly { readonly name: string; readonly type: string
 }
 
 async function paste(h: Harness, specs: Parameters<typeof transfer>[0]): Promise<void> {
-  await h.value(`(document.querySelector('.composer textarea').dispatchEvent(new ClipboardEvent('paste', { clipboardData: ${transfer(specs)}, bubbles: true, cancelable: true })), true)`);
+  await h.value(
+    `(document.querySelector('.composer textarea').dispatchEvent(new ClipboardEvent('paste', { clipboardData: ${transfer(specs)}, bubbles: true, cancelable: true })), true)`,
+  );
 }
 
 async function drop(h: Harness, specs: Parameters<typeof transfer>[0]): Promise<void> {
-  await h.value(`(document.querySelector('.composer').dispatchEvent(new DragEvent('drop', { dataTransfer: ${transfer(specs)}, bubbles: true, cancelable: true })), true)`);
+  await h.value(
+    `(document.querySelector('.composer').dispatchEvent(new DragEvent('drop', { dataTransfer: ${transfer(specs)}, bubbles: true, cancelable: true })), true)`,
+  );
 }
 
 const chips = (h: Harness): Promise<string[]> => h.value("[...document.querySelectorAll('.image-tray .chip')].map((c) => c.title)");
@@ -69,7 +73,13 @@ test('dropped images: the × removes one; a slash command leaves them for the ne
     await typeAndSend(h, '/budget');
     await typeAndSend(h, 'and this one?');
     const sends = await ofType(h, 'send');
-    assert.deepEqual(sends.map((s) => [s.text, s.images?.map((i) => i.name)]), [['/budget', undefined], ['and this one?', ['b.png']]]);
+    assert.deepEqual(
+      sends.map((s) => [s.text, s.images?.map((i) => i.name)]),
+      [
+        ['/budget', undefined],
+        ['and this one?', ['b.png']],
+      ],
+    );
   });
 });
 
@@ -81,7 +91,10 @@ test('an unsupported type, a 21 MB image and an eleventh image are refused in on
     await paste(h, [{ name: 'huge.png', type: 'image/png', size: 21 * 1024 * 1024 }]);
     assert.match(await errorLine(h), /^Image huge\.png is 21\.0 MB; at most 20 MB can be sent\.$/);
     assert.deepEqual(await chips(h), []);
-    await drop(h, Array.from({ length: 11 }, (_, i) => ({ name: `s${i}.png`, type: 'image/png', png: true })));
+    await drop(
+      h,
+      Array.from({ length: 11 }, (_, i) => ({ name: `s${i}.png`, type: 'image/png', png: true })),
+    );
     await h.until("document.querySelectorAll('.image-tray .chip').length === 10", 'ten chips');
     assert.match(await errorLine(h), /^At most 10 images per message; s10\.png was not added\.$/);
     assert.deepEqual(await ofType(h, 'send'), [], 'nothing was sent');
@@ -104,6 +117,9 @@ test('a model without vision: nothing is sent, one line says why, the draft and 
     await h.send(snapshot);
     await h.page.locator('.composer textarea').press('Enter');
     const sends = await ofType(h, 'send');
-    assert.deepEqual(sends.map((s) => s.images?.map((i) => i.name)), [['shot.png']]);
+    assert.deepEqual(
+      sends.map((s) => s.images?.map((i) => i.name)),
+      [['shot.png']],
+    );
   });
 });

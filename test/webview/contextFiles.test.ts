@@ -51,7 +51,10 @@ test('@ opens a listbox of files; arrows move the active option, Enter picks it,
     await h.screenshot('at-file-picked');
     await box.press('Enter');
     const sent = (await ofType(h, 'send')).pop();
-    assert.deepEqual(sent && { text: sent.text, attachments: sent.attachments }, { text: 'explain @test/app.test.ts ', attachments: [{ path: 'test/app.test.ts' }] });
+    assert.deepEqual(sent && { text: sent.text, attachments: sent.attachments }, {
+      text: 'explain @test/app.test.ts ',
+      attachments: [{ path: 'test/app.test.ts' }],
+    });
     assert.equal(await h.value("document.querySelector('.attached:not(.images)').classList.contains('hidden')"), true, 'the chips go with the message');
   });
 });
@@ -103,25 +106,59 @@ test('known paths in answers and tool rows are links that ask the host to open t
       transcript: {
         hasMore: false,
         items: [
-          { id: 'e_1', kind: 'assistant', markdown: 'Fix `src/app.ts:12:3`, see src/lib/apply.ts, [the notes](docs/notes.md#L4) and src/gone.ts, not https://x.org/src/app.ts. <img src=x onerror=alert(1)>', links: ['src/app.ts', 'src/lib/apply.ts', 'docs/notes.md'] },
-          { id: 'e_2/c1', kind: 'tool', name: 'edit_file', argsSummary: 'path: src/app.ts · oldText: a · newText: b', status: 'ok', resultPreview: 'Edited src/app.ts', links: ['src/app.ts'], diff: true },
+          {
+            id: 'e_1',
+            kind: 'assistant',
+            markdown:
+              'Fix `src/app.ts:12:3`, see src/lib/apply.ts, [the notes](docs/notes.md#L4) and src/gone.ts, not https://x.org/src/app.ts. <img src=x onerror=alert(1)>',
+            links: ['src/app.ts', 'src/lib/apply.ts', 'docs/notes.md'],
+          },
+          {
+            id: 'e_2/c1',
+            kind: 'tool',
+            name: 'edit_file',
+            argsSummary: 'path: src/app.ts · oldText: a · newText: b',
+            status: 'ok',
+            resultPreview: 'Edited src/app.ts',
+            links: ['src/app.ts'],
+            diff: true,
+          },
         ],
       },
     });
     await h.until("document.querySelectorAll('a.file-link').length >= 4", 'the links');
-    const links = await h.value<[string, string | undefined][]>("Array.from(document.querySelectorAll('[data-id=\"e_1\"] a.file-link')).map((a) => [a.dataset.path, a.dataset.line])");
-    assert.deepEqual(links, [['src/app.ts', '12'], ['src/lib/apply.ts', undefined], ['docs/notes.md', '4']]);
+    const links = await h.value<[string, string | undefined][]>(
+      'Array.from(document.querySelectorAll(\'[data-id="e_1"] a.file-link\')).map((a) => [a.dataset.path, a.dataset.line])',
+    );
+    assert.deepEqual(links, [
+      ['src/app.ts', '12'],
+      ['src/lib/apply.ts', undefined],
+      ['docs/notes.md', '4'],
+    ]);
     assert.equal(await h.value("document.querySelector('[data-id=\"e_1\"]').textContent.includes('src/gone.ts')"), true);
-    assert.equal(await h.value("Array.from(document.querySelectorAll('a.file-link')).some((a) => a.dataset.path === 'src/gone.ts')"), false, 'an unknown path is not a link');
+    assert.equal(
+      await h.value("Array.from(document.querySelectorAll('a.file-link')).some((a) => a.dataset.path === 'src/gone.ts')"),
+      false,
+      'an unknown path is not a link',
+    );
     assert.equal(await h.value("document.querySelectorAll('img, [onerror]').length"), 0, 'still sanitized');
     await h.page.locator('[data-id="e_1"] a.file-link', { hasText: 'src/app.ts:12:3' }).click();
     await h.page.locator('[data-id="e_2/c1"] .tool-args a.file-link').click();
-    assert.deepEqual((await ofType(h, 'openFile')).map((m) => [m.path, m.line, m.column]), [['src/app.ts', 12, 3], ['src/app.ts', undefined, undefined]]);
-    assert.equal(await h.value("document.querySelector('[data-id=\"e_2/c1\"] details').open"), false, 'clicking the path does not toggle the row');
+    assert.deepEqual(
+      (await ofType(h, 'openFile')).map((m) => [m.path, m.line, m.column]),
+      [
+        ['src/app.ts', 12, 3],
+        ['src/app.ts', undefined, undefined],
+      ],
+    );
+    assert.equal(await h.value('document.querySelector(\'[data-id="e_2/c1"] details\').open'), false, 'clicking the path does not toggle the row');
     assert.equal((await ofType(h, 'openLink')).length, 0);
-    assert.deepEqual(await h.frameOpened(), [], 'nothing for VS Code\'s frame to open itself');
+    assert.deepEqual(await h.frameOpened(), [], "nothing for VS Code's frame to open itself");
     await h.page.locator('[data-id="e_2/c1"] button.show-diff').click();
-    assert.deepEqual((await ofType(h, 'showDiff')).map((m) => m.itemId), ['e_2/c1']);
+    assert.deepEqual(
+      (await ofType(h, 'showDiff')).map((m) => m.itemId),
+      ['e_2/c1'],
+    );
     await h.screenshot('file-links');
   });
 });
@@ -137,10 +174,18 @@ test('the capsule viewer links the known paths of its sections and ledger', asyn
     await h.page.locator('[role=dialog] .panel-ledger a.file-link').first().click();
     await h.page.locator('[role=dialog] .panel-ledger a.file-link').first().focus();
     await h.page.keyboard.press('Enter');
-    assert.deepEqual((await ofType(h, 'openFile')).map((m) => m.path), ['src/auth.ts', 'src/auth.ts', 'src/auth.ts'], 'click and Enter open the file through the host');
+    assert.deepEqual(
+      (await ofType(h, 'openFile')).map((m) => m.path),
+      ['src/auth.ts', 'src/auth.ts', 'src/auth.ts'],
+      'click and Enter open the file through the host',
+    );
     assert.deepEqual(await h.frameOpened(), [], 'VS Code\'s frame had no href to open beside the file (the stray "Not found" tab)');
     assert.equal(await h.value("document.querySelectorAll('#root a[href]').length"), 0, 'no link carries an href');
     await h.screenshot('path-link-viewer');
-    assert.equal(await h.value("Array.from(document.querySelectorAll('[role=dialog] a.file-link')).some((a) => a.textContent.includes('npm test'))"), false, 'a command is not a path');
+    assert.equal(
+      await h.value("Array.from(document.querySelectorAll('[role=dialog] a.file-link')).some((a) => a.textContent.includes('npm test'))"),
+      false,
+      'a command is not a path',
+    );
   });
 });

@@ -39,7 +39,18 @@ export async function ensureBundle(): Promise<void> {
   }
   const sources = Math.max(newestMtime(join(REPO, 'webview')), newestMtime(join(REPO, 'src', 'protocol')));
   if (built > sources) return;
-  const r = await esbuild.build({ entryPoints: [join(REPO, 'webview', 'chatApp.ts')], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: false, keepNames: true, write: false, logLevel: 'silent', outfile: BUNDLE });
+  const r = await esbuild.build({
+    entryPoints: [join(REPO, 'webview', 'chatApp.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    sourcemap: false,
+    keepNames: true,
+    write: false,
+    logLevel: 'silent',
+    outfile: BUNDLE,
+  });
   const out = r.outputFiles.find((f) => f.path.endsWith('.js'));
   if (!out) throw new Error('esbuild produced no webview bundle');
   const tmp = `${BUNDLE}.${process.pid}.tmp`;
@@ -86,43 +97,134 @@ pre code { padding: 0; }
 /** VS Code's colours for the code and diff tokens, per theme (textPreformat, textCodeBlock, editor, diff). */
 const CODE_TOKENS: Readonly<Record<Theme, Readonly<Record<string, string>>>> = {
   dark: { 'textPreformat-foreground': '#d7ba7d', 'textPreformat-background': '#ffffff1a', 'editor-foreground': '#cccccc' },
-  light: { 'textPreformat-foreground': '#a31515', 'textPreformat-background': '#0000001a', 'textCodeBlock-background': '#dcdcdc66', 'editor-foreground': '#3b3b3b', 'editor-background': '#ffffff',
-    'diffEditor-insertedLineBackground': '#9bb95533', 'diffEditor-removedLineBackground': '#ff000033' },
-  'high-contrast': { 'textPreformat-foreground': '#000000', 'textPreformat-background': '#ffffff', 'textCodeBlock-background': '#000000', 'editor-foreground': '#ffffff', 'editor-background': '#000000',
-    'diffEditor-insertedTextBorder': '#33ff2eff', 'diffEditor-removedTextBorder': '#ff008f' },
-  'high-contrast-light': { 'textPreformat-foreground': '#ffffff', 'textPreformat-background': '#09345f', 'textCodeBlock-background': '#f2f2f2', 'editor-foreground': '#292929', 'editor-background': '#ffffff',
-    'diffEditor-insertedTextBorder': '#374e06', 'diffEditor-removedTextBorder': '#ad0707' },
+  light: {
+    'textPreformat-foreground': '#a31515',
+    'textPreformat-background': '#0000001a',
+    'textCodeBlock-background': '#dcdcdc66',
+    'editor-foreground': '#3b3b3b',
+    'editor-background': '#ffffff',
+    'diffEditor-insertedLineBackground': '#9bb95533',
+    'diffEditor-removedLineBackground': '#ff000033',
+  },
+  'high-contrast': {
+    'textPreformat-foreground': '#000000',
+    'textPreformat-background': '#ffffff',
+    'textCodeBlock-background': '#000000',
+    'editor-foreground': '#ffffff',
+    'editor-background': '#000000',
+    'diffEditor-insertedTextBorder': '#33ff2eff',
+    'diffEditor-removedTextBorder': '#ff008f',
+  },
+  'high-contrast-light': {
+    'textPreformat-foreground': '#ffffff',
+    'textPreformat-background': '#09345f',
+    'textCodeBlock-background': '#f2f2f2',
+    'editor-foreground': '#292929',
+    'editor-background': '#ffffff',
+    'diffEditor-insertedTextBorder': '#374e06',
+    'diffEditor-removedTextBorder': '#ad0707',
+  },
 };
 
 /** A few of the variables VS Code injects, enough for the view to look like itself in screenshots. */
 const THEMES: Readonly<Record<Theme, Readonly<Record<string, string>>>> = {
   dark: {
-    foreground: '#cccccc', descriptionForeground: '#9d9d9d', 'sideBar-background': '#181818', 'editor-background': '#1f1f1f', focusBorder: '#0078d4',
-    'button-background': '#0078d4', 'button-foreground': '#ffffff', 'button-secondaryBackground': '#313131', 'button-secondaryForeground': '#cccccc',
-    'input-background': '#313131', 'input-foreground': '#cccccc', 'input-border': '#3c3c3c', 'widget-border': '#313131', 'textLink-foreground': '#4daafc',
-    'badge-background': '#616161', 'badge-foreground': '#f8f8f8', 'textBlockQuote-background': '#2b2b2b', 'textCodeBlock-background': '#2b2b2b',
-    'charts-purple': '#b180d7', 'charts-yellow': '#cca700', 'charts-green': '#89d185', 'charts-blue': '#3794ff', 'charts-orange': '#d18616', 'disabledForeground': '#6e6e6e',
-    'editorWarning-foreground': '#cca700', 'editorError-foreground': '#f14c4c', errorForeground: '#f85149', 'progressBar-background': '#0078d4',
-    'diffEditor-insertedLineBackground': '#9bb95533', 'diffEditor-removedLineBackground': '#ff000033', 'editorWidget-background': '#202020',
-    'font-family': 'system-ui, sans-serif', 'font-size': '13px', 'editor-font-family': 'monospace',
+    foreground: '#cccccc',
+    descriptionForeground: '#9d9d9d',
+    'sideBar-background': '#181818',
+    'editor-background': '#1f1f1f',
+    focusBorder: '#0078d4',
+    'button-background': '#0078d4',
+    'button-foreground': '#ffffff',
+    'button-secondaryBackground': '#313131',
+    'button-secondaryForeground': '#cccccc',
+    'input-background': '#313131',
+    'input-foreground': '#cccccc',
+    'input-border': '#3c3c3c',
+    'widget-border': '#313131',
+    'textLink-foreground': '#4daafc',
+    'badge-background': '#616161',
+    'badge-foreground': '#f8f8f8',
+    'textBlockQuote-background': '#2b2b2b',
+    'textCodeBlock-background': '#2b2b2b',
+    'charts-purple': '#b180d7',
+    'charts-yellow': '#cca700',
+    'charts-green': '#89d185',
+    'charts-blue': '#3794ff',
+    'charts-orange': '#d18616',
+    disabledForeground: '#6e6e6e',
+    'editorWarning-foreground': '#cca700',
+    'editorError-foreground': '#f14c4c',
+    errorForeground: '#f85149',
+    'progressBar-background': '#0078d4',
+    'diffEditor-insertedLineBackground': '#9bb95533',
+    'diffEditor-removedLineBackground': '#ff000033',
+    'editorWidget-background': '#202020',
+    'font-family': 'system-ui, sans-serif',
+    'font-size': '13px',
+    'editor-font-family': 'monospace',
   },
   light: {
-    foreground: '#3b3b3b', descriptionForeground: '#717171', 'sideBar-background': '#f8f8f8', focusBorder: '#005fb8', 'button-background': '#005fb8', 'button-foreground': '#ffffff',
-    'button-secondaryBackground': '#e5e5e5', 'input-background': '#ffffff', 'input-border': '#cecece', 'widget-border': '#e5e5e5', 'charts-blue': '#1a85ff', 'charts-green': '#388a34',
-    'charts-purple': '#652d90', 'charts-yellow': '#bf8803', 'charts-orange': '#d18616', 'editorWarning-foreground': '#bf8803', 'editorError-foreground': '#e51400', 'font-family': 'system-ui, sans-serif', 'font-size': '13px',
+    foreground: '#3b3b3b',
+    descriptionForeground: '#717171',
+    'sideBar-background': '#f8f8f8',
+    focusBorder: '#005fb8',
+    'button-background': '#005fb8',
+    'button-foreground': '#ffffff',
+    'button-secondaryBackground': '#e5e5e5',
+    'input-background': '#ffffff',
+    'input-border': '#cecece',
+    'widget-border': '#e5e5e5',
+    'charts-blue': '#1a85ff',
+    'charts-green': '#388a34',
+    'charts-purple': '#652d90',
+    'charts-yellow': '#bf8803',
+    'charts-orange': '#d18616',
+    'editorWarning-foreground': '#bf8803',
+    'editorError-foreground': '#e51400',
+    'font-family': 'system-ui, sans-serif',
+    'font-size': '13px',
   },
   'high-contrast': {
-    foreground: '#ffffff', 'sideBar-background': '#000000', focusBorder: '#f38518', contrastBorder: '#6fc3df', contrastActiveBorder: '#f38518', 'input-background': '#000000',
-    'charts-blue': '#3794ff', 'charts-green': '#89d185', 'editorWarning-foreground': '#ffd370', 'editorError-foreground': '#ff3232', 'font-family': 'system-ui, sans-serif', 'font-size': '13px',
+    foreground: '#ffffff',
+    'sideBar-background': '#000000',
+    focusBorder: '#f38518',
+    contrastBorder: '#6fc3df',
+    contrastActiveBorder: '#f38518',
+    'input-background': '#000000',
+    'charts-blue': '#3794ff',
+    'charts-green': '#89d185',
+    'editorWarning-foreground': '#ffd370',
+    'editorError-foreground': '#ff3232',
+    'font-family': 'system-ui, sans-serif',
+    'font-size': '13px',
   },
   'high-contrast-light': {
-    foreground: '#292929', descriptionForeground: '#292929', 'sideBar-background': '#ffffff', focusBorder: '#006bbd', contrastBorder: '#0f4a85', contrastActiveBorder: '#006bbd', 'input-background': '#ffffff',
-    'button-background': '#0f4a85', 'button-foreground': '#ffffff', 'charts-blue': '#0f4a85', 'charts-green': '#374e06', 'editorWarning-foreground': '#895503', 'editorError-foreground': '#b5200d',
-    'font-family': 'system-ui, sans-serif', 'font-size': '13px',
+    foreground: '#292929',
+    descriptionForeground: '#292929',
+    'sideBar-background': '#ffffff',
+    focusBorder: '#006bbd',
+    contrastBorder: '#0f4a85',
+    contrastActiveBorder: '#006bbd',
+    'input-background': '#ffffff',
+    'button-background': '#0f4a85',
+    'button-foreground': '#ffffff',
+    'charts-blue': '#0f4a85',
+    'charts-green': '#374e06',
+    'editorWarning-foreground': '#895503',
+    'editorError-foreground': '#b5200d',
+    'font-family': 'system-ui, sans-serif',
+    'font-size': '13px',
   },
 };
 
-const CONTENT_TYPES: Readonly<Record<string, string>> = { '.js': 'text/javascript', '.css': 'text/css', '.ttf': 'font/ttf', '.map': 'application/json', '.svg': 'image/svg+xml' };
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.ttf': 'font/ttf',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+};
 
 export interface Harness {
   readonly page: Page;
@@ -204,7 +306,11 @@ export async function openHarness(browser: BrowserRef, o: HarnessOptions = {}): 
     const m = /^\/media\/([\w.-]+)$/.exec(path);
     if (!m?.[1]) return route.fulfill({ status: 404, body: '' });
     try {
-      return await route.fulfill({ status: 200, contentType: CONTENT_TYPES[extname(m[1])] ?? 'application/octet-stream', body: readFileSync(join(MEDIA, m[1])) });
+      return await route.fulfill({
+        status: 200,
+        contentType: CONTENT_TYPES[extname(m[1])] ?? 'application/octet-stream',
+        body: readFileSync(join(MEDIA, m[1])),
+      });
     } catch {
       return route.fulfill({ status: 404, body: '' });
     }
@@ -233,7 +339,7 @@ export async function openHarness(browser: BrowserRef, o: HarnessOptions = {}): 
         try {
           if (await page.evaluate(expression)) return;
         } catch (err) {
-          last = err instanceof Error ? err.message.split('\n')[0] ?? '' : String(err);
+          last = err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
         }
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -258,7 +364,8 @@ export async function scenario(browser: BrowserRef, name: string, fn: (h: Harnes
   try {
     await fn(h);
     const reported = (await h.posted()).filter((m) => m.type === 'webviewError');
-    if (h.errors.length > 0 || reported.length > 0) throw new Error(`errors in the webview:\n${[...h.errors, ...reported.map((m) => JSON.stringify(m))].join('\n')}`);
+    if (h.errors.length > 0 || reported.length > 0)
+      throw new Error(`errors in the webview:\n${[...h.errors, ...reported.map((m) => JSON.stringify(m))].join('\n')}`);
   } catch (err) {
     const file = await h.screenshot(name).catch(() => '(no screenshot)');
     if (err instanceof Error) err.message = `${err.message}\nscreenshot: ${file}`;

@@ -20,7 +20,15 @@ const items: TranscriptItem[] = [
   { id: 'a2', kind: 'assistant', markdown: LAST },
 ];
 
-const COMMAND_APPROVAL = { id: 'ap_1', kind: 'command' as const, title: 'Run `npm test -- --grep login` in the workspace root', command: 'npm test -- --grep login', cwd: 'the workspace root', rule: 'npm', ruleChoices: ['npm', 'npm test', 'npm test --'] };
+const COMMAND_APPROVAL = {
+  id: 'ap_1',
+  kind: 'command' as const,
+  title: 'Run `npm test -- --grep login` in the workspace root',
+  command: 'npm test -- --grep login',
+  cwd: 'the workspace root',
+  rule: 'npm',
+  ruleChoices: ['npm', 'npm test', 'npm test --'],
+};
 
 const SNAPSHOT: HostToWebview = {
   ...snapshot,
@@ -70,15 +78,17 @@ for (const theme of THEMES) {
         `layout-${theme}-${width}`,
         async (h) => {
           await h.send(SNAPSHOT);
-          await h.until("!!document.querySelector('[data-approval=\"ap_1\"]') && !!document.querySelector('[data-id=\"a2\"]')", 'the card and the last answer');
+          await h.until('!!document.querySelector(\'[data-approval="ap_1"]\') && !!document.querySelector(\'[data-id="a2"]\')', 'the card and the last answer');
           await settle(h);
           const header = await h.value<number>("document.querySelector('.chat-header').getBoundingClientRect().height");
           assert.ok(header <= 32, `${theme} ${width}px: the header is one line (${header} px)`);
           assert.equal(await shown(h, '.composer textarea'), true, `${theme} ${width}px: the composer`);
-          for (const choice of ['allow', 'deny', 'allowAlways', 'feedback']) assert.equal(await shown(h, `[data-approval="ap_1"] button[data-choice="${choice}"]`), true, `${theme} ${width}px: the ${choice} button`);
+          for (const choice of ['allow', 'deny', 'allowAlways', 'feedback'])
+            assert.equal(await shown(h, `[data-approval="ap_1"] button[data-choice="${choice}"]`), true, `${theme} ${width}px: the ${choice} button`);
           assert.equal(await h.value<boolean | string>(LAST_MESSAGE_IN_VIEW), true, `${theme} ${width}px: the last message`);
           assert.equal(await shown(h, '[role="meter"]'), true, `${theme} ${width}px: the meter`);
-          for (const label of ['Compact context now', 'New chat', 'Provider setup']) assert.equal(await shown(h, `.chat-header button[aria-label="${label}"]`), true, `${theme} ${width}px: ${label}`);
+          for (const label of ['Compact context now', 'New chat', 'Provider setup'])
+            assert.equal(await shown(h, `.chat-header button[aria-label="${label}"]`), true, `${theme} ${width}px: ${label}`);
           await h.screenshot(`layout-${theme}-${width}`);
         },
         { theme, width, height: HEIGHT },
@@ -102,7 +112,10 @@ test('the meter opens the breakdown under the line (figures, legend, auto-compac
       assert.equal(await h.page.locator('.budget-panel .legend li').count(), 7);
       await h.page.getByRole('button', { name: /Auto-compact on/ }).click();
       await h.page.getByRole('button', { name: 'Show in the chat' }).click();
-      assert.deepEqual((await h.posted()).filter((m) => m.type === 'command').map((m) => (m.type === 'command' ? m.command : '')), ['toggleAutoCompact', 'budget']);
+      assert.deepEqual(
+        (await h.posted()).filter((m) => m.type === 'command').map((m) => (m.type === 'command' ? m.command : '')),
+        ['toggleAutoCompact', 'budget'],
+      );
       await h.screenshot('header-breakdown');
     },
     { width: 292, height: HEIGHT },
@@ -114,12 +127,18 @@ test('a write approval with its diff open keeps Accept and Reject in view at 170
     browser,
     'approval-write-narrow',
     async (h) => {
-      const diff = ['--- a/src/auth.ts', '+++ b/src/auth.ts', '@@ -1,40 +1,40 @@', ...Array.from({ length: 40 }, (_, i) => `${i % 2 ? '+' : '-'}const line${i} = check(token);`)].join('\n');
+      const diff = [
+        '--- a/src/auth.ts',
+        '+++ b/src/auth.ts',
+        '@@ -1,40 +1,40 @@',
+        ...Array.from({ length: 40 }, (_, i) => `${i % 2 ? '+' : '-'}const line${i} = check(token);`),
+      ].join('\n');
       await h.send({ ...SNAPSHOT, approvals: [{ id: 'ap_2', kind: 'write', title: 'Edit src/auth.ts', path: 'src/auth.ts', diff }] });
-      await h.until("!!document.querySelector('[data-approval=\"ap_2\"]')", 'the card');
+      await h.until('!!document.querySelector(\'[data-approval="ap_2"]\')', 'the card');
       await h.value("(document.querySelector('.approval-diff').open = true, 0)");
       await settle(h);
-      for (const choice of ['allow', 'deny']) assert.equal(await shown(h, `[data-approval="ap_2"] button[data-choice="${choice}"]`), true, `the ${choice} button`);
+      for (const choice of ['allow', 'deny'])
+        assert.equal(await shown(h, `[data-approval="ap_2"] button[data-choice="${choice}"]`), true, `the ${choice} button`);
       assert.equal(await shown(h, '.composer textarea'), true, 'the composer');
       await h.screenshot('approval-write-narrow');
     },

@@ -12,7 +12,17 @@ test('a changed capsule shows removed and added lines between the unchanged ones
   const d = lineDiff(before, after);
   assert.deepEqual(
     d.map((l) => `${l.op === 'add' ? '+' : l.op === 'del' ? '-' : ' '}${l.text}`),
-    [' ## Goal', ' Fix login', ' ## Progress', '-- In progress: reproduce', '+- Done: reproduced', '+- In progress: patch', ' ## Next Steps', '-1. Reproduce', '+1. Run tests'],
+    [
+      ' ## Goal',
+      ' Fix login',
+      ' ## Progress',
+      '-- In progress: reproduce',
+      '+- Done: reproduced',
+      '+- In progress: patch',
+      ' ## Next Steps',
+      '-1. Reproduce',
+      '+1. Run tests',
+    ],
   );
   assert.deepEqual(diffStats(d), { added: 3, removed: 2, same: 4 });
 });
@@ -35,10 +45,11 @@ test('line endings do not count as changes', () => {
 test('both sides can be rebuilt from the diff and the kept lines are a longest common subsequence', () => {
   const lcsLength = (a: readonly string[], b: readonly string[]): number => {
     const dp = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
-    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) {
-      const row = dp[i] ?? [];
-      row[j] = a[i - 1] === b[j - 1] ? (dp[i - 1]?.[j - 1] ?? 0) + 1 : Math.max(dp[i - 1]?.[j] ?? 0, row[j - 1] ?? 0);
-    }
+    for (let i = 1; i <= a.length; i++)
+      for (let j = 1; j <= b.length; j++) {
+        const row = dp[i] ?? [];
+        row[j] = a[i - 1] === b[j - 1] ? (dp[i - 1]?.[j - 1] ?? 0) + 1 : Math.max(dp[i - 1]?.[j] ?? 0, row[j - 1] ?? 0);
+      }
     return dp[a.length]?.[b.length] ?? 0;
   };
   const lines = fc.array(fc.constantFrom('a', 'b', 'c', 'd', ''), { maxLength: 25 });

@@ -73,7 +73,10 @@ test('no MCP server: the panel says where servers are configured', async () => {
     async (h) => {
       await h.send(snapshot);
       await h.page.getByRole('button', { name: 'Provider setup' }).click();
-      assert.match(await h.value<string>("document.querySelector('.mcp-servers').textContent"), /None running\. Add servers in \.mcp\.json, \.vscode\/mcp\.json or the capsule\.mcp\.servers setting/);
+      assert.match(
+        await h.value<string>("document.querySelector('.mcp-servers').textContent"),
+        /None running\. Add servers in \.mcp\.json, \.vscode\/mcp\.json or the capsule\.mcp\.servers setting/,
+      );
     },
     { width: 292, height: 500 },
   );

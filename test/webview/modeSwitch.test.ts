@@ -15,7 +15,10 @@ test('the mode switch follows the host and sends /mode ask|agent', async () => {
     assert.equal(await h.value("document.querySelector('.mode-select').value"), 'agent');
     await h.page.locator('.mode-select').selectOption('ask');
     const sends = await ofType(h, 'send');
-    assert.deepEqual(sends.map((m) => m.text), ['/mode ask']);
+    assert.deepEqual(
+      sends.map((m) => m.text),
+      ['/mode ask'],
+    );
     await h.send({ type: 'budget', budget: { ...budget, mode: 'ask' } });
     assert.equal(await h.value("document.querySelector('.mode-select').value"), 'ask');
     assert.equal(await h.value("document.querySelector('.mode-select').getAttribute('aria-label')"), 'Chat mode');

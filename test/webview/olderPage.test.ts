@@ -33,7 +33,11 @@ test('Load earlier messages asks for the page before the oldest row, shows it ab
     // They go above what is on screen (the view does not jump); scrolled to the top, they show.
     await h.until("(document.querySelector('.list').scrollTop = 0, !!document.querySelector('[data-id=\"m0\"]'))", 'the first row');
     const first = await ids(h);
-    assert.deepEqual(first, first.map((_, i) => `m${i}`), 'the older page above, in order from the first row');
+    assert.deepEqual(
+      first,
+      first.map((_, i) => `m${i}`),
+      'the older page above, in order from the first row',
+    );
     assert.match(await top(h), /Beginning of the chat/);
     assert.equal((await ofType(h, 'loadOlder')).length, 1, 'one request for one page');
   });

@@ -23,7 +23,16 @@ test('a loaded capsule says "Capsule loaded" and what it adds; a compaction card
     browser,
     'plain-words-cards',
     async (h) => {
-      const loaded = { ...card, checkpointId: 'ck_load1', trigger: 'user' as const, tokensBefore: 0, tokensAfter: 694, quality: 'full' as const, loaded: true, level: 0 };
+      const loaded = {
+        ...card,
+        checkpointId: 'ck_load1',
+        trigger: 'user' as const,
+        tokensBefore: 0,
+        tokensAfter: 694,
+        quality: 'full' as const,
+        loaded: true,
+        level: 0,
+      };
       await h.send({
         ...snapshot,
         transcript: {
@@ -35,16 +44,24 @@ test('a loaded capsule says "Capsule loaded" and what it adds; a compaction card
           ],
         },
       });
-      await h.until("!!document.querySelector('[data-id=\"k2\"] .card')", 'the cards');
-      assert.equal(await h.value("document.querySelector('[data-id=\"k1\"] .card-title').textContent"), 'Capsule loaded');
-      const k1 = await h.value<string>("document.querySelector('[data-id=\"k1\"] .card-figures').textContent");
+      await h.until('!!document.querySelector(\'[data-id="k2"] .card\')', 'the cards');
+      assert.equal(await h.value('document.querySelector(\'[data-id="k1"] .card-title\').textContent'), 'Capsule loaded');
+      const k1 = await h.value<string>('document.querySelector(\'[data-id="k1"] .card-figures\').textContent');
       assert.match(k1, /adds 694 tokens of context/);
       assert.doesNotMatch(k1, /0 → 694|reclaimed/);
       const shown = await h.value<string>(VISIBLE_TEXT);
       assert.doesNotMatch(shown, /\b(ck|e|cap)_[A-Za-z0-9]+/, `an id in plain view: ${shown.slice(0, 400)}`);
       await h.page.locator('[data-id="k2"] .card-breakdown summary').click();
-      assert.equal(await h.value("document.querySelector('[data-id=\"k2\"] code.ck').textContent"), 'ck_abc123', 'the id is in the details');
-      await h.send({ type: 'barrier', phase: 'end', operationId: 'op_1', trigger: 'auto_threshold', percent: 100, line: 'Not compacted: too little of the chat is old enough to summarize yet, so nothing changed. It will compact later, when it frees more.', result: { outcome: 'skipped', tokensBefore: 3000, durationMs: 10 } });
+      assert.equal(await h.value('document.querySelector(\'[data-id="k2"] code.ck\').textContent'), 'ck_abc123', 'the id is in the details');
+      await h.send({
+        type: 'barrier',
+        phase: 'end',
+        operationId: 'op_1',
+        trigger: 'auto_threshold',
+        percent: 100,
+        line: 'Not compacted: too little of the chat is old enough to summarize yet, so nothing changed. It will compact later, when it frees more.',
+        result: { outcome: 'skipped', tokensBefore: 3000, durationMs: 10 },
+      });
       assert.match(await h.value<string>("document.querySelector('.barrier-result').textContent"), /^Not compacted: too little/);
       await h.screenshot('plain-words-cards');
     },
@@ -82,7 +99,8 @@ test('after a /compact that fell back, the chat says why no Project Memory was w
     browser,
     'project-memory-not-written',
     async (h) => {
-      const why = "Project Memory was not written: the model's summary could not be used (the answer had no capsule sections), so Capsule kept a simpler summary of its own. That is enough for this chat, but only a full-quality summary becomes Project Memory. Run /compact again when the model answers normally.";
+      const why =
+        "Project Memory was not written: the model's summary could not be used (the answer had no capsule sections), so Capsule kept a simpler summary of its own. That is enough for this chat, but only a full-quality summary becomes Project Memory. Run /compact again when the model answers normally.";
       await h.send({
         ...snapshot,
         transcript: {
@@ -94,8 +112,8 @@ test('after a /compact that fell back, the chat says why no Project Memory was w
           ],
         },
       });
-      await h.until("!!document.querySelector('[data-id=\"i1\"]')", 'the line');
-      assert.match(await h.value<string>("document.querySelector('[data-id=\"i1\"]').textContent"), /^Project Memory was not written: /);
+      await h.until('!!document.querySelector(\'[data-id="i1"]\')', 'the line');
+      assert.match(await h.value<string>('document.querySelector(\'[data-id="i1"]\').textContent'), /^Project Memory was not written: /);
       await h.screenshot('project-memory-not-written');
     },
     { width: 292, height: 620 },
@@ -114,8 +132,8 @@ test('Compact Up to Here on a message the last compaction already summarizes: on
         { id: 'x_1', kind: 'error' as const, text: 'Not compacted: the latest compaction already summarizes that message. Choose a later message.' },
       ];
       await h.send({ ...snapshot, transcript: { items, hasMore: false } });
-      await h.until("!!document.querySelector('[data-id=\"x_1\"]')", 'the line');
-      assert.doesNotMatch(await h.value<string>("document.querySelector('[data-id=\"x_1\"]').textContent"), /\be_[a-z0-9]/);
+      await h.until('!!document.querySelector(\'[data-id="x_1"]\')', 'the line');
+      assert.doesNotMatch(await h.value<string>('document.querySelector(\'[data-id="x_1"]\').textContent'), /\be_[a-z0-9]/);
       await h.screenshot('compact-up-to-here-refused');
     },
     { width: 292, height: 620 },

@@ -33,7 +33,9 @@ test('a 5,000-item snapshot renders only a window, and scrolling to the top walk
     await h.send({ ...snapshot, transcript: { items: manyItems(TOTAL), hasMore: false } });
     assert.ok(await has(h, `m${TOTAL - 1}`), 'the newest message is shown');
     assert.ok((await rendered(h)) <= WINDOW_MAX);
-    const visible = await h.value<boolean>(`(() => { const r = document.querySelector('[data-id="m${TOTAL - 1}"]').getBoundingClientRect(); const l = document.querySelector('.list').getBoundingClientRect(); return r.bottom <= l.bottom + 1 && r.top >= l.top; })()`);
+    const visible = await h.value<boolean>(
+      `(() => { const r = document.querySelector('[data-id="m${TOTAL - 1}"]').getBoundingClientRect(); const l = document.querySelector('.list').getBoundingClientRect(); return r.bottom <= l.bottom + 1 && r.top >= l.top; })()`,
+    );
     assert.ok(visible, 'the view opens at the newest message');
     // One page-side loop: scroll to the top, let two frames pass, note the window size; until the first message shows.
     const walk = await h.value<{ steps: number; maxRendered: number }>(`(async () => {
@@ -56,7 +58,9 @@ test('a 5,000-item snapshot renders only a window, and scrolling to the top walk
     // The middle of the chat is one jump away too.
     await h.value("(document.querySelector('.list').scrollTop = document.querySelector('.list').scrollHeight / 2, 0)");
     await h.value('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(0))))');
-    const middle = await h.value<number[]>("Array.from(document.querySelectorAll('.list-body > .item')).filter((e) => { const r = e.getBoundingClientRect(); const l = document.querySelector('.list').getBoundingClientRect(); return r.bottom > l.top && r.top < l.bottom; }).map((e) => Number(e.dataset.id.slice(1)))");
+    const middle = await h.value<number[]>(
+      "Array.from(document.querySelectorAll('.list-body > .item')).filter((e) => { const r = e.getBoundingClientRect(); const l = document.querySelector('.list').getBoundingClientRect(); return r.bottom > l.top && r.top < l.bottom; }).map((e) => Number(e.dataset.id.slice(1)))",
+    );
     assert.ok(middle.length > 0 && middle.every((n) => n > TOTAL * 0.3 && n < TOTAL * 0.7), `mid-scroll shows ${middle.slice(0, 3).join(', ')}…`);
     await h.page.getByRole('button', { name: /Jump to latest/ }).click();
     assert.ok(await has(h, `m${TOTAL - 1}`));
@@ -81,8 +85,13 @@ test('a paged snapshot asks the host for older pages one at a time until the beg
         assert.equal(at, TOTAL - PAGE * (answered + 1), 'the request names the oldest item the view has');
         const before = await h.value<{ id: string; top: number } | null>(ON_TOP);
         await h.send({ type: 'olderItems', beforeId: next.beforeId, items: all.slice(Math.max(0, at - PAGE), at), hasMore: at - PAGE > 0 });
-        const afterwards = await h.value<{ id: string; top: number } | null>(`(() => { const e = document.querySelector('[data-id="${before?.id ?? ''}"]'); return e ? { id: e.dataset.id, top: e.getBoundingClientRect().top } : null; })()`);
-        assert.ok(before && afterwards && Math.abs(afterwards.top - before.top) <= 1, `older items moved what was on screen (${JSON.stringify(before)} → ${JSON.stringify(afterwards)})`);
+        const afterwards = await h.value<{ id: string; top: number } | null>(
+          `(() => { const e = document.querySelector('[data-id="${before?.id ?? ''}"]'); return e ? { id: e.dataset.id, top: e.getBoundingClientRect().top } : null; })()`,
+        );
+        assert.ok(
+          before && afterwards && Math.abs(afterwards.top - before.top) <= 1,
+          `older items moved what was on screen (${JSON.stringify(before)} → ${JSON.stringify(afterwards)})`,
+        );
         answered++;
       }
       assert.ok((await rendered(h)) <= WINDOW_MAX);
@@ -95,10 +104,17 @@ test('a paged snapshot asks the host for older pages one at a time until the beg
 
 test('streaming into the newest message of a 5,000-item chat touches only that message', async () => {
   await scenario(browser, 'scale-stream', async (h) => {
-    await h.send({ ...snapshot, transcript: { items: [...manyItems(TOTAL - 1), { id: 'live', kind: 'assistant', markdown: '', streaming: true }], hasMore: false } });
+    await h.send({
+      ...snapshot,
+      transcript: { items: [...manyItems(TOTAL - 1), { id: 'live', kind: 'assistant', markdown: '', streaming: true }], hasMore: false },
+    });
     await h.value("document.querySelectorAll('.list-body > .item').forEach((e) => (e.__mark = 1))");
     for (let i = 0; i < 20; i++) await h.send({ type: 'streamDelta', itemId: 'live', text: `word${i} ` });
     await h.until("document.querySelector('[data-id=\"live\"] .markdown').textContent.includes('word19')", 'the streamed words');
-    assert.equal(await h.value("Array.from(document.querySelectorAll('.list-body > .item')).filter((e) => e.__mark !== 1).length"), 0, 'a message element was replaced');
+    assert.equal(
+      await h.value("Array.from(document.querySelectorAll('.list-body > .item')).filter((e) => e.__mark !== 1).length"),
+      0,
+      'a message element was replaced',
+    );
   });
 });

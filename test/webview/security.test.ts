@@ -33,18 +33,24 @@ async function assertInert(h: Harness): Promise<void> {
   );
   assert.deepEqual(handlers, [], 'an element carries an event-handler attribute');
   assert.equal(await h.value("document.querySelectorAll('script').length"), 1, 'only the bundle may be a script');
-  assert.equal(await h.value("document.querySelectorAll('#root img, #root iframe, #root svg, #root style, #root object, #root embed, #root form').length"), 0, 'raw HTML became elements');
+  assert.equal(
+    await h.value("document.querySelectorAll('#root img, #root iframe, #root svg, #root style, #root object, #root embed, #root form').length"),
+    0,
+    'raw HTML became elements',
+  );
   // Links keep their target in data-href (VS Code's frame would open an href itself): both are checked.
-  const hrefs = await h.value<string[]>("Array.from(document.querySelectorAll('#root a[href], #root a[data-href]')).map((a) => a.getAttribute('href') ?? a.getAttribute('data-href'))");
+  const hrefs = await h.value<string[]>(
+    "Array.from(document.querySelectorAll('#root a[href], #root a[data-href]')).map((a) => a.getAttribute('href') ?? a.getAttribute('data-href'))",
+  );
   for (const href of hrefs) assert.doesNotMatch(href.replace(/[\u0000-\u0020]/g, ''), /^(javascript|data|vbscript|file):/i, `unsafe link ${href}`);
-  assert.equal(await h.value("document.querySelectorAll('[style*=\"display: none\"], body[style]').length"), 0);
+  assert.equal(await h.value('document.querySelectorAll(\'[style*="display: none"], body[style]\').length'), 0);
 }
 
 test('raw HTML, handlers, scripts and javascript:/data: links in model output are inert, and clicking them does nothing', async () => {
   await scenario(browser, 'xss-markdown', async (h) => {
     await h.send({ ...snapshot, transcript: { items: [{ id: 'bad', kind: 'assistant', markdown: PAYLOADS }], hasMore: false } });
     await assertInert(h);
-    const shown = await h.value<string>("document.querySelector('[data-id=\"bad\"] .markdown').textContent");
+    const shown = await h.value<string>('document.querySelector(\'[data-id="bad"] .markdown\').textContent');
     assert.ok(shown.includes('<img src=x onerror='), 'raw HTML is shown as text');
     assert.ok(shown.includes('<script>window.__pwned="script"</script>'));
     const url = h.page.url();
@@ -53,7 +59,7 @@ test('raw HTML, handlers, scripts and javascript:/data: links in model output ar
     for (let i = 0; i < n; i++) await links.nth(i).click();
     await assertInert(h);
     assert.equal(h.page.url(), url, 'a click navigated the view');
-    assert.deepEqual(await h.frameOpened(), [], 'VS Code\'s frame was given no link to open');
+    assert.deepEqual(await h.frameOpened(), [], "VS Code's frame was given no link to open");
     const opened = (await h.posted()).filter((m) => m.type === 'openLink').map((m) => (m.type === 'openLink' ? m.href : ''));
     assert.ok(opened.includes('https://example.com/safe'));
     for (const href of opened) assert.match(href, /^https?:/, `the host was asked to open ${href}`);
@@ -94,11 +100,30 @@ test('every other place that shows host text treats it as text: user messages, t
     await h.send({ type: 'notice', level: 'error', text: evil });
     await h.send({ type: 'barrier', phase: 'end', operationId: 'o', trigger: 'user', percent: 100, line: evil });
     await assertInert(h);
-    assert.equal(await h.value("document.querySelector('[data-id=\"u\"] .user-text').textContent"), evil);
+    assert.equal(await h.value('document.querySelector(\'[data-id="u"] .user-text\').textContent'), evil);
     await h.page.locator('[data-id="c"] button[data-action="rewind"]').click();
-    await h.send({ type: 'itemsAppended', items: [{ id: 'k', kind: 'compaction', card: { ...snapshot.transcript.items.flatMap((it) => (it.kind === 'compaction' ? [it.card] : []))[0], fallbackReason: evil } }] } as never);
+    await h.send({
+      type: 'itemsAppended',
+      items: [
+        {
+          id: 'k',
+          kind: 'compaction',
+          card: { ...snapshot.transcript.items.flatMap((it) => (it.kind === 'compaction' ? [it.card] : []))[0], fallbackReason: evil },
+        },
+      ],
+    } as never);
     await h.page.locator('[data-id="k"] button[data-action="view-capsule"]').click();
-    await h.send({ type: 'capsule', capsule: { ...capsule, title: evil, sections: [{ name: evil, body: PAYLOADS }], ledger: PAYLOADS, text: evil, previous: { checkpointId: 'ck_p', text: PAYLOADS } } });
+    await h.send({
+      type: 'capsule',
+      capsule: {
+        ...capsule,
+        title: evil,
+        sections: [{ name: evil, body: PAYLOADS }],
+        ledger: PAYLOADS,
+        text: evil,
+        previous: { checkpointId: 'ck_p', text: PAYLOADS },
+      },
+    });
     for (const tab of ['#tab-sections', '#tab-ledger', '#tab-diff']) {
       await h.page.locator(tab).click();
       await assertInert(h);

@@ -6,8 +6,21 @@ import { SLASH_COMMANDS, completionsFor, isExact } from '../../webview/slashComm
 const labels = (draft: string, cks: readonly string[] = []): string[] => completionsFor(draft, cks).map((c) => c.label);
 
 test('every command of the spec is offered for a bare slash', () => {
-  assert.deepEqual(labels('/'), SLASH_COMMANDS.map((c) => c.label));
-  for (const c of ['/compact [focus]', '/budget', '/auto-compact on', '/auto-compact off', '/capsule', '/capsule create "title"', '/capsule export ck_… path', '/capsule load path']) assert.ok(labels('/').includes(c), c);
+  assert.deepEqual(
+    labels('/'),
+    SLASH_COMMANDS.map((c) => c.label),
+  );
+  for (const c of [
+    '/compact [focus]',
+    '/budget',
+    '/auto-compact on',
+    '/auto-compact off',
+    '/capsule',
+    '/capsule create "title"',
+    '/capsule export ck_… path',
+    '/capsule load path',
+  ])
+    assert.ok(labels('/').includes(c), c);
 });
 
 test('typing narrows the list, case-insensitively', () => {
@@ -21,7 +34,10 @@ test('an exact command comes first so Enter sends it; its longer forms still fol
   const c = completionsFor('/capsule');
   assert.equal(c[0]?.label, '/capsule');
   assert.ok(c[0] && isExact(c[0], '/capsule'));
-  assert.deepEqual(c.slice(1).map((x) => x.label), ['/capsule create "title"', '/capsule export ck_… path', '/capsule load path']);
+  assert.deepEqual(
+    c.slice(1).map((x) => x.label),
+    ['/capsule create "title"', '/capsule export ck_… path', '/capsule load path'],
+  );
 });
 
 test('plain text, multi-line drafts and drafts with arguments get no popup', () => {

@@ -27,7 +27,11 @@ test('no data for 30 s shows the stall line with Stop and Retry; a delta or the 
       await h.screenshot('stream-stalled');
       await h.page.locator('.stall button', { hasText: 'Retry' }).click();
       assert.equal((await ofType(h, 'cancel')).length, 1, 'Retry stops the stalled request');
-      assert.deepEqual((await ofType(h, 'send')).map((m) => m.text), ['Continue'], 'and asks the model to continue');
+      assert.deepEqual(
+        (await ofType(h, 'send')).map((m) => m.text),
+        ['Continue'],
+        'and asks the model to continue',
+      );
       await h.send({ type: 'streamDelta', itemId: 's1', text: '…' });
       assert.equal(await stalled(), false, 'data takes the line away');
       await h.page.clock.runFor(31_000);

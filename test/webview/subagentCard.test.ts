@@ -8,7 +8,16 @@ import { browserForFile, ofType, scenario, type Harness } from './harness.js';
 const browser = browserForFile();
 
 const ROW = 'e_9/call_sub';
-const sub: SubagentView = { id: 'sa_1', description: 'explore the authentication module and every caller of its login function', status: 'running', contextTokens: 4000, contextWindow: 16_000, requests: 2, tokens: 7_500, compactions: 0 };
+const sub: SubagentView = {
+  id: 'sa_1',
+  description: 'explore the authentication module and every caller of its login function',
+  status: 'running',
+  contextTokens: 4000,
+  contextWindow: 16_000,
+  requests: 2,
+  tokens: 7_500,
+  compactions: 0,
+};
 const running: ToolItem = {
   id: ROW,
   kind: 'tool',
@@ -34,7 +43,11 @@ const FITS = `(() => {
 })()`;
 
 function lines(n: number, from = 0): SubagentLine[] {
-  return Array.from({ length: n }, (_, i) => (i % 2 === 0 ? { kind: 'tool', name: 'read_file', status: 'ok', text: `path: src/file${from + i}.ts\n→ export const x${from + i} = ${from + i};` } : { kind: 'assistant', text: `Looked at file ${from + i}.` }));
+  return Array.from({ length: n }, (_, i) =>
+    i % 2 === 0
+      ? { kind: 'tool', name: 'read_file', status: 'ok', text: `path: src/file${from + i}.ts\n→ export const x${from + i} = ${from + i};` }
+      : { kind: 'assistant', text: `Looked at file ${from + i}.` },
+  );
 }
 
 test('a task row is a subagent card: collapsed with its state and meter, live, its transcript on demand and paged, 292 px wide', async () => {
@@ -58,7 +71,13 @@ test('a task row is a subagent card: collapsed with its state and meter, live, i
       await h.page.locator(`${card} .subagent-transcript-box > summary`).click();
       await h.until(`window.__posted.some((m) => m.type === 'subagentTranscript')`, 'the transcript request');
       assert.deepEqual(await ofType(h, 'subagentTranscript'), [{ type: 'subagentTranscript', itemId: ROW, page: 1 }]);
-      await h.send({ type: 'subagentTranscript', itemId: ROW, page: 1, pages: 2, lines: [{ kind: 'user', text: 'Explore src/auth and report every caller.' }, ...lines(39)] });
+      await h.send({
+        type: 'subagentTranscript',
+        itemId: ROW,
+        page: 1,
+        pages: 2,
+        lines: [{ kind: 'user', text: 'Explore src/auth and report every caller.' }, ...lines(39)],
+      });
       await h.until(`document.querySelectorAll('${card} .subagent-line').length === 40`, 'the first page');
       assert.match(await text(h, `${card} .subagent-line-user`), /Explore src\/auth/);
       assert.match(await text(h, `${card} .subagent-pager`), /Page 1 of 2/);
@@ -80,7 +99,15 @@ test('a task row is a subagent card: collapsed with its state and meter, live, i
       assert.equal(await h.value(FITS), true, 'expanded with its transcript, it fits');
 
       // It stops: the reason shows, and the card can be collapsed again.
-      await h.send({ type: 'itemUpdated', item: { ...running, status: 'error', resultPreview: 'Subagent sa_1 stopped without an answer: it repeated the same tool call and was stopped (loop).', subagent: { ...sub, status: 'stopped', reason: 'it repeated the same tool call and was stopped (loop)', requests: 6 } } });
+      await h.send({
+        type: 'itemUpdated',
+        item: {
+          ...running,
+          status: 'error',
+          resultPreview: 'Subagent sa_1 stopped without an answer: it repeated the same tool call and was stopped (loop).',
+          subagent: { ...sub, status: 'stopped', reason: 'it repeated the same tool call and was stopped (loop)', requests: 6 },
+        },
+      });
       await h.until(`document.querySelector('${card} .subagent-state-stopped')`, 'stopped');
       assert.match(await text(h, `${card} .subagent-reason`), /Stopped: it repeated the same tool call/);
       assert.equal(await h.page.locator(`[data-id="${ROW}"] .codicon-modifier-spin`).count(), 0);

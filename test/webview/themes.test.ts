@@ -18,8 +18,22 @@ const SNAPSHOT: HostToWebview = {
     { step: 'Run npm test', status: 'pending' },
   ],
   approvals: [
-    { id: 'ap_1', kind: 'command', title: 'Run `npm test` in the workspace root', command: 'npm test', cwd: 'the workspace root', rule: 'npm', ruleChoices: ['npm', 'npm test'] },
-    { id: 'ap_2', kind: 'write', title: 'Edit src/auth.ts', path: 'src/auth.ts', diff: '--- a/src/auth.ts\n+++ b/src/auth.ts\n@@ -1 +1 @@\n-const ok = false;\n+const ok = check(token);\n' },
+    {
+      id: 'ap_1',
+      kind: 'command',
+      title: 'Run `npm test` in the workspace root',
+      command: 'npm test',
+      cwd: 'the workspace root',
+      rule: 'npm',
+      ruleChoices: ['npm', 'npm test'],
+    },
+    {
+      id: 'ap_2',
+      kind: 'write',
+      title: 'Edit src/auth.ts',
+      path: 'src/auth.ts',
+      diff: '--- a/src/auth.ts\n+++ b/src/auth.ts\n@@ -1 +1 @@\n-const ok = false;\n+const ok = check(token);\n',
+    },
   ],
 };
 

@@ -17,14 +17,20 @@ test('an unbroken 3,000-character word, title and path wrap; the viewer never sc
       const wide = {
         ...capsule,
         title: `T${LONG.slice(0, 400)}`,
-        sections: [{ name: 'Goal', body: LONG }, { name: 'Progress', body: `\`${LONG}\`` }, { name: 'Next Steps', body: `\`\`\`\n${LONG}\n\`\`\`` }],
+        sections: [
+          { name: 'Goal', body: LONG },
+          { name: 'Progress', body: `\`${LONG}\`` },
+          { name: 'Next Steps', body: `\`\`\`\n${LONG}\n\`\`\`` },
+        ],
         ledger: `- Files modified: \`src/${LONG}.ts\``,
       };
       await h.send({ type: 'capsule', capsule: wide });
       await h.until("document.querySelector('[role=dialog] .panel-sections h3')", 'the viewer');
       for (const tab of ['#tab-sections', '#tab-ledger']) {
         await h.page.locator(tab).click();
-        const overflow = await h.value<number>("(() => { const d = document.querySelector('[role=dialog]'); return Math.max(document.documentElement.scrollWidth - window.innerWidth, d.scrollWidth - d.clientWidth); })()");
+        const overflow = await h.value<number>(
+          "(() => { const d = document.querySelector('[role=dialog]'); return Math.max(document.documentElement.scrollWidth - window.innerWidth, d.scrollWidth - d.clientWidth); })()",
+        );
         assert.ok(overflow <= 1, `${tab}: ${overflow}px wider than the view`);
         const close = await h.page.locator('.viewer-close').boundingBox();
         assert.ok(close !== null && close.x >= 0 && close.x + close.width <= 400 && close.y >= 0, `close button at ${JSON.stringify(close)}`);

@@ -22,7 +22,8 @@ function lastReported(branch: readonly Entry[]): { readonly promptTokens: number
   for (let i = branch.length - 1; i >= 0; i--) {
     const e = branch[i];
     if (e?.type === 'capsule') return undefined; // the report describes an input the capsule has replaced
-    if (e?.type === 'assistant' && e.usage !== undefined) return { promptTokens: e.usage.promptTokens, entryId: e.id, ...(e.model === undefined ? {} : { model: e.model }) };
+    if (e?.type === 'assistant' && e.usage !== undefined)
+      return { promptTokens: e.usage.promptTokens, entryId: e.id, ...(e.model === undefined ? {} : { model: e.model }) };
   }
   return undefined;
 }
@@ -47,21 +48,41 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
   // Counted once (docs/behaviour.md#counted-once): what the session's sidecar has is not tokenized again, and what
   // this run counts is kept there, so the next budget builds no tokenizer at all.
   const counts = await CountsFile.load(resolve(cli.positionals[0] ?? ''), load.header?.id ?? '');
-  const budget = budgetOf(branch, { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches({ counts }).forModel(model.model), system: DEFAULT_SYSTEM_PROMPT }, Date.now());
+  const budget = budgetOf(
+    branch,
+    { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches({ counts }).forModel(model.model), system: DEFAULT_SYSTEM_PROMPT },
+    Date.now(),
+  );
   await counts.flush();
   const reported = lastReported(branch);
   const source = await windowSourceOf(cli.flags, branch, model);
   const subagents = activeSubagentRuns(load.tree.entries(), branch);
   const mcp = await budgetMcp(load.header?.cwd ?? process.cwd());
   if (cli.flags.json === true) {
-    out(JSON.stringify({ ...budget, subagents, mcp: { measured: mcp.measured, configured: mcp.configured }, modelSource: model.source, windowSource: source, providerReported: reported ?? null, problems: load.problems.length, warning: resolved.warning ?? null }, null, 2));
+    out(
+      JSON.stringify(
+        {
+          ...budget,
+          subagents,
+          mcp: { measured: mcp.measured, configured: mcp.configured },
+          modelSource: model.source,
+          windowSource: source,
+          providerReported: reported ?? null,
+          problems: load.problems.length,
+          warning: resolved.warning ?? null,
+        },
+        null,
+        2,
+      ),
+    );
   } else {
     out(formatBudget(budget));
     out(`  Context window:      ${await windowLine(model)}`);
     out(`  Window source:       ${source.text}`);
     for (const line of subagentLines(subagents)) out(line);
     out(mcp.line);
-    if (reported !== undefined) out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
+    if (reported !== undefined)
+      out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
     if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);
   }

@@ -94,7 +94,9 @@ export class EventPrinter {
         this.status(`[${e.level === 'info' ? 'notice' : e.level}] ${e.message}`);
         break;
       case 'model_changed':
-        this.status(`[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`);
+        this.status(
+          `[model] ${e.provider}/${e.model} (${windowText(e)}, max output ${e.maxOutputTokens})${e.handoff ? ' after a protective handoff compaction' : ''}`,
+        );
         break;
       case 'turn_end':
         this.flush();
@@ -191,16 +193,25 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
   const { store, recorded } = await openRecorded(path);
   // A window the user set for this session's model earlier (--window) still wins when this run gives none.
-  const userWindow = recorded?.model === endpoint.model && recorded.windowSource === 'override' && recorded.contextWindow !== undefined ? { contextWindow: recorded.contextWindow } : {};
+  const userWindow =
+    recorded?.model === endpoint.model && recorded.windowSource === 'override' && recorded.contextWindow !== undefined
+      ? { contextWindow: recorded.contextWindow }
+      : {};
   const override = { ...userWindow, ...flagged };
   // The same model keeps the limits the session recorded for it (flags still win); another one needs the handoff (docs/behaviour.md#triggers).
   const previous = recorded !== undefined && recorded.model !== endpoint.model ? recorded : undefined;
   // The server is asked for the window once per endpoint + model (remembered); a --window given by the user wins and skips it.
-  const stated = override.contextWindow !== undefined ? undefined : await serverWindowOnce(new ServerWindowsFile(serverWindowsPath()), endpoint.baseURL, endpoint.apiKey, endpoint.model);
-  const recordedLimits = recorded !== undefined && previous === undefined ? { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } : undefined;
-  const providerLimits = stated !== undefined ? { contextWindow: stated.contextWindow, maxOutputTokens: stated.maxOutputTokens ?? recordedLimits?.maxOutputTokens } : recordedLimits;
+  const stated =
+    override.contextWindow !== undefined
+      ? undefined
+      : await serverWindowOnce(new ServerWindowsFile(serverWindowsPath()), endpoint.baseURL, endpoint.apiKey, endpoint.model);
+  const recordedLimits =
+    recorded !== undefined && previous === undefined ? { contextWindow: recorded.contextWindow, maxOutputTokens: recorded.maxOutputTokens } : undefined;
+  const providerLimits =
+    stated !== undefined ? { contextWindow: stated.contextWindow, maxOutputTokens: stated.maxOutputTokens ?? recordedLimits?.maxOutputTokens } : recordedLimits;
   const known = providerLimits === undefined ? {} : { provider: providerLimits };
-  if (stated !== undefined) out(`[model] ${endpoint.model}: window ${stated.contextWindow.toLocaleString('en-US')} tokens, stated by ${SERVER_WINDOW_SOURCE_TEXT[stated.source]}`);
+  if (stated !== undefined)
+    out(`[model] ${endpoint.model}: window ${stated.contextWindow.toLocaleString('en-US')} tokens, stated by ${SERVER_WINDOW_SOURCE_TEXT[stated.source]}`);
   // A window an earlier run learned from this endpoint's overflow error is where this one starts (flags still win).
   const limitsFile = new LearnedLimitsFile(cliLimitsPath());
   const learned = await limitsFile.get(endpoint.baseURL, endpoint.model);
@@ -208,12 +219,21 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   if (limitsProblem !== undefined) out(`[warn] ${limitsProblem}`);
   const learnedLine = learnedWindowLine(await limitsFile.entry(endpoint.baseURL, endpoint.model), override.contextWindow);
   if (learnedLine !== undefined) out(learnedLine);
-  const wanted: ModelConfig = { chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model }, override, ...known, ...(learned === undefined ? {} : { learned }) };
+  const wanted: ModelConfig = {
+    chat: { baseURL: endpoint.baseURL, apiKey: endpoint.apiKey, model: endpoint.model },
+    override,
+    ...known,
+    ...(learned === undefined ? {} : { learned }),
+  };
   const writes: Promise<void>[] = [];
   const persist = (e: AgentEvent): void => {
     if (e.type !== 'model_changed' || e.learnedFrom !== 'overflow_error') return;
     const write = limitsFile.record(endpoint.baseURL, e.model, { contextWindow: e.contextWindow, maxOutputTokens: e.maxOutputTokens });
-    writes.push(write.catch((err: unknown) => out(`[warn] could not remember the learned window in ${limitsFile.path}: ${err instanceof Error ? err.message : String(err)}`)));
+    writes.push(
+      write.catch((err: unknown) =>
+        out(`[warn] could not remember the learned window in ${limitsFile.path}: ${err instanceof Error ? err.message : String(err)}`),
+      ),
+    );
   };
 
   // Servers start with the chat and stop with it (their process groups with them).
@@ -280,7 +300,9 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       const switched = await session.switchModel(wanted, ctrl.signal);
       if (!switched.ok) throw new CliError(switched.error, 1);
     }
-    const result = retry ? await session.retryTurn({ signal: ctrl.signal }) : await session.turn({ userText: prompt, signal: ctrl.signal, ...(images.length === 0 ? {} : { images }) });
+    const result = retry
+      ? await session.retryTurn({ signal: ctrl.signal })
+      : await session.turn({ userText: prompt, signal: ctrl.signal, ...(images.length === 0 ? {} : { images }) });
     // A refused retry ran no turn: its reason came as a notice; it still fails the command.
     return exitCodeOf(result.status);
   } finally {

@@ -92,20 +92,28 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
   const trigger = triggerFlag(cli.flags);
   const focus = focusFlag(cli.flags);
   const upTo = typeof cli.flags['up-to'] === 'string' ? cli.flags['up-to'].trim() : undefined;
-  if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo)) throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
-  if (upTo !== undefined && trigger !== undefined) throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
+  if (upTo !== undefined && !/^[A-Za-z0-9_-]{1,200}$/.test(upTo))
+    throw new CliError(`--up-to needs the id of a user message (an entry id such as e_…): ${COMPACT_USAGE}`);
+  if (upTo !== undefined && trigger !== undefined)
+    throw new CliError('--up-to and --trigger exclude each other: compacting up to a message is a user compaction');
   const summarizer = summarizerFlags(cli.flags);
   const settings = settingsFlags(cli.flags);
   const raw = settings.compaction;
-  const session = await openOffline(path, (info) => ({
-    model: info,
-    provider: CLI_PROVIDER,
-    resolved: cliSettings(info, raw),
-    // The schemas chat sends: the measurement counts them and the summary request repeats them.
-    tools: chatToolSchemas(info, cliSettings(info, raw)),
-    ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
-    ...(summarizer.baseURL === undefined ? {} : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
-  }), cli.flags);
+  const session = await openOffline(
+    path,
+    (info) => ({
+      model: info,
+      provider: CLI_PROVIDER,
+      resolved: cliSettings(info, raw),
+      // The schemas chat sends: the measurement counts them and the summary request repeats them.
+      tools: chatToolSchemas(info, cliSettings(info, raw)),
+      ...(settings.testCommands === undefined ? {} : { testCommands: settings.testCommands }),
+      ...(summarizer.baseURL === undefined
+        ? {}
+        : { summarizer: new OpenAIChatModel({ baseURL: summarizer.baseURL, apiKey: summarizer.apiKey, model: info.model }) }),
+    }),
+    cli.flags,
+  );
   try {
     const store = session.store;
     if (store.readOnly) throw new CliError(`cannot compact ${path}: ${store.readOnlyReason ?? 'the session is read-only'}`, 1);
@@ -123,17 +131,23 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
       process.off('SIGINT', onInterrupt);
     }
     if (cli.flags.json === true) {
-      out(JSON.stringify({
-        session: path,
-        model: modelInfo.model,
-        limits: { contextWindow: result.limits.contextWindow, hardLimit: result.limits.hardLimit, softLimit: result.limits.softLimit },
-        tokens: result.tokens,
-        fits: result.tokens <= result.limits.hardLimit,
-        outcomes: result.outcomes.map(outcomeJson),
-        lines: result.lines,
-        error: result.error ?? null,
-        warning: resolved.warning ?? null,
-      }, null, 2));
+      out(
+        JSON.stringify(
+          {
+            session: path,
+            model: modelInfo.model,
+            limits: { contextWindow: result.limits.contextWindow, hardLimit: result.limits.hardLimit, softLimit: result.limits.softLimit },
+            tokens: result.tokens,
+            fits: result.tokens <= result.limits.hardLimit,
+            outcomes: result.outcomes.map(outcomeJson),
+            lines: result.lines,
+            error: result.error ?? null,
+            warning: resolved.warning ?? null,
+          },
+          null,
+          2,
+        ),
+      );
       return exitCode(result);
     }
     if (resolved.warning) out(`Warning: ${resolved.warning}`);

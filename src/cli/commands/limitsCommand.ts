@@ -26,10 +26,12 @@ async function forget(cli: ParsedCli, file: LearnedLimitsFile, out: (s: string) 
     out(JSON.stringify({ path: file.path, forgotten: dropped }, null, 2));
     return !all && dropped.length === 0 ? 1 : 0;
   }
-  if (!all && dropped.length === 0) throw new CliError(`no window learned for ${model ?? ''} at ${endpoint ?? ''} in ${file.path} (run 'capsule limits' for the list)`, 1);
+  if (!all && dropped.length === 0)
+    throw new CliError(`no window learned for ${model ?? ''} at ${endpoint ?? ''} in ${file.path} (run 'capsule limits' for the list)`, 1);
   if (dropped.length === 0) out(`No learned windows in ${file.path}; nothing to forget.`);
   for (const d of dropped) out(`Forgot ${describe(d)}.`);
-  if (dropped.length > 0) out('The next chat with that model starts from --window, the provider or the model table again, and learns anew if the provider refuses a request.');
+  if (dropped.length > 0)
+    out('The next chat with that model starts from --window, the provider or the model table again, and learns anew if the provider refuses a request.');
   return 0;
 }
 
@@ -49,7 +51,9 @@ export async function limitsCommand(cli: ParsedCli, out: (s: string) => void): P
     out(`No learned windows in ${file.path}.`);
     return 0;
   }
-  out(`Windows learned from providers' overflow errors (${file.path}); each is used by every later chat with that endpoint and model unless --window is given:`);
+  out(
+    `Windows learned from providers' overflow errors (${file.path}); each is used by every later chat with that endpoint and model unless --window is given:`,
+  );
   for (const e of limits) out(`  ${describe(e)}`);
   out(`Forget one: capsule limits forget <endpoint> <model>; all: capsule limits forget --all`);
   return 0;

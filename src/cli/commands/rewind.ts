@@ -44,13 +44,17 @@ function report(done: RewindDone | RewindPreview, path: string, tokens: number, 
   const lines: string[] = [];
   if ('mode' in done) {
     const to = p.checkpointId ?? p.targetId ?? 'the start';
-    if (done.mode !== 'files') lines.push(`Rewound ${path} to ${to}: the session continues from there on a new branch (${tokens} tokens of ${hardLimit}); later entries stay in the file.`);
+    if (done.mode !== 'files')
+      lines.push(
+        `Rewound ${path} to ${to}: the session continues from there on a new branch (${tokens} tokens of ${hardLimit}); later entries stay in the file.`,
+      );
     if (done.files !== undefined) {
       lines.push(filesSummary(done.files));
       for (const k of done.files.kept) lines.push(`  overwrote ${printable(k.path)} — your version was kept at ${printable(k.copy)}`);
       for (const s of done.files.skipped) lines.push(`  kept ${printable(s.path)} — ${s.reason}`);
       lines.push(...refusedLines(done.files.refused));
-      if (done.files.skipped.some((s) => s.reason.startsWith('changed since'))) lines.push(`Run again with --force to overwrite the files changed since; each is first copied to ${printable(join(snapshotsDir, 'kept'))}/<time>/.`);
+      if (done.files.skipped.some((s) => s.reason.startsWith('changed since')))
+        lines.push(`Run again with --force to overwrite the files changed since; each is first copied to ${printable(join(snapshotsDir, 'kept'))}/<time>/.`);
     }
     if (done.note !== undefined) lines.push(`The files were not restored; the next request tells the model which files differ from that point.`);
   } else {
@@ -62,7 +66,8 @@ function report(done: RewindDone | RewindPreview, path: string, tokens: number, 
       lines.push(...refusedLines(done.refused));
     }
   }
-  if (p.message !== undefined) lines.push(`The message sent there was: ${JSON.stringify(p.message.text.length > 200 ? `${p.message.text.slice(0, 200)}…` : p.message.text)}`);
+  if (p.message !== undefined)
+    lines.push(`The message sent there was: ${JSON.stringify(p.message.text.length > 200 ? `${p.message.text.slice(0, 200)}…` : p.message.text)}`);
   return lines;
 }
 
@@ -85,7 +90,15 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
   // No model is called, but the budget line printed after the move (and the tool schemas it counts) follows the settings.
   const raw = settingsFlags(cli.flags).compaction;
   const roots = rootsFlag(cli);
-  const session = await openOffline(path, (info) => { const resolved = cliSettings(info, raw); return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(info, resolved) }; }, cli.flags, roots === undefined ? {} : { roots });
+  const session = await openOffline(
+    path,
+    (info) => {
+      const resolved = cliSettings(info, raw);
+      return { model: info, provider: CLI_PROVIDER, resolved, tools: chatToolSchemas(info, resolved) };
+    },
+    cli.flags,
+    roots === undefined ? {} : { roots },
+  );
   try {
     const preview = await session.previewRewind(ref);
     if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);
@@ -93,7 +106,14 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
     if (cli.flags['dry-run'] === true) {
       const b = session.budget();
       const at = target.length === 0 ? { effectiveTokens: 0, hardLimit: b.hardLimit } : session.budgetOf(target);
-      if (cli.flags.json === true) out(JSON.stringify({ session: path, ref, ...preview.point, files: preview.files, refused: preview.refused, tokens: at.effectiveTokens, hardLimit: at.hardLimit }, null, 2));
+      if (cli.flags.json === true)
+        out(
+          JSON.stringify(
+            { session: path, ref, ...preview.point, files: preview.files, refused: preview.refused, tokens: at.effectiveTokens, hardLimit: at.hardLimit },
+            null,
+            2,
+          ),
+        );
       else out(report(preview, path, at.effectiveTokens, at.hardLimit, dirname(session.snapshots.log.file)).join('\n'));
       return 0;
     }
@@ -103,7 +123,18 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
     if (cli.flags.json === true) {
       out(
         JSON.stringify(
-          { session: path, ref, mode, checkpointId: r.point.checkpointId, leafEntryId: r.leaf?.id, targetId: r.point.targetId, message: r.point.message?.text, files: r.files, tokens: budget.effectiveTokens, hardLimit: budget.hardLimit },
+          {
+            session: path,
+            ref,
+            mode,
+            checkpointId: r.point.checkpointId,
+            leafEntryId: r.leaf?.id,
+            targetId: r.point.targetId,
+            message: r.point.message?.text,
+            files: r.files,
+            tokens: budget.effectiveTokens,
+            hardLimit: budget.hardLimit,
+          },
           null,
           2,
         ),

@@ -12,18 +12,30 @@ export { SHOW_USAGE };
 
 /** The capsule made at `checkpointId`, on any branch (the newest, should a checkpoint id ever repeat). */
 function capsuleAt(tree: SessionTree, checkpointId: string, path: string): CapsuleEntry {
-  const found = tree.entries().filter((e): e is CapsuleEntry => e.type === 'capsule' && e.checkpointId === checkpointId).pop();
+  const found = tree
+    .entries()
+    .filter((e): e is CapsuleEntry => e.type === 'capsule' && e.checkpointId === checkpointId)
+    .pop();
   if (found) return found;
   const marked = tree.entries().some((e) => e.type === 'checkpoint' && e.checkpointId === checkpointId);
   throw new CliError(
-    marked ? `checkpoint ${checkpointId} has no capsule (a milestone or user checkpoint, or a compaction that did not complete)` : `no checkpoint ${checkpointId} in ${path}`,
+    marked
+      ? `checkpoint ${checkpointId} has no capsule (a milestone or user checkpoint, or a compaction that did not complete)`
+      : `no checkpoint ${checkpointId} in ${path}`,
     1,
   );
 }
 
 function headerOf(c: CapsuleEntry): string {
   const level = c.level > 0 ? ` level ${c.level}` : '';
-  const parts = [`Capsule ${c.id}`, c.checkpointId, `${c.trigger}${level}`, c.quality, `${groupDigits(c.tokensBefore)} → ${groupDigits(c.tokensAfter)} tokens`, c.timestamp];
+  const parts = [
+    `Capsule ${c.id}`,
+    c.checkpointId,
+    `${c.trigger}${level}`,
+    c.quality,
+    `${groupDigits(c.tokensBefore)} → ${groupDigits(c.tokensAfter)} tokens`,
+    c.timestamp,
+  ];
   const fallback = typeof c.details.fallbackReason === 'string' ? `\nFallback used: ${c.details.fallbackReason}` : '';
   return `${parts.join(' · ')}${fallback}`;
 }
@@ -35,7 +47,12 @@ function retentionReportText(checkpointId: string, r: Retention): string {
     const c = r[k];
     if (c.dropped.length === 0) continue;
     const more = c.total - c.kept - c.dropped.length;
-    lines.push('', `Dropped ${k} (${c.total - c.kept} of ${c.total}):`, ...c.dropped.map((d) => `  - ${d.replace(/\r?\n/g, ' ⏎ ')}`), ...(more > 0 ? [`  - ... and ${more} more`] : []));
+    lines.push(
+      '',
+      `Dropped ${k} (${c.total - c.kept} of ${c.total}):`,
+      ...c.dropped.map((d) => `  - ${d.replace(/\r?\n/g, ' ⏎ ')}`),
+      ...(more > 0 ? [`  - ... and ${more} more`] : []),
+    );
   }
   return lines.join('\n');
 }

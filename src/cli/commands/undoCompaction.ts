@@ -20,10 +20,27 @@ export async function undoCompactionCommand(cli: ParsedCli, out: (s: string) => 
     if (!r.ok) throw new CliError(r.error.replace('this chat', path), 1);
     const after = session.budget();
     if (cli.flags.json === true) {
-      out(JSON.stringify({ session: path, action, checkpointId: r.capsule.checkpointId, capsuleId: r.capsule.id, entryId: r.entry.id, tokensBefore: before, tokensAfter: after.effectiveTokens, hardLimit: after.hardLimit }, null, 2));
+      out(
+        JSON.stringify(
+          {
+            session: path,
+            action,
+            checkpointId: r.capsule.checkpointId,
+            capsuleId: r.capsule.id,
+            entryId: r.entry.id,
+            tokensBefore: before,
+            tokensAfter: after.effectiveTokens,
+            hardLimit: after.hardLimit,
+          },
+          null,
+          2,
+        ),
+      );
     } else {
       const what = action === 'undo' ? 'undone: the next request is built as if its capsule did not exist' : 'redone: its capsule is in force again';
-      out(`Compaction ${r.capsule.checkpointId} ${what} (${before} → ${after.effectiveTokens} tokens of ${after.hardLimit}). Nothing was deleted; ${action === 'undo' ? 'redo with --redo' : 'undo it again any time'}.`);
+      out(
+        `Compaction ${r.capsule.checkpointId} ${what} (${before} → ${after.effectiveTokens} tokens of ${after.hardLimit}). Nothing was deleted; ${action === 'undo' ? 'redo with --redo' : 'undo it again any time'}.`,
+      );
     }
     return 0;
   } finally {

@@ -19,7 +19,9 @@ export async function verifyCommand(cli: ParsedCli, out: (s: string) => void): P
     }
     const errors = report.issues.filter((i) => i.severity === 'error').length;
     const warnings = report.issues.length - errors;
-    out(`${report.ok ? 'OK' : 'INVALID'}: ${path}: ${report.entries} entries, ${report.branches} branch(es), active branch ${report.activeBranchLength} entries, ${errors} error(s), ${warnings} warning(s)`);
+    out(
+      `${report.ok ? 'OK' : 'INVALID'}: ${path}: ${report.entries} entries, ${report.branches} branch(es), active branch ${report.activeBranchLength} entries, ${errors} error(s), ${warnings} warning(s)`,
+    );
   }
   return report.ok ? 0 : 1;
 }

@@ -42,4 +42,3 @@ export function errText(err: unknown): string {
 export function infoOf(m: AgentModel): BarrierModelInfo {
   return { provider: m.chat.provider, model: m.chat.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens };
 }
-

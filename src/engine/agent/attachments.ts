@@ -18,12 +18,20 @@ export function attachmentCalls(attachments: readonly Attachment[], callId: (i: 
   return attachments.map((a, i) => ({
     id: callId(i),
     name: ATTACH_TOOL,
-    arguments: JSON.stringify({ path: a.path, ...(a.startLine === undefined ? {} : { startLine: a.startLine }), ...(a.endLine === undefined ? {} : { endLine: a.endLine }) }),
+    arguments: JSON.stringify({
+      path: a.path,
+      ...(a.startLine === undefined ? {} : { startLine: a.startLine }),
+      ...(a.endLine === undefined ? {} : { endLine: a.endLine }),
+    }),
   }));
 }
 
 /** The entry that asks for the reads: no text, the calls, and a finish reason saying who wrote it. */
-export function attachmentEntry(base: { readonly id: string; readonly parentId: string | null; readonly timestamp: string }, calls: readonly ToolCall[], turnId: string): AssistantEntry {
+export function attachmentEntry(
+  base: { readonly id: string; readonly parentId: string | null; readonly timestamp: string },
+  calls: readonly ToolCall[],
+  turnId: string,
+): AssistantEntry {
   return { ...base, type: 'assistant', content: '', toolCalls: [...calls], finishReason: ATTACH_FINISH_REASON, turnId };
 }
 

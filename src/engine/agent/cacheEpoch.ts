@@ -170,7 +170,9 @@ export class EpochKeeper {
   /** One chronological instruction update; false (nothing written) when that text already reaches the model. */
   async appendUpdate(content: string, reason?: string): Promise<boolean> {
     if (instructionInForce(this.deps.branch(), this.deps.systemPrompt, content)) return false;
-    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content: content.trim(), ...(reason === undefined ? {} : { reason }) }));
+    await this.deps.append(
+      systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content: content.trim(), ...(reason === undefined ? {} : { reason }) }),
+    );
     return true;
   }
 

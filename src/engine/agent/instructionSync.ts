@@ -50,7 +50,8 @@ export class InstructionSync {
   async sync(): Promise<void> {
     const fromLeaf = this.deps.fromLeaf;
     const branch = fromLeaf === undefined ? this.deps.branch() : undefined;
-    const touched = branch === undefined ? this.#touched.ofGrowth(fromLeaf?.growthSince(this.#touched.lastId) ?? { grew: false, entries: [] }) : this.#touched.of(branch);
+    const touched =
+      branch === undefined ? this.#touched.ofGrowth(fromLeaf?.growthSince(this.#touched.lastId) ?? { grew: false, entries: [] }) : this.#touched.of(branch);
     const read = await this.deps.port.read(touched);
     for (const w of read.warnings) {
       if (this.#warned.has(w)) continue;
@@ -121,10 +122,17 @@ export class InstructionSync {
       budget -= n;
       bodies.set(s.name, s.content);
     }
-    const parts = [ACTIVE_SKILLS_HEADING, 'These skills were loaded earlier in this chat and are still in force; their instructions follow as the skill tool returned them.'];
+    const parts = [
+      ACTIVE_SKILLS_HEADING,
+      'These skills were loaded earlier in this chat and are still in force; their instructions follow as the skill tool returned them.',
+    ];
     for (const s of gone) {
       const body = bodies.get(s.name);
-      parts.push(body !== undefined ? `## Skill: ${s.name}\n${body}` : `## Skill: ${s.name}\nStill in force, but its text was not reloaded here (over the reload budget): call the ${SKILL_TOOL} tool with name "${s.name}" before relying on it.`);
+      parts.push(
+        body !== undefined
+          ? `## Skill: ${s.name}\n${body}`
+          : `## Skill: ${s.name}\nStill in force, but its text was not reloaded here (over the reload budget): call the ${SKILL_TOOL} tool with name "${s.name}" before relying on it.`,
+      );
     }
     return parts.join('\n\n');
   }

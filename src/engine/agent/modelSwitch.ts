@@ -25,7 +25,14 @@ export interface SwitchTarget extends AgentModel {
 
 export type SwitchResult =
   | { readonly ok: true; readonly handoff: boolean; readonly lines: readonly string[]; readonly tokens: number; readonly hardLimit: number }
-  | { readonly ok: false; readonly handoff: boolean; readonly error: string; readonly lines: readonly string[]; readonly tokens: number; readonly hardLimit: number };
+  | {
+      readonly ok: false;
+      readonly handoff: boolean;
+      readonly error: string;
+      readonly lines: readonly string[];
+      readonly tokens: number;
+      readonly hardLimit: number;
+    };
 
 export interface HandoffContext {
   readonly barrier: PreflightBarrier;
@@ -66,7 +73,14 @@ export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarge
   const lines: string[] = [];
   let compacted = false;
   const fail = (error: string, tokens: number): HandoffResult => ({
-    result: { ok: false, handoff: true, error: `Switching to ${target.chat.model} was refused: ${error} Nothing was sent to ${target.chat.model}.`, lines, tokens, hardLimit },
+    result: {
+      ok: false,
+      handoff: true,
+      error: `Switching to ${target.chat.model} was refused: ${error} Nothing was sent to ${target.chat.model}.`,
+      lines,
+      tokens,
+      hardLimit,
+    },
     compacted,
   });
 
@@ -99,7 +113,8 @@ export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarge
     }
     lines.push(...second.lines);
     compacted = compacted || completed(second);
-    if (!second.mayProceed) return fail(`the handoff compaction by ${ctx.current.model} did not fit the new model (${second.error ?? 'no reason given'}).`, second.tokens);
+    if (!second.mayProceed)
+      return fail(`the handoff compaction by ${ctx.current.model} did not fit the new model (${second.error ?? 'no reason given'}).`, second.tokens);
     tokens = barrier.measure().tokens;
   }
   if (tokens > hardLimit) {

@@ -19,13 +19,34 @@ export interface SubagentRun {
 
 /** The runs of every child in `entries` (file order), from their marked entries alone. */
 function subagentRuns(entries: readonly Entry[]): SubagentRun[] {
-  const runs = new Map<string, { id: string; toolCallId: string; description: string; requests: number; promptTokens: number; completionTokens: number; compactions: number; largestPrompt: number }>();
+  const runs = new Map<
+    string,
+    {
+      id: string;
+      toolCallId: string;
+      description: string;
+      requests: number;
+      promptTokens: number;
+      completionTokens: number;
+      compactions: number;
+      largestPrompt: number;
+    }
+  >();
   for (const e of entries) {
     const ref = e.subagent;
     if (ref === undefined) continue;
     let r = runs.get(ref.id);
     if (r === undefined) {
-      r = { id: ref.id, toolCallId: ref.toolCallId, description: ref.description ?? '', requests: 0, promptTokens: 0, completionTokens: 0, compactions: 0, largestPrompt: 0 };
+      r = {
+        id: ref.id,
+        toolCallId: ref.toolCallId,
+        description: ref.description ?? '',
+        requests: 0,
+        promptTokens: 0,
+        completionTokens: 0,
+        compactions: 0,
+        largestPrompt: 0,
+      };
       runs.set(ref.id, r);
     }
     if (r.description === '' && ref.description !== undefined) r.description = ref.description;
@@ -51,7 +72,10 @@ export function subagentLines(runs: readonly SubagentRun[]): string[] {
   const n = (x: number): string => x.toLocaleString('en-US');
   return [
     `  Subagents:           ${runs.length} run${runs.length === 1 ? '' : 's'} (their own context; not counted above)`,
-    ...runs.map((r) => `    ${r.id} ${r.description === '' ? '' : `"${r.description}" `}· ${r.requests} request${r.requests === 1 ? '' : 's'} · ${n(r.promptTokens)} prompt + ${n(r.completionTokens)} completion tokens · largest prompt ${n(r.largestPrompt)} · ${r.compactions} compaction${r.compactions === 1 ? '' : 's'}`),
+    ...runs.map(
+      (r) =>
+        `    ${r.id} ${r.description === '' ? '' : `"${r.description}" `}· ${r.requests} request${r.requests === 1 ? '' : 's'} · ${n(r.promptTokens)} prompt + ${n(r.completionTokens)} completion tokens · largest prompt ${n(r.largestPrompt)} · ${r.compactions} compaction${r.compactions === 1 ? '' : 's'}`,
+    ),
   ];
 }
 
@@ -98,7 +122,15 @@ export function childEffects(entries: readonly Entry[]): Effects | undefined {
   }
   const commands = childCommands(entries);
   if (!any && commands.length === 0) return undefined;
-  return makeEffects({ source: 'measured', created: [...created], modified: [...modified], deleted: [...deleted], read: [...read], renamed, ...(commands.length === 0 ? {} : { commands }) });
+  return makeEffects({
+    source: 'measured',
+    created: [...created],
+    modified: [...modified],
+    deleted: [...deleted],
+    read: [...read],
+    renamed,
+    ...(commands.length === 0 ? {} : { commands }),
+  });
 }
 
 /** The commands a child ran, with their exit statuses, one line each (the ledger of the next capsule gets them through this text). */
@@ -134,13 +166,16 @@ export function childOutcome(description: string, id: string, result: TurnResult
     maxRequests !== undefined && result.status === 'failed' && result.requests >= maxRequests
       ? `it reached its limit of ${maxRequests} model requests (capsule.subagents.maxRequests)`
       : result.stopReason === 'doom_loop'
-      ? 'it repeated the same tool call and was stopped (loop)'
-      : result.status === 'cancelled'
-        ? 'it was cancelled'
-        : result.status === 'completed'
-          ? 'it ended without an answer'
-          : (result.error ?? 'it failed');
-  return { ok: false, text: `Subagent ${id} ("${description}") stopped without an answer: ${why}. Nothing it found is lost from the session, but you did not get a result: do the work yourself or delegate a narrower task.` };
+        ? 'it repeated the same tool call and was stopped (loop)'
+        : result.status === 'cancelled'
+          ? 'it was cancelled'
+          : result.status === 'completed'
+            ? 'it ended without an answer'
+            : (result.error ?? 'it failed');
+  return {
+    ok: false,
+    text: `Subagent ${id} ("${description}") stopped without an answer: ${why}. Nothing it found is lost from the session, but you did not get a result: do the work yourself or delegate a narrower task.`,
+  };
 }
 
 /** Splits `text` into pages of at most `size` characters. */

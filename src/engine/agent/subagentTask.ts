@@ -20,7 +20,7 @@ export const TASK_TOOL_SCHEMA: ToolSchema = {
   description:
     'Delegate a self-contained piece of work (exploring code, answering a question about the workspace) to a subagent with its own context. ' +
     'Only its final answer comes back, so use it for work whose details you do not need to keep. Several task calls in one message run at the same time. ' +
-    'The subagent reads only (read_file, list_files, search) unless readOnly is false; then writes and commands still need the user\'s approval.',
+    "The subagent reads only (read_file, list_files, search) unless readOnly is false; then writes and commands still need the user's approval.",
   parameters: {
     type: 'object',
     properties: {
@@ -45,7 +45,10 @@ export function parseTaskArgs(argsJson: string): { readonly ok: true; readonly a
   const parsed = TaskArgsSchema.safeParse(raw);
   if (parsed.success) return { ok: true, args: parsed.data };
   const issue = parsed.error.issues[0];
-  return { ok: false, error: `task: ${issue === undefined ? 'bad arguments' : `${issue.path.map(String).join('.') || 'arguments'}: ${issue.message}`}; send {"description": "...", "prompt": "..."}.` };
+  return {
+    ok: false,
+    error: `task: ${issue === undefined ? 'bad arguments' : `${issue.path.map(String).join('.') || 'arguments'}: ${issue.message}`}; send {"description": "...", "prompt": "..."}.`,
+  };
 }
 
 /** Never a child's: `task` (depth 1) and `checkpoint` (a rewind point belongs to the parent's conversation). */

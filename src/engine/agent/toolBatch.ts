@@ -22,7 +22,10 @@ export interface BatchDeps {
 /** Resolves with the tool's answer, or with undefined as soon as the signal fires (a stuck tool must not hold the turn). */
 async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: AbortSignal, turnId: string): Promise<ToolResult | undefined> {
   if (call.name === MISSING_TOOL_NAME) {
-    const names = tools.schemas().map((t) => t.name).join(', ');
+    const names = tools
+      .schemas()
+      .map((t) => t.name)
+      .join(', ');
     return { isError: true, content: `This tool call had no tool name, so nothing ran. Call a tool by its name${names === '' ? '' : ` (one of: ${names})`}.` };
   }
   let onAbort: () => void = () => undefined;
@@ -31,9 +34,9 @@ async function runUnlessCancelled(tools: ToolHost, call: ToolCall, signal: Abort
     signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    const run = tools.run(call.name, call.arguments, signal, { callId: call.id, turnId }).catch(
-      (err: unknown): ToolResult => ({ isError: true, content: `${call.name} failed: ${err instanceof Error ? err.message : String(err)}` }),
-    );
+    const run = tools
+      .run(call.name, call.arguments, signal, { callId: call.id, turnId })
+      .catch((err: unknown): ToolResult => ({ isError: true, content: `${call.name} failed: ${err instanceof Error ? err.message : String(err)}` }));
     return await Promise.race([run, cancelled]);
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -41,7 +41,16 @@ export function blockedStatus(pre: PreflightResult, signal: AbortSignal): TurnSt
 async function closeOpenCalls(ctx: TurnEndContext, st: TurnState, status: TurnStatus): Promise<void> {
   for (const c of unansweredAtLeaf(ctx.sinceLastAnswer())) {
     const content = status === 'cancelled' ? CANCELLED_BEFORE_RUN : `Not run: the turn stopped before ${c.name} could run.`;
-    const entry: ToolResultEntry = { ...ctx.entryBase(), type: 'tool_result', toolCallId: c.id, toolName: c.name, content, isError: true, durationMs: 0, turnId: st.turnId };
+    const entry: ToolResultEntry = {
+      ...ctx.entryBase(),
+      type: 'tool_result',
+      toolCallId: c.id,
+      toolName: c.name,
+      content,
+      isError: true,
+      durationMs: 0,
+      turnId: st.turnId,
+    };
     await ctx.deps.store.append(entry);
   }
 }
@@ -51,7 +60,9 @@ export async function finishTurn(ctx: TurnEndContext, st: TurnState, status: Tur
   const { error, answer, stopReason, fault } = details;
   const f = fault === undefined ? {} : { fault };
   const { store, logger } = ctx.deps;
-  const stopped = await endToolTurn(ctx.deps.tools, (err) => logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`));
+  const stopped = await endToolTurn(ctx.deps.tools, (err) =>
+    logger?.log('warn', `Could not stop the background processes of turn ${st.turnId}: ${errText(err)}`),
+  );
   if (stopped !== undefined) ctx.emit({ type: 'notice', turnId: st.turnId, level: 'info', message: stopped });
   if (!store.readOnly) {
     try {
@@ -77,5 +88,13 @@ export async function finishTurn(ctx: TurnEndContext, st: TurnState, status: Tur
       logger?.log('warn', `Could not measure the session after turn ${st.turnId}: ${errText(err)}`);
     }
   }
-  return { turnId: st.turnId, status, ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), requests: st.requests, ...(stopReason === undefined ? {} : { stopReason }), ...f };
+  return {
+    turnId: st.turnId,
+    status,
+    ...(error === undefined ? {} : { error }),
+    ...(answer === undefined ? {} : { answer }),
+    requests: st.requests,
+    ...(stopReason === undefined ? {} : { stopReason }),
+    ...f,
+  };
 }

@@ -22,7 +22,7 @@ import { retryPoint } from './turnRetry.js';
 import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
-export {  type AgentOptions } from './turnRequest.js';
+export { type AgentOptions } from './turnRequest.js';
 
 export type { AgentDeps } from './agentDeps.js';
 
@@ -190,16 +190,29 @@ export class Agent {
   /** Switches the model (docs/behaviour.md#triggers): a smaller hard limit than the current tokens needs the handoff compaction first (refused if it fails); a `model_change` entry marks it. */
   switchModel(target: SwitchTarget, signal: AbortSignal = new AbortController().signal): Promise<SwitchResult> {
     return this.exclusive(async () => {
-      const handoff = await protectiveHandoff({ barrier: this.barrier, triggers: this.triggers, current: infoOf(this.model), resolved: this.resolved, signal }, target);
+      const handoff = await protectiveHandoff(
+        { barrier: this.barrier, triggers: this.triggers, current: infoOf(this.model), resolved: this.resolved, signal },
+        target,
+      );
       if (handoff.compacted) await this.epochs.startAfterCompaction();
       const r = handoff.result;
       if (!r.ok) {
         this.emit({ type: 'notice', level: 'error', message: r.error });
         return r;
       }
-      this.model = { chat: target.chat, contextWindow: target.contextWindow, maxOutputTokens: target.maxOutputTokens, ...(target.windowSource === undefined ? {} : { windowSource: target.windowSource }) };
+      this.model = {
+        chat: target.chat,
+        contextWindow: target.contextWindow,
+        maxOutputTokens: target.maxOutputTokens,
+        ...(target.windowSource === undefined ? {} : { windowSource: target.windowSource }),
+      };
       if (target.resolved !== undefined) this.resolved = target.resolved;
-      this.barrier.update({ model: target.chat, modelInfo: infoOf(this.model), resolved: this.resolved, ...(target.cache === undefined ? {} : { cache: target.cache }) });
+      this.barrier.update({
+        model: target.chat,
+        modelInfo: infoOf(this.model),
+        resolved: this.resolved,
+        ...(target.cache === undefined ? {} : { cache: target.cache }),
+      });
       if (!this.deps.store.readOnly) await this.recordModel();
       this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: r.handoff });
       return r;
@@ -262,14 +275,23 @@ export class Agent {
     await this.epochs.ensureStarted();
     const recorded = this.branches.figures().model;
     const m = infoOf(this.model);
-    const same = recorded && recorded.provider === m.provider && recorded.model === m.model && recorded.contextWindow === m.contextWindow && recorded.maxOutputTokens === m.maxOutputTokens;
+    const same =
+      recorded &&
+      recorded.provider === m.provider &&
+      recorded.model === m.model &&
+      recorded.contextWindow === m.contextWindow &&
+      recorded.maxOutputTokens === m.maxOutputTokens;
     if (!same) await this.recordModel();
     await this.flushUpdates();
   }
 
   /** Nothing runs between turns, so a call still open now was cut off by a crash or a kill: close it before anything else. */
   private async repairInterrupted(): Promise<void> {
-    const message = await appendInterruptedResults(this.branches.sinceLastAnswer(), () => this.entryBase(), (e) => this.deps.store.append(e));
+    const message = await appendInterruptedResults(
+      this.branches.sinceLastAnswer(),
+      () => this.entryBase(),
+      (e) => this.deps.store.append(e),
+    );
     if (message === undefined) return;
     this.deps.logger?.log('warn', message);
     this.emit({ type: 'notice', level: 'warn', message });
@@ -281,7 +303,15 @@ export class Agent {
 
   private async recordModel(): Promise<void> {
     const m = infoOf(this.model);
-    const entry: ModelChangeEntry = { ...this.entryBase(), type: 'model_change', provider: m.provider, model: m.model, contextWindow: m.contextWindow, maxOutputTokens: m.maxOutputTokens, ...this.windowSource() };
+    const entry: ModelChangeEntry = {
+      ...this.entryBase(),
+      type: 'model_change',
+      provider: m.provider,
+      model: m.model,
+      contextWindow: m.contextWindow,
+      maxOutputTokens: m.maxOutputTokens,
+      ...this.windowSource(),
+    };
     await this.deps.store.append(entry);
   }
 
@@ -315,7 +345,14 @@ export class Agent {
       const userId = this.deps.ids.next('e_');
       const ck: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId: this.deps.ids.next('ck_'), kind: 'auto', forEntryId: userId };
       await store.append(ck);
-      const user: UserEntry = { ...this.entryBase(), id: userId, type: 'user', content: input.userText, ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}), turnId };
+      const user: UserEntry = {
+        ...this.entryBase(),
+        id: userId,
+        type: 'user',
+        content: input.userText,
+        ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}),
+        turnId,
+      };
       await store.append(user);
       this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
       if (input.attachments !== undefined && input.attachments.length > 0 && (await attachFiles(this.host, input.attachments, turnId, st.signal))) {
@@ -379,7 +416,13 @@ export class Agent {
     this.deps.logger?.log('warn', learned.notice);
     this.emit({ type: 'notice', ...(this.turnId === undefined ? {} : { turnId: this.turnId }), level: 'warn', message: learned.notice });
     if (!this.deps.store.readOnly) await this.recordModel();
-    this.emit({ type: 'model_changed', ...infoOf(this.model), ...this.windowSource(), handoff: false, ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}) });
+    this.emit({
+      type: 'model_changed',
+      ...infoOf(this.model),
+      ...this.windowSource(),
+      handoff: false,
+      ...(learned.how === 'stated' ? { learnedFrom: 'overflow_error' as const } : {}),
+    });
   }
 
   private buildRequest(): { request: ChatRequest; fingerprint: string } {
@@ -392,7 +435,19 @@ export class Agent {
     };
   }
 
-  private finish(st: TurnState, status: TurnStatus, error?: string, answer?: string, stopReason?: TurnResult['stopReason'], fault?: TurnFault): Promise<TurnResult> {
-    return finishTurn(this.host, st, status, { ...(error === undefined ? {} : { error }), ...(answer === undefined ? {} : { answer }), ...(stopReason === undefined ? {} : { stopReason }), ...(fault === undefined ? {} : { fault }) });
+  private finish(
+    st: TurnState,
+    status: TurnStatus,
+    error?: string,
+    answer?: string,
+    stopReason?: TurnResult['stopReason'],
+    fault?: TurnFault,
+  ): Promise<TurnResult> {
+    return finishTurn(this.host, st, status, {
+      ...(error === undefined ? {} : { error }),
+      ...(answer === undefined ? {} : { answer }),
+      ...(stopReason === undefined ? {} : { stopReason }),
+      ...(fault === undefined ? {} : { fault }),
+    });
   }
 }

@@ -117,7 +117,15 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
         turnId,
       };
       await d.append(entry);
-      d.emit({ type: 'assistant_end', turnId, entryId: entry.id, content: r.content, toolCalls: entry.toolCalls, finishReason: r.finishReason, ...(r.usage ? { usage: r.usage } : {}) });
+      d.emit({
+        type: 'assistant_end',
+        turnId,
+        entryId: entry.id,
+        content: r.content,
+        toolCalls: entry.toolCalls,
+        finishReason: r.finishReason,
+        ...(r.usage ? { usage: r.usage } : {}),
+      });
       // A server that reports no cache figures at all (no cached or written tokens) gets no "0 / N cached" line.
       if (r.usage !== undefined && (r.usage.cachedTokens !== undefined || r.usage.cacheWriteTokens !== undefined)) {
         const metrics = cacheMetricsOf(r.usage, d.epochId());
@@ -126,7 +134,12 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       }
       if (entry.toolCalls.length > 0) return { kind: 'tools', entry };
       if (r.finishReason === 'length') {
-        d.emit({ type: 'notice', turnId, level: 'warn', message: `The answer was cut off at the output limit (${d.model.maxOutputTokens} tokens); ask the model to continue.` });
+        d.emit({
+          type: 'notice',
+          turnId,
+          level: 'warn',
+          message: `The answer was cut off at the output limit (${d.model.maxOutputTokens} tokens); ask the model to continue.`,
+        });
       } else if (r.content.trim() === '') {
         d.emit({ type: 'notice', turnId, level: 'warn', message: `The model returned an empty answer (finish reason: ${r.finishReason}).` });
       }
@@ -162,7 +175,12 @@ export async function runRequest(d: RequestDeps, st: TurnState): Promise<Step> {
       };
     }
     st.overflowRetried = true;
-    d.emit({ type: 'notice', turnId, level: 'warn', message: 'The provider reported a context overflow; the context was compacted one level deeper and the request is sent once more.' });
+    d.emit({
+      type: 'notice',
+      turnId,
+      level: 'warn',
+      message: 'The provider reported a context overflow; the context was compacted one level deeper and the request is sent once more.',
+    });
   }
 }
 
@@ -173,7 +191,16 @@ async function keepPartial(d: RequestDeps, turnId: string, partial: PartialReply
     return;
   }
   const chat = d.model.chat;
-  const entry: AssistantEntry = { ...d.entryBase(), type: 'assistant', content: partial.content, toolCalls: [], model: chat.model, provider: chat.provider, finishReason, turnId };
+  const entry: AssistantEntry = {
+    ...d.entryBase(),
+    type: 'assistant',
+    content: partial.content,
+    toolCalls: [],
+    model: chat.model,
+    provider: chat.provider,
+    finishReason,
+    turnId,
+  };
   await d.append(entry);
   d.emit({ type: 'assistant_end', turnId, entryId: entry.id, content: partial.content, toolCalls: [], finishReason });
 }

@@ -25,8 +25,10 @@ export function retryPoint(branch: readonly Entry[], turnId?: string): RetryPoin
   while (at >= 0 && BOOKKEEPING.has(branch[at]?.type ?? 'leaf')) at--;
   const end = branch[at];
   if (end?.type !== 'turn_end') return { ok: false, error: 'Only the last turn of the chat can be retried, and only right after it failed.' };
-  if (end.status !== 'failed') return { ok: false, error: `The last turn ${end.status === 'cancelled' ? 'was stopped' : 'completed'}; send a message to continue.` };
-  if (turnId !== undefined && end.turnId !== turnId) return { ok: false, error: 'That turn is no longer the last one of the chat; only the last failed turn can be retried.' };
+  if (end.status !== 'failed')
+    return { ok: false, error: `The last turn ${end.status === 'cancelled' ? 'was stopped' : 'completed'}; send a message to continue.` };
+  if (turnId !== undefined && end.turnId !== turnId)
+    return { ok: false, error: 'That turn is no longer the last one of the chat; only the last failed turn can be retried.' };
   const user = branch.find((e) => e.type === 'user' && e.turnId === end.turnId);
   if (user === undefined) return { ok: false, error: 'The failed turn has no message to send again.' };
   let target = at - 1;

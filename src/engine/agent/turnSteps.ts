@@ -37,12 +37,27 @@ function batchDepsOf(h: Pick<StepHost, 'deps' | 'emit' | 'entryBase'>, turnId: s
     },
     onStart: (c) => h.emit({ type: 'tool_start', turnId, callId: c.id, name: c.name, arguments: c.arguments }),
     onEnd: (c, e, wasCancelled) =>
-      h.emit({ type: 'tool_end', turnId, callId: c.id, name: c.name, entryId: e.id, content: e.content, isError: e.isError, durationMs: e.durationMs ?? 0, cancelled: wasCancelled }),
+      h.emit({
+        type: 'tool_end',
+        turnId,
+        callId: c.id,
+        name: c.name,
+        entryId: e.id,
+        content: e.content,
+        isError: e.isError,
+        durationMs: e.durationMs ?? 0,
+        cancelled: wasCancelled,
+      }),
   };
 }
 
 /** The user's attachments as one read_file exchange after the message (docs/user/chat.md); true when the turn was cancelled meanwhile. */
-export async function attachFiles(h: Pick<StepHost, 'deps' | 'emit' | 'entryBase'>, attachments: readonly Attachment[], turnId: string, signal: AbortSignal): Promise<boolean> {
+export async function attachFiles(
+  h: Pick<StepHost, 'deps' | 'emit' | 'entryBase'>,
+  attachments: readonly Attachment[],
+  turnId: string,
+  signal: AbortSignal,
+): Promise<boolean> {
   const calls = attachmentCalls(attachments, () => h.deps.ids.next('att_'));
   await h.deps.store.append(attachmentEntry(h.entryBase(), calls, turnId));
   return runToolBatch(batchDepsOf(h, turnId), calls, turnId, signal);

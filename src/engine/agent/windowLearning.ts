@@ -26,7 +26,11 @@ function fmt(n: number): string {
  * (prompt + output budget) bounds the window: it shrinks to 90% of that, and by at least a tenth.
  * Undefined when nothing would change.
  */
-export function learnWindow(current: { readonly contextWindow: number; readonly maxOutputTokens: number }, fault: FaultInfo, estimate: number): LearnedWindow | undefined {
+export function learnWindow(
+  current: { readonly contextWindow: number; readonly maxOutputTokens: number },
+  fault: FaultInfo,
+  estimate: number,
+): LearnedWindow | undefined {
   // A body cut mid-JSON is recovered from like an overflow, but it is usually a dropped connection: it says nothing
   // about the window, which must not shrink (a 65,536 window once became 14,601 this way).
   if (fault.statedWindow === undefined && fault.requestedTokens === undefined && TRUNCATED_JSON_PATTERN.test(fault.message)) return undefined;
@@ -46,16 +50,17 @@ export function learnWindow(current: { readonly contextWindow: number; readonly 
   // Without a count, what we sent (prompt + output budget) was refused, so the real window is below it.
   const window = Math.max(
     MIN_CONTEXT_WINDOW,
-    counted ? w - (requested - estimate) : Math.min(w - Math.ceil(w * BLIND_SHRINK_SHARE), Math.floor((estimate + current.maxOutputTokens) * (1 - BLIND_SHRINK_SHARE))),
+    counted
+      ? w - (requested - estimate)
+      : Math.min(w - Math.ceil(w * BLIND_SHRINK_SHARE), Math.floor((estimate + current.maxOutputTokens) * (1 - BLIND_SHRINK_SHARE))),
   );
   if (window >= w) return undefined;
   return {
     contextWindow: window,
     maxOutputTokens: Math.min(current.maxOutputTokens, outputReserveFor(window, current.maxOutputTokens)),
     how: 'shrunk',
-    notice:
-      counted
-        ? `The provider counted ${fmt(requested)} tokens where Capsule estimated ${fmt(estimate)}; the assumed window shrinks by that excess to ${fmt(window)} tokens.`
-        : `The provider reported an overflow without stating its window; the assumed window shrinks from ${fmt(w)} to ${fmt(window)} tokens.`,
+    notice: counted
+      ? `The provider counted ${fmt(requested)} tokens where Capsule estimated ${fmt(estimate)}; the assumed window shrinks by that excess to ${fmt(window)} tokens.`
+      : `The provider reported an overflow without stating its window; the assumed window shrinks from ${fmt(w)} to ${fmt(window)} tokens.`,
   };
 }

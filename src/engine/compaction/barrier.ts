@@ -8,7 +8,15 @@ import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { type CompactionDeps, runCompaction } from './compactor.js';
-import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, escalationLevels, isEffective, isNothingToCompact, MAX_COMPACTIONS_PER_TURN, nextLevel } from './cut.js';
+import {
+  type CompactionLevel,
+  COMPACTION_EXHAUSTED_MESSAGE,
+  escalationLevels,
+  isEffective,
+  isNothingToCompact,
+  MAX_COMPACTIONS_PER_TURN,
+  nextLevel,
+} from './cut.js';
 import { type ForecastInput, levelThatFits, softGateMiss } from './forecast.js';
 import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
 import { type CompactionOutcome, outcomeLine } from './outcome.js';
@@ -148,7 +156,12 @@ export class PreflightBarrier {
    * and a compaction needed right after the previous one for the third time in a row stops the turn instead of
    * compacting before every request. A request is never sent while still over the hard limit.
    */
-  preflight(args: { readonly signal: AbortSignal; readonly turnId?: string; readonly userRequest?: { readonly focus?: string }; readonly mandatoryModelSwitch?: boolean }): Promise<PreflightResult> {
+  preflight(args: {
+    readonly signal: AbortSignal;
+    readonly turnId?: string;
+    readonly userRequest?: { readonly focus?: string };
+    readonly mandatoryModelSwitch?: boolean;
+  }): Promise<PreflightResult> {
     return this.serialized(async () => {
       const t = this.deps.triggers;
       if (args.turnId !== undefined && t.currentTurn() !== args.turnId) t.beginTurn(args.turnId);
@@ -178,7 +191,13 @@ export class PreflightBarrier {
         return { ...this.result([], m, limits, true), mayProceed: false, error: COMPACTION_EXHAUSTED_MESSAGE, exhausted: true };
       }
       const startLevel = args.userRequest === undefined ? this.budget.startLevel() : 0;
-      return this.sequence({ signal: args.signal, ...(args.turnId === undefined ? {} : { turnId: args.turnId }), choice, startLevel, beforeResponse: args.userRequest === undefined });
+      return this.sequence({
+        signal: args.signal,
+        ...(args.turnId === undefined ? {} : { turnId: args.turnId }),
+        choice,
+        startLevel,
+        beforeResponse: args.userRequest === undefined,
+      });
     });
   }
 
@@ -188,7 +207,10 @@ export class PreflightBarrier {
   }
 
   /** A compaction with a given trigger whether or not it is due (CLI `--trigger`); soft ones still pass the ROI gates. */
-  compactWith(trigger: Trigger, opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string; readonly cutBefore?: string } = {}): Promise<PreflightResult> {
+  compactWith(
+    trigger: Trigger,
+    opts: { readonly signal?: AbortSignal; readonly focus?: string; readonly turnId?: string; readonly cutBefore?: string } = {},
+  ): Promise<PreflightResult> {
     const mandatory = trigger === 'hard_limit' || trigger === 'context_overflow';
     const choice: TriggerChoice = {
       trigger,
@@ -199,7 +221,13 @@ export class PreflightBarrier {
     };
     return this.serialized(() => {
       this.budget.enterBarrier(undefined);
-      return this.sequence({ signal: opts.signal ?? new AbortController().signal, ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }), choice, startLevel: 0, beforeResponse: false });
+      return this.sequence({
+        signal: opts.signal ?? new AbortController().signal,
+        ...(opts.turnId === undefined ? {} : { turnId: opts.turnId }),
+        choice,
+        startLevel: 0,
+        beforeResponse: false,
+      });
     });
   }
 
@@ -214,7 +242,7 @@ export class PreflightBarrier {
       const choice = t.overflowRecovery();
       if (choice === undefined) {
         const m = this.measure();
-        const error = 'the provider reported a context overflow again after this turn\'s recovery compaction; the turn ends without resending';
+        const error = "the provider reported a context overflow again after this turn's recovery compaction; the turn ends without resending";
         this.emit({ type: 'preflight_blocked', reason: 'overflow_repeated', message: error });
         return { ...this.result([], m, this.limits()), mayProceed: false, error };
       }
@@ -269,7 +297,13 @@ export class PreflightBarrier {
     if (choice.cutBefore === undefined && choice.mandatory) {
       // Decide before paying: the level whose known tail will fit, not a shallow summary first. Planning is free,
       // only a run counts against the cap; with nothing to compact at any level the plan below says so.
-      const found = levelThatFits(escalationLevels().filter((l) => l >= level), (l) => makePlan({ ...base, level: l }).cut, m.tokens, limits.hardLimit, f);
+      const found = levelThatFits(
+        escalationLevels().filter((l) => l >= level),
+        (l) => makePlan({ ...base, level: l }).cut,
+        m.tokens,
+        limits.hardLimit,
+        f,
+      );
       if (found !== undefined && !found.canFit) {
         const why = `nothing safe to compact: no level brings the request under the hard limit (even the smallest capsule at level ${String(found.level)} leaves about ${found.best} tokens against ${limits.hardLimit}), so no summary was requested`;
         return makePlan({ ...base, level: found.level, skipReason: why });
@@ -302,7 +336,8 @@ export class PreflightBarrier {
         { ...this.deps, settings: this.deps.resolved.settings, maxOutputTokens: this.deps.modelInfo.maxOutputTokens, branches: this.branches, summaryMemo },
         plan,
         seq.signal,
-        (percent, phase) => this.emit({ type: 'compaction_progress', operationId: plan.operationId, percent, phase, label: progressLabel(percent, seq.beforeResponse) }),
+        (percent, phase) =>
+          this.emit({ type: 'compaction_progress', operationId: plan.operationId, percent, phase, label: progressLabel(percent, seq.beforeResponse) }),
       );
       outcomes.push(outcome);
       if (outcome.outcome === 'completed') this.lastLevel = { turnId: seq.turnId, level: plan.level };
@@ -310,7 +345,8 @@ export class PreflightBarrier {
       limits = this.limits();
       const effective = isEffective(plan.tokensBefore, m.tokens);
       this.emit(endEvent(outcome, outcomeLine(outcome), effective));
-      if (outcome.outcome !== 'cancelled' && outcome.outcome !== 'stale' && !(outcome.outcome === 'skipped' && !plan.mandatory)) this.budget.record(plan.level, effective);
+      if (outcome.outcome !== 'cancelled' && outcome.outcome !== 'stale' && !(outcome.outcome === 'skipped' && !plan.mandatory))
+        this.budget.record(plan.level, effective);
       if (outcome.outcome === 'cancelled' || outcome.outcome === 'stale' || outcome.outcome === 'failed') break;
       // plan() already looked at every deeper level of a mandatory compaction: another round could only skip again.
       if (plan.mandatory && isNothingToCompact(plan.cut)) break;
@@ -321,7 +357,8 @@ export class PreflightBarrier {
       const next = nextLevel(level);
       if (next === undefined) break;
       level = next;
-      if (over && !choice.mandatory) choice = { trigger: 'hard_limit', mandatory: true, roiExempt: true, ...(choice.focus === undefined ? {} : { focus: choice.focus }) };
+      if (over && !choice.mandatory)
+        choice = { trigger: 'hard_limit', mandatory: true, roiExempt: true, ...(choice.focus === undefined ? {} : { focus: choice.focus }) };
     }
     return this.result(outcomes, m, limits);
   }

@@ -2,15 +2,7 @@
 import type { Ledger } from './ledger.js';
 import { code, renderLedger } from './ledgerFormat.js';
 
-export const SECTION_NAMES = [
-  'Goal',
-  'Constraints & Preferences',
-  'Progress',
-  'Key Decisions',
-  'Next Steps',
-  'Critical Context',
-  'Relevant Files',
-] as const;
+export const SECTION_NAMES = ['Goal', 'Constraints & Preferences', 'Progress', 'Key Decisions', 'Next Steps', 'Critical Context', 'Relevant Files'] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
 export type Sections = Readonly<Record<SectionName, string>>;
 
@@ -187,7 +179,8 @@ export function parseCapsuleSections(markdown: string): ParsedSections {
     if (h !== undefined) {
       const existing = bodies.get(h.name);
       target = existing ?? [];
-      if (existing) target.push(''); // a repeated heading continues the same section
+      if (existing)
+        target.push(''); // a repeated heading continues the same section
       else bodies.set(h.name, target);
       if (h.rest !== '') target.push(h.rest);
       continue;
@@ -264,10 +257,7 @@ export function sectionsFromLedger(ledger: Ledger): Sections {
 }
 
 /** Every section present: the model's where it wrote one, the ledger's where it did not. */
-export function completeFromLedger(
-  sections: Partial<Record<SectionName, string>>,
-  ledger: Ledger,
-): { sections: Sections; filled: SectionName[] } {
+export function completeFromLedger(sections: Partial<Record<SectionName, string>>, ledger: Ledger): { sections: Sections; filled: SectionName[] } {
   const fallback = sectionsFromLedger(ledger);
   const filled: SectionName[] = [];
   const out = {} as Record<SectionName, string>;
@@ -280,7 +270,9 @@ export function completeFromLedger(
 }
 
 const FILE_EXTENSIONS = new Set(
-  'ts tsx js jsx mjs cjs json jsonc md mdx py go rs java kt kts c h cc cpp hpp cs rb php swift scala yml yaml toml ini cfg conf txt html htm css scss less sh bash zsh ps1 sql xml lock env vue svelte proto gradle csv ipynb dart lua r pl ex exs erl hs ml tf'.split(' '),
+  'ts tsx js jsx mjs cjs json jsonc md mdx py go rs java kt kts c h cc cpp hpp cs rb php swift scala yml yaml toml ini cfg conf txt html htm css scss less sh bash zsh ps1 sql xml lock env vue svelte proto gradle csv ipynb dart lua r pl ex exs erl hs ml tf'.split(
+    ' ',
+  ),
 );
 
 /** File-path-like words in free text: `a/b.ts`, `./x/y.py:42`, `README.md`. Directories and URLs are not paths here. */
@@ -288,9 +280,12 @@ export function pathsMentioned(text: string): string[] {
   const out = new Set<string>();
   for (const raw of text.split(/[\s`'"()[\]{}<>,;|*]+/)) {
     if (raw.includes('://')) continue;
-    const word = raw.replace(/(?::\d+){1,2}$/, '').replace(/[.:!?]+$/, '').replace(/^(\.\/)+/, '');
+    const word = raw
+      .replace(/(?::\d+){1,2}$/, '')
+      .replace(/[.:!?]+$/, '')
+      .replace(/^(\.\/)+/, '');
     const ext = /\.([A-Za-z][A-Za-z0-9]{0,7})$/.exec(word)?.[1];
-    if (ext === undefined || word.startsWith('.') && !word.includes('/')) continue;
+    if (ext === undefined || (word.startsWith('.') && !word.includes('/'))) continue;
     if (!FILE_EXTENSIONS.has(ext.toLowerCase())) continue;
     if (!/^[\w@.\-/]+$/.test(word)) continue;
     out.add(word);
@@ -304,8 +299,7 @@ export function pathsMentioned(text: string): string[] {
  */
 export function flagInventedPaths(sections: Partial<Record<SectionName, string>>, ledger: Ledger, transcriptText = ''): string[] {
   const known = [...ledger.filesRead, ...ledger.filesModified];
-  const isKnown = (p: string): boolean =>
-    transcriptText.includes(p) || known.some((k) => k === p || k.endsWith(`/${p}`) || p.endsWith(`/${k}`));
+  const isKnown = (p: string): boolean => transcriptText.includes(p) || known.some((k) => k === p || k.endsWith(`/${p}`) || p.endsWith(`/${k}`));
   const text = SECTION_NAMES.map((n) => sections[n] ?? '').join('\n');
   return pathsMentioned(text)
     .filter((p) => !isKnown(p))

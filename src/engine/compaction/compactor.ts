@@ -73,7 +73,12 @@ function errText(err: unknown): string {
  * exactly the input of that moment. An evidence snapshot of an operation that did not commit stays in the
  * archive unreferenced (snapshots are immutable; the archive is deleted with the chat).
  */
-export async function runCompaction(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSignal, onProgress?: ProgressListener): Promise<CompactionOutcome> {
+export async function runCompaction(
+  deps: CompactionDeps,
+  plan: CompactionPlan,
+  signal: AbortSignal,
+  onProgress?: ProgressListener,
+): Promise<CompactionOutcome> {
   const startedAt = deps.clock.now();
   const run: Run = { attempts: 0 };
   let result: Result;
@@ -96,7 +101,15 @@ export async function runCompaction(deps: CompactionDeps, plan: CompactionPlan, 
 function baseOf(
   plan: CompactionPlan,
   run: Run,
-): { operationId: string; trigger: CompactionPlan['trigger']; level: number; tokensBefore: number; tokensSource: CompactionPlan['tokensSource']; attempts: number; checkpointId?: string } {
+): {
+  operationId: string;
+  trigger: CompactionPlan['trigger'];
+  level: number;
+  tokensBefore: number;
+  tokensSource: CompactionPlan['tokensSource'];
+  attempts: number;
+  checkpointId?: string;
+} {
   return {
     operationId: plan.operationId,
     trigger: plan.trigger,
@@ -148,7 +161,10 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   const reader = deps.branches ?? new BranchReader(store);
   const tail = reader.tail();
   const input = buildModelInput(tail, deps.defaultSystem);
-  const ledger = ledgerOf(cut, () => reader.branchTo(plan.leafAtPlan), { root: store.header.cwd, testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns });
+  const ledger = ledgerOf(cut, () => reader.branchTo(plan.leafAtPlan), {
+    root: store.header.cwd,
+    testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns,
+  });
   progress(15, 'summarizing');
   const summary = await generateSummary({
     model: deps.model,
@@ -272,7 +288,10 @@ function ledgerOf(cut: CutPlan, branch: () => readonly Entry[], opts: LedgerOpti
  */
 function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: ChosenText; retention: Retention } {
   const pinned = new Set(cut.pinnedEntryIds);
-  const facts = spanFacts(cut.summarize.filter((e) => !pinned.has(e.id)), root);
+  const facts = spanFacts(
+    cut.summarize.filter((e) => !pinned.has(e.id)),
+    root,
+  );
   const tail = transcriptTextOf([...cut.summarize.filter((e) => pinned.has(e.id)), ...cut.kept]);
   const measured = measureRetention(facts, chosen.text, tail);
   const lost = withLostFacts(chosen.text, facts, tail);
@@ -284,7 +303,10 @@ function withRetention(chosen: ChosenText, cut: CutPlan, root: string): { text: 
 function excludedMessages(cut: CutPlan): ModelMessage[] {
   const pinned = new Set(cut.pinnedEntryIds);
   const out: ModelMessage[] = cut.previousCapsule
-    ? [{ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: cut.previousCapsule.summary, entryId: cut.previousCapsule.id }]
+    ? [
+        { role: 'user', content: CAPSULE_QUESTION },
+        { role: 'assistant', content: cut.previousCapsule.summary, entryId: cut.previousCapsule.id },
+      ]
     : [];
   for (const e of cut.summarize) {
     if (pinned.has(e.id)) continue;
@@ -331,7 +353,13 @@ function capsuleText(deps: CompactionDeps, cut: CutPlan, ledger: Ledger, summary
     if (v.ok) return { text: assembled.text, quality: assembled.content.quality, flaggedPaths: assembled.flaggedPaths, sectionsFromModel: assembled.fromModel };
     reason = `the model's summary was rejected: ${v.problems.join('; ')}`;
   } else reason = summary.kind === 'failed' || summary.kind === 'partial' ? summary.reason : 'cancelled';
-  const built = buildFallbackCapsule({ span: cut.summarize, ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}), ledger, reason, root: deps.store.header.cwd });
+  const built = buildFallbackCapsule({
+    span: cut.summarize,
+    ...(cut.previousCapsule ? { previousCapsule: cut.previousCapsule } : {}),
+    ledger,
+    reason,
+    root: deps.store.header.cwd,
+  });
   // What did arrive of a cut-off or incomplete summary replaces the fallback's guesses section by section.
   const fb = summary.kind === 'partial' ? mergeArrived(built.content, summary.text) : built;
   const size = sizes(fb.text);

@@ -183,8 +183,7 @@ function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
   }
   const summarize = flatten(units.slice(0, cut));
   const kept = flatten(units.slice(cut));
-  const pinned =
-    activeTurnId === undefined ? [] : summarize.filter((e) => e.type === 'user' && e.turnId === activeTurnId);
+  const pinned = activeTurnId === undefined ? [] : summarize.filter((e) => e.type === 'user' && e.turnId === activeTurnId);
   if (pinned.length === summarize.filter(isMessageEntry).length) {
     return { nothingToCompact: true, reason: "only the active turn's task precedes the retained tail, and it stays verbatim" };
   }
@@ -203,7 +202,14 @@ function summarizingCut(ctx: CutContext, keepRecentTokens: number): CutResult {
     pinnedTokens,
     spanTokens,
     truncateResults: level >= 2,
-    truncatedTokens: bounded.saved + (level >= 2 ? truncationSavings(kept.filter((e) => !boundedIds.has(e.id)), ctx) : 0),
+    truncatedTokens:
+      bounded.saved +
+      (level >= 2
+        ? truncationSavings(
+            kept.filter((e) => !boundedIds.has(e.id)),
+            ctx,
+          )
+        : 0),
     boundedResultIds: bounded.ids,
   };
 }

@@ -46,7 +46,10 @@ export const READ_COMPACTION_EVIDENCE_TOOL: ToolSchema = {
       page: { type: 'integer', minimum: 1, description: 'Page number, starting at 1 (default 1).' },
       query: { type: 'string', description: 'Only items containing this text (case-insensitive).' },
       section: { type: 'string', enum: [...EVIDENCE_SECTIONS], description: 'Only this part of the archive (default: both).' },
-      result: { type: 'string', description: 'The id of an archived tool result that was shortened when it was made (its note names it); pages through that exact original instead.' },
+      result: {
+        type: 'string',
+        description: 'The id of an archived tool result that was shortened when it was made (its note names it); pages through that exact original instead.',
+      },
     },
     additionalProperties: false,
   },
@@ -63,12 +66,14 @@ const ARCHIVED_RESULT_ID = /^res_[A-Za-z0-9_]{1,80}$/;
 // Lenient at the edge: small models often send "2" for 2 or null for an omitted argument.
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 const ArgsSchema = z.strictObject({
-  page: z.pipe(z.transform((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))), z.optional(z.number().check(z.int(), z.gte(1)))),
+  page: z.pipe(
+    z.transform((v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))),
+    z.optional(z.number().check(z.int(), z.gte(1))),
+  ),
   query: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.maxLength(1_000)))),
   section: z.pipe(z.transform(nullToUndefined), z.optional(z.enum(EVIDENCE_SECTIONS))),
   result: z.pipe(z.transform(nullToUndefined), z.optional(z.string().check(z.regex(ARCHIVED_RESULT_ID)))),
 });
-
 
 /** Parses the tool's JSON arguments; throws EvidenceArgsError with a message for the model. */
 function parseEvidenceArgs(argsJson: string): EvidenceArgs {

@@ -52,8 +52,14 @@ const FULL: Limits = { files: 200, commands: 150, actions: 60, asks: 20, errors:
 function scaled(l: Limits, f: number): Limits {
   const s = (n: number): number => Math.max(1, Math.floor(n * f));
   return {
-    files: s(l.files), commands: s(l.commands), actions: s(l.actions), asks: s(l.asks),
-    errors: s(l.errors), notes: s(l.notes), excerpt: Math.max(80, s(l.excerpt)), previousSection: s(l.previousSection),
+    files: s(l.files),
+    commands: s(l.commands),
+    actions: s(l.actions),
+    asks: s(l.asks),
+    errors: s(l.errors),
+    notes: s(l.notes),
+    excerpt: Math.max(80, s(l.excerpt)),
+    previousSection: s(l.previousSection),
   };
 }
 
@@ -86,10 +92,14 @@ function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
   const commands = actions.filter((a) => a.kind === 'command');
   return {
     actions,
-    modified: [...new Set(actions.flatMap((a) => {
-      const f = actionFiles(a);
-      return [...f.created, ...f.modified, ...f.renamed.map((r) => r.to)].map(rel);
-    }))],
+    modified: [
+      ...new Set(
+        actions.flatMap((a) => {
+          const f = actionFiles(a);
+          return [...f.created, ...f.modified, ...f.renamed.map((r) => r.to)].map(rel);
+        }),
+      ),
+    ],
     commands,
     failedCommands: commands.filter((a) => commandSucceeded(a) === false && !a.result?.isError),
     asks: span.flatMap((e) => {
@@ -106,8 +116,16 @@ function spanFacts(span: readonly Entry[], root?: string): SpanFacts {
 function actionLine(a: ToolAction, excerpt: number): string {
   const target = a.command ?? a.query ?? a.skill ?? a.paths.join(', ');
   const denied = a.result?.effects?.denied === true;
-  const status = a.kind === 'command' ? commandStatus({ exitCode: a.exitCode, ok: commandSucceeded(a), denied })
-    : !a.result ? 'no result' : denied ? 'denied' : a.result.isError ? 'error' : 'ok';
+  const status =
+    a.kind === 'command'
+      ? commandStatus({ exitCode: a.exitCode, ok: commandSucceeded(a), denied })
+      : !a.result
+        ? 'no result'
+        : denied
+          ? 'denied'
+          : a.result.isError
+            ? 'error'
+            : 'ok';
   return `${code(a.name)}${target ? ` ${code(flat(target, excerpt))}` : ''} → ${status}`;
 }
 
@@ -156,7 +174,11 @@ function withoutOwnLabels(body: string | undefined): string | undefined {
 /** The previous capsule's plan, minus the lines this capsule's plan already has; undefined when nothing is left. */
 function earlierPlan(body: string | undefined, current: string): string | undefined {
   const have = new Set(current.split('\n').map((l) => l.trim()));
-  const rest = withoutOwnLabels(body)?.split('\n').filter((l) => !have.has(l.trim())).join('\n').trim();
+  const rest = withoutOwnLabels(body)
+    ?.split('\n')
+    .filter((l) => !have.has(l.trim()))
+    .join('\n')
+    .trim();
   return rest === undefined || rest === '' ? undefined : `Earlier plan (previous capsules):\n${rest}`;
 }
 
@@ -224,7 +246,9 @@ function buildSections(input: FallbackInput, facts: SpanFacts, l: Limits): Secti
       failedCommands.length > 0 && ['Failed commands (latest last):', ...lastOf(failedCommands, l.errors, 'failures', action)].join('\n'),
       notes.length > 0 && ['Latest assistant notes (excerpts):', ...lastOf(notes, l.notes, 'notes', excerpt)].join('\n'),
       prev('Critical Context'),
-      prevParsed && prevParsed.missing.length === SECTION_NAMES.length && `Previous capsule (unstructured):\n${clip(previousCapsule?.summary ?? '', l.previousSection)}`,
+      prevParsed &&
+        prevParsed.missing.length === SECTION_NAMES.length &&
+        `Previous capsule (unstructured):\n${clip(previousCapsule?.summary ?? '', l.previousSection)}`,
     ),
     'Relevant Files': base['Relevant Files'],
   };

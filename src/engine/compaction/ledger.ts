@@ -103,7 +103,10 @@ export function ledgerFromDetails(details: Readonly<Record<string, unknown>> | u
 export function pathsRelativeTo(root?: string): (p: string) => string {
   const r = root?.replace(/\\/g, '/').replace(/\/+$/, '');
   return (p) => {
-    let out = p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+    let out = p
+      .trim()
+      .replace(/\\/g, '/')
+      .replace(/^(\.\/)+/, '');
     if (r !== undefined && r !== '' && out.startsWith(`${r}/`)) out = out.slice(r.length + 1);
     else if (r !== undefined && out === r) out = '.';
     return out;

@@ -51,7 +51,9 @@ function newestFirst<T>(items: readonly T[], max: number, show: (t: T) => string
 const showPath = (p: string): string => code(clip(p, MAX_RENDERED_PATH_CHARS));
 
 function commandLine(c: LedgerCommand): string {
-  const notes = [c.inferred === true ? 'status inferred' : '', c.effectsUnknown !== undefined ? `effects unknown: ${c.effectsUnknown}` : ''].filter((n) => n !== '');
+  const notes = [c.inferred === true ? 'status inferred' : '', c.effectsUnknown !== undefined ? `effects unknown: ${c.effectsUnknown}` : ''].filter(
+    (n) => n !== '',
+  );
   return `${code(clip(c.command, MAX_RENDERED_COMMAND_CHARS))} → ${commandStatus(c)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
@@ -94,7 +96,11 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
     ...newestFirst(ledger.filesModified, MAX_RENDERED_FILES, mark),
   ];
   if (ledger.renamed.length > 0) {
-    out.push('', `**Files renamed (${ledger.renamed.length}, newest first):**`, ...newestFirst(ledger.renamed, MAX_RENDERED_FILES, (r) => `${showPath(r.from)} → ${showPath(r.to)}`));
+    out.push(
+      '',
+      `**Files renamed (${ledger.renamed.length}, newest first):**`,
+      ...newestFirst(ledger.renamed, MAX_RENDERED_FILES, (r) => `${showPath(r.from)} → ${showPath(r.to)}`),
+    );
   }
   if (ledger.filesDeleted.length > 0) {
     out.push('', `**Files deleted (${ledger.filesDeleted.length}, newest first):**`, ...newestFirst(ledger.filesDeleted, MAX_RENDERED_FILES, mark));
@@ -114,7 +120,11 @@ export function renderLedger(ledger: Ledger, flaggedPaths: readonly string[] = [
   if (ledger.mode !== undefined) out.push('', `**Mode:** ${ledger.mode === 'ask' ? 'Ask (read-only: no file changes, no commands)' : 'Agent'}`);
   // Only when the agent kept a plan, so capsules of plan-less sessions stay as they were.
   if (ledger.plan !== null && ledger.plan.length > 0) {
-    out.push('', `${PLAN_HEADING} (${ledger.plan.filter((i) => i.status === 'done').length} of ${ledger.plan.length} done; update it with update_plan):**`, ...renderPlanLines(ledger.plan));
+    out.push(
+      '',
+      `${PLAN_HEADING} (${ledger.plan.filter((i) => i.status === 'done').length} of ${ledger.plan.length} done; update it with update_plan):**`,
+      ...renderPlanLines(ledger.plan),
+    );
   }
   out.push(...renderMcpLedger(ledger.mcpCalls ?? [], ledger.mcpToolsLoaded ?? []));
   if (flaggedPaths.length > 0) {

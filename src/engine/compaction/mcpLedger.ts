@@ -69,7 +69,8 @@ export function mcpLedgerOf(
       const r = results.get(call.id);
       if (call.name === 'mcp_tools') {
         const names = argsOf(call).names;
-        if (r !== undefined && !r.isError && Array.isArray(names)) for (const n of names) if (typeof n === 'string' && r.content.includes(`"name":"${n}"`)) loaded.add(n);
+        if (r !== undefined && !r.isError && Array.isArray(names))
+          for (const n of names) if (typeof n === 'string' && r.content.includes(`"name":"${n}"`)) loaded.add(n);
         continue;
       }
       const target = targetOf(call);

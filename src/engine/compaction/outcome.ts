@@ -82,7 +82,8 @@ export function outcomeLine(o: CompactionOutcome): string {
   switch (o.outcome) {
     case 'completed': {
       const pct = reclaimedPercent(o.tokensBefore, o.tokensAfter);
-      const degraded = o.quality === 'degraded' ? ' · fallback capsule (degraded)' : o.quality === 'partial' ? ' · partial capsule (some sections from the ledger)' : '';
+      const degraded =
+        o.quality === 'degraded' ? ' · fallback capsule (degraded)' : o.quality === 'partial' ? ' · partial capsule (some sections from the ledger)' : '';
       return `Context compacted (${label}): ${groupDigits(o.tokensBefore)} → ${groupDigits(o.tokensAfter)} tokens, reclaimed ${pct}% · ${o.checkpointId}${degraded}${sourceNote(o.tokensSource)}`;
     }
     case 'skipped':

@@ -75,12 +75,12 @@ export function makePlan(a: MakePlanArgs): CompactionPlan {
       : a.cutBefore !== undefined
         ? planCutAt(a.branch, a.tokensOf, a.cutBefore)
         : planCut({
-          branch: a.branch,
-          tokensOf: a.tokensOf,
-          keepRecentTokens: a.keepRecentTokens,
-          level: a.level,
-          ...(a.turnId === undefined ? {} : { activeTurnId: a.turnId }),
-        });
+            branch: a.branch,
+            tokensOf: a.tokensOf,
+            keepRecentTokens: a.keepRecentTokens,
+            level: a.level,
+            ...(a.turnId === undefined ? {} : { activeTurnId: a.turnId }),
+          });
   const cut: CutResult =
     a.skipReason === undefined && isNothingToCompact(planned) ? { nothingToCompact: true, reason: `nothing safe to compact: ${planned.reason}` } : planned;
   const focus = a.focus?.trim();

@@ -60,7 +60,10 @@ export interface SpanFacts {
 const ERROR_LINE = /error|exception|traceback|failed|failure|fatal|denied|not found|no such file|cannot|could not|panic|assert/i;
 
 function errorLine(content: string): string | undefined {
-  const lines = content.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^<\/?(?:returncode|output|tool_use_error)>$/.test(l));
+  const lines = content
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^<\/?(?:returncode|output|tool_use_error)>$/.test(l));
   const line = lines.find((l) => ERROR_LINE.test(l)) ?? lines[0];
   return line === undefined ? undefined : line.replace(/^<tool_use_error>|<\/tool_use_error>$/g, '').slice(0, MATCH_CHARS);
 }
@@ -140,7 +143,9 @@ export function withLostFacts(capsuleText: string, facts: SpanFacts, tailText: s
 export function retentionLine(r: Retention): string {
   const part = (name: string, c: CategoryRetention): string | undefined =>
     c.total === 0 ? undefined : c.kept === c.total ? `${name} 100%` : `${name} ${c.kept}/${c.total}`;
-  const parts = [part('files', r.files), part('commands', r.commands), part('errors', r.errors), part('identifiers', r.identifiers)].filter((p): p is string => p !== undefined);
+  const parts = [part('files', r.files), part('commands', r.commands), part('errors', r.errors), part('identifiers', r.identifiers)].filter(
+    (p): p is string => p !== undefined,
+  );
   const facts = parts.length === 0 ? 'nothing to retain' : parts.join(' · ');
   const own = r.sectionsFromModel;
   // Which sections the model wrote, so a partial capsule says what came from the ledger instead.

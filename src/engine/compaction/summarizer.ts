@@ -91,7 +91,13 @@ export async function summarize(args: SummarizeArgs): Promise<SummarizeResult> {
   const ended = (): SummarizeResult =>
     overallCause === 'cancelled' || args.signal.aborted
       ? { ok: false, reason: 'cancelled', attempts }
-      : { ok: false, reason: 'timeout', detail: `no summary within ${timeoutMs} ms${fault ? ` (last fault: ${fault.message})` : ''}`, attempts, ...faultField(fault) };
+      : {
+          ok: false,
+          reason: 'timeout',
+          detail: `no summary within ${timeoutMs} ms${fault ? ` (last fault: ${fault.message})` : ''}`,
+          attempts,
+          ...faultField(fault),
+        };
 
   try {
     while (attempts < maxAttempts) {
@@ -114,7 +120,13 @@ export async function summarize(args: SummarizeArgs): Promise<SummarizeResult> {
           const why = outcome.finishReason ? ` (finish_reason: ${outcome.finishReason})` : '';
           return { ok: false, reason: 'empty', detail: `the model returned no summary text${why}`, attempts };
         }
-        return { ok: true, text, attempts, ...(outcome.usage ? { usage: outcome.usage } : {}), ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}) };
+        return {
+          ok: true,
+          text,
+          attempts,
+          ...(outcome.usage ? { usage: outcome.usage } : {}),
+          ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}),
+        };
       }
       lastWasDeadline = outcome.kind === 'deadline';
       if (outcome.kind === 'deadline') fault = { kind: 'transient', message: `attempt ${attempts} got no answer within ${limitMs} ms` };

@@ -61,11 +61,7 @@ export function compactionInstruction(focus?: string, words: number = DEFAULT_SU
  * since), then the instruction last as a user message. The unchanged prefix lets providers that
  * cache prompts bill the history at the cached rate; only the suffix is new.
  */
-export function buildSummaryMessages(
-  lastSent: readonly ModelMessage[],
-  instruction: string,
-  unseen: readonly ModelMessage[] = [],
-): ModelMessage[] {
+export function buildSummaryMessages(lastSent: readonly ModelMessage[], instruction: string, unseen: readonly ModelMessage[] = []): ModelMessage[] {
   return [...lastSent, ...unseen, { role: 'user', content: instruction }];
 }
 
@@ -106,11 +102,7 @@ const isCapsulePair = (messages: readonly ModelMessage[]): boolean =>
  * is never touched, a tool call never loses its results, and the previous capsule pair goes last
  * because it is the only copy of the state before it.
  */
-export function boundSummaryMessages(
-  messages: readonly ModelMessage[],
-  tokensOfMessage: (m: ModelMessage) => number,
-  budget: number,
-): BoundedMessages {
+export function boundSummaryMessages(messages: readonly ModelMessage[], tokensOfMessage: (m: ModelMessage) => number, budget: number): BoundedMessages {
   const msgs = [...messages];
   const tokens = msgs.map(tokensOfMessage);
   let total = tokens.reduce((a, b) => a + b, 0);

@@ -140,7 +140,13 @@ export async function generateSummary(args: GenerateArgs): Promise<SummaryAttemp
   };
   // The unchanged prefix is what makes the request cheap; only a request that cannot fit loses it.
   if (fullTokens > budget && !bound(budget)) {
-    return { kind: 'failed', reason: `the summary request cannot fit the ${args.hardLimit}-token limit even when bounded`, sent: [], attempts: 0, ...(bounded ? { bounded } : {}) };
+    return {
+      kind: 'failed',
+      reason: `the summary request cannot fit the ${args.hardLimit}-token limit even when bounded`,
+      sent: [],
+      attempts: 0,
+      ...(bounded ? { bounded } : {}),
+    };
   }
 
   let attempts = 0;

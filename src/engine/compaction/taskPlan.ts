@@ -66,7 +66,10 @@ export function parsePlanArgs(argsJson: string): PlanArgsResult {
   try {
     raw = JSON.parse(argsJson);
   } catch {
-    return { ok: false, error: `${UPDATE_PLAN_TOOL_NAME}: arguments are not valid JSON; send {"plan":[{"step":"…","status":"pending"}]}. The previous plan stays.` };
+    return {
+      ok: false,
+      error: `${UPDATE_PLAN_TOOL_NAME}: arguments are not valid JSON; send {"plan":[{"step":"…","status":"pending"}]}. The previous plan stays.`,
+    };
   }
   const parsed = UpdatePlanArgsSchema.safeParse(raw);
   if (!parsed.success) {

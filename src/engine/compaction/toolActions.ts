@@ -75,7 +75,10 @@ const PATCH_KEYS = ['patch', 'diff', 'input'];
 
 /** Normalizes a path the way the ledger stores it: forward slashes, no leading "./". */
 function normalizePath(p: string): string {
-  return p.trim().replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  return p
+    .trim()
+    .replace(/\\/g, '/')
+    .replace(/^(\.\/)+/, '');
 }
 
 /** Files named by an apply-patch envelope (`*** Update File: x`) or a unified diff (`+++ b/x`). */
@@ -84,7 +87,10 @@ export function pathsInPatch(text: string): string[] {
   for (const line of text.split('\n')) {
     const envelope = /^\*\*\* (?:Add|Update|Delete) File: (.+)$/.exec(line) ?? /^\*\*\* Move to: (.+)$/.exec(line);
     // Unified diffs prefix paths with a/ and b/; the apply-patch envelope does not.
-    const diff = /^(?:\+\+\+|---) (.+?)(?:\t.*)?$/.exec(line)?.[1]?.trim().replace(/^[ab]\//, '');
+    const diff = /^(?:\+\+\+|---) (.+?)(?:\t.*)?$/
+      .exec(line)?.[1]
+      ?.trim()
+      .replace(/^[ab]\//, '');
     const p = envelope?.[1]?.trim() ?? diff;
     if (p !== undefined && p !== '/dev/null' && p !== '') out.push(normalizePath(p));
   }
@@ -121,7 +127,8 @@ function pathsOf(args: Readonly<Record<string, unknown>> | undefined, raw: strin
 /** `["bash", "-lc", "npm test"]` (Codex's shell argument) is the command `npm test`; other argv lists are joined with quoting. */
 function argvCommand(v: readonly string[]): string {
   const [sh, flag, script] = v;
-  if (v.length === 3 && sh !== undefined && /(^|\/)(ba|z|da)?sh$/.test(sh) && flag !== undefined && /^-[a-z]*c$/.test(flag) && script !== undefined) return script;
+  if (v.length === 3 && sh !== undefined && /(^|\/)(ba|z|da)?sh$/.test(sh) && flag !== undefined && /^-[a-z]*c$/.test(flag) && script !== undefined)
+    return script;
   return v.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
@@ -283,7 +290,15 @@ export function statusInferred(a: ToolAction): boolean {
 const EMPTY_FILES: ActionFiles = { created: [], modified: [], deleted: [], renamed: [], read: [], inferred: false };
 
 function fromEffects(e: Effects): ActionFiles {
-  return { created: e.created, modified: e.modified, deleted: e.deleted, renamed: e.renamed, read: e.read, inferred: e.source === 'inferred', ...(e.unknown === undefined ? {} : { unknown: e.unknown }) };
+  return {
+    created: e.created,
+    modified: e.modified,
+    deleted: e.deleted,
+    renamed: e.renamed,
+    read: e.read,
+    inferred: e.source === 'inferred',
+    ...(e.unknown === undefined ? {} : { unknown: e.unknown }),
+  };
 }
 
 /**

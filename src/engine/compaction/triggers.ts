@@ -81,7 +81,12 @@ export class TriggerState {
   }
 
   toJSON(): TriggerStateData {
-    return { turnId: this.turnId, softAttempted: this.softAttempted, overflowRecoveries: this.overflowRecoveries, pending: this.pending.map((p) => ({ ...p })) };
+    return {
+      turnId: this.turnId,
+      softAttempted: this.softAttempted,
+      overflowRecoveries: this.overflowRecoveries,
+      pending: this.pending.map((p) => ({ ...p })),
+    };
   }
 
   /** Drops pending soft intents: after a rewind they describe a branch the chat has left. */

@@ -38,8 +38,10 @@ export function convertAnthropic(value: unknown, b: ImportBuilder): void {
       for (const blk of blocks(m['content'])) {
         const t = blk['type'];
         if (t === 'text' && typeof blk['text'] === 'string') texts.push(blk['text']);
-        else if (t === 'tool_use' && typeof blk['id'] === 'string' && typeof blk['name'] === 'string') calls.push({ id: blk['id'], name: blk['name'], arguments: JSON.stringify(blk['input'] ?? {}) });
-        else if (t === 'thinking' || t === 'redacted_thinking') b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
+        else if (t === 'tool_use' && typeof blk['id'] === 'string' && typeof blk['name'] === 'string')
+          calls.push({ id: blk['id'], name: blk['name'], arguments: JSON.stringify(blk['input'] ?? {}) });
+        else if (t === 'thinking' || t === 'redacted_thinking')
+          b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
         else b.report.drop(`assistant '${String(t)}' block`, 'server-side tools and other blocks have no local equivalent');
       }
       b.assistant(texts.join('\n\n'), calls, { where, ...(model === undefined ? {} : { model }) });
@@ -48,7 +50,8 @@ export function convertAnthropic(value: unknown, b: ImportBuilder): void {
     const texts: string[] = [];
     for (const blk of blocks(m['content'])) {
       const t = blk['type'];
-      if (t === 'tool_result' && typeof blk['tool_use_id'] === 'string') b.toolResult(blk['tool_use_id'], text(blk['content'] ?? '', b, where), { where, isError: blk['is_error'] === true });
+      if (t === 'tool_result' && typeof blk['tool_use_id'] === 'string')
+        b.toolResult(blk['tool_use_id'], text(blk['content'] ?? '', b, where), { where, isError: blk['is_error'] === true });
       else if (t === 'text' && typeof blk['text'] === 'string') texts.push(blk['text']);
       else b.report.drop(`user '${String(t)}' block`, 'images and documents are not imported');
     }

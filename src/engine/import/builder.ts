@@ -72,7 +72,10 @@ export class ImportBuilder {
       if (spawner !== undefined) {
         // The Task call that spawned this sidechain: it imports as that call's subagent, on its own root.
         this.delegations.splice(this.delegations.indexOf(pending ?? spawner), pending === undefined ? 0 : 1);
-        const id = `sa_${key.replace(/^sidechain:/, '').replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 100)}`;
+        const id = `sa_${key
+          .replace(/^sidechain:/, '')
+          .replace(/[^A-Za-z0-9_-]/g, '_')
+          .slice(0, 100)}`;
         c = { entries: [], open: new Map(), fork: null, subagent: { id, toolCallId: spawner.callId, anchorId: spawner.entryId } };
       } else {
         const fork = last === undefined ? null : this.main.open.size > 0 ? last.parentId : last.id;
@@ -148,7 +151,11 @@ export class ImportBuilder {
     return this.current.open.get(sourceCallId)?.name;
   }
 
-  toolResult(sourceCallId: string, content: string, o: { readonly where: string; readonly isError?: boolean; readonly effects?: Effects; readonly timestamp?: unknown; readonly name?: string }): void {
+  toolResult(
+    sourceCallId: string,
+    content: string,
+    o: { readonly where: string; readonly isError?: boolean; readonly effects?: Effects; readonly timestamp?: unknown; readonly name?: string },
+  ): void {
     const call = this.current.open.get(sourceCallId);
     if (call) this.current.open.delete(sourceCallId);
     else this.report.warn(`${o.where}: tool result for call ${sourceCallId} matches no pending tool call`);
@@ -185,9 +192,23 @@ export class ImportBuilder {
     const sides = [...this.sides.values()].flatMap((c) => c.entries);
     const mainLeaf = this.main.entries[this.main.entries.length - 1]?.id ?? null;
     // Subagent entries never move the leaf; only plain sidechain branches need the move back.
-    const last = [...this.sides.values()].filter((c) => c.subagent === undefined).flatMap((c) => c.entries).pop();
+    const last = [...this.sides.values()]
+      .filter((c) => c.subagent === undefined)
+      .flatMap((c) => c.entries)
+      .pop();
     const back: Entry[] =
-      last === undefined ? [] : [{ type: 'leaf', id: this.opts.ids.next('e_'), parentId: last.id, timestamp: last.timestamp, targetId: mainLeaf, reason: 'imported sidechains stay on their own branch' }];
+      last === undefined
+        ? []
+        : [
+            {
+              type: 'leaf',
+              id: this.opts.ids.next('e_'),
+              parentId: last.id,
+              timestamp: last.timestamp,
+              targetId: mainLeaf,
+              reason: 'imported sidechains stay on their own branch',
+            },
+          ];
     return { header, entries: [...this.main.entries, ...sides, ...back] };
   }
 }

@@ -51,7 +51,8 @@ function resultsById(lines: readonly { readonly n: number; readonly value: unkno
     if (!isRecord(value) || value['type'] !== 'user' || !isRecord(value['message'])) continue;
     for (const blk of blocksOf(value['message']['content'])) {
       const id = blk['tool_use_id'];
-      if (blk['type'] === 'tool_result' && typeof id === 'string' && !out.has(id)) out.set(id, { block: blk, where: `line ${n}`, timestamp: value['timestamp'] });
+      if (blk['type'] === 'tool_result' && typeof id === 'string' && !out.has(id))
+        out.set(id, { block: blk, where: `line ${n}`, timestamp: value['timestamp'] });
     }
   }
   return out;
@@ -64,7 +65,11 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
   const flush = (): void => {
     if (!pending) return;
     b.useChain(pending.chain);
-    b.assistant(pending.text.join('\n\n'), pending.calls, { where: pending.where, timestamp: pending.timestamp, ...(pending.model === undefined ? {} : { model: pending.model }) });
+    b.assistant(pending.text.join('\n\n'), pending.calls, {
+      where: pending.where,
+      timestamp: pending.timestamp,
+      ...(pending.model === undefined ? {} : { model: pending.model }),
+    });
     // Each call's result right after it, wherever the file wrote it.
     for (const c of pending.calls) {
       const r = results.get(c.id);
@@ -78,7 +83,9 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
   const onlyPendingResults = (blocks: readonly Record<string, unknown>[]): boolean =>
     pending !== undefined &&
     blocks.length > 0 &&
-    blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && (pending?.calls.some((c) => c.id === blk['tool_use_id']) ?? false));
+    blocks.every(
+      (blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && (pending?.calls.some((c) => c.id === blk['tool_use_id']) ?? false),
+    );
   for (const { n, value } of lines) {
     const where = `line ${n}`;
     if (!isRecord(value)) {
@@ -95,7 +102,11 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
     if (cwd !== undefined && b.cwd !== cwd && b.report.counts.userTurns === 0) b.cwd = cwd;
     if (type === 'system') {
       if (value['subtype'] === 'compact_boundary') b.report.counts.compactBoundaries++;
-      else b.report.drop(`system line${typeof value['subtype'] === 'string' ? ` (${value['subtype']})` : ''}`, 'a notice Claude Code showed, not part of the conversation');
+      else
+        b.report.drop(
+          `system line${typeof value['subtype'] === 'string' ? ` (${value['subtype']})` : ''}`,
+          'a notice Claude Code showed, not part of the conversation',
+        );
       continue;
     }
     if (type !== 'user' && type !== 'assistant') {
@@ -114,14 +125,23 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
       if (!pending || pending.messageId !== messageId || pending.chain !== chain) {
         flush();
         const model = str(message['model']);
-        pending = { messageId, chain, text: [], calls: [], where, timestamp: value['timestamp'], ...(model !== undefined && model !== '<synthetic>' ? { model } : {}) };
+        pending = {
+          messageId,
+          chain,
+          text: [],
+          calls: [],
+          where,
+          timestamp: value['timestamp'],
+          ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
+        };
       }
       for (const blk of blocksOf(message['content'])) {
         const t = blk['type'];
         if (t === 'text' && typeof blk['text'] === 'string') pending.text.push(blk['text']);
         else if (t === 'tool_use' && typeof blk['id'] === 'string' && typeof blk['name'] === 'string') {
           pending.calls.push({ id: blk['id'], name: blk['name'], arguments: JSON.stringify(blk['input'] ?? {}) });
-        } else if (t === 'thinking' || t === 'redacted_thinking') b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
+        } else if (t === 'thinking' || t === 'redacted_thinking')
+          b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
         else b.report.drop(`assistant '${String(t)}' block`, 'not a text or tool_use block');
       }
       continue;
@@ -129,7 +149,8 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
     const blocks = blocksOf(message['content']);
     if (onlyPendingResults(blocks)) continue; // emitted with the message's calls when it ends
     // Results already placed after their calls: a late line of them must not cut the message now being read.
-    if (blocks.length > 0 && blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && emitted.has(blk['tool_use_id']))) continue;
+    if (blocks.length > 0 && blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && emitted.has(blk['tool_use_id'])))
+      continue;
     flush();
     b.useChain(chain);
     const texts: string[] = [];

@@ -3,7 +3,16 @@ import { effects } from '../transcript/effects.js';
 import type { ToolCall } from '../transcript/schema.js';
 import { type ImportBuilder, isRecord, str } from './builder.js';
 
-const RESPONSE_TYPES = new Set(['message', 'reasoning', 'function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call', 'web_search_call']);
+const RESPONSE_TYPES = new Set([
+  'message',
+  'reasoning',
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'web_search_call',
+]);
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -47,7 +56,10 @@ interface Item {
 }
 
 /** Rollout lines are `{timestamp, type, payload}`; the oldest releases wrote bare response items after a metadata line. */
-function itemsOf(lines: readonly { readonly n: number; readonly value: unknown }[], b: ImportBuilder): { items: Item[]; exits: Map<string, { code: number; ok: boolean }> } {
+function itemsOf(
+  lines: readonly { readonly n: number; readonly value: unknown }[],
+  b: ImportBuilder,
+): { items: Item[]; exits: Map<string, { code: number; ok: boolean }> } {
   const items: Item[] = [];
   const exits = new Map<string, { code: number; ok: boolean }>();
   for (const { n, value } of lines) {
@@ -71,9 +83,12 @@ function itemsOf(lines: readonly { readonly n: number; readonly value: unknown }
     if (type === 'event_msg' && payload) {
       const ev = str(payload['type']);
       const callId = str(payload['call_id']);
-      if (ev === 'user_message' && typeof payload['message'] === 'string') items.push({ n, timestamp: value['timestamp'], payload: { type: '__user_message', message: payload['message'] } });
-      else if (ev === 'exec_command_end' && callId !== undefined && typeof payload['exit_code'] === 'number') exits.set(callId, { code: payload['exit_code'], ok: payload['exit_code'] === 0 });
-      else if (ev === 'patch_apply_end' && callId !== undefined && typeof payload['success'] === 'boolean') exits.set(callId, { code: payload['success'] ? 0 : 1, ok: payload['success'] });
+      if (ev === 'user_message' && typeof payload['message'] === 'string')
+        items.push({ n, timestamp: value['timestamp'], payload: { type: '__user_message', message: payload['message'] } });
+      else if (ev === 'exec_command_end' && callId !== undefined && typeof payload['exit_code'] === 'number')
+        exits.set(callId, { code: payload['exit_code'], ok: payload['exit_code'] === 0 });
+      else if (ev === 'patch_apply_end' && callId !== undefined && typeof payload['success'] === 'boolean')
+        exits.set(callId, { code: payload['success'] ? 0 : 1, ok: payload['success'] });
       else b.report.drop(`event_msg ${ev ?? ''}`.trim(), 'a UI or bookkeeping event; the conversation itself is in the response items');
       continue;
     }
@@ -104,7 +119,9 @@ export function convertCodex(lines: readonly { readonly n: number; readonly valu
   const { items, exits } = itemsOf(lines, b);
   // The CLI writes each request twice (a user response item and a user_message event); the Desktop app writes only
   // the event, its user response items being injected context. An event whose text no user item carries is the request.
-  const userItems = new Set(items.filter((i) => str(i.payload['type']) === 'message' && str(i.payload['role']) === 'user').map((i) => normalized(textOf(i.payload['content']))));
+  const userItems = new Set(
+    items.filter((i) => str(i.payload['type']) === 'message' && str(i.payload['role']) === 'user').map((i) => normalized(textOf(i.payload['content']))),
+  );
   let model: string | undefined;
   let pending: { text: string; calls: ToolCall[]; where: string; timestamp: unknown } | undefined;
   const flush = (): void => {
@@ -183,10 +200,12 @@ export function convertCodex(lines: readonly { readonly n: number; readonly valu
         const id = str(p['call_id']) ?? '';
         const raw = p['output'];
         const output = typeof raw === 'string' ? raw : isRecord(raw) && typeof raw['content'] === 'string' ? raw['content'] : JSON.stringify(raw ?? '');
-        const exit = exits.get(id) ?? (() => {
-          const code = exitFromOutput(output) ?? exitFromText(output);
-          return code === undefined ? undefined : { code, ok: code === 0 };
-        })();
+        const exit =
+          exits.get(id) ??
+          (() => {
+            const code = exitFromOutput(output) ?? exitFromText(output);
+            return code === undefined ? undefined : { code, ok: code === 0 };
+          })();
         // A structured exit code is exact about the status; the files it touched are still read from the command text.
         const e = exit === undefined ? undefined : effects({ source: 'inferred', exitCode: exit.code, failed: !exit.ok });
         b.toolResult(id, output, { where, timestamp, isError: exit !== undefined && !exit.ok, ...(e === undefined ? {} : { effects: e }) });

@@ -19,7 +19,9 @@ function looksAnthropic(doc: Record<string, unknown> | undefined, messages: read
   const blockTypes = messages.flatMap((m) => (isRecord(m) && Array.isArray(m['content']) ? m['content'].filter(isRecord).map((b) => b['type']) : []));
   if (blockTypes.some((t) => typeof t === 'string' && ANTHROPIC_BLOCKS.has(t))) return true;
   const roles = messages.map((m) => (isRecord(m) ? m['role'] : undefined));
-  const openAIish = messages.some((m) => isRecord(m) && (m['tool_calls'] !== undefined || m['tool_call_id'] !== undefined || m['role'] === 'system' || m['role'] === 'tool'));
+  const openAIish = messages.some(
+    (m) => isRecord(m) && (m['tool_calls'] !== undefined || m['tool_call_id'] !== undefined || m['role'] === 'system' || m['role'] === 'tool'),
+  );
   return doc !== undefined && doc['system'] !== undefined && !openAIish && roles.every((r) => r === 'user' || r === 'assistant');
 }
 
@@ -27,12 +29,25 @@ export function detectFormat(p: Parsed): Detection {
   if (p.kind === 'text') return { ok: false, lookedLike: 'text that is neither JSON nor JSON lines' };
   if (p.kind === 'jsonl') {
     const sample = p.lines.slice(0, 200).map((l) => l.value);
-    if (sample.some((v) => isRecord(v) && typeof v['type'] === 'string' && CLAUDE_TYPES.has(v['type']) && (v['uuid'] !== undefined || v['sessionId'] !== undefined || v['leafUuid'] !== undefined))) {
+    if (
+      sample.some(
+        (v) =>
+          isRecord(v) &&
+          typeof v['type'] === 'string' &&
+          CLAUDE_TYPES.has(v['type']) &&
+          (v['uuid'] !== undefined || v['sessionId'] !== undefined || v['leafUuid'] !== undefined),
+      )
+    ) {
       return { ok: true, format: 'claude-code' };
     }
-    if (sample.some((v) => isRecord(v) && typeof v['type'] === 'string' && CODEX_TYPES.has(v['type']) && v['payload'] !== undefined)) return { ok: true, format: 'codex' };
+    if (sample.some((v) => isRecord(v) && typeof v['type'] === 'string' && CODEX_TYPES.has(v['type']) && v['payload'] !== undefined))
+      return { ok: true, format: 'codex' };
     const first = sample[0];
-    if (isRecord(first) && first['instructions'] !== undefined && sample.some((v) => isRecord(v) && typeof v['type'] === 'string' && CODEX_ITEMS.has(v['type']))) {
+    if (
+      isRecord(first) &&
+      first['instructions'] !== undefined &&
+      sample.some((v) => isRecord(v) && typeof v['type'] === 'string' && CODEX_ITEMS.has(v['type']))
+    ) {
       return { ok: true, format: 'codex' };
     }
     if (sample.length > 0 && sample.every((v) => isRecord(v) && typeof v['role'] === 'string')) {
@@ -54,7 +69,8 @@ export function detectFormat(p: Parsed): Detection {
     return { ok: false, lookedLike: `a JSON object with keys ${keysOf(v)}` };
   }
   if (Array.isArray(v)) {
-    if (v.length > 0 && v.every((m) => isRecord(m) && typeof m['role'] === 'string')) return looksAnthropic(undefined, v) ? { ok: true, format: 'anthropic' } : { ok: true, format: 'openai' };
+    if (v.length > 0 && v.every((m) => isRecord(m) && typeof m['role'] === 'string'))
+      return looksAnthropic(undefined, v) ? { ok: true, format: 'anthropic' } : { ok: true, format: 'openai' };
     return { ok: false, lookedLike: `a JSON array whose first item is ${keysOf(v[0])}` };
   }
   return { ok: false, lookedLike: `a JSON ${v === null ? 'null' : typeof v}` };

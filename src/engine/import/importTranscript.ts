@@ -47,19 +47,29 @@ const LINE_FORMATS: ReadonlySet<ImportFormat> = new Set(['claude-code', 'codex']
 function linesOf(p: Parsed, format: ImportFormat): readonly { readonly n: number; readonly value: unknown }[] {
   if (p.kind === 'jsonl') return p.lines;
   if (p.kind === 'json' && format === 'codex' && Array.isArray(p.value)) return p.value.map((value, i) => ({ n: i + 1, value }));
-  throw new ImportError(`expected ${FORMAT_NAMES[format]} (one JSON object per line), but the file is ${p.kind === 'json' ? 'a single JSON document' : 'not JSON'}${p.kind === 'text' ? ` (${firstBadLine(p)})` : ''}`);
+  throw new ImportError(
+    `expected ${FORMAT_NAMES[format]} (one JSON object per line), but the file is ${p.kind === 'json' ? 'a single JSON document' : 'not JSON'}${p.kind === 'text' ? ` (${firstBadLine(p)})` : ''}`,
+  );
 }
 
 function docOf(p: Parsed, format: ImportFormat): unknown {
   if (p.kind === 'json') return p.value;
   if (p.kind === 'jsonl' && (format === 'anthropic' || format === 'openai')) return p.lines.map((l) => l.value);
-  throw new ImportError(`expected ${FORMAT_NAMES[format]} (one JSON document), but ${p.kind === 'jsonl' ? 'the file has one JSON value per line' : firstBadLine(p)}`);
+  throw new ImportError(
+    `expected ${FORMAT_NAMES[format]} (one JSON document), but ${p.kind === 'jsonl' ? 'the file has one JSON value per line' : firstBadLine(p)}`,
+  );
 }
 
 function importOpenAI(text: string, opts: TranscriptImportOptions, report: ReportBuilder): { header: SessionHeader; entries: Entry[] } {
   const parsed = parseOpenAIMessages(text);
   if (!parsed.ok) throw new ImportError(`${FORMAT_NAMES.openai}: ${parsed.error}`);
-  const r = importOpenAIMessages(parsed.messages, { sessionId: opts.sessionId, cwd: opts.cwd, now: opts.now, ids: opts.ids, ...(opts.model === undefined ? {} : { model: opts.model }) });
+  const r = importOpenAIMessages(parsed.messages, {
+    sessionId: opts.sessionId,
+    cwd: opts.cwd,
+    now: opts.now,
+    ids: opts.ids,
+    ...(opts.model === undefined ? {} : { model: opts.model }),
+  });
   const c = report.counts;
   // A call id used again in a later turn would pair the later result with the earlier call: rename the repeat.
   const used = new Set<string>();
@@ -113,18 +123,24 @@ export function importTranscript(text: string, opts: TranscriptImportOptions): T
     const d = detectFormat(parsed);
     if (!d.ok) {
       const bad = firstBadLine(parsed);
-      throw new ImportError(`not a transcript format Capsule knows (${IMPORT_FORMATS.join(', ')}): it looked like ${d.lookedLike}${bad === '' ? '' : `; first unreadable ${bad}`}`);
+      throw new ImportError(
+        `not a transcript format Capsule knows (${IMPORT_FORMATS.join(', ')}): it looked like ${d.lookedLike}${bad === '' ? '' : `; first unreadable ${bad}`}`,
+      );
     }
     format = d.format;
   }
   const report = new ReportBuilder();
   if (parsed.kind === 'jsonl') for (const bad of parsed.bad) report.drop(`unreadable line ${bad.n}`, bad.error);
-  if (parsed.kind === 'jsonl' && parsed.bad.length > 0 && parsed.bad.length === parsed.total) throw new ImportError(`no line could be read (${firstBadLine(parsed)})`);
+  if (parsed.kind === 'jsonl' && parsed.bad.length > 0 && parsed.bad.length === parsed.total)
+    throw new ImportError(`no line could be read (${firstBadLine(parsed)})`);
   if (format === 'openai') {
     const r = importOpenAI(text, opts, report);
     return { ...r, report: report.finish(format, r.entries) };
   }
-  const b = new ImportBuilder({ sessionId: opts.sessionId, cwd: opts.cwd, now: opts.now, ids: opts.ids, ...(opts.model === undefined ? {} : { model: opts.model }) }, report);
+  const b = new ImportBuilder(
+    { sessionId: opts.sessionId, cwd: opts.cwd, now: opts.now, ids: opts.ids, ...(opts.model === undefined ? {} : { model: opts.model }) },
+    report,
+  );
   try {
     if (format === 'claude-code') convertClaudeCode(linesOf(parsed, format), b);
     else if (format === 'codex') convertCodex(linesOf(parsed, format), b);
@@ -139,7 +155,9 @@ export function importTranscript(text: string, opts: TranscriptImportOptions): T
   if (entries.length === 0) {
     const first = report.finish(format, entries).dropped[0];
     const why = first === undefined ? '' : `; every record was skipped, e.g. ${first.what} (${first.why})`;
-    throw new ImportError(`${FORMAT_NAMES[format]}: no conversation found${LINE_FORMATS.has(format) && parsed.kind === 'jsonl' ? ` in ${parsed.total} lines` : ''}${why}`);
+    throw new ImportError(
+      `${FORMAT_NAMES[format]}: no conversation found${LINE_FORMATS.has(format) && parsed.kind === 'jsonl' ? ` in ${parsed.total} lines` : ''}${why}`,
+    );
   }
   return { header, entries, report: report.finish(format, entries) };
 }

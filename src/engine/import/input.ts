@@ -2,7 +2,12 @@
 import { JsonTooDeepError, parseJsonText } from '../jsonText.js';
 export type Parsed =
   | { readonly kind: 'json'; readonly value: unknown }
-  | { readonly kind: 'jsonl'; readonly lines: readonly { readonly n: number; readonly value: unknown }[]; readonly bad: readonly { readonly n: number; readonly error: string }[]; readonly total: number }
+  | {
+      readonly kind: 'jsonl';
+      readonly lines: readonly { readonly n: number; readonly value: unknown }[];
+      readonly bad: readonly { readonly n: number; readonly error: string }[];
+      readonly total: number;
+    }
   | { readonly kind: 'text'; readonly error: string; readonly line: number };
 
 /** A clear error for the user; the CLI prints it as one line. */
@@ -11,7 +16,10 @@ export class ImportError extends Error {
 }
 
 function errText(e: unknown): string {
-  return (e instanceof Error ? e.message : String(e)).replace(/\s*in JSON at position \d+.*$/, '').replace(/\s*\(line \d+ column \d+\)/, '').trim();
+  return (e instanceof Error ? e.message : String(e))
+    .replace(/\s*in JSON at position \d+.*$/, '')
+    .replace(/\s*\(line \d+ column \d+\)/, '')
+    .trim();
 }
 
 function lineOfPosition(text: string, message: string): number {

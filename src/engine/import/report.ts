@@ -40,8 +40,16 @@ export interface ImportReport {
 /** Collects drops and warnings while a converter runs. */
 export class ReportBuilder {
   readonly counts: ImportCounts = {
-    userTurns: 0, assistantTurns: 0, toolCalls: 0, toolResults: 0, systemMessages: 0, reasoning: 0,
-    sidechainEntries: 0, compactBoundaries: 0, injectedTurns: 0, renamedIds: 0,
+    userTurns: 0,
+    assistantTurns: 0,
+    toolCalls: 0,
+    toolResults: 0,
+    systemMessages: 0,
+    reasoning: 0,
+    sidechainEntries: 0,
+    compactBoundaries: 0,
+    injectedTurns: 0,
+    renamedIds: 0,
   };
   private readonly drops = new Map<string, { what: string; count: number; why: string }>();
   readonly warnings: string[] = [];
@@ -90,7 +98,9 @@ export function formatImportReport(r: ImportReport): string[] {
   const inferred = [
     ...(r.inferred.exitCodes > 0 ? [`${plural(r.inferred.exitCodes, 'exit status', 'exit statuses')} read from result text`] : []),
     ...(r.inferred.fileEffects > 0 ? [`file effects of ${plural(r.inferred.fileEffects, 'command')} read from the command text`] : []),
-    ...(k.injectedTurns > 0 ? [`${plural(k.injectedTurns, 'user turn')} marked as injected by the agent or a tool (kept, not quoted as the person's words)`] : []),
+    ...(k.injectedTurns > 0
+      ? [`${plural(k.injectedTurns, 'user turn')} marked as injected by the agent or a tool (kept, not quoted as the person's words)`]
+      : []),
     ...(k.renamedIds > 0 ? [`${plural(k.renamedIds, 'reused tool-call id')} renamed to stay unique`] : []),
   ];
   lines.push(`inferred: ${inferred.length === 0 ? 'nothing' : inferred.join('; ')}`);

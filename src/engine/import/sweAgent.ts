@@ -7,7 +7,10 @@ import { ImportError } from './input.js';
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter(isRecord).flatMap((p) => (typeof p['text'] === 'string' ? [p['text']] : [])).join('\n');
+  return content
+    .filter(isRecord)
+    .flatMap((p) => (typeof p['text'] === 'string' ? [p['text']] : []))
+    .join('\n');
 }
 
 /** The repository folder the agent worked in, as its prompt states it ("…in the directory /testbed"). */
@@ -98,7 +101,11 @@ export function convertSweAgent(input: unknown, b: ImportBuilder): void {
     steps.forEach((s, i) => {
       if (!isRecord(s)) return;
       const id = `swe_${++synth}`;
-      b.assistant(str(s['thought']) ?? str(s['response']) ?? '', [{ id, name: 'bash', arguments: JSON.stringify({ command: (str(s['action']) ?? '').trim() }) }], { where: `trajectory[${i}]` });
+      b.assistant(
+        str(s['thought']) ?? str(s['response']) ?? '',
+        [{ id, name: 'bash', arguments: JSON.stringify({ command: (str(s['action']) ?? '').trim() }) }],
+        { where: `trajectory[${i}]` },
+      );
       b.toolResult(id, str(s['observation']) ?? '', { where: `trajectory[${i}]` });
     });
   }
@@ -127,7 +134,9 @@ export function convertMiniSweAgent(value: unknown, b: ImportBuilder): void {
         const fn = isRecord(c['function']) ? c['function'] : {};
         const id = str(c['id']);
         const name = str(fn['name']);
-        return id === undefined || name === undefined ? [] : [{ id, name, arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : JSON.stringify(fn['arguments'] ?? {}) }];
+        return id === undefined || name === undefined
+          ? []
+          : [{ id, name, arguments: typeof fn['arguments'] === 'string' ? fn['arguments'] : JSON.stringify(fn['arguments'] ?? {}) }];
       });
       if (calls.length === 0) {
         const blocks = [...content.matchAll(BASH_BLOCK)].map((x) => x[1] ?? '');

@@ -28,9 +28,11 @@ export function parseSkill(text: string, where: string, folderName: string): Ski
   const name = stringField(fm.value, 'name')?.trim() ?? '';
   const description = stringField(fm.value, 'description')?.trim() ?? '';
   if (name === '') return { ok: false, error: 'the front matter has no name' };
-  if (name.length > MAX_SKILL_NAME || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) return { ok: false, error: `the name "${name.slice(0, 80)}" is not 1–64 lowercase letters, digits and single hyphens` };
+  if (name.length > MAX_SKILL_NAME || !/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name))
+    return { ok: false, error: `the name "${name.slice(0, 80)}" is not 1–64 lowercase letters, digits and single hyphens` };
   if (description === '') return { ok: false, error: 'the front matter has no description' };
-  if (description.length > MAX_SKILL_DESCRIPTION) return { ok: false, error: `the description is ${description.length} characters (at most ${MAX_SKILL_DESCRIPTION})` };
+  if (description.length > MAX_SKILL_DESCRIPTION)
+    return { ok: false, error: `the description is ${description.length} characters (at most ${MAX_SKILL_DESCRIPTION})` };
   // The format asks the folder to carry the name; a mismatch is tolerated (other agents load such skills too) but the name wins.
   void folderName;
   return { ok: true, skill: { name, description, where, body: fm.value.body.replace(/^\s*\n/, '') } };

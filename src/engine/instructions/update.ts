@@ -44,7 +44,8 @@ function isEmptyChange(c: InstructionChange): boolean {
 
 /** How a source that is no longer in force is named to the model. */
 function removedLine(s: SourceStamp): string {
-  if (s.key.startsWith('mode:')) return '## Mode: Agent\nThe chat is back in Agent mode: you may edit files and run commands again (each as approved by the user).';
+  if (s.key.startsWith('mode:'))
+    return '## Mode: Agent\nThe chat is back in Agent mode: you may edit files and run commands again (each as approved by the user).';
   return `## ${s.key.replace(/^[a-z]+:/, '')} no longer applies\nDisregard the instructions it gave.`;
 }
 
@@ -54,7 +55,10 @@ function removedLine(s: SourceStamp): string {
  */
 export function renderChange(c: InstructionChange): string | undefined {
   if (isEmptyChange(c)) return undefined;
-  const parts = ['# Instruction update (from Capsule, not written by the user)', 'These replace the earlier text of the same sources; everything else stays as it was.'];
+  const parts = [
+    '# Instruction update (from Capsule, not written by the user)',
+    'These replace the earlier text of the same sources; everything else stays as it was.',
+  ];
   for (const s of c.changed) parts.push(renderSource({ ...s, label: `${s.label} (changed; it now reads)` }));
   for (const s of c.added) parts.push(renderSource(s.kind === 'file' ? { ...s, label: `${s.label} (now applies)` } : s));
   for (const s of c.removed) parts.push(removedLine(s));

@@ -41,14 +41,7 @@ export interface CapsuleMeta {
   readonly tokens: number;
 }
 
-export type CapsuleProblemKind =
-  | 'too_large'
-  | 'not_text'
-  | 'no_front_matter'
-  | 'bad_front_matter'
-  | 'unknown_version'
-  | 'missing_sections'
-  | 'modified';
+export type CapsuleProblemKind = 'too_large' | 'not_text' | 'no_front_matter' | 'bad_front_matter' | 'unknown_version' | 'missing_sections' | 'modified';
 
 interface CapsuleProblem {
   readonly kind: CapsuleProblemKind;
@@ -145,7 +138,8 @@ export function parseCapsuleFile(text: string, opts: { readonly sha256: Sha256; 
   if (!split.ok) return fail(split.kind, split.message);
   const version = split.fields.capsule;
   if (version === undefined) return fail('bad_front_matter', 'front matter has no `capsule:` format version');
-  if (typeof version !== 'number') return fail('bad_front_matter', `front matter 'capsule': the format version must be a number (got ${JSON.stringify(version)})`);
+  if (typeof version !== 'number')
+    return fail('bad_front_matter', `front matter 'capsule': the format version must be a number (got ${JSON.stringify(version)})`);
   if (version !== CAPSULE_FORMAT_VERSION) {
     return fail('unknown_version', `capsule format version ${JSON.stringify(version)} is not supported (this Capsule reads version ${CAPSULE_FORMAT_VERSION})`);
   }

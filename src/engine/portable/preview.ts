@@ -15,7 +15,10 @@ const MAX_LINE = 160;
 
 /** One plain line: markdown emphasis and code marks dropped (a dialog shows text, not markdown). */
 function oneLine(text: string): string {
-  const t = text.replace(/\*\*|__|`/g, '').replace(/\s+/g, ' ').trim();
+  const t = text
+    .replace(/\*\*|__|`/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
   return t.length > MAX_LINE ? `${t.slice(0, MAX_LINE - 1)}…` : t;
 }
 

@@ -41,7 +41,13 @@ const TRANSIENT_NETWORK_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** IncompleteStreamError: a 200 stream that stopped before its finish (a dropped proxy, a non-SSE body) — worth another try. */
-const TRANSIENT_NAMES: ReadonlySet<string> = new Set(['APIConnectionError', 'APIConnectionTimeoutError', 'TimeoutError', 'ConnectTimeoutError', 'IncompleteStreamError']);
+const TRANSIENT_NAMES: ReadonlySet<string> = new Set([
+  'APIConnectionError',
+  'APIConnectionTimeoutError',
+  'TimeoutError',
+  'ConnectTimeoutError',
+  'IncompleteStreamError',
+]);
 const ABORT_NAMES: ReadonlySet<string> = new Set(['AbortError', 'APIUserAbortError']);
 /** The openai SDK's APIUserAbortError text: a minified bundle renames the class, the message survives. */
 const ABORT_MESSAGE = /^request was aborted\.?$/i;
@@ -137,7 +143,13 @@ function causeChain(err: unknown): readonly unknown[] {
 /** The HTTP status; a streamed error event only carries it as a numeric `error.code` (vLLM, OpenRouter). */
 function statusOf(err: unknown): number | undefined {
   const body = field(err, 'error');
-  const candidates = [field(err, 'status'), field(err, 'statusCode'), field(field(err, 'response'), 'status'), field(body, 'code'), field(field(body, 'error'), 'code')];
+  const candidates = [
+    field(err, 'status'),
+    field(err, 'statusCode'),
+    field(field(err, 'response'), 'status'),
+    field(body, 'code'),
+    field(field(body, 'error'), 'code'),
+  ];
   for (const v of candidates) {
     if (typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599) return v;
   }
@@ -183,7 +195,7 @@ function primaryMessage(err: unknown, texts: readonly string[]): string {
   if (first !== undefined) return first;
   if (err === undefined || err === null) return 'unknown error';
   try {
-    return typeof err === 'object' ? JSON.stringify(err) ?? 'unknown error' : String(err);
+    return typeof err === 'object' ? (JSON.stringify(err) ?? 'unknown error') : String(err);
   } catch {
     return 'unknown error';
   }

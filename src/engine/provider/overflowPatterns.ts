@@ -59,7 +59,7 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
         status: 400,
         code: 400,
         message:
-          "This endpoint's maximum context length is 131072 tokens. However, you requested about 150211 tokens (148000 of text input, 2211 in the output). Please reduce the length of either one, or use the \"middle-out\" transform to compress your prompt automatically.",
+          'This endpoint\'s maximum context length is 131072 tokens. However, you requested about 150211 tokens (148000 of text input, 2211 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
       },
     ],
   },
@@ -96,8 +96,7 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
     samples: [
       {
         status: 400,
-        message:
-          'input length and `max_tokens` exceed context limit: 197032 + 21333 > 200000, decrease input length or `max_tokens` and try again',
+        message: 'input length and `max_tokens` exceed context limit: 197032 + 21333 > 200000, decrease input length or `max_tokens` and try again',
       },
     ],
   },
@@ -226,13 +225,24 @@ export const OVERFLOW_PATTERNS: readonly OverflowPattern[] = [
     id: 'tgi-max-new-tokens',
     providers: ['Hugging Face TGI', 'Hugging Face Inference Endpoints'],
     pattern: /inputs`? tokens \+ `?max_new_tokens`? must be <=/i,
-    samples: [{ status: 422, message: 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 1024 `max_new_tokens`' }],
+    samples: [
+      {
+        status: 422,
+        message: 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 1024 `max_new_tokens`',
+      },
+    ],
   },
   {
     id: 'too-many-tokens',
     providers: ['Cohere'],
     pattern: /too many tokens/i,
-    samples: [{ status: 400, message: 'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5120. Try using a shorter prompt, or enabling prompt truncating.' }],
+    samples: [
+      {
+        status: 400,
+        message:
+          'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 5120. Try using a shorter prompt, or enabling prompt truncating.',
+      },
+    ],
   },
 ];
 

@@ -26,21 +26,33 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=*-]{6,}/gi;
 const URL_QUERY = /(https?:\/\/[^\s?#"'<>]+)[?#][^\s"'<>]*/gi;
 
 function decodeEntities(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&nbsp;/g, ' ').replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&');
 }
 
 /** An HTML error page (a proxy's 502, a web server's 404) says what it is in its title; the markup is noise. */
 function fromHtml(s: string): string {
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(s)?.[1];
   const h1 = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(s)?.[1];
-  const strip = (x: string): string => decodeEntities(x.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  const strip = (x: string): string =>
+    decodeEntities(x.replace(/<[^>]*>/g, ' '))
+      .replace(/\s+/g, ' ')
+      .trim();
   const words = strip(title ?? h1 ?? s.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' '));
   return `HTML page: ${words === '' ? '(no title)' : words}`;
 }
 
 /** Removes what must never be shown (keys, URL queries) from a provider's message. */
 function redactMessage(s: string): string {
-  return s.replace(URL_QUERY, '$1?…').replace(BEARER, '$1 …').replace(KEY_LIKE, (m, prefix: string) => `${prefix}${m.charAt(prefix.length)}…`);
+  return s
+    .replace(URL_QUERY, '$1?…')
+    .replace(BEARER, '$1 …')
+    .replace(KEY_LIKE, (m, prefix: string) => `${prefix}${m.charAt(prefix.length)}…`);
 }
 
 /** The provider's words, one line: without the status the client puts first, an HTML page as its title, keys and queries removed. */
@@ -123,7 +135,7 @@ export function faultAdvice(f: TurnFault): FaultAdvice {
     case 'bad_request':
       return { hint: `${where} rejected the request; its message says why.` };
     case 'overflow':
-      return { hint: 'The request did not fit the model\'s context window: compact, rewind, or choose a model with a larger window.' };
+      return { hint: "The request did not fit the model's context window: compact, rewind, or choose a model with a larger window." };
     case 'other':
       return { hint: 'Retry; if it fails again, the log (Output › Capsule) has the details.' };
   }

@@ -10,7 +10,6 @@ import { estimateRequest, type TokenCategories } from './estimate.js';
 import { limitsOf } from './tokenLimits.js';
 import type { ModelInfo } from './modelLimits.js';
 
-
 export interface Budget {
   readonly model: string;
   readonly contextWindow: number;
@@ -52,7 +51,12 @@ export interface Budget {
 }
 
 /** docs/behaviour.md#roi: reclaimable = effective - keepRecent, ratio = reclaimable / effective; both minimums must be met. */
-export function evaluateRoi(effective: number, keepRecent: number, minReclaimable: number, minSavingsRatio: number): { reclaimable: number; savingsRatio: number; pass: boolean } {
+export function evaluateRoi(
+  effective: number,
+  keepRecent: number,
+  minReclaimable: number,
+  minSavingsRatio: number,
+): { reclaimable: number; savingsRatio: number; pass: boolean } {
   const reclaimable = Math.max(0, effective - keepRecent);
   const savingsRatio = effective > 0 ? Math.min(1, reclaimable / effective) : 0;
   return { reclaimable, savingsRatio, pass: reclaimable >= minReclaimable && savingsRatio >= minSavingsRatio };

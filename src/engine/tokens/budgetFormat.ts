@@ -3,7 +3,7 @@ import type { Budget } from './budget.js';
 import { formatAge, formatTokens } from './figures.js';
 import { windowText } from './modelLimits.js';
 
-export {  formatTokens };
+export { formatTokens };
 
 const LABEL_WIDTH = 21;
 
@@ -60,7 +60,9 @@ function categoryRows(b: Budget): BudgetRow[] {
   return [
     ['System prompt', tok(c.system)],
     // Part of the system prompt, shown per file so the user sees what to trim (docs/user/instructions.md).
-    ...(instr.length === 0 ? [] : [['  instructions', `${tok(total)} (${instr.map((f) => `${f.label.replace(/ \(.*$/, '')} ${formatTokens(f.tokens)}`).join(', ')})`] as const]),
+    ...(instr.length === 0
+      ? []
+      : [['  instructions', `${tok(total)} (${instr.map((f) => `${f.label.replace(/ \(.*$/, '')} ${formatTokens(f.tokens)}`).join(', ')})`] as const]),
     ['Tool schemas', tok(c.tools)],
     ['Capsule', tok(c.capsule)],
     ['Recent messages', tok(c.messages)],

@@ -34,7 +34,11 @@ function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
   if (v !== null && typeof v === 'object') {
     const obj = v as Readonly<Record<string, unknown>>;
-    return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, sortKeys(obj[k])]));
+    return Object.fromEntries(
+      Object.keys(obj)
+        .sort()
+        .map((k) => [k, sortKeys(obj[k])]),
+    );
   }
   return v;
 }
@@ -44,9 +48,7 @@ function sortKeys(v: unknown): unknown {
  * the same bytes (a stable, cache-friendly prefix; the summarizer reuses it). Tool order is the caller's.
  */
 export function serializeToolSchemas(tools: readonly ToolSchema[]): string {
-  return JSON.stringify(
-    sortKeys(tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))),
-  );
+  return JSON.stringify(sortKeys(tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))));
 }
 
 /**

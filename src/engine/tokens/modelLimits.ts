@@ -75,7 +75,10 @@ export function resolveModelInfo(model: string, opts?: { provider?: PartialLimit
   return { model, contextWindow, maxOutputTokens, source };
 }
 
-const count = z.pipe(z.union([z.number(), z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number))]), z.number().check(z.int(), z.positive(), z.lte(1e9)));
+const count = z.pipe(
+  z.union([z.number(), z.pipe(z.string().check(z.regex(/^\d+$/)), z.transform(Number))]),
+  z.number().check(z.int(), z.positive(), z.lte(1e9)),
+);
 const maybe = z.catch(z.optional(count), undefined);
 
 /** The fields OpenAI-compatible servers use for limits in /v1/models; everything optional, wrong types ignored. */

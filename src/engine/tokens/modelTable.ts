@@ -65,9 +65,7 @@ const MODEL_TABLE: readonly ModelLimitRow[] = [
  */
 function normalizeModelId(model: string): string {
   const last = model.trim().toLowerCase().split('/').pop() ?? '';
-  return last
-    .replace(/[:_\s]+/g, '-')
-    .replace(/^meta-/, '');
+  return last.replace(/[:_\s]+/g, '-').replace(/^meta-/, '');
 }
 
 export function lookupModel(model: string): ModelLimitRow | undefined {

@@ -24,7 +24,9 @@ export interface Fork {
   readonly retry: boolean;
 }
 
-export type SwitchPoint = { readonly ok: true; readonly targetId: string | null; readonly tipId: string; readonly adjusted: boolean } | { readonly ok: false; readonly error: string };
+export type SwitchPoint =
+  | { readonly ok: true; readonly targetId: string | null; readonly tipId: string; readonly adjusted: boolean }
+  | { readonly ok: false; readonly error: string };
 
 /**
  * The alternatives of every moment of one tree, built incrementally: the tree only grows, so each call reads only
@@ -93,7 +95,8 @@ export function branchTip(tree: SessionTree, rootId: string): Entry | undefined 
 export function switchPoint(tree: SessionTree, entryId: string): SwitchPoint {
   const start = tree.get(entryId);
   if (start === undefined) return { ok: false, error: `Entry ${entryId} is not in this chat.` };
-  if (!ALTERNATIVES.has(start.type)) return { ok: false, error: `Entry ${entryId} is a ${start.type.replace('_', ' ')}, not the start of a branch (a message or an answer).` };
+  if (!ALTERNATIVES.has(start.type))
+    return { ok: false, error: `Entry ${entryId} is a ${start.type.replace('_', ' ')}, not the start of a branch (a message or an answer).` };
   const tip = branchTip(tree, entryId) ?? start;
   if (tip.type === 'user') return { ok: true, targetId: tip.id, tipId: tip.id, adjusted: false };
   const point = resolveRewindPoint(tree, tip.id);

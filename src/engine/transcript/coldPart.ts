@@ -156,7 +156,9 @@ export class ColdPart {
     const parent = this.parentAt(i);
     const parentId = parent === NO_PARENT ? null : this.idAt(parent);
     if (e.id !== this.idAt(i) || e.type !== this.typeAt(i) || e.parentId !== parentId) {
-      throw new ColdReadError(`Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`);
+      throw new ColdReadError(
+        `Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`,
+      );
     }
     return e;
   }

@@ -216,7 +216,13 @@ export function importOpenAIMessages(messages: readonly OpenAIMessage[], opts: I
     switch (m.role) {
       case 'system':
       case 'developer':
-        entries.push({ ...base(), type: 'system_update', mode: sawSystem ? 'append' : 'base', content: textOf(m.content, where, warnings), reason: `imported ${m.role} message` });
+        entries.push({
+          ...base(),
+          type: 'system_update',
+          mode: sawSystem ? 'append' : 'base',
+          content: textOf(m.content, where, warnings),
+          reason: `imported ${m.role} message`,
+        });
         sawSystem = true;
         break;
       case 'user': {

@@ -25,7 +25,8 @@ export function repairImported(entries: readonly Entry[], newId: (prefix: string
   let open: { readonly calls: Map<string, string> } | undefined;
   const close = (): void => {
     if (open === undefined || open.calls.size === 0) return;
-    for (const [id, name] of open.calls) out.push({ ...interruptedResult({ id, name, arguments: '' }), id: newId('e_'), parentId: null, timestamp: out[out.length - 1]?.timestamp ?? '' });
+    for (const [id, name] of open.calls)
+      out.push({ ...interruptedResult({ id, name, arguments: '' }), id: newId('e_'), parentId: null, timestamp: out[out.length - 1]?.timestamp ?? '' });
     repairs.push(`tool call(s) ${[...open.calls.keys()].join(', ')} had no result: recorded as interrupted`);
     open = undefined;
   };

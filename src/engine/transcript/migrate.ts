@@ -1,9 +1,7 @@
 // Upgrades raw header/entry objects from older session versions to CURRENT_VERSION before validation.
 import { CURRENT_VERSION } from './schema.js';
 
-export type MigrateResult =
-  | { readonly ok: true; readonly migrate: (raw: unknown) => unknown }
-  | { readonly ok: false; readonly error: string };
+export type MigrateResult = { readonly ok: true; readonly migrate: (raw: unknown) => unknown } | { readonly ok: false; readonly error: string };
 
 type Step = (raw: Record<string, unknown>) => Record<string, unknown>;
 

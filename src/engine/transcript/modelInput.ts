@@ -16,7 +16,13 @@ export const CHRONOLOGICAL_UPDATE_REASON = 'instructions update';
 
 export type ModelMessage =
   | { readonly role: 'user'; readonly content: string; readonly images?: readonly ImagePart[]; readonly entryId?: string }
-  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCall[]; readonly entryId?: string; readonly reasoningContent?: string }
+  | {
+      readonly role: 'assistant';
+      readonly content: string;
+      readonly toolCalls?: readonly ToolCall[];
+      readonly entryId?: string;
+      readonly reasoningContent?: string;
+    }
   | { readonly role: 'tool'; readonly toolCallId: string; readonly content: string; readonly entryId?: string };
 
 export interface ModelInput {
@@ -101,7 +107,13 @@ export function toModelMessage(e: Entry, truncateResults = false): ModelMessage 
         : { role: 'user', content: e.content, entryId: e.id };
     case 'assistant':
       return e.toolCalls.length > 0
-        ? { role: 'assistant', content: e.content, toolCalls: e.toolCalls, entryId: e.id, ...(e.reasoningContent === undefined ? {} : { reasoningContent: e.reasoningContent }) }
+        ? {
+            role: 'assistant',
+            content: e.content,
+            toolCalls: e.toolCalls,
+            entryId: e.id,
+            ...(e.reasoningContent === undefined ? {} : { reasoningContent: e.reasoningContent }),
+          }
         : { role: 'assistant', content: e.content, entryId: e.id };
     case 'tool_result':
       return { role: 'tool', toolCallId: e.toolCallId, content: truncateResults ? truncateToolResult(e.content) : e.content, entryId: e.id };

@@ -82,7 +82,13 @@ export class MomentIndex {
         const parent = this.#line.at(position - 1);
         const checkpoint = parent?.type === 'checkpoint' && parent.forEntryId === e.id ? parent : undefined;
         const tokens = this.#lastPrompt;
-        this.#moments.push({ message: e, index: this.#moments.length + 1, children: [], ...(checkpoint === undefined ? {} : { checkpoint }), ...(tokens === undefined ? {} : { tokens }) });
+        this.#moments.push({
+          message: e,
+          index: this.#moments.length + 1,
+          children: [],
+          ...(checkpoint === undefined ? {} : { checkpoint }),
+          ...(tokens === undefined ? {} : { tokens }),
+        });
         break;
       }
       case 'assistant':
@@ -178,7 +184,9 @@ export class MomentIndex {
 }
 
 function frozen(m: OpenMoment): Moment {
-  const children = m.children.map((c): MomentChild => (c.kind === 'compaction' ? { kind: 'compaction', entry: c.entry, undone: c.undone, events: [...c.events] } : c));
+  const children = m.children.map(
+    (c): MomentChild => (c.kind === 'compaction' ? { kind: 'compaction', entry: c.entry, undone: c.undone, events: [...c.events] } : c),
+  );
   return { ...m, children };
 }
 

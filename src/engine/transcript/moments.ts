@@ -24,7 +24,12 @@ export interface Moments {
 }
 
 /** Groups the entries of `path` into moments, one per user message. */
-function group(path: readonly Entry[], byId: Pick<ReadonlyMap<string, Entry>, 'get'>, undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>, activeIds: ReadonlySet<string>): Moment[] {
+function group(
+  path: readonly Entry[],
+  byId: Pick<ReadonlyMap<string, Entry>, 'get'>,
+  undoEvents: ReadonlyMap<string, readonly CompactionUndoEntry[]>,
+  activeIds: ReadonlySet<string>,
+): Moment[] {
   const out: { message?: UserEntry; index: number; checkpoint?: CheckpointEntry; tokens?: number; children: MomentChild[] }[] = [];
   let current: (typeof out)[number] = { index: 0, children: [] };
   let lastPrompt: number | undefined;
@@ -35,7 +40,13 @@ function group(path: readonly Entry[], byId: Pick<ReadonlyMap<string, Entry>, 'g
       count++;
       const parent = e.parentId === null ? undefined : byId.get(e.parentId);
       const checkpoint = parent?.type === 'checkpoint' && parent.forEntryId === e.id ? parent : undefined;
-      current = { message: e, index: count, children: [], ...(checkpoint === undefined ? {} : { checkpoint }), ...(lastPrompt === undefined ? {} : { tokens: lastPrompt }) };
+      current = {
+        message: e,
+        index: count,
+        children: [],
+        ...(checkpoint === undefined ? {} : { checkpoint }),
+        ...(lastPrompt === undefined ? {} : { tokens: lastPrompt }),
+      };
     } else if (e.type === 'assistant' && e.usage !== undefined) lastPrompt = e.usage.promptTokens;
     else if (e.type === 'checkpoint' && e.forEntryId === undefined && !isCompactionCheckpoint(e, path)) current.children.push({ kind: 'checkpoint', entry: e });
     else if (e.type === 'capsule') {
@@ -94,7 +105,10 @@ export function otherMoment(
 }
 
 /** Chat titles that tell chats apart: two chats that start alike get their start time added. */
-export function distinctTitles<T extends { readonly id: string; readonly title?: string; readonly createdAt: string }>(chats: readonly T[], when: (iso: string) => string): Map<string, string> {
+export function distinctTitles<T extends { readonly id: string; readonly title?: string; readonly createdAt: string }>(
+  chats: readonly T[],
+  when: (iso: string) => string,
+): Map<string, string> {
   const base = new Map(chats.map((c) => [c.id, c.title !== undefined && c.title.trim() !== '' ? oneLine(c.title) : `Chat of ${when(c.createdAt)}`]));
   const seen = new Map<string, number>();
   for (const t of base.values()) seen.set(t, (seen.get(t) ?? 0) + 1);

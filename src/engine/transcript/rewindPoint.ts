@@ -58,7 +58,12 @@ function userAfter(tree: SessionTree, checkpoint: Entry): Entry | undefined {
  * - any other entry → that entry, moved off an unanswered tool call.
  */
 export function resolveRewindPoint(tree: SessionTree, ref: string): RewindPointResult {
-  const byCheckpoint = ref.startsWith('ck_') ? tree.entries().filter((e) => e.type === 'checkpoint' && e.checkpointId === ref).pop() : undefined;
+  const byCheckpoint = ref.startsWith('ck_')
+    ? tree
+        .entries()
+        .filter((e) => e.type === 'checkpoint' && e.checkpointId === ref)
+        .pop()
+    : undefined;
   const entry = byCheckpoint ?? tree.get(ref);
   if (entry === undefined) return { ok: false, error: `${ref.startsWith('ck_') ? 'Checkpoint' : 'Entry'} ${ref} is not in this chat.` };
   switch (entry.type) {
@@ -77,7 +82,13 @@ export function resolveRewindPoint(tree: SessionTree, ref: string): RewindPointR
       if (capsule !== undefined) return { ok: true, targetId: capsule.id, checkpointId: entry.checkpointId, adjusted: false };
       const safe = safeTarget(tree, entry);
       const u = userAfter(tree, entry);
-      return { ok: true, targetId: safe.id, checkpointId: entry.checkpointId, ...(u?.type === 'user' ? { message: { entryId: u.id, text: u.content } } : {}), adjusted: safe.adjusted };
+      return {
+        ok: true,
+        targetId: safe.id,
+        checkpointId: entry.checkpointId,
+        ...(u?.type === 'user' ? { message: { entryId: u.id, text: u.content } } : {}),
+        adjusted: safe.adjusted,
+      };
     }
     case 'assistant':
     case 'tool_result':

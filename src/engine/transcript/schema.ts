@@ -170,7 +170,22 @@ const LeafEntrySchema = z.object({
 
 /** What failed when a turn ended on a provider error (docs/behaviour.md#errors): the error card's facts, never a key or a URL's path or query. */
 const TurnFaultSchema = z.object({
-  category: z.enum(['auth', 'forbidden', 'model_not_found', 'not_found', 'rate_limit', 'quota', 'server', 'connection_refused', 'dns', 'timeout', 'network', 'bad_request', 'overflow', 'other']),
+  category: z.enum([
+    'auth',
+    'forbidden',
+    'model_not_found',
+    'not_found',
+    'rate_limit',
+    'quota',
+    'server',
+    'connection_refused',
+    'dns',
+    'timeout',
+    'network',
+    'bad_request',
+    'overflow',
+    'other',
+  ]),
   status: z.optional(z.number().check(z.int())),
   code: z.optional(z.string().check(z.maxLength(200))),
   /** The provider's own words, one line, as data (an HTML page reduced to its title). */

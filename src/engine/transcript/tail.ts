@@ -50,7 +50,11 @@ export function branchTo(tree: EntryLookup, leafId: string | null): Entry[] {
 }
 
 /** buildModelInput over the reachable tail only; equal to buildModelInput(tree.branch(leafId)) (property-tested). */
-export function modelInputFromLeaf(tree: EntryLookup, leafId: string | null, defaultSystem: string): { readonly input: ModelInput; readonly tail: readonly Entry[] } {
+export function modelInputFromLeaf(
+  tree: EntryLookup,
+  leafId: string | null,
+  defaultSystem: string,
+): { readonly input: ModelInput; readonly tail: readonly Entry[] } {
   const tail = reachableTail(tree, leafId);
   return { input: buildModelInput(tail, defaultSystem), tail };
 }

@@ -96,7 +96,12 @@ export class SessionTree {
   }
 
   /** The links every add checks; a problem (recorded) when the entry cannot join the tree. */
-  private linkProblem(e: { readonly id: string; readonly parentId: string | null; readonly type: string; readonly targetId?: string | null }): false | undefined {
+  private linkProblem(e: {
+    readonly id: string;
+    readonly parentId: string | null;
+    readonly type: string;
+    readonly targetId?: string | null;
+  }): false | undefined {
     if (this.has(e.id)) {
       return this.reject('duplicate_id', e.id, `duplicate entry id ${e.id}; later copy skipped`);
     }
@@ -186,7 +191,12 @@ export class SessionTree {
     }
     const cold = this.cold;
     const slots: number[] = [];
-    for (let slot = next === null || cold === undefined ? undefined : cold.slotOf(next); cold !== undefined && slot !== undefined && slot >= 0 && slots.length <= cold.size; slot = cold.parentAt(slot)) slots.push(slot);
+    for (
+      let slot = next === null || cold === undefined ? undefined : cold.slotOf(next);
+      cold !== undefined && slot !== undefined && slot >= 0 && slots.length <= cold.size;
+      slot = cold.parentAt(slot)
+    )
+      slots.push(slot);
     for (let i = slots.length - 1; cold !== undefined && i >= 0; i--) {
       const slot = slots[i] ?? 0;
       const type = cold.typeAt(slot);

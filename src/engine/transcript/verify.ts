@@ -39,7 +39,10 @@ export function verifySession(tree: SessionTree, loadProblems: readonly LoadProb
   };
 
   // Every load problem is an error, torn_tail included: the file was damaged even if the loader recovered it.
-  for (const p of loadProblems) report(p.line === undefined ? { kind: p.kind, severity: 'error', message: p.message } : { kind: p.kind, severity: 'error', line: p.line, message: p.message });
+  for (const p of loadProblems)
+    report(
+      p.line === undefined ? { kind: p.kind, severity: 'error', message: p.message } : { kind: p.kind, severity: 'error', line: p.line, message: p.message },
+    );
   // The loader normally forwards the tree's own problems; add any it did not, so a tree built by hand is checked too.
   for (const p of tree.problems) {
     const forwarded = loadProblems.some((l) => l.kind === p.kind && l.message.includes(p.entryId));
@@ -107,7 +110,12 @@ function checkBranch(branch: readonly Entry[], isActive: boolean, report: Report
       case 'tool_result':
         checkToolResult(e.id, e.toolCallId, group, callAt, report);
         if (e.interrupted === true) {
-          report({ kind: 'interrupted_tool_call', severity: 'warning', entryId: e.id, message: `tool call ${e.toolCallId} (${e.toolName}) was interrupted before its result was recorded; repaired with an "interrupted" result` });
+          report({
+            kind: 'interrupted_tool_call',
+            severity: 'warning',
+            entryId: e.id,
+            message: `tool call ${e.toolCallId} (${e.toolName}) was interrupted before its result was recorded; repaired with an "interrupted" result`,
+          });
         }
         break;
       case 'capsule':
@@ -127,8 +135,18 @@ function checkBranch(branch: readonly Entry[], isActive: boolean, report: Report
     const ids = [...group.pending].join(', ');
     report(
       isActive
-        ? { kind: 'split_tool_pair', severity: 'warning', entryId: group.assistantId, message: `assistant ${group.assistantId} is waiting for tool result(s) ${ids} (a turn in progress)` }
-        : { kind: 'split_tool_pair', severity: 'error', entryId: group.assistantId, message: `branch ends after assistant ${group.assistantId} without result(s) for tool call(s) ${ids}` },
+        ? {
+            kind: 'split_tool_pair',
+            severity: 'warning',
+            entryId: group.assistantId,
+            message: `assistant ${group.assistantId} is waiting for tool result(s) ${ids} (a turn in progress)`,
+          }
+        : {
+            kind: 'split_tool_pair',
+            severity: 'error',
+            entryId: group.assistantId,
+            message: `branch ends after assistant ${group.assistantId} without result(s) for tool call(s) ${ids}`,
+          },
     );
   }
 }
@@ -171,7 +189,12 @@ function checkCapsule(capsule: CapsuleEntry, index: number, branch: readonly Ent
   }
   const missing = capsule.pinnedEntryIds.filter((id) => !before.has(id));
   if (missing.length > 0) {
-    report({ kind: 'capsule_pin_missing', severity: 'error', entryId: capsule.id, message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it` });
+    report({
+      kind: 'capsule_pin_missing',
+      severity: 'error',
+      entryId: capsule.id,
+      message: `capsule ${capsule.id} pins ${missing.join(', ')}, not on its branch before it`,
+    });
   }
   // docs/behaviour.md#cut: the cut must not separate a tool call (summarized) from its result (kept verbatim). A result pairs with the
   // nearest earlier call of its id: some servers reuse ids such as "call_0" in every turn, and a later call in the

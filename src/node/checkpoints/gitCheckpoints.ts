@@ -148,7 +148,11 @@ export class GitCheckpoints {
     const tracked = this.tracked.get(t.indexFile);
     if (tracked === undefined) return false;
     const unkept = new Set(this.unkept.keys());
-    const read = await readPending({ workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX }, paths, pending);
+    const read = await readPending(
+      { workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX },
+      paths,
+      pending,
+    );
     if (read === undefined) return false;
     for (const [rel, id] of read) pending.set(rel, id);
     this.pending.set(t.indexFile, pending);
@@ -157,7 +161,11 @@ export class GitCheckpoints {
 
   /** Stops watching (the chat is closed). */
   close(): void {
-    for (const w of this.watchers.values()) void w.then((x) => x.close(), () => undefined);
+    for (const w of this.watchers.values())
+      void w.then(
+        (x) => x.close(),
+        () => undefined,
+      );
     this.watchers.clear();
   }
 
@@ -222,7 +230,7 @@ export class GitCheckpoints {
       const tracked = s.changed.get(rel);
       const wasUnkept = this.unkept.get(abs);
       const was = pending.get(rel);
-      const before: FileState = was !== undefined ? was : tracked ?? (wasUnkept !== undefined ? 'unavailable' : null);
+      const before: FileState = was !== undefined ? was : (tracked ?? (wasUnkept !== undefined ? 'unavailable' : null));
       pending.delete(rel);
       const st = await lstat(abs).catch(() => undefined);
       if (st === undefined || !st.isFile()) {
@@ -274,7 +282,9 @@ export class GitCheckpoints {
       const known = this.tracked.get(t.indexFile);
       if (known !== undefined) {
         for (const rel of drop) known.delete(rel);
-        for (const rel of stage) if (existsSync(join(t.workTree, rel))) known.add(rel); else known.delete(rel);
+        for (const rel of stage)
+          if (existsSync(join(t.workTree, rel))) known.add(rel);
+          else known.delete(rel);
       }
       // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
       if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);
@@ -315,7 +325,14 @@ export class GitCheckpoints {
   private async ownPreImages(changes: readonly CommandChange[]): Promise<void> {
     const ids = [...new Set(changes.flatMap((c) => (c.before !== null && c.before !== 'unavailable' ? [c.before] : [])))];
     const missing: string[] = [];
-    for (const id of ids) if (!(await lstat(loosePath(this.repo.objectsDir, id)).then(() => true, () => false))) missing.push(id);
+    for (const id of ids)
+      if (
+        !(await lstat(loosePath(this.repo.objectsDir, id)).then(
+          () => true,
+          () => false,
+        ))
+      )
+        missing.push(id);
     if (missing.length === 0) return;
     for (const bytes of (await this.repo.blobs(missing)).values()) this.budget.add((await writeLoose(this.repo.objectsDir, bytes)).written);
   }

@@ -68,7 +68,11 @@ function cleanEnv(loc: GitLocation, r: GitRun): NodeJS.ProcessEnv {
 /** Runs git; resolves with stdout as bytes, rejects with a one-line reason. */
 export function runGit(loc: GitLocation, r: GitRun): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(loc.git, [...FIXED_CONFIG, ...r.args], { cwd: r.workTree ?? r.gitDir ?? tmpdir(), env: cleanEnv(loc, r), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(loc.git, [...FIXED_CONFIG, ...r.args], {
+      cwd: r.workTree ?? r.gitDir ?? tmpdir(),
+      env: cleanEnv(loc, r),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), r.timeoutMs);
@@ -81,7 +85,13 @@ export function runGit(loc: GitLocation, r: GitRun): Promise<Buffer> {
     child.on('close', (code, sig) => {
       clearTimeout(timer);
       if (code === 0) return resolvePromise(Buffer.concat(out));
-      const why = sig === 'SIGKILL' ? `took longer than ${Math.round(r.timeoutMs / 1000)} s` : err.split('\n').find((l) => l.trim() !== '')?.trim() ?? `exit code ${code ?? 'none'}`;
+      const why =
+        sig === 'SIGKILL'
+          ? `took longer than ${Math.round(r.timeoutMs / 1000)} s`
+          : (err
+              .split('\n')
+              .find((l) => l.trim() !== '')
+              ?.trim() ?? `exit code ${code ?? 'none'}`);
       reject(new GitError(`git ${r.args.find((a) => !a.startsWith('-')) ?? ''}: ${why}`));
     });
     child.stdin.on('error', () => undefined);

@@ -24,7 +24,13 @@ export function loosePath(objectsDir: string, id: string): string {
 export async function writeLoose(objectsDir: string, bytes: Uint8Array): Promise<{ readonly id: string; readonly written: number }> {
   const id = blobId(bytes);
   const target = loosePath(objectsDir, id);
-  if (await stat(target).then(() => true, () => false)) return { id, written: 0 };
+  if (
+    await stat(target).then(
+      () => true,
+      () => false,
+    )
+  )
+    return { id, written: 0 };
   const packed = await deflateAsync(Buffer.concat([Buffer.from(`blob ${bytes.byteLength}\0`), bytes]), { level: 1 });
   await mkdir(join(objectsDir, id.slice(0, 2)), { recursive: true });
   // Temp file + rename: a crash leaves either no object or a whole one, never a half one under a valid name.

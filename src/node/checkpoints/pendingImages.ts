@@ -26,7 +26,11 @@ export interface PendingRead {
  * away) needs nothing. Anything else (a new or untracked file, a folder, a link, a file too large to keep, a full
  * budget) leaves the work to `git status`.
  */
-export async function readPending(o: PendingRead, paths: readonly string[], pending: ReadonlyMap<string, string | null>): Promise<Map<string, string | null> | undefined> {
+export async function readPending(
+  o: PendingRead,
+  paths: readonly string[],
+  pending: ReadonlyMap<string, string | null>,
+): Promise<Map<string, string | null> | undefined> {
   const out = new Map<string, string | null>();
   for (const abs of paths) {
     const rel = toPosix(relative(o.workTree, abs));

@@ -11,7 +11,6 @@ const FIRST_TIMEOUT_MS = 300_000;
 /** Files staged at once beyond which their contents are written as one pack (see stage). */
 const BULK_FILES = 1000;
 
-
 /** One workspace folder as the shadow repository sees it. */
 export interface ShadowTree {
   /** The workspace folder (real path). */
@@ -57,12 +56,23 @@ export class ShadowRepo {
   }
 
   private git(args: readonly string[], tree?: ShadowTree, input?: string | Buffer, timeoutMs = SCAN_TIMEOUT_MS): Promise<Buffer> {
-    return runGit(this.loc, { gitDir: this.gitDir, ...(tree === undefined ? {} : { workTree: tree.workTree, indexFile: tree.indexFile }), args, timeoutMs, ...(input === undefined ? {} : { input }) });
+    return runGit(this.loc, {
+      gitDir: this.gitDir,
+      ...(tree === undefined ? {} : { workTree: tree.workTree, indexFile: tree.indexFile }),
+      args,
+      timeoutMs,
+      ...(input === undefined ? {} : { input }),
+    });
   }
 
   private ensure(): Promise<void> {
     this.ready ??= (async () => {
-      if (!(await stat(join(this.gitDir, 'HEAD')).then(() => true, () => false))) {
+      if (
+        !(await stat(join(this.gitDir, 'HEAD')).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         await mkdir(this.gitDir, { recursive: true });
         await this.git(['init', '--bare', '-q', '--template=', this.gitDir]);
       }
@@ -99,14 +109,31 @@ export class ShadowRepo {
     // session lock), and this process has not run git on the index yet.
     await rm(`${tree.indexFile}.lock`, { force: true });
     await this.writeExcludes();
-    if (user !== undefined && user.sha1 && !(await stat(tree.indexFile).then(() => true, () => false))) await this.seed(tree, user);
+    if (
+      user !== undefined &&
+      user.sha1 &&
+      !(await stat(tree.indexFile).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await this.seed(tree, user);
     return tree;
   }
 
   /** The user's repository holding `root`, read with git's own discovery (nothing in it is changed). */
-  private async userRepo(root: string): Promise<{ readonly top: string; readonly gitDir: string; readonly objects: string; readonly sha1: boolean } | undefined> {
+  private async userRepo(
+    root: string,
+  ): Promise<{ readonly top: string; readonly gitDir: string; readonly objects: string; readonly sha1: boolean } | undefined> {
     try {
-      const out = (await runGit(this.loc, { gitDir: undefined, workTree: root, args: ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--show-object-format'], timeoutMs: SCAN_TIMEOUT_MS }))
+      const out = (
+        await runGit(this.loc, {
+          gitDir: undefined,
+          workTree: root,
+          args: ['rev-parse', '--show-toplevel', '--absolute-git-dir', '--git-common-dir', '--show-object-format'],
+          timeoutMs: SCAN_TIMEOUT_MS,
+        })
+      )
         .toString('utf8')
         .split('\n');
       const [top, gitDir, common, format] = out;
@@ -130,10 +157,16 @@ export class ShadowRepo {
     const st = await stat(source).catch(() => undefined);
     if (st === undefined) return;
     // A split index keeps most entries in sharedindex.* files beside it: they come along.
-    for (const n of await readdir(user.gitDir).catch(() => [] as string[])) if (n.startsWith('sharedindex.')) await copyFile(join(user.gitDir, n), join(this.gitDir, n));
+    for (const n of await readdir(user.gitDir).catch(() => [] as string[]))
+      if (n.startsWith('sharedindex.')) await copyFile(join(user.gitDir, n), join(this.gitDir, n));
     await copyFile(source, tree.indexFile);
     // The shadow HEAD starts at the user's commit (read through the alternates), so a scan lists only what differs from it.
-    const head = await runGit(this.loc, { gitDir: user.gitDir, workTree: tree.workTree, args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'], timeoutMs: SCAN_TIMEOUT_MS }).catch(() => undefined);
+    const head = await runGit(this.loc, {
+      gitDir: user.gitDir,
+      workTree: tree.workTree,
+      args: ['rev-parse', '-q', '--verify', 'HEAD^{commit}'],
+      timeoutMs: SCAN_TIMEOUT_MS,
+    }).catch(() => undefined);
     const id = head?.toString('utf8').trim() ?? '';
     if (/^[0-9a-f]{40}$/.test(id) && this.opened.length === 1) await writeFile(join(this.gitDir, 'HEAD'), `${id}\n`);
     // The copy keeps the original's time, so git's check for files changed in the same second as the index still applies.
@@ -148,7 +181,12 @@ export class ShadowRepo {
 
   /** Skipped folders, Capsule's files and restore's temp files: never snapshotted (anchored patterns for each open tree). */
   private async writeExcludes(): Promise<void> {
-    const lines = ['# Written by Capsule: what its checkpoints never keep.', ...[...SKIPPED_DIRS].filter((d) => d !== '.git').map((d) => `${d}/`), '.capsule/', '*.capsule-tmp'];
+    const lines = [
+      '# Written by Capsule: what its checkpoints never keep.',
+      ...[...SKIPPED_DIRS].filter((d) => d !== '.git').map((d) => `${d}/`),
+      '.capsule/',
+      '*.capsule-tmp',
+    ];
     for (const own of [...this.ownFiles(), this.gitDir]) {
       for (const t of this.opened) {
         const rel = relative(t.workTree, own);

@@ -36,7 +36,12 @@ export class WalkCheckpoints implements CommandCheckpointing {
 
   private async load(): Promise<Map<string, Entry>> {
     if (this.index !== undefined) return this.index;
-    const raw = await readFile(this.deps.indexFile, 'utf8').then((t) => IndexSchema.safeParse(JSON.parse(t)), () => undefined).catch(() => undefined);
+    const raw = await readFile(this.deps.indexFile, 'utf8')
+      .then(
+        (t) => IndexSchema.safeParse(JSON.parse(t)),
+        () => undefined,
+      )
+      .catch(() => undefined);
     const map = new Map<string, Entry>();
     if (raw?.success === true) for (const [p, [size, mtimeMs, state]] of Object.entries(raw.data)) map.set(p, { size, mtimeMs, state });
     this.index ??= map;

@@ -128,7 +128,14 @@ async function diffGit(s: Extract<Snapshot, { kind: 'git' }>): Promise<FileEffec
     else out.modified.push(p);
   }
   if (out.created.length > 0 && out.deleted.length > 0) {
-    const oldBlobs = s.head === null ? new Map<string, string>() : await gitBlobs(top, s.head, out.deleted.filter((p) => !s.dirty.get(p)?.hash));
+    const oldBlobs =
+      s.head === null
+        ? new Map<string, string>()
+        : await gitBlobs(
+            top,
+            s.head,
+            out.deleted.filter((p) => !s.dirty.get(p)?.hash),
+          );
     const newHashes = new Map<string, string>();
     for (const c of out.created.slice(0, MAX_HASHED)) {
       const st = afterStats.get(c);
@@ -156,7 +163,13 @@ function rebase(e: FileEffects, top: string, root: string): FileEffects {
     const to = map(r.to);
     return from !== undefined && to !== undefined ? [{ from, to }] : [];
   });
-  return { created: list(e.created), modified: list(e.modified), deleted: list(e.deleted), renamed, ...(e.unknown === undefined ? {} : { unknown: e.unknown }) };
+  return {
+    created: list(e.created),
+    modified: list(e.modified),
+    deleted: list(e.deleted),
+    renamed,
+    ...(e.unknown === undefined ? {} : { unknown: e.unknown }),
+  };
 }
 
 /**

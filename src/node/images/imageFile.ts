@@ -69,7 +69,8 @@ export async function readImageFile(path: string): Promise<ImageRead> {
   const name = basename(path);
   try {
     const st = await stat(path);
-    if (st.isFile() && st.size > MAX_IMAGE_BYTES) return { ok: false, error: `Image ${name} is ${(st.size / 1024 / 1024).toFixed(1)} MB; at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB can be sent.` };
+    if (st.isFile() && st.size > MAX_IMAGE_BYTES)
+      return { ok: false, error: `Image ${name} is ${(st.size / 1024 / 1024).toFixed(1)} MB; at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB can be sent.` };
     const bytes = await readRegularFile(path, 'image');
     if (bytes.length > MAX_IMAGE_BYTES) return { ok: false, error: `Image ${name} is larger than ${MAX_IMAGE_BYTES / 1024 / 1024} MB.` };
     return imageFromBytes(name, bytes);

@@ -39,7 +39,13 @@ function toRel(root: string, abs: string): string {
  * Every file `rootFile` imports, depth first, each once. A cycle, a path out of the workspace (`~` included) or an
  * unreadable file is a one-line warning naming the importer; the rest of the files still load.
  */
-export async function expandImports(workspace: string, realWorkspace: string, rootRel: string, rootText: string, warn: (message: string) => void): Promise<ImportedFile[]> {
+export async function expandImports(
+  workspace: string,
+  realWorkspace: string,
+  rootRel: string,
+  rootText: string,
+  warn: (message: string) => void,
+): Promise<ImportedFile[]> {
   const out: ImportedFile[] = [];
   const seen = new Set<string>([rootRel]);
   const walk = async (rel: string, text: string, stack: readonly string[]): Promise<void> => {

@@ -25,7 +25,9 @@ export function ruleSkillName(fileName: string): string {
 export async function requestedCursorRules(workspace: { readonly path: string; readonly real: string }, warn: (m: string) => void): Promise<FoundSkill[]> {
   let names: string[];
   try {
-    names = (await readdir(join(workspace.path, RULES_DIR), { withFileTypes: true })).filter((d) => !d.isDirectory() && d.name.endsWith('.mdc')).map((d) => d.name);
+    names = (await readdir(join(workspace.path, RULES_DIR), { withFileTypes: true }))
+      .filter((d) => !d.isDirectory() && d.name.endsWith('.mdc'))
+      .map((d) => d.name);
   } catch {
     return [];
   }

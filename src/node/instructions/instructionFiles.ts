@@ -37,7 +37,8 @@ async function filesIn(ctx: FileReadContext, relDir: string, suffix: (name: stri
     return [];
   }
   names.sort();
-  if (names.length > MAX_FOLDER_FILES) ctx.warn(`Instruction folder ${relDir} has ${names.length} files; only the first ${MAX_FOLDER_FILES} (by name) are read.`);
+  if (names.length > MAX_FOLDER_FILES)
+    ctx.warn(`Instruction folder ${relDir} has ${names.length} files; only the first ${MAX_FOLDER_FILES} (by name) are read.`);
   return names.slice(0, MAX_FOLDER_FILES).map((n) => posix.join(relDir, n));
 }
 
@@ -127,7 +128,8 @@ async function nestedFiles(ctx: FileReadContext, folders: readonly string[], nam
     for (const name of names) {
       const rel = `${dir}${name}`;
       const text = await one(ctx, rel);
-      if (text !== undefined) out.push({ key: `file:${rel}`, label: `${rel} (applies to work under ${dir})`, text: promptText(text), applies: { kind: 'under', dir } });
+      if (text !== undefined)
+        out.push({ key: `file:${rel}`, label: `${rel} (applies to work under ${dir})`, text: promptText(text), applies: { kind: 'under', dir } });
     }
   }
   return out;

@@ -18,7 +18,12 @@ export interface InstructionReport {
 }
 
 /** Tokens per source (as the block carries them) and, over the share, the one line telling the user which file to trim. */
-export function instructionReport(sources: readonly InstructionSource[], tokens: (text: string) => number, contextWindow: number, share = DEFAULT_INSTRUCTION_SHARE): InstructionReport {
+export function instructionReport(
+  sources: readonly InstructionSource[],
+  tokens: (text: string) => number,
+  contextWindow: number,
+  share = DEFAULT_INSTRUCTION_SHARE,
+): InstructionReport {
   const files = sources.map((s) => ({ label: s.label, tokens: tokens(`## ${s.label}\n${s.text}`) }));
   const total = files.reduce((n, f) => n + f.tokens, 0);
   const limit = Math.floor(contextWindow * share);
@@ -35,5 +40,8 @@ export function instructionReport(sources: readonly InstructionSource[], tokens:
 /** `/skills`: each skill with its description's and its body's tokens, and whether this chat loaded it. */
 export function skillReport(skills: readonly SkillInfo[], tokens: (text: string) => number, active: readonly string[]): string[] {
   if (skills.length === 0) return ['No skills found (folders with a SKILL.md in .capsule/skills, .claude/skills, .github/skills or ~/.capsule/skills).'];
-  return skills.map((s) => `${active.includes(s.name) ? '●' : '○'} ${s.name} — ${s.where} · index ${tokens(`- ${s.name}: ${s.description}`)} tokens · body ${tokens(s.body)} tokens${active.includes(s.name) ? ' · active' : ''}`);
+  return skills.map(
+    (s) =>
+      `${active.includes(s.name) ? '●' : '○'} ${s.name} — ${s.where} · index ${tokens(`- ${s.name}: ${s.description}`)} tokens · body ${tokens(s.body)} tokens${active.includes(s.name) ? ' · active' : ''}`,
+  );
 }

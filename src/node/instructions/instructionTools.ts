@@ -9,7 +9,15 @@ import { skillFileList } from './skillFiles.js';
 import type { WorkspaceInstructions } from './workspaceInstructions.js';
 
 /** Tools that only read (or only write Capsule's own records): what Ask mode allows. */
-const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files', 'search', 'update_plan', 'checkpoint', 'read_compaction_evidence', SKILL_TOOL]);
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set([
+  'read_file',
+  'list_files',
+  'search',
+  'update_plan',
+  'checkpoint',
+  'read_compaction_evidence',
+  SKILL_TOOL,
+]);
 
 const SKILL_TOOL_SCHEMA: ToolSchema = {
   name: SKILL_TOOL,
@@ -52,7 +60,9 @@ export class InstructionToolHost implements ToolHost {
     if (name === SKILL_TOOL) return this.runSkill(argsJson);
     const mode = this.instructions.mode;
     if (mode === 'ask' && !READ_ONLY_TOOLS.has(name) && this.opts.readOnly?.(name) !== true) {
-      return fail(`Refused: the chat is in ${modeLabel(mode)} mode (read-only), so ${name} is not available. Describe the change instead; the user can switch to Agent mode to make it.`);
+      return fail(
+        `Refused: the chat is in ${modeLabel(mode)} mode (read-only), so ${name} is not available. Describe the change instead; the user can switch to Agent mode to make it.`,
+      );
     }
     return this.inner.run(name, argsJson, signal);
   }
@@ -81,7 +91,8 @@ export class InstructionToolHost implements ToolHost {
       return fail(`There is no skill "${name.slice(0, 100)}". Available: ${names.length === 0 ? 'none' : names.join(', ')}.`);
     }
     const file = a['file'];
-    if (skill.single === true && typeof file === 'string' && file.trim() !== '') return fail(`"${name}" is a single rule file (${skill.where}); it has no other files.`);
+    if (skill.single === true && typeof file === 'string' && file.trim() !== '')
+      return fail(`"${name}" is a single rule file (${skill.where}); it has no other files.`);
     if (typeof file === 'string' && file.trim() !== '') {
       // Confined to the skill's own folder (links resolved), like the body.
       const realDir = await realpath(skill.dir).catch(() => undefined);

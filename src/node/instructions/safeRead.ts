@@ -40,13 +40,29 @@ export async function readInstructionFile(path: string, allowedRoot: string, max
   let bytes: Buffer;
   try {
     const st = await lstat(real);
-    if (st.isFile() && st.size > maxBytes) return { ok: false, missing: false, why: `it is ${Math.round(st.size / 1024)} KB (at most ${Math.round(maxBytes / 1024)} KB are read; trim or split it)` };
+    if (st.isFile() && st.size > maxBytes)
+      return {
+        ok: false,
+        missing: false,
+        why: `it is ${Math.round(st.size / 1024)} KB (at most ${Math.round(maxBytes / 1024)} KB are read; trim or split it)`,
+      };
     bytes = await readRegularFile(real, 'instruction file');
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
-    return { ok: false, missing: false, why: /not a regular file/.test(msg) ? msg.replace(/^instruction file \S+ is /, 'it is ').replace(/; refusing to read it$/, '') : msg.split('\n')[0] ?? 'unreadable' };
+    return {
+      ok: false,
+      missing: false,
+      why: /not a regular file/.test(msg)
+        ? msg.replace(/^instruction file \S+ is /, 'it is ').replace(/; refusing to read it$/, '')
+        : (msg.split('\n')[0] ?? 'unreadable'),
+    };
   }
-  if (bytes.length > maxBytes) return { ok: false, missing: false, why: `it is ${Math.round(bytes.length / 1024)} KB (at most ${Math.round(maxBytes / 1024)} KB are read; trim or split it)` };
+  if (bytes.length > maxBytes)
+    return {
+      ok: false,
+      missing: false,
+      why: `it is ${Math.round(bytes.length / 1024)} KB (at most ${Math.round(maxBytes / 1024)} KB are read; trim or split it)`,
+    };
   if (bytes.includes(0)) return { ok: false, missing: false, why: 'it is binary, not text' };
   try {
     const text = decoder.decode(bytes);

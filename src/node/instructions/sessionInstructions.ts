@@ -22,14 +22,19 @@ export interface InstructionOptions {
   readonly readOnlyTool?: (name: string) => boolean;
 }
 
-
 export interface SessionInstructions {
   readonly port: WorkspaceInstructions;
   readonly tools: InstructionToolHost;
 }
 
 /** The port and the tool layer over the session's tools; the mode is the one asked for, else the one the branch recorded. */
-export function sessionInstructions(opts: InstructionOptions, roots: readonly string[], tools: ToolHost, branch: readonly Entry[], budget?: InstructionBudget): SessionInstructions {
+export function sessionInstructions(
+  opts: InstructionOptions,
+  roots: readonly string[],
+  tools: ToolHost,
+  branch: readonly Entry[],
+  budget?: InstructionBudget,
+): SessionInstructions {
   const mode = opts.mode !== undefined && isChatMode(opts.mode) ? opts.mode : modeOfStamps(stampsInForce(branch));
   const port = new WorkspaceInstructions({
     roots,
@@ -42,4 +47,3 @@ export function sessionInstructions(opts: InstructionOptions, roots: readonly st
   });
   return { port, tools: new InstructionToolHost(tools, port, opts.readOnlyTool === undefined ? {} : { readOnly: opts.readOnlyTool }) };
 }
-

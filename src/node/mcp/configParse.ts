@@ -24,7 +24,12 @@ const ServerSchema = z.object({
 });
 type RawServer = z.infer<typeof ServerSchema>;
 
-const InputSchema = z.object({ id: z.string().check(z.minLength(1)), type: z.optional(z.string()), description: z.optional(z.string()), password: z.optional(z.boolean()) });
+const InputSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  type: z.optional(z.string()),
+  description: z.optional(z.string()),
+  password: z.optional(z.boolean()),
+});
 
 /** Server names become part of tool names; anything else is still accepted and sanitized there, but must be non-empty. */
 const NAME_MAX = 64;
@@ -120,7 +125,12 @@ async function variable(name: string, ctx: VariableContext, inputs: ReadonlyMap<
   throw new Error(`needs the environment variable ${key}, which is not set`);
 }
 
-async function transportOf(raw: RawServer, ctx: VariableContext, inputs: ReadonlyMap<string, McpInputSpec>, asked: Map<string, string>): Promise<McpTransportSpec> {
+async function transportOf(
+  raw: RawServer,
+  ctx: VariableContext,
+  inputs: ReadonlyMap<string, McpInputSpec>,
+  asked: Map<string, string>,
+): Promise<McpTransportSpec> {
   const x = (s: string): Promise<string> => expand(s, ctx, inputs, asked);
   const mapOf = async (m: Readonly<Record<string, unknown>> | undefined): Promise<Record<string, string>> => {
     const out: Record<string, string> = {};
@@ -132,7 +142,13 @@ async function transportOf(raw: RawServer, ctx: VariableContext, inputs: Readonl
   if (type === 'stdio') {
     if (raw.command === undefined || raw.command.trim() === '') throw new Error('is a stdio server without "command"');
     const cwd = raw.cwd === undefined ? undefined : await x(raw.cwd);
-    return { type: 'stdio', command: await x(raw.command), args: await Promise.all((raw.args ?? []).map(x)), env: await mapOf(raw.env), ...(cwd === undefined ? {} : { cwd }) };
+    return {
+      type: 'stdio',
+      command: await x(raw.command),
+      args: await Promise.all((raw.args ?? []).map(x)),
+      env: await mapOf(raw.env),
+      ...(cwd === undefined ? {} : { cwd }),
+    };
   }
   if (type === 'http' || type === 'sse' || type === 'streamableHttp' || type === 'streamable-http') {
     if (raw.url === undefined || raw.url.trim() === '') throw new Error(`is a ${type} server without "url"`);
@@ -158,7 +174,11 @@ export async function parseMcpDocument(doc: unknown, source: McpSource, ctx: Var
     try {
       value = parseJsonc(doc);
     } catch (err) {
-      return { servers: [], disabled: [], problems: [{ source: source.label, message: `not valid JSON (${err instanceof Error ? err.message : String(err)})` }] };
+      return {
+        servers: [],
+        disabled: [],
+        problems: [{ source: source.label, message: `not valid JSON (${err instanceof Error ? err.message : String(err)})` }],
+      };
     }
   }
   const t = serverTable(value);

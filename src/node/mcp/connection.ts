@@ -99,7 +99,9 @@ export class McpConnection {
     try {
       const client =
         t.type === 'stdio'
-          ? await this.open(new GroupStdioTransport({ command: t.command, args: t.args, env: t.env, ...(t.cwd === undefined ? {} : { cwd: t.cwd }) }, this.stderr))
+          ? await this.open(
+              new GroupStdioTransport({ command: t.command, args: t.args, env: t.env, ...(t.cwd === undefined ? {} : { cwd: t.cwd }) }, this.stderr),
+            )
           : t.type === 'memory'
             ? await this.open(t.open())
             : await this.openHttp(t.url, t.headers, t.type);
@@ -182,9 +184,13 @@ export class McpConnection {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const r = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, LenientToolsResult, { timeout: this.timeouts.initializeMs });
+      const r = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, LenientToolsResult, {
+        timeout: this.timeouts.initializeMs,
+      });
       // An entry without a name cannot be called: it is left out, the others stay.
-      for (const t of r.tools) if (typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' && (t as { name: string }).name !== '') all.push(t as Tool);
+      for (const t of r.tools)
+        if (typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' && (t as { name: string }).name !== '')
+          all.push(t as Tool);
       cursor = r.nextCursor;
     } while (cursor !== undefined && ++pages < 100 && all.length < MAX_TOOLS_PER_SERVER);
     this.toolsCut = Math.max(0, all.length - MAX_TOOLS_PER_SERVER);
@@ -234,7 +240,11 @@ export class McpConnection {
     if (signal.aborted) own.abort(signal.reason);
     else signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await client.callTool({ name: tool, arguments: { ...args } }, undefined, { signal: own.signal, timeout: this.timeouts.callMs, maxTotalTimeout: this.timeouts.callMs });
+      const r = await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+        signal: own.signal,
+        timeout: this.timeouts.callMs,
+        maxTotalTimeout: this.timeouts.callMs,
+      });
       // A list_changed the call caused arrived before its answer: the new tool list is known before the model goes on.
       await new Promise<void>((resolve) => setImmediate(resolve));
       await this.relisting;
@@ -245,7 +255,8 @@ export class McpConnection {
       if (/connection closed/i.test(m) || this.client !== client) {
         throw new Error(this.withStderr(`the MCP server "${this.name}" crashed during the call; it is being restarted`));
       }
-      if (/timed out|timeout/i.test(m)) throw new Error(`the MCP server "${this.name}" did not answer within ${Math.round(this.timeouts.callMs / 1000)} s (the call was cancelled)`);
+      if (/timed out|timeout/i.test(m))
+        throw new Error(`the MCP server "${this.name}" did not answer within ${Math.round(this.timeouts.callMs / 1000)} s (the call was cancelled)`);
       throw err;
     } finally {
       signal.removeEventListener('abort', onAbort);

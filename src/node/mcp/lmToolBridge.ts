@@ -54,7 +54,9 @@ export function leftOutBecause(t: LmToolInfo, rule: OfferRule): string | undefin
 
 /** The tools Capsule offers, sorted by name (a deterministic tool list). */
 export function offeredLmTools(all: readonly LmToolInfo[], rule: OfferRule): LmToolInfo[] {
-  return all.filter((t) => typeof t.name === 'string' && t.name !== '' && leftOutBecause(t, rule) === undefined).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return all
+    .filter((t) => typeof t.name === 'string' && t.name !== '' && leftOutBecause(t, rule) === undefined)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 function base64(data: Uint8Array): string {
@@ -90,7 +92,7 @@ export function lmPartToContent(part: unknown): CallToolResult['content'][number
     if ('value' in p) {
       const texts: string[] = [];
       tsxText(p.value, texts);
-      return { type: 'text', text: texts.length > 0 ? texts.join('') : JSON.stringify(p.value) ?? '' };
+      return { type: 'text', text: texts.length > 0 ? texts.join('') : (JSON.stringify(p.value) ?? '') };
     }
   }
   return { type: 'text', text: typeof part === 'string' ? part : (JSON.stringify(part) ?? String(part)) };

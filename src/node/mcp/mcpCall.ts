@@ -36,7 +36,11 @@ function fail(content: string, e: Effects): ToolResult {
 }
 
 /** Runs `run` with the workspace measured around it when the tool may change files. */
-async function measured<T>(ctx: CallContext, t: CatalogTool, run: () => Promise<T>): Promise<{ value: T; files?: Awaited<ReturnType<Awaited<ReturnType<typeof startCommandProbe>>['finish']>> }> {
+async function measured<T>(
+  ctx: CallContext,
+  t: CatalogTool,
+  run: () => Promise<T>,
+): Promise<{ value: T; files?: Awaited<ReturnType<Awaited<ReturnType<typeof startCommandProbe>>['finish']>> }> {
   if (t.readOnly || ctx.roots.length === 0) return { value: await run() };
   const root = ctx.roots[0] ?? '';
   // With checkpoints, the checkpoint's scans are the effect measurement too (as for run_command): one before, one after.
@@ -58,7 +62,12 @@ function bounded(ctx: CallContext, text: string, archivedAs: string | undefined)
   return `${buf.text()}\n[The result was ${buf.bytes} bytes; it was shortened to fit the context window. ${where}]`;
 }
 
-async function archiveOriginal(ctx: CallContext, t: CatalogTool, text: string, binaries: readonly { kind: string; mimeType: string; data: string }[]): Promise<string | undefined> {
+async function archiveOriginal(
+  ctx: CallContext,
+  t: CatalogTool,
+  text: string,
+  binaries: readonly { kind: string; mimeType: string; data: string }[],
+): Promise<string | undefined> {
   if (ctx.archive === undefined) return undefined;
   const id = `res_${randomBytes(8).toString('hex')}`;
   const content = [text, ...binaries.map((b) => `[${b.kind} ${b.mimeType}] data:${b.mimeType};base64,${b.data}`)].join('\n');
@@ -84,22 +93,34 @@ export async function callMcpTool(ctx: CallContext, t: CatalogTool, args: Readon
     const detail = JSON.stringify(args, null, 2);
     const decision = decisionOf(
       await ctx.approve(
-        { kind: 'mcp', title: `Call ${t.tool} on MCP server ${t.server}`, detail: detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail, server: t.server, tool: t.tool, name: t.name },
+        {
+          kind: 'mcp',
+          title: `Call ${t.tool} on MCP server ${t.server}`,
+          detail: detail.length > MAX_DETAIL_CHARS ? `${detail.slice(0, MAX_DETAIL_CHARS)}…` : detail,
+          server: t.server,
+          tool: t.tool,
+          name: t.name,
+        },
         signal,
       ),
     );
-    if (!decision.approved) return fail(`The user denied ${t.name}; it was not run.${feedbackSentence(decision)}`, effects({ source: 'measured', denied: true, durationMs: took() }));
+    if (!decision.approved)
+      return fail(`The user denied ${t.name}; it was not run.${feedbackSentence(decision)}`, effects({ source: 'measured', denied: true, durationMs: took() }));
     if (decision.always === true) ctx.allowed.add(t.name);
   }
   const conn = ctx.hub.get(t.server);
-  if (conn === undefined) return fail(`${t.name}: the MCP server "${t.server}" is not configured any more.`, effects({ source: 'measured', failed: true, durationMs: took() }));
+  if (conn === undefined)
+    return fail(`${t.name}: the MCP server "${t.server}" is not configured any more.`, effects({ source: 'measured', failed: true, durationMs: took() }));
   let outcome: Awaited<ReturnType<typeof measured<Awaited<ReturnType<typeof conn.call>>>>>;
   try {
     outcome = await measured(ctx, t, () => conn.call(t.tool, args, signal));
   } catch (err) {
     const cancelled = signal.aborted;
     const why = err instanceof Error ? err.message : String(err);
-    return fail(cancelled ? `Cancelled: ${t.name} was stopped (the server was told with notifications/cancelled).` : `${t.name} failed: ${why}`, effects({ source: 'measured', failed: true, durationMs: took(), ...(cancelled ? { cancelled: true } : {}) }));
+    return fail(
+      cancelled ? `Cancelled: ${t.name} was stopped (the server was told with notifications/cancelled).` : `${t.name} failed: ${why}`,
+      effects({ source: 'measured', failed: true, durationMs: took(), ...(cancelled ? { cancelled: true } : {}) }),
+    );
   }
   const vision = { vision: ctx.vision?.() === true };
   const converted = convertResult(outcome.value, undefined, vision);
@@ -120,7 +141,13 @@ export async function callMcpTool(ctx: CallContext, t: CatalogTool, args: Readon
         ? t.readOnly
           ? { unknown: 'not measured: the tool declares itself read-only' }
           : {}
-        : { created: [...files.created].sort(), modified: [...files.modified].sort(), deleted: [...files.deleted].sort(), renamed: files.renamed, ...(files.unknown === undefined ? {} : { unknown: files.unknown }) }),
+        : {
+            created: [...files.created].sort(),
+            modified: [...files.modified].sort(),
+            deleted: [...files.deleted].sort(),
+            renamed: files.renamed,
+            ...(files.unknown === undefined ? {} : { unknown: files.unknown }),
+          }),
     }),
   };
 }

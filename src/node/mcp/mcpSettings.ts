@@ -48,7 +48,10 @@ export function resolveMcpSettings(raw: Readonly<Record<string, unknown>>): { re
     }
     const p = schema.safeParse(v);
     if (p.success) out[k] = p.data;
-    else problems.push(`capsule.mcp.${k}: ${p.error.issues[0]?.message ?? 'invalid'}; the default ${JSON.stringify(DEFAULT_MCP_SETTINGS[k as keyof McpSettings])} is used`);
+    else
+      problems.push(
+        `capsule.mcp.${k}: ${p.error.issues[0]?.message ?? 'invalid'}; the default ${JSON.stringify(DEFAULT_MCP_SETTINGS[k as keyof McpSettings])} is used`,
+      );
   }
   return { settings: out as unknown as McpSettings, problems };
 }

@@ -168,9 +168,11 @@ export class McpToolHost implements ToolHost {
     if (name === MCP_TOOLS_TOOL) return this.load(args);
     if (name === MCP_CALL_TOOL) {
       const target = args.name;
-      if (typeof target !== 'string' || target === '') return { isError: true, content: `${MCP_CALL_TOOL} needs "name": the full name of an MCP tool (mcp__server__tool).` };
+      if (typeof target !== 'string' || target === '')
+        return { isError: true, content: `${MCP_CALL_TOOL} needs "name": the full name of an MCP tool (mcp__server__tool).` };
       const inner = args.arguments ?? {};
-      if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) return { isError: true, content: `${MCP_CALL_TOOL}: "arguments" must be a JSON object.` };
+      if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
+        return { isError: true, content: `${MCP_CALL_TOOL}: "arguments" must be a JSON object.` };
       return this.call(target, inner as Args, signal);
     }
     return this.call(name, args, signal);
@@ -189,7 +191,10 @@ export class McpToolHost implements ToolHost {
     const t = this.find(name);
     if (t === undefined) {
       const servers = this.opts.hub.states(() => 0).map((s) => `${s.name} (${s.status}${s.error === undefined ? '' : `: ${s.error}`})`);
-      return { isError: true, content: `Unknown MCP tool "${name}". MCP servers: ${servers.join('; ') || 'none'}. mcp_tools {"server": "…"} lists a server's tools.` };
+      return {
+        isError: true,
+        content: `Unknown MCP tool "${name}". MCP servers: ${servers.join('; ') || 'none'}. mcp_tools {"server": "…"} lists a server's tools.`,
+      };
     }
     return callMcpTool(this.ctx, t, args, signal);
   }
@@ -198,7 +203,11 @@ export class McpToolHost implements ToolHost {
     const all = this.opts.hub.catalog();
     if (typeof args.server === 'string' && args.names === undefined) {
       const mine = all.filter((t) => t.server === args.server);
-      if (mine.length === 0) return { isError: true, content: `No MCP server "${args.server}" with tools. Servers: ${[...new Set(all.map((t) => t.server))].join(', ') || 'none'}.` };
+      if (mine.length === 0)
+        return {
+          isError: true,
+          content: `No MCP server "${args.server}" with tools. Servers: ${[...new Set(all.map((t) => t.server))].join(', ') || 'none'}.`,
+        };
       return { isError: false, content: mine.map((t) => `${t.name}${t.summary === '' ? '' : `: ${t.summary}`}`).join('\n') };
     }
     const names = Array.isArray(args.names) ? args.names.filter((n): n is string => typeof n === 'string') : [];

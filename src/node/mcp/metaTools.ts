@@ -33,7 +33,7 @@ export const MCP_CALL_SCHEMA: ToolSchema = {
     type: 'object',
     properties: {
       name: { type: 'string', description: 'Full tool name, e.g. mcp__github__search_issues.' },
-      arguments: { type: 'object', description: 'The tool\'s arguments.' },
+      arguments: { type: 'object', description: "The tool's arguments." },
     },
     required: ['name'],
     additionalProperties: false,

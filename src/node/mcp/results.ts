@@ -63,7 +63,9 @@ export function convertResult(r: CallToolResult, archived?: string, opts: Conver
         parts.push(`[audio ${c.mimeType}, ${sizeOf(c.data)}: ${where}]`);
         break;
       case 'resource_link':
-        parts.push(`[resource link] ${c.name}${c.title === undefined ? '' : ` (${c.title})`}: ${c.uri}${c.mimeType === undefined ? '' : ` (${c.mimeType})`}${c.description === undefined ? '' : ` — ${c.description}`}`);
+        parts.push(
+          `[resource link] ${c.name}${c.title === undefined ? '' : ` (${c.title})`}: ${c.uri}${c.mimeType === undefined ? '' : ` (${c.mimeType})`}${c.description === undefined ? '' : ` — ${c.description}`}`,
+        );
         break;
       case 'resource': {
         const res = c.resource;
@@ -83,7 +85,12 @@ export function convertResult(r: CallToolResult, archived?: string, opts: Conver
     if (!text.includes(json) && !sameJson(text, r.structuredContent) && !leavesIn(text, r.structuredContent)) parts.push(`structuredContent: ${json}`);
   }
   const out = parts.join('\n');
-  return { text: out === '' ? (r.isError === true ? 'The tool reported an error without a message.' : '(no content)') : out, isError: r.isError === true, binaries, images };
+  return {
+    text: out === '' ? (r.isError === true ? 'The tool reported an error without a message.' : '(no content)') : out,
+    isError: r.isError === true,
+    binaries,
+    images,
+  };
 }
 
 function sameJson(text: string, value: unknown): boolean {

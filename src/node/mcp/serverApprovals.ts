@@ -18,8 +18,16 @@ export interface ApprovalMemory {
  */
 export function serverFingerprint(s: McpServerConfig): string {
   const t = s.transport;
-  const what = t.type === 'stdio' ? { type: t.type, command: t.command, args: t.args, cwd: t.cwd ?? null } : t.type === 'memory' ? { type: t.type } : { type: t.type, url: t.url };
-  return createHash('sha256').update(JSON.stringify({ name: s.name, ...what })).digest('hex').slice(0, 32);
+  const what =
+    t.type === 'stdio'
+      ? { type: t.type, command: t.command, args: t.args, cwd: t.cwd ?? null }
+      : t.type === 'memory'
+        ? { type: t.type }
+        : { type: t.type, url: t.url };
+  return createHash('sha256')
+    .update(JSON.stringify({ name: s.name, ...what }))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** $CAPSULE_MCP_APPROVALS_FILE, else $XDG_CONFIG_HOME/capsule/mcp-approvals.json, else ~/.config/capsule/mcp-approvals.json. */

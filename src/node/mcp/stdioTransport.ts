@@ -119,8 +119,7 @@ export class GroupStdioTransport implements Transport {
     const child = this.child;
     if (child === undefined) return;
     const exited = this.exited;
-    const wait = (ms: number): Promise<boolean> =>
-      Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    const wait = (ms: number): Promise<boolean> => Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     try {
       child.stdin?.end();
     } catch {

@@ -70,7 +70,5 @@ export function toOpenAIParams(request: ChatRequest, model: string): ChatComplet
     // OpenAI routes by prompt_cache_key; gateways that predate it (and OpenAI before it) route by `user`.
     ...(request.cacheKey !== undefined ? { prompt_cache_key: request.cacheKey, user: request.cacheKey } : {}),
   };
-  return request.stream
-    ? { ...common, stream: true, stream_options: { include_usage: true } }
-    : { ...common, stream: false };
+  return request.stream ? { ...common, stream: true, stream_options: { include_usage: true } } : { ...common, stream: false };
 }

@@ -8,7 +8,7 @@ import { completionEvents, StreamAssembler } from './openaiEvents.js';
 import { toOpenAIParams } from './openaiMessages.js';
 import { DEFAULT_PROVIDER_LABEL } from './providerLabel.js';
 
-export {  toOpenAIParams } from './openaiMessages.js';
+export { toOpenAIParams } from './openaiMessages.js';
 
 /** Sent when no key is configured: local servers ignore it, and the client refuses to run without one. */
 const NO_KEY_PLACEHOLDER = 'capsule-no-key';

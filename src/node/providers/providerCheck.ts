@@ -42,8 +42,14 @@ function failed(endpoint: string, fault: TurnFault, via: ProviderCheck['via']): 
 
 /** A 200 that is not JSON is a web page or a proxy: the base URL points at the wrong thing. */
 function notAnApi(endpoint: string, contentType: string, body: string): ProviderCheck {
-  const fault = turnFaultOf({ kind: 'fatal', status: 404, message: /<html|<!doctype/i.test(body) ? body.slice(0, 2000) : `the answer was not JSON (${contentType})` }, endpoint);
-  return { ...failed(endpoint, fault, 'models'), summary: `Not an OpenAI-compatible API: ${endpoint} answered /models with ${fault.message.startsWith('HTML page') ? `a web page (${fault.message})` : fault.message}.` };
+  const fault = turnFaultOf(
+    { kind: 'fatal', status: 404, message: /<html|<!doctype/i.test(body) ? body.slice(0, 2000) : `the answer was not JSON (${contentType})` },
+    endpoint,
+  );
+  return {
+    ...failed(endpoint, fault, 'models'),
+    summary: `Not an OpenAI-compatible API: ${endpoint} answered /models with ${fault.message.startsWith('HTML page') ? `a web page (${fault.message})` : fault.message}.`,
+  };
 }
 
 /** LM Studio's own API reports the window its OpenAI-compatible /v1/models leaves out; quietly nothing elsewhere. */
@@ -67,12 +73,31 @@ function described(endpoint: string, model: string, list: readonly CatalogModel[
   if (entry === undefined) {
     const some = list.slice(0, SHOWN_MODELS).map((m) => m.id);
     const others = some.length === 0 ? '' : ` (it lists ${some.join(', ')}${list.length > some.length ? ', …' : ''})`;
-    return { status: 'warning', endpoint, via: 'models', models: list.length, modelListed: false, summary: `${endpoint} answers: ${count}, but "${model}" is not among them${others}.`, hint: 'Choose one of the models it lists, or correct the model id.' };
+    return {
+      status: 'warning',
+      endpoint,
+      via: 'models',
+      models: list.length,
+      modelListed: false,
+      summary: `${endpoint} answers: ${count}, but "${model}" is not among them${others}.`,
+      hint: 'Choose one of the models it lists, or correct the model id.',
+    };
   }
   const w = window ?? entry.contextWindow;
   const base = { endpoint, via: 'models' as const, models: list.length, modelListed: true };
-  if (w === undefined) return { ...base, status: 'warning', summary: `${endpoint} answers: ${count}, "${model}" among them; it does not report the context window.`, hint: 'Set the context window (capsule.model.contextWindow) so compaction starts in time; until then Capsule assumes one and says so.' };
-  return { ...base, status: 'ok', contextWindow: w, summary: `${endpoint} answers: ${count}, "${model}" among them, context window ${tokens(w)} (reported by the server).` };
+  if (w === undefined)
+    return {
+      ...base,
+      status: 'warning',
+      summary: `${endpoint} answers: ${count}, "${model}" among them; it does not report the context window.`,
+      hint: 'Set the context window (capsule.model.contextWindow) so compaction starts in time; until then Capsule assumes one and says so.',
+    };
+  return {
+    ...base,
+    status: 'ok',
+    contextWindow: w,
+    summary: `${endpoint} answers: ${count}, "${model}" among them, context window ${tokens(w)} (reported by the server).`,
+  };
 }
 
 /** Never throws: every failure is a result saying what failed. */
@@ -105,8 +130,17 @@ export async function checkProvider(o: CheckOptions): Promise<ProviderCheck> {
     if (fault.status !== 404 || fault.message.startsWith('HTML page')) return failed(endpoint, fault, 'models');
   }
   try {
-    await client.chat.completions.create({ model: o.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, stream: false }, { signal: AbortSignal.timeout(timeoutMs) });
-    return { status: 'warning', endpoint, via: 'request', summary: `${endpoint} has no model list, but "${o.model}" answered a 1-token request; the context window is not reported.`, hint: 'Set the context window (capsule.model.contextWindow) so compaction starts in time.' };
+    await client.chat.completions.create(
+      { model: o.model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, stream: false },
+      { signal: AbortSignal.timeout(timeoutMs) },
+    );
+    return {
+      status: 'warning',
+      endpoint,
+      via: 'request',
+      summary: `${endpoint} has no model list, but "${o.model}" answered a 1-token request; the context window is not reported.`,
+      hint: 'Set the context window (capsule.model.contextWindow) so compaction starts in time.',
+    };
   } catch (e) {
     return failed(endpoint, turnFaultOf(classifyError(e), endpoint), 'request');
   }

@@ -70,18 +70,25 @@ export async function queryServerWindow(baseURL: string, apiKey: string, model: 
   const base = baseURL.trim().replace(/\/+$/, '');
   const headers: Record<string, string> = apiKey === '' ? {} : { authorization: `Bearer ${apiKey}` };
   const listed = await getJson(fetchImpl, `${base}/models`, { headers });
-  const raw = (isRecord(listed) && Array.isArray(listed['data']) ? listed['data'] : Array.isArray(listed) ? listed : []).find((m: unknown) => isRecord(m) && m['id'] === model);
+  const raw = (isRecord(listed) && Array.isArray(listed['data']) ? listed['data'] : Array.isArray(listed) ? listed : []).find(
+    (m: unknown) => isRecord(m) && m['id'] === model,
+  );
   const entry = catalogOf(listed).find((m) => m.id === model);
   if (entry?.contextWindow !== undefined) {
     const source: ServerWindowSource = isRecord(raw) && isRecord(raw['top_provider']) ? 'openrouter_models' : 'openai_models';
     return { contextWindow: entry.contextWindow, ...(entry.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }), source };
   }
   const origin = serverOrigin(baseURL);
-  const shown = await getJson(fetchImpl, `${origin}/api/show`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ model }) });
+  const shown = await getJson(fetchImpl, `${origin}/api/show`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ model }),
+  });
   const ollama = ollamaWindow(shown);
   if (ollama !== undefined) return { contextWindow: ollama, source: 'ollama_show' };
   const lm = modelInfoFromProviderModel(await getJson(fetchImpl, `${origin}/api/v0/models/${encodeURIComponent(model)}`, { headers }));
-  if (lm.contextWindow !== undefined) return { contextWindow: lm.contextWindow, ...(lm.maxOutputTokens === undefined ? {} : { maxOutputTokens: lm.maxOutputTokens }), source: 'lmstudio_models' };
+  if (lm.contextWindow !== undefined)
+    return { contextWindow: lm.contextWindow, ...(lm.maxOutputTokens === undefined ? {} : { maxOutputTokens: lm.maxOutputTokens }), source: 'lmstudio_models' };
   return undefined;
 }
 
@@ -149,7 +156,13 @@ export class ServerWindowsFile {
 }
 
 /** The window the server states, asked once per endpoint + model and remembered; never throws. */
-export async function serverWindowOnce(file: ServerWindowsFile, baseURL: string, apiKey: string, model: string, fetchImpl: Fetch = fetch): Promise<ServerWindow | undefined> {
+export async function serverWindowOnce(
+  file: ServerWindowsFile,
+  baseURL: string,
+  apiKey: string,
+  model: string,
+  fetchImpl: Fetch = fetch,
+): Promise<ServerWindow | undefined> {
   const known = await file.get(baseURL, model);
   if (known !== undefined) return known ?? undefined;
   const asked = await queryServerWindow(baseURL, apiKey, model, fetchImpl);

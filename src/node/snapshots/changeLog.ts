@@ -70,7 +70,9 @@ export function printable(p: string): string {
 }
 
 function macOf(key: Buffer, r: Omit<ChangeRecord, 'mac'>): string {
-  return createHmac('sha256', key).update(JSON.stringify(['capsule-change', r.v, r.root, r.path, r.leaf, r.before, r.after, r.why, r.at])).digest('hex');
+  return createHmac('sha256', key)
+    .update(JSON.stringify(['capsule-change', r.v, r.root, r.path, r.leaf, r.before, r.after, r.why, r.at]))
+    .digest('hex');
 }
 
 /** A '/'-separated path that stays below its root: no empty, '.' or '..' part, not absolute, no NUL. */

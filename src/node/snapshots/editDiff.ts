@@ -8,7 +8,9 @@ import { sameContent } from './objectStore.js';
 /** A side of the diff: its text, "no file" (created or deleted), or why it is not known. */
 export type Side = { readonly kind: 'text'; readonly text: string } | { readonly kind: 'absent' } | { readonly kind: 'unavailable'; readonly why: string };
 
-export type EditDiff = { readonly ok: true; readonly display: string; readonly before: Side; readonly after: Side } | { readonly ok: false; readonly message: string };
+export type EditDiff =
+  | { readonly ok: true; readonly display: string; readonly before: Side; readonly after: Side }
+  | { readonly ok: false; readonly message: string };
 
 const EDIT_TOOLS = new Set(['write_file', 'edit_file']);
 
@@ -60,7 +62,13 @@ async function side(snapshots: FileSnapshots, state: string | null, real: string
 }
 
 /** The diff of the call `callId` asked for by the assistant entry `assistantId` on `branch`. */
-export async function editDiffOf(snapshots: FileSnapshots | undefined, roots: readonly string[], branch: readonly Entry[], assistantId: string, callId: string): Promise<EditDiff> {
+export async function editDiffOf(
+  snapshots: FileSnapshots | undefined,
+  roots: readonly string[],
+  branch: readonly Entry[],
+  assistantId: string,
+  callId: string,
+): Promise<EditDiff> {
   const asked = branch.find((e): e is AssistantEntry => e.id === assistantId && e.type === 'assistant');
   const call = asked?.toolCalls.find((c) => c.id === callId);
   if (asked === undefined || call === undefined) return { ok: false, message: 'That edit is no longer on this branch of the chat.' };
@@ -78,6 +86,12 @@ export async function editDiffOf(snapshots: FileSnapshots | undefined, roots: re
   const change = changes[changes.length - 1];
   if (change === undefined) return { ok: false, message: `No snapshot of this edit of "${target.display}" was recorded, so its earlier content is not known.` };
   const before = await side(snapshots, change.before, target.real, 'the content before this edit was not kept');
-  const after = await side(snapshots, change.after, target.real, 'the file changed since and this edit’s result could not be worked out', replayed(call.name, args, before));
+  const after = await side(
+    snapshots,
+    change.after,
+    target.real,
+    'the file changed since and this edit’s result could not be worked out',
+    replayed(call.name, args, before),
+  );
   return { ok: true, display: target.display, before, after };
 }

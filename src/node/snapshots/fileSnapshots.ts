@@ -7,7 +7,15 @@ import { GitCheckpoints, type ScanCounts } from '../checkpoints/gitCheckpoints.j
 import { type GitLocation, gitWorks } from '../checkpoints/gitCommand.js';
 import { blobId } from '../checkpoints/looseObjects.js';
 import { ShadowRepo } from '../checkpoints/shadowRepo.js';
-import { type CommandChange, type CommandCheckpoint, type CommandCheckpointing, type FileCapture, type MeasuredEffects, StoreBudget, type Unkept } from '../checkpoints/checkpointTypes.js';
+import {
+  type CommandChange,
+  type CommandCheckpoint,
+  type CommandCheckpointing,
+  type FileCapture,
+  type MeasuredEffects,
+  StoreBudget,
+  type Unkept,
+} from '../checkpoints/checkpointTypes.js';
 
 export type { CommandCheckpoint, FileCapture } from '../checkpoints/checkpointTypes.js';
 import { WalkCheckpoints } from '../checkpoints/walkCheckpoints.js';
@@ -98,7 +106,11 @@ export class FileSnapshots implements FileCapture {
 
   constructor(private readonly deps: SnapshotDeps) {
     this.limits = { ...DEFAULT_SNAPSHOT_LIMITS, ...deps.limits };
-    this.log = new ChangeLog(`${deps.dir}/changes.jsonl`, { roots: deps.roots, ...(deps.keyFile === undefined ? {} : { keyFile: deps.keyFile }), ...(deps.ownFiles === undefined ? {} : { own: deps.ownFiles }) });
+    this.log = new ChangeLog(`${deps.dir}/changes.jsonl`, {
+      roots: deps.roots,
+      ...(deps.keyFile === undefined ? {} : { keyFile: deps.keyFile }),
+      ...(deps.ownFiles === undefined ? {} : { own: deps.ownFiles }),
+    });
     this.budget = new StoreBudget([join(deps.dir, 'objects'), join(deps.dir, 'git', 'objects')], this.limits.maxStoreBytes);
     this.objects = new ObjectStore(
       join(deps.dir, 'objects'),
@@ -165,7 +177,10 @@ export class FileSnapshots implements FileCapture {
 
   /** Stops watching the workspace (the chat is closed); a later command starts again with a whole scan. */
   close(): void {
-    void this.backendP?.then((x) => (x.kind === 'git' ? x.store.close() : undefined), () => undefined);
+    void this.backendP?.then(
+      (x) => (x.kind === 'git' ? x.store.close() : undefined),
+      () => undefined,
+    );
   }
 
   /** Bytes the store holds, as its budget counts them (contents before compression). */
@@ -253,10 +268,17 @@ export class FileSnapshots implements FileCapture {
     if (this.told) return;
     this.told = true;
     const marker = join(this.deps.dir, 'unkept-notice');
-    if (await stat(marker).then(() => true, () => false)) return;
+    if (
+      await stat(marker).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await mkdir(this.deps.dir, { recursive: true });
     await writeFile(marker, `${new Date().toISOString()} ${u.why}\n`).catch(() => undefined);
-    const mb = (n: number): string => (n >= 1024 * 1024 ? `${Math.round((n / (1024 * 1024)) * 10) / 10} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`);
+    const mb = (n: number): string =>
+      n >= 1024 * 1024 ? `${Math.round((n / (1024 * 1024)) * 10) / 10} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} bytes`;
     const reason =
       u.why === 'size'
         ? `it is ${mb(u.bytes)}, over the ${mb(this.limits.maxFileBytes)} limit for one file`

@@ -32,7 +32,10 @@ async function readKey(path: string): Promise<Buffer> {
     const st = await handle.stat();
     if ((st.mode & 0o077) !== 0) await handle.chmod(st.mode & 0o700).catch(() => undefined);
     const text = (await handle.readFile()).toString('utf8');
-    if (!KEY_TEXT.test(text)) throw new IntegrityKeyError(`snapshot key file ${path} is damaged (expected 64 hex digits); delete it to start a new key (earlier file snapshots can then no longer be restored)`);
+    if (!KEY_TEXT.test(text))
+      throw new IntegrityKeyError(
+        `snapshot key file ${path} is damaged (expected 64 hex digits); delete it to start a new key (earlier file snapshots can then no longer be restored)`,
+      );
     return Buffer.from(text.trim(), 'hex');
   } finally {
     await handle.close();

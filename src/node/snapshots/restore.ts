@@ -82,7 +82,15 @@ export async function planRestore(snapshots: FileSnapshots, positionOf: (entryId
     const editedOutside = unknownContent || (expected !== undefined && stateLike(content, expected) !== expected);
     const action: FileAction = w === null ? 'delete' : current === null ? 'recreate' : 'restore';
     const unavailable = await whyUnavailable(snapshots, w);
-    files.push({ path, action, wanted: w, editedOutside, root, ...(unknownContent ? { unknownContent: true as const } : {}), ...(unavailable === undefined ? {} : { unavailable }) });
+    files.push({
+      path,
+      action,
+      wanted: w,
+      editedOutside,
+      root,
+      ...(unknownContent ? { unknownContent: true as const } : {}),
+      ...(unavailable === undefined ? {} : { unavailable }),
+    });
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
   return { files, refused: [...refused.values()].sort((a, b) => a.path.localeCompare(b.path)) };
@@ -146,7 +154,11 @@ async function keepCopy(f: FilePlan, folder: string, multiRoot: boolean): Promis
  * are only overwritten with `overwriteOutside`, and only after their content is copied to the kept folder; refused
  * records are reported, never applied. The restore itself is logged, so it can be undone by rewinding again.
  */
-export async function applyRestore(snapshots: FileSnapshots, plan: RestorePlan, opts: { readonly overwriteOutside: boolean; readonly leaf: string | null }): Promise<RestoreResult> {
+export async function applyRestore(
+  snapshots: FileSnapshots,
+  plan: RestorePlan,
+  opts: { readonly overwriteOutside: boolean; readonly leaf: string | null },
+): Promise<RestoreResult> {
   const restored: string[] = [];
   const skipped: { path: string; reason: string }[] = [];
   const kept: KeptCopy[] = [];

@@ -3,7 +3,22 @@ import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Folders never walked: version control, dependency and build caches; restoring them is not Capsule's job. */
-export const SKIPPED_DIRS: ReadonlySet<string> = new Set(['.git', '.hg', '.svn', 'node_modules', '.venv', 'venv', '__pycache__', '.cache', 'dist', 'out', 'build', 'target', '.next', '.capsule']);
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set([
+  '.git',
+  '.hg',
+  '.svn',
+  'node_modules',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.cache',
+  'dist',
+  'out',
+  'build',
+  'target',
+  '.next',
+  '.capsule',
+]);
 
 export interface FileStat {
   readonly size: number;

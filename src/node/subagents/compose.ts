@@ -12,7 +12,15 @@ import { SubagentRunner } from './subagentRunner.js';
 import { TaskToolHost } from './taskToolHost.js';
 
 /** The tools with `task` added, or the tools unchanged when the session has no workspace or subagents are off. */
-export function withTaskTool(base: ToolHost, config: AgentSessionConfig, parts: Parts, agent: () => Agent | undefined, clock: Clock, ids: IdSource, systemPrompt: string): ToolHost {
+export function withTaskTool(
+  base: ToolHost,
+  config: AgentSessionConfig,
+  parts: Parts,
+  agent: () => Agent | undefined,
+  clock: Clock,
+  ids: IdSource,
+  systemPrompt: string,
+): ToolHost {
   if (config.workspace === undefined || config.subagents?.enabled === false) return base;
   const { settings, errors } = resolveSubagentSettings(config.subagents?.settings ?? {});
   for (const e of errors) config.logger?.log('warn', e);
@@ -26,7 +34,12 @@ export function withTaskTool(base: ToolHost, config: AgentSessionConfig, parts: 
     const chat = config.model.chat;
     if ('baseURL' in chat) {
       const t = resolveTarget({ chat: { ...chat, model: settings.model } }, config.settings, config.env);
-      childModel = { chat: withCacheKey(t.chat, chatCacheKey(parts.store.header.id)), contextWindow: t.contextWindow, maxOutputTokens: t.maxOutputTokens, windowSource: t.windowSource };
+      childModel = {
+        chat: withCacheKey(t.chat, chatCacheKey(parts.store.header.id)),
+        contextWindow: t.contextWindow,
+        maxOutputTokens: t.maxOutputTokens,
+        windowSource: t.windowSource,
+      };
     } else config.logger?.log('warn', `capsule.subagents.model (${settings.model}) needs an OpenAI-compatible endpoint; subagents use the chat's model.`);
   }
   const runner = new SubagentRunner({
@@ -49,7 +62,8 @@ export function withTaskTool(base: ToolHost, config: AgentSessionConfig, parts: 
     recordFlight: (r) => parts.recorder.record(r),
     ...(config.logger === undefined ? {} : { logger: config.logger }),
     ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
-    resolveFor: (contextWindow, maxOutputTokens): ResolvedSettings => resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
+    resolveFor: (contextWindow, maxOutputTokens): ResolvedSettings =>
+      resolveSettings({ raw: config.settings ?? {}, env: config.env ?? process.env, model: { contextWindow, maxOutputTokens } }),
     ...(config.subagents?.onEvent === undefined ? {} : { onEvent: config.subagents.onEvent }),
   });
   return new TaskToolHost(base, () => runner);

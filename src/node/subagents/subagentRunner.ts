@@ -19,7 +19,16 @@ import { Slots } from './slots.js';
 export type SubagentEvent =
   | { readonly type: 'subagent_start'; readonly id: string; readonly callId: string; readonly description: string }
   | { readonly type: 'subagent_event'; readonly id: string; readonly event: AgentEvent }
-  | { readonly type: 'subagent_end'; readonly id: string; readonly callId: string; readonly description: string; readonly status: TurnResult['status']; readonly requests: number; readonly tokens: number; readonly error?: string };
+  | {
+      readonly type: 'subagent_end';
+      readonly id: string;
+      readonly callId: string;
+      readonly description: string;
+      readonly status: TurnResult['status'];
+      readonly requests: number;
+      readonly tokens: number;
+      readonly error?: string;
+    };
 
 export interface SubagentRunnerDeps {
   readonly store: ParentStore;
@@ -55,7 +64,8 @@ interface PageArgs {
 function pageArgs(argsJson: string): PageArgs | undefined {
   try {
     const a = JSON.parse(argsJson) as { subagent?: unknown; page?: unknown; prompt?: unknown };
-    if (typeof a.subagent === 'string' && typeof a.page === 'number' && Number.isInteger(a.page) && a.prompt === undefined) return { subagent: a.subagent, page: a.page };
+    if (typeof a.subagent === 'string' && typeof a.page === 'number' && Number.isInteger(a.page) && a.prompt === undefined)
+      return { subagent: a.subagent, page: a.page };
   } catch {
     // not a page request; the task parser says what is wrong
   }
@@ -77,9 +87,15 @@ export class SubagentRunner {
     const parsed = parseTaskArgs(argsJson);
     if (!parsed.ok) return { isError: true, content: parsed.error };
     const args = parsed.args;
-    const names = childToolNames(this.d.tools.schemas().map((t) => t.name), args);
+    const names = childToolNames(
+      this.d.tools.schemas().map((t) => t.name),
+      args,
+    );
     if (names.unknown.length > 0) {
-      return { isError: true, content: `task: ${names.unknown.map((n) => `"${n}"`).join(', ')} ${names.unknown.length === 1 ? 'is' : 'are'} not available to a subagent${args.readOnly ? ' with readOnly true' : ''}; nothing ran.` };
+      return {
+        isError: true,
+        content: `task: ${names.unknown.map((n) => `"${n}"`).join(', ')} ${names.unknown.length === 1 ? 'is' : 'are'} not available to a subagent${args.readOnly ? ' with readOnly true' : ''}; nothing ran.`,
+      };
     }
     if (this.d.store.readOnly) return { isError: true, content: 'task: this session is read-only; no subagent was started.' };
     const release = await this.slots.take(signal);
@@ -99,7 +115,13 @@ export class SubagentRunner {
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
   }
 
-  private async runChild(description: string, prompt: string, toolNames: readonly string[], signal: AbortSignal, call: ToolCallContext | undefined): Promise<ToolResult> {
+  private async runChild(
+    description: string,
+    prompt: string,
+    toolNames: readonly string[],
+    signal: AbortSignal,
+    call: ToolCallContext | undefined,
+  ): Promise<ToolResult> {
     const d = this.d;
     const id = d.ids.next('sa_');
     const callId = call?.callId ?? id;
@@ -108,7 +130,9 @@ export class SubagentRunner {
     const model = d.childModel?.() ?? d.model();
     let child: Agent | undefined;
     const tools = childTools(d.tools, toolNames, (argsJson) =>
-      runEvidenceToolFromArchive(d.archive, child === undefined ? undefined : capsuleOperationId(child.branch()), argsJson, { pageChars: DEFAULT_EVIDENCE_PAGE_CHARS }),
+      runEvidenceToolFromArchive(d.archive, child === undefined ? undefined : capsuleOperationId(child.branch()), argsJson, {
+        pageChars: DEFAULT_EVIDENCE_PAGE_CHARS,
+      }),
     );
     child = new Agent({
       store,
@@ -145,7 +169,16 @@ export class SubagentRunner {
     }
     const mine = d.store.entries().filter((e) => e.subagent?.id === id);
     const tokens = mine.reduce((n, e) => n + (e.type === 'assistant' ? (e.usage?.promptTokens ?? 0) + (e.usage?.completionTokens ?? 0) : 0), 0);
-    emit({ type: 'subagent_end', id, callId, description, status: result.status, requests: result.requests, tokens, ...(result.error === undefined ? {} : { error: result.error }) });
+    emit({
+      type: 'subagent_end',
+      id,
+      callId,
+      description,
+      status: result.status,
+      requests: result.requests,
+      tokens,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    });
     const outcome = childOutcome(description, id, result, d.settings.maxRequests);
     const fx = childEffects(mine);
     const text = await this.bounded(id, withCommands(outcome.text, mine));
@@ -157,7 +190,13 @@ export class SubagentRunner {
     const size = Math.max(1000, this.d.answerChars());
     if (text.length <= size) return text;
     const pages = answerPages(text, size);
-    await this.d.archive.save({ operationId: id, checkpointId: id, createdAt: new Date(this.d.clock.now()).toISOString(), excluded: [{ role: 'assistant', content: text }], summarizerInput: [] });
+    await this.d.archive.save({
+      operationId: id,
+      checkpointId: id,
+      createdAt: new Date(this.d.clock.now()).toISOString(),
+      excluded: [{ role: 'assistant', content: text }],
+      summarizerInput: [],
+    });
     return `${pages[0] ?? ''}\n\n[Subagent answer, page 1 of ${pages.length}. Read on with task {"subagent": "${id}", "page": 2}.]`;
   }
 
@@ -167,8 +206,15 @@ export class SubagentRunner {
     if (snapshot === undefined || first === undefined) return { isError: true, content: `task: no paged answer of subagent ${p.subagent} is stored.` };
     const pages = answerPages(first.content, Math.max(1000, this.d.answerChars()));
     const text = pages[p.page - 1];
-    if (text === undefined) return { isError: true, content: `task: subagent ${p.subagent}'s answer has ${pages.length} page${pages.length === 1 ? '' : 's'}; page ${p.page} does not exist.` };
-    const more = p.page < pages.length ? `\n\n[Page ${p.page} of ${pages.length}. Read on with task {"subagent": "${p.subagent}", "page": ${p.page + 1}}.]` : `\n\n[Page ${p.page} of ${pages.length}, the last.]`;
+    if (text === undefined)
+      return {
+        isError: true,
+        content: `task: subagent ${p.subagent}'s answer has ${pages.length} page${pages.length === 1 ? '' : 's'}; page ${p.page} does not exist.`,
+      };
+    const more =
+      p.page < pages.length
+        ? `\n\n[Page ${p.page} of ${pages.length}. Read on with task {"subagent": "${p.subagent}", "page": ${p.page + 1}}.]`
+        : `\n\n[Page ${p.page} of ${pages.length}, the last.]`;
     return { isError: false, content: `${text}${more}` };
   }
 }
@@ -185,7 +231,8 @@ function childTools(base: ToolHost, names: readonly string[], evidence: (argsJso
   return {
     schemas: () => schemas,
     run: async (name, argsJson, signal) => {
-      if (!schemas.some((s) => s.name === name)) return { isError: true, content: `Unknown tool "${name}" for this subagent. Available tools: ${schemas.map((s) => s.name).join(', ')}.` };
+      if (!schemas.some((s) => s.name === name))
+        return { isError: true, content: `Unknown tool "${name}" for this subagent. Available tools: ${schemas.map((s) => s.name).join(', ')}.` };
       if (name === EVIDENCE_TOOL_NAME) return evidence(argsJson);
       return base.run(name, argsJson, signal);
     },

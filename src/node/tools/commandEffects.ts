@@ -16,7 +16,8 @@ interface Outcome {
 export async function startCommandProbe(roots: readonly string[], cwd: string): Promise<EffectProbe> {
   const reals = await realRoots(roots);
   const root = reals.find((r) => isInside(r, cwd));
-  if (root === undefined) return { finish: () => Promise.resolve({ created: [], modified: [], deleted: [], renamed: [], unknown: 'the command ran outside the workspace folders' }) };
+  if (root === undefined)
+    return { finish: () => Promise.resolve({ created: [], modified: [], deleted: [], renamed: [], unknown: 'the command ran outside the workspace folders' }) };
   const probe = await startEffectProbe(root);
   const show = (p: string): string => displayPath(reals, join(root, p));
   return {

@@ -46,9 +46,8 @@ export interface DiffStats {
 /** `diff -u` style text from `oldLabel` to `newLabel`; empty when the texts are equal. */
 export function unifiedDiff(oldText: string, newText: string, oldLabel: string, newLabel: string): { text: string; stats: DiffStats } {
   if (oldText === newText) return { text: '', stats: { added: 0, removed: 0 } };
-  const hunks =
-    structuredPatch(oldLabel, newLabel, oldText, newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_DISTANCE })?.hunks ??
-    [replacedWhole(splitLines(oldText), splitLines(newText))];
+  const hunks = structuredPatch(oldLabel, newLabel, oldText, newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_DISTANCE })
+    ?.hunks ?? [replacedWhole(splitLines(oldText), splitLines(newText))];
   const out = [`--- ${oldLabel}`, `+++ ${newLabel}`];
   let added = 0;
   let removed = 0;

@@ -14,7 +14,16 @@ const CAPSULE_FOLDER = '.capsule';
 export function sessionOwnedPaths(sessionPath: string, archiveDir: string, flightLog: string, snapshotsDir?: string): string[] {
   const abs = resolve(sessionPath);
   const store = snapshotsDir ?? `${abs.replace(/\.jsonl$/i, '')}.files`;
-  const owned = [abs, corruptSidecarPath(abs), countsSidecarPath(abs), lockDirPath(abs), ownerPath(abs), resolve(archiveDir), resolve(flightLog), resolve(store)];
+  const owned = [
+    abs,
+    corruptSidecarPath(abs),
+    countsSidecarPath(abs),
+    lockDirPath(abs),
+    ownerPath(abs),
+    resolve(archiveDir),
+    resolve(flightLog),
+    resolve(store),
+  ];
   if (basename(dirname(abs)) === CAPSULE_FOLDER) owned.push(dirname(abs));
   return owned;
 }
@@ -35,7 +44,9 @@ export async function refuseOwnFiles(owned: readonly string[], real: string, dis
   for (const p of owned) {
     const r = await realish(p);
     if (isInside(r, real)) {
-      throw new ToolError(`${tool} refused: "${display}" is one of Capsule's own files (the chat's session, archive, lock, flight record, file snapshots or a settings file Capsule writes). Changing it could destroy this chat or its rewind; it is not a workspace file to edit.`);
+      throw new ToolError(
+        `${tool} refused: "${display}" is one of Capsule's own files (the chat's session, archive, lock, flight record, file snapshots or a settings file Capsule writes). Changing it could destroy this chat or its rewind; it is not a workspace file to edit.`,
+      );
     }
   }
 }

@@ -83,7 +83,9 @@ export async function resolveWorkspacePath(roots: readonly string[], input: stri
   if (reals.some((r) => isInside(r, real))) return { real, exists, display: displayPath(reals, real) };
   const lexicallyInside = roots.some((r) => isInside(resolve(r), abs)) || reals.some((r) => isInside(r, abs));
   if (lexicallyInside) {
-    throw new ToolError(`Access denied: "${text}" goes through a symbolic link to a location outside the workspace. Tools only work on files inside the workspace.`);
+    throw new ToolError(
+      `Access denied: "${text}" goes through a symbolic link to a location outside the workspace. Tools only work on files inside the workspace.`,
+    );
   }
   throw new ToolError(
     `Access denied: "${text}" is outside the workspace. Use a path inside the workspace, relative to its root (e.g. "src/index.ts"); "../" and absolute paths outside it are refused.`,

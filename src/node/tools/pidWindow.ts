@@ -40,7 +40,10 @@ export function pidWindowNow(): PidWindow | undefined {
  * Which pids can belong to the commands: a test on a pid, or undefined when every process must be looked at (no
  * window known for some command, or the counter may have gone round since the oldest one).
  */
-export async function pidFilter(marks: readonly { readonly window?: PidWindow }[], read: (path: string) => Promise<string>): Promise<((pid: number) => boolean) | undefined> {
+export async function pidFilter(
+  marks: readonly { readonly window?: PidWindow }[],
+  read: (path: string) => Promise<string>,
+): Promise<((pid: number) => boolean) | undefined> {
   const windows = marks.flatMap((m) => (m.window === undefined || m.window.firstPid <= 0 ? [] : [m.window]));
   const oldest = windows.reduce<PidWindow | undefined>((a, b) => (a === undefined || b.forks < a.forks ? b : a), undefined);
   if (oldest === undefined || windows.length < marks.length) return undefined;
@@ -59,4 +62,3 @@ export async function pidFilter(marks: readonly { readonly window?: PidWindow }[
     return undefined;
   }
 }
-

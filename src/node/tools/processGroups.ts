@@ -323,14 +323,20 @@ export async function stopLeftovers(journal: string): Promise<TaggedProcess[]> {
   for (const p of found) signal(p.pid, 'SIGKILL');
   for (const e of dead) if (e.pgid !== undefined && found.some((p) => p.commandId === e.commandId)) signal(-e.pgid, 'SIGKILL');
   const gone = new Set(dead.map((e) => e.tag));
-  writeJournal(journal, readJournal(journal).filter((e) => !gone.has(e.tag)));
+  writeJournal(
+    journal,
+    readJournal(journal).filter((e) => !gone.has(e.tag)),
+  );
   return [...found];
 }
 
 /** One line for the user about leftovers that were stopped. */
 export function leftoverReport(stopped: readonly TaggedProcess[]): string | undefined {
   if (stopped.length === 0) return undefined;
-  const list = stopped.slice(0, 5).map((p) => `${p.pid} ${JSON.stringify(p.command)}`).join(', ');
+  const list = stopped
+    .slice(0, 5)
+    .map((p) => `${p.pid} ${JSON.stringify(p.command)}`)
+    .join(', ');
   const more = stopped.length > 5 ? ` and ${stopped.length - 5} more` : '';
   return `Stopped ${stopped.length} process${stopped.length === 1 ? '' : 'es'} left running by an earlier Capsule run that was killed: ${list}${more}.`;
 }

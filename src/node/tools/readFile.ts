@@ -117,7 +117,14 @@ export async function readFileTool(ctx: ToolContext, argsJson: string): Promise<
   }
 }
 
-async function readOpened(handle: FileHandle, target: { readonly display: string }, args: { readonly path: string }, first: number, last: number, limits: ToolContext['limits']): Promise<ToolResult> {
+async function readOpened(
+  handle: FileHandle,
+  target: { readonly display: string },
+  args: { readonly path: string },
+  first: number,
+  last: number,
+  limits: ToolContext['limits'],
+): Promise<ToolResult> {
   const st = await handle.stat();
   if (st.isDirectory()) throw new ToolError(`"${target.display}" is a folder, not a file; use list_files to see what it contains.`);
   if (!st.isFile()) throw new ToolError(`"${target.display}" is not a regular file (a device, socket or pipe), so it cannot be read.`);

@@ -55,13 +55,22 @@ function commandEnvironment(base: NodeJS.ProcessEnv, secrets: readonly string[],
  * group and every tagged process (setsid children included); processes still running after a normal end are returned
  * as `background` and stay tracked, for the turn's end to stop.
  */
-export async function executeCommand(command: string, cwd: string, timeoutMs: number, limits: ToolLimits, signal: AbortSignal, cenv: CommandEnv): Promise<CommandOutcome> {
+export async function executeCommand(
+  command: string,
+  cwd: string,
+  timeoutMs: number,
+  limits: ToolLimits,
+  signal: AbortSignal,
+  cenv: CommandEnv,
+): Promise<CommandOutcome> {
   const tag = newCommandTag();
   // Noted before the shell starts: a CLI killed from here on still leaves the command for its next run to find.
   cenv.tracker.begin(tag.id);
   let o: CommandOutcome;
   try {
-    o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) => cenv.tracker.add(pgid, tag.id));
+    o = await runShell(command, cwd, timeoutMs, limits, signal, commandEnvironment(process.env, cenv.secrets, tag.value), (pgid) =>
+      cenv.tracker.add(pgid, tag.id),
+    );
   } catch (err) {
     // bash did not start: nothing of the command runs, and the journal must not keep it.
     cenv.tracker.forget(tag.id);
@@ -186,7 +195,12 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
   let decision: ApprovalDecision;
   const where = cwd.display === '.' ? 'the workspace root' : cwd.display;
   try {
-    decision = decisionOf(await ctx.approve({ kind: 'command', title: `Run \`${oneLine(args.command)}\` in ${where}`, detail: args.command, command: args.command, cwd: where }, signal));
+    decision = decisionOf(
+      await ctx.approve(
+        { kind: 'command', title: `Run \`${oneLine(args.command)}\` in ${where}`, detail: args.command, command: args.command, cwd: where },
+        signal,
+      ),
+    );
   } catch (err) {
     if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
     throw err;
@@ -194,7 +208,11 @@ export async function runCommandTool(ctx: ToolContext, argsJson: string, signal:
   if (signal.aborted) throw new ToolError('Cancelled: the command was not run.');
   if (!decision.approved) {
     const said = feedbackSentence(decision);
-    const declined = toolError(said === '' ? 'The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.' : `The user declined to run this command; it was not run.${said}`);
+    const declined = toolError(
+      said === ''
+        ? 'The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.'
+        : `The user declined to run this command; it was not run.${said}`,
+    );
     return { ...declined, effects: effects({ source: 'measured', denied: true, failed: true, exitCode: null }) };
   }
   // With checkpoints, the checkpoint's scans are the effect measurement too: one scan before, one after.

@@ -31,12 +31,24 @@ export const readFileArgs = z.strictObject({ path: pathString, startLine: option
 export const listFilesArgs = (l: ToolLimits) =>
   z.strictObject({ path: optionalString(MAX_PATH), recursive: optionalBool(), maxEntries: optionalInt(1, l.listMaxEntries) });
 export const searchArgs = (l: ToolLimits) =>
-  z.strictObject({ query: z.string().check(z.minLength(1), z.maxLength(1_000)), path: optionalString(MAX_PATH), regex: optionalBool(), maxResults: optionalInt(1, l.searchMaxResults) });
+  z.strictObject({
+    query: z.string().check(z.minLength(1), z.maxLength(1_000)),
+    path: optionalString(MAX_PATH),
+    regex: optionalBool(),
+    maxResults: optionalInt(1, l.searchMaxResults),
+  });
 export const writeFileArgs = z.strictObject({ path: pathString, content: z.string() });
 export const editFileArgs = z.strictObject({ path: pathString, oldText: z.string().check(z.minLength(1)), newText: z.string() });
 export const runCommandArgs = (l: ToolLimits) =>
-  z.strictObject({ command: z.string().check(z.minLength(1), z.maxLength(100_000)), cwd: optionalString(MAX_PATH), timeoutMs: optionalInt(1, l.commandMaxTimeoutMs) });
-export const checkpointArgs = z.strictObject({ kind: z.enum(['milestone', 'plan_pivot']), note: z.string().check(z.trim(), z.minLength(1), z.maxLength(2_000)) });
+  z.strictObject({
+    command: z.string().check(z.minLength(1), z.maxLength(100_000)),
+    cwd: optionalString(MAX_PATH),
+    timeoutMs: optionalInt(1, l.commandMaxTimeoutMs),
+  });
+export const checkpointArgs = z.strictObject({
+  kind: z.enum(['milestone', 'plan_pivot']),
+  note: z.string().check(z.trim(), z.minLength(1), z.maxLength(2_000)),
+});
 
 export const readFileHints = (l: ToolLimits): ArgHints => ({
   path: 'a non-empty file path string relative to the workspace root',
@@ -141,7 +153,12 @@ export function toolSchemas(l: ToolLimits, opts: { readonly checkpoint: boolean;
       {
         command: { type: 'string', description: 'The command line, run with bash -c.' },
         cwd: { type: 'string', description: `Working folder. ${PATH_DOC} Default: the workspace root.` },
-        timeoutMs: { type: 'integer', minimum: 1, maximum: l.commandMaxTimeoutMs, description: `Timeout in milliseconds (default ${l.commandDefaultTimeoutMs}).` },
+        timeoutMs: {
+          type: 'integer',
+          minimum: 1,
+          maximum: l.commandMaxTimeoutMs,
+          description: `Timeout in milliseconds (default ${l.commandDefaultTimeoutMs}).`,
+        },
       },
       ['command'],
     ),

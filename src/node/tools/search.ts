@@ -23,7 +23,16 @@ interface RgRun {
 /** ripgrep's fd 3 is the searched folder or file, opened and checked by us; it searches that, not a name. */
 const TARGET_FD_PATH = '/proc/self/fd/3';
 
-function runRg(rg: string, argv: readonly string[], cwd: string, max: number, timeoutMs: number, format: (line: string) => string, signal: AbortSignal, targetFd?: number): Promise<RgRun> {
+function runRg(
+  rg: string,
+  argv: readonly string[],
+  cwd: string,
+  max: number,
+  timeoutMs: number,
+  format: (line: string) => string,
+  signal: AbortSignal,
+  targetFd?: number,
+): Promise<RgRun> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(rg, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe', targetFd ?? 'ignore'] });
     const { stdout, stderr: errors } = child;
@@ -90,7 +99,8 @@ export async function searchTool(ctx: ToolContext, argsJson: string, signal: Abo
   try {
     const st = await handle.stat();
     // ripgrep reads a named pipe or device given by name until it ends, which may be never.
-    if (!st.isFile() && !st.isDirectory()) throw new ToolError(`"${target.display}" is not a regular file or folder (a pipe, socket or device), so it cannot be searched.`);
+    if (!st.isFile() && !st.isDirectory())
+      throw new ToolError(`"${target.display}" is not a regular file or folder (a pipe, socket or device), so it cannot be searched.`);
     return await searchOpened(ctx, args, target, process.platform === 'linux' ? handle.fd : undefined, signal);
   } finally {
     await handle.close();
@@ -108,11 +118,29 @@ async function searchOpened(
   const roots = await realRoots(ctx.roots);
   const max = args.maxResults ?? limits.searchDefaultResults;
   const argv = [
-    '--no-config', '--line-number', '--no-heading', '--with-filename', '--null', '--color', 'never',
-    '--smart-case', '--hidden', '--glob', '!.git', '--glob', '!node_modules', '--sort', 'path',
-    '--max-columns', String(limits.searchLineChars), '--max-columns-preview',
+    '--no-config',
+    '--line-number',
+    '--no-heading',
+    '--with-filename',
+    '--null',
+    '--color',
+    'never',
+    '--smart-case',
+    '--hidden',
+    '--glob',
+    '!.git',
+    '--glob',
+    '!node_modules',
+    '--sort',
+    'path',
+    '--max-columns',
+    String(limits.searchLineChars),
+    '--max-columns-preview',
     ...(args.regex === true ? [] : ['--fixed-strings']),
-    '--regexp', args.query, '--', targetFd === undefined ? target.real : TARGET_FD_PATH,
+    '--regexp',
+    args.query,
+    '--',
+    targetFd === undefined ? target.real : TARGET_FD_PATH,
   ];
   const realOf = (p: string): string => (targetFd !== undefined && p.startsWith(TARGET_FD_PATH) ? target.real + p.slice(TARGET_FD_PATH.length) : p);
   // With --null each line is "path\0line:text", so a ':' in a file name cannot confuse the parse.
@@ -125,7 +153,9 @@ async function searchOpened(
     run = await runRg(ctx.ripgrepPath, argv, roots[0] ?? target.real, max, limits.searchTimeoutMs, format, signal, targetFd);
   } catch (err) {
     if (errnoCode(err) === 'ENOENT') {
-      return toolError(`search is unavailable: ripgrep ("${ctx.ripgrepPath}") was not found. Install ripgrep (the "rg" command), or use list_files and read_file instead.`);
+      return toolError(
+        `search is unavailable: ripgrep ("${ctx.ripgrepPath}") was not found. Install ripgrep (the "rg" command), or use list_files and read_file instead.`,
+      );
     }
     throw err;
   }

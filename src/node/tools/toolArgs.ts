@@ -6,11 +6,17 @@ import { ToolError } from './types.js';
 const nullToUndefined = (v: unknown): unknown => (v === null ? undefined : v);
 
 export function optionalInt(min: number, max: number): z.ZodMiniType<number | undefined> {
-  return z.pipe(z.transform((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))), z.optional(z.number().check(z.int(), z.gte(min), z.lte(max))));
+  return z.pipe(
+    z.transform((v) => (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v) ? Number(v) : nullToUndefined(v))),
+    z.optional(z.number().check(z.int(), z.gte(min), z.lte(max))),
+  );
 }
 
 export function optionalBool(): z.ZodMiniType<boolean | undefined> {
-  return z.pipe(z.transform((v) => (v === 'true' ? true : v === 'false' ? false : nullToUndefined(v))), z.optional(z.boolean()));
+  return z.pipe(
+    z.transform((v) => (v === 'true' ? true : v === 'false' ? false : nullToUndefined(v))),
+    z.optional(z.boolean()),
+  );
 }
 
 export function optionalString(max: number): z.ZodMiniType<string | undefined> {

@@ -17,7 +17,8 @@ export async function checkWorkspaceFile(roots: readonly string[], path: string,
     target = await resolveWorkspacePath(roots, path);
   } catch (err) {
     if (!(err instanceof ToolError)) throw err;
-    if (err.message.includes('outside the workspace') || err.message.includes('symbolic link')) return { ok: false, message: `"${path}" is outside the workspace; only files inside the open folder can be used.` };
+    if (err.message.includes('outside the workspace') || err.message.includes('symbolic link'))
+      return { ok: false, message: `"${path}" is outside the workspace; only files inside the open folder can be used.` };
     return { ok: false, message: err.message };
   }
   if (!target.exists) return { ok: false, message: `"${path}" does not exist in the workspace.` };

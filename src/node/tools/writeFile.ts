@@ -50,7 +50,8 @@ async function readOpened(handle: FileHandle, target: ResolvedPath): Promise<Cur
   const st = await handle.stat();
   if (st.isDirectory()) throw new ToolError(`"${target.display}" is a folder, not a file.`);
   if (!st.isFile()) throw new ToolError(`"${target.display}" is not a regular file, so it cannot be written.`);
-  if (st.size > MAX_EDIT_BYTES) throw new ToolError(`"${target.display}" is too large to change with this tool (${st.size} bytes; the limit is ${MAX_EDIT_BYTES}).`);
+  if (st.size > MAX_EDIT_BYTES)
+    throw new ToolError(`"${target.display}" is too large to change with this tool (${st.size} bytes; the limit is ${MAX_EDIT_BYTES}).`);
   const bytes = await handle.readFile();
   const content = bytes.toString('utf8');
   // Text that does not survive a UTF-8 round trip (Latin-1, UTF-16) would be corrupted by a rewrite: treat it as binary.
@@ -112,7 +113,10 @@ async function applyChange(
   try {
     const textBefore = before === undefined ? undefined : before.binary ? '' : before.content;
     decision = decisionOf(
-      await ctx.approve({ kind: 'write', title, detail, path: name, absolutePath: target.real, ...(textBefore === undefined ? {} : { before: textBefore }), after }, signal),
+      await ctx.approve(
+        { kind: 'write', title, detail, path: name, absolutePath: target.real, ...(textBefore === undefined ? {} : { before: textBefore }), after },
+        signal,
+      ),
     );
   } catch (err) {
     if (signal.aborted) throw new ToolError('Cancelled.');
@@ -149,7 +153,9 @@ export async function writeFileTool(ctx: ToolContext, argsJson: string, signal: 
   const r = await applyChange(ctx, TOOL_NAMES.writeFile, target, before, args.content, signal);
   if ('isError' in r) return r;
   const lines = args.content === '' ? 0 : args.content.split('\n').length - (args.content.endsWith('\n') ? 1 : 0);
-  const ok = toolOk(before === undefined ? `Created ${target.display} (${lines} lines).` : `Wrote ${target.display} (${lines} lines; +${r.added} -${r.removed}).`);
+  const ok = toolOk(
+    before === undefined ? `Created ${target.display} (${lines} lines).` : `Wrote ${target.display} (${lines} lines; +${r.added} -${r.removed}).`,
+  );
   return { ...ok, effects: effects({ source: 'measured', ...(before === undefined ? { created: [target.display] } : { modified: [target.display] }) }) };
 }
 
@@ -193,9 +199,13 @@ export async function editFileTool(ctx: ToolContext, argsJson: string, signal: A
   const index = at[0] ?? 0;
   const after = before.content.slice(0, index) + newText + before.content.slice(index + oldText.length);
   // Line-ending matching can turn two different texts into the same bytes: nothing to approve or write.
-  if (after === before.content) return { ...toolOk(`No change: ${target.display} already has exactly this content.`), effects: effects({ source: 'measured' }) };
+  if (after === before.content)
+    return { ...toolOk(`No change: ${target.display} already has exactly this content.`), effects: effects({ source: 'measured' }) };
   const r = await applyChange(ctx, TOOL_NAMES.editFile, target, before, after, signal);
   if ('isError' in r) return r;
   const first = lineOf(before.content, index);
-  return { ...toolOk(`Edited ${target.display} at line ${first} (+${r.added} -${r.removed}).`), effects: effects({ source: 'measured', modified: [target.display] }) };
+  return {
+    ...toolOk(`Edited ${target.display} at line ${first} (+${r.added} -${r.removed}).`),
+    effects: effects({ source: 'measured', modified: [target.display] }),
+  };
 }

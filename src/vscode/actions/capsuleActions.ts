@@ -4,7 +4,16 @@ import * as vscode from 'vscode';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { previewOf } from '../../engine/portable/preview.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
-import { appendCapsule, CapsuleFileError, exportCapsuleFromSession, exportFromTree, loadCapsuleIntoNewSession, readCapsuleFile, type ExportResult, type LoadedCapsuleFile } from '../../node/capsuleFiles.js';
+import {
+  appendCapsule,
+  CapsuleFileError,
+  exportCapsuleFromSession,
+  exportFromTree,
+  loadCapsuleIntoNewSession,
+  readCapsuleFile,
+  type ExportResult,
+  type LoadedCapsuleFile,
+} from '../../node/capsuleFiles.js';
 import { nodeIds } from '../../node/nodeClock.js';
 import { fullTokens } from '../../protocol/format.js';
 import { errorMessage } from '../base/log.js';
@@ -22,7 +31,11 @@ function fileProblem(err: unknown): string {
 }
 
 function slug(title: string): string {
-  const s = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  const s = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60);
   return s === '' ? 'capsule' : s;
 }
 
@@ -72,8 +85,13 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
     // Nothing compacted now: the file holds the capsule already in force, and the user is told so, with why.
     const last = r.outcomes[r.outcomes.length - 1];
     const why = last !== undefined && 'reason' in last ? ` (${last.reason})` : '';
-    const older = fresh === undefined ? `Nothing new was compacted${why}, so the latest existing capsule (${capsule.checkpointId}) was saved: it describes the chat up to that checkpoint. ` : '';
-    host.out.info(`${older}Portable capsule "${title}" (${res.meta.quality}, ${fullTokens(res.meta.tokens)} tokens) saved to ${res.path}. Load it in any chat with /capsule load or Capsule: Load Capsule….`);
+    const older =
+      fresh === undefined
+        ? `Nothing new was compacted${why}, so the latest existing capsule (${capsule.checkpointId}) was saved: it describes the chat up to that checkpoint. `
+        : '';
+    host.out.info(
+      `${older}Portable capsule "${title}" (${res.meta.quality}, ${fullTokens(res.meta.tokens)} tokens) saved to ${res.path}. Load it in any chat with /capsule load or Capsule: Load Capsule….`,
+    );
   } catch (err) {
     host.out.fail(`No capsule was created: ${fileProblem(err)}`);
   }
@@ -92,7 +110,11 @@ export async function exportTo(host: Pick<Services, 'chat' | 'out'>, checkpointI
 }
 
 /** Export with a save dialog (palette, tree, the viewer's Export button); another chat's capsule is read from its file. */
-export async function exportWithDialog(host: Pick<Services, 'chat' | 'capsules'>, checkpointId: string, sessionPath?: string): Promise<ExportResult | undefined> {
+export async function exportWithDialog(
+  host: Pick<Services, 'chat' | 'capsules'>,
+  checkpointId: string,
+  sessionPath?: string,
+): Promise<ExportResult | undefined> {
   const out = await askWhereToSave(host, `${checkpointId}.capsule.md`, `Export the capsule of ${checkpointId}`);
   if (out === undefined) return undefined;
   const store = host.chat.store;
@@ -189,7 +211,9 @@ export async function loadCapsule(host: Pick<Services, 'chat' | 'out' | 'session
       try {
         // Its entries reach the view and the figures through the store's append events.
         const r = await appendCapsule(store, file);
-        host.out.info(`Loaded capsule "${file.meta.title}" into this chat ${r.mode === 'seed' ? 'as its start' : 'here: the model now sees the capsule instead of the earlier messages (rewind to go back)'}.`);
+        host.out.info(
+          `Loaded capsule "${file.meta.title}" into this chat ${r.mode === 'seed' ? 'as its start' : 'here: the model now sees the capsule instead of the earlier messages (rewind to go back)'}.`,
+        );
       } catch (err) {
         host.out.fail(`Not loaded: ${fileProblem(err)}`);
       }

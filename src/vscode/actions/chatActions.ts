@@ -141,7 +141,9 @@ export function showLatestCapsule(host: Pick<Services, 'chat' | 'out'>): void {
 async function setAutoCompact(on: boolean): Promise<string> {
   await writeSetting('compaction.auto', on);
   const envOff = (process.env.CAPSULE_AUTO_COMPACT ?? '').trim().toLowerCase() === 'false';
-  return on ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.` : 'Auto-compact off; hard-limit protection and overflow recovery stay on.';
+  return on
+    ? `Auto-compact on${envOff ? ' (CAPSULE_AUTO_COMPACT=false still keeps it off)' : ''}.`
+    : 'Auto-compact off; hard-limit protection and overflow recovery stay on.';
 }
 
 /** The toolbar's and the palette's toggle: flips what the settings say now. */

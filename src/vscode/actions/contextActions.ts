@@ -65,10 +65,18 @@ export async function showEditDiff(d: ContextServices, itemId: string): Promise<
     d.out.notify('warning', r.message);
     return;
   }
-  const missing = [r.before.kind === 'unavailable' ? `the content before (${r.before.why})` : '', r.after.kind === 'unavailable' ? `the content after (${r.after.why})` : ''].filter((x) => x !== '');
+  const missing = [
+    r.before.kind === 'unavailable' ? `the content before (${r.before.why})` : '',
+    r.after.kind === 'unavailable' ? `the content after (${r.after.why})` : '',
+  ].filter((x) => x !== '');
   if (missing.length > 0) d.out.notify('warning', `The diff of ${r.display} is incomplete: ${missing.join(' and ')} is not available.`);
   const what = r.before.kind === 'absent' ? 'created' : r.after.kind === 'absent' ? 'deleted' : 'edited';
-  await d.snapshotDocs.showDiff(r.display, sideText(r.before, 'the content before'), sideText(r.after, 'the content after'), `${r.display} (before ↔ after, ${what} by Capsule)`);
+  await d.snapshotDocs.showDiff(
+    r.display,
+    sideText(r.before, 'the content before'),
+    sideText(r.after, 'the content after'),
+    `${r.display} (before ↔ after, ${what} by Capsule)`,
+  );
 }
 
 /** "Capsule: Add Selection to Chat": the active editor's selection (or its whole file) as a mention in the composer. */
@@ -82,14 +90,19 @@ export async function addSelectionToChat(d: Pick<Services, 'out' | 'view'>): Pro
   const roots = workspaceRoots();
   const inside = uri.scheme === 'file' && roots.length > 0 && (await checkWorkspaceFile(roots, uri.fsPath, { text: true }));
   if (!inside || !inside.ok) {
-    void vscode.window.showWarningMessage(`Capsule: only files inside the workspace can be added to the chat${inside && !inside.ok ? ` (${inside.message})` : ''}.`);
+    void vscode.window.showWarningMessage(
+      `Capsule: only files inside the workspace can be added to the chat${inside && !inside.ok ? ` (${inside.message})` : ''}.`,
+    );
     return;
   }
   const sel = editor.selection;
   // A selection that ends at the start of a line does not include that line.
   const lastLine = sel.end.line > sel.start.line && sel.end.character === 0 ? sel.end.line - 1 : sel.end.line;
   const attachment: Attachment = sel.isEmpty ? { path: relativePath(uri) } : { path: relativePath(uri), startLine: sel.start.line + 1, endLine: lastLine + 1 };
-  if (editor.document.isDirty) void vscode.window.showInformationMessage('Capsule: the file has unsaved changes; the chat attaches its saved content. Save it first to attach what you see.');
+  if (editor.document.isDirty)
+    void vscode.window.showInformationMessage(
+      'Capsule: the file has unsaved changes; the chat attaches its saved content. Save it first to attach what you see.',
+    );
   await d.view.reveal();
   d.out.mention(mentionText(attachment), attachment);
 }

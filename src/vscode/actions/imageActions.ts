@@ -28,7 +28,12 @@ function bytesOf(dataUrl: string): Uint8Array {
  * An image that cannot be used (damaged, not an image, outside the workspace) is named in one notice and the
  * message goes without it, as a file that cannot be attached does.
  */
-export async function messageImages(d: Pick<Services, 'out' | 'chat'>, text: string, pasted: readonly ComposerImage[] | undefined, attachments: readonly Attachment[] | undefined): Promise<MessageImages> {
+export async function messageImages(
+  d: Pick<Services, 'out' | 'chat'>,
+  text: string,
+  pasted: readonly ComposerImage[] | undefined,
+  attachments: readonly Attachment[] | undefined,
+): Promise<MessageImages> {
   const all = attachments ?? [];
   const files = all.filter((a) => isImagePath(a.path));
   const rest = all.filter((a) => !isImagePath(a.path));
@@ -44,7 +49,10 @@ export async function messageImages(d: Pick<Services, 'out' | 'chat'>, text: str
   const model = d.chat.models.find((m) => m.id === id);
   if (model?.images !== true) {
     const name = model?.label ?? id ?? 'no model';
-    const why = model?.provider === 'lm' ? 'VS Code does not report that it takes images, or this VS Code cannot send images to its models' : 'it is not known to accept images';
+    const why =
+      model?.provider === 'lm'
+        ? 'VS Code does not report that it takes images, or this VS Code cannot send images to its models'
+        : 'it is not known to accept images';
     return refuse(`the model ${name} cannot see images (${why}). Remove the images, or pick a model that takes them.`);
   }
   const images: ImagePart[] = [];

@@ -24,9 +24,15 @@ export async function importConversation(host: Pick<Services, 'chat' | 'sessions
     if (problem !== undefined) throw new ImportError(problem);
     const sessionId = nodeIds.next('s_');
     // The file name and the header carry the same id, so the chat lists and opens like any other.
-    const result = importTranscript((await readRegularFile(uri.fsPath, 'the transcript')).toString('utf8'), { sessionId, cwd: workspaceRoot(), now: new Date().toISOString(), ids: nodeIds });
+    const result = importTranscript((await readRegularFile(uri.fsPath, 'the transcript')).toString('utf8'), {
+      sessionId,
+      cwd: workspaceRoot(),
+      now: new Date().toISOString(),
+      ids: nodeIds,
+    });
     const repairs = await writeImportedSession(host.sessions.directory.sessionPath(sessionId), result, (p) => nodeIds.next(p));
-    for (const line of [...formatImportReport(result.report), ...repairs.map((r) => `repaired: ${r}`)]) host.logger.log('info', `import ${uri.fsPath}: ${line}`);
+    for (const line of [...formatImportReport(result.report), ...repairs.map((r) => `repaired: ${r}`)])
+      host.logger.log('info', `import ${uri.fsPath}: ${line}`);
     // The first request compacts the chat if it does not fit the model: the hard-limit barrier runs before any send.
     await switchChat(host, sessionId);
     const dropped = result.report.dropped.reduce((n, d) => n + d.count, 0);

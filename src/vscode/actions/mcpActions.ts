@@ -23,7 +23,9 @@ export async function showMcpServers(mcp: McpServers, model: string): Promise<vo
     ...off.map((name) => ({ label: name, description: 'disabled in this workspace', name, isOff: true })),
   ];
   if (items.length === 0) {
-    void vscode.window.showInformationMessage('No MCP server is running. Configure them in .mcp.json, .vscode/mcp.json or the capsule.mcp.servers setting; they start with the next chat.');
+    void vscode.window.showInformationMessage(
+      'No MCP server is running. Configure them in .mcp.json, .vscode/mcp.json or the capsule.mcp.servers setting; they start with the next chat.',
+    );
     return;
   }
   const pick = await vscode.window.showQuickPick(items, { title: 'MCP servers', placeHolder: 'Pick a server to restart or disable it' });

@@ -28,7 +28,11 @@ async function projectMemoryReport(host: Pick<Services, 'memory'>): Promise<{ re
   try {
     file = await host.memory.read();
   } catch (err) {
-    return { title: 'Project Memory cannot be read', detail: `${errorMessage(err)}\nNew chats start without it until the file is fixed or replaced by the next /compact.`, exists: true };
+    return {
+      title: 'Project Memory cannot be read',
+      detail: `${errorMessage(err)}\nNew chats start without it until the file is fixed or replaced by the next /compact.`,
+      exists: true,
+    };
   }
   if (!file) {
     const last = lastNotWritten === undefined ? '' : `Your last /compact wrote none: ${lastNotWritten}\n\n`;
@@ -63,6 +67,10 @@ export async function showProjectMemory(host: Pick<Services, 'memory'>): Promise
     await vscode.window.showTextDocument(doc, { preview: false });
   } else if (choice === STOP_INHERITING || choice === START_INHERITING) {
     await writeWorkspaceSetting('projectMemory.inherit', choice === START_INHERITING);
-    void vscode.window.showInformationMessage(choice === START_INHERITING ? 'Capsule: new chats inherit Project Memory again.' : 'Capsule: new chats start without Project Memory; chats that already started keep what they had.');
+    void vscode.window.showInformationMessage(
+      choice === START_INHERITING
+        ? 'Capsule: new chats inherit Project Memory again.'
+        : 'Capsule: new chats start without Project Memory; chats that already started keep what they had.',
+    );
   }
 }

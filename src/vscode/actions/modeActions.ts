@@ -13,12 +13,18 @@ export async function switchMode(host: Pick<Services, 'chat' | 'out'>, mode: Cha
     return;
   }
   if (mode === undefined || mode === instr.mode) {
-    host.out.info(`The chat is in ${modeLabel(instr.mode)} mode.${instr.mode === 'ask' ? ' Files are not changed and commands do not run; /mode agent switches back.' : ' /mode ask makes it read-only.'}`);
+    host.out.info(
+      `The chat is in ${modeLabel(instr.mode)} mode.${instr.mode === 'ask' ? ' Files are not changed and commands do not run; /mode agent switches back.' : ' /mode ask makes it read-only.'}`,
+    );
     return;
   }
   instr.setMode(mode);
   await a.syncInstructions();
-  host.out.info(mode === 'ask' ? 'Ask mode: the agent reads and answers; writes and commands are refused.' : 'Agent mode: the agent may edit files and run commands again, with your approval.');
+  host.out.info(
+    mode === 'ask'
+      ? 'Ask mode: the agent reads and answers; writes and commands are refused.'
+      : 'Agent mode: the agent may edit files and run commands again, with your approval.',
+  );
 }
 
 /** `/skills`: each skill with its index and body tokens; ● marks the ones this chat loaded. */

@@ -49,7 +49,11 @@ export const PALETTE_ACTIONS = {
     await loadCapsule(d, undefined, false);
   },
   capsuleCreate: async (d) => {
-    const title = await vscode.window.showInputBox({ title: 'Create Portable Capsule', prompt: 'A title for the capsule (it is saved as a .capsule.md file you choose next)', ignoreFocusOut: true });
+    const title = await vscode.window.showInputBox({
+      title: 'Create Portable Capsule',
+      prompt: 'A title for the capsule (it is saved as a .capsule.md file you choose next)',
+      ignoreFocusOut: true,
+    });
     if (title === undefined || title.trim() === '') return;
     await d.view.reveal();
     // The same command as /capsule create, through the chat's queue; nobody typed it, so no message is echoed.

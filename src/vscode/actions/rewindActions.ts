@@ -20,14 +20,22 @@ function shown(path: string): string {
 
 function fileLine(f: FilePlan): string {
   const what = f.action === 'delete' ? 'removed (created later)' : f.action === 'recreate' ? 'recreated (deleted later)' : 'restored';
-  const changed = !f.editedOutside ? '' : f.unknownContent === true ? 'changed since: its last content was not kept (too large, or the store was full), so Capsule cannot tell whether it was edited' : 'edited outside Capsule since';
+  const changed = !f.editedOutside
+    ? ''
+    : f.unknownContent === true
+      ? 'changed since: its last content was not kept (too large, or the store was full), so Capsule cannot tell whether it was edited'
+      : 'edited outside Capsule since';
   const notes = [changed, f.unavailable === undefined ? '' : `cannot be restored: ${f.unavailable}`].filter((x) => x !== '');
   return `• ${shown(f.path)} — ${what}${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 function refusedLines(refused: readonly RefusedRecord[]): string[] {
   if (refused.length === 0) return [];
-  const lines = ['', `Never applied: ${refused.length} change-log record${refused.length === 1 ? ' is' : 's are'} refused:`, ...refused.slice(0, SHOWN_FILES).map((r) => `• ${shown(r.path)} — ${r.reason}`)];
+  const lines = [
+    '',
+    `Never applied: ${refused.length} change-log record${refused.length === 1 ? ' is' : 's are'} refused:`,
+    ...refused.slice(0, SHOWN_FILES).map((r) => `• ${shown(r.path)} — ${r.reason}`),
+  ];
   if (refused.length > SHOWN_FILES) lines.push(`… and ${refused.length - SHOWN_FILES} more`);
   return lines;
 }
@@ -35,7 +43,11 @@ function refusedLines(refused: readonly RefusedRecord[]): string[] {
 /** The confirmation's text: where the chat goes, which files change, and what cannot come back. */
 function rewindDetail(p: RewindPreview): string {
   const lines: string[] = [];
-  lines.push(p.point.message ? 'The chat goes back to just before this message; the message returns to the composer to edit and send again.' : 'The chat continues from that moment on a new branch; the model sees exactly what it saw then.');
+  lines.push(
+    p.point.message
+      ? 'The chat goes back to just before this message; the message returns to the composer to edit and send again.'
+      : 'The chat continues from that moment on a new branch; the model sees exactly what it saw then.',
+  );
   lines.push('Nothing is deleted: later messages stay on their branch in the chat file.');
   if (p.files.length === 0) lines.push(p.snapshots ? 'No workspace files differ from that moment.' : 'This chat keeps no file snapshots.');
   else {
@@ -63,7 +75,9 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
     {
       modal: true,
       detail: [
-        ...outside.slice(0, SHOWN_FILES).map((f) => `• ${shown(f.path)}${f.unknownContent === true ? ' (its last content was not kept: Capsule cannot tell whether it was edited)' : ''}`),
+        ...outside
+          .slice(0, SHOWN_FILES)
+          .map((f) => `• ${shown(f.path)}${f.unknownContent === true ? ' (its last content was not kept: Capsule cannot tell whether it was edited)' : ''}`),
         '',
         "Overwrite copies each one to the chat's snapshot folder first (kept/<time>/); the message after the rewind says where.",
       ].join('\n'),
@@ -88,7 +102,11 @@ async function stopFirst(host: Host, what: string): Promise<boolean> {
  * Rewind to a checkpoint or a message (tree, chat, palette): a modal with the files that would change, then the
  * facade's rewind in the work queue; the message it went back before returns to the composer. True when done.
  */
-export async function rewind(host: Host, ref: string, opts: { readonly confirm?: boolean; readonly then?: (text: string | undefined) => void } = {}): Promise<boolean> {
+export async function rewind(
+  host: Host,
+  ref: string,
+  opts: { readonly confirm?: boolean; readonly then?: (text: string | undefined) => void } = {},
+): Promise<boolean> {
   const store = host.chat.store;
   if (!store) {
     host.out.notify('error', 'No chat is open.');
@@ -104,7 +122,9 @@ export async function rewind(host: Host, ref: string, opts: { readonly confirm?:
     host.out.notify('error', preview.error);
     return false;
   }
-  const title = preview.point.message ? `Rewind to before "${preview.point.message.text.slice(0, 60)}${preview.point.message.text.length > 60 ? '…' : ''}"?` : `Rewind this chat to ${preview.point.checkpointId ?? ref}?`;
+  const title = preview.point.message
+    ? `Rewind to before "${preview.point.message.text.slice(0, 60)}${preview.point.message.text.length > 60 ? '…' : ''}"?`
+    : `Rewind this chat to ${preview.point.checkpointId ?? ref}?`;
   const choice = opts.confirm === false ? { mode: 'both' as const, overwriteOutside: false } : await askMode(preview, title);
   if (choice === undefined) return false;
   host.chat.jobs.preempt();
@@ -116,7 +136,8 @@ export async function rewind(host: Host, ref: string, opts: { readonly confirm?:
     const skipped = [...(r.files?.skipped ?? []), ...(r.files?.refused ?? [])];
     if (skipped.length > 0) host.out.notify('warning', `Not restored: ${skipped.map((s) => `${shown(s.path)} (${s.reason})`).join('; ')}`.slice(0, 900));
     const kept = r.files?.kept ?? [];
-    if (kept.length > 0) host.out.notify('info', `Overwritten after keeping your version: ${kept.map((k) => `${shown(k.path)} → ${k.copy}`).join('; ')}`.slice(0, 900));
+    if (kept.length > 0)
+      host.out.notify('info', `Overwritten after keeping your version: ${kept.map((k) => `${shown(k.path)} → ${k.copy}`).join('; ')}`.slice(0, 900));
     if (opts.then) opts.then(r.point.message?.text);
     else if (r.point.message && r.mode !== 'files') host.out.fillComposer(r.point.message.text);
   });
@@ -140,7 +161,8 @@ export async function retry(host: Services, userEntryId: string): Promise<void> 
 export async function switchBranch(host: Host, entryId: string): Promise<void> {
   const store = host.chat.store;
   if (!store) return host.out.notify('error', 'No chat is open.');
-  if (store.readOnly) return host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.`);
+  if (store.readOnly)
+    return host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.`);
   if (!(await stopFirst(host, 'switch branches'))) return;
   await host.chat.jobs.addTask('switchBranch', async () => {
     // A second click that arrived before the first switch was shown asks for the branch already shown.
@@ -148,8 +170,13 @@ export async function switchBranch(host: Host, entryId: string): Promise<void> {
     const r = await host.chat.switchBranch(store, entryId);
     const differ = r?.differ ?? [];
     if (differ.length > 0) {
-      const names = differ.slice(0, 3).map((f) => shown(f.path)).join(', ');
-      host.out.info(`Files stay as they are: ${names}${differ.length > 3 ? ` and ${differ.length - 3} more` : ''} ${differ.length === 1 ? 'differs' : 'differ'} from this branch, and the model is told so. Rewind to a message of this branch to bring its files back.`);
+      const names = differ
+        .slice(0, 3)
+        .map((f) => shown(f.path))
+        .join(', ');
+      host.out.info(
+        `Files stay as they are: ${names}${differ.length > 3 ? ` and ${differ.length - 3} more` : ''} ${differ.length === 1 ? 'differs' : 'differ'} from this branch, and the model is told so. Rewind to a message of this branch to bring its files back.`,
+      );
     }
   });
 }
@@ -159,7 +186,11 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
   if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;
   await host.chat.jobs.addTask(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
     if (await host.chat.undoCompaction(checkpointId, action)) {
-      host.out.info(action === 'undo' ? 'Compaction undone: the next request is built as if its summary did not exist. Redo it from its card.' : 'Compaction redone: its summary is in force again.');
+      host.out.info(
+        action === 'undo'
+          ? 'Compaction undone: the next request is built as if its summary did not exist. Redo it from its card.'
+          : 'Compaction redone: its summary is in force again.',
+      );
     }
   });
 }
@@ -167,7 +198,8 @@ export async function undoCompaction(host: Host, checkpointId: string, action: '
 /** Why "compact up to here" cannot cut before this message, in the user's words; undefined when it can. */
 function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): string | undefined {
   if (!branch.some((e) => e.id === userEntryId)) return 'Not compacted: that message is on another branch. Switch to its branch first.';
-  if (!spanSinceCapsule(branch).span.some((e) => e.id === userEntryId)) return 'Not compacted: the latest compaction already summarizes that message. Choose a later message.';
+  if (!spanSinceCapsule(branch).span.some((e) => e.id === userEntryId))
+    return 'Not compacted: the latest compaction already summarizes that message. Choose a later message.';
   return undefined;
 }
 

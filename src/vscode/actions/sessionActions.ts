@@ -54,7 +54,12 @@ export async function selectModel(host: Pick<Services, 'chat' | 'settings'>, opt
     const s = host.settings.current;
     const lm = optionId.startsWith(LM_OPTION_PREFIX);
     const modelId = lm ? optionId.slice(LM_OPTION_PREFIX.length) : optionId;
-    const target = { ...s, providerKind: lm ? ('vscode-lm' as const) : ('openai' as const), modelId, provider: lm ? 'vscode-lm' : s.baseUrl === '' ? 'openai' : 'openai-compatible' };
+    const target = {
+      ...s,
+      providerKind: lm ? ('vscode-lm' as const) : ('openai' as const),
+      modelId,
+      provider: lm ? 'vscode-lm' : s.baseUrl === '' ? 'openai' : 'openai-compatible',
+    };
     if (!(await host.chat.chooseModel(target, signal))) return;
     // The settings' change event brings the view up to date.
     await writeSetting('provider.kind', target.providerKind);

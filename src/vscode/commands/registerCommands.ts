@@ -27,29 +27,44 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   // The catalog's palette commands (src/protocol/commands.ts), each with its action; the rest are registered below.
   for (const id of PALETTE_COMMAND_IDS) add(vscode.commands.registerCommand(COMMANDS[id].palette.id, () => PALETTE_ACTIONS[id](d)));
   // The diff editor's title buttons answer the approval of the edit it shows (the menu passes its resource).
-  const editInView = (uri: unknown): string | undefined => d.approvals.pendingFor(uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri);
-  add(vscode.commands.registerCommand('capsule.acceptEdit', async (uri: unknown) => {
-    const id = editInView(uri);
-    if (id !== undefined) await d.approvals.answer(id, 'allow');
-  }));
-  add(vscode.commands.registerCommand('capsule.rejectEdit', async (uri: unknown) => {
-    const id = editInView(uri);
-    if (id !== undefined) await d.approvals.answer(id, 'deny');
-  }));
+  const editInView = (uri: unknown): string | undefined =>
+    d.approvals.pendingFor(uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri);
+  add(
+    vscode.commands.registerCommand('capsule.acceptEdit', async (uri: unknown) => {
+      const id = editInView(uri);
+      if (id !== undefined) await d.approvals.answer(id, 'allow');
+    }),
+  );
+  add(
+    vscode.commands.registerCommand('capsule.rejectEdit', async (uri: unknown) => {
+      const id = editInView(uri);
+      if (id !== undefined) await d.approvals.answer(id, 'deny');
+    }),
+  );
   add(
     vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
       const store = d.chat.store;
       const onBranch = new Set(store?.tree.branch().map((e) => e.id));
       const picks = (store?.entries() ?? []).flatMap((e) =>
         e.type === 'checkpoint'
-          ? [{ label: e.forEntryId ? `Before: ${messageText(store, e.forEntryId)}` : e.checkpointId, description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`, detail: e.note?.split('\n')[0], id: e.checkpointId }]
+          ? [
+              {
+                label: e.forEntryId ? `Before: ${messageText(store, e.forEntryId)}` : e.checkpointId,
+                description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`,
+                detail: e.note?.split('\n')[0],
+                id: e.checkpointId,
+              },
+            ]
           : [],
       );
       if (picks.length === 0) {
         void vscode.window.showInformationMessage('Capsule: this chat has no checkpoints yet.');
         return;
       }
-      const pick = await vscode.window.showQuickPick(picks.reverse(), { title: 'Rewind to Checkpoint', placeHolder: 'The chat continues from the chosen moment on a new branch' });
+      const pick = await vscode.window.showQuickPick(picks.reverse(), {
+        title: 'Rewind to Checkpoint',
+        placeHolder: 'The chat continues from the chosen moment on a new branch',
+      });
       if (pick) await rewind(d, pick.id);
     }),
   );

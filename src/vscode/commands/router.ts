@@ -47,8 +47,7 @@ export class IntentRouter {
   async handle(i: ChatIntent): Promise<void> {
     const d = this.d;
     switch (i.type) {
-      case 'send':
-      {
+      case 'send': {
         // Checked before the message is queued: what cannot be attached is said now, and the message goes without it.
         const media = await messageImages(d, i.text, i.images, i.attachments);
         if (media.ok) sendText(d, i.text, i.clientId, await attachable(d, media.attachments), media.images);
@@ -128,7 +127,9 @@ export class IntentRouter {
       case 'openLink':
         if (allowedLink(i.href)) await vscode.env.openExternal(vscode.Uri.parse(i.href, true));
         else {
-          d.logger.log('warn', 'Refused to open a link from the chat (only http, https and mailto links open)', { scheme: i.href.split(':')[0]?.slice(0, 20) ?? '' });
+          d.logger.log('warn', 'Refused to open a link from the chat (only http, https and mailto links open)', {
+            scheme: i.href.split(':')[0]?.slice(0, 20) ?? '',
+          });
           d.out.notify('warning', 'That link was not opened: only http, https and mailto links open from the chat.');
         }
         return;

@@ -47,13 +47,27 @@ async function openChatOf(host: Services, node: EntryNode): Promise<boolean> {
 async function pickChat(host: Services, title: string): Promise<SessionSummary | undefined> {
   const list = await host.sessions.directory.list();
   const current = host.chat.store?.header.id;
-  const picks = list.map((s) => ({ label: chatLabel(s), description: `${s.id === current ? 'current · ' : ''}${s.entries} entries`, detail: new Date(s.mtimeMs).toLocaleString(), summary: s }));
+  const picks = list.map((s) => ({
+    label: chatLabel(s),
+    description: `${s.id === current ? 'current · ' : ''}${s.entries} entries`,
+    detail: new Date(s.mtimeMs).toLocaleString(),
+    summary: s,
+  }));
   return (await vscode.window.showQuickPick(picks, { title, matchOnDescription: true }))?.summary;
 }
 
 async function pickCapsule(host: Services): Promise<string | undefined> {
   const picks = (host.chat.store?.entries() ?? []).flatMap((e) =>
-    e.type === 'capsule' ? [{ label: e.checkpointId, description: `${e.trigger} · ${e.quality} · ${e.tokensBefore} → ${e.tokensAfter} tokens`, detail: new Date(e.timestamp).toLocaleString(), id: e.checkpointId }] : [],
+    e.type === 'capsule'
+      ? [
+          {
+            label: e.checkpointId,
+            description: `${e.trigger} · ${e.quality} · ${e.tokensBefore} → ${e.tokensAfter} tokens`,
+            detail: new Date(e.timestamp).toLocaleString(),
+            id: e.checkpointId,
+          },
+        ]
+      : [],
   );
   if (picks.length === 0) {
     void vscode.window.showInformationMessage('Capsule: this chat has no capsule yet.');
@@ -72,12 +86,14 @@ export function registerTreeCommands(add: (d: vscode.Disposable) => void, host: 
     }),
   );
 
-  const undoOrRedo = (action: 'undo' | 'redo') => async (arg: unknown): Promise<void> => {
-    const node = entryNode(arg);
-    const ck = capsuleCheckpoint(node);
-    if (!node || ck === undefined || !(await openChatOf(host, node))) return;
-    await undoCompaction(host, ck, action);
-  };
+  const undoOrRedo =
+    (action: 'undo' | 'redo') =>
+    async (arg: unknown): Promise<void> => {
+      const node = entryNode(arg);
+      const ck = capsuleCheckpoint(node);
+      if (!node || ck === undefined || !(await openChatOf(host, node))) return;
+      await undoCompaction(host, ck, action);
+    };
   add(vscode.commands.registerCommand('capsule.undoCompaction', undoOrRedo('undo')));
   add(vscode.commands.registerCommand('capsule.redoCompaction', undoOrRedo('redo')));
 

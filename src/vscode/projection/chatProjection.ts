@@ -67,7 +67,11 @@ export class ChatProjection extends Disposable implements ChatOutput {
         this.#post({ type: 'approvals', approvals: d.approvals.pending, allowRules: allowRules() });
         // An "always allow" whose rule could not be kept still ran once; the user hears why the rule was not saved.
         const refused = d.approvals.takeRefusedRule();
-        if (refused !== undefined) this.notify('warning', `Allowed once. The rule "${refused.slice(0, 80)}" was not saved: a rule must be the first words of the command, with no ; && | > or $.`);
+        if (refused !== undefined)
+          this.notify(
+            'warning',
+            `Allowed once. The rule "${refused.slice(0, 80)}" was not saved: a rule must be the first words of the command, with no ; && | > or $.`,
+          );
       }),
     );
   }
@@ -171,7 +175,11 @@ export class ChatProjection extends Disposable implements ChatOutput {
     if (e.type === 'subagent_event') {
       const ev = e.event;
       // Streamed text and tool starts change no figure on the card; a compaction's progress is the same "compacting".
-      const relevant = ev.type === 'assistant_end' || ev.type === 'tool_end' || ev.type === 'model_changed' || (ev.type === 'barrier' && (ev.event.type === 'compaction_start' || ev.event.type === 'compaction_end'));
+      const relevant =
+        ev.type === 'assistant_end' ||
+        ev.type === 'tool_end' ||
+        ev.type === 'model_changed' ||
+        (ev.type === 'barrier' && (ev.event.type === 'compaction_start' || ev.event.type === 'compaction_end'));
       if (!relevant) return;
       compacting = ev.type === 'barrier' && ev.event.type === 'compaction_start';
     }
@@ -222,7 +230,9 @@ export class ChatProjection extends Disposable implements ChatOutput {
   /** The plan of the active branch: the latest capsule's, updated by later update_plan calls (a running figure). */
   plan(): PlanView {
     const tree = this.d.chat.store?.tree;
-    return ((tree === undefined ? null : planFigureOf(tree).plan()) ?? []).slice(0, LIST_LIMITS.planSteps).map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
+    return ((tree === undefined ? null : planFigureOf(tree).plan()) ?? [])
+      .slice(0, LIST_LIMITS.planSteps)
+      .map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
   }
 
   /** Answers `loadOlder`: the page before `beforeId`. */
@@ -264,7 +274,12 @@ export class ChatProjection extends Disposable implements ChatOutput {
 
   /** The answer to one `findFiles`. */
   fileMatches(requestId: number, query: string, files: readonly string[]): void {
-    this.#post({ type: 'fileMatches', requestId, query: query.slice(0, PATH_MAX), files: files.filter((f) => f.length <= PATH_MAX).slice(0, LIST_LIMITS.fileMatches) });
+    this.#post({
+      type: 'fileMatches',
+      requestId,
+      query: query.slice(0, PATH_MAX),
+      files: files.filter((f) => f.length <= PATH_MAX).slice(0, LIST_LIMITS.fileMatches),
+    });
   }
 
   mention(mention: string, attachment: Attachment): void {

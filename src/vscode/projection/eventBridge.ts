@@ -80,20 +80,36 @@ export class EventBridge {
         this.#onBarrier(e.event, e.turnId !== undefined);
         break;
       case 'notice':
-        this.host.post({ type: 'notice', level: e.level === 'warn' ? 'warning' : e.level, text: e.message.slice(0, LIMITS.notice), ...(e.transient === true ? { transient: true } : {}) });
+        this.host.post({
+          type: 'notice',
+          level: e.level === 'warn' ? 'warning' : e.level,
+          text: e.message.slice(0, LIMITS.notice),
+          ...(e.transient === true ? { transient: true } : {}),
+        });
         break;
       case 'model_changed':
         this.setModel(e.model);
         break;
       case 'loop_detected':
-        this.host.ephemeral({ id: ephemeralId(), kind: 'loop', toolName: e.name.slice(0, 200), text: `The agent called ${e.name.slice(0, 200)} ${e.repeats} times in a row with the same arguments, so the turn was stopped. Continue, or Stop and tell it what to do differently.` });
+        this.host.ephemeral({
+          id: ephemeralId(),
+          kind: 'loop',
+          toolName: e.name.slice(0, 200),
+          text: `The agent called ${e.name.slice(0, 200)} ${e.repeats} times in a row with the same arguments, so the turn was stopped. Continue, or Stop and tell it what to do differently.`,
+        });
         break;
       case 'turn_end': {
         this.#endStream();
         // A turn that could not record its end (a read-only chat) still says how it ended.
         const leaf = this.host.leaf();
         if (leaf?.type === 'turn_end' && leaf.turnId === e.turnId) break;
-        const item = turnEndItem(ephemeralId(), e.status, e.error, undefined, e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: false });
+        const item = turnEndItem(
+          ephemeralId(),
+          e.status,
+          e.error,
+          undefined,
+          e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: false },
+        );
         if (item) this.host.ephemeral(item);
         break;
       }
@@ -110,7 +126,10 @@ export class EventBridge {
     if (!s || text === '') return;
     if (!s.posted) {
       s.posted = true;
-      this.host.post({ type: 'itemsAppended', items: [{ id: s.id, kind: 'assistant', markdown: '', streaming: true, ...(s.model === undefined ? {} : { model: s.model }) }] });
+      this.host.post({
+        type: 'itemsAppended',
+        items: [{ id: s.id, kind: 'assistant', markdown: '', streaming: true, ...(s.model === undefined ? {} : { model: s.model }) }],
+      });
     }
     s.text += text;
     this.host.post({ type: 'streamDelta', itemId: s.id, text: text.slice(0, LIMITS.delta) });

@@ -3,7 +3,8 @@ import type { BarrierOutcome } from '../../protocol/messages.js';
 
 /** The engine's reason ("only 812 tokens (12%) are reclaimable; auto_threshold needs at least 1950 and 25%") as what it means. */
 function meaning(reason: string): string {
-  if (/reclaimable/i.test(reason)) return 'too little of the chat is old enough to summarize yet, so nothing changed. It will compact later, when it frees more.';
+  if (/reclaimable/i.test(reason))
+    return 'too little of the chat is old enough to summarize yet, so nothing changed. It will compact later, when it frees more.';
   if (/would not be smaller/i.test(reason)) return 'a summary would not be smaller than the messages it replaces, so nothing changed.';
   if (/already summarized|summarizes/i.test(reason)) return 'that part of the chat is already summarized.';
   if (/nothing (before|to compact|is left|safe)/i.test(reason)) return 'there is nothing old enough to summarize yet.';

@@ -38,7 +38,15 @@ export function subagentView(entries: readonly Entry[], result: ToolResultEntry 
       contextTokens = e.tokensAfter;
     } else if (e.type === 'model_change') contextWindow = e.contextWindow ?? contextWindow;
   }
-  const base = { id: first.id.slice(0, LIMITS.id), description: description.slice(0, LIMITS.label), contextTokens, contextWindow, requests, tokens, compactions };
+  const base = {
+    id: first.id.slice(0, LIMITS.id),
+    description: description.slice(0, LIMITS.label),
+    contextTokens,
+    contextWindow,
+    requests,
+    tokens,
+    compactions,
+  };
   if (result === undefined) return { ...base, status: compacting ? 'compacting' : 'running' };
   if (!result.isError) return { ...base, status: 'done' };
   return { ...base, status: 'stopped', reason: stopReason(result.content).slice(0, LIMITS.notice) };
@@ -57,9 +65,18 @@ export function subagentLines(entries: readonly Entry[]): SubagentLine[] {
       for (const c of e.toolCalls) {
         const r = results.get(c.id);
         const args = argsSummary(c.arguments);
-        lines.push({ kind: 'tool', name: c.name.slice(0, LIMITS.id), text: r === undefined ? args : `${args}\n→ ${cut(r.content)}`, status: r === undefined ? 'running' : toolStatusOf(r) });
+        lines.push({
+          kind: 'tool',
+          name: c.name.slice(0, LIMITS.id),
+          text: r === undefined ? args : `${args}\n→ ${cut(r.content)}`,
+          status: r === undefined ? 'running' : toolStatusOf(r),
+        });
       }
-    } else if (e.type === 'capsule') lines.push({ kind: 'compaction', text: `Compacted its context: ${e.tokensBefore.toLocaleString('en-US')} → ${e.tokensAfter.toLocaleString('en-US')} tokens` });
+    } else if (e.type === 'capsule')
+      lines.push({
+        kind: 'compaction',
+        text: `Compacted its context: ${e.tokensBefore.toLocaleString('en-US')} → ${e.tokensAfter.toLocaleString('en-US')} tokens`,
+      });
   }
   return lines;
 }

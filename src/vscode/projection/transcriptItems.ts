@@ -41,7 +41,6 @@ function effectPaths(e: ToolResultEntry): string[] {
   return f === undefined ? [] : [...f.read, ...f.created, ...f.modified, ...f.renamed.map((r) => r.to)];
 }
 
-
 /** The switcher's view of a fork; none past the list limit (those branches stay in the tree). */
 function branchView(f: Fork | undefined): BranchView | undefined {
   if (f === undefined || f.count > LIST_LIMITS.branches) return undefined;
@@ -95,12 +94,21 @@ function userItem(e: UserEntry, clientId?: string, branch?: BranchView, links?: 
 }
 
 function modelChangeText(e: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'windowSource'>, handoff = false): string {
-  const window = e.contextWindow === undefined ? '' : ` (${windowText({ contextWindow: e.contextWindow, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) })})`;
+  const window =
+    e.contextWindow === undefined
+      ? ''
+      : ` (${windowText({ contextWindow: e.contextWindow, ...(e.windowSource === undefined ? {} : { windowSource: e.windowSource }) })})`;
   return `Model: ${e.model} via ${e.provider}${window}${handoff ? ' · the previous model compacted the context first' : ''}`;
 }
 
 /** `failure`: the provider fault that ended the turn, which makes the error a card with Retry (while `retry` holds). */
-export function turnEndItem(id: string, status: 'completed' | 'cancelled' | 'failed', error: string | undefined, timestamp?: string, failure?: { readonly fault: TurnFault; readonly turnId: string; readonly retry: boolean }): TranscriptItem | undefined {
+export function turnEndItem(
+  id: string,
+  status: 'completed' | 'cancelled' | 'failed',
+  error: string | undefined,
+  timestamp?: string,
+  failure?: { readonly fault: TurnFault; readonly turnId: string; readonly retry: boolean },
+): TranscriptItem | undefined {
   const ts = timestamp === undefined ? {} : { timestamp };
   const card = failure === undefined ? {} : { fault: faultView(failure.fault, failure.turnId, failure.retry) };
   if (status === 'failed') return { id, kind: 'error', text: (error ?? 'The turn failed.').slice(0, LIMITS.answer), ...ts, ...card };
@@ -179,12 +187,28 @@ export class ItemFold {
         if (e.content.trim() !== '') {
           this.#pendingFork = undefined;
           const links = this.ctx.links?.([e.content]);
-          push({ id: e.id, kind: 'assistant', markdown: e.content, timestamp: e.timestamp, ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }), ...(branch === undefined ? {} : { branch }), ...(links === undefined ? {} : { links }) });
+          push({
+            id: e.id,
+            kind: 'assistant',
+            markdown: e.content,
+            timestamp: e.timestamp,
+            ...(e.model === undefined ? {} : { model: e.model.slice(0, LIMITS.id) }),
+            ...(branch === undefined ? {} : { branch }),
+            ...(links === undefined ? {} : { links }),
+          });
         }
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
           const subagent = c.name === TASK_TOOL_NAME ? this.ctx.subagent?.(e.id, c.id, undefined) : undefined;
-          push({ id: toolItemId(e.id, c.id), kind: 'tool', name: c.name.slice(0, LIMITS.id), argsSummary: argsSummary(c.arguments), status: 'running', timestamp: e.timestamp, ...(subagent === undefined ? {} : { subagent }) });
+          push({
+            id: toolItemId(e.id, c.id),
+            kind: 'tool',
+            name: c.name.slice(0, LIMITS.id),
+            argsSummary: argsSummary(c.arguments),
+            status: 'running',
+            timestamp: e.timestamp,
+            ...(subagent === undefined ? {} : { subagent }),
+          });
         }
         break;
       }
@@ -199,7 +223,15 @@ export class ItemFold {
           const diff = status === 'ok' && EDIT_TOOLS.has(e.toolName) && (e.effects === undefined || touchesFiles(e.effects));
           const assistantId = item.id.slice(0, Math.max(0, item.id.indexOf('/')));
           const subagent = item.name === TASK_TOOL_NAME ? this.ctx.subagent?.(assistantId, e.toolCallId, e) : undefined;
-          const done: ToolItem = { ...item, status, resultPreview: preview, ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }), ...(links === undefined ? {} : { links }), ...(diff ? { diff } : {}), ...(subagent === undefined ? {} : { subagent }) };
+          const done: ToolItem = {
+            ...item,
+            status,
+            resultPreview: preview,
+            ...(e.durationMs === undefined ? {} : { durationMs: e.durationMs }),
+            ...(links === undefined ? {} : { links }),
+            ...(diff ? { diff } : {}),
+            ...(subagent === undefined ? {} : { subagent }),
+          };
           this.#out[at] = done;
           // A call answered in the same batch of entries is still new to whoever receives this batch.
           const fresh = appended.findIndex((i) => i.id === done.id);
@@ -214,12 +246,20 @@ export class ItemFold {
       case 'checkpoint':
         // A message's own checkpoint is the message's rewind action, not a row of its own.
         if (e.forEntryId !== undefined) break;
-        push({ id: e.id, kind: 'checkpoint', checkpointId: e.checkpointId, checkpointKind: e.kind, timestamp: e.timestamp, ...(e.note === undefined ? {} : { note: e.note }) });
+        push({
+          id: e.id,
+          kind: 'checkpoint',
+          checkpointId: e.checkpointId,
+          checkpointKind: e.kind,
+          timestamp: e.timestamp,
+          ...(e.note === undefined ? {} : { note: e.note }),
+        });
         break;
       case 'model_change':
         // The first model of a chat is not news; a later different one is a switch the user should see.
         // A capsule right before the switch is the protective handoff, and the line says so.
-        if (this.#lastModel !== undefined && (this.#lastModel.model !== e.model || this.#lastModel.provider !== e.provider)) push({ id: e.id, kind: 'info', text: modelChangeText(e, this.#lastSaid?.type === 'capsule'), timestamp: e.timestamp });
+        if (this.#lastModel !== undefined && (this.#lastModel.model !== e.model || this.#lastModel.provider !== e.provider))
+          push({ id: e.id, kind: 'info', text: modelChangeText(e, this.#lastSaid?.type === 'capsule'), timestamp: e.timestamp });
         this.#lastModel = e;
         break;
       case 'turn_end': {
@@ -239,7 +279,15 @@ export class ItemFold {
           this.#out[at] = next;
           updated.push(next);
         }
-        push({ id: e.id, kind: 'info', text: e.action === 'undo' ? 'Compaction undone: the model sees the history it had summarized again.' : 'Compaction redone: its summary is in force again.', timestamp: e.timestamp });
+        push({
+          id: e.id,
+          kind: 'info',
+          text:
+            e.action === 'undo'
+              ? 'Compaction undone: the model sees the history it had summarized again.'
+              : 'Compaction redone: its summary is in force again.',
+          timestamp: e.timestamp,
+        });
         break;
       }
       case 'system_update':

@@ -154,7 +154,12 @@ export class TranscriptView {
    * A running subagent did something (a request, a tool call, a compaction): its card again, replaced in the live
    * fold; undefined when its row is not shown or already has its result (the result entry's card is final).
    */
-  subagentChanged(store: JsonlSessionStore, callId: string, compacting: boolean, started: { readonly id: string; readonly description: string }): TranscriptItem | undefined {
+  subagentChanged(
+    store: JsonlSessionStore,
+    callId: string,
+    compacting: boolean,
+    started: { readonly id: string; readonly description: string },
+  ): TranscriptItem | undefined {
     if (compacting) this.#compacting.add(callId);
     else this.#compacting.delete(callId);
     const live = this.#live;
@@ -192,7 +197,8 @@ export class TranscriptView {
       clientIdOf: (id) => this.#clientIds.get(id),
       ...(this.links === undefined ? {} : { links: this.links }),
       forkOf: (id) => branches.forkOf(id),
-      subagent: (assistantId, callId, result) => subagentView(this.#index(store).of(assistantId, callId), result, result === undefined && this.#compacting.has(callId)),
+      subagent: (assistantId, callId, result) =>
+        subagentView(this.#index(store).of(assistantId, callId), result, result === undefined && this.#compacting.has(callId)),
       card: (capsule) => {
         // A page may end before the capsule's undo: the card shows the state the branch has now, as the whole fold would.
         const undone = lineOf(store.tree).undone(capsule.id);

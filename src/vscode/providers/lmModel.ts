@@ -30,7 +30,11 @@ const LM_ERROR_CODES: Readonly<Record<LmErrorKind, string>> = { NoPermissions: '
 export class LmRequestError extends Error {
   override readonly name = 'LmRequestError';
   readonly code: string;
-  constructor(readonly kind: LmErrorKind, message: string, cause: unknown) {
+  constructor(
+    readonly kind: LmErrorKind,
+    message: string,
+    cause: unknown,
+  ) {
     super(message, { cause });
     this.code = LM_ERROR_CODES[kind];
   }

@@ -37,7 +37,8 @@ export function allowRules(): AllowRule[] {
   const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
   const out: AllowRule[] = [];
   for (const rule of validRules(i?.globalValue)) out.push({ rule, scope: 'user' });
-  for (const rule of [...validRules(i?.workspaceValue), ...validRules(i?.workspaceFolderValue)]) if (!out.some((r) => r.rule === rule && r.scope === 'workspace')) out.push({ rule, scope: 'workspace' });
+  for (const rule of [...validRules(i?.workspaceValue), ...validRules(i?.workspaceFolderValue)])
+    if (!out.some((r) => r.rule === rule && r.scope === 'workspace')) out.push({ rule, scope: 'workspace' });
   return [...out, ...mcpToolRules()].slice(0, LIST_LIMITS.allowRules);
 }
 
@@ -110,7 +111,11 @@ export class ApprovalService extends Disposable {
       kind: req.kind,
       title: req.title.slice(0, LIMITS.label),
       ...(req.kind === 'mcp'
-        ? { args: req.detail.slice(0, LIMITS.detail), ...(req.server === undefined ? {} : { server: req.server.slice(0, LIMITS.label) }), ...(req.tool === undefined ? {} : { tool: req.tool.slice(0, LIMITS.label) }) }
+        ? {
+            args: req.detail.slice(0, LIMITS.detail),
+            ...(req.server === undefined ? {} : { server: req.server.slice(0, LIMITS.label) }),
+            ...(req.tool === undefined ? {} : { tool: req.tool.slice(0, LIMITS.label) }),
+          }
         : {}),
       ...(req.command === undefined ? {} : { command: req.command.slice(0, LIMITS.notice) }),
       ...(req.cwd === undefined ? {} : { cwd: req.cwd.slice(0, LIMITS.label) }),
@@ -192,16 +197,24 @@ export class ApprovalService extends Disposable {
       return;
     }
     const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
-    const from = r.scope === 'user' ? i?.globalValue : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? i.workspaceFolderValue : i?.workspaceValue;
+    const from =
+      r.scope === 'user'
+        ? i?.globalValue
+        : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule)
+          ? i.workspaceFolderValue
+          : i?.workspaceValue;
     const list = Array.isArray(from) ? from.filter((x) => x !== r.rule) : [];
-    const target = r.scope === 'user' ? 'user' : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? 'folder' : 'workspace';
+    const target =
+      r.scope === 'user' ? 'user' : i?.workspaceFolderValue !== undefined && validRules(i.workspaceFolderValue).includes(r.rule) ? 'folder' : 'workspace';
     await writeSettingAt(ALLOWED_COMMANDS_KEY, list.length === 0 ? undefined : list, target);
     this.#emitter.fire();
   }
 
   async #addRule(rule: string, scope: AllowRuleScope): Promise<void> {
     const i = inspectSetting<unknown>(ALLOWED_COMMANDS_KEY);
-    const current = Array.isArray(scope === 'user' ? i?.globalValue : i?.workspaceValue) ? ((scope === 'user' ? i?.globalValue : i?.workspaceValue) as unknown[]) : [];
+    const current = Array.isArray(scope === 'user' ? i?.globalValue : i?.workspaceValue)
+      ? ((scope === 'user' ? i?.globalValue : i?.workspaceValue) as unknown[])
+      : [];
     if (current.includes(rule)) return;
     await writeSettingAt(ALLOWED_COMMANDS_KEY, [...current, rule], scope === 'user' ? 'user' : 'workspace');
   }
@@ -241,7 +254,9 @@ export class ApprovalService extends Disposable {
   async #closeDiff(proposed: vscode.Uri): Promise<void> {
     const groups = vscode.window.tabGroups;
     if (groups === undefined) return;
-    const tabs = groups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString());
+    const tabs = groups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed.toString());
     if (tabs.length > 0) await groups.close(tabs);
   }
 

@@ -232,10 +232,12 @@ export class ChatService extends Disposable implements OpenChat {
   /** Brings the agent in line with the open chat, the settings, the key and the models VS Code offers. */
   scheduleReconcile(): Promise<void> {
     if (this.isDisposed || this.jobs.hasTask(RECONCILE)) return Promise.resolve();
-    return this.jobs.addTask(RECONCILE, (signal) => this.#reconcile(signal)).catch((err: unknown) => {
-      this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
-      this.#notify('error', `Could not set up the chat: ${errorMessage(err)}`);
-    });
+    return this.jobs
+      .addTask(RECONCILE, (signal) => this.#reconcile(signal))
+      .catch((err: unknown) => {
+        this.d.logger.log('error', `Could not set up the chat: ${errorMessage(err)}`);
+        this.#notify('error', `Could not set up the chat: ${errorMessage(err)}`);
+      });
   }
 
   async #reconcile(signal: AbortSignal): Promise<void> {
@@ -288,7 +290,10 @@ export class ChatService extends Disposable implements OpenChat {
     this.#agentKey = r.key;
     const chat = opened.session.model;
     this.#emitter.fire({ kind: 'opened', durations: opened.durations, model: chat.model, provider: chat.provider });
-    this.d.logger.log('info', `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`);
+    this.d.logger.log(
+      'info',
+      `Chat ${id} uses ${r.info.model} (${windowText({ contextWindow: r.info.contextWindow, windowSource: r.info.source })}, max output ${r.info.maxOutputTokens})`,
+    );
   }
 
   #onAgentEvent(event: AgentEvent): void {

@@ -6,7 +6,11 @@ import { lmErrorToMcp, lmResultToMcp, offeredLmTools, type LmToolInfo, type Offe
 /** The part of `vscode.lm` used here; `onDidChangeTools` is not in every VS Code's API, so it is looked up at run time. */
 export interface LmToolsApi {
   readonly tools: readonly LmToolInfo[];
-  invokeTool(name: string, options: { input: object; toolInvocationToken: undefined }, token: vscode.CancellationToken): Thenable<{ readonly content: readonly unknown[] }>;
+  invokeTool(
+    name: string,
+    options: { input: object; toolInvocationToken: undefined },
+    token: vscode.CancellationToken,
+  ): Thenable<{ readonly content: readonly unknown[] }>;
   readonly onDidChangeTools?: vscode.Event<unknown>;
 }
 

@@ -114,7 +114,10 @@ export class McpServers implements vscode.Disposable {
 
   async enable(name: string): Promise<void> {
     const off = this.context.workspaceState.get<string[]>(DISABLED_KEY) ?? [];
-    await this.context.workspaceState.update(DISABLED_KEY, off.filter((n) => n !== name));
+    await this.context.workspaceState.update(
+      DISABLED_KEY,
+      off.filter((n) => n !== name),
+    );
     this.#changed.fire();
     const running = this.#hub?.get(name);
     // A server that was off when the window started is not in this window's set: it starts with the next window.
@@ -130,7 +133,12 @@ export class McpServers implements vscode.Disposable {
     const key = `capsule.mcp.input:${spec.id}`;
     const stored = await this.context.secrets.get(key);
     if (stored !== undefined) return stored;
-    const value = await vscode.window.showInputBox({ title: `MCP: ${spec.description}`, prompt: `Needed by an MCP server (input "${spec.id}"); kept in VS Code's secret storage.`, password: spec.password, ignoreFocusOut: true });
+    const value = await vscode.window.showInputBox({
+      title: `MCP: ${spec.description}`,
+      prompt: `Needed by an MCP server (input "${spec.id}"); kept in VS Code's secret storage.`,
+      password: spec.password,
+      ignoreFocusOut: true,
+    });
     if (value !== undefined) await this.context.secrets.store(key, value);
     return value;
   }
@@ -197,7 +205,10 @@ export class McpServers implements vscode.Disposable {
     // A server of the user's own called "vscode" keeps its name.
     const name = names.has(VSCODE_TOOLS_SERVER) ? `${VSCODE_TOOLS_SERVER}_lm` : VSCODE_TOOLS_SERVER;
     if (off.has(name)) return undefined;
-    const own = ((this.context.extension?.packageJSON as { contributes?: { languageModelTools?: { name?: unknown }[] } } | undefined)?.contributes?.languageModelTools ?? []).map((t) => String(t.name));
+    const own = (
+      (this.context.extension?.packageJSON as { contributes?: { languageModelTools?: { name?: unknown }[] } } | undefined)?.contributes?.languageModelTools ??
+      []
+    ).map((t) => String(t.name));
     const source = new LmToolSource(lm, { capsuleServers: [...names], own });
     if (source.list().length === 0) {
       source.dispose();

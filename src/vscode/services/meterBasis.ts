@@ -12,7 +12,14 @@ export class Meter {
 
   basisOf(agent: ChatFacade | undefined, s: HostSettings): MeterBasis {
     if (agent) return agent.basis();
-    return { model: s.model, provider: s.provider, tools: [], resolved: s.resolved, cache: this.#caches.forModel(s.model.model), system: DEFAULT_SYSTEM_PROMPT };
+    return {
+      model: s.model,
+      provider: s.provider,
+      tools: [],
+      resolved: s.resolved,
+      cache: this.#caches.forModel(s.model.model),
+      system: DEFAULT_SYSTEM_PROMPT,
+    };
   }
 }
 

@@ -138,14 +138,18 @@ export class Providers {
 
   #catalogLimits(s: HostSettings, id: string): PartialLimits {
     const entry = this.#catalog?.endpoint === endpointOf(s.baseUrl) ? this.#catalog.models.find((m) => m.id === id) : undefined;
-    return { ...(entry?.contextWindow === undefined ? {} : { contextWindow: entry.contextWindow }), ...(entry?.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }) };
+    return {
+      ...(entry?.contextWindow === undefined ? {} : { contextWindow: entry.contextWindow }),
+      ...(entry?.maxOutputTokens === undefined ? {} : { maxOutputTokens: entry.maxOutputTokens }),
+    };
   }
 
   /** The model the settings describe, ready for AgentSession; or why there is none yet (the setup panel says it). */
   async resolve(s: HostSettings): Promise<Resolution> {
     if (s.providerKind === 'vscode-lm') {
       const lm = await findLmModel(s.modelId).catch(() => undefined);
-      if (!lm) return { ok: false, message: `The VS Code language model "${s.modelId}" is not available. Choose another model or an OpenAI-compatible endpoint.` };
+      if (!lm)
+        return { ok: false, message: `The VS Code language model "${s.modelId}" is not available. Choose another model or an OpenAI-compatible endpoint.` };
       const info = lmModelInfo(lm, s.modelOverride);
       const provider = { contextWindow: info.contextWindow, maxOutputTokens: info.maxOutputTokens };
       return {
@@ -159,7 +163,10 @@ export class Providers {
     const endpoint = endpointOf(s.baseUrl);
     const apiKey = await this.keys.get(s.baseUrl);
     if (s.baseUrl === '' && apiKey === '') {
-      return { ok: false, message: 'Enter an OpenAI API key, or the base URL of an OpenAI-compatible server (Ollama, LM Studio, vLLM…), or pick a VS Code language model.' };
+      return {
+        ok: false,
+        message: 'Enter an OpenAI API key, or the base URL of an OpenAI-compatible server (Ollama, LM Studio, vLLM…), or pick a VS Code language model.',
+      };
     }
     const provider = this.#catalogLimits(s, s.modelId);
     const learned = this.#learned.get(endpoint, s.modelId);
@@ -167,7 +174,12 @@ export class Providers {
     return {
       ok: true,
       key: `openai|${endpoint}|${s.modelId}|${digest(apiKey)}|${info.contextWindow}|${info.maxOutputTokens}|${s.sendCacheKey ? 'key' : 'nokey'}`,
-      model: { chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider, sendCacheKey: s.sendCacheKey }, provider, override: s.modelOverride, ...(learned === undefined ? {} : { learned }) },
+      model: {
+        chat: { baseURL: endpoint, apiKey, model: s.modelId, provider: s.provider, sendCacheKey: s.sendCacheKey },
+        provider,
+        override: s.modelOverride,
+        ...(learned === undefined ? {} : { learned }),
+      },
       info,
       optionId: s.modelId,
     };
@@ -214,7 +226,10 @@ export class Providers {
     this.#check = { key, view: { status: 'checking', summary: `Checking ${endpointHost(s.baseUrl)}…` } };
     await progress();
     const r = await checkProvider({ baseUrl: s.baseUrl, apiKey: await this.keys.get(s.baseUrl), model: s.modelId });
-    this.#check = { key, view: { status: r.status, summary: r.summary.slice(0, LIMITS.line), ...(r.hint === undefined ? {} : { hint: r.hint.slice(0, LIMITS.line) }) } };
+    this.#check = {
+      key,
+      view: { status: r.status, summary: r.summary.slice(0, LIMITS.line), ...(r.hint === undefined ? {} : { hint: r.hint.slice(0, LIMITS.line) }) },
+    };
     this.log.log(r.status === 'ok' ? 'info' : 'warn', `Provider check: ${r.summary}${r.hint === undefined ? '' : ` ${r.hint}`}`);
     return r;
   }
@@ -224,12 +239,16 @@ export class Providers {
     const check = s.providerKind === 'openai' && this.#check !== undefined && this.#check.key === (await this.#checkKey(s)) ? this.#check.view : undefined;
     const message = problem ?? (s.providerKind === 'openai' ? this.#catalogError : undefined);
     const provider: ProviderChoice =
-      s.providerKind === 'vscode-lm' ? { kind: 'lm', modelId: s.modelId } : { kind: 'openai', baseUrl: s.baseUrl === '' || /^https?:\/\/\S+$/.test(s.baseUrl) ? s.baseUrl : '', model: s.modelId };
+      s.providerKind === 'vscode-lm'
+        ? { kind: 'lm', modelId: s.modelId }
+        : { kind: 'openai', baseUrl: s.baseUrl === '' || /^https?:\/\/\S+$/.test(s.baseUrl) ? s.baseUrl : '', model: s.modelId };
     // A keyless endpoint is fine (local servers need none), but one that refuses the key needs the user now.
     const refused = s.providerKind === 'openai' && AUTH_REFUSED.test(this.#catalogError ?? '');
     return {
       required: problem !== undefined || refused,
-      lmModels: this.#lm.slice(0, LIMITS.label).map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
+      lmModels: this.#lm
+        .slice(0, LIMITS.label)
+        .map((m) => ({ id: m.id, label: m.name, vendor: m.vendor, ...(m.maxInputTokens > 0 ? { maxInputTokens: m.maxInputTokens } : {}) })),
       provider,
       hasApiKey: s.providerKind === 'openai' ? await this.keys.has(s.baseUrl) : false,
       ...(message === undefined ? {} : { message: message.slice(0, LIMITS.line) }),

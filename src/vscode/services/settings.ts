@@ -85,7 +85,11 @@ export function readLedgerTestCommands(log?: (message: string) => void): string[
 /** `capsule.subagents.*` as set (docs/subagents.md); the facade validates them and falls back per value. */
 export function readSubagentSettings(): Record<string, unknown> {
   const cfg = vscode.workspace.getConfiguration('capsule');
-  return { model: cfg.get<unknown>('subagents.model'), maxConcurrent: cfg.get<unknown>('subagents.maxConcurrent'), maxRequests: cfg.get<unknown>('subagents.maxRequests') };
+  return {
+    model: cfg.get<unknown>('subagents.model'),
+    maxConcurrent: cfg.get<unknown>('subagents.maxConcurrent'),
+    maxRequests: cfg.get<unknown>('subagents.maxRequests'),
+  };
 }
 
 /** `capsule.projectMemory.inherit`: whether a new chat starts with this workspace's Project Memory (on unless set to false). */
@@ -100,7 +104,9 @@ export function readProjectMemoryInherit(): boolean {
 export function readInstructionSettings(): InstructionOptions {
   const cfg = vscode.workspace.getConfiguration('capsule');
   const fam = cfg.get<unknown>('instructions.families');
-  const families = Array.isArray(fam) ? fam.filter((f): f is InstructionFamily => (INSTRUCTION_FAMILIES as readonly unknown[]).includes(f)) : [...INSTRUCTION_FAMILIES];
+  const families = Array.isArray(fam)
+    ? fam.filter((f): f is InstructionFamily => (INSTRUCTION_FAMILIES as readonly unknown[]).includes(f))
+    : [...INSTRUCTION_FAMILIES];
   const share = cfg.get<unknown>('instructions.maxWindowShare');
   const reload = cfg.get<unknown>('skills.reloadBudgetTokens');
   return {
@@ -195,7 +201,12 @@ export function inspectSetting<T>(key: string): { readonly globalValue?: T; read
 export async function writeSettingAt(key: string, value: unknown, scope: 'user' | 'workspace' | 'folder'): Promise<void> {
   const cfg = vscode.workspace.getConfiguration('capsule');
   const noWorkspace = vscode.workspace.workspaceFolders === undefined;
-  const target = scope === 'user' || noWorkspace ? vscode.ConfigurationTarget.Global : scope === 'folder' ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.ConfigurationTarget.Workspace;
+  const target =
+    scope === 'user' || noWorkspace
+      ? vscode.ConfigurationTarget.Global
+      : scope === 'folder'
+        ? vscode.ConfigurationTarget.WorkspaceFolder
+        : vscode.ConfigurationTarget.Workspace;
   await cfg.update(key, value, target);
 }
 
@@ -210,7 +221,11 @@ export async function writeWorkspaceSetting(key: string, value: unknown): Promis
 export function editorExcludes(): string[] {
   const on = (section: string): string[] => {
     const v = vscode.workspace.getConfiguration(section).get<unknown>('exclude');
-    return typeof v === 'object' && v !== null ? Object.entries(v).filter(([, x]) => x === true).map(([k]) => k) : [];
+    return typeof v === 'object' && v !== null
+      ? Object.entries(v)
+          .filter(([, x]) => x === true)
+          .map(([k]) => k)
+      : [];
   };
   return [...new Set([...on('files'), ...on('search')])];
 }

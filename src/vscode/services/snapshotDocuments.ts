@@ -14,7 +14,9 @@ export class SnapshotDocuments extends Disposable {
   constructor() {
     super();
     const contents = this.#contents;
-    this._register(vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, { provideTextDocumentContent: (uri) => contents.get(uri.toString()) ?? '' }));
+    this._register(
+      vscode.workspace.registerTextDocumentContentProvider(SNAPSHOT_SCHEME, { provideTextDocumentContent: (uri) => contents.get(uri.toString()) ?? '' }),
+    );
   }
 
   /** A document named like `path` (so the editor picks its language) with `text` as its content. */

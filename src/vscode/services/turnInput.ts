@@ -20,7 +20,14 @@ export interface TurnInputHost {
 }
 
 /** A message or command (`run`); `untyped` (palette, toolbar) is listed as `text` while queued but never echoed as the user's message. */
-export function inputJob(text: string, run: JobRun | undefined, clientId?: string, untyped = false, attachments: readonly Attachment[] = [], images: readonly ImagePart[] = []): InputJob {
+export function inputJob(
+  text: string,
+  run: JobRun | undefined,
+  clientId?: string,
+  untyped = false,
+  attachments: readonly Attachment[] = [],
+  images: readonly ImagePart[] = [],
+): InputJob {
   return {
     kind: 'input',
     id: clientId ?? ephemeralId(),
@@ -58,6 +65,11 @@ export async function runInput(h: TurnInputHost, job: InputJob, signal: AbortSig
     return;
   }
   h.turnStarts(job.clientId);
-  await agent.turn({ userText: job.text, signal, ...(job.attachments === undefined ? {} : { attachments: job.attachments }), ...(job.images === undefined ? {} : { images: job.images }) });
+  await agent.turn({
+    userText: job.text,
+    signal,
+    ...(job.attachments === undefined ? {} : { attachments: job.attachments }),
+    ...(job.images === undefined ? {} : { images: job.images }),
+  });
   h.turnEnded();
 }

@@ -36,7 +36,10 @@ export class WorkspaceFiles extends Disposable {
   constructor() {
     super();
     // A file created or deleted makes the listing stale at once (renames are a delete plus a create).
-    const watcher = typeof vscode.workspace.createFileSystemWatcher === 'function' ? this._register(vscode.workspace.createFileSystemWatcher('**/*', false, true, false)) : undefined;
+    const watcher =
+      typeof vscode.workspace.createFileSystemWatcher === 'function'
+        ? this._register(vscode.workspace.createFileSystemWatcher('**/*', false, true, false))
+        : undefined;
     if (watcher) {
       this._register(watcher.onDidCreate(() => (this.#listing = undefined)));
       this._register(watcher.onDidDelete(() => (this.#listing = undefined)));

@@ -18,7 +18,12 @@ function cut(detail: string): string {
  */
 async function approveInVsCode(req: ApprovalRequest, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
-  const what = req.kind === 'write' ? 'Capsule wants to change this file:' : req.kind === 'mcp' ? 'Capsule wants to call this MCP tool with these arguments:' : 'Capsule wants to run this command:';
+  const what =
+    req.kind === 'write'
+      ? 'Capsule wants to change this file:'
+      : req.kind === 'mcp'
+        ? 'Capsule wants to call this MCP tool with these arguments:'
+        : 'Capsule wants to run this command:';
   const detail = `${what}\n\n${cut(req.detail)}`;
   const answer = vscode.window.showWarningMessage(req.title, { modal: true, detail }, 'Allow');
   const cancelled = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
@@ -30,7 +35,10 @@ function ripgrep(): string | undefined {
   const root = vscode.env.appRoot;
   if (typeof root !== 'string' || root === '') return undefined;
   const name = process.platform === 'win32' ? 'rg.exe' : 'rg';
-  const candidates = [join(root, 'node_modules', '@vscode', 'ripgrep', 'bin', name), join(root, 'node_modules.asar.unpacked', '@vscode', 'ripgrep', 'bin', name)];
+  const candidates = [
+    join(root, 'node_modules', '@vscode', 'ripgrep', 'bin', name),
+    join(root, 'node_modules.asar.unpacked', '@vscode', 'ripgrep', 'bin', name),
+  ];
   return candidates.find((p) => existsSync(p));
 }
 

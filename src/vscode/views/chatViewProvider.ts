@@ -39,7 +39,9 @@ export class ChatViewProvider extends Disposable implements vscode.WebviewViewPr
     if (view) view.show(true);
     else {
       // VS Code adds `<view id>.focus` for every view; showing is a courtesy, so a failure only goes to the log.
-      await Promise.resolve(vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)).catch((err: unknown) => this.log.debug(`Could not reveal the chat view: ${String(err)}`));
+      await Promise.resolve(vscode.commands.executeCommand(`${CHAT_VIEW_ID}.focus`)).catch((err: unknown) =>
+        this.log.debug(`Could not reveal the chat view: ${String(err)}`),
+      );
     }
   }
 

@@ -4,8 +4,18 @@ import type { Moment, MomentChild } from '../../engine/transcript/moments.js';
 import type { CheckpointEntry } from '../../engine/transcript/schema.js';
 import { fullTokens, shortTokens, TRIGGER_WORDS } from '../../protocol/format.js';
 
-const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'bookmark', milestone: 'milestone', plan_pivot: 'git-compare', user: 'pin' };
-const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = { auto: 'Checkpoint', milestone: 'Milestone', plan_pivot: 'Plan pivot', user: 'Checkpoint' };
+const CHECKPOINT_ICONS: Readonly<Record<CheckpointEntry['kind'], string>> = {
+  auto: 'bookmark',
+  milestone: 'milestone',
+  plan_pivot: 'git-compare',
+  user: 'pin',
+};
+const CHECKPOINT_NAMES: Readonly<Record<CheckpointEntry['kind'], string>> = {
+  auto: 'Checkpoint',
+  milestone: 'Milestone',
+  plan_pivot: 'Plan pivot',
+  user: 'Checkpoint',
+};
 
 function time(iso: string): string {
   const d = new Date(iso);
@@ -24,14 +34,19 @@ function dim(onBranch: boolean): vscode.ThemeColor | undefined {
 export function messageItem(sessionId: string, m: Moment, onBranch: boolean, summarized = false): vscode.TreeItem {
   const text = m.message?.content ?? '';
   // The message's own words are the label: a "Task N:" prefix read as "Task 1: Task 1: …" when the user numbered them.
-  const item = new vscode.TreeItem(firstLine(text, 60) || `Message ${m.index}`, m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(
+    firstLine(text, 60) || `Message ${m.index}`,
+    m.children.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+  );
   // VS Code keeps a row's collapse state by id: a row that had no children yet ("None") would stay shut when its
   // first compaction or checkpoint arrives, so the id changes once with that, and the new row opens as Expanded.
   item.id = `message/${sessionId}/${m.message?.id ?? 'start'}${m.children.length > 0 ? '/open' : ''}`;
   const tokens = m.tokens === undefined ? '' : ` · ${shortTokens(m.tokens)} tokens`;
   item.description = `${m.message ? time(m.message.timestamp) : ''}${tokens}${onBranch ? (summarized ? ' · summarized' : '') : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
-  tip.appendText(`${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.${summarized ? '\n\nThe latest compaction already summarizes this message, so Compact Up to Here is offered only on later messages.' : ''}`);
+  tip.appendText(
+    `${firstLine(text, 400)}\n\n${m.message?.timestamp ?? ''}${m.tokens === undefined ? '' : `\nModel input before it: ${fullTokens(m.tokens)} tokens (provider-reported)`}\n\nRewind Here goes back to just before this message (conversation and files) and puts it back in the composer.${summarized ? '\n\nThe latest compaction already summarizes this message, so Compact Up to Here is offered only on later messages.' : ''}`,
+  );
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon('account', dim(onBranch));
   item.contextValue = onBranch ? (summarized ? 'capsule.message.summarized' : 'capsule.message') : 'capsule.message.otherBranch';
@@ -44,7 +59,9 @@ export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: 
   item.id = `entry/${sessionId}/${e.id}`;
   item.description = `${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
   const tip = new vscode.MarkdownString();
-  tip.appendText(`${CHECKPOINT_NAMES[e.kind]} ${e.checkpointId}\n${e.timestamp}${e.note ? `\n\n${e.note}` : ''}\n\nRewind Here restores exactly the model input of this moment.`);
+  tip.appendText(
+    `${CHECKPOINT_NAMES[e.kind]} ${e.checkpointId}\n${e.timestamp}${e.note ? `\n\n${e.note}` : ''}\n\nRewind Here restores exactly the model input of this moment.`,
+  );
   item.tooltip = tip;
   item.iconPath = new vscode.ThemeIcon(CHECKPOINT_ICONS[e.kind], dim(onBranch));
   item.contextValue = 'capsule.checkpoint';
@@ -54,9 +71,14 @@ export function checkpointItem(sessionId: string, e: CheckpointEntry, onBranch: 
 export function compactionItem(sessionId: string, c: Extract<MomentChild, { kind: 'compaction' }>, onBranch: boolean): vscode.TreeItem {
   const e = c.entry;
   const loaded = e.details['imported'] !== undefined;
-  const item = new vscode.TreeItem(loaded ? 'Capsule loaded' : `Compaction · ${TRIGGER_WORDS[e.trigger] ?? e.trigger}${c.undone ? ' · undone' : ''}`, vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(
+    loaded ? 'Capsule loaded' : `Compaction · ${TRIGGER_WORDS[e.trigger] ?? e.trigger}${c.undone ? ' · undone' : ''}`,
+    vscode.TreeItemCollapsibleState.None,
+  );
   item.id = `entry/${sessionId}/${e.id}`;
-  const figures = loaded ? `adds ${shortTokens(Math.max(0, e.tokensAfter - e.tokensBefore))}` : `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)}`;
+  const figures = loaded
+    ? `adds ${shortTokens(Math.max(0, e.tokensAfter - e.tokensBefore))}`
+    : `${shortTokens(e.tokensBefore)} → ${shortTokens(e.tokensAfter)}`;
   item.description = `${figures}${e.quality === 'degraded' ? ' · simpler summary' : ''} · ${time(e.timestamp)}${onBranch ? '' : ' · other branch'}`;
   const history = c.events.map((u) => `${u.action === 'undo' ? 'Undone' : 'Redone'} ${u.timestamp}`).join('\n');
   const tip = new vscode.MarkdownString();

@@ -154,7 +154,9 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       case 'message':
         return messageItem(node.sessionId, node.moment, node.onBranch, node.summarized === true);
       case 'entry':
-        return node.child.kind === 'checkpoint' ? checkpointItem(node.sessionId, node.child.entry, node.onBranch) : compactionItem(node.sessionId, node.child, node.onBranch);
+        return node.child.kind === 'checkpoint'
+          ? checkpointItem(node.sessionId, node.child.entry, node.onBranch)
+          : compactionItem(node.sessionId, node.child, node.onBranch);
       case 'branches': {
         const item = new vscode.TreeItem('Other branches', vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `branches/${node.summary.id}`;
@@ -200,4 +202,3 @@ function sessionItem(s: SessionSummary, current: boolean, title: string): vscode
   item.contextValue = current ? 'capsule.session.current' : 'capsule.session';
   return item;
 }
-

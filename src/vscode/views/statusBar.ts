@@ -64,7 +64,8 @@ function tooltipOf(b: Budget, mcp?: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown('**Capsule context budget**\n\n');
   md.appendText(`${fullTokens(b.effectiveTokens)} / ${fullTokens(b.hardLimit)} tokens (${b.model})\n`);
-  if (b.windowSource === 'default') md.appendText(`\nContext window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens. Set capsule.model.contextWindow.\n`);
+  if (b.windowSource === 'default')
+    md.appendText(`\nContext window unknown: Capsule assumes ${fullTokens(b.contextWindow)} tokens. Set capsule.model.contextWindow.\n`);
   md.appendMarkdown('\n\n');
   const table = (title: string, rows: readonly BudgetRow[]): void => {
     md.appendMarkdown(`| ${title} | |\n| --- | ---: |\n`);

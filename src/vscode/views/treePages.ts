@@ -15,13 +15,23 @@ export function newestPageStart(count: number): number {
 }
 
 /** The moments [start, end) of one list of a chat, and which of the active ones the capsule in force summarizes. */
-export function momentPage(index: MomentIndex, list: 'active' | 'other', start: number, end: number): { readonly moments: readonly Moment[]; readonly summarized: (messageId: string) => boolean } {
+export function momentPage(
+  index: MomentIndex,
+  list: 'active' | 'other',
+  start: number,
+  end: number,
+): { readonly moments: readonly Moment[]; readonly summarized: (messageId: string) => boolean } {
   if (list === 'other') return { moments: index.other(start, end), summarized: () => false };
   return { moments: index.active(start, end), summarized: index.summarizedTest() };
 }
 
 /** What a refresh of a chat's row reads: its newest page of moments and how many messages other branches hold. */
-export function newestPage(index: MomentIndex): { readonly start: number; readonly moments: readonly Moment[]; readonly summarized: (messageId: string) => boolean; readonly others: number } {
+export function newestPage(index: MomentIndex): {
+  readonly start: number;
+  readonly moments: readonly Moment[];
+  readonly summarized: (messageId: string) => boolean;
+  readonly others: number;
+} {
   const count = index.count;
   const start = newestPageStart(count);
   return { start, ...momentPage(index, 'active', start, count), others: index.otherCount };

@@ -18,13 +18,7 @@ export function newNonce(): string {
  * No inline styles: the webview sets geometry through the CSSOM, which the policy allows.
  */
 export function contentSecurityPolicy(cspSource: string, nonce: string): string {
-  return [
-    "default-src 'none'",
-    `script-src 'nonce-${nonce}'`,
-    `style-src ${cspSource}`,
-    `img-src ${cspSource} data:`,
-    `font-src ${cspSource}`,
-  ].join('; ');
+  return ["default-src 'none'", `script-src 'nonce-${nonce}'`, `style-src ${cspSource}`, `img-src ${cspSource} data:`, `font-src ${cspSource}`].join('; ');
 }
 
 function attr(value: string): string {
@@ -49,8 +43,12 @@ ${body}
 }
 
 export function webviewHtml(i: WebviewHtmlInput): string {
-  return page(contentSecurityPolicy(i.cspSource, i.nonce), i.styleUri, `<main id="root"></main>
-<script nonce="${attr(i.nonce)}" src="${attr(i.scriptUri)}"></script>`);
+  return page(
+    contentSecurityPolicy(i.cspSource, i.nonce),
+    i.styleUri,
+    `<main id="root"></main>
+<script nonce="${attr(i.nonce)}" src="${attr(i.scriptUri)}"></script>`,
+  );
 }
 
 /** The command the Restricted Mode page may run (its only link), and nothing else. */
@@ -62,7 +60,10 @@ export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
  */
 export function restrictedHtml(i: Pick<WebviewHtmlInput, 'cspSource' | 'styleUri'>): string {
   const csp = ["default-src 'none'", `style-src ${i.cspSource}`, `font-src ${i.cspSource}`].join('; ');
-  return page(csp, i.styleUri, `<main class="restricted" aria-labelledby="restricted-title">
+  return page(
+    csp,
+    i.styleUri,
+    `<main class="restricted" aria-labelledby="restricted-title">
 <h2 id="restricted-title">Capsule is in Restricted Mode</h2>
 <p>This workspace is not trusted, so the agent does not run here: it would read and change the workspace's files and run commands in it.</p>
 <h3>What works</h3>
@@ -78,5 +79,6 @@ export function restrictedHtml(i: Pick<WebviewHtmlInput, 'cspSource' | 'styleUri
 </ul>
 <p><a class="trust-button" href="command:${MANAGE_TRUST_COMMAND}" role="button">Manage Workspace Trust</a></p>
 <p class="restricted-note">Once you trust this workspace, this view becomes the chat; no reload needed.</p>
-</main>`);
+</main>`,
+  );
 }

@@ -75,7 +75,11 @@ export interface Opened {
   readonly path: string;
 }
 
-export async function openSession(server: FakeOpenAIServer, dir: string, over: Omit<Partial<AgentSessionConfig>, 'model'> & { model?: string; window?: number; maxOutput?: number } = {}): Promise<Opened> {
+export async function openSession(
+  server: FakeOpenAIServer,
+  dir: string,
+  over: Omit<Partial<AgentSessionConfig>, 'model'> & { model?: string; window?: number; maxOutput?: number } = {},
+): Promise<Opened> {
   const events: AgentEvent[] = [];
   const path = over.sessionPath ?? join(dir, 'chat.jsonl');
   const { model, window, maxOutput, ...rest } = over;
@@ -107,7 +111,10 @@ export interface OverLimitChat {
  * A chat of eight turns, over the soft limit of a 20k window so that the next turn compacts first, opened against a
  * fake (closed after the test) that answers summary requests with GOOD_SUMMARY and everything else with "ok".
  */
-export async function chatOverItsLimit(t: Parameters<typeof sharedTempDir>[0] & { after(fn: () => unknown): void }, over: Parameters<typeof openSession>[2] = {}): Promise<OverLimitChat> {
+export async function chatOverItsLimit(
+  t: Parameters<typeof sharedTempDir>[0] & { after(fn: () => unknown): void },
+  over: Parameters<typeof openSession>[2] = {},
+): Promise<OverLimitChat> {
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 20_000 });
   t.after(() => server.close());

@@ -37,9 +37,16 @@ test('an instruction change is appended as one system update, keeps the frozen b
   const second = await openSession(server, dir, { instructions: [{ content: MEMORY, reason: 'project_memory' }], systemPrompt: 'A different default prompt.' });
   await ask(second);
   await second.session.close();
-  assert.equal(systemOf(server, 2), systemOf(server, 1), 'the epoch\'s system prompt is unchanged after reload');
+  assert.equal(systemOf(server, 2), systemOf(server, 1), "the epoch's system prompt is unchanged after reload");
   const ups = updates(await entriesOf(first.path));
-  assert.deepEqual(ups.map((u) => [u.mode, u.reason]), [['base', 'session_start'], ['append', 'project_memory']], 'nothing rewritten, nothing duplicated');
+  assert.deepEqual(
+    ups.map((u) => [u.mode, u.reason]),
+    [
+      ['base', 'session_start'],
+      ['append', 'project_memory'],
+    ],
+    'nothing rewritten, nothing duplicated',
+  );
   assert.equal(ups[0]?.content, DEFAULT_SYSTEM_PROMPT);
   // An unchanged prefix is what the provider caches: the first request after the reload reads it from the cache.
   const replies = (await entriesOf(first.path)).filter((e): e is AssistantEntry => e.type === 'assistant');
@@ -50,7 +57,9 @@ test('an update made while a turn runs waits for the next safe point, never betw
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 20_000 });
   t.after(() => server.close());
-  server.setFallback((req) => (req.body.messages[req.body.messages.length - 1]?.role === 'tool' ? { text: 'done' } : { toolCalls: [{ name: 'list_files', arguments: {} }] }));
+  server.setFallback((req) =>
+    req.body.messages[req.body.messages.length - 1]?.role === 'tool' ? { text: 'done' } : { toolCalls: [{ name: 'list_files', arguments: {} }] },
+  );
   const o = await openSession(server, dir);
   o.session.agent.subscribe((e) => {
     if (e.type === 'tool_start') void o.session.agent.appendSystemUpdate('Mode: plan only.', 'mode');
@@ -71,14 +80,21 @@ test('a completed compaction opens a new epoch whose base folds in the appends, 
   await o.session.close();
   const entries = await entriesOf(path);
   const ups = updates(entries);
-  assert.deepEqual(ups.map((u) => [u.mode, u.reason?.split(' ')[0]]), [['base', 'session_start'], ['append', 'project_memory'], ['base', 'compaction']]);
+  assert.deepEqual(
+    ups.map((u) => [u.mode, u.reason?.split(' ')[0]]),
+    [
+      ['base', 'session_start'],
+      ['append', 'project_memory'],
+      ['base', 'compaction'],
+    ],
+  );
   const capsuleAt = entries.findIndex((e) => e.type === 'capsule');
   assert.ok(capsuleAt >= 0 && entries.indexOf(ups[2] as SystemUpdateEntry) > capsuleAt);
   assert.equal(ups[2]?.content, `${DEFAULT_SYSTEM_PROMPT}\n\n${MEMORY}`);
   assert.equal(systemOf(server, 0), `${DEFAULT_SYSTEM_PROMPT}\n\n${MEMORY}`);
 });
 
-test('the cache metrics line of each response is computed from the provider\'s usage', async (t) => {
+test("the cache metrics line of each response is computed from the provider's usage", async (t) => {
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 20_000 });
   t.after(() => server.close());

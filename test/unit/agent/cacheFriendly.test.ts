@@ -15,7 +15,10 @@ test('every request of a chat, summaries included, carries the same prompt_cache
   await o.session.agent.runTurn({ userText: 'Again', signal: new AbortController().signal });
   await o.session.close();
   const bodies = server.chatRequests.map((r) => r.body as ChatBody & { prompt_cache_key?: unknown; user?: unknown });
-  assert.ok(bodies.some((b) => b.tool_choice === 'none'), 'a summary request was sent');
+  assert.ok(
+    bodies.some((b) => b.tool_choice === 'none'),
+    'a summary request was sent',
+  );
   assert.ok(bodies.length >= 3);
   const keys = new Set(bodies.map((b) => b.prompt_cache_key));
   assert.equal(keys.size, 1);
@@ -58,17 +61,43 @@ test('with sendCacheKey off no request carries prompt_cache_key or user', async 
 test('cache reads and writes are read from OpenAI, OpenRouter, Anthropic-style and DeepSeek usage', () => {
   const cases: readonly [string, Record<string, unknown>, { promptTokens: number; cachedTokens?: number; cacheWriteTokens?: number }][] = [
     ['OpenAI', { prompt_tokens: 2000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 1536 } }, { promptTokens: 2000, cachedTokens: 1536 }],
-    ['OpenRouter', { prompt_tokens: 2000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1800 } }, { promptTokens: 2000, cachedTokens: 0, cacheWriteTokens: 1800 }],
-    ['Anthropic via a gateway (inside prompt_tokens)', { prompt_tokens: 2000, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 }, { promptTokens: 2000, cachedTokens: 1200, cacheWriteTokens: 700 }],
-    ['Anthropic passed through (outside input tokens)', { prompt_tokens: 40, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 }, { promptTokens: 1940, cachedTokens: 1200, cacheWriteTokens: 700 }],
-    ['DeepSeek', { prompt_tokens: 2000, completion_tokens: 5, prompt_cache_hit_tokens: 1920, prompt_cache_miss_tokens: 80 }, { promptTokens: 2000, cachedTokens: 1920 }],
+    [
+      'OpenRouter',
+      { prompt_tokens: 2000, completion_tokens: 5, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 1800 } },
+      { promptTokens: 2000, cachedTokens: 0, cacheWriteTokens: 1800 },
+    ],
+    [
+      'Anthropic via a gateway (inside prompt_tokens)',
+      { prompt_tokens: 2000, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 },
+      { promptTokens: 2000, cachedTokens: 1200, cacheWriteTokens: 700 },
+    ],
+    [
+      'Anthropic passed through (outside input tokens)',
+      { prompt_tokens: 40, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 },
+      { promptTokens: 1940, cachedTokens: 1200, cacheWriteTokens: 700 },
+    ],
+    [
+      'DeepSeek',
+      { prompt_tokens: 2000, completion_tokens: 5, prompt_cache_hit_tokens: 1920, prompt_cache_miss_tokens: 80 },
+      { promptTokens: 2000, cachedTokens: 1920 },
+    ],
     ['no cache figures', { prompt_tokens: 2000, completion_tokens: 5 }, { promptTokens: 2000 }],
   ];
   for (const [name, raw, want] of cases) {
     const u = toUsage(raw as never);
-    assert.deepEqual({ promptTokens: u.promptTokens, ...(u.cachedTokens === undefined ? {} : { cachedTokens: u.cachedTokens }), ...(u.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: u.cacheWriteTokens }) }, want, name);
+    assert.deepEqual(
+      {
+        promptTokens: u.promptTokens,
+        ...(u.cachedTokens === undefined ? {} : { cachedTokens: u.cachedTokens }),
+        ...(u.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: u.cacheWriteTokens }),
+      },
+      want,
+      name,
+    );
   }
-  const line = cacheMetricsOf(toUsage({ prompt_tokens: 2000, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 } as never)).line;
+  const line = cacheMetricsOf(
+    toUsage({ prompt_tokens: 2000, completion_tokens: 5, cache_read_input_tokens: 1200, cache_creation_input_tokens: 700 } as never),
+  ).line;
   assert.match(line, /cache write 700 · uncached 100$/);
 });
 
@@ -90,7 +119,12 @@ test('a new epoch base keeps the latest update of each source and every unsource
 });
 
 test('at a compaction the superseded Project Memory update is dropped from the new base', async (t) => {
-  const { opened: o } = await chatOverItsLimit(t, { instructions: [{ content: 'Memory v1: pnpm.', reason: 'Project Memory' }, { content: 'Memory v2: pnpm and vitest.', reason: 'Project Memory' }] });
+  const { opened: o } = await chatOverItsLimit(t, {
+    instructions: [
+      { content: 'Memory v1: pnpm.', reason: 'Project Memory' },
+      { content: 'Memory v2: pnpm and vitest.', reason: 'Project Memory' },
+    ],
+  });
   await o.session.agent.runTurn({ userText: 'Next', signal: new AbortController().signal });
   await o.session.close();
   const bases = (await entriesOf(o.path)).filter((e): e is SystemUpdateEntry => e.type === 'system_update' && e.mode === 'base');

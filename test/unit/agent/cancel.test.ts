@@ -23,7 +23,11 @@ async function cancelWhen(o: Awaited<ReturnType<typeof openSession>>, when: (e: 
   assert.equal(end?.turnId, r.turnId);
   const report = await verifyFile(o.path);
   assert.equal(report.ok, true, JSON.stringify(report.issues));
-  assert.deepEqual(report.issues.filter((i) => i.kind === 'split_tool_pair'), [], 'no tool call without its result');
+  assert.deepEqual(
+    report.issues.filter((i) => i.kind === 'split_tool_pair'),
+    [],
+    'no tool call without its result',
+  );
   assert.equal(o.events.filter((e) => e.type === 'turn_end').length, 1);
   return { r, entries };
 }
@@ -57,7 +61,10 @@ test('cancel while a tool runs: the running call and the calls after it get "can
   const { entries } = await cancelWhen(o, (e) => e.type === 'tool_start' && e.name === 'run_command');
   const results = entries.filter((e): e is ToolResultEntry => e.type === 'tool_result');
   assert.equal(results.length, 2);
-  assert.ok(results.every((r) => r.isError && /^Cancelled/.test(r.content)), JSON.stringify(results.map((r) => r.content)));
+  assert.ok(
+    results.every((r) => r.isError && /^Cancelled/.test(r.content)),
+    JSON.stringify(results.map((r) => r.content)),
+  );
   const ends = o.events.flatMap((e) => (e.type === 'tool_end' ? [e.cancelled] : []));
   assert.deepEqual(ends, [true, true]);
   assert.equal(agentRequests(server).length, 1, 'no continuation after the cancel');
@@ -72,11 +79,14 @@ test('cancel while compacting: no capsule is appended and nothing is sent to the
   server.setFallback(() => ({ text: GOOD_SUMMARY }));
   const o = await openSession(server, dir, { sessionPath: path });
   // The user presses stop while the summary request is in flight at the provider.
-  const { entries } = await cancelWhen(o, () => false, (abort) =>
-    server.onMatch({ summary: true }, () => {
-      abort();
-      return { hang: true };
-    }),
+  const { entries } = await cancelWhen(
+    o,
+    () => false,
+    (abort) =>
+      server.onMatch({ summary: true }, () => {
+        abort();
+        return { hang: true };
+      }),
   );
   assert.equal(entries.filter((e) => e.type === 'capsule').length, 0);
   assert.equal(summaryRequests(server).length, 1);

@@ -56,9 +56,17 @@ test('the bound used before the table is built is never below the real count (o2
   for (const encoding of ['o200k_base', 'cl100k_base'] as const) {
     const exact = counterForEncoding(encoding);
     for (const text of SAMPLES) assert.ok(utf8Length(text) >= exact.count(text), `${encoding}: ${JSON.stringify(text.slice(0, 40))}`);
-    const cold = new UntilReadyCounter(counterForEncoding(encoding), () => false, () => undefined);
+    const cold = new UntilReadyCounter(
+      counterForEncoding(encoding),
+      () => false,
+      () => undefined,
+    );
     for (const text of SAMPLES) {
-      const m = { role: 'assistant' as const, content: text, toolCalls: [{ id: 'call_1', name: 'read_file', arguments: JSON.stringify({ path: text.slice(0, 30) }) }] };
+      const m = {
+        role: 'assistant' as const,
+        content: text,
+        toolCalls: [{ id: 'call_1', name: 'read_file', arguments: JSON.stringify({ path: text.slice(0, 30) }) }],
+      };
       assert.ok(countMessage(cold, m) >= countMessage(exact, m));
     }
     assert.equal(cold.exactCalls, 0, 'no count reached the table');
@@ -93,9 +101,14 @@ for (const window of [4_096, 8_192]) {
     }
     const boundsAtEnd = cache.provisional;
     await o.session.close();
-    assert.deepEqual(rejected(server).map((r) => r.reply), [], 'no request was refused, none over the window');
+    assert.deepEqual(
+      rejected(server).map((r) => r.reply),
+      [],
+      'no request was refused, none over the window',
+    );
     for (const r of server.chatRequests) {
-      const max = (r.body as { max_tokens?: number; max_completion_tokens?: number }).max_completion_tokens ?? (r.body as { max_tokens?: number }).max_tokens ?? 0;
+      const max =
+        (r.body as { max_tokens?: number; max_completion_tokens?: number }).max_completion_tokens ?? (r.body as { max_tokens?: number }).max_tokens ?? 0;
       assert.ok((r.promptTokens ?? 0) + max <= window, `request ${r.index}: ${String(r.promptTokens)} + ${max} tokens`);
     }
     assert.ok(boundsBeforeCompaction > 0, 'the turns before the first compaction counted upper bounds');
@@ -103,7 +116,10 @@ for (const window of [4_096, 8_192]) {
     const settledAt = cache.provisional;
     o.session.budget();
     assert.equal(cache.provisional, settledAt, 'once a compaction was due, every later count is exact');
-    assert.ok(server.chatRequests.some((r) => isSummaryRequest(r.body as never)), 'the history outgrew the window and was compacted');
+    assert.ok(
+      server.chatRequests.some((r) => isSummaryRequest(r.body as never)),
+      'the history outgrew the window and was compacted',
+    );
     assert.ok(compactionEnds(o.events).some((e) => e.outcome === 'completed'));
     assert.equal((await verifyFile(o.path)).ok, true);
   });

@@ -47,7 +47,11 @@ test('a reopened session, its budget and a compaction tokenize none of the entri
   // The table built first: until it is, counts are upper bounds that are never persisted (docs/behaviour.md#cold-start),
   // and on a loaded machine the delayed build may not have run before the figure below is read.
   warmEncoding('o200k_base');
-  const first = await openSession(server, dir, { window: 128_000, maxOutput: 4096, settings: { keepRecentTokens: 500, minReclaimableTokens: 100, minSavingsRatio: 0.01 } });
+  const first = await openSession(server, dir, {
+    window: 128_000,
+    maxOutput: 4096,
+    settings: { keepRecentTokens: 500, minReclaimableTokens: 100, minSavingsRatio: 0.01 },
+  });
   for (const text of ['Read the notes.', 'Read them again and summarize.']) {
     const r = await first.session.agent.runTurn({ userText: text, signal: new AbortController().signal });
     assert.equal(r.status, 'completed', r.error);
@@ -58,16 +62,24 @@ test('a reopened session, its budget and a compaction tokenize none of the entri
   assert.ok(counted.size >= 4, `the turns wrote user, assistant and tool entries (${counted.size} distinct texts)`);
 
   tokenized.length = 0;
-  const again = await openSession(server, dir, { sessionPath: first.path, window: 128_000, maxOutput: 4096, settings: { keepRecentTokens: 500, minReclaimableTokens: 100, minSavingsRatio: 0.01 } });
+  const again = await openSession(server, dir, {
+    sessionPath: first.path,
+    window: 128_000,
+    maxOutput: 4096,
+    settings: { keepRecentTokens: 500, minReclaimableTokens: 100, minSavingsRatio: 0.01 },
+  });
   const budgetAfter = again.session.budget();
   assert.equal(budgetAfter.effectiveTokens, budgetBefore.effectiveTokens, 'the persisted counts give the same figure');
   assert.deepEqual(budgetAfter.categories, budgetBefore.categories);
   assert.deepEqual(tokenized, [], 'opening the session and its budget tokenized nothing at all');
 
   const compacted = await again.session.compact();
-  assert.ok(compacted.outcomes.some((o) => o.outcome === 'completed'), JSON.stringify(compacted.outcomes));
+  assert.ok(
+    compacted.outcomes.some((o) => o.outcome === 'completed'),
+    JSON.stringify(compacted.outcomes),
+  );
   const recounted = tokenized.filter((s) => counted.has(s));
-  assert.deepEqual(recounted, [], 'the compaction read every earlier entry\'s count from the sidecar');
+  assert.deepEqual(recounted, [], "the compaction read every earlier entry's count from the sidecar");
   assert.ok(tokenized.length > 0, 'the compaction did count what is new (its summary)');
   await again.session.close();
 });

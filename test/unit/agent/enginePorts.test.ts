@@ -63,7 +63,10 @@ test('a store failure between a tool call and its results still leaves every cal
   assert.equal(r.status, 'failed');
   assert.match(r.error ?? '', /disk full/);
   const results = store.ofType('tool_result') as ToolResultEntry[];
-  assert.deepEqual(results.map((x) => x.toolCallId), ['call_a', 'call_b']);
+  assert.deepEqual(
+    results.map((x) => x.toolCallId),
+    ['call_a', 'call_b'],
+  );
   assert.match(results[1]?.content ?? '', /^Not run/);
   assert.equal(verifySession(store.tree, []).ok, true);
   assert.equal(store.ofType('turn_end')[0]?.status, 'failed');

@@ -25,13 +25,17 @@ export function explorationModel(mode: 'inline' | 'subagents', fileCount: number
     if (isChild(body)) {
       const list = (/read (\S+) and report/.exec(key)?.[1] ?? '').split(',').filter((p) => p !== '');
       const path = list[n];
-      return path === undefined ? { text: `Report: ${list.length} files read; each exports constants v<i>_<line>; nothing else of note.` } : { toolCalls: [{ name: 'read_file', arguments: { path } }] };
+      return path === undefined
+        ? { text: `Report: ${list.length} files read; each exports constants v<i>_<line>; nothing else of note.` }
+        : { toolCalls: [{ name: 'read_file', arguments: { path } }] };
     }
     if (mode === 'subagents') {
       if (n === 0) return { toolCalls: split.map((part, i) => task(`explore part ${i + 1}`, `CHILD ${i + 1}: read ${files(part)} and report`)) };
       return { text: 'Final: the workspace holds constant modules only.' };
     }
-    return n < fileCount ? { toolCalls: [{ name: 'read_file', arguments: { path: `ws/src/f${n}.ts` } }] } : { text: 'Final: the workspace holds constant modules only.' };
+    return n < fileCount
+      ? { toolCalls: [{ name: 'read_file', arguments: { path: `ws/src/f${n}.ts` } }] }
+      : { text: 'Final: the workspace holds constant modules only.' };
   };
 }
 
@@ -41,7 +45,13 @@ function halves(n: number): number[][] {
 }
 
 /** The parent's figures from what the server received: its largest prompt, and the prompt tokens of every request (parent, children, summaries). */
-export function figures(server: FakeOpenAIServer): { parentLargestPrompt: number; parentRequests: number; childRequests: number; summaryRequests: number; totalPromptTokens: number } {
+export function figures(server: FakeOpenAIServer): {
+  parentLargestPrompt: number;
+  parentRequests: number;
+  childRequests: number;
+  summaryRequests: number;
+  totalPromptTokens: number;
+} {
   let parentLargestPrompt = 0;
   let parentRequests = 0;
   let childRequests = 0;

@@ -24,7 +24,8 @@ test('the overflow table: each pattern has samples and matches its own samples',
     for (const s of p.samples) assert.match(s.message, p.pattern, `${p.id} does not match its own sample`);
   }
   const providers = OVERFLOW_PATTERNS.flatMap((p) => p.providers).join(' | ');
-  for (const who of ['OpenAI', 'Azure OpenAI', 'OpenRouter', 'Anthropic', 'vLLM', 'Ollama', 'LM Studio']) assert.ok(providers.includes(who), `no pattern for ${who}`);
+  for (const who of ['OpenAI', 'Azure OpenAI', 'OpenRouter', 'Anthropic', 'vLLM', 'Ollama', 'LM Studio'])
+    assert.ok(providers.includes(who), `no pattern for ${who}`);
 });
 
 test('every sample in the table is an overflow, in every shape a provider error reaches us', () => {
@@ -60,7 +61,13 @@ test('overflow codes alone are enough, wherever the body puts them', () => {
 });
 
 test('the generic 400/413 rule: context + length/max/maximum/too long/exceed', () => {
-  for (const m of ['Request exceeds the context limit', 'context too long for this deployment', 'Maximum context reached', 'The context length of this model is 4096', 'context window exceeded by 512 tokens']) {
+  for (const m of [
+    'Request exceeds the context limit',
+    'context too long for this deployment',
+    'Maximum context reached',
+    'The context length of this model is 4096',
+    'context window exceeded by 512 tokens',
+  ]) {
     assert.equal(classifyError({ status: 400, message: m }).kind, 'overflow', m);
   }
   assert.equal(classifyError({ status: 413, message: '413 status code (no body)' }).kind, 'overflow', 'a 413 is too big by definition');
@@ -102,7 +109,13 @@ test('transient: 408, 425, 429 and every 5xx', () => {
 });
 
 test('a 429 for an exhausted quota is fatal: no wait will fix it', () => {
-  const f = classifyError(sdkError(429, { message: 'You exceeded your current quota, please check your plan and billing details.', code: 'insufficient_quota', type: 'insufficient_quota' }));
+  const f = classifyError(
+    sdkError(429, {
+      message: 'You exceeded your current quota, please check your plan and billing details.',
+      code: 'insufficient_quota',
+      type: 'insufficient_quota',
+    }),
+  );
   assert.equal(f.kind, 'fatal');
 });
 
@@ -139,7 +152,9 @@ test('Retry-After is honoured in every form the providers use', () => {
   const date = new Date(now + 3000).toUTCString();
   assert.equal(classifyError({ status: 503, message: 'x', headers: { 'retry-after': date } }, now).retryAfterMs, 3000);
   assert.equal(classifyError({ status: 503, message: 'x', headers: { 'retry-after': date } }).retryAfterMs, undefined, 'a date needs a clock');
-  const worded = sdkError(429, { message: 'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. Please try again in 2.5s.' });
+  const worded = sdkError(429, {
+    message: 'Rate limit reached for gpt-4o in organization org-x on tokens per min (TPM): Limit 30000, Used 29000, Requested 2000. Please try again in 2.5s.',
+  });
   assert.equal(classifyError(worded).retryAfterMs, 2500);
   assert.equal(classifyError({ status: 429, message: 'Please try again in 20ms.' }).retryAfterMs, 20);
   assert.equal(classifyError({ status: 429, message: 'x', retryAfterMs: 1234 }).retryAfterMs, 1234);

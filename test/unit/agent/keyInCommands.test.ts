@@ -42,6 +42,9 @@ test('a key held by the session: env of run_command lacks every variable carryin
   }
   const transcript = await readFile(`${dir}/chat.jsonl`, 'utf8');
   assert.ok(!transcript.includes(key), 'the key is in the transcript');
-  assert.match(transcript, /0\\nleak: \[API key hidden by Capsule\]/, 'the variable was not in the command\'s environment, and the echoed key was masked');
-  assert.ok(server.chatRequests.every((q) => !q.rawBody.includes(key)), 'the key was sent to the model');
+  assert.match(transcript, /0\\nleak: \[API key hidden by Capsule\]/, "the variable was not in the command's environment, and the echoed key was masked");
+  assert.ok(
+    server.chatRequests.every((q) => !q.rawBody.includes(key)),
+    'the key was sent to the model',
+  );
 });

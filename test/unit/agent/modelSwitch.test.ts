@@ -83,21 +83,33 @@ test('when the handoff compaction fails, the switch is refused and nothing is se
   assert.ok(!modelsSent(server).some((m) => m.startsWith('small')));
   const entries = await entriesOf(path);
   assert.equal(entries.filter((e) => e.type === 'capsule').length, 0);
-  assert.deepEqual(entries.filter((e): e is ModelChangeEntry => e.type === 'model_change').map((e) => e.model), ['big']);
+  assert.deepEqual(
+    entries.filter((e): e is ModelChangeEntry => e.type === 'model_change').map((e) => e.model),
+    ['big'],
+  );
 });
 
 test('switching to a model with room needs no handoff; compactOnModelSwitch records an intent that the next turn consumes', async (t) => {
   const { server, session, events } = await setup(t, { settings: { ...SETTINGS, compactOnModelSwitch: true } });
-  const r = await session.switchModel({ chat: { baseURL: server.url, apiKey: '', model: 'big-2' }, override: { contextWindow: 128_000, maxOutputTokens: 4096 } });
+  const r = await session.switchModel({
+    chat: { baseURL: server.url, apiKey: '', model: 'big-2' },
+    override: { contextWindow: 128_000, maxOutputTokens: 4096 },
+  });
   assert.equal(r.ok, true);
   assert.equal(r.handoff, false);
   assert.equal(server.chatRequests.length, 0, 'nothing compacted at the switch itself');
-  assert.deepEqual(session.agent.triggers.pendingIntents().map((p) => p.kind), ['model_switch']);
+  assert.deepEqual(
+    session.agent.triggers.pendingIntents().map((p) => p.kind),
+    ['model_switch'],
+  );
 
   const turn = await session.agent.runTurn({ userText: 'Continue.', signal: new AbortController().signal });
   await session.close();
   assert.equal(turn.status, 'completed', turn.error);
   const ends = events.flatMap((e) => (e.type === 'barrier' && e.event.type === 'compaction_end' ? [e.event] : []));
-  assert.deepEqual(ends.map((e) => [e.trigger, e.outcome]), [['model_switch', 'completed']]);
+  assert.deepEqual(
+    ends.map((e) => [e.trigger, e.outcome]),
+    [['model_switch', 'completed']],
+  );
   assert.deepEqual(modelsSent(server), ['big-2:summary', 'big-2']);
 });

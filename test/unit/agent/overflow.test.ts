@@ -27,13 +27,17 @@ test('a real overflow gets exactly one recovery compaction one level higher and 
   assert.equal(r.answer, 'Here is the answer.');
 
   const sent = agentRequests(server);
-  assert.deepEqual(sent.map((q) => q.status), [400, 200], 'the oversized request once, then the compacted one');
+  assert.deepEqual(
+    sent.map((q) => q.status),
+    [400, 200],
+    'the oversized request once, then the compacted one',
+  );
   assert.ok((sent[1]?.promptTokens ?? 0) < (sent[0]?.promptTokens ?? 0));
   const ends = compactionEnds(events);
   assert.equal(ends.length, 1);
   assert.equal(ends[0]?.trigger, 'context_overflow');
   assert.equal(ends[0]?.outcome, 'completed');
-  assert.equal(ends[0]?.level, 1, 'one level above the turn\'s last compaction (none: level 0)');
+  assert.equal(ends[0]?.level, 1, "one level above the turn's last compaction (none: level 0)");
   assert.ok(events.some((e) => e.type === 'notice' && /context overflow/i.test(e.message)));
   assert.equal((await verifyFile(path)).ok, true);
 });
@@ -44,7 +48,10 @@ test('the window the overflow states is adopted, so the one resend fits even a m
   await session.close();
   assert.equal(r.status, 'completed', r.error);
   const sent = agentRequests(server);
-  assert.deepEqual(sent.map((q) => q.status), [400, 200]);
+  assert.deepEqual(
+    sent.map((q) => q.status),
+    [400, 200],
+  );
   const windows = (await entriesOf(path)).flatMap((e) => (e.type === 'model_change' ? [e.contextWindow] : []));
   assert.equal(windows[windows.length - 1], 6_000, 'the stated window is recorded for the next turns');
   assert.equal((await verifyFile(path)).ok, true);
@@ -61,7 +68,11 @@ test('a second overflow in the same turn ends it with a clear error and no third
   assert.match(r.error ?? '', /not resent/);
 
   const sent = agentRequests(server);
-  assert.deepEqual(sent.map((q) => q.status), [400, 400], 'exactly two agent requests');
+  assert.deepEqual(
+    sent.map((q) => q.status),
+    [400, 400],
+    'exactly two agent requests',
+  );
   assert.equal(compactionEnds(events).filter((e) => e.trigger === 'context_overflow').length, 1, 'one recovery compaction');
   const blocked = events.flatMap((e) => (e.type === 'barrier' && e.event.type === 'preflight_blocked' ? [e.event.reason] : []));
   assert.deepEqual(blocked, ['overflow_repeated']);

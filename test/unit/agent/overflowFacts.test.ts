@@ -23,8 +23,13 @@ test('every known wording that names a window yields it; per-minute budgets are 
     assert.equal(f.statedWindow, window, text);
     assert.equal(f.requestedTokens, requested, text);
   }
-  assert.deepEqual(overflowFacts(['the request exceeds the available context size'], { nCtx: 4096, nPrompt: 5210 }), { statedWindow: 4096, requestedTokens: 5210 });
-  for (const p of OVERFLOW_PATTERNS) for (const s of p.samples) assert.equal(classifyError({ status: s.status, error: { message: s.message, code: s.code } }).kind, 'overflow', `${p.id}: ${s.message}`);
+  assert.deepEqual(overflowFacts(['the request exceeds the available context size'], { nCtx: 4096, nPrompt: 5210 }), {
+    statedWindow: 4096,
+    requestedTokens: 5210,
+  });
+  for (const p of OVERFLOW_PATTERNS)
+    for (const s of p.samples)
+      assert.equal(classifyError({ status: s.status, error: { message: s.message, code: s.code } }).kind, 'overflow', `${p.id}: ${s.message}`);
 });
 
 test('OpenRouter "Provider returned error" is classified by the upstream message under metadata.raw', () => {
@@ -35,9 +40,13 @@ test('OpenRouter "Provider returned error" is classified by the upstream message
 });
 
 test('error bodies in odd shapes are rewritten to {"error": …}; garbage never throws', () => {
-  assert.deepEqual(JSON.parse(normalizeErrorBody('{"object":"error","message":"too long","code":400}') ?? '{}'), { error: { object: 'error', message: 'too long', code: 400 } });
+  assert.deepEqual(JSON.parse(normalizeErrorBody('{"object":"error","message":"too long","code":400}') ?? '{}'), {
+    error: { object: 'error', message: 'too long', code: 400 },
+  });
   assert.deepEqual(JSON.parse(normalizeErrorBody('[{"error":{"code":400,"message":"x"}}]') ?? '{}'), { error: { code: 400, message: 'x' } });
-  assert.deepEqual(JSON.parse(normalizeErrorBody('{"error":"loaded with context length of only 4096 tokens"}') ?? '{}'), { error: { message: 'loaded with context length of only 4096 tokens' } });
+  assert.deepEqual(JSON.parse(normalizeErrorBody('{"error":"loaded with context length of only 4096 tokens"}') ?? '{}'), {
+    error: { message: 'loaded with context length of only 4096 tokens' },
+  });
   assert.equal(normalizeErrorBody('{"error":{"message":"fine"}}'), undefined, 'already readable: untouched');
   for (const garbage of ['', 'null', '[]', '[1,2]', '{"message":{"deep":[1]}}', '<html>502</html>', '\u0000\u0001', '{"error":null}', '12', 'true']) {
     assert.doesNotThrow(() => normalizeErrorBody(garbage), garbage);
@@ -54,7 +63,11 @@ test('learning: a stated smaller window is adopted; without one the window shrin
   assert.equal(stated?.contextWindow, 8192);
   assert.equal(stated?.how, 'stated');
   assert.ok((stated?.maxOutputTokens ?? 0) <= 1024);
-  const counted = learnWindow({ contextWindow: 32768, maxOutputTokens: 4096 }, { kind: 'overflow', message: 'x', statedWindow: 32768, requestedTokens: 30000 }, 27000);
+  const counted = learnWindow(
+    { contextWindow: 32768, maxOutputTokens: 4096 },
+    { kind: 'overflow', message: 'x', statedWindow: 32768, requestedTokens: 30000 },
+    27000,
+  );
   assert.equal(counted?.contextWindow, 32768 - 3000);
   const blind = learnWindow({ contextWindow: 32768, maxOutputTokens: 4096 }, { kind: 'overflow', message: 'x' }, 14000);
   assert.ok(blind !== undefined && blind.contextWindow < 14000 + 4096, `blind: ${blind?.contextWindow}`);

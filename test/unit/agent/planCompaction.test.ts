@@ -38,12 +38,18 @@ test('the plan is in the model input after compaction, exactly, and a bad update
   for (const f of ['f0', 'f1', 'f2']) assert.equal((await session.turn({ userText: `Read ${f} and check it.`, signal })).status, 'completed');
   const broken = await session.turn({ userText: 'Break it.', signal });
   assert.equal(broken.status, 'completed');
-  const errorResult = session.store.tree.branch().filter((e) => e.type === 'tool_result').pop();
+  const errorResult = session.store.tree
+    .branch()
+    .filter((e) => e.type === 'tool_result')
+    .pop();
   assert.equal(errorResult?.type === 'tool_result' && errorResult.isError, true, 'a bad plan is a tool error');
   assert.match(errorResult?.type === 'tool_result' ? errorResult.content : '', /The previous plan stays\.$/);
 
   const c = await session.compact();
-  assert.deepEqual(c.outcomes.map((o) => o.outcome), ['completed']);
+  assert.deepEqual(
+    c.outcomes.map((o) => o.outcome),
+    ['completed'],
+  );
   const before = server.chatRequests.length;
   assert.equal((await session.turn({ userText: 'Where are we?', signal })).status, 'completed');
   const next = agentRequests(server).filter((r) => server.chatRequests.indexOf(r) >= before)[0];
@@ -52,7 +58,8 @@ test('the plan is in the model input after compaction, exactly, and a bad update
   const capsuleMessage = body.messages.find((m) => m.role === 'assistant' && typeof m.content === 'string' && m.content.includes('## Ledger'));
   assert.ok(capsuleMessage !== undefined, 'the first request after compaction carries the capsule');
   assert.doesNotMatch(bodyText(body), /"name":"update_plan"|Plan updated:/, 'the plan call itself was summarized away, so only the capsule can carry it');
-  for (const line of renderPlanLines(PLAN)) assert.ok(String(capsuleMessage.content).includes(`\n${line}\n`) || String(capsuleMessage.content).endsWith(`\n${line}\n`), `capsule carries "${line}"`);
+  for (const line of renderPlanLines(PLAN))
+    assert.ok(String(capsuleMessage.content).includes(`\n${line}\n`) || String(capsuleMessage.content).endsWith(`\n${line}\n`), `capsule carries "${line}"`);
   assert.doesNotMatch(String(capsuleMessage.content), /started/, 'the rejected update never entered the plan');
   const sys = body.messages[0];
   assert.match(typeof sys?.content === 'string' ? sys.content : '', /update_plan/, 'the system prompt tells the model to keep a plan');

@@ -4,12 +4,27 @@ import assert from 'node:assert/strict';
 import type { AssistantEntry } from '../../../src/engine/transcript/schema.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { session as historyOf } from '../compaction/harness.js';
-import { agentRequests, compactionEnds, entriesOf, GOOD_SUMMARY, openSession, summaryRequests, tempDir, verifyFile, writeSession, type Opened } from './agentHelpers.js';
+import {
+  agentRequests,
+  compactionEnds,
+  entriesOf,
+  GOOD_SUMMARY,
+  openSession,
+  summaryRequests,
+  tempDir,
+  verifyFile,
+  writeSession,
+  type Opened,
+} from './agentHelpers.js';
 
 const ANSWER = 'All good.';
 
 /** A session with `turns` turns of history (6 ≈ 12.5k tokens, under the soft limit; 8 ≈ 15k, over it). */
-async function setup(t: Parameters<typeof tempDir>[0], turns: number, over: Parameters<typeof openSession>[2] = {}): Promise<Opened & { server: FakeOpenAIServer }> {
+async function setup(
+  t: Parameters<typeof tempDir>[0],
+  turns: number,
+  over: Parameters<typeof openSession>[2] = {},
+): Promise<Opened & { server: FakeOpenAIServer }> {
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 20_000 });
   t.after(() => server.close());
@@ -32,7 +47,10 @@ test('chat: a 429 is retried after backoff and the answer arrives', async (t) =>
   const r = await turn(o);
   assert.equal(r.status, 'completed', r.error);
   assert.equal(r.answer, ANSWER);
-  assert.deepEqual(agentRequests(o.server).map((q) => q.status), [429, 200]);
+  assert.deepEqual(
+    agentRequests(o.server).map((q) => q.status),
+    [429, 200],
+  );
   assert.ok(o.events.some((e) => e.type === 'notice' && /retrying/.test(e.message)));
 });
 
@@ -85,20 +103,29 @@ test('chat: truncated JSON counts as an overflow (docs/behaviour.md#overflow): o
   assert.equal(r.answer, ANSWER);
   assert.equal(agentRequests(o.server).length, 2);
   const ends = compactionEnds(o.events);
-  assert.deepEqual(ends.map((e) => [e.trigger, e.outcome]), [['context_overflow', 'completed']]);
+  assert.deepEqual(
+    ends.map((e) => [e.trigger, e.outcome]),
+    [['context_overflow', 'completed']],
+  );
   const discarded = o.events.filter((e) => e.type === 'assistant_end' && e.discarded === true);
   assert.equal(discarded.length, 1);
   // Only the regenerated answer is in the transcript.
   const answers = (await entriesOf(o.path)).filter((e): e is AssistantEntry => e.type === 'assistant' && e.turnId === r.turnId);
-  assert.deepEqual(answers.map((a) => a.content), [ANSWER]);
+  assert.deepEqual(
+    answers.map((a) => a.content),
+    [ANSWER],
+  );
 });
 
-test('summary: a 429 is retried and the capsule is the model\'s (full quality)', async (t) => {
+test("summary: a 429 is retried and the capsule is the model's (full quality)", async (t) => {
   const o = await setup(t, 8);
   o.server.onMatch({ summary: true }, { status: 429, headers: { 'retry-after-ms': '10' } }, { times: 1 });
   const r = await turn(o);
   assert.equal(r.status, 'completed', r.error);
-  assert.deepEqual(summaryRequests(o.server).map((q) => q.status), [429, 200]);
+  assert.deepEqual(
+    summaryRequests(o.server).map((q) => q.status),
+    [429, 200],
+  );
   const ends = compactionEnds(o.events);
   assert.equal(ends.length, 1);
   assert.equal(ends[0]?.outcome, 'completed');
@@ -107,7 +134,9 @@ test('summary: a 429 is retried and the capsule is the model\'s (full quality)',
 
 test('summary: 500 on every attempt falls back to the deterministic capsule and the turn goes on', async (t) => {
   // A budget that fits all three backoff waits (0.5 + 1 + 2 s, instant here), so all 4 attempts are made.
-  const o = await setup(t, 8, { settings: { keepRecentTokens: 2000, minReclaimableTokens: 1000, safetyReserveTokens: 1000, minTokensForAutoCompact: 0, timeoutMs: 10_000 } });
+  const o = await setup(t, 8, {
+    settings: { keepRecentTokens: 2000, minReclaimableTokens: 1000, safetyReserveTokens: 1000, minTokensForAutoCompact: 0, timeoutMs: 10_000 },
+  });
   o.server.onMatch({ summary: true }, { status: 500 });
   const r = await turn(o);
   assert.equal(r.status, 'completed', r.error);
@@ -120,7 +149,9 @@ test('summary: 500 on every attempt falls back to the deterministic capsule and 
 });
 
 test('summary: a hung summary request hits the compaction timeout and the fallback capsule is used', async (t) => {
-  const o = await setup(t, 8, { settings: { keepRecentTokens: 2000, minReclaimableTokens: 1000, safetyReserveTokens: 1000, minTokensForAutoCompact: 0, timeoutMs: 1000 } });
+  const o = await setup(t, 8, {
+    settings: { keepRecentTokens: 2000, minReclaimableTokens: 1000, safetyReserveTokens: 1000, minTokensForAutoCompact: 0, timeoutMs: 1000 },
+  });
   o.server.onMatch({ summary: true }, { hang: true });
   const r = await turn(o);
   assert.equal(r.status, 'completed', r.error);
@@ -129,7 +160,7 @@ test('summary: a hung summary request hits the compaction timeout and the fallba
   assert.match(ends[0]?.fallbackReason ?? '', /timeout/);
 });
 
-test('summary: truncated JSON is bounded and retried once, then the model\'s capsule is used', async (t) => {
+test("summary: truncated JSON is bounded and retried once, then the model's capsule is used", async (t) => {
   const o = await setup(t, 8);
   o.server.onMatch({ summary: true }, { truncatedJson: true }, { times: 1 });
   const r = await turn(o);

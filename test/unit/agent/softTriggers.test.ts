@@ -15,7 +15,7 @@ async function withHistory(t: Parameters<typeof tempDir>[0], turns: number) {
   return { dir, server, path };
 }
 
-test('a turn that ends at the soft limit records turn_complete, and the next turn\'s barrier compacts for it', async (t) => {
+test("a turn that ends at the soft limit records turn_complete, and the next turn's barrier compacts for it", async (t) => {
   const { dir, server, path } = await withHistory(t, 6);
   const long = Array.from({ length: 150 }, (_, i) => `Finding ${i}: the module behaves as documented.`).join('\n');
   let answers = 0;
@@ -25,14 +25,20 @@ test('a turn that ends at the soft limit records turn_complete, and the next tur
   assert.equal(first.status, 'completed');
   assert.deepEqual(compactionEnds(o.events), [], 'under the soft limit before the long answer');
   assert.ok(o.session.agent.barrier.measure().tokens >= o.session.agent.limits().softLimit);
-  assert.deepEqual(o.session.agent.triggers.pendingIntents().map((p) => p.kind), ['turn_complete']);
+  assert.deepEqual(
+    o.session.agent.triggers.pendingIntents().map((p) => p.kind),
+    ['turn_complete'],
+  );
   await o.session.agent.runTurn({ userText: 'Next.', signal: new AbortController().signal });
   await o.session.close();
-  assert.deepEqual(compactionEnds(o.events).map((e) => [e.trigger, e.outcome]), [['turn_complete', 'completed']]);
+  assert.deepEqual(
+    compactionEnds(o.events).map((e) => [e.trigger, e.outcome]),
+    [['turn_complete', 'completed']],
+  );
   assert.deepEqual(o.session.agent.triggers.pendingIntents(), []);
 });
 
-test('the agent\'s checkpoint tool records a milestone whose compaction runs at the next barrier of the same turn', async (t) => {
+test("the agent's checkpoint tool records a milestone whose compaction runs at the next barrier of the same turn", async (t) => {
   const { dir, server, path } = await withHistory(t, 20);
   server.setFallback((req) => {
     const body = req.body;
@@ -40,7 +46,12 @@ test('the agent\'s checkpoint tool records a milestone whose compaction runs at 
     if (body.messages[body.messages.length - 1]?.role === 'tool') return { text: 'Milestone reached.' };
     return { toolCalls: [{ name: 'checkpoint', arguments: { kind: 'milestone', note: 'All modules fixed; tests green.' } }] };
   });
-  const o = await openSession(server, dir, { sessionPath: path, window: 128_000, maxOutput: 4096, settings: { keepRecentTokens: 8000, minReclaimableTokens: 4000 } });
+  const o = await openSession(server, dir, {
+    sessionPath: path,
+    window: 128_000,
+    maxOutput: 4096,
+    settings: { keepRecentTokens: 8000, minReclaimableTokens: 4000 },
+  });
   const r = await o.session.agent.runTurn({ userText: 'Fix the rest and mark the milestone.', signal: new AbortController().signal });
   await o.session.close();
   assert.equal(r.status, 'completed', r.error);
@@ -48,7 +59,10 @@ test('the agent\'s checkpoint tool records a milestone whose compaction runs at 
   const milestone = entries.find((e): e is CheckpointEntry => e.type === 'checkpoint' && e.kind === 'milestone');
   assert.equal(milestone?.note, 'All modules fixed; tests green.');
   const ends = compactionEnds(o.events);
-  assert.deepEqual(ends.map((e) => [e.trigger, e.outcome]), [['milestone', 'completed']]);
+  assert.deepEqual(
+    ends.map((e) => [e.trigger, e.outcome]),
+    [['milestone', 'completed']],
+  );
   assert.equal((await verifyFile(path)).ok, true);
 });
 
@@ -67,7 +81,10 @@ test('idle: nothing before idleMinutes, then the idle compaction runs while nobo
   const r = await o.session.agent.noteIdle(t0 + 61_000);
   await o.session.close();
   assert.ok(r, 'due after a minute');
-  assert.deepEqual(r.outcomes.map((x) => [x.trigger, x.outcome]), [['idle', 'completed']]);
+  assert.deepEqual(
+    r.outcomes.map((x) => [x.trigger, x.outcome]),
+    [['idle', 'completed']],
+  );
   assert.equal(server.chatRequests.length, 1, 'the summary request only');
 });
 

@@ -30,7 +30,14 @@ test('an HTTP 200 whose body is not SSE is retried', async (t) => {
 });
 
 test('early endings stay within the attempt limit', async (t) => {
-  const { r, server } = await turnWith(t, { endStreamEarly: true }, { endStreamEarly: true }, { endStreamEarly: true }, { endStreamEarly: true }, { text: 'never sent' });
+  const { r, server } = await turnWith(
+    t,
+    { endStreamEarly: true },
+    { endStreamEarly: true },
+    { endStreamEarly: true },
+    { endStreamEarly: true },
+    { text: 'never sent' },
+  );
   assert.equal(r.status, 'failed');
   assert.match(r.error ?? '', /after 4 attempts/);
   assert.equal(agentRequests(server).length, 4);

@@ -114,7 +114,8 @@ test('a child that hits a provider overflow recovers by its own compaction; the 
           overflowed = true;
           return { contextOverflow: true };
         }
-        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far')) return { toolCalls: [{ name: 'read_file', arguments: { path: `big${rounds + 1}.txt` } }] };
+        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far'))
+          return { toolCalls: [{ name: 'read_file', arguments: { path: `big${rounds + 1}.txt` } }] };
         return { text: 'Report big: many repeated lines.' };
       },
     }),
@@ -129,7 +130,10 @@ test('a child that hits a provider overflow recovers by its own compaction; the 
   const capsules = load.tree.entries().filter((e) => e.type === 'capsule');
   assert.ok(capsules.length >= 1, 'the child compacted');
   assert.ok(capsules.every((c) => c.subagent !== undefined && c.trigger === 'context_overflow'));
-  assert.ok(load.tree.branch().every((e) => e.type !== 'capsule'), 'the parent did not compact');
+  assert.ok(
+    load.tree.branch().every((e) => e.type !== 'capsule'),
+    'the parent did not compact',
+  );
   const result = load.tree.branch().find((e) => e.type === 'tool_result' && e.toolName === 'task');
   assert.ok(result?.type === 'tool_result' && !result.isError && result.content.includes('Report big'));
 });

@@ -66,7 +66,11 @@ test('an exploration at 16k, inline and through two subagents: the parent’s la
     assert.deepEqual(rejected(server), []);
     const load = await loadSessionFile(o.path);
     const capsules = load.tree.entries().filter((e) => e.type === 'capsule');
-    results[mode] = { ...figures(server), parentCompactions: capsules.filter((c) => c.subagent === undefined).length, childCompactions: capsules.filter((c) => c.subagent !== undefined).length };
+    results[mode] = {
+      ...figures(server),
+      parentCompactions: capsules.filter((c) => c.subagent === undefined).length,
+      childCompactions: capsules.filter((c) => c.subagent !== undefined).length,
+    };
   }
   t.diagnostic(JSON.stringify(results));
   const inline = results.inline;

@@ -12,7 +12,9 @@ import { scenario, task } from './subagentHelpers.js';
 
 const CHILD = join(__dirname, 'subagentCrashChild.ts');
 
-test('SIGKILL mid-child, then a next turn on a strict server: the open task calls get interrupted results and the chat goes on', { timeout: 180_000 }, async (t) => {
+test('SIGKILL mid-child, then a next turn on a strict server: the open task calls get interrupted results and the chat goes on', {
+  timeout: 180_000,
+}, async (t) => {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'a.txt'), 'a\n');
   const server = await startFakeOpenAI({ window: 20_000 });

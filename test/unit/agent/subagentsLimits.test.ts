@@ -12,7 +12,9 @@ function toolNames(body: ChatBody): string[] {
   return (body.tools ?? []).map((t) => String((t as { function?: { name?: unknown } }).function?.name));
 }
 
-test('a child gets read-only tools and no task tool; an answer over the cap comes back paged and reads on from the archive', { timeout: 120_000 }, async (t) => {
+test('a child gets read-only tools and no task tool; an answer over the cap comes back paged and reads on from the archive', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 8_000 });
   t.after(() => server.close());
@@ -51,7 +53,9 @@ test('a child gets read-only tools and no task tool; an answer over the cap come
   assert.match(second.content, /\[Page 2 of \d+/);
 });
 
-test('Stop while two children run: both are cancelled, every call is answered, and the next turn is valid on a strict server', { timeout: 120_000 }, async (t) => {
+test('Stop while two children run: both are cancelled, every call is answered, and the next turn is valid on a strict server', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = await tempDir(t);
   await writeFile(join(dir, 'a.txt'), 'a\n');
   const server = await startFakeOpenAI({ window: 20_000 });
@@ -76,7 +80,10 @@ test('Stop while two children run: both are cancelled, every call is answered, a
   const load = await loadSessionFile(o.path);
   const ends = load.tree.entries().filter((e) => e.type === 'turn_end' && e.subagent !== undefined);
   assert.equal(ends.length, 2);
-  assert.ok(ends.every((e) => e.type === 'turn_end' && e.status === 'cancelled'), 'each child ended cancelled');
+  assert.ok(
+    ends.every((e) => e.type === 'turn_end' && e.status === 'cancelled'),
+    'each child ended cancelled',
+  );
   const results = load.tree.branch().filter((e) => e.type === 'tool_result' && e.toolName === 'task');
   assert.equal(results.length, 2);
   server.reset();
@@ -89,7 +96,9 @@ test('Stop while two children run: both are cancelled, every call is answered, a
   assert.ok(report.ok, report.issues.map((i) => i.message).join('; '));
 });
 
-test('maxConcurrent 1 runs the children one after the other; maxRequests stops a child with a clear error and the parent goes on', { timeout: 120_000 }, async (t) => {
+test('maxConcurrent 1 runs the children one after the other; maxRequests stops a child with a clear error and the parent goes on', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = await tempDir(t);
   for (const n of [1, 2, 3, 4]) await writeFile(join(dir, `f${n}.txt`), `${n}\n`);
   const server = await startFakeOpenAI({ window: 20_000 });
@@ -112,7 +121,9 @@ test('maxConcurrent 1 runs the children one after the other; maxRequests stops a
   assert.equal(r.status, 'completed', r.error);
   assert.equal(r.answer, 'Parent: carried on.');
   // One slot: every request of the first child comes before any of the second.
-  const order = server.chatRequests.filter((q) => isChild(q.body as ChatBody)).map((q) => (JSON.stringify((q.body as ChatBody).messages).includes('CHILD-A') ? 'A' : 'B'));
+  const order = server.chatRequests
+    .filter((q) => isChild(q.body as ChatBody))
+    .map((q) => (JSON.stringify((q.body as ChatBody).messages).includes('CHILD-A') ? 'A' : 'B'));
   assert.deepEqual(order, ['A', 'A', 'B', 'B']);
   const results = (await loadSessionFile(o.path)).tree.branch().filter((e) => e.type === 'tool_result' && e.toolName === 'task');
   assert.equal(results.length, 2);

@@ -35,7 +35,10 @@ test('rewind to before a task: the child is off the active path, its file change
   assert.equal(await readFile(join(dir, 'a.ts'), 'utf8'), 'export const a = 2;\n');
   assert.ok(existsSync(join(dir, 'b.ts')));
   // readOnly false: writes and commands, each through the same approval; never task (depth 1) or checkpoint.
-  const childTools = (server.chatRequests.find((q) => isChild(q.body as ChatBody))?.body as ChatBody | undefined)?.tools?.map((x) => String((x as { function?: { name?: unknown } }).function?.name)) ?? [];
+  const childTools =
+    (server.chatRequests.find((q) => isChild(q.body as ChatBody))?.body as ChatBody | undefined)?.tools?.map((x) =>
+      String((x as { function?: { name?: unknown } }).function?.name),
+    ) ?? [];
   assert.ok(childTools.includes('write_file') && childTools.includes('run_command'));
   assert.ok(!childTools.includes('task') && !childTools.includes('checkpoint'));
   const runs = o.session.subagentRuns();

@@ -71,7 +71,8 @@ test('404 of an unknown model opens the model setting; a 404 page at a wrong pat
 });
 
 test('an HTML error page is reduced to its title, as text', async () => {
-  const page = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><h1>Bad Gateway</h1><script>alert(1)</script></body></html>';
+  const page =
+    '<!DOCTYPE html><html><head><title>502 Bad Gateway</title><style>body{}</style></head><body><h1>Bad Gateway</h1><script>alert(1)</script></body></html>';
   server.enqueue({ status: 502, body: page }, { status: 502, body: page }, { status: 502, body: page }, { status: 502, body: page });
   const f = await faultOf();
   assert.equal(f.category, 'server');

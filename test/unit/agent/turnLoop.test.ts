@@ -8,7 +8,19 @@ import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import { warmEncoding } from '../../../src/node/tokenCounter.js';
 import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
 import { session as historyOf } from '../compaction/harness.js';
-import { agentRequests, agentResponder, compactionEnds, entriesOf, GOOD_SUMMARY, makeWorkspace, openSession, rejected, tempDir, verifyFile, writeSession } from './agentHelpers.js';
+import {
+  agentRequests,
+  agentResponder,
+  compactionEnds,
+  entriesOf,
+  GOOD_SUMMARY,
+  makeWorkspace,
+  openSession,
+  rejected,
+  tempDir,
+  verifyFile,
+  writeSession,
+} from './agentHelpers.js';
 
 test('a turn runs user → tool call → tool result → final answer, and the transcript and events say so', async (t) => {
   const dir = await tempDir(t);
@@ -33,7 +45,18 @@ test('a turn runs user → tool call → tool result → final answer, and the t
   assert.equal(r.requests, 2);
 
   const kinds = events.filter((e) => e.type !== 'text_delta').map((e) => e.type);
-  assert.deepEqual(kinds, ['turn_start', 'assistant_start', 'assistant_end', 'cache_metrics', 'tool_start', 'tool_end', 'assistant_start', 'assistant_end', 'cache_metrics', 'turn_end']);
+  assert.deepEqual(kinds, [
+    'turn_start',
+    'assistant_start',
+    'assistant_end',
+    'cache_metrics',
+    'tool_start',
+    'tool_end',
+    'assistant_start',
+    'assistant_end',
+    'cache_metrics',
+    'turn_end',
+  ]);
   const streamed = events.flatMap((e) => (e.type === 'text_delta' ? [e.delta] : [])).join('');
   assert.equal(streamed, 'The file exports 20 constants.');
 
@@ -44,9 +67,15 @@ test('a turn runs user → tool call → tool result → final answer, and the t
   await session.close();
 
   const entries = await entriesOf(path);
-  assert.deepEqual(entries.map((e) => e.type), ['system_update', 'model_change', 'checkpoint', 'user', 'assistant', 'tool_result', 'assistant', 'turn_end']);
+  assert.deepEqual(
+    entries.map((e) => e.type),
+    ['system_update', 'model_change', 'checkpoint', 'user', 'assistant', 'tool_result', 'assistant', 'turn_end'],
+  );
   const [base, , ck, user, call, result, answer, end] = entries;
-  assert.ok(ck?.type === 'checkpoint' && ck.kind === 'auto' && ck.forEntryId === user?.id && user?.parentId === ck.id, 'every message sits under its own checkpoint');
+  assert.ok(
+    ck?.type === 'checkpoint' && ck.kind === 'auto' && ck.forEntryId === user?.id && user?.parentId === ck.id,
+    'every message sits under its own checkpoint',
+  );
   assert.ok(base?.type === 'system_update' && base.mode === 'base' && base.content === DEFAULT_SYSTEM_PROMPT);
   assert.ok(user?.type === 'user' && user.turnId === r.turnId);
   const a = call as AssistantEntry;
@@ -115,7 +144,10 @@ test('one long autonomous turn compacts between tool batches with the same turn 
   assert.deepEqual(rejected(server), []);
   const ends = compactionEnds(events);
   assert.ok(ends.length >= 1, 'compacted mid-turn');
-  assert.ok(ends.every((e) => e.outcome === 'completed'), JSON.stringify(ends.map((e) => e.line)));
+  assert.ok(
+    ends.every((e) => e.outcome === 'completed'),
+    JSON.stringify(ends.map((e) => e.line)),
+  );
   const entries = await entriesOf(path);
   assert.equal(entries.filter((e) => e.type === 'user').length, 1, 'no new user message');
   const capsules = entries.filter((e) => e.type === 'capsule');
@@ -124,7 +156,6 @@ test('one long autonomous turn compacts between tool batches with the same turn 
   assert.ok(events.every((e) => e.type !== 'barrier' || e.turnId === r.turnId));
   assert.equal((await verifyFile(path)).ok, true);
 });
-
 
 test('a host that already holds the session store open shares it; closing the agent session leaves it open', async (t) => {
   const dir = await tempDir(t);

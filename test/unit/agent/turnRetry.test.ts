@@ -18,7 +18,13 @@ const user = (turnId: string) => ({ type: 'user', content: 'Explain the build', 
 const end = (turnId: string, status: 'failed' | 'completed' | 'cancelled') => ({ type: 'turn_end', turnId, status }) as const;
 
 test('a failed turn retries from just before its end; its broken-off answer and later bookkeeping stay behind', () => {
-  const b = chain(user('t1'), { type: 'assistant', content: 'The build us', toolCalls: [], turnId: 't1', finishReason: 'error' }, end('t1', 'failed'), { type: 'model_change', provider: 'p', model: 'm' }, { type: 'checkpoint', checkpointId: 'ck_1', kind: 'auto' });
+  const b = chain(
+    user('t1'),
+    { type: 'assistant', content: 'The build us', toolCalls: [], turnId: 't1', finishReason: 'error' },
+    end('t1', 'failed'),
+    { type: 'model_change', provider: 'p', model: 'm' },
+    { type: 'checkpoint', checkpointId: 'ck_1', kind: 'auto' },
+  );
   const p = retryPoint(b);
   assert.ok(p.ok);
   assert.equal(p.turnId, 't1');
@@ -28,14 +34,22 @@ test('a failed turn retries from just before its end; its broken-off answer and 
 });
 
 test('after tool results the retry resends the same continuation', () => {
-  const b = chain(user('t2'), { type: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }], turnId: 't2' }, { type: 'tool_result', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false, turnId: 't2' }, end('t2', 'failed'));
+  const b = chain(
+    user('t2'),
+    { type: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{}' }], turnId: 't2' },
+    { type: 'tool_result', toolCallId: 'c1', toolName: 'read_file', content: 'x', isError: false, turnId: 't2' },
+    end('t2', 'failed'),
+  );
   const p = retryPoint(b);
   assert.ok(p.ok);
   assert.equal(p.targetId, b[2]?.id);
 });
 
 test('refused: a completed or stopped last turn, a new message after the failure, another turn id, no turn at all', () => {
-  assert.match(retryPoint(chain(user('t3'), end('t3', 'completed'))).ok ? '' : (retryPoint(chain(user('t3'), end('t3', 'completed'))) as { error: string }).error, /completed/);
+  assert.match(
+    retryPoint(chain(user('t3'), end('t3', 'completed'))).ok ? '' : (retryPoint(chain(user('t3'), end('t3', 'completed'))) as { error: string }).error,
+    /completed/,
+  );
   const stopped = retryPoint(chain(user('t4'), end('t4', 'cancelled')));
   assert.ok(!stopped.ok && /stopped/.test(stopped.error));
   const moved = retryPoint(chain(user('t5'), end('t5', 'failed'), user('t6')));

@@ -24,7 +24,8 @@ async function withoutGit(chat: Chat): Promise<number | undefined> {
 async function last(chat: Chat, rel: string): Promise<{ before: string | null; after: string | null } | undefined> {
   const c = (await chat.snapshots.log.all()).filter((x) => x.path === join(chat.ws, rel)).at(-1);
   if (c === undefined) return undefined;
-  const text = async (id: string | null): Promise<string | null> => (typeof id === 'string' ? Buffer.from((await chat.snapshots.objects.get(id)) ?? []).toString() : null);
+  const text = async (id: string | null): Promise<string | null> =>
+    typeof id === 'string' ? Buffer.from((await chat.snapshots.objects.get(id)) ?? []).toString() : null;
   return { before: await text(c.before), after: typeof c.after === 'string' ? c.after : null };
 }
 
@@ -100,7 +101,7 @@ for (const repo of [true, false]) {
   });
 }
 
-test('git workspace: a user\'s edits of tracked files before a command are kept without running git; the command\'s changes to them have the user\'s versions as pre-images and restore', async (t) => {
+test("git workspace: a user's edits of tracked files before a command are kept without running git; the command's changes to them have the user's versions as pre-images and restore", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const chat = open(t, ws, join(dir, 'store'));
   await chat.command('true');

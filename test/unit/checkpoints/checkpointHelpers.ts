@@ -13,11 +13,19 @@ import { tempDir } from '../agent/agentHelpers.js';
 
 export function git(cwd: string, ...args: string[]): string {
   // No optional locks: reading the state must not refresh the index it compares.
-  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgSign=false', ...args], { cwd, encoding: 'utf8', env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  return execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgSign=false', ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+  });
 }
 
 /** A temp folder with `files`, committed when `repo`. */
-export async function makeWorkspace(t: { after(fn: () => Promise<void>): void }, files: Readonly<Record<string, string>>, repo: boolean): Promise<{ dir: string; ws: string }> {
+export async function makeWorkspace(
+  t: { after(fn: () => Promise<void>): void },
+  files: Readonly<Record<string, string>>,
+  repo: boolean,
+): Promise<{ dir: string; ws: string }> {
   const dir = await tempDir(t, 'capsule-ck-');
   const ws = join(dir, 'ws');
   await mkdir(ws);
@@ -38,7 +46,11 @@ export class Chat {
   readonly logs: { level: LogLevel; message: string; fields?: Readonly<Record<string, unknown>> }[] = [];
   private moment = 0;
 
-  constructor(readonly ws: string, readonly store: string, extra: Partial<SnapshotDeps> = {}) {
+  constructor(
+    readonly ws: string,
+    readonly store: string,
+    extra: Partial<SnapshotDeps> = {},
+  ) {
     this.snapshots = new FileSnapshots({
       dir: store,
       roots: [ws],
@@ -58,7 +70,9 @@ export class Chat {
   }
 
   async command(cmd: string): Promise<void> {
-    const r = await this.snapshots.aroundCommand(() => executeCommand(cmd, this.ws, 20_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker: new CommandTracker(), secrets: [] }));
+    const r = await this.snapshots.aroundCommand(() =>
+      executeCommand(cmd, this.ws, 20_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker: new CommandTracker(), secrets: [] }),
+    );
     if (r.code !== 0) throw new Error(`${cmd} failed with ${String(r.code)}: ${r.output}`);
   }
 
@@ -77,7 +91,9 @@ export class Chat {
 
 /** Everything of the user's repository a checkpoint must not change: HEAD, refs, stash, index bytes, config, status. */
 export async function userGitState(ws: string): Promise<Record<string, string>> {
-  const index = createHash('sha256').update(await readFile(join(ws, '.git', 'index'))).digest('hex');
+  const index = createHash('sha256')
+    .update(await readFile(join(ws, '.git', 'index')))
+    .digest('hex');
   return {
     head: git(ws, 'rev-parse', 'HEAD'),
     refs: git(ws, 'for-each-ref'),

@@ -24,7 +24,7 @@ test('without git on PATH the object store is used: changes logged and restored,
   assert.ok(typeof before === 'string' && /^[0-9a-f]{40}$/.test(before));
   const file = await readFile(join(store, 'objects', before.slice(0, 2), before.slice(2)));
   assert.ok(file.byteLength < 100, `kept compressed (${file.byteLength} bytes for 600)`);
-  assert.equal(inflateSync(file).toString('latin1'), `blob 600\0${'a0 '.repeat(200)}`, 'in git\'s loose format');
+  assert.equal(inflateSync(file).toString('latin1'), `blob 600\0${'a0 '.repeat(200)}`, "in git's loose format");
   await chat.restore(m0);
   assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'a0 '.repeat(200));
   assert.equal(await readFile(join(ws, 'sub/b.txt'), 'utf8'), 'b0\n');

@@ -22,7 +22,11 @@ for (const repo of [true, false]) {
     assert.equal(by('n.txt')?.before, null);
     assert.equal(by('sub/b.txt')?.after, null);
     assert.equal(by('sub/c.txt')?.before, by('sub/c2.txt')?.after, 'a move keeps its content id');
-    for (const [rel, text] of [['a.txt', 'a0\n'], ['sub/b.txt', 'b0\n'], ['sub/c.txt', 'c0\n']] as const) {
+    for (const [rel, text] of [
+      ['a.txt', 'a0\n'],
+      ['sub/b.txt', 'b0\n'],
+      ['sub/c.txt', 'c0\n'],
+    ] as const) {
       const id = by(rel)?.before;
       assert.ok(typeof id === 'string' && /^[0-9a-f]{40}$/.test(id), `${rel}: ${String(id)}`);
       assert.equal(Buffer.from((await chat.snapshots.objects.get(id)) ?? []).toString(), text, `${rel}'s pre-image`);
@@ -45,7 +49,7 @@ for (const repo of [true, false]) {
   });
 }
 
-test('edits made between commands are not the next command\'s: its pre-image is the edited content', async (t) => {
+test("edits made between commands are not the next command's: its pre-image is the edited content", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const chat = new Chat(ws, join(dir, 'store'));
   await chat.command('true');
@@ -54,17 +58,23 @@ test('edits made between commands are not the next command\'s: its pre-image is 
   chat.next();
   await chat.command('echo by-command > a.txt');
   const log = await chat.snapshots.log.all();
-  assert.deepEqual(log.map((c) => c.path), [join(ws, 'a.txt')], 'the user\'s edit of b.txt is not logged as the command\'s');
+  assert.deepEqual(
+    log.map((c) => c.path),
+    [join(ws, 'a.txt')],
+    "the user's edit of b.txt is not logged as the command's",
+  );
   assert.equal(Buffer.from((await chat.snapshots.objects.get(String(log[0]?.before))) ?? []).toString(), 'user edit\n');
 });
 
-test('.gitignore is honoured, and Capsule\'s own files (session, sidecars, .capsule/, the store) are never kept', async (t) => {
+test(".gitignore is honoured, and Capsule's own files (session, sidecars, .capsule/, the store) are never kept", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   // The CLI's default: the session and its snapshot folder inside the workspace.
   const chat = new Chat(ws, join(ws, 'chat.files'), { ownFiles: () => [join(ws, 'chat.jsonl'), join(ws, 'chat.jsonl.lock')] });
   void dir;
   chat.next();
-  await chat.command('mkdir -p ignored .capsule && echo x > ignored/x.txt && echo y > build.log && echo s >> chat.jsonl && echo l > chat.jsonl.lock && echo c > .capsule/other.jsonl && echo k > keep.txt');
+  await chat.command(
+    'mkdir -p ignored .capsule && echo x > ignored/x.txt && echo y > build.log && echo s >> chat.jsonl && echo l > chat.jsonl.lock && echo c > .capsule/other.jsonl && echo k > keep.txt',
+  );
   assert.deepEqual(await chat.logged(), ['keep.txt']);
   await chat.command('echo s2 >> chat.jsonl; echo z > ignored/x.txt');
   assert.deepEqual(await chat.logged(), ['keep.txt']);
@@ -93,7 +103,7 @@ test("the user's repository is never changed: HEAD, refs, stash, index, config a
   assert.equal(after.status, before.status);
 });
 
-test('in a clean git workspace the first checkpoint copies nothing: tracked files are served by the user\'s objects; a changed one\'s pre-image is then copied in', async (t) => {
+test("in a clean git workspace the first checkpoint copies nothing: tracked files are served by the user's objects; a changed one's pre-image is then copied in", async (t) => {
   const files: Record<string, string> = { ...FILES };
   for (let i = 0; i < 200; i++) files[`many/f${i}.txt`] = `file ${i}\n`.repeat(50);
   const { dir, ws } = await makeWorkspace(t, files, true);
@@ -110,7 +120,10 @@ test('in a clean git workspace the first checkpoint copies nothing: tracked file
   assert.equal(c?.path, join(ws, 'many/f7.txt'));
   // The copy is made after the command's result is out; the next checkpoint waits for it.
   await chat.command('true');
-  assert.ok(existsSync(join(objects, String(c?.before).slice(0, 2), String(c?.before).slice(2))), 'the pre-image is now the store\'s own, whatever the user does to their history');
+  assert.ok(
+    existsSync(join(objects, String(c?.before).slice(0, 2), String(c?.before).slice(2))),
+    "the pre-image is now the store's own, whatever the user does to their history",
+  );
   await chat.restore(m0);
   assert.equal(await readFile(join(ws, 'many/f7.txt'), 'utf8'), 'file 7\n'.repeat(50));
 });
@@ -127,17 +140,20 @@ test('a file over the size limit is named once for the whole chat, with what it 
   assert.match(notices[0]?.message ?? '', /could not keep a copy of ".*big1\.bin" \(it is 500 bytes, over the 100 bytes limit for one file\)/);
   assert.match(notices[0]?.message ?? '', /Rewinding cannot bring back/);
   const log = await chat.snapshots.log.all();
-  assert.deepEqual(log.map((c) => [c.path.slice(ws.length + 1), c.before, c.after]), [
-    ['big1.bin', null, 'unavailable'],
-    ['big2.bin', null, 'unavailable'],
-    ['big1.bin', 'unavailable', 'unavailable'],
-  ]);
+  assert.deepEqual(
+    log.map((c) => [c.path.slice(ws.length + 1), c.before, c.after]),
+    [
+      ['big1.bin', null, 'unavailable'],
+      ['big2.bin', null, 'unavailable'],
+      ['big1.bin', 'unavailable', 'unavailable'],
+    ],
+  );
   const again = new Chat(ws, store, { limits: { maxFileBytes: 100 } });
   await again.command('head -c 900 /dev/zero > big3.bin');
   assert.equal(again.logs.filter((l) => l.fields?.userNotice === true).length, 0, 'said once per chat, not once per process');
 });
 
-test('a lock left in the shadow repository by a killed run does not stop the next run\'s checkpoints', async (t) => {
+test("a lock left in the shadow repository by a killed run does not stop the next run's checkpoints", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const store = join(dir, 'store');
   await new Chat(ws, store).command('true');
@@ -148,10 +164,13 @@ test('a lock left in the shadow repository by a killed run does not stop the nex
   later.next();
   await later.command('echo a1 > a.txt');
   assert.deepEqual(await later.logged(), ['a.txt']);
-  assert.deepEqual(later.logs.filter((l) => l.level === 'warn'), []);
+  assert.deepEqual(
+    later.logs.filter((l) => l.level === 'warn'),
+    [],
+  );
 });
 
-test('when the commit the shadow repository started from is gone from the user\'s history, checkpoints go on', async (t) => {
+test("when the commit the shadow repository started from is gone from the user's history, checkpoints go on", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const store = join(dir, 'store');
   const chat = new Chat(ws, store);
@@ -164,5 +183,8 @@ test('when the commit the shadow repository started from is gone from the user\'
   chat.next();
   await chat.command('echo a1 > a.txt');
   assert.deepEqual(await chat.logged(), ['a.txt']);
-  assert.deepEqual(chat.logs.filter((l) => l.level === 'warn'), []);
+  assert.deepEqual(
+    chat.logs.filter((l) => l.level === 'warn'),
+    [],
+  );
 });

@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { TreeWatcher } from '../../../src/node/checkpoints/treeWatcher.js';
 import { Chat, looseCount, makeWorkspace } from './checkpointHelpers.js';
 
-const FILES = { 'a.txt': 'a0\n', 'sub/b.txt': 'b0\n', 'sub/c.txt': 'c0\n', 'keep.txt': 'keep\n', 'build/tracked.txt': 't0\n', '.gitignore': 'ignored/\n*.log\n' };
+const FILES = {
+  'a.txt': 'a0\n',
+  'sub/b.txt': 'b0\n',
+  'sub/c.txt': 'c0\n',
+  'keep.txt': 'keep\n',
+  'build/tracked.txt': 't0\n',
+  '.gitignore': 'ignored/\n*.log\n',
+};
 
 async function scans(chat: Chat): Promise<{ full: number; paths: number; none: number }> {
   const s = await chat.snapshots.checkpointScans();
@@ -102,7 +109,14 @@ for (const repo of [true, false]) {
     chat.next();
     await chat.command('cat a.txt > copy.txt; echo cmd >> a.txt');
     const log = await chat.snapshots.log.all();
-    assert.deepEqual(log.map((c) => [c.path.slice(ws.length + 1), c.why]), [['a.txt', 'write'], ['a.txt', 'command'], ['copy.txt', 'command']]);
+    assert.deepEqual(
+      log.map((c) => [c.path.slice(ws.length + 1), c.why]),
+      [
+        ['a.txt', 'write'],
+        ['a.txt', 'command'],
+        ['copy.txt', 'command'],
+      ],
+    );
     assert.equal(await before(chat, 'a.txt'), 'agent\n');
   });
 
@@ -123,7 +137,10 @@ for (const repo of [true, false]) {
     await chat.command('echo cmd2 > a.txt');
     assert.deepEqual(await scans(chat), { full: 3, paths: 0, none: 1 });
     const l = await chat.logged();
-    assert.deepEqual(l.filter((p) => !p.startsWith('gen2/')), ['a.txt', 'a.txt']);
+    assert.deepEqual(
+      l.filter((p) => !p.startsWith('gen2/')),
+      ['a.txt', 'a.txt'],
+    );
     assert.equal(l.filter((p) => p.startsWith('gen2/')).length, 1100);
     const first = (await chat.snapshots.log.all())[0]?.before;
     assert.equal(Buffer.from((await chat.snapshots.objects.get(String(first))) ?? []).toString(), 'user\n');
@@ -143,7 +160,7 @@ for (const repo of [true, false]) {
   });
 }
 
-test('git workspace: a file the repository tracks inside a dependency folder (build/) is watched; the user\'s edit there is not the command\'s', async (t) => {
+test("git workspace: a file the repository tracks inside a dependency folder (build/) is watched; the user's edit there is not the command's", async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, true);
   const chat = open(t, ws, join(dir, 'store'));
   await chat.command('true');
@@ -185,7 +202,14 @@ test('plain folder: the first checkpoint of many files writes them as one pack, 
 
 test('the watcher answers for every change made before take() was called, even one whose event was not read yet', async (t) => {
   const { dir, ws } = await makeWorkspace(t, FILES, false);
-  const w = new TreeWatcher({ root: ws, syncDir: join(dir, 'sync'), skip: (_abs, name) => name === '.git', maxDirs: 100, maxEvents: 100, syncTimeoutMs: 60_000 });
+  const w = new TreeWatcher({
+    root: ws,
+    syncDir: join(dir, 'sync'),
+    skip: (_abs, name) => name === '.git',
+    maxDirs: 100,
+    maxEvents: 100,
+    syncTimeoutMs: 60_000,
+  });
   t.after(async () => w.close());
   await w.restart();
   assert.equal((await w.take()).kind, 'unknown', 'a new watcher vouches for nothing before its first window');

@@ -24,14 +24,44 @@ test('command, positionals and flags are separated; -o and -h map to their long 
 
 test('every documented flag is accepted, with = or a separate value', () => {
   const r = parseCli([
-    'compact', 'x.jsonl', '--model=gpt-4o', '--window', '65000', '--max-output', '8000', '--trigger', 'user', '--fallback',
-    '--base-url', 'http://127.0.0.1:1/v1', '--api-key-env', 'MY_KEY', '--workspace', '/w', '--yes', '--checkpoint', 'ck_1', '--provider', 'openai', '--help',
+    'compact',
+    'x.jsonl',
+    '--model=gpt-4o',
+    '--window',
+    '65000',
+    '--max-output',
+    '8000',
+    '--trigger',
+    'user',
+    '--fallback',
+    '--base-url',
+    'http://127.0.0.1:1/v1',
+    '--api-key-env',
+    'MY_KEY',
+    '--workspace',
+    '/w',
+    '--yes',
+    '--checkpoint',
+    'ck_1',
+    '--provider',
+    'openai',
+    '--help',
   ]);
   assert.equal(r.command, 'compact');
   assert.deepEqual(r.positionals, ['x.jsonl']);
   assert.deepEqual(r.flags, {
-    model: 'gpt-4o', window: '65000', 'max-output': '8000', trigger: 'user', fallback: true, 'base-url': 'http://127.0.0.1:1/v1',
-    'api-key-env': 'MY_KEY', workspace: '/w', yes: true, checkpoint: 'ck_1', provider: 'openai', help: true,
+    model: 'gpt-4o',
+    window: '65000',
+    'max-output': '8000',
+    trigger: 'user',
+    fallback: true,
+    'base-url': 'http://127.0.0.1:1/v1',
+    'api-key-env': 'MY_KEY',
+    workspace: '/w',
+    yes: true,
+    checkpoint: 'ck_1',
+    provider: 'openai',
+    help: true,
   });
 });
 
@@ -65,9 +95,16 @@ test('-- ends the flags so a positional may start with a dash', () => {
 test('intFlag reads positive integers and rejects everything else with the flag and the value', () => {
   assert.equal(intFlag(parseCli(['budget', '--window', '65000']).flags, 'window'), 65000);
   assert.equal(intFlag(parseCli(['budget']).flags, 'window'), undefined);
-  assert.throws(() => intFlag({ window: 'abc' }, 'window'), (e: unknown) => e instanceof CliError && e.message === "--window must be a positive integer (got 'abc')");
+  assert.throws(
+    () => intFlag({ window: 'abc' }, 'window'),
+    (e: unknown) => e instanceof CliError && e.message === "--window must be a positive integer (got 'abc')",
+  );
   for (const bad of ['0', '-5', '1.5', '1e3', '', '0x10', '99999999999999999999']) {
-    assert.throws(() => intFlag({ 'max-output': bad }, 'max-output'), (e: unknown) => e instanceof CliError && e.message.startsWith('--max-output must be a positive integer'), bad);
+    assert.throws(
+      () => intFlag({ 'max-output': bad }, 'max-output'),
+      (e: unknown) => e instanceof CliError && e.message.startsWith('--max-output must be a positive integer'),
+      bad,
+    );
   }
   assert.throws(() => intFlag({ window: true }, 'window'), /--window must be a positive integer \(got no value\)/);
 });

@@ -19,7 +19,10 @@ before(() => {
   // The table file writes a line each time a process loads it: the proof that a run built the tokenizer.
   const table = join(dir, 'bundle', 'encodings', 'o200k_base.js');
   renameSync(table, join(dir, 'bundle', 'encodings', 'o200k_base.real.js'));
-  writeFileSync(table, "require('node:fs').appendFileSync(process.env.CAPSULE_TEST_TABLE_LOG, 'o200k_base\\n');\nmodule.exports = require('./o200k_base.real.js');\n");
+  writeFileSync(
+    table,
+    "require('node:fs').appendFileSync(process.env.CAPSULE_TEST_TABLE_LOG, 'o200k_base\\n');\nmodule.exports = require('./o200k_base.real.js');\n",
+  );
   tableLog = join(dir, 'tables.log');
 });
 
@@ -28,7 +31,10 @@ after(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10 }));
 /** Runs `capsule budget --json` and returns its figures and whether the run built the table. */
 function budget(session: string): { readonly figures: Record<string, unknown>; readonly builtTable: boolean } {
   rmSync(tableLog, { force: true });
-  const r = spawnSync(process.execPath, [cli, 'budget', session, '--json'], { encoding: 'utf8', env: { ...process.env, CAPSULE_DEBUG: '', CAPSULE_TEST_TABLE_LOG: tableLog } });
+  const r = spawnSync(process.execPath, [cli, 'budget', session, '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, CAPSULE_DEBUG: '', CAPSULE_TEST_TABLE_LOG: tableLog },
+  });
   assert.equal(r.status, 0, r.stderr);
   const figures = JSON.parse(r.stdout) as Record<string, unknown> & { lastCapsule?: { ageMs?: number } };
   // The capsule's age is the one figure that moves between runs.

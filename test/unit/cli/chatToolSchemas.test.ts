@@ -9,7 +9,7 @@ import { toolLimitsForWindow } from '../../../src/node/tools/types.js';
 import { WorkspaceToolHost } from '../../../src/node/tools/workspaceToolHost.js';
 import { chatToolSchemas, cliSettings } from '../../../src/cli/session.js';
 
-test('chatToolSchemas equals the workspace tool host\'s list (checkpoint and evidence tools included) plus the task tool, at every window', () => {
+test("chatToolSchemas equals the workspace tool host's list (checkpoint and evidence tools included) plus the task tool, at every window", () => {
   for (const window of [4_096, 32_000, 128_000, 1_000_000]) {
     const model = resolveModelInfo('gpt-4o', { override: { contextWindow: window, maxOutputTokens: Math.min(16_384, window / 4) } });
     const resolved = cliSettings(model);

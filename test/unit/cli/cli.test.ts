@@ -41,14 +41,31 @@ test('budget --json reproduces the docs/behaviour.md#tokens worked example: wind
 test('budget prints every /budget field of docs/behaviour.md#observability in text form', () => {
   const r = run('budget', join(fixtures, 'basic.jsonl'), '--window', '65536', '--max-output', '8192');
   assert.equal(r.status, 0, r.stderr);
-  for (const label of ['Effective tokens', 'Measurement source', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Capsules', 'Messages', 'Turns', 'Last capsule', 'Savings ratio', 'Auto-compact', 'Next trigger']) {
+  for (const label of [
+    'Effective tokens',
+    'Measurement source',
+    'Soft limit',
+    'Hard limit',
+    'Safety reserve',
+    'Keep recent',
+    'Capsules',
+    'Messages',
+    'Turns',
+    'Last capsule',
+    'Savings ratio',
+    'Auto-compact',
+    'Next trigger',
+  ]) {
     assert.match(r.stdout, new RegExp(label), `missing ${label}`);
   }
   assert.match(r.stdout, /Hard limit:\s+49,152/);
 });
 
 test('CAPSULE_AUTO_COMPACT=false shows auto-compact off in the budget', () => {
-  const r = spawnSync(process.execPath, [cli, 'budget', join(fixtures, 'basic.jsonl'), '--json'], { encoding: 'utf8', env: { ...process.env, CAPSULE_AUTO_COMPACT: 'false' } });
+  const r = spawnSync(process.execPath, [cli, 'budget', join(fixtures, 'basic.jsonl'), '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, CAPSULE_AUTO_COMPACT: 'false' },
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.equal((JSON.parse(r.stdout) as { autoCompact: boolean }).autoCompact, false);
 });

@@ -16,7 +16,15 @@ export function buildCliInto(dir: string): string {
   // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
   for (const name of ['o200k_base', 'cl100k_base']) {
     const entry = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`);
-    buildSync({ entryPoints: [entry], outfile: join(dir, 'encodings', `${name}.js`), bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+    buildSync({
+      entryPoints: [entry],
+      outfile: join(dir, 'encodings', `${name}.js`),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'error',
+    });
   }
   return join(dir, 'cli.js');
 }

@@ -23,9 +23,31 @@ async function server(t: { after(fn: () => Promise<void>): void }, command: stri
 }
 
 function chat(cli: string, s: FakeOpenAIServer, dir: string, extra: readonly string[] = []) {
-  const child = spawn(process.execPath, [cli, 'chat', '--base-url', s.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--session', join(dir, 'chat.jsonl'), '--workspace', dir, '--yes', ...extra, 'go'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'chat',
+      '--base-url',
+      s.url,
+      '--model',
+      'fake-model',
+      '--window',
+      '60000',
+      '--max-output',
+      '2000',
+      '--session',
+      join(dir, 'chat.jsonl'),
+      '--workspace',
+      dir,
+      '--yes',
+      ...extra,
+      'go',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));

@@ -18,7 +18,20 @@ test('a reader that closes the pipe early (head -1) gets no EPIPE stack trace on
   const lines = [
     { type: 'session', version: 1, id: 's1', createdAt: T, cwd: '/w' },
     { type: 'user', id: 'u1', parentId: null, timestamp: T, content: 'hi' },
-    { type: 'capsule', id: 'c1', parentId: 'u1', timestamp: T, summary, firstKeptEntryId: null, tokensBefore: 10, tokensAfter: 5, trigger: 'user', level: 0, quality: 'full', checkpointId: 'ck_1' },
+    {
+      type: 'capsule',
+      id: 'c1',
+      parentId: 'u1',
+      timestamp: T,
+      summary,
+      firstKeptEntryId: null,
+      tokensBefore: 10,
+      tokensAfter: 5,
+      trigger: 'user',
+      level: 0,
+      quality: 'full',
+      checkpointId: 'ck_1',
+    },
   ];
   await writeFile(session, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
   const cli = await cliBundle();

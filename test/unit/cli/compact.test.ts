@@ -13,7 +13,6 @@ import { readFlightRecords } from '../../../src/node/flightRecorder.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 import { GOOD_SUMMARY, session } from '../compaction/harness.js';
 
-
 async function writeSession(path: string, entries: readonly Entry[]): Promise<void> {
   const store = await JsonlSessionStore.open(path, { create: { id: 's_cli', cwd: '/w' } });
   try {
@@ -49,12 +48,19 @@ test('compact --fallback --window 65000 on a session over the hard limit appends
   const r = await cli(['compact', path, '--fallback', '--window', '65000']);
   console.log(r.out);
   assert.equal(r.code, 0);
-  assert.match(r.out, /^Context compacted \(hard_limit\): [\d,]+ → [\d,]+ tokens, reclaimed \d+% · ck_[a-z0-9]+ · fallback capsule \(degraded\) · tokens (?:estimated|: before provider-reported, after estimated)$/);
+  assert.match(
+    r.out,
+    /^Context compacted \(hard_limit\): [\d,]+ → [\d,]+ tokens, reclaimed \d+% · ck_[a-z0-9]+ · fallback capsule \(degraded\) · tokens (?:estimated|: before provider-reported, after estimated)$/,
+  );
 
   const verify = await cli(['verify', path]);
   assert.equal(verify.code, 0, verify.out);
   assert.match(verify.out, /^OK: /m);
-  const after = JSON.parse((await cli(['budget', path, '--window', '65000', '--json'])).out) as { effectiveTokens: number; hardLimit: number; capsules: number };
+  const after = JSON.parse((await cli(['budget', path, '--window', '65000', '--json'])).out) as {
+    effectiveTokens: number;
+    hardLimit: number;
+    capsules: number;
+  };
   assert.equal(after.capsules, 1);
   assert.ok(after.effectiveTokens <= after.hardLimit, `${after.effectiveTokens} <= ${after.hardLimit}`);
 
@@ -111,7 +117,10 @@ test('compact --base-url uses an OpenAI-compatible endpoint for a full capsule',
   const r = await cli(['compact', path, '--base-url', server.url, '--model', 'gpt-4o', '--window', '65000', '--json']);
   const j = JSON.parse(r.out) as { outcomes: { outcome: string; quality: string }[]; fits: boolean };
   assert.equal(r.code, 0, r.out);
-  assert.deepEqual(j.outcomes.map((o) => [o.outcome, o.quality]), [['completed', 'full']]);
+  assert.deepEqual(
+    j.outcomes.map((o) => [o.outcome, o.quality]),
+    [['completed', 'full']],
+  );
   assert.equal(j.fits, true);
   assert.equal(server.chatRequests.length, 1);
   assert.equal(server.chatRequests[0]?.status, 200, 'the summary request fitted the window');

@@ -40,13 +40,19 @@ test('the depth check: iterative, exact at the limit, cheap for long strings', (
 test('an import nested 100,000 deep is refused in one line and writes nothing; a JSON-lines import drops the line and says so', async (t) => {
   const dir = await tempDir(t);
   const input = join(dir, 'anthropic.json');
-  await writeFile(input, `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{"a":${DEEP}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`);
+  await writeFile(
+    input,
+    `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{"a":${DEEP}}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]}`,
+  );
   await oneLineError(['import', input, '-o', join(dir, 'out.jsonl')], /nested more than 1,000 levels deep/);
   assert.equal(existsSync(join(dir, 'out.jsonl')), false);
 
   const lines = join(dir, 'claude.jsonl');
   const user = JSON.stringify({ type: 'user', message: { role: 'user', content: 'hi' }, uuid: 'a', sessionId: 's', timestamp: '2025-01-01T00:00:00Z' });
-  await writeFile(lines, `${user}\n{"type":"assistant","uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":${DEEP}}}]}}\n`);
+  await writeFile(
+    lines,
+    `${user}\n{"type":"assistant","uuid":"b","parentUuid":"a","sessionId":"s","timestamp":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":${DEEP}}}]}}\n`,
+  );
   const r = await cli(['import', lines, '-o', join(dir, 'claude-out.jsonl')]);
   assert.equal(r.code, 0, r.out);
   assert.match(r.out, /dropped: 1 × unreadable line 2 \(JSON nested more than 1,000 levels deep/);

@@ -85,7 +85,12 @@ test('the agent checkpoint tool lands after its batch; `capsule rewind` to it ke
   await writeTokens(rig, 'f1.txt', 300);
   rig.server.setFallback((req) => {
     if (lastToolText(req.body) !== '') return { text: 'Milestone noted.' };
-    return { toolCalls: [{ name: 'checkpoint', arguments: { kind: 'milestone', note: 'parser done' } }, { name: 'read_file', arguments: { path: 'f1.txt' } }] };
+    return {
+      toolCalls: [
+        { name: 'checkpoint', arguments: { kind: 'milestone', note: 'parser done' } },
+        { name: 'read_file', arguments: { path: 'f1.txt' } },
+      ],
+    };
   });
   const first = await chat(rig, 'fake-model', 'Mark the milestone and read f1.txt', '--window', '32768');
   assert.equal(first.code, 0, first.lines.join('\n'));
@@ -93,7 +98,11 @@ test('the agent checkpoint tool lands after its batch; `capsule rewind` to it ke
   const ck = entries.find((e) => e.type === 'checkpoint' && e.kind === 'milestone');
   assert.ok(ck?.type === 'checkpoint');
   const at = entries.indexOf(ck);
-  assert.deepEqual(entries.slice(at - 2, at).map((e) => e.type), ['tool_result', 'tool_result'], 'the checkpoint follows both results of its batch');
+  assert.deepEqual(
+    entries.slice(at - 2, at).map((e) => e.type),
+    ['tool_result', 'tool_result'],
+    'the checkpoint follows both results of its batch',
+  );
 
   const lines: string[] = [];
   assert.equal(await main(['rewind', rig.session, ck.checkpointId], (l) => lines.push(l)), 0, lines.join('\n'));
@@ -102,7 +111,10 @@ test('the agent checkpoint tool lands after its batch; `capsule rewind` to it ke
   assert.equal(again.code, 0, again.lines.join('\n'));
   assert.equal(seen(rig.server).rejected, 0, 'the strict server accepted every request after the rewind');
   const bad: string[] = [];
-  assert.match(String(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message)), /Checkpoint ck_missing is not in /);
+  assert.match(
+    String(await main(['rewind', rig.session, 'ck_missing'], (l) => bad.push(l)).catch((e: Error) => e.message)),
+    /Checkpoint ck_missing is not in /,
+  );
 });
 
 test('a provider that over-reports prompt_tokens never blocks later turns: the local estimate takes over, said once', async (t) => {
@@ -126,7 +138,11 @@ test('a one-line ~24k-token file (minified JS) in a 32k window: the read comes b
   const { join } = await import('node:path');
   await writeFile(join(rig.ws, 'bundle.min.js'), `${Array.from({ length: 12_000 }, (_, i) => `var a${i}=${i};`).join('')}\n`);
   rig.server.onMatch({ summary: true }, { text: GOOD_SUMMARY });
-  rig.server.setFallback((req) => (lastToolText(req.body) !== '' ? { text: 'It declares twelve thousand variables.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'bundle.min.js' } }] }));
+  rig.server.setFallback((req) =>
+    lastToolText(req.body) !== ''
+      ? { text: 'It declares twelve thousand variables.' }
+      : { toolCalls: [{ name: 'read_file', arguments: { path: 'bundle.min.js' } }] },
+  );
   const r = await chat(rig, 'fake-model', 'What is in bundle.min.js?', '--window', '32768');
   const s = seen(rig.server);
   t.diagnostic(`one-line file: ${describe(s)}`);

@@ -13,7 +13,10 @@ test('a server that reports no cache figures gets no "[cache] Prompt cache: 0 / 
   assert.ok(!r.lines.some((l) => l.startsWith('[cache]')), r.lines.join('\n'));
   const reporting = await edgeRig(t, {});
   const s = await chat(reporting, 'fake-model', 'hello');
-  assert.ok(s.lines.some((l) => /^\[cache\] Prompt cache: 0 \/ [\d,]+ prompt tokens cached/.test(l)), s.lines.join('\n'));
+  assert.ok(
+    s.lines.some((l) => /^\[cache\] Prompt cache: 0 \/ [\d,]+ prompt tokens cached/.test(l)),
+    s.lines.join('\n'),
+  );
 });
 
 test('compaction result lines and flight records say whether the figures were provider-reported or estimated', async (t) => {
@@ -30,7 +33,10 @@ test('compaction result lines and flight records say whether the figures were pr
   const lines = r.lines.filter((l) => l.startsWith('[compaction] Context compacted'));
   assert.ok(lines.length >= 1, r.lines.join('\n'));
   for (const l of lines) assert.match(l, / · tokens(?: estimated|: before provider-reported, after estimated)$/);
-  const records = (await readFile(flightLogFor(rig.session), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { outcome: string; tokensSource?: string });
+  const records = (await readFile(flightLogFor(rig.session), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { outcome: string; tokensSource?: string });
   const done = records.filter((x) => x.outcome === 'completed');
   assert.ok(done.length >= 1);
   for (const x of done) assert.ok(x.tokensSource === 'provider_usage' || x.tokensSource === 'estimated', JSON.stringify(x));
@@ -43,5 +49,8 @@ test('a transient "unexpected end of JSON input" (not an overflow) never shrinks
   assert.ok(!r.lines.some((l) => /shrinks/.test(l)), r.lines.join('\n'));
   const lines: string[] = [];
   assert.equal(await main(['budget', rig.session], (s) => lines.push(...s.split('\n'))), 0);
-  assert.ok(lines.some((l) => /Context window:\s+65,536 tokens/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /Context window:\s+65,536 tokens/.test(l)),
+    lines.join('\n'),
+  );
 });

@@ -17,7 +17,13 @@ async function cli(argv: readonly string[]): Promise<{ code: number; out: string
 test('an import refused for a line over the session line limit leaves nothing at -o, and the retry is not refused', async (t) => {
   const dir = await tempDir(t);
   const big = join(dir, 'big.json');
-  await writeFile(big, JSON.stringify([{ role: 'user', content: 'x'.repeat(DEFAULT_MAX_LINE_BYTES + 1024) }, { role: 'assistant', content: 'ok' }]));
+  await writeFile(
+    big,
+    JSON.stringify([
+      { role: 'user', content: 'x'.repeat(DEFAULT_MAX_LINE_BYTES + 1024) },
+      { role: 'assistant', content: 'ok' },
+    ]),
+  );
   const out = join(dir, 'session.jsonl');
   await assert.rejects(cli(['import', big, '-o', out]), (e: unknown) => {
     assert.ok(e instanceof CliError, String(e));
@@ -28,7 +34,13 @@ test('an import refused for a line over the session line limit leaves nothing at
   assert.deepEqual((await readdir(dir)).sort(), ['big.json'], 'nothing at -o, no temporary file left behind');
 
   const small = join(dir, 'small.json');
-  await writeFile(small, JSON.stringify([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]));
+  await writeFile(
+    small,
+    JSON.stringify([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ]),
+  );
   const retry = await cli(['import', small, '-o', out]);
   assert.equal(retry.code, 0, retry.out);
   assert.match(retry.out, /^imported 2 messages/);

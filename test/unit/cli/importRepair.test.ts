@@ -27,12 +27,18 @@ test('unanswered tool calls and stray results are repaired, reported, and the wr
   const out = join(dir, 's.jsonl');
   const lines: string[] = [];
   assert.equal(await main(['import', input, '-o', out], (s) => lines.push(s)), 0);
-  assert.ok(lines.some((l) => /^repaired: tool call\(s\) c2 had no result: recorded as interrupted$/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /^repaired: tool call\(s\) c2 had no result: recorded as interrupted$/.test(l)),
+    lines.join('\n'),
+  );
   assert.ok(lines.some((l) => /^repaired: tool result nobody answers no open tool call: left out$/.test(l)));
   assert.ok(lines.some((l) => /^repaired: tool call\(s\) c3 had no result/.test(l)));
   const report = await verifyFile(out);
   assert.equal(report.ok, true, JSON.stringify(report.issues));
   const results = (await entriesOf(out)).filter((e) => e.type === 'tool_result');
-  assert.deepEqual(results.map((e) => (e.type === 'tool_result' ? `${e.toolCallId}:${e.interrupted === true}` : '')), ['c1:false', 'c2:true', 'c3:true']);
+  assert.deepEqual(
+    results.map((e) => (e.type === 'tool_result' ? `${e.toolCallId}:${e.interrupted === true}` : '')),
+    ['c1:false', 'c2:true', 'c3:true'],
+  );
   assert.equal(existsSync(out), true);
 });

@@ -32,7 +32,25 @@ async function server(t: { after(fn: () => Promise<void>): void }, apiKey: strin
 }
 
 function chat(cli: string, s: FakeOpenAIServer, dir: string, env: NodeJS.ProcessEnv, keyArgs: readonly string[]) {
-  const args = [cli, 'chat', '--base-url', s.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--session', join(dir, 'chat.jsonl'), '--workspace', dir, '--yes', ...keyArgs, 'go'];
+  const args = [
+    cli,
+    'chat',
+    '--base-url',
+    s.url,
+    '--model',
+    'fake-model',
+    '--window',
+    '60000',
+    '--max-output',
+    '2000',
+    '--session',
+    join(dir, 'chat.jsonl'),
+    '--workspace',
+    dir,
+    '--yes',
+    ...keyArgs,
+    'go',
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
@@ -58,11 +76,20 @@ for (const via of ['--api-key-env', 'OPENAI_API_KEY'] as const) {
     assert.ok(pids.length >= 2, `the walk saw the command and at least its parent:\n${walk}`);
     // The process the test started (which holds the key) is no ancestor of the command.
     assert.ok(!pids.includes(`== pid ${c.child.pid ?? -1}`), walk);
-    assert.ok(!walk.includes(key), `an ancestor of the command holds the key:\n${walk.split('\n').filter((l) => l.startsWith('==') || l.includes(key)).join('\n')}`);
+    assert.ok(
+      !walk.includes(key),
+      `an ancestor of the command holds the key:\n${walk
+        .split('\n')
+        .filter((l) => l.startsWith('==') || l.includes(key))
+        .join('\n')}`,
+    );
     assert.match(c.output(), /^walked$/m);
     assert.doesNotMatch(c.output() + c.errors(), new RegExp(key));
     assert.ok(!(await readFile(join(dir, 'chat.jsonl'), 'utf8')).includes(key), 'the key is in the transcript');
-    assert.ok(s.chatRequests.every((r) => !r.rawBody.includes(key)), 'the key was sent to the model');
+    assert.ok(
+      s.chatRequests.every((r) => !r.rawBody.includes(key)),
+      'the key was sent to the model',
+    );
   });
 }
 
@@ -118,7 +145,10 @@ test('a provider that echoes the key in its error body: the key reaches neither 
   const key = `sk-test-${randomBytes(12).toString('hex')}`;
   const s = await startFakeOpenAI({ window: 60_000 });
   t.after(() => s.close());
-  s.setFallback(() => ({ status: 401, body: { error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error', code: 'invalid_api_key', param: key } } }));
+  s.setFallback(() => ({
+    status: 401,
+    body: { error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error', code: 'invalid_api_key', param: key } },
+  }));
   const c = chat(await cliBundle(), s, dir, { CAPSULE_TEST_KEY: key }, ['--api-key-env', 'CAPSULE_TEST_KEY']);
   assert.equal(await c.exit, 1, c.output() + c.errors());
   assert.match(c.output(), /^\[error\] .*HTTP 401/m);

@@ -20,7 +20,11 @@ test('--help, help and no arguments need only the launcher; a command needs the 
   assert.match(verify.stderr, /^capsule: Session file not found/);
 
   for (const f of chunks) rmSync(join(dir, f));
-  for (const [args, status] of [[['--help'], 0], [['help'], 0], [[], 2]] as const) {
+  for (const [args, status] of [
+    [['--help'], 0],
+    [['help'], 0],
+    [[], 2],
+  ] as const) {
     const r = run(cli, ...args);
     assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stdout, /^capsule — context-capsule sessions from the command line\n/);

@@ -9,7 +9,7 @@ import { loadedEncodings } from '../../../src/node/tokenCounter.js';
 import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 
 // node's test runner gives every test file its own process, so nothing else has counted here before.
-test('--help, verify, show and import load no encoding; budget loads only the active model\'s', async (t) => {
+test("--help, verify, show and import load no encoding; budget loads only the active model's", async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-lazy-'));
   t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const session = join(dir, 'chat.jsonl');
@@ -18,7 +18,13 @@ test('--help, verify, show and import load no encoding; budget loads only the ac
   await store.append({ type: 'assistant', id: 'e2', parentId: 'e1', timestamp: '2026-01-01T00:00:01.000Z', content: 'hi', toolCalls: [] });
   await store.close();
   const messages = join(dir, 'messages.json');
-  await writeFile(messages, JSON.stringify([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]));
+  await writeFile(
+    messages,
+    JSON.stringify([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 'hi' },
+    ]),
+  );
   const lines: string[] = [];
   const out = (s: string): void => void lines.push(s);
 

@@ -18,15 +18,26 @@ function completion(body: ChatBody): number {
 async function overflowingRig(t: { after(fn: () => Promise<void>): void }): Promise<Rig> {
   const rig = await edgeRig(t, { window: 1_000_000 });
   await writeTokens(rig, 'big.txt', 7_000);
-  rig.server.onMatch((req) => req.promptTokens + completion(req.body) > REAL, (req) => ({
-    status: 400,
-    body: { error: { message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${req.promptTokens} tokens.`, type: 'invalid_request_error', code: 'context_length_exceeded' } },
-  }));
+  rig.server.onMatch(
+    (req) => req.promptTokens + completion(req.body) > REAL,
+    (req) => ({
+      status: 400,
+      body: {
+        error: {
+          message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${req.promptTokens} tokens.`,
+          type: 'invalid_request_error',
+          code: 'context_length_exceeded',
+        },
+      },
+    }),
+  );
   rig.server.onMatch({ summary: true }, { text: GOOD_SUMMARY });
   rig.server.setFallback((req) => {
     const tool = lastToolText(req.body);
     if (tool !== '') return { text: `Read it: ${tool.length} chars.` };
-    return /Read big/.test(JSON.stringify(req.body.messages[req.body.messages.length - 1])) ? { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] } : { text: 'ok' };
+    return /Read big/.test(JSON.stringify(req.body.messages[req.body.messages.length - 1]))
+      ? { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] }
+      : { text: 'ok' };
   });
   return rig;
 }
@@ -57,7 +68,10 @@ test('learn in session A, start session B: B is planned against the learned wind
     bLines.push(...b.lines);
   }
   const bRequests = rig.server.chatRequests.slice(before);
-  assert.ok(bRequests.every((r) => r.status === 200), `no overflow in session B:\n${bLines.join('\n')}`);
+  assert.ok(
+    bRequests.every((r) => r.status === 200),
+    `no overflow in session B:\n${bLines.join('\n')}`,
+  );
   assert.equal(completion(bRequests[0]?.body as ChatBody), 2_048, `B's first request budgets its output for a ${REAL} window`);
 });
 

@@ -23,13 +23,20 @@ test('non-sessions are refused by budget and show, with the reason, never a full
     const path = join(dir, name);
     await writeFile(path, body);
     for (const command of ['budget', 'show']) {
-      await assert.rejects(main([command, path], () => undefined), (e: unknown) => {
-        assert.ok(e instanceof CliError, String(e));
-        assert.equal(e.exitCode, 1);
-        assert.match(e.message, /is not a Capsule session this version can read \(.+\); run 'capsule verify' for details$/, `${command} ${name}: ${e.message}`);
-        assert.equal(e.message.includes('\n'), false);
-        return true;
-      });
+      await assert.rejects(
+        main([command, path], () => undefined),
+        (e: unknown) => {
+          assert.ok(e instanceof CliError, String(e));
+          assert.equal(e.exitCode, 1);
+          assert.match(
+            e.message,
+            /is not a Capsule session this version can read \(.+\); run 'capsule verify' for details$/,
+            `${command} ${name}: ${e.message}`,
+          );
+          assert.equal(e.message.includes('\n'), false);
+          return true;
+        },
+      );
     }
   }
   const ok = join(dir, 'ok.jsonl');

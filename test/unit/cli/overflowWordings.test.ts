@@ -19,20 +19,141 @@ interface Vendor {
 }
 
 const VENDORS: readonly Vendor[] = [
-  { name: 'OpenAI', status: 400, states: true, body: (n) => ({ error: { message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${n} tokens. Please reduce the length of the messages.`, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }) },
-  { name: 'Azure OpenAI', status: 400, states: true, body: (n) => ({ error: { message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${n} tokens. Please reduce the length of the messages.`, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded', status: 400 } }) },
-  { name: 'vLLM (legacy top-level body)', status: 400, states: true, body: (n) => ({ object: 'error', message: `This model's maximum context length is ${REAL} tokens. However, you requested ${n + 4096} tokens (${n} in the messages, 4096 in the completion). Please reduce the length of the messages or completion.`, type: 'BadRequestError', param: null, code: 400 }) },
-  { name: 'OpenRouter (Provider returned error)', status: 400, states: true, body: (n) => ({ error: { message: 'Provider returned error', code: 400, metadata: { raw: JSON.stringify({ error: { message: `This endpoint's maximum context length is ${REAL} tokens. However, you requested about ${n} tokens.` } }), provider_name: 'DeepInfra' } } }) },
-  { name: 'Gemini-compatible (array-wrapped)', status: 400, states: true, body: (n) => [{ error: { code: 400, message: `The input token count (${n}) exceeds the maximum number of tokens allowed (${REAL}).`, status: 'INVALID_ARGUMENT' } }] },
-  { name: 'LM Studio (string error)', status: 400, states: true, body: (n) => ({ error: `Trying to keep the first ${n} tokens when context the overflows. However, the model is loaded with context length of only ${REAL} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input` }) },
-  { name: 'llama.cpp (n_ctx)', status: 400, states: true, body: (n) => ({ error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: n, n_ctx: REAL } }) },
-  { name: 'Ollama', status: 400, states: false, body: () => ({ error: { message: 'the input length exceeds the context length', type: 'invalid_request_error', param: null, code: null } }) },
-  { name: 'Anthropic-style gateway', status: 400, states: true, body: (n) => ({ type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${n} tokens > ${REAL} maximum` } }) },
-  { name: 'xAI', status: 400, states: true, body: (n) => ({ code: 'Client specified an invalid argument', error: `This model's maximum prompt length is ${REAL} but the request contains ${n} tokens.` }) },
+  {
+    name: 'OpenAI',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      error: {
+        message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${n} tokens. Please reduce the length of the messages.`,
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    }),
+  },
+  {
+    name: 'Azure OpenAI',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      error: {
+        message: `This model's maximum context length is ${REAL} tokens. However, your messages resulted in ${n} tokens. Please reduce the length of the messages.`,
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+        status: 400,
+      },
+    }),
+  },
+  {
+    name: 'vLLM (legacy top-level body)',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      object: 'error',
+      message: `This model's maximum context length is ${REAL} tokens. However, you requested ${n + 4096} tokens (${n} in the messages, 4096 in the completion). Please reduce the length of the messages or completion.`,
+      type: 'BadRequestError',
+      param: null,
+      code: 400,
+    }),
+  },
+  {
+    name: 'OpenRouter (Provider returned error)',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      error: {
+        message: 'Provider returned error',
+        code: 400,
+        metadata: {
+          raw: JSON.stringify({ error: { message: `This endpoint's maximum context length is ${REAL} tokens. However, you requested about ${n} tokens.` } }),
+          provider_name: 'DeepInfra',
+        },
+      },
+    }),
+  },
+  {
+    name: 'Gemini-compatible (array-wrapped)',
+    status: 400,
+    states: true,
+    body: (n) => [
+      { error: { code: 400, message: `The input token count (${n}) exceeds the maximum number of tokens allowed (${REAL}).`, status: 'INVALID_ARGUMENT' } },
+    ],
+  },
+  {
+    name: 'LM Studio (string error)',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      error: `Trying to keep the first ${n} tokens when context the overflows. However, the model is loaded with context length of only ${REAL} tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input`,
+    }),
+  },
+  {
+    name: 'llama.cpp (n_ctx)',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      error: {
+        code: 400,
+        message: 'the request exceeds the available context size, try increasing it',
+        type: 'exceed_context_size_error',
+        n_prompt_tokens: n,
+        n_ctx: REAL,
+      },
+    }),
+  },
+  {
+    name: 'Ollama',
+    status: 400,
+    states: false,
+    body: () => ({ error: { message: 'the input length exceeds the context length', type: 'invalid_request_error', param: null, code: null } }),
+  },
+  {
+    name: 'Anthropic-style gateway',
+    status: 400,
+    states: true,
+    body: (n) => ({ type: 'error', error: { type: 'invalid_request_error', message: `prompt is too long: ${n} tokens > ${REAL} maximum` } }),
+  },
+  {
+    name: 'xAI',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      code: 'Client specified an invalid argument',
+      error: `This model's maximum prompt length is ${REAL} but the request contains ${n} tokens.`,
+    }),
+  },
   { name: 'AWS Bedrock gateway', status: 400, states: false, body: () => ({ message: 'Input is too long for requested model.' }) },
-  { name: 'Hugging Face TGI (422)', status: 422, states: true, body: (n) => ({ error: `Input validation error: \`inputs\` tokens + \`max_new_tokens\` must be <= ${REAL}. Given: ${n} \`inputs\` tokens and 4096 \`max_new_tokens\``, error_type: 'validation' }) },
-  { name: 'Cohere', status: 400, states: true, body: (n) => ({ message: `too many tokens: total number of tokens in the prompt cannot exceed ${REAL} - received ${n}. Try using a shorter prompt, or enabling prompt truncating.` }) },
-  { name: 'Mistral', status: 400, states: true, body: (n) => ({ object: 'error', message: `Prompt contains ${n} tokens and 0 draft tokens, too large for model with ${REAL} maximum context length`, type: 'invalid_request_message_error', param: null, code: '3051' }) },
+  {
+    name: 'Hugging Face TGI (422)',
+    status: 422,
+    states: true,
+    body: (n) => ({
+      error: `Input validation error: \`inputs\` tokens + \`max_new_tokens\` must be <= ${REAL}. Given: ${n} \`inputs\` tokens and 4096 \`max_new_tokens\``,
+      error_type: 'validation',
+    }),
+  },
+  {
+    name: 'Cohere',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      message: `too many tokens: total number of tokens in the prompt cannot exceed ${REAL} - received ${n}. Try using a shorter prompt, or enabling prompt truncating.`,
+    }),
+  },
+  {
+    name: 'Mistral',
+    status: 400,
+    states: true,
+    body: (n) => ({
+      object: 'error',
+      message: `Prompt contains ${n} tokens and 0 draft tokens, too large for model with ${REAL} maximum context length`,
+      type: 'invalid_request_message_error',
+      param: null,
+      code: '3051',
+    }),
+  },
 ];
 
 function completion(body: ChatBody): number {
@@ -44,7 +165,10 @@ for (const v of VENDORS) {
     const rig = await edgeRig(t, { window: 1_000_000 });
     for (let i = 1; i <= 3; i++) await writeTokens(rig, `f${i}.txt`, 3_500);
     // The vendor enforces its real window in its own words; the fake's own (larger) window never triggers.
-    rig.server.onMatch((req) => req.promptTokens + completion(req.body) > REAL, (req): ScriptedReply => ({ status: v.status, body: v.body(req.promptTokens) }));
+    rig.server.onMatch(
+      (req) => req.promptTokens + completion(req.body) > REAL,
+      (req): ScriptedReply => ({ status: v.status, body: v.body(req.promptTokens) }),
+    );
     rig.server.onMatch({ summary: true }, { text: GOOD_SUMMARY });
     rig.server.setFallback((req) => {
       const tool = lastToolText(req.body);

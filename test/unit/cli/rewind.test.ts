@@ -30,7 +30,9 @@ test('rewind to the checkpoint a compaction made lands just after its capsule (n
   const path = join(dir, 'chat.jsonl');
   await writeSession(path, session(30, 100));
   const budgetBefore = JSON.parse((await cli(['budget', path, '--window', '65000', '--json'])).out) as { effectiveTokens: number };
-  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as { outcomes: { checkpointId: string | null }[] };
+  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as {
+    outcomes: { checkpointId: string | null }[];
+  };
   const ck = compacted.outcomes[0]?.checkpointId ?? '';
   assert.match(ck, /^ck_/);
   const entriesBefore = (await loadSessionFile(path)).tree.entries().length;
@@ -75,10 +77,14 @@ test('rewind takes --set and --no-auto-compact like compact and budget: the prin
   const dir = await tempDir(t);
   const path = join(dir, 'chat.jsonl');
   await writeSession(path, session(30, 100));
-  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as { outcomes: { checkpointId: string | null }[] };
+  const compacted = JSON.parse((await cli(['compact', path, '--fallback', '--window', '65000', '--json'])).out) as {
+    outcomes: { checkpointId: string | null }[];
+  };
   const ck = compacted.outcomes[0]?.checkpointId ?? '';
   const plain = JSON.parse((await cli(['rewind', path, ck, '--window', '65000', '--json'])).out) as { hardLimit: number };
-  const set = JSON.parse((await cli(['rewind', path, ck, '--window', '65000', '--set', 'capsule.compaction.safetyReserveTokens=1000', '--no-auto-compact', '--json'])).out) as { hardLimit: number };
+  const set = JSON.parse(
+    (await cli(['rewind', path, ck, '--window', '65000', '--set', 'capsule.compaction.safetyReserveTokens=1000', '--no-auto-compact', '--json'])).out,
+  ) as { hardLimit: number };
   assert.equal(set.hardLimit - plain.hardLimit, 8192 - 1000, 'the hard limit printed uses the --set reserve');
   await fails(['rewind', path, ck, '--set', 'keepRecentTokens=-3'], /^--set: capsule\.compaction\.keepRecentTokens \(-3\) is invalid: /, 2);
 });

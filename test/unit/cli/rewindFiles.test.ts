@@ -23,7 +23,9 @@ test('capsule rewind --dry-run lists the files, --files restores them; without -
   await writeFile(join(dir, 'a.txt'), 'one\n');
   const server = await startFakeOpenAI();
   t.after(() => server.close());
-  server.setFallback(agentResponder((text) => (text.startsWith('edit') ? [{ name: 'run_command', arguments: { command: 'echo two > a.txt && echo new > b.txt' } }] : [])));
+  server.setFallback(
+    agentResponder((text) => (text.startsWith('edit') ? [{ name: 'run_command', arguments: { command: 'echo two > a.txt && echo new > b.txt' } }] : [])),
+  );
   const { session: s, path } = await openSession(server, dir, { window: 64_000, maxOutput: 4_000 });
   const r = await s.turn({ userText: 'edit the files', signal: new AbortController().signal });
   assert.equal(r.status, 'completed', r.error);
@@ -59,18 +61,29 @@ test('capsule undo-compaction and --redo; capsule compact --up-to keeps that mes
   const users = (await loadSessionFile(path)).tree.branch().filter((e) => e.type === 'user');
   const cut = users[20];
   assert.ok(cut);
-  const c = JSON.parse((await cli(['compact', path, '--fallback', '--up-to', cut.id, '--window', '200000', '--json'])).out) as { outcomes: { outcome: string; checkpointId: string; capsuleId: string }[] };
+  const c = JSON.parse((await cli(['compact', path, '--fallback', '--up-to', cut.id, '--window', '200000', '--json'])).out) as {
+    outcomes: { outcome: string; checkpointId: string; capsuleId: string }[];
+  };
   const done = c.outcomes.find((o) => o.outcome === 'completed');
   assert.ok(done, JSON.stringify(c.outcomes));
   const capsule = (await loadSessionFile(path)).tree.get(done.capsuleId);
   assert.equal(capsule?.type === 'capsule' ? capsule.firstKeptEntryId : undefined, cut.id);
 
-  const undo = JSON.parse((await cli(['undo-compaction', path, done.checkpointId, '--window', '200000', '--json'])).out) as { tokensBefore: number; tokensAfter: number };
+  const undo = JSON.parse((await cli(['undo-compaction', path, done.checkpointId, '--window', '200000', '--json'])).out) as {
+    tokensBefore: number;
+    tokensAfter: number;
+  };
   assert.ok(undo.tokensAfter > undo.tokensBefore, 'the summarized turns are back in the input');
   const redo = await cli(['undo-compaction', path, done.checkpointId, '--redo', '--window', '200000']);
   assert.match(redo.out, /redone: its capsule is in force again/);
-  await assert.rejects(cli(['undo-compaction', path, done.checkpointId, '--redo', '--window', '200000']), (e: unknown) => e instanceof CliError && /not undone/.test(e.message));
-  await assert.rejects(cli(['undo-compaction', path, done.checkpointId, '--window', '20000']), (e: unknown) => e instanceof CliError && /above the hard limit/.test(e.message) && !e.message.includes('\n'));
+  await assert.rejects(
+    cli(['undo-compaction', path, done.checkpointId, '--redo', '--window', '200000']),
+    (e: unknown) => e instanceof CliError && /not undone/.test(e.message),
+  );
+  await assert.rejects(
+    cli(['undo-compaction', path, done.checkpointId, '--window', '20000']),
+    (e: unknown) => e instanceof CliError && /above the hard limit/.test(e.message) && !e.message.includes('\n'),
+  );
   await assert.rejects(cli(['compact', path, '--fallback', '--up-to', 'x y']), (e: unknown) => e instanceof CliError && /--up-to needs/.test(e.message));
 });
 
@@ -115,7 +128,10 @@ test('a change log naming outside paths (as a cloned repository could ship one) 
   assert.equal(dry.code, 0);
   assert.match(dry.out, /^ {2}restore .*a\.txt$/m);
   assert.match(dry.out, /^Warning: 3 change-log records are refused and would not be applied:$/m);
-  assert.ok(dry.out.includes(`  refused ${join(outside, 'victim.txt')} — names a path outside this session's workspace folders (absolute, or through ..)`), dry.out);
+  assert.ok(
+    dry.out.includes(`  refused ${join(outside, 'victim.txt')} — names a path outside this session's workspace folders (absolute, or through ..)`),
+    dry.out,
+  );
 
   const run = await cli(['rewind', path, userId, '--files']);
   assert.equal(run.code, 3, run.out);
@@ -134,11 +150,17 @@ test('a file the agent grew past the 8 MB cap and the user then rewrote is kept 
   await writeFile(join(dir, 'data.csv'), 'the user rewrote this\n');
 
   const dry = await cli(['rewind', path, userId, '--dry-run']);
-  assert.match(dry.out, /^ {2}restore .*data\.csv — changed since: Capsule did not keep its last content, so it cannot tell whether it was edited \(kept unless --force\)$/m);
+  assert.match(
+    dry.out,
+    /^ {2}restore .*data\.csv — changed since: Capsule did not keep its last content, so it cannot tell whether it was edited \(kept unless --force\)$/m,
+  );
   const kept = await cli(['rewind', path, userId, '--files-only']);
   assert.equal(kept.code, 3, kept.out);
   assert.match(kept.out, /^Files: 0 restored, 1 left as they are\.$/m);
-  assert.match(kept.out, /^ {2}kept .*data\.csv — changed since: Capsule did not keep its last content \(too large, or the snapshot store was full\), so it cannot tell whether you edited it; left as it is$/m);
+  assert.match(
+    kept.out,
+    /^ {2}kept .*data\.csv — changed since: Capsule did not keep its last content \(too large, or the snapshot store was full\), so it cannot tell whether you edited it; left as it is$/m,
+  );
   assert.match(kept.out, /^Run again with --force to overwrite the files changed since; each is first copied to .*chat\.files\/kept\/<time>\/\.$/m);
   assert.equal(await readFile(join(dir, 'data.csv'), 'utf8'), 'the user rewrote this\n');
 
@@ -161,11 +183,16 @@ test('a folder replaced by a link to an outside folder is not followed by rewind
   t.after(() => server.close());
   server.setFallback(
     agentResponder((text) =>
-      text.startsWith('one') ? [{ name: 'write_file', arguments: { path: 'sub/x.txt', content: 'x\n' } }] : text.startsWith('two') ? [{ name: 'run_command', arguments: { command: 'rm sub/x.txt' } }] : [],
+      text.startsWith('one')
+        ? [{ name: 'write_file', arguments: { path: 'sub/x.txt', content: 'x\n' } }]
+        : text.startsWith('two')
+          ? [{ name: 'run_command', arguments: { command: 'rm sub/x.txt' } }]
+          : [],
     ),
   );
   const { session: s, path } = await openSession(server, dir, { window: 64_000, maxOutput: 4_000 });
-  for (const text of ['one: write it', 'two: remove it']) assert.equal((await s.turn({ userText: text, signal: new AbortController().signal })).status, 'completed');
+  for (const text of ['one: write it', 'two: remove it'])
+    assert.equal((await s.turn({ userText: text, signal: new AbortController().signal })).status, 'completed');
   const second = s.store.entries().filter((e) => e.type === 'user')[1];
   await s.close();
   assert.ok(second);
@@ -174,6 +201,9 @@ test('a folder replaced by a link to an outside folder is not followed by rewind
   const run = await cli(['rewind', path, second.id, '--files']);
   assert.equal(run.code, 3, run.out);
   assert.match(run.out, /^Files: 0 restored, 1 refused\.$/m);
-  assert.ok(run.out.includes(`  refused ${join(dir, 'sub', 'x.txt')} — the folder sub on its path is now a symbolic link; Capsule does not follow it`), run.out);
+  assert.ok(
+    run.out.includes(`  refused ${join(dir, 'sub', 'x.txt')} — the folder sub on its path is now a symbolic link; Capsule does not follow it`),
+    run.out,
+  );
   assert.equal(existsSync(join(outside, 'x.txt')), false);
 });

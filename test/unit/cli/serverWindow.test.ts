@@ -22,7 +22,10 @@ test('a server stating 12k in /v1/models: chat uses 12,000 (one GET, not per run
   assert.equal(again.code, 0);
   assert.equal(gets(), 1, 'asked once per endpoint + model');
   const lines = await budget(rig.session);
-  assert.ok(lines.some((l) => /Context window:\s+12,000 tokens \(provider: stated by the server's \/v1\/models\)/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /Context window:\s+12,000 tokens \(provider: stated by the server's \/v1\/models\)/.test(l)),
+    lines.join('\n'),
+  );
   assert.ok(lines.some((l) => /Hard limit/.test(l)));
 });
 
@@ -31,9 +34,15 @@ test("Ollama's /api/show and LM Studio's model list are asked when /v1/models st
     const rig = await edgeRig(t, { modelsShape: shape, models: [{ id: 'llama3:8b', contextLength: 8_192, maxContextLength: 131_072 }] });
     const r = await chat(rig, 'llama3:8b', 'hello');
     assert.equal(r.code, 0, r.lines.join('\n'));
-    assert.ok(r.lines.some((l) => /^\[model\] llama3:8b: window 8,192 tokens, stated by (Ollama's \/api\/show|LM Studio's \/api\/v0\/models)$/.test(l)), `${shape}: ${r.lines.join('\n')}`);
+    assert.ok(
+      r.lines.some((l) => /^\[model\] llama3:8b: window 8,192 tokens, stated by (Ollama's \/api\/show|LM Studio's \/api\/v0\/models)$/.test(l)),
+      `${shape}: ${r.lines.join('\n')}`,
+    );
     const lines = await budget(rig.session);
-    assert.ok(lines.some((l) => /Context window:\s+8,192 tokens \(provider: stated by/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /Context window:\s+8,192 tokens \(provider: stated by/.test(l)),
+      lines.join('\n'),
+    );
   }
 });
 
@@ -44,7 +53,10 @@ test("a user's --window wins over the server and is kept for the session; budget
   assert.equal(rig.server.requests.filter((q) => q.path === '/v1/models').length, 0, 'the user set the window: nothing to ask');
   const again = await chat(rig, 'fake-model', 'hello again');
   assert.equal(again.code, 0);
-  assert.equal(rig.server.requests.filter((q) => q.path === '/v1/models').length, 0, 'the session keeps the user\'s window');
+  assert.equal(rig.server.requests.filter((q) => q.path === '/v1/models').length, 0, "the session keeps the user's window");
   const lines = await budget(rig.session);
-  assert.ok(lines.some((l) => /Context window:\s+32,768 tokens/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /Context window:\s+32,768 tokens/.test(l)),
+    lines.join('\n'),
+  );
 });

@@ -10,7 +10,11 @@ const REPO = join(__dirname, '..', '..', '..');
 
 function start(args: readonly string[], initCwd: string): { status: number | null; out: string; err: string } {
   // npm sets INIT_CWD to where `npm start` was typed and runs the script with the repository as its cwd.
-  const r = spawnSync(process.execPath, [join(REPO, 'scripts', 'start.mjs'), ...args], { cwd: REPO, encoding: 'utf8', env: { ...process.env, INIT_CWD: initCwd, CAPSULE_START_DRY_RUN: '1' } });
+  const r = spawnSync(process.execPath, [join(REPO, 'scripts', 'start.mjs'), ...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+    env: { ...process.env, INIT_CWD: initCwd, CAPSULE_START_DRY_RUN: '1' },
+  });
   return { status: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -14,10 +14,31 @@ const HOSTILE = 'A\x1b[2J\x1b]0;owned\x07B\x9b31mC\bD\rE\u202eF';
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/;
 
 function run(cli: string, s: FakeOpenAIServer, dir: string, extra: readonly string[] = []) {
-  const child = spawn(process.execPath, [cli, 'chat', '--base-url', s.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--session', join(dir, 'chat.jsonl'), '--workspace', dir, ...extra, 'go'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CAPSULE_LIMITS_FILE: join(dir, 'limits.json') },
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'chat',
+      '--base-url',
+      s.url,
+      '--model',
+      'fake-model',
+      '--window',
+      '60000',
+      '--max-output',
+      '2000',
+      '--session',
+      join(dir, 'chat.jsonl'),
+      '--workspace',
+      dir,
+      ...extra,
+      'go',
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, CAPSULE_LIMITS_FILE: join(dir, 'limits.json') },
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -44,7 +65,11 @@ test('escape sequences in a streamed answer and fake status lines: shown visibly
   assert.doesNotMatch(r.out + r.err, CONTROL);
   assert.match(r.out, /^Here A\^\[\[2J\^\[\]0;owned\^GB<U\+009B>31mC\^HD\^ME<U\+202E>F done$/m);
   const lines = r.out.split('\n');
-  assert.deepEqual(lines.filter((l) => l === '[turn completed]'), ['[turn completed]'], 'exactly one [turn completed], and it is the last status');
+  assert.deepEqual(
+    lines.filter((l) => l === '[turn completed]'),
+    ['[turn completed]'],
+    'exactly one [turn completed], and it is the last status',
+  );
   assert.ok(lines.includes('\\[turn completed]'));
   assert.ok(lines.includes('\\[session] /etc/passwd'));
   assert.ok(lines.includes('\\\\[escaped already]'));
@@ -61,8 +86,14 @@ test('escape sequences in an error body and in a tool name stay on their status 
   assert.equal(r.code, 1, r.out + r.err);
   assert.doesNotMatch(r.out + r.err, CONTROL);
   const lines = r.out.split('\n');
-  assert.ok(lines.some((l) => /^\[tool\] evil\^\[\]0;title\^G ⏎ \[turn completed\]/.test(l)), r.out);
-  assert.ok(lines.some((l) => /^\[error\] .*upstream broke A\^\[\[2J/.test(l)), r.out);
+  assert.ok(
+    lines.some((l) => /^\[tool\] evil\^\[\]0;title\^G ⏎ \[turn completed\]/.test(l)),
+    r.out,
+  );
+  assert.ok(
+    lines.some((l) => /^\[error\] .*upstream broke A\^\[\[2J/.test(l)),
+    r.out,
+  );
   assert.equal(lines.filter((l) => l.startsWith('[turn ')).length, 1, r.out);
   assert.match(lines.find((l) => l.startsWith('[turn ')) ?? '', /^\[turn failed\]/);
 });

@@ -58,7 +58,10 @@ for (const window of [8_192, 16_384, 32_768, 128_000] as const) {
     // No --window: the window is the one the server states in /v1/models, everything else is a default.
     const r = await chat(rig, 'fake-model', 'Read every file, one after the other.');
     assert.equal(r.code, 0, r.lines.join('\n'));
-    assert.ok(r.lines.includes(`[model] fake-model: window ${window.toLocaleString('en-US')} tokens, stated by the server's /v1/models`), r.lines.slice(0, 3).join('\n'));
+    assert.ok(
+      r.lines.includes(`[model] fake-model: window ${window.toLocaleString('en-US')} tokens, stated by the server's /v1/models`),
+      r.lines.slice(0, 3).join('\n'),
+    );
     assert.ok(r.lines.includes('All files read.'), `the turn completed:\n${r.lines.slice(-5).join('\n')}`);
     assert.equal(r.lines.filter((l) => l.startsWith('[tool] read_file {')).length, READS);
     const compactions = r.lines.filter((l) => /^\[compaction\] Context compacted/.test(l));

@@ -43,7 +43,11 @@ test('auto_threshold: start, rising progress, one completed end event and the pe
   assert.equal(start?.plan.tokensBefore, before);
   const progress = ofType(h.events, 'compaction_progress');
   assert.ok(progress.length >= 4);
-  assert.deepEqual(progress.map((p) => p.percent), [...progress.map((p) => p.percent)].sort((a, b) => a - b), 'never goes backwards');
+  assert.deepEqual(
+    progress.map((p) => p.percent),
+    [...progress.map((p) => p.percent)].sort((a, b) => a - b),
+    'never goes backwards',
+  );
   assert.equal(progress[progress.length - 1]?.percent, 100);
   assert.match(progress[0]?.label ?? '', /^Compacting context before response · \d+%$/);
   const ends = ofType(h.events, 'compaction_end');
@@ -181,12 +185,16 @@ function bigSummary(tokens: number): string {
 
 const SMALL_WINDOW = { contextWindow: 8000, maxOutputTokens: 1000, settings: { keepRecentTokens: 5000, safetyReserveTokens: 1000 } } as const;
 
-test('decide before paying: when level 0\'s retained tail alone cannot fit, the barrier goes straight to level 1 (no level-0 summary first)', async () => {
+test("decide before paying: when level 0's retained tail alone cannot fit, the barrier goes straight to level 1 (no level-0 summary first)", async () => {
   const h = harness(chatter(100), { ...SMALL_WINDOW, model: new ScriptedModel([{ text: bigSummary(1500) }]) });
   const hard = h.barrier.limits().hardLimit;
   assert.ok(h.barrier.measure().tokens > hard);
   const r = await h.barrier.preflight({ signal: signal(), turnId: 't1' });
-  assert.deepEqual(r.outcomes.map((o) => [o.outcome, o.level]), [['completed', 1]], r.lines.join('\n'));
+  assert.deepEqual(
+    r.outcomes.map((o) => [o.outcome, o.level]),
+    [['completed', 1]],
+    r.lines.join('\n'),
+  );
   assert.equal(r.mayProceed, true);
   assert.ok(r.tokens <= hard);
   assert.match(r.lines[0] ?? '', /^Context compacted \(hard_limit, level 1\)/);
@@ -198,7 +206,14 @@ test('exhaustion: capsules larger than forecast escalate level by level; still o
   const hard = h.barrier.limits().hardLimit;
   const r = await h.barrier.preflight({ signal: signal(), turnId: 't1' });
   // The forecast starts at level 2 (the tail is known); the 5,800-word capsule is bigger than forecast, so level 3 follows.
-  assert.deepEqual(r.outcomes.map((o) => [o.outcome, o.level]), [['completed', 2], ['completed', 3]], r.lines.join('\n'));
+  assert.deepEqual(
+    r.outcomes.map((o) => [o.outcome, o.level]),
+    [
+      ['completed', 2],
+      ['completed', 3],
+    ],
+    r.lines.join('\n'),
+  );
   assert.equal(r.mayProceed, false);
   assert.equal(r.exhausted, true);
   assert.match(r.error ?? '', /^context compaction exhausted/);
@@ -207,17 +222,27 @@ test('exhaustion: capsules larger than forecast escalate level by level; still o
   // The summary requests themselves never exceeded what the provider accepts (window − their output budget).
   for (const req of model.requests) {
     const t = estimateRequest({ system: req.system, messages: req.messages, entryIds: [] }, req.tools, h.cache, 0).total;
-    assert.ok(t <= SMALL_WINDOW.contextWindow - (req.maxOutputTokens ?? 0), `summary request ${t} <= ${SMALL_WINDOW.contextWindow - (req.maxOutputTokens ?? 0)}`);
+    assert.ok(
+      t <= SMALL_WINDOW.contextWindow - (req.maxOutputTokens ?? 0),
+      `summary request ${t} <= ${SMALL_WINDOW.contextWindow - (req.maxOutputTokens ?? 0)}`,
+    );
   }
 });
 
 test('seed scenario: 100k tokens in an 80k window, fallback only — level 0 suffices', async () => {
-  const h = harness(session(54, 100), { contextWindow: 80_000, maxOutputTokens: 8000, settings: { keepRecentTokens: 20_000, safetyReserveTokens: 8192, minTokensForAutoCompact: 32_000, minReclaimableTokens: 12_000 } });
+  const h = harness(session(54, 100), {
+    contextWindow: 80_000,
+    maxOutputTokens: 8000,
+    settings: { keepRecentTokens: 20_000, safetyReserveTokens: 8192, minTokensForAutoCompact: 32_000, minReclaimableTokens: 12_000 },
+  });
   const before = h.barrier.measure().tokens;
   assert.ok(before > 95_000 && before > h.barrier.limits().hardLimit, `${before}`);
   const r = await h.barrier.preflight({ signal: signal(), turnId: 't1' });
   console.log(r.lines.join('\n'));
-  assert.deepEqual(r.outcomes.map((o) => [o.outcome, o.level, o.trigger]), [['completed', 0, 'hard_limit']]);
+  assert.deepEqual(
+    r.outcomes.map((o) => [o.outcome, o.level, o.trigger]),
+    [['completed', 0, 'hard_limit']],
+  );
   assert.equal(r.mayProceed, true);
   assert.ok(r.tokens <= h.barrier.limits().hardLimit);
   assert.match(r.lines[0] ?? '', /fallback capsule \(degraded\) · tokens estimated$/);

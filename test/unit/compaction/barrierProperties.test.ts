@@ -49,7 +49,10 @@ const caseArb = fc.record({
   safetyReserveTokens: fc.integer({ min: 50, max: 400 }),
   keepShare: fc.double({ min: 0, max: 0.6, noNaN: true }),
   minReclaimableTokens: fc.integer({ min: 0, max: 400 }),
-  injection: fc.option(fc.record({ phase: fc.constantFrom(1 as const, 2 as const), at: fc.nat(12), kind: fc.constantFrom('abort' as const, 'leaf' as const) }), { nil: undefined, freq: 3 }),
+  injection: fc.option(
+    fc.record({ phase: fc.constantFrom(1 as const, 2 as const), at: fc.nat(12), kind: fc.constantFrom('abort' as const, 'leaf' as const) }),
+    { nil: undefined, freq: 3 },
+  ),
 });
 type Case = typeof caseArb extends fc.Arbitrary<infer T> ? T : never;
 
@@ -59,13 +62,17 @@ const output = (n: number, tag: string): string => Array.from({ length: n }, (_,
 function playTurn(b: SessionBuilder, t: TurnSpec, n: number): void {
   b.user(`Task ${n}: ${'please '.repeat(t.askWords)}`);
   t.exchanges.forEach((calls, i) => {
-    b.assistant(i === 0 ? 'Looking.' : '', 10, calls.map((c, j) => ({
-      name: c.command ? 'run_command' : 'read_file',
-      args: c.command ? { command: `npm test -- part${j}` } : { path: `src/t${n}_${i}_${j}.ts` },
-      result: c.command ? `exit code ${c.isError ? 1 : 0}\n${output(c.lines, `run${n}`)}` : output(c.lines, `f${n}`),
-      isError: c.isError && !c.command,
-      noResult: c.lost,
-    })));
+    b.assistant(
+      i === 0 ? 'Looking.' : '',
+      10,
+      calls.map((c, j) => ({
+        name: c.command ? 'run_command' : 'read_file',
+        args: c.command ? { command: `npm test -- part${j}` } : { path: `src/t${n}_${i}_${j}.ts` },
+        result: c.command ? `exit code ${c.isError ? 1 : 0}\n${output(c.lines, `run${n}`)}` : output(c.lines, `f${n}`),
+        isError: c.isError && !c.command,
+        noResult: c.lost,
+      })),
+    );
   });
   if (t.answered) b.assistant(`Done with task ${n}.`);
 }
@@ -94,7 +101,8 @@ function assertCovered(input: ModelInput, branch: readonly Entry[], archive: Mem
     for (const m of snap.excluded) if (m.entryId !== undefined) seen.add(m.entryId);
   }
   for (const e of branch) {
-    if (e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result') assert.ok(seen.has(e.id), `${e.type} ${e.id} neither sent nor in any installed capsule's evidence`);
+    if (e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result')
+      assert.ok(seen.has(e.id), `${e.type} ${e.id} neither sent nor in any installed capsule's evidence`);
   }
 }
 
@@ -132,7 +140,17 @@ async function runCase(c: Case, tally: Tally, counter: TokenCounter | undefined)
     injectedAt = store.entries().length;
     if (inj.kind === 'abort') ctrl.abort();
     // Another writer (or a rewind) moves the leaf while the summary is being made; the append is synchronous.
-    else void store.append({ type: 'user', id: `foreign${++foreign}`, parentId: store.leafId(), timestamp: '2025-01-01T00:09:00.000Z', content: 'typed meanwhile', turnId: 'tx' }).catch(() => undefined);
+    else
+      void store
+        .append({
+          type: 'user',
+          id: `foreign${++foreign}`,
+          parentId: store.leafId(),
+          timestamp: '2025-01-01T00:09:00.000Z',
+          content: 'typed meanwhile',
+          turnId: 'tx',
+        })
+        .catch(() => undefined);
   };
   const appendedAfterInjection: Entry[] = [];
   store.afterAppend = (e) => {
@@ -217,7 +235,8 @@ function charCounter(): TokenCounter {
   };
 }
 
-const PROPERTY = 'after preflight the request fits the hard limit, or the turn is blocked and nothing is sent; no capsule after an abort or leaf change; no split tool pair; nothing dropped';
+const PROPERTY =
+  'after preflight the request fits the hard limit, or the turn is blocked and nothing is sent; no capsule after an abort or leaf change; no split tool pair; nothing dropped';
 
 async function check(name: string, numRuns: number, counter: () => TokenCounter | undefined): Promise<void> {
   const seed = pbtSeed(name);
@@ -226,7 +245,9 @@ async function check(name: string, numRuns: number, counter: () => TokenCounter 
     fc.asyncProperty(caseArb, (c) => runCase(c, tally, counter())),
     { seed, numRuns },
   );
-  console.log(`[${name}] preflights: ${tally.proceeded} proceeded (${tally.compactedAndProceeded} after compacting), ${tally.blocked} blocked (${tally.exhausted} exhausted), ${tally.injected} with an injected abort or leaf change`);
+  console.log(
+    `[${name}] preflights: ${tally.proceeded} proceeded (${tally.compactedAndProceeded} after compacting), ${tally.blocked} blocked (${tally.exhausted} exhausted), ${tally.injected} with an injected abort or leaf change`,
+  );
   // The generator must reach every kind of outcome, or the property says little.
   assert.ok(tally.compactedAndProceeded > 0 && tally.exhausted > 0 && tally.injected > 0, JSON.stringify(tally));
 }

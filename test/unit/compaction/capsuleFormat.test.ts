@@ -22,25 +22,66 @@ import { SessionBuilder, pbtSeed } from './sessionBuilder.js';
 
 // Lines a body might contain that look like headings of the capsule, escaped or not.
 const tricky = fc.constantFrom(
-  '## Goal', '\\## Goal', '\\\\## Next Steps', '**Progress**', '__Key Decisions:__', 'Next Steps:', 'Relevant Files:',
-  '## Ledger', '# 1. Critical Context', '  ### Constraints and Preferences', '### Done', '> ## Goal', '- **Goal**',
-  '\\', '\\x', 'line\r', '', '   ', '```', '## Notes', 'Goal: ship it', '**Goal:** ship it', '__Next Steps__: run', '**Note:** x',
+  '## Goal',
+  '\\## Goal',
+  '\\\\## Next Steps',
+  '**Progress**',
+  '__Key Decisions:__',
+  'Next Steps:',
+  'Relevant Files:',
+  '## Ledger',
+  '# 1. Critical Context',
+  '  ### Constraints and Preferences',
+  '### Done',
+  '> ## Goal',
+  '- **Goal**',
+  '\\',
+  '\\x',
+  'line\r',
+  '',
+  '   ',
+  '```',
+  '## Notes',
+  'Goal: ship it',
+  '**Goal:** ship it',
+  '__Next Steps__: run',
+  '**Note:** x',
 );
-const bodyArb = fc.array(fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 30 }) }, { weight: 2, arbitrary: tricky }), { maxLength: 8 }).map((ls) => ls.join('\n'));
-const ledgerArb: fc.Arbitrary<Ledger> = fc.record({
-  originalTask: fc.option(bodyArb, { nil: null }),
-  latestRequest: fc.option(bodyArb, { nil: null }),
-  filesRead: fc.array(fc.oneof(fc.string({ maxLength: 20 }), tricky), { maxLength: 4 }),
-  filesModified: fc.array(fc.oneof(fc.string({ maxLength: 20 }), tricky), { maxLength: 4 }),
-  commands: fc.array(
-    fc.record({ callId: fc.string(), command: fc.oneof(bodyArb, tricky), exitCode: fc.option(fc.integer({ min: -1, max: 255 }), { nil: null }), ok: fc.option(fc.boolean(), { nil: null }) }),
-    { maxLength: 4 },
-  ),
-  commandsOmitted: fc.nat({ max: 5 }),
-  lastVerification: fc.option(fc.record({ callId: fc.string(), command: tricky, exitCode: fc.option(fc.integer(), { nil: null }), passed: fc.boolean() }), { nil: null }),
-  activeSkills: fc.array(fc.oneof(fc.string({ maxLength: 10 }), tricky), { maxLength: 3 }),
-  plan: fc.option(fc.array(fc.record({ step: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), tricky), status: fc.constantFrom('pending' as const, 'in_progress' as const, 'done' as const) }), { maxLength: 3 }), { nil: null }),
-}).map((l) => ({ ...EMPTY_LEDGER, ...l }));
+const bodyArb = fc
+  .array(fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 30 }) }, { weight: 2, arbitrary: tricky }), { maxLength: 8 })
+  .map((ls) => ls.join('\n'));
+const ledgerArb: fc.Arbitrary<Ledger> = fc
+  .record({
+    originalTask: fc.option(bodyArb, { nil: null }),
+    latestRequest: fc.option(bodyArb, { nil: null }),
+    filesRead: fc.array(fc.oneof(fc.string({ maxLength: 20 }), tricky), { maxLength: 4 }),
+    filesModified: fc.array(fc.oneof(fc.string({ maxLength: 20 }), tricky), { maxLength: 4 }),
+    commands: fc.array(
+      fc.record({
+        callId: fc.string(),
+        command: fc.oneof(bodyArb, tricky),
+        exitCode: fc.option(fc.integer({ min: -1, max: 255 }), { nil: null }),
+        ok: fc.option(fc.boolean(), { nil: null }),
+      }),
+      { maxLength: 4 },
+    ),
+    commandsOmitted: fc.nat({ max: 5 }),
+    lastVerification: fc.option(fc.record({ callId: fc.string(), command: tricky, exitCode: fc.option(fc.integer(), { nil: null }), passed: fc.boolean() }), {
+      nil: null,
+    }),
+    activeSkills: fc.array(fc.oneof(fc.string({ maxLength: 10 }), tricky), { maxLength: 3 }),
+    plan: fc.option(
+      fc.array(
+        fc.record({
+          step: fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), tricky),
+          status: fc.constantFrom('pending' as const, 'in_progress' as const, 'done' as const),
+        }),
+        { maxLength: 3 },
+      ),
+      { nil: null },
+    ),
+  })
+  .map((l) => ({ ...EMPTY_LEDGER, ...l }));
 const contentArb: fc.Arbitrary<CapsuleContent> = fc.record({
   sections: fc.record(Object.fromEntries(SECTION_NAMES.map((n) => [n, bodyArb])) as Record<SectionName, fc.Arbitrary<string>>),
   ledger: ledgerArb,

@@ -313,7 +313,14 @@ test('a repeated compaction starts from the previous firstKeptEntryId and rolls 
   let parent = h.store.leafId();
   for (let i = 0; i < 6; i++) {
     const u: Entry = { type: 'user', id: `late_u${i}`, parentId: parent, timestamp: 'now', content: `Now look at docs/page${i}.md\n${'text '.repeat(400)}` };
-    const a: Entry = { type: 'assistant', id: `late_a${i}`, parentId: u.id, timestamp: 'now', content: `Done with page ${i}. ${'note '.repeat(300)}`, toolCalls: [] };
+    const a: Entry = {
+      type: 'assistant',
+      id: `late_a${i}`,
+      parentId: u.id,
+      timestamp: 'now',
+      content: `Done with page ${i}. ${'note '.repeat(300)}`,
+      toolCalls: [],
+    };
     await h.store.append(u);
     await h.store.append(a);
     parent = a.id;

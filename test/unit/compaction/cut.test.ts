@@ -51,7 +51,12 @@ function play(b: SessionBuilder, steps: readonly Step[]): void {
   for (const s of steps) {
     if (s.k === 'user') b.user('ask', s.t);
     else if (s.k === 'assistant') b.assistant('answer', s.t);
-    else if (s.k === 'tools') b.assistant('using tools', s.t, s.results.map((r) => ({ name: 'read_file', args: { path: 'a.ts' }, resultTokens: r })));
+    else if (s.k === 'tools')
+      b.assistant(
+        'using tools',
+        s.t,
+        s.results.map((r) => ({ name: 'read_file', args: { path: 'a.ts' }, resultTokens: r })),
+      );
     else if (s.k === 'checkpoint') b.checkpoint();
     else b.turnEnd();
   }
@@ -93,7 +98,10 @@ const total = (es: readonly Entry[], tokensOf: (e: Entry) => number): number => 
 function checkPlan(branch: readonly Entry[], tokensOf: (e: Entry) => number, plan: CutPlan, activeTurnId: string | undefined): void {
   const span = expectedSpan(branch);
   // Coverage: summarized + kept is exactly the span, in order, each entry once: nothing silently dropped.
-  assert.deepEqual([...plan.summarize, ...plan.kept].map((e) => e.id), span.map((e) => e.id));
+  assert.deepEqual(
+    [...plan.summarize, ...plan.kept].map((e) => e.id),
+    span.map((e) => e.id),
+  );
   assert.equal(plan.firstKeptEntryId, plan.kept[0]?.id);
   assert.ok(plan.kept.length > 0 && plan.summarize.length > 0);
   // No cut separates a tool call from its results.
@@ -189,8 +197,14 @@ test('repeated compaction starts at the previous firstKeptEntryId, so the previo
   const r = planCut({ branch: b.entries, tokensOf: b.tokensOf, keepRecentTokens: 100, level: 0 });
   assert.ok(!isNothingToCompact(r));
   assert.equal(r.previousCapsule?.id, prev.id);
-  assert.deepEqual(r.summarize.map((e) => e.id), ['u3', 'a4', 'u6']);
-  assert.deepEqual(r.kept.map((e) => e.id), ['a7']);
+  assert.deepEqual(
+    r.summarize.map((e) => e.id),
+    ['u3', 'a4', 'u6'],
+  );
+  assert.deepEqual(
+    r.kept.map((e) => e.id),
+    ['a7'],
+  );
 });
 
 test('a previous capsule that kept nothing: the span starts right after it', () => {
@@ -202,8 +216,14 @@ test('a previous capsule that kept nothing: the span starts right after it', () 
   b.assistant('new answer', 100);
   const r = planCut({ branch: b.entries, tokensOf: b.tokensOf, keepRecentTokens: 50, level: 0 });
   assert.ok(!isNothingToCompact(r));
-  assert.deepEqual(r.summarize.map((e) => e.id), ['u4']);
-  assert.deepEqual(r.kept.map((e) => e.id), ['a5']);
+  assert.deepEqual(
+    r.summarize.map((e) => e.id),
+    ['u4'],
+  );
+  assert.deepEqual(
+    r.kept.map((e) => e.id),
+    ['a5'],
+  );
 });
 
 test('during an active turn the task is pinned and the in-progress exchange stays', () => {
@@ -216,7 +236,10 @@ test('during an active turn the task is pinned and the in-progress exchange stay
   const r = planCut({ branch: b.entries, tokensOf: b.tokensOf, keepRecentTokens: 0, level: 3, activeTurnId: task.type === 'user' ? task.turnId : undefined });
   assert.ok(!isNothingToCompact(r));
   assert.deepEqual(r.pinnedEntryIds, [task.id]);
-  assert.deepEqual(r.kept.map((e) => e.id), inProgress.map((e) => e.id));
+  assert.deepEqual(
+    r.kept.map((e) => e.id),
+    inProgress.map((e) => e.id),
+  );
   assert.equal(r.truncateResults, true);
 });
 
@@ -241,7 +264,10 @@ test('non-message entries travel with the unit that follows them', () => {
   const end = b.turnEnd();
   const r = planCut({ branch: b.entries, tokensOf: b.tokensOf, keepRecentTokens: 10, level: 0 });
   assert.ok(!isNothingToCompact(r));
-  assert.deepEqual(r.kept.map((e) => e.id), [ck.id, u.id, end.id]);
+  assert.deepEqual(
+    r.kept.map((e) => e.id),
+    [ck.id, u.id, end.id],
+  );
   assert.equal(r.firstKeptEntryId, ck.id);
 });
 

@@ -18,14 +18,46 @@ const DENIED = 'rm -rf build';
 function span(): Entry[] {
   return [
     { type: 'user', id: 'u1', parentId: null, timestamp: T, content: 'Clean the build and run the tests' },
-    { type: 'assistant', id: 'a1', parentId: 'u1', timestamp: T, content: 'Cleaning.', model: 'm', toolCalls: [{ id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: DENIED }) }] },
     {
-      type: 'tool_result', id: 'r1', parentId: 'a1', timestamp: T, toolCallId: 'c1', toolName: 'run_command', isError: true,
+      type: 'assistant',
+      id: 'a1',
+      parentId: 'u1',
+      timestamp: T,
+      content: 'Cleaning.',
+      model: 'm',
+      toolCalls: [{ id: 'c1', name: 'run_command', arguments: JSON.stringify({ command: DENIED }) }],
+    },
+    {
+      type: 'tool_result',
+      id: 'r1',
+      parentId: 'a1',
+      timestamp: T,
+      toolCallId: 'c1',
+      toolName: 'run_command',
+      isError: true,
       content: 'The user declined to run this command; it was not run. Do not retry it; ask the user how to proceed.',
       effects: effects({ source: 'measured', denied: true, failed: true, exitCode: null }),
     },
-    { type: 'assistant', id: 'a2', parentId: 'r1', timestamp: T, content: 'Running the tests.', model: 'm', toolCalls: [{ id: 'c2', name: 'run_command', arguments: JSON.stringify({ command: 'npm run lint' }) }] },
-    { type: 'tool_result', id: 'r2', parentId: 'a2', timestamp: T, toolCallId: 'c2', toolName: 'run_command', isError: false, content: 'exit code 2', effects: effects({ source: 'measured', failed: true, exitCode: 2 }) },
+    {
+      type: 'assistant',
+      id: 'a2',
+      parentId: 'r1',
+      timestamp: T,
+      content: 'Running the tests.',
+      model: 'm',
+      toolCalls: [{ id: 'c2', name: 'run_command', arguments: JSON.stringify({ command: 'npm run lint' }) }],
+    },
+    {
+      type: 'tool_result',
+      id: 'r2',
+      parentId: 'a2',
+      timestamp: T,
+      toolCallId: 'c2',
+      toolName: 'run_command',
+      isError: false,
+      content: 'exit code 2',
+      effects: effects({ source: 'measured', failed: true, exitCode: 2 }),
+    },
   ];
 }
 
@@ -51,8 +83,21 @@ test('Project Memory mirrored from such a capsule records the command as denied'
   const entries = span();
   const ledger = buildLedger(entries);
   const capsule: CapsuleEntry = {
-    type: 'capsule', id: 'cap1', parentId: 'r2', timestamp: T, summary: renderCapsule({ sections: sectionsFromLedger(ledger), ledger, quality: 'full' }),
-    firstKeptEntryId: null, pinnedEntryIds: [], tokensBefore: 5000, tokensAfter: 800, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_1', details: {},
+    type: 'capsule',
+    id: 'cap1',
+    parentId: 'r2',
+    timestamp: T,
+    summary: renderCapsule({ sections: sectionsFromLedger(ledger), ledger, quality: 'full' }),
+    firstKeptEntryId: null,
+    pinnedEntryIds: [],
+    tokensBefore: 5000,
+    tokensAfter: 800,
+    trigger: 'user',
+    level: 0,
+    quality: 'full',
+    truncateResults: false,
+    checkpointId: 'ck_1',
+    details: {},
   };
   const memory = new ProjectMemory(dir);
   assert.equal(await memory.mirror(capsule, { validated: true, sessionId: 's_1' }), true);

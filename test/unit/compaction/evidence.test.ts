@@ -100,7 +100,10 @@ const SAMPLE: ModelMessage[] = [
 test('the tool schema is read_compaction_evidence with page, query, section and result only', () => {
   assert.equal(READ_COMPACTION_EVIDENCE_TOOL.name, 'read_compaction_evidence');
   assert.equal(EVIDENCE_TOOL_NAME, 'read_compaction_evidence');
-  const p = READ_COMPACTION_EVIDENCE_TOOL.parameters as { properties: Record<string, { type: string; enum?: string[]; minimum?: number }>; additionalProperties: boolean };
+  const p = READ_COMPACTION_EVIDENCE_TOOL.parameters as {
+    properties: Record<string, { type: string; enum?: string[]; minimum?: number }>;
+    additionalProperties: boolean;
+  };
   assert.deepEqual(Object.keys(p.properties).sort(), ['page', 'query', 'result', 'section']);
   assert.equal(p.properties.page?.type, 'integer');
   assert.equal(p.properties.page?.minimum, 1);
@@ -131,7 +134,11 @@ test('paging covers every item exactly once, in order, splitting long items into
   const { pages, items, order } = readAll(s);
   assert.ok(pages.length > 5, 'this much evidence spans several pages');
   const all = [...s.excluded, ...s.summarizerInput];
-  assert.deepEqual(order, all.map((_, i) => i + 1), 'each item starts exactly once, in archive order');
+  assert.deepEqual(
+    order,
+    all.map((_, i) => i + 1),
+    'each item starts exactly once, in archive order',
+  );
   all.forEach((m, i) => assert.equal(items.get(i + 1), evidenceMessageText(m), `item #${i + 1} is complete and unaltered`));
   for (const page of pages) {
     const itemChars = pieces(page).reduce((n, p) => n + p.text.length, 0);
@@ -155,7 +162,10 @@ test('property: any evidence pages into every item exactly once at any page size
       const s = snapshot(ex, si);
       const { items, order } = readAll(s, {}, pageChars);
       const all = [...ex, ...si];
-      assert.deepEqual(order, all.map((_, i) => i + 1));
+      assert.deepEqual(
+        order,
+        all.map((_, i) => i + 1),
+      );
       all.forEach((m, i) => assert.equal(items.get(i + 1), evidenceMessageText(m)));
     }),
     { numRuns: 40 },
@@ -172,9 +182,16 @@ test('splitText never halves a surrogate pair and loses nothing', () => {
 test('query filters case-insensitively and keeps the archive numbering', () => {
   const text = ok(snapshot(SAMPLE), { query: 'typeerror' });
   assert.match(text, /Filter: query "typeerror": 2 of 4 items match\./);
-  assert.deepEqual(pieces(text).map((p) => p.item), [3, 4]);
+  assert.deepEqual(
+    pieces(text).map((p) => p.item),
+    [3, 4],
+  );
   const calls = ok(snapshot(SAMPLE), { query: 'SRC/PARSER' });
-  assert.deepEqual(pieces(calls).map((p) => p.item), [2], 'tool-call arguments are searchable');
+  assert.deepEqual(
+    pieces(calls).map((p) => p.item),
+    [2],
+    'tool-call arguments are searchable',
+  );
   const none = ok(snapshot(SAMPLE), { query: 'no such text' });
   assert.match(none, /page 1 of 1/);
   assert.match(none, /0 of 4 items match/);
@@ -183,10 +200,19 @@ test('query filters case-insensitively and keeps the archive numbering', () => {
 
 test('section selects excluded messages or the summarizer input', () => {
   const s = snapshot(SAMPLE, [{ role: 'user', content: 'summarizer only: TypeError digest' }]);
-  assert.deepEqual(pieces(ok(s, { section: 'summarizer_input' })).map((p) => p.item), [5]);
-  assert.deepEqual(pieces(ok(s, { section: 'excluded' })).map((p) => p.item), [1, 2, 3, 4]);
+  assert.deepEqual(
+    pieces(ok(s, { section: 'summarizer_input' })).map((p) => p.item),
+    [5],
+  );
+  assert.deepEqual(
+    pieces(ok(s, { section: 'excluded' })).map((p) => p.item),
+    [1, 2, 3, 4],
+  );
   const both = ok(s, { section: 'excluded', query: 'TYPEERROR' });
-  assert.deepEqual(pieces(both).map((p) => p.item), [3, 4]);
+  assert.deepEqual(
+    pieces(both).map((p) => p.item),
+    [3, 4],
+  );
   assert.match(both, /Filter: section excluded, query "TYPEERROR": 2 of 5 items match\./);
 });
 
@@ -203,7 +229,14 @@ test('items already truncated are labelled as projections, explicitly or by thei
   const marked = { ...s, truncatedItems: detectTruncatedItems(s) };
   const got = readAll(marked, {}, 4_000);
   const byItem = new Map(got.pages.flatMap((p) => pieces(p)).map((p) => [p.item, p.projection]));
-  assert.deepEqual([...byItem.entries()], [[1, false], [2, true], [3, true]]);
+  assert.deepEqual(
+    [...byItem.entries()],
+    [
+      [1, false],
+      [2, true],
+      [3, true],
+    ],
+  );
   assert.ok(got.pages.join('\n').includes(`[#3 tool c1] ${PROJECTION_LABEL}`));
   assert.ok(!ok(snapshot([{ role: 'user', content: 'plain' }]), {}).includes('projection'), 'unmarked items carry no label');
 });
@@ -238,15 +271,35 @@ test('runEvidenceToolFromArchive turns missing and unreadable snapshots into too
   const s = snapshot(SAMPLE);
   const archive = (load: EvidenceArchive['load']): EvidenceArchive => ({ save: async () => undefined, load, deleteAll: async () => undefined });
   const opts = { pageChars: PAGE };
-  const none = await runEvidenceToolFromArchive(archive(async () => s), undefined, '{}', opts);
+  const none = await runEvidenceToolFromArchive(
+    archive(async () => s),
+    undefined,
+    '{}',
+    opts,
+  );
   assert.deepEqual(none, { isError: true, content: NO_EVIDENCE_MESSAGE });
-  const found = await runEvidenceToolFromArchive(archive(async (id) => (id === 'op_abc' ? s : undefined)), 'op_abc', '{}', opts);
+  const found = await runEvidenceToolFromArchive(
+    archive(async (id) => (id === 'op_abc' ? s : undefined)),
+    'op_abc',
+    '{}',
+    opts,
+  );
   assert.equal(found.isError, false);
   assert.match(found.content, /compaction op_abc/);
-  const missing = await runEvidenceToolFromArchive(archive(async () => undefined), 'op_gone', '{}', opts);
+  const missing = await runEvidenceToolFromArchive(
+    archive(async () => undefined),
+    'op_gone',
+    '{}',
+    opts,
+  );
   assert.equal(missing.isError, true);
   assert.match(missing.content, /No compaction evidence was archived .*op_gone/);
-  const broken = await runEvidenceToolFromArchive(archive(async () => Promise.reject(new Error('Compaction evidence op_abc is corrupt: not valid JSON'))), 'op_abc', '{}', opts);
+  const broken = await runEvidenceToolFromArchive(
+    archive(async () => Promise.reject(new Error('Compaction evidence op_abc is corrupt: not valid JSON'))),
+    'op_abc',
+    '{}',
+    opts,
+  );
   assert.deepEqual(broken, { isError: true, content: 'The compaction evidence could not be read: Compaction evidence op_abc is corrupt: not valid JSON' });
 });
 
@@ -259,7 +312,13 @@ test('result: an archived tool result pages through its exact original; a bad or
     load: async (id) => saved.get(id),
     deleteAll: async () => saved.clear(),
   };
-  await archive.save({ operationId: 'res_abc123', checkpointId: 'mcp x', createdAt: '2026-01-01T00:00:00.000Z', excluded: [{ role: 'tool', toolCallId: 'res_abc123', content: original }], summarizerInput: [] });
+  await archive.save({
+    operationId: 'res_abc123',
+    checkpointId: 'mcp x',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    excluded: [{ role: 'tool', toolCallId: 'res_abc123', content: original }],
+    summarizerInput: [],
+  });
   const page = await runEvidenceToolFromArchive(archive, undefined, '{"result": "res_abc123", "page": 1}', { pageChars: 12_000 });
   assert.equal(page.isError, false, page.content);
   assert.match(page.content, /y{11000}/);

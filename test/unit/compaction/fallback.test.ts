@@ -8,8 +8,12 @@ import { LEDGER_DETAILS_KEY, buildLedger, ledgerFromDetails } from '../../../src
 import { SessionBuilder, pbtSeed } from './sessionBuilder.js';
 
 const word = fc.stringMatching(/^[a-z][a-z0-9_-]{0,11}$/);
-const pathArb = fc.tuple(fc.array(word, { minLength: 0, maxLength: 3 }), word, fc.constantFrom('ts', 'py', 'md', 'json')).map(([dirs, f, ext]) => [...dirs, `${f}.${ext}`].join('/'));
-const commandArb = fc.tuple(fc.constantFrom('npm test', 'git status', 'ls', 'pytest -q', 'echo', 'make'), fc.array(word, { maxLength: 3 })).map(([c, a]) => [c, ...a].join(' '));
+const pathArb = fc
+  .tuple(fc.array(word, { minLength: 0, maxLength: 3 }), word, fc.constantFrom('ts', 'py', 'md', 'json'))
+  .map(([dirs, f, ext]) => [...dirs, `${f}.${ext}`].join('/'));
+const commandArb = fc
+  .tuple(fc.constantFrom('npm test', 'git status', 'ls', 'pytest -q', 'echo', 'make'), fc.array(word, { maxLength: 3 }))
+  .map(([c, a]) => [c, ...a].join(' '));
 
 type Action =
   | { readonly k: 'write' | 'edit' | 'read'; readonly path: string; readonly fails: boolean }
@@ -26,18 +30,22 @@ function sessionOf(turns: readonly (readonly Action[])[]): SessionBuilder {
   const b = new SessionBuilder();
   turns.forEach((actions, i) => {
     b.user(`request ${i}`);
-    b.assistant(`working on ${i}`, 10, actions.map((a) => {
-      switch (a.k) {
-        case 'write':
-        case 'edit':
-        case 'read':
-          return { name: `${a.k}_file`, args: { path: a.path }, result: a.fails ? 'error' : 'ok', isError: a.fails };
-        case 'patch':
-          return { name: 'apply_patch', args: { input: a.paths.map((p) => `*** Update File: ${p}`).join('\n') }, result: 'ok' };
-        case 'run':
-          return { name: 'run_command', args: { command: a.command }, result: `out\nexit code ${a.code}`, isError: a.code !== 0 };
-      }
-    }));
+    b.assistant(
+      `working on ${i}`,
+      10,
+      actions.map((a) => {
+        switch (a.k) {
+          case 'write':
+          case 'edit':
+          case 'read':
+            return { name: `${a.k}_file`, args: { path: a.path }, result: a.fails ? 'error' : 'ok', isError: a.fails };
+          case 'patch':
+            return { name: 'apply_patch', args: { input: a.paths.map((p) => `*** Update File: ${p}`).join('\n') }, result: 'ok' };
+          case 'run':
+            return { name: 'run_command', args: { command: a.command }, result: `out\nexit code ${a.code}`, isError: a.code !== 0 };
+        }
+      }),
+    );
   });
   return b;
 }
@@ -98,7 +106,12 @@ test('a huge span gives a bounded fallback that counts what it left out', () => 
   for (let i = 0; i < 400; i++) {
     b.assistant('y'.repeat(2000), 10, [
       { name: 'edit_file', args: { path: `src/deep/folder/structure/file_number_${i}.ts` }, result: 'ok' },
-      { name: 'run_command', args: { command: `node scripts/do-something-long.mjs --iteration ${i} ${'--flag '.repeat(20)}` }, result: 'boom '.repeat(500), isError: true },
+      {
+        name: 'run_command',
+        args: { command: `node scripts/do-something-long.mjs --iteration ${i} ${'--flag '.repeat(20)}` },
+        result: 'boom '.repeat(500),
+        isError: true,
+      },
     ]);
   }
   const fb = buildFallbackCapsule({ span: b.entries, ledger: buildLedger(b.entries), reason: 'timeout' });

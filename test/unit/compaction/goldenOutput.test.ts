@@ -71,7 +71,16 @@ test('first, later and level-2 fallback compactions write the same archive bytes
     for (const e of moreTurns(h.store.entries(), 43, 30)) await h.store.append(e);
     await compactAndCompare(h, dir, 'later', 0);
     for (const e of moreTurns(h.store.entries(), 73, 12)) await h.store.append(e);
-    await compactAndCompare(h, dir, 'level2', 2, h.store.entries().filter((e) => e.type === 'user').at(-1)?.turnId);
+    await compactAndCompare(
+      h,
+      dir,
+      'level2',
+      2,
+      h.store
+        .entries()
+        .filter((e) => e.type === 'user')
+        .at(-1)?.turnId,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true, maxRetries: 10 });
   }
@@ -94,8 +103,17 @@ test('the ledger a later capsule builds from its span and the previous ledger eq
     for (const capsule of capsules) {
       // Everything on the branch up to the capsule, capsules and checkpoints included (they carry no tool calls).
       const branch: Entry[] = [];
-      for (let e: Entry | undefined = h.store.tree.get(capsule.parentId ?? ''); e !== undefined; e = e.parentId === null ? undefined : h.store.tree.get(e.parentId)) branch.unshift(e);
-      const whole = buildLedger(branch.filter((e) => e.type !== 'capsule'), undefined, { root: h.store.header.cwd });
+      for (
+        let e: Entry | undefined = h.store.tree.get(capsule.parentId ?? '');
+        e !== undefined;
+        e = e.parentId === null ? undefined : h.store.tree.get(e.parentId)
+      )
+        branch.unshift(e);
+      const whole = buildLedger(
+        branch.filter((e) => e.type !== 'capsule'),
+        undefined,
+        { root: h.store.header.cwd },
+      );
       assert.deepEqual(ledgerFromDetails(capsule.details), whole);
     }
   } finally {

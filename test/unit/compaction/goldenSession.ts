@@ -15,7 +15,13 @@ function code(seed: number, n: number): string {
 }
 
 /** The result of a tool call, optionally with recorded effects. */
-function result(c: Chain, name: string, args: Readonly<Record<string, unknown>>, content: string, opts: { isError?: boolean; effects?: Record<string, unknown> } = {}): void {
+function result(
+  c: Chain,
+  name: string,
+  args: Readonly<Record<string, unknown>>,
+  content: string,
+  opts: { isError?: boolean; effects?: Record<string, unknown> } = {},
+): void {
   c.tool(name, args, content, opts.isError ?? false);
   if (opts.effects === undefined) return;
   const last = c.entries.pop();
@@ -33,7 +39,12 @@ function turn(c: Chain, i: number, open: boolean): void {
       result(c, 'edit_file', { path: file, patch: 'x' }, `Edited ${file}`, { effects: { modified: [file] } });
       break;
     case 1:
-      result(c, 'apply_patch', { input: `*** Begin Patch\n*** Add File: src/new${i}.ts\n+export {};\n*** Update File: ${file}\n*** Move to: src/moved${i}.ts\n*** End Patch` }, 'Done');
+      result(
+        c,
+        'apply_patch',
+        { input: `*** Begin Patch\n*** Add File: src/new${i}.ts\n+export {};\n*** Update File: ${file}\n*** Move to: src/moved${i}.ts\n*** End Patch` },
+        'Done',
+      );
       break;
     case 2:
       result(c, 'run_command', { command: `mv src/old${i}.ts src/renamed${i}.ts && rm -f tmp${i}.log && touch notes${i}.md` }, 'exit code 0');
@@ -45,17 +56,32 @@ function turn(c: Chain, i: number, open: boolean): void {
       result(c, 'load_skill', { name: `skill-${i % 2}` }, 'Skill loaded');
       break;
     case 5:
-      result(c, 'update_plan', { plan: [{ step: `Fix mod${i}`, status: 'in_progress' }, { step: 'Run the tests', status: 'pending' }] }, 'Plan updated');
+      result(
+        c,
+        'update_plan',
+        {
+          plan: [
+            { step: `Fix mod${i}`, status: 'in_progress' },
+            { step: 'Run the tests', status: 'pending' },
+          ],
+        },
+        'Plan updated',
+      );
       break;
     default:
       result(c, 'grep', { pattern: 'parseConfig', path: 'src' }, `src/area1/mod${i}.ts:3: parseConfig()`);
   }
   const test = i % 6;
   if (test === 0) result(c, 'run_command', { command: 'npm test' }, `${code(i + 1, 6)}\n3 passed, 1 failed\nexit code 1`);
-  else if (test === 1) result(c, 'run_command', { command: 'npm test 2>&1 | tail -n 5' }, `<returncode>0</returncode>\n<output>\n# pass 5\n# fail 2\n</output>`);
-  else if (test === 2) result(c, 'shell', { command: ['bash', '-lc', 'pytest -q'] }, JSON.stringify({ output: '12 passed in 0.4s', metadata: { exit_code: 0 } }));
+  else if (test === 1)
+    result(c, 'run_command', { command: 'npm test 2>&1 | tail -n 5' }, `<returncode>0</returncode>\n<output>\n# pass 5\n# fail 2\n</output>`);
+  else if (test === 2)
+    result(c, 'shell', { command: ['bash', '-lc', 'pytest -q'] }, JSON.stringify({ output: '12 passed in 0.4s', metadata: { exit_code: 0 } }));
   else if (test === 3) result(c, 'run_command', { command: 'node --test test/a.test.js', cwd: 'pkg' }, `Exit code: 2\n${code(i + 2, 4)}\nnot ok 1 - a`);
-  else if (test === 4) result(c, 'run_command', { command: 'make build' }, `${code(i + 3, 3)}\n  killed after timeout (120s)\nmore`, { effects: { exitCode: null, timedOut: true, failed: true } });
+  else if (test === 4)
+    result(c, 'run_command', { command: 'make build' }, `${code(i + 3, 3)}\n  killed after timeout (120s)\nmore`, {
+      effects: { exitCode: null, timedOut: true, failed: true },
+    });
   else result(c, 'run_command', { command: 'cat README.md' }, `${code(i + 4, 50)}\n[... 40 lines truncated ...]\n${code(i + 5, 20)}`);
   if (!open) c.assistant(i % 3 === 0 ? `Fixed ${file}: ${code(i + 6, 1)}` : '');
 }

@@ -13,17 +13,33 @@ import { fakeClock, MemoryArchive, MemoryStore, seqIds } from './memoryStore.js'
 
 export const TOOLS: readonly ToolSchema[] = [
   { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
-  { name: 'run_command', description: 'Run a shell command', parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] } },
+  {
+    name: 'run_command',
+    description: 'Run a shell command',
+    parameters: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+  },
 ];
 
 export const GOOD_SUMMARY = [
-  '## Goal', 'Fix the failing modules one by one.',
-  '## Constraints & Preferences', 'Keep changes small.',
-  '## Progress', '### Done', '- Read src/mod1.ts and ran the tests.', '### In progress', '- The latest module.', '### Blocked', '- Nothing.',
-  '## Key Decisions', '- Fix in place: because the API must not change.',
-  '## Next Steps', '- Continue with the next module.',
-  '## Critical Context', '- Tests run with npm test.',
-  '## Relevant Files', '- src/mod1.ts: first module fixed.',
+  '## Goal',
+  'Fix the failing modules one by one.',
+  '## Constraints & Preferences',
+  'Keep changes small.',
+  '## Progress',
+  '### Done',
+  '- Read src/mod1.ts and ran the tests.',
+  '### In progress',
+  '- The latest module.',
+  '### Blocked',
+  '- Nothing.',
+  '## Key Decisions',
+  '- Fix in place: because the API must not change.',
+  '## Next Steps',
+  '- Continue with the next module.',
+  '## Critical Context',
+  '- Tests run with npm test.',
+  '## Relevant Files',
+  '- src/mod1.ts: first module fixed.',
 ].join('\n');
 
 /** `n` lines of tool output, about 12 tokens each. */
@@ -59,8 +75,22 @@ export class Chain {
   /** An assistant message with one tool call and its result. */
   tool(name: string, args: Readonly<Record<string, unknown>>, result: string, isError = false): void {
     const callId = `call_${this.n + 1}`;
-    this.add({ ...this.base(), type: 'assistant', content: '', toolCalls: [{ id: callId, name, arguments: JSON.stringify(args) }], ...(this.turnId ? { turnId: this.turnId } : {}) });
-    this.add({ ...this.base(), type: 'tool_result', toolCallId: callId, toolName: name, content: result, isError, ...(this.turnId ? { turnId: this.turnId } : {}) });
+    this.add({
+      ...this.base(),
+      type: 'assistant',
+      content: '',
+      toolCalls: [{ id: callId, name, arguments: JSON.stringify(args) }],
+      ...(this.turnId ? { turnId: this.turnId } : {}),
+    });
+    this.add({
+      ...this.base(),
+      type: 'tool_result',
+      toolCallId: callId,
+      toolName: name,
+      content: result,
+      isError,
+      ...(this.turnId ? { turnId: this.turnId } : {}),
+    });
   }
 
   turn(i: number, resultLines: number, open = false): void {
@@ -105,7 +135,11 @@ export function harness(entries: readonly Entry[], opts: HarnessOptions = {}) {
   const events: BarrierEvent[] = [];
   const contextWindow = opts.contextWindow ?? 20_000;
   const maxOutputTokens = opts.maxOutputTokens ?? 2_000;
-  const resolved: ResolvedSettings = resolveSettings({ raw: { ...TEST_SETTINGS, ...opts.settings }, env: opts.env ?? {}, model: { contextWindow, maxOutputTokens } });
+  const resolved: ResolvedSettings = resolveSettings({
+    raw: { ...TEST_SETTINGS, ...opts.settings },
+    env: opts.env ?? {},
+    model: { contextWindow, maxOutputTokens },
+  });
   if (resolved.errors.length > 0) throw new Error(resolved.errors.join('; '));
   const triggers = new TriggerState();
   const deps: CompactionDeps = {

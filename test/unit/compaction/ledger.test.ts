@@ -1,12 +1,7 @@
 // The exact ledger (docs/behaviour.md#capsule): files, commands with exit status, last verification, skills, original and latest request.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  LEDGER_DETAILS_KEY,
-  MAX_LEDGER_COMMANDS,
-  buildLedger,
-  ledgerFromDetails,
-} from '../../../src/engine/compaction/ledger.js';
+import { LEDGER_DETAILS_KEY, MAX_LEDGER_COMMANDS, buildLedger, ledgerFromDetails } from '../../../src/engine/compaction/ledger.js';
 import { exitCodeIn, isTestCommand, pathsInPatch, toolKind } from '../../../src/engine/compaction/toolActions.js';
 import { SessionBuilder } from './sessionBuilder.js';
 
@@ -128,11 +123,26 @@ test('tool kinds, exit codes, test commands and patch paths', () => {
   assert.equal(exitCodeIn('done\nexit status 2'), null);
   assert.equal(exitCodeIn('Exit code: 0'), 0);
   assert.equal(exitCodeIn('no code here'), null);
-  for (const c of ['npm test', 'npm run test -- --watch=false', 'pytest -q', 'go test ./...', 'cargo test', 'npx jest', 'vitest run', 'mocha', 'node --import tsx --test test/a.test.ts']) {
+  for (const c of [
+    'npm test',
+    'npm run test -- --watch=false',
+    'pytest -q',
+    'go test ./...',
+    'cargo test',
+    'npx jest',
+    'vitest run',
+    'mocha',
+    'node --import tsx --test test/a.test.ts',
+  ]) {
     assert.ok(isTestCommand(c), c);
   }
   for (const c of ['npm install', 'ls', 'git status', 'cat test.txt', 'node build.js']) assert.ok(!isTestCommand(c), c);
-  assert.deepEqual(pathsInPatch('*** Delete File: old.ts\n*** Update File: a.ts\n*** Move to: b.ts\n--- /dev/null\n+++ b/c.ts'), ['old.ts', 'a.ts', 'b.ts', 'c.ts']);
+  assert.deepEqual(pathsInPatch('*** Delete File: old.ts\n*** Update File: a.ts\n*** Move to: b.ts\n--- /dev/null\n+++ b/c.ts'), [
+    'old.ts',
+    'a.ts',
+    'b.ts',
+    'c.ts',
+  ]);
 });
 
 test('the exit code the tool host wrote last wins over exit codes mentioned in the command output', async () => {

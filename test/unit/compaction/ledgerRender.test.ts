@@ -10,7 +10,8 @@ import { SessionBuilder } from './sessionBuilder.js';
 
 function withEffects(entries: readonly Entry[], byCommand: Readonly<Record<string, Parameters<typeof effects>[0]>>): Entry[] {
   const commandOf = new Map<string, string>();
-  for (const e of entries) if (e.type === 'assistant') for (const c of e.toolCalls) commandOf.set(c.id, (JSON.parse(c.arguments) as { command?: string }).command ?? '');
+  for (const e of entries)
+    if (e.type === 'assistant') for (const c of e.toolCalls) commandOf.set(c.id, (JSON.parse(c.arguments) as { command?: string }).command ?? '');
   return entries.map((e) => {
     const spec = e.type === 'tool_result' ? byCommand[commandOf.get(e.toolCallId) ?? ''] : undefined;
     return e.type === 'tool_result' && spec ? { ...e, effects: effects(spec) } : e;
@@ -82,13 +83,33 @@ test('repeated fallback compaction repeats no heading and no boilerplate', () =>
     ledger = buildLedger(b.entries, ledger);
     const fb = buildFallbackCapsule({ span: b.entries, ...(prev ? { previousCapsule: prev } : {}), ledger, reason: 'timeout' });
     prev = {
-      type: 'capsule', id: `c${round}`, parentId: null, timestamp: 't', summary: fb.text, firstKeptEntryId: null, pinnedEntryIds: [],
-      tokensBefore: 1, tokensAfter: 1, trigger: 'user', level: 0, quality: 'degraded', truncateResults: false, checkpointId: 'ck_1', details: {},
+      type: 'capsule',
+      id: `c${round}`,
+      parentId: null,
+      timestamp: 't',
+      summary: fb.text,
+      firstKeptEntryId: null,
+      pinnedEntryIds: [],
+      tokensBefore: 1,
+      tokensAfter: 1,
+      trigger: 'user',
+      level: 0,
+      quality: 'degraded',
+      truncateResults: false,
+      checkpointId: 'ck_1',
+      details: {},
     };
   }
   const text = prev?.summary ?? '';
-  const headings = text.split('\n').filter((l) => /^#{1,6} /.test(l)).map((l) => l.replace(/^#+ /, ''));
-  assert.deepEqual(headings.filter((h, i) => headings.indexOf(h) !== i), [], 'no heading twice');
+  const headings = text
+    .split('\n')
+    .filter((l) => /^#{1,6} /.test(l))
+    .map((l) => l.replace(/^#+ /, ''));
+  assert.deepEqual(
+    headings.filter((h, i) => headings.indexOf(h) !== i),
+    [],
+    'no heading twice',
+  );
   for (let round = 0; round < 4; round++) assert.ok(text.includes(`f${round}.py`), `round ${round}'s file survives`);
   assert.equal(text.split('None recorded for the summarized span').length, 2, 'the boilerplate line appears once');
 });

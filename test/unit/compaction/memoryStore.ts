@@ -61,7 +61,7 @@ export class MemoryArchive implements EvidenceArchive {
   }
 }
 
-export { ScriptedModel,  } from '../../support/scriptedModel.js';
+export { ScriptedModel } from '../../support/scriptedModel.js';
 
 /** An HTTP-shaped provider error the fault classifier understands. */
 export function httpError(status: number, message = `HTTP ${status}`, code?: string): Error {

@@ -37,8 +37,18 @@ async function compacted(): Promise<{ capsule: CapsuleEntry; h: ReturnType<typeo
   const h = harness(longSession().entries, { model: new ScriptedModel([{ text: GOOD_SUMMARY }]), contextWindow: 40_000 });
   const m = h.barrier.measure();
   const plan = makePlan({
-    operationId: 'op_r', trigger: 'user', mandatory: false, roiExempt: true, branch: m.branch, leafAtPlan: m.leaf, level: 0,
-    tokensOf: (e) => h.cache.tokensOf(e), tokensBefore: m.tokens, tokensSource: m.source, limits: h.barrier.limits(), keepRecentTokens: h.resolved.settings.keepRecentTokens,
+    operationId: 'op_r',
+    trigger: 'user',
+    mandatory: false,
+    roiExempt: true,
+    branch: m.branch,
+    leafAtPlan: m.leaf,
+    level: 0,
+    tokensOf: (e) => h.cache.tokensOf(e),
+    tokensBefore: m.tokens,
+    tokensSource: m.source,
+    limits: h.barrier.limits(),
+    keepRecentTokens: h.resolved.settings.keepRecentTokens,
   });
   const o = await runCompaction(h.deps, plan, new AbortController().signal);
   assert.equal(o.outcome, 'completed', JSON.stringify(o));

@@ -12,7 +12,7 @@ import { lines, TOOLS } from './harness.js';
 import { fakeClock, MemoryArchive, ScriptedModel, seqIds } from './memoryStore.js';
 import type { SessionBuilder } from './sessionBuilder.js';
 
-export const SYSTEM = 'You are Capsule, a coding agent working in the user\'s VS Code workspace.';
+export const SYSTEM = "You are Capsule, a coding agent working in the user's VS Code workspace.";
 
 export interface RigOptions {
   readonly contextWindow: number;
@@ -72,7 +72,14 @@ export function rig(store: TranscriptStore, o: RigOptions) {
     // A cancelled turn sends nothing, whatever the barrier concluded.
     if (!result.mayProceed || signal.aborted) return { result };
     const input = inputNow();
-    const request: ChatRequest = { system: input.system, messages: input.messages, tools: TOOLS, toolChoice: 'auto', maxOutputTokens: o.maxOutputTokens, stream: true };
+    const request: ChatRequest = {
+      system: input.system,
+      messages: input.messages,
+      tools: TOOLS,
+      toolChoice: 'auto',
+      maxOutputTokens: o.maxOutputTokens,
+      stream: true,
+    };
     for await (const ev of agent.chat(request, signal)) void ev;
     return { result, sent: { request, input, tokens: tokensOf(input) } };
   }
@@ -96,11 +103,17 @@ export function earlierTurns(b: SessionBuilder, turns: number, readLines: number
 /** `count` completed tool exchanges inside the current turn, each a file read of `readLines` lines. */
 export function exchanges(b: SessionBuilder, count: number, readLines: number, tag = 'step'): void {
   for (let i = 0; i < count; i++) {
-    b.assistant(`Reading the next file (${tag} ${i}).`, 10, [{ name: 'read_file', args: { path: `src/${tag}${i}.ts` }, result: output(readLines, `${tag}${i}`) }]);
+    b.assistant(`Reading the next file (${tag} ${i}).`, 10, [
+      { name: 'read_file', args: { path: `src/${tag}${i}.ts` }, result: output(readLines, `${tag}${i}`) },
+    ]);
   }
 }
 
 /** One assistant message with `calls` parallel reads of `readLines` lines each: one indivisible unit (docs/behaviour.md#cut). */
 export function parallelReads(b: SessionBuilder, calls: number, readLines: number, tag: string): void {
-  b.assistant(`Reading ${calls} files at once.`, 10, Array.from({ length: calls }, (_, i) => ({ name: 'read_file', args: { path: `${tag}/${i}.log` }, result: output(readLines, `${tag}${i}`) })));
+  b.assistant(
+    `Reading ${calls} files at once.`,
+    10,
+    Array.from({ length: calls }, (_, i) => ({ name: 'read_file', args: { path: `${tag}/${i}.log` }, result: output(readLines, `${tag}${i}`) })),
+  );
 }

@@ -80,7 +80,8 @@ test('seed scenario 2: 200k tokens in a 128k window — the tail is measured in 
   assert.match(result.lines[0] ?? '', /^Context compacted \(hard_limit\): /);
   const batch = toolTexts(sent).filter((t) => t.startsWith('big'));
   assert.equal(batch.length, 8);
-  for (const t of batch) assert.match(t, /older result shortened: \d+ characters omitted; the exact original \(entry [^)]+\) is readable with read_compaction_evidence/);
+  for (const t of batch)
+    assert.match(t, /older result shortened: \d+ characters omitted; the exact original \(entry [^)]+\) is readable with read_compaction_evidence/);
   assert.equal(result.mayProceed, true);
   assert.ok(sent && sent.tokens <= r.hardLimit, `${sent?.tokens} <= ${r.hardLimit}`);
   assert.equal(sent.tokens, result.tokens);
@@ -104,14 +105,22 @@ test('seed scenario 3: 500k tokens in a 128k window — level 2 truncates the re
   const store = await JsonlSessionStore.open(path, { create: { id: 's_500k', cwd: '/w' } });
   closers.push(() => store.close());
   for (const e of b.entries) await store.append(e);
-  const r = rig(store, { contextWindow: 128_000, maxOutputTokens: 8000, archive: new FileEvidenceArchive(join(dir, 'archive')), summarizer: new ScriptedModel([{ text: GOOD_SUMMARY }]) });
+  const r = rig(store, {
+    contextWindow: 128_000,
+    maxOutputTokens: 8000,
+    archive: new FileEvidenceArchive(join(dir, 'archive')),
+    summarizer: new ScriptedModel([{ text: GOOD_SUMMARY }]),
+  });
   const before = r.barrier.measure().tokens;
   assert.ok(before >= 480_000 && before <= 520_000, `about 500k: ${before}`);
   const { result, sent } = await r.infer(b.currentTurnId);
   report('500k/128k', before, r.hardLimit, result.outcomes, sent);
   assert.deepEqual(levels(result.outcomes), [['completed', 2]]);
   const plans = starts(r.events);
-  assert.deepEqual(plans.map((p) => [p.level, p.truncateResults]), [[2, true]]);
+  assert.deepEqual(
+    plans.map((p) => [p.level, p.truncateResults]),
+    [[2, true]],
+  );
   const last = result.outcomes[0];
   assert.ok(last?.outcome === 'completed' && last.capsule.truncateResults);
   assert.equal(result.mayProceed, true);
@@ -142,7 +151,12 @@ test(`seed scenario 4: when no level can get under the limit, one compaction at 
   b.user('Stage every file');
   for (let i = 0; i < 200; i++) b.assistant('', 10, [{ name: 'run_command', args: { command: `git add src/f${i}.ts` }, result: 'exit code 0' }]);
   const store = new MemoryStore(b.entries);
-  const r = rig(store, { contextWindow: 32_000, maxOutputTokens: 4000, settings: { keepRecentTokens: 4000, safetyReserveTokens: 8192 }, defaultSystem: lines(1150, 'rule') });
+  const r = rig(store, {
+    contextWindow: 32_000,
+    maxOutputTokens: 4000,
+    settings: { keepRecentTokens: 4000, safetyReserveTokens: 8192 },
+    defaultSystem: lines(1150, 'rule'),
+  });
   const before = r.barrier.measure().tokens;
   const { result, sent } = await r.infer(b.currentTurnId);
   report('exhausted', before, r.hardLimit, result.outcomes, sent);
@@ -154,7 +168,10 @@ test(`seed scenario 4: when no level can get under the limit, one compaction at 
   assert.ok(result.tokens > r.hardLimit);
   assert.equal(sent, undefined);
   assert.equal(r.agent.requests.length, 0, 'the oversized request was never sent');
-  assert.deepEqual(r.events.filter((e) => e.type === 'preflight_blocked').map((e) => e.type === 'preflight_blocked' && e.reason), ['exhausted']);
+  assert.deepEqual(
+    r.events.filter((e) => e.type === 'preflight_blocked').map((e) => e.type === 'preflight_blocked' && e.reason),
+    ['exhausted'],
+  );
   assert.equal(store.ofType('capsule').length, 1);
 });
 
@@ -164,7 +181,12 @@ test('fix: with only the active turn left, one huge tool result is truncated by 
   const task = b.user('Explain what this generated parser does');
   b.assistant('', 10, [{ name: 'read_file', args: { path: 'src/generated/parser.ts' }, result: output(3000, 'parser') }]);
   const store = new MemoryStore(b.entries);
-  const r = rig(store, { contextWindow: 32_000, maxOutputTokens: 4000, settings: { keepRecentTokens: 4000 }, summarizer: new ScriptedModel([{ text: GOOD_SUMMARY }]) });
+  const r = rig(store, {
+    contextWindow: 32_000,
+    maxOutputTokens: 4000,
+    settings: { keepRecentTokens: 4000 },
+    summarizer: new ScriptedModel([{ text: GOOD_SUMMARY }]),
+  });
   const { result, sent } = await r.infer(b.currentTurnId);
   report('active turn only', result.outcomes[0]?.tokensBefore ?? 0, r.hardLimit, result.outcomes, sent);
   assert.deepEqual(levels(result.outcomes), [['completed', 2]]);
@@ -182,8 +204,19 @@ test('fix: with only the active turn left, one huge tool result is truncated by 
 /** The branch plus a capsule after it, as the compactor would append it. */
 function withCapsule(entries: readonly Entry[], c: Pick<CapsuleEntry, 'firstKeptEntryId' | 'pinnedEntryIds' | 'truncateResults'>, id = 'c_fix'): Entry[] {
   const capsule: CapsuleEntry = {
-    type: 'capsule', id, parentId: entries[entries.length - 1]?.id ?? null, timestamp: '2025-01-01T00:01:00.000Z',
-    summary: GOOD_SUMMARY, tokensBefore: 0, tokensAfter: 0, trigger: 'hard_limit', level: 2, quality: 'full', checkpointId: 'ck_fix', details: {}, ...c,
+    type: 'capsule',
+    id,
+    parentId: entries[entries.length - 1]?.id ?? null,
+    timestamp: '2025-01-01T00:01:00.000Z',
+    summary: GOOD_SUMMARY,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    trigger: 'hard_limit',
+    level: 2,
+    quality: 'full',
+    checkpointId: 'ck_fix',
+    details: {},
+    ...c,
   };
   return [...entries, capsule];
 }
@@ -212,7 +245,8 @@ test('fix: a capsule truncates only its retained tail; a tail already truncated,
   assert.ok(call && result);
   // The same turn (t1) goes on after the capsule.
   const withLater: Entry[] = [...truncated, { ...call, id: 'a_later', parentId: 'c_fix' }, { ...result, id: 'r_later', parentId: 'a_later' }];
-  const lineCounts = (branch: readonly Entry[]): number[] => buildModelInput(branch, SYSTEM).messages.flatMap((m) => (m.role === 'tool' ? [m.content.split('\n').length] : []));
+  const lineCounts = (branch: readonly Entry[]): number[] =>
+    buildModelInput(branch, SYSTEM).messages.flatMap((m) => (m.role === 'tool' ? [m.content.split('\n').length] : []));
   assert.deepEqual(lineCounts(withLater), [41, 500]);
   const next = plan(withLater, 2);
   assert.ok(!isNothingToCompact(next) && next.truncateResults);
@@ -239,7 +273,9 @@ test('capsule compact --focus passes the focus to the summary instruction and re
   t.after(() => server.close());
   server.enqueue({ text: GOOD_SUMMARY });
   const out: string[] = [];
-  const code = await main(['compact', path, '--base-url', server.url, '--model', 'gpt-4o', '--window', '65000', '--focus', 'the parser bug'], (s) => out.push(s));
+  const code = await main(['compact', path, '--base-url', server.url, '--model', 'gpt-4o', '--window', '65000', '--focus', 'the parser bug'], (s) =>
+    out.push(s),
+  );
   assert.equal(code, 0, out.join('\n'));
   const body = server.chatRequests[0]?.body as { messages?: { content?: unknown }[] } | undefined;
   const instruction = body?.messages?.at(-1)?.content;
@@ -248,5 +284,8 @@ test('capsule compact --focus passes the focus to the summary instruction and re
   closers.push(() => reopened.close());
   const capsule = reopened.entries().find((e): e is CapsuleEntry => e.type === 'capsule');
   assert.equal(capsule?.details['focus'], 'the parser bug');
-  await assert.rejects(main(['compact', path, '--fallback', '--focus', '  '], () => undefined), /--focus needs some text/);
+  await assert.rejects(
+    main(['compact', path, '--fallback', '--focus', '  '], () => undefined),
+    /--focus needs some text/,
+  );
 });

@@ -12,7 +12,13 @@ type Step = ModelStep;
 
 /** The summarizer's script: one step per call, 'unscripted' after it, small deltas, the openai client's abort error. */
 function scripted(steps: readonly Step[]): ScriptedModel {
-  return new ScriptedModel(steps, { model: 'fake-model', afterLast: { text: 'unscripted' }, chunk: 7, abortError: () => new APIUserAbortError(), checkAbortFirst: false });
+  return new ScriptedModel(steps, {
+    model: 'fake-model',
+    afterLast: { text: 'unscripted' },
+    chunk: 7,
+    abortError: () => new APIUserAbortError(),
+    checkAbortFirst: false,
+  });
 }
 
 /** Virtual time: sleep records the delay, advances now() and resolves at once. */
@@ -57,7 +63,10 @@ function fallbackRecorder(): { readonly build: (reason: string) => string; reado
 }
 
 test('429 then success: two attempts, one backoff, the answer is used', async () => {
-  const model = scripted([{ error: httpError(429, 'Rate limit reached for requests') }, { text: `  ${SUMMARY}\n`, usage: { promptTokens: 900, completionTokens: 40 } }]);
+  const model = scripted([
+    { error: httpError(429, 'Rate limit reached for requests') },
+    { text: `  ${SUMMARY}\n`, usage: { promptTokens: 900, completionTokens: 40 } },
+  ]);
   const clock = new FakeClock();
   const seen: [number, FaultInfo | undefined][] = [];
   const r = await go(model, { clock, onAttempt: (n, err) => seen.push([n, err]) });
@@ -67,7 +76,13 @@ test('429 then success: two attempts, one backoff, the answer is used', async ()
   assert.deepEqual(r.usage, { promptTokens: 900, completionTokens: 40 });
   assert.equal(r.finishReason, 'stop');
   assert.equal(clock.sleeps.length, 1);
-  assert.deepEqual(seen.map(([n, e]) => [n, e?.kind, e?.status]), [[1, undefined, undefined], [2, 'transient', 429]]);
+  assert.deepEqual(
+    seen.map(([n, e]) => [n, e?.kind, e?.status]),
+    [
+      [1, undefined, undefined],
+      [2, 'transient', 429],
+    ],
+  );
   const done = withFallback(r, () => assert.fail('no fallback on success'));
   assert.deepEqual(done, { ok: true, text: SUMMARY, quality: 'full', attempts: 2, usage: { promptTokens: 900, completionTokens: 40 } });
 });
@@ -94,7 +109,10 @@ test('500 four times: provider_error after exactly 4 attempts, then a degraded f
   assert.equal(r.attempts, 4);
   assert.equal(model.calls.length, 4, 'never more than 4 network attempts');
   assert.equal(clock.sleeps.length, 3, 'a backoff between attempts, none after the last');
-  assert.ok(clock.sleeps.every((ms, i) => i === 0 || ms >= (clock.sleeps[i - 1] ?? 0)), 'backoff does not shrink');
+  assert.ok(
+    clock.sleeps.every((ms, i) => i === 0 || ms >= (clock.sleeps[i - 1] ?? 0)),
+    'backoff does not shrink',
+  );
   const fb = fallbackRecorder();
   const done = withFallback(r, fb.build);
   assert.ok(done.ok);
@@ -171,7 +189,14 @@ test('a non-transient 400 is not retried', async () => {
 test('an overflow is reported as overflow, not retried (the caller bounds the request)', async () => {
   const overflow = APIError.generate(
     400,
-    { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+    {
+      error: {
+        message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.",
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      },
+    },
     undefined,
     new Headers(),
   );

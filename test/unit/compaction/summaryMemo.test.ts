@@ -27,7 +27,10 @@ function args(m: ChatModel, memo: SummaryMemo, text = 'please summarize'): Gener
     model: m,
     system: 'sys',
     tools: [],
-    lastSent: [{ role: 'user', content: text }, { role: 'assistant', content: 'worked on it' }],
+    lastSent: [
+      { role: 'user', content: text },
+      { role: 'assistant', content: 'worked on it' },
+    ],
     instruction: () => 'Summarize.',
     cache: new EntryTokenCache(counterForModel('gpt-4o')),
     hardLimit: 50_000,
@@ -40,7 +43,10 @@ function args(m: ChatModel, memo: SummaryMemo, text = 'please summarize'): Gener
 }
 
 test('the same summary request in the same turn is answered from the first answer, with no second request', async () => {
-  const m = model(() => [{ type: 'text', delta: GOOD_SUMMARY }, { type: 'done', finishReason: 'stop' }]);
+  const m = model(() => [
+    { type: 'text', delta: GOOD_SUMMARY },
+    { type: 'done', finishReason: 'stop' },
+  ]);
   const memo: SummaryMemo = new Map();
   const first = await generateSummary(args(m, memo));
   const again = await generateSummary(args(m, memo));

@@ -69,7 +69,12 @@ const groupArb: fc.Arbitrary<Group> = fc.oneof(
 );
 
 function messagesOf(groups: readonly Group[], withCapsule: boolean): ModelMessage[] {
-  const out: ModelMessage[] = withCapsule ? [{ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: lines(30, 'capsule') }] : [];
+  const out: ModelMessage[] = withCapsule
+    ? [
+        { role: 'user', content: CAPSULE_QUESTION },
+        { role: 'assistant', content: lines(30, 'capsule') },
+      ]
+    : [];
   let call = 0;
   for (const g of groups) {
     if (g.k === 'tools') {
@@ -93,7 +98,10 @@ test('property: bounding fits the budget when possible, keeps the instruction la
       const r = boundSummaryMessages(input, tokensOfMessage, budget);
       const out = r.messages;
       assert.deepEqual(out[out.length - 1], input[input.length - 1]);
-      assert.equal(r.tokens, out.reduce((a, m) => a + tokensOfMessage(m), 0));
+      assert.equal(
+        r.tokens,
+        out.reduce((a, m) => a + tokensOfMessage(m), 0),
+      );
       assert.equal(r.fits, r.tokens <= budget);
       assert.equal(r.fits, true, 'the instruction alone fits, so bounding must reach the budget');
       if (full <= budget) assert.deepEqual(out, input);
@@ -102,7 +110,10 @@ test('property: bounding fits the budget when possible, keeps the instruction la
         const m = out[i];
         if (m?.role !== 'assistant' || !m.toolCalls) continue;
         const results = out.slice(i + 1, i + 1 + m.toolCalls.length);
-        assert.deepEqual(results.map((x) => (x.role === 'tool' ? x.toolCallId : x.role)), m.toolCalls.map((c) => c.id));
+        assert.deepEqual(
+          results.map((x) => (x.role === 'tool' ? x.toolCallId : x.role)),
+          m.toolCalls.map((c) => c.id),
+        );
       }
       out.forEach((m, i) => {
         if (m.role === 'tool') assert.ok(out[i - 1]?.role === 'tool' || out[i - 1]?.role === 'assistant', 'orphan tool result');
@@ -121,7 +132,11 @@ test('property: bounding fits the budget when possible, keeps the instruction la
 });
 
 test('bounding drops the previous capsule pair whole, never its answer without its question (seed 665335091)', () => {
-  const input: ModelMessage[] = [{ role: 'user', content: CAPSULE_QUESTION }, { role: 'assistant', content: lines(30, 'capsule') }, { role: 'user', content: COMPACTION_INSTRUCTION }];
+  const input: ModelMessage[] = [
+    { role: 'user', content: CAPSULE_QUESTION },
+    { role: 'assistant', content: lines(30, 'capsule') },
+    { role: 'user', content: COMPACTION_INSTRUCTION },
+  ];
   const [question, answer, instruction] = input.map(tokensOfMessage) as [number, number, number];
   const r = boundSummaryMessages(input, tokensOfMessage, instruction + answer);
   assert.ok(question > 0 && r.fits);

@@ -13,8 +13,18 @@ function compactWith(model: ScriptedModel) {
   const h = harness(session(12, 100), { model });
   const m = h.barrier.measure();
   const plan = makePlan({
-    operationId: 'op_q', trigger: 'user', mandatory: false, roiExempt: true, branch: m.branch, leafAtPlan: m.leaf, level: 0,
-    tokensOf: (e) => h.cache.tokensOf(e), tokensBefore: m.tokens, tokensSource: m.source, limits: h.barrier.limits(), keepRecentTokens: h.resolved.settings.keepRecentTokens,
+    operationId: 'op_q',
+    trigger: 'user',
+    mandatory: false,
+    roiExempt: true,
+    branch: m.branch,
+    leafAtPlan: m.leaf,
+    level: 0,
+    tokensOf: (e) => h.cache.tokensOf(e),
+    tokensBefore: m.tokens,
+    tokensSource: m.source,
+    limits: h.barrier.limits(),
+    keepRecentTokens: h.resolved.settings.keepRecentTokens,
   });
   return { h, run: () => runCompaction(h.deps, plan, new AbortController().signal) };
 }
@@ -25,8 +35,8 @@ const lastText = (m: ScriptedModel, i: number): string => {
   return typeof c === 'string' ? c : '';
 };
 
-test('the size the prompt asks for derives from the summary request\'s real max_tokens', () => {
-  assert.equal(summaryWordsFor(SUMMARY_MAX_OUTPUT_TOKENS), 4000, 'the seed\'s 4,000 words at the default 8,192-token cap');
+test("the size the prompt asks for derives from the summary request's real max_tokens", () => {
+  assert.equal(summaryWordsFor(SUMMARY_MAX_OUTPUT_TOKENS), 4000, "the seed's 4,000 words at the default 8,192-token cap");
   assert.equal(summaryWordsFor(2000), 1000);
   assert.equal(summaryWordsFor(1024), 500);
 });
@@ -44,21 +54,27 @@ test('finish_reason "length" twice: one tighter retry with the same prefix, then
   assert.match(lastText(model, 0), /Stay under about 1,000 words\./);
   assert.match(lastText(model, 1), /Stay under about 500 words\./);
   assert.deepEqual(b.messages.slice(0, -1), a.messages.slice(0, -1), 'the retry keeps the cached prefix: only the instruction changes');
-  const capsule = h.store.entries().filter((e) => e.type === 'capsule').pop();
+  const capsule = h.store
+    .entries()
+    .filter((e) => e.type === 'capsule')
+    .pop();
   assert.ok(capsule?.type === 'capsule');
   assert.equal(capsule.quality, 'degraded', 'a cut-off summary is never full');
   assert.match(capsule.summary, /cut off at its output limit/);
   assert.match(capsule.summary, /exact grammar from RFC-7/, 'what arrived is merged in');
 });
 
-test('an answer missing sections is used as it is: one request, quality partial, the report names the model\'s sections', async () => {
+test("an answer missing sections is used as it is: one request, quality partial, the report names the model's sections", async () => {
   const model = new ScriptedModel([{ text: '## Goal\nship ZQX-9\n\n## Progress\n- parser done\n\n## Next Steps\n- the grammar' }, { text: GOOD_SUMMARY }]);
   const { h, run } = compactWith(model);
   const o = await run();
   assert.equal(o.outcome, 'completed');
   assert.equal(model.requests.length, 1, 'no retry for missing sections');
   assert.ok(o.outcome === 'completed' && o.quality === 'partial');
-  const capsule = h.store.entries().filter((e) => e.type === 'capsule').pop();
+  const capsule = h.store
+    .entries()
+    .filter((e) => e.type === 'capsule')
+    .pop();
   assert.ok(capsule?.type === 'capsule');
   assert.equal(capsule.quality, 'partial');
   assert.match(capsule.summary, /ship ZQX-9/);
@@ -74,7 +90,10 @@ test('an answer with no section at all is retried once; a complete retry is full
   const o = await run();
   assert.equal(o.outcome, 'completed');
   assert.equal(model.requests.length, 2);
-  const capsule = h.store.entries().filter((e) => e.type === 'capsule').pop();
+  const capsule = h.store
+    .entries()
+    .filter((e) => e.type === 'capsule')
+    .pop();
   assert.equal(capsule?.type === 'capsule' && capsule.quality, 'full');
 });
 
@@ -84,7 +103,10 @@ test('reasoning text is not the summary', async () => {
   const model = new ScriptedModel([{ text: `<think>I should summarize the secret plan ZQX-42</think>\n${GOOD_SUMMARY}` }]);
   const { h, run } = compactWith(model);
   assert.equal((await run()).outcome, 'completed');
-  const capsule = h.store.entries().filter((e) => e.type === 'capsule').pop();
+  const capsule = h.store
+    .entries()
+    .filter((e) => e.type === 'capsule')
+    .pop();
   assert.ok(capsule?.type === 'capsule');
   assert.equal(capsule.quality, 'full');
   assert.doesNotMatch(capsule.summary, /ZQX-42|<think>/);

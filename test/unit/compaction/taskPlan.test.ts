@@ -11,9 +11,26 @@ const ts = '2025-01-01T00:00:00.000Z';
 function planCall(plan: unknown, result: { isError: boolean } | undefined): Entry[] {
   const id = `call_${++n}`;
   const out: Entry[] = [
-    { id: `a${n}`, parentId: null, timestamp: ts, type: 'assistant', content: '', toolCalls: [{ id, name: UPDATE_PLAN_TOOL_NAME, arguments: JSON.stringify({ plan }) }] } as Entry,
+    {
+      id: `a${n}`,
+      parentId: null,
+      timestamp: ts,
+      type: 'assistant',
+      content: '',
+      toolCalls: [{ id, name: UPDATE_PLAN_TOOL_NAME, arguments: JSON.stringify({ plan }) }],
+    } as Entry,
   ];
-  if (result !== undefined) out.push({ id: `r${n}`, parentId: `a${n}`, timestamp: ts, type: 'tool_result', toolCallId: id, toolName: UPDATE_PLAN_TOOL_NAME, content: 'x', isError: result.isError } as Entry);
+  if (result !== undefined)
+    out.push({
+      id: `r${n}`,
+      parentId: `a${n}`,
+      timestamp: ts,
+      type: 'tool_result',
+      toolCallId: id,
+      toolName: UPDATE_PLAN_TOOL_NAME,
+      content: 'x',
+      isError: result.isError,
+    } as Entry);
   return out;
 }
 
@@ -25,7 +42,13 @@ const FIRST: Plan = [
 
 test('good arguments parse; bad ones get one clear line and say the previous plan stays', () => {
   assert.deepEqual(parsePlanArgs(JSON.stringify({ plan: FIRST })), { ok: true, plan: FIRST });
-  for (const bad of ['{"plan": ', '{"plan":[{"step":"","status":"pending"}]}', '{"plan":[{"step":"x","status":"started"}]}', '{"steps":[]}', '{"plan":[{"step":"a","status":"in_progress"},{"step":"b","status":"in_progress"}]}']) {
+  for (const bad of [
+    '{"plan": ',
+    '{"plan":[{"step":"","status":"pending"}]}',
+    '{"plan":[{"step":"x","status":"started"}]}',
+    '{"steps":[]}',
+    '{"plan":[{"step":"a","status":"in_progress"},{"step":"b","status":"in_progress"}]}',
+  ]) {
     const r = parsePlanArgs(bad);
     assert.equal(r.ok, false, bad);
     if (!r.ok) {

@@ -16,7 +16,13 @@ import {
 import { TRIGGERS } from '../../../src/engine/transcript/schema.js';
 
 // docs/behaviour.md#tokens's worked example: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046.
-const LIMITS = computeLimits({ contextWindow: 65000, maxOutputTokens: 8000, safetyReserveTokens: 8192, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.8 });
+const LIMITS = computeLimits({
+  contextWindow: 65000,
+  maxOutputTokens: 8000,
+  safetyReserveTokens: 8192,
+  minTokensForAutoCompact: 32000,
+  autoCompactThresholdRatio: 0.8,
+});
 const HARD = LIMITS.hardLimit;
 const SOFT = LIMITS.softLimit;
 const BELOW_SOFT = 35_000;
@@ -62,27 +68,95 @@ const allOn = settings({ compactOnIdle: true, compactOnModelSwitch: true });
 const TABLE: readonly Row[] = [
   { name: 'nothing due below the soft limit', effective: BELOW_SOFT, want: undefined },
   { name: 'exactly the hard limit is not over it', effective: HARD, want: { trigger: 'auto_threshold', mandatory: false } },
-  { name: 'over the hard limit beats everything', intents: ALL, effective: OVER_HARD, extra: { mandatoryModelSwitch: true, userRequested: {} }, want: { trigger: 'hard_limit', mandatory: true } },
+  {
+    name: 'over the hard limit beats everything',
+    intents: ALL,
+    effective: OVER_HARD,
+    extra: { mandatoryModelSwitch: true, userRequested: {} },
+    want: { trigger: 'hard_limit', mandatory: true },
+  },
   { name: 'hard limit ignores a failing ROI', effective: OVER_HARD, extra: { roi: { pass: false } }, want: { trigger: 'hard_limit', mandatory: true } },
-  { name: 'mandatory model switch beats user and soft', intents: ALL, effective: AT_SOFT, extra: { mandatoryModelSwitch: true, userRequested: {} }, want: { trigger: 'model_switch', mandatory: true } },
-  { name: 'user beats pending soft intents', intents: ALL, effective: AT_SOFT, extra: { userRequested: { focus: 'auth' } }, want: { trigger: 'user', mandatory: false } },
-  { name: 'user needs no ROI and no soft limit', effective: 1000, extra: { userRequested: {}, roi: { pass: false } }, want: { trigger: 'user', mandatory: false } },
-  { name: 'milestone beats turn_complete and auto_threshold', intents: ['turn_complete', 'milestone'], effective: AT_SOFT, want: { trigger: 'milestone', mandatory: false } },
-  { name: 'plan_pivot ranks with milestone (first recorded wins)', intents: ['turn_complete', 'plan_pivot', 'milestone'], effective: AT_SOFT, want: { trigger: 'plan_pivot', mandatory: false } },
-  { name: 'milestone fires below the soft limit when ROI passes', intents: ['milestone'], effective: BELOW_SOFT, want: { trigger: 'milestone', mandatory: false } },
+  {
+    name: 'mandatory model switch beats user and soft',
+    intents: ALL,
+    effective: AT_SOFT,
+    extra: { mandatoryModelSwitch: true, userRequested: {} },
+    want: { trigger: 'model_switch', mandatory: true },
+  },
+  {
+    name: 'user beats pending soft intents',
+    intents: ALL,
+    effective: AT_SOFT,
+    extra: { userRequested: { focus: 'auth' } },
+    want: { trigger: 'user', mandatory: false },
+  },
+  {
+    name: 'user needs no ROI and no soft limit',
+    effective: 1000,
+    extra: { userRequested: {}, roi: { pass: false } },
+    want: { trigger: 'user', mandatory: false },
+  },
+  {
+    name: 'milestone beats turn_complete and auto_threshold',
+    intents: ['turn_complete', 'milestone'],
+    effective: AT_SOFT,
+    want: { trigger: 'milestone', mandatory: false },
+  },
+  {
+    name: 'plan_pivot ranks with milestone (first recorded wins)',
+    intents: ['turn_complete', 'plan_pivot', 'milestone'],
+    effective: AT_SOFT,
+    want: { trigger: 'plan_pivot', mandatory: false },
+  },
+  {
+    name: 'milestone fires below the soft limit when ROI passes',
+    intents: ['milestone'],
+    effective: BELOW_SOFT,
+    want: { trigger: 'milestone', mandatory: false },
+  },
   { name: 'milestone needs ROI', intents: ['milestone'], effective: AT_SOFT, extra: { roi: { pass: false } }, want: undefined },
   { name: 'turn_complete beats auto_threshold', intents: ['turn_complete'], effective: AT_SOFT, want: { trigger: 'turn_complete', mandatory: false } },
   { name: 'turn_complete needs the soft limit', intents: ['turn_complete'], effective: BELOW_SOFT, want: undefined },
   { name: 'auto_threshold at the soft limit', effective: AT_SOFT, want: { trigger: 'auto_threshold', mandatory: false } },
   { name: 'auto_threshold needs ROI', effective: AT_SOFT, extra: { roi: { pass: false } }, want: undefined },
-  { name: 'auto_threshold beats idle and an optional switch', intents: ['idle', 'model_switch'], effective: AT_SOFT, extra: { settings: allOn }, want: { trigger: 'auto_threshold', mandatory: false } },
-  { name: 'idle below the soft limit when enabled', intents: ['idle', 'model_switch'], effective: BELOW_SOFT, extra: { settings: allOn }, want: { trigger: 'idle', mandatory: false } },
+  {
+    name: 'auto_threshold beats idle and an optional switch',
+    intents: ['idle', 'model_switch'],
+    effective: AT_SOFT,
+    extra: { settings: allOn },
+    want: { trigger: 'auto_threshold', mandatory: false },
+  },
+  {
+    name: 'idle below the soft limit when enabled',
+    intents: ['idle', 'model_switch'],
+    effective: BELOW_SOFT,
+    extra: { settings: allOn },
+    want: { trigger: 'idle', mandatory: false },
+  },
   { name: 'idle is off by default', intents: ['idle'], effective: BELOW_SOFT, want: undefined },
   { name: 'idle needs 30k tokens', intents: ['idle'], effective: IDLE_MIN_TOKENS - 1, extra: { settings: allOn }, want: undefined },
-  { name: 'optional model switch when enabled', intents: ['model_switch'], effective: BELOW_SOFT, extra: { settings: allOn }, want: { trigger: 'model_switch', mandatory: false } },
+  {
+    name: 'optional model switch when enabled',
+    intents: ['model_switch'],
+    effective: BELOW_SOFT,
+    extra: { settings: allOn },
+    want: { trigger: 'model_switch', mandatory: false },
+  },
   { name: 'optional model switch is off by default', intents: ['model_switch'], effective: BELOW_SOFT, want: undefined },
-  { name: 'compactOnMilestone:false skips milestone, not auto_threshold', intents: ['milestone', 'plan_pivot'], effective: AT_SOFT, extra: { settings: settings({ compactOnMilestone: false }) }, want: { trigger: 'auto_threshold', mandatory: false } },
-  { name: 'compactOnTurnComplete:false skips turn_complete', intents: ['turn_complete'], effective: AT_SOFT, extra: { settings: settings({ compactOnTurnComplete: false }) }, want: { trigger: 'auto_threshold', mandatory: false } },
+  {
+    name: 'compactOnMilestone:false skips milestone, not auto_threshold',
+    intents: ['milestone', 'plan_pivot'],
+    effective: AT_SOFT,
+    extra: { settings: settings({ compactOnMilestone: false }) },
+    want: { trigger: 'auto_threshold', mandatory: false },
+  },
+  {
+    name: 'compactOnTurnComplete:false skips turn_complete',
+    intents: ['turn_complete'],
+    effective: AT_SOFT,
+    extra: { settings: settings({ compactOnTurnComplete: false }) },
+    want: { trigger: 'auto_threshold', mandatory: false },
+  },
 ];
 
 test('the preflight priority table', () => {

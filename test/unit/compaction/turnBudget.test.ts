@@ -34,10 +34,21 @@ function simulate(turn: Turn): { compactions: number; requests: number; stopped:
 }
 
 const turnArb: fc.Arbitrary<Turn> = fc
-  .record({ hard: fc.integer({ min: 2_000, max: 200_000 }), afterShare: fc.double({ min: 0.2, max: 0.6, noNaN: true }), capShare: fc.double({ min: 0.02, max: 0.45, noNaN: true }), n: fc.integer({ min: 1, max: 300 }), seed: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 300 }) })
+  .record({
+    hard: fc.integer({ min: 2_000, max: 200_000 }),
+    afterShare: fc.double({ min: 0.2, max: 0.6, noNaN: true }),
+    capShare: fc.double({ min: 0.02, max: 0.45, noNaN: true }),
+    n: fc.integer({ min: 1, max: 300 }),
+    seed: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 300 }),
+  })
   .map(({ hard, afterShare, capShare, n, seed }) => {
     const cap = Math.max(1, Math.floor(hard * capShare));
-    return { hard, after: Math.floor(hard * afterShare), results: Array.from({ length: n }, (_, i) => Math.floor((seed[i % seed.length] ?? 1) * cap)), cap } as Turn & { cap: number };
+    return {
+      hard,
+      after: Math.floor(hard * afterShare),
+      results: Array.from({ length: n }, (_, i) => Math.floor((seed[i % seed.length] ?? 1) * cap)),
+      cap,
+    } as Turn & { cap: number };
   });
 
 test('property: compactions per turn are O(N / k) where k is how many results fit in the room a compaction frees', () => {

@@ -41,7 +41,10 @@ test('undo makes the model input exactly the one before the compaction; redo bri
   await h.store.append(redo.entry);
   assert.deepEqual(input(h.store.tree.branch()), withCapsule, 'redo restores the compacted input');
   assert.equal(h.store.entries().filter((e) => e.type === 'compaction_undo').length, 2, 'append-only: both events stay');
-  assert.ok(h.store.entries().some((e) => e.id === capsule.id), 'the capsule is never removed');
+  assert.ok(
+    h.store.entries().some((e) => e.id === capsule.id),
+    'the capsule is never removed',
+  );
 });
 
 test('undo keeps the turns made after the compaction, and falls back to the previous capsule when there is one', async () => {
@@ -65,8 +68,12 @@ test('undo keeps the turns made after the compaction, and falls back to the prev
   await h.store.append(u.entry);
   const now = buildModelInput(h.store.tree.branch(), DEFAULT_SYSTEM_PROMPT);
   assert.equal(now.capsule?.id, capsule.id, 'the previous capsule is in force again');
-  for (const e of later) if (e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result') assert.ok(now.entryIds.includes(e.id), `later entry ${e.id} kept`);
-  const prevInput = buildModelInput([...h.store.tree.branch()].filter((e) => e.id !== second.capsule.id && e.type !== 'compaction_undo'), DEFAULT_SYSTEM_PROMPT);
+  for (const e of later)
+    if (e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result') assert.ok(now.entryIds.includes(e.id), `later entry ${e.id} kept`);
+  const prevInput = buildModelInput(
+    [...h.store.tree.branch()].filter((e) => e.id !== second.capsule.id && e.type !== 'compaction_undo'),
+    DEFAULT_SYSTEM_PROMPT,
+  );
   assert.deepEqual(now.messages, prevInput.messages, 'exactly the input as if the second capsule did not exist');
   const older = planUndo(h.store.tree.branch(), h.store.leafId(), 'ck_missing', 'undo', deps);
   assert.match(older.ok ? '' : older.error, /No compaction ck_missing/);
@@ -101,7 +108,11 @@ test('compact up to here: everything before the message is summarized, the messa
   assert.equal(done.capsule.trigger, 'user');
   const now = buildModelInput(h.store.tree.branch(), DEFAULT_SYSTEM_PROMPT);
   const at = h.store.tree.branch().findIndex((e) => e.id === target.id);
-  const expected = h.store.tree.branch().slice(at).filter((e) => e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result').map((e) => e.id);
+  const expected = h.store.tree
+    .branch()
+    .slice(at)
+    .filter((e) => e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result')
+    .map((e) => e.id);
   assert.deepEqual(now.entryIds, expected, 'the kept tail is exactly the message and everything after it');
   assert.equal(now.messages[0]?.content, 'What did we do so far?');
 });

@@ -7,7 +7,12 @@ import { testSummary } from '../../../src/engine/effects/testRunners.js';
 import { firstNonBlankLine, lastNonBlankLine, scanLines, scanLinesFromEnd } from '../../../src/engine/effects/textLines.js';
 
 /** The line split every reader used before: normalize CR/CRLF, split, trim, drop blanks. */
-const splitLines = (text: string): string[] => text.replace(/\r\n?/g, '\n').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+const splitLines = (text: string): string[] =>
+  text
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 
 // The readers as they were written over the whole split text; the new ones must agree with them on every input.
 function oldExitCode(text: string): number | null {
@@ -28,19 +33,33 @@ function oldExitCode(text: string): number | null {
   const first = all.find((l) => l.trim() !== '')?.trim() ?? '';
   const head = /^(?:Exit code:?|Process exited with code|Command exited with code)\s*(-?\d+)\b/i.exec(first);
   if (head?.[1] !== undefined) return Number(head[1]);
-  const last = [...all].reverse().find((l) => l.trim() !== '')?.trim() ?? '';
+  const last =
+    [...all]
+      .reverse()
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   const tail = /^(?:exit code:?|(?:process |command )?exited with code)\s*(-?\d+)\.?$/i.exec(last);
   return tail?.[1] === undefined ? null : Number(tail[1]);
 }
 
 const OLD_FAILURES = [
-  /^\s*<tool_use_error>/, /^\s*(?:Error: )?File does not exist\b/i, /^\s*The path \S+ does not exist/,
-  /^\s*No replacement was performed/, /^\s*killed after timeout\b/im, /^\s*(?:Error: )?Command timed out\b/i,
+  /^\s*<tool_use_error>/,
+  /^\s*(?:Error: )?File does not exist\b/i,
+  /^\s*The path \S+ does not exist/,
+  /^\s*No replacement was performed/,
+  /^\s*killed after timeout\b/im,
+  /^\s*(?:Error: )?Command timed out\b/i,
 ];
 
 const SUMMARY = [
-  /\b\d+\s+(?:passed|failed|passing|failing|failures?|errors?|examples?|tests?)\b/i, /^test result: (?:ok|FAILED)\b/, /^(?:ok|FAIL)\s+\S+/,
-  /^# (?:pass|fail|tests) \d+/, /^OK \(\d+ tests?/, /^(?:Passed|Failed)!\s+-/, /^BUILD (?:SUCCESSFUL|FAILED)/, /\btests? passed, \d+ tests? failed/,
+  /\b\d+\s+(?:passed|failed|passing|failing|failures?|errors?|examples?|tests?)\b/i,
+  /^test result: (?:ok|FAILED)\b/,
+  /^(?:ok|FAIL)\s+\S+/,
+  /^# (?:pass|fail|tests) \d+/,
+  /^OK \(\d+ tests?/,
+  /^(?:Passed|Failed)!\s+-/,
+  /^BUILD (?:SUCCESSFUL|FAILED)/,
+  /\btests? passed, \d+ tests? failed/,
   /^(?:FAILED \(|OK$|OK \(skipped)/,
 ];
 function oldSummary(output: string): string | undefined {
@@ -57,10 +76,38 @@ function oldSummary(output: string): string | undefined {
 
 /** Texts built from the pieces the readers look for, glued with every kind of line break and blank. */
 const pieces = fc.constantFrom(
-  '\n', '\r', '\r\n', '\n\n', ' ', '\t', '\u2028', 'a', 'x y', 'exit code 1', 'Exit code: 2', 'exited with code 3.', 'Process exited with code 0',
-  '<returncode>4</returncode>', '<returncode>', '# pass 3', '# fail 1', '# fail 0', '12 passed, 1 failed', 'test result: ok.', 'OK', 'FAILED (failures=1)',
-  'killed after timeout (5 ms)', 'KILLED After Timeout', '  killed after timeoutx', 'Error: File does not exist', '<tool_use_error>', '{"metadata":{"exit_code":5}}',
-  'ok 1 - a', '=== 3 passed ===', '<output>', 'Command timed out',
+  '\n',
+  '\r',
+  '\r\n',
+  '\n\n',
+  ' ',
+  '\t',
+  '\u2028',
+  'a',
+  'x y',
+  'exit code 1',
+  'Exit code: 2',
+  'exited with code 3.',
+  'Process exited with code 0',
+  '<returncode>4</returncode>',
+  '<returncode>',
+  '# pass 3',
+  '# fail 1',
+  '# fail 0',
+  '12 passed, 1 failed',
+  'test result: ok.',
+  'OK',
+  'FAILED (failures=1)',
+  'killed after timeout (5 ms)',
+  'KILLED After Timeout',
+  '  killed after timeoutx',
+  'Error: File does not exist',
+  '<tool_use_error>',
+  '{"metadata":{"exit_code":5}}',
+  'ok 1 - a',
+  '=== 3 passed ===',
+  '<output>',
+  'Command timed out',
 );
 const texts = fc.array(pieces, { maxLength: 30 }).map((p) => p.join(''));
 

@@ -32,7 +32,12 @@ test('after a switch to a model with another tokenizer, the budget and the barri
   warmEncoding('o200k_base');
   warmEncoding('cl100k_base');
   const dir = await tempDir(t);
-  const server = await startFakeOpenAI({ models: [{ id: 'gpt-4o', contextLength: 128_000 }, { id: 'gpt-4', contextLength: 128_000 }] });
+  const server = await startFakeOpenAI({
+    models: [
+      { id: 'gpt-4o', contextLength: 128_000 },
+      { id: 'gpt-4', contextLength: 128_000 },
+    ],
+  });
   t.after(() => server.close());
   server.setFallback(() => ({ text: GOOD_SUMMARY }));
   const path = join(dir, 'chat.jsonl');
@@ -42,7 +47,10 @@ test('after a switch to a model with another tokenizer, the budget and the barri
   assert.equal(session.budget().effectiveTokens, session.barrier.measure().tokens);
   const onO200k = session.budget().effectiveTokens;
 
-  const r = await session.switchModel({ chat: { baseURL: server.url, apiKey: '', model: 'gpt-4' }, override: { contextWindow: 128_000, maxOutputTokens: 4096 } });
+  const r = await session.switchModel({
+    chat: { baseURL: server.url, apiKey: '', model: 'gpt-4' },
+    override: { contextWindow: 128_000, maxOutputTokens: 4096 },
+  });
   assert.equal(r.ok, true, r.ok ? '' : r.error);
   const b = session.budget();
   assert.equal(b.model, 'gpt-4');
@@ -54,7 +62,14 @@ test('rewind appends one leaf entry to the checkpoint, drops pending intents and
   const dir = await tempDir(t);
   const path = join(dir, 's.jsonl');
   const c = history();
-  const ck = c.add({ id: 'ck_entry', parentId: c.entries[c.entries.length - 1]?.id ?? null, timestamp: '2025-01-01T00:00:00.000Z', type: 'checkpoint', checkpointId: 'ck_one', kind: 'milestone' });
+  const ck = c.add({
+    id: 'ck_entry',
+    parentId: c.entries[c.entries.length - 1]?.id ?? null,
+    timestamp: '2025-01-01T00:00:00.000Z',
+    type: 'checkpoint',
+    checkpointId: 'ck_one',
+    kind: 'milestone',
+  });
   c.turn(7, 40);
   await writeSession(path, c.entries);
 
@@ -65,11 +80,22 @@ test('rewind appends one leaf entry to the checkpoint, drops pending intents and
   assert.ok(existsSync(intentsFile), 'pending intents are written beside the session file');
 
   const second = await offline(path);
-  assert.deepEqual(second.triggers.pendingIntents().map((p) => p.kind), ['milestone'], 'a reopened session has the intents of the last run');
+  assert.deepEqual(
+    second.triggers.pendingIntents().map((p) => p.kind),
+    ['milestone'],
+    'a reopened session has the intents of the last run',
+  );
   const before = (await entriesOf(path)).length;
   const r = await second.rewind('ck_one');
   assert.equal(r.ok, true);
-  assert.deepEqual(second.store.tree.branch().map((e) => e.id).pop(), ck.id, 'the active branch ends at the checkpoint');
+  assert.deepEqual(
+    second.store.tree
+      .branch()
+      .map((e) => e.id)
+      .pop(),
+    ck.id,
+    'the active branch ends at the checkpoint',
+  );
   assert.deepEqual(second.triggers.pendingIntents(), []);
   await second.close();
   assert.equal((await entriesOf(path)).length, before + 1, 'one leaf entry, nothing rewritten');

@@ -39,7 +39,14 @@ test('without a model the offline facade rewinds and switches back, the conversa
   const path = join(dir, 's.jsonl');
   const c = new Chain();
   c.turn(1, 5);
-  const ck = c.add({ id: 'ck_entry', parentId: c.entries[c.entries.length - 1]?.id ?? null, timestamp: '2025-01-01T00:00:00.000Z', type: 'checkpoint', checkpointId: 'ck_one', kind: 'user' });
+  const ck = c.add({
+    id: 'ck_entry',
+    parentId: c.entries[c.entries.length - 1]?.id ?? null,
+    timestamp: '2025-01-01T00:00:00.000Z',
+    type: 'checkpoint',
+    checkpointId: 'ck_one',
+    kind: 'user',
+  });
   c.turn(2, 5);
   await writeSession(path, c.entries);
   const store = await JsonlSessionStore.open(path);
@@ -50,10 +57,21 @@ test('without a model the offline facade rewinds and switches back, the conversa
   assert.equal(preview.ok, true, preview.ok ? '' : preview.error);
   const r = await moves.rewind('ck_one', { mode: 'conversation' });
   assert.equal(r.ok, true, r.ok ? '' : r.error);
-  assert.equal(store.tree.branch().some((e) => e.id === ck.id), true);
-  assert.equal(store.tree.branch().some((e) => e.type === 'user' && e.content.includes('#2')), false, 'the second turn left the branch');
+  assert.equal(
+    store.tree.branch().some((e) => e.id === ck.id),
+    true,
+  );
+  assert.equal(
+    store.tree.branch().some((e) => e.type === 'user' && e.content.includes('#2')),
+    false,
+    'the second turn left the branch',
+  );
   assert.equal(r.ok && r.files, undefined, 'no file snapshots without a model: nothing on disk is touched');
   const back = await moves.switchBranch(leafBefore ?? '');
   assert.equal(back.ok, true, back.ok ? '' : back.error);
-  assert.equal(store.tree.branch().some((e) => e.type === 'user' && e.content.includes('#2')), true, 'the switcher brings the other branch back');
+  assert.equal(
+    store.tree.branch().some((e) => e.type === 'user' && e.content.includes('#2')),
+    true,
+    'the switcher brings the other branch back',
+  );
 });

@@ -19,7 +19,10 @@ async function twoTurns(t: { after(fn: () => Promise<void>): void }) {
   server.setFallback(
     agentResponder((text) =>
       text.startsWith('first')
-        ? [{ name: 'write_file', arguments: { path: 'a.ts', content: 'export const a = 2;\n' } }, { name: 'write_file', arguments: { path: 'b.ts', content: 'export const b = 1;\n' } }]
+        ? [
+            { name: 'write_file', arguments: { path: 'a.ts', content: 'export const a = 2;\n' } },
+            { name: 'write_file', arguments: { path: 'b.ts', content: 'export const b = 1;\n' } },
+          ]
         : text.startsWith('second')
           ? [{ name: 'run_command', arguments: { command: 'echo "export const a = 3;" > a.ts && rm b.ts' } }]
           : [],
@@ -45,7 +48,11 @@ test('each message has its checkpoint; rewinding to the first restores the conve
 
   const preview = await session.previewRewind(firstUser.id);
   assert.ok(preview.ok);
-  assert.deepEqual(preview.files.map((f) => [f.path.slice(dir.length + 1), f.action]), [['a.ts', 'restore']], 'b.ts was created and removed later: as at that moment');
+  assert.deepEqual(
+    preview.files.map((f) => [f.path.slice(dir.length + 1), f.action]),
+    [['a.ts', 'restore']],
+    'b.ts was created and removed later: as at that moment',
+  );
   const r = await session.rewind(firstUser.id);
   assert.ok(r.ok, r.ok ? '' : r.error);
   assert.equal(r.point.message?.text, 'first: change a and add b');
@@ -74,7 +81,10 @@ test('"Conversation only" leaves the files and the next request carries one syst
   const next = await session.turn({ userText: 'third: what is in a.ts?', signal: new AbortController().signal });
   assert.equal(next.status, 'completed', next.error);
   const body = agentRequests(server)[seen]?.body as ChatBody;
-  const system = body.messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+  const system = body.messages
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n');
   assert.match(system, /conversation was rewound, but the workspace files were not/);
   assert.ok(system.includes(join(dir, 'a.ts')) && system.includes(join(dir, 'b.ts')), system);
   assert.equal((system.match(/conversation was rewound/g) ?? []).length, 1, 'one update');
@@ -115,7 +125,10 @@ test('undo of a compaction whose history no longer fits is refused and says what
   const path = join(dir, 's.jsonl');
   await writeSession(path, session(30, 100));
   const info = resolveModelInfo('gpt-4o', { override: { contextWindow: 20_000, maxOutputTokens: 2_000 } });
-  const s = await AgentSession.openOffline({ sessionPath: path, model: () => ({ model: info, provider: 'test', resolved: resolveSettings({ raw: {}, env: {}, model: info }) }) });
+  const s = await AgentSession.openOffline({
+    sessionPath: path,
+    model: () => ({ model: info, provider: 'test', resolved: resolveSettings({ raw: {}, env: {}, model: info }) }),
+  });
   t.after(() => s.close());
   const r = await s.compact();
   const done = [...r.outcomes].reverse().find((o) => o.outcome === 'completed');
@@ -127,7 +140,14 @@ test('undo of a compaction whose history no longer fits is refused and says what
   assert.equal(s.store.entries().length, before);
 
   await s.close();
-  const roomy = await AgentSession.openOffline({ sessionPath: path, model: () => ({ model: { ...info, contextWindow: 200_000 }, provider: 'test', resolved: resolveSettings({ raw: {}, env: {}, model: { contextWindow: 200_000, maxOutputTokens: 2_000 } }) }) });
+  const roomy = await AgentSession.openOffline({
+    sessionPath: path,
+    model: () => ({
+      model: { ...info, contextWindow: 200_000 },
+      provider: 'test',
+      resolved: resolveSettings({ raw: {}, env: {}, model: { contextWindow: 200_000, maxOutputTokens: 2_000 } }),
+    }),
+  });
   t.after(() => roomy.close());
   const compactedTokens = roomy.budget().effectiveTokens;
   const ok = await roomy.undoCompaction(done.checkpointId);
@@ -152,7 +172,11 @@ test('switching branches moves the conversation only: files stay, the model is t
 
   const sw = await session.switchBranch(second.id);
   assert.ok(sw.ok, sw.ok ? '' : sw.error);
-  assert.deepEqual(sw.differ?.map((f) => f.path.slice(dir.length + 1)).sort(), ['a.ts', 'b.ts'], 'the second turn rewrote a.ts and removed b.ts; the rewind put them back');
+  assert.deepEqual(
+    sw.differ?.map((f) => f.path.slice(dir.length + 1)).sort(),
+    ['a.ts', 'b.ts'],
+    'the second turn rewrote a.ts and removed b.ts; the rewind put them back',
+  );
   assert.equal(await readFile(join(dir, 'a.ts'), 'utf8'), 'export const a = 2;\n', 'a switch never touches the files');
   assert.equal(session.store.tree.branch().at(-1)?.type, 'system_update');
   assert.ok(session.store.tree.branch().some((e) => e.id === second.id));
@@ -165,7 +189,10 @@ test('switching branches moves the conversation only: files stay, the model is t
   const seen = agentRequests(server).length;
   const next = await session.turn({ userText: 'third: what is in a.ts?', signal: new AbortController().signal });
   assert.equal(next.status, 'completed', next.error);
-  const system = (agentRequests(server)[seen]?.body as ChatBody).messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+  const system = (agentRequests(server)[seen]?.body as ChatBody).messages
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n');
   assert.equal((system.match(/conversation was rewound/g) ?? []).length, 1, 'one update in the input of branch 1');
   const again = await session.switchBranch(second.id);
   assert.equal(again.ok, false, 'the branch shown is not switched to again');
@@ -202,7 +229,11 @@ test('"Always allow" writing the settings file during a command is not an agent 
   assert.ok(first);
   const preview = await session.previewRewind(first.id);
   assert.ok(preview.ok);
-  assert.deepEqual(preview.files.map((f) => f.path.slice(dir.length + 1)), ['out.txt'], 'only the command\'s own effect');
+  assert.deepEqual(
+    preview.files.map((f) => f.path.slice(dir.length + 1)),
+    ['out.txt'],
+    "only the command's own effect",
+  );
   const r = await session.rewind(first.id, { mode: 'files' });
   assert.ok(r.ok);
   assert.equal(existsSync(join(dir, 'out.txt')), false);

@@ -3,13 +3,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import {
-  countRequestTokens,
-  encodeRequest,
-  MEDIA_PART_TOKENS,
-  startFakeOpenAI,
-  type FakeOpenAIServer,
-} from '../../fakes/openaiServer.js';
+import { countRequestTokens, encodeRequest, MEDIA_PART_TOKENS, startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { commonPrefixLength } from '../../fakes/tokens.js';
 
 let server: FakeOpenAIServer;
@@ -38,14 +32,18 @@ test('token counting follows the documented layout', () => {
       { role: 'tool', tool_call_id: 'call_1', content: 'done' },
     ],
   });
-  const expected =
-    n(JSON.stringify(tools)) +
-    (3 + n('assistant') + 3 + n('call_1') + n('run') + n('{"a":1}')) +
-    (3 + n('tool') + n('done') + n('call_1')) +
-    3;
+  const expected = n(JSON.stringify(tools)) + (3 + n('assistant') + 3 + n('call_1') + n('run') + n('{"a":1}')) + (3 + n('tool') + n('done') + n('call_1')) + 3;
   assert.equal(withTools, expected);
   const image = countRequestTokens({
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:,' } }] }],
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'data:,' } },
+        ],
+      },
+    ],
   });
   assert.equal(image, 3 + n('user') + n('look') + MEDIA_PART_TOKENS + 3);
   assert.equal(countRequestTokens({ messages: [{ role: 'user', content: 'a <|endoftext|> b' }] }) > 6, true);
@@ -60,10 +58,7 @@ test('a request over the window gets 400 context_length_exceeded with both figur
   assert.ok(e instanceof OpenAI.BadRequestError);
   assert.equal(e.code, 'context_length_exceeded');
   assert.equal(e.param, 'messages');
-  assert.match(
-    e.message,
-    new RegExp(`maximum context length is 4000 tokens\\. However, your messages resulted in ${counted} tokens`),
-  );
+  assert.match(e.message, new RegExp(`maximum context length is 4000 tokens\\. However, your messages resulted in ${counted} tokens`));
   assert.equal(server.pendingReplies, 1);
   assert.equal(server.chatRequests[0]?.reply, 'contextLength');
   assert.equal(server.chatRequests[0]?.promptTokens, counted);
@@ -92,7 +87,12 @@ test('setWindow and per-model windows change what fits; /v1/models reports them'
   const e = await client.chat.completions.create({ model: 'fake-model', messages }).catch((x: unknown) => x);
   assert.ok(e instanceof OpenAI.BadRequestError && e.code === 'context_length_exceeded');
 
-  const multi = await startFakeOpenAI({ models: [{ id: 'small', contextLength: 300 }, { id: 'big', contextLength: 9000 }] });
+  const multi = await startFakeOpenAI({
+    models: [
+      { id: 'small', contextLength: 300 },
+      { id: 'big', contextLength: 9000 },
+    ],
+  });
   try {
     const c = new OpenAI({ baseURL: multi.url, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
     const tooBig = await c.chat.completions.create({ model: 'small', messages }).catch((x: unknown) => x);

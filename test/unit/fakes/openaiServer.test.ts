@@ -203,11 +203,9 @@ test('truncated JSON surfaces as an error, non-streamed and streamed', async () 
 test('requests are recorded with body, headers, counted tokens and status', async () => {
   server.enqueue({ status: 500 });
   await client.chat.completions.create({ model: 'fake-model', messages }).catch(() => undefined);
-  await client.chat.completions.create({ model: 'fake-model', messages, tools: [readTool], stream: true }).then(
-    async (s) => {
-      for await (const _ of s) void _;
-    },
-  );
+  await client.chat.completions.create({ model: 'fake-model', messages, tools: [readTool], stream: true }).then(async (s) => {
+    for await (const _ of s) void _;
+  });
   const [a, b] = server.chatRequests;
   assert.equal(server.requests.length, 2);
   assert.equal(a?.status, 500);

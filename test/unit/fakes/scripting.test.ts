@@ -14,9 +14,7 @@ before(async () => {
 after(() => server.close());
 beforeEach(() => server.reset());
 
-const tools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'run', parameters: { type: 'object', properties: {} } } },
-];
+const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'run', parameters: { type: 'object', properties: {} } } }];
 const chat: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'fix the bug' }];
 const summary: OpenAI.ChatCompletionCreateParamsNonStreaming = {
   model: 'fake-model',
@@ -42,7 +40,11 @@ test('matchers answer summary requests differently from chat requests', async ()
 });
 
 test('a matcher with times applies that often; predicate functions and responders see the request', async () => {
-  server.onMatch((req) => req.body.messages.length === 1, (req) => ({ text: `tokens=${req.promptTokens}` }), { times: 1 });
+  server.onMatch(
+    (req) => req.body.messages.length === 1,
+    (req) => ({ text: `tokens=${req.promptTokens}` }),
+    { times: 1 },
+  );
   server.onMatch({ lastUserContains: '<capsule-request>' }, { text: 'CAPSULE' });
   const first = await text(client.chat.completions.create({ model: 'fake-model', messages: chat }));
   assert.equal(first, `tokens=${server.chatRequests[0]?.promptTokens}`);
@@ -61,9 +63,7 @@ test('a delayed reply arrives in full, and a client timeout shorter than the del
 
   // Far longer than the client's timeout, so even on a loaded machine the client gives up before the server answers.
   server.enqueue({ delayMs: 120_000, then: { text: 'too late' } });
-  const e = await client.chat.completions
-    .create({ model: 'fake-model', messages: chat }, { timeout: 50 })
-    .catch((x: unknown) => x);
+  const e = await client.chat.completions.create({ model: 'fake-model', messages: chat }, { timeout: 50 }).catch((x: unknown) => x);
   assert.ok(e instanceof OpenAI.APIConnectionTimeoutError, `got ${String(e)}`);
   await waitUntil(() => server.chatRequests[1]?.aborted === true);
   assert.equal(server.chatRequests[1]?.status, undefined, 'the server never answered the abandoned request');
@@ -86,10 +86,7 @@ test('a hanging request stays open until the client aborts it', async () => {
 test('a stream can stall mid-way and be aborted; chunk delays still deliver everything', async () => {
   server.enqueue({ text: 'abcdefghijklmnopqrstuvwxyz', stallAfterChunks: 3 });
   const controller = new AbortController();
-  const stream = await client.chat.completions.create(
-    { model: 'fake-model', messages: chat, stream: true },
-    { signal: controller.signal },
-  );
+  const stream = await client.chat.completions.create({ model: 'fake-model', messages: chat, stream: true }, { signal: controller.signal });
   let got = '';
   for await (const chunk of stream) {
     got += chunk.choices[0]?.delta.content ?? '';
@@ -177,14 +174,10 @@ test('unpaired tool messages and unanswered tool calls are rejected like OpenAI 
 });
 
 test('tool_choice without tools, stream_options without stream, bad JSON and unknown routes get OpenAI-style errors', async () => {
-  const e = await client.chat.completions
-    .create({ model: 'fake-model', messages: chat, tool_choice: 'none' })
-    .catch((x: unknown) => x);
+  const e = await client.chat.completions.create({ model: 'fake-model', messages: chat, tool_choice: 'none' }).catch((x: unknown) => x);
   assert.ok(e instanceof OpenAI.BadRequestError);
   assert.equal(e.param, 'tool_choice');
-  const opts = await client.chat.completions
-    .create({ model: 'fake-model', messages: chat, stream_options: { include_usage: true } })
-    .catch((x: unknown) => x);
+  const opts = await client.chat.completions.create({ model: 'fake-model', messages: chat, stream_options: { include_usage: true } }).catch((x: unknown) => x);
   assert.ok(opts instanceof OpenAI.BadRequestError && opts.param === 'stream_options');
   const bad = await fetch(`${server.url}/chat/completions`, { method: 'POST', body: '{not json' });
   assert.equal(bad.status, 400);

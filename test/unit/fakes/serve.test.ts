@@ -38,11 +38,10 @@ test('serve.ts prints its URL, serves the script and control endpoints, and exit
       rules: [{ match: { summary: true }, reply: { status: 503 } }],
     }),
   );
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'test/fakes/serve.ts', '--port', '0', '--window', '65000', '--script', script, '--model', 'm1'],
-    { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fakes/serve.ts', '--port', '0', '--window', '65000', '--script', script, '--model', 'm1'], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     const line = await firstLine(child);
     const printed = JSON.parse(line) as { url: string };

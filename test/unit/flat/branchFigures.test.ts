@@ -51,10 +51,22 @@ function play(ops: readonly Op[], check: (tree: SessionTree) => void): SessionTr
         add({ type: 'user', content: `ask ${n} `.repeat(1 + (n % 5)) });
         break;
       case 'answer':
-        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [], ...(n % 3 === 0 ? { usage: { promptTokens: 100 + n, completionTokens: 5 }, prefixFingerprint: FINGERPRINT } : {}) });
+        add({
+          type: 'assistant',
+          content: `answer ${n}`,
+          toolCalls: [],
+          ...(n % 3 === 0 ? { usage: { promptTokens: 100 + n, completionTokens: 5 }, prefixFingerprint: FINGERPRINT } : {}),
+        });
         break;
       case 'calls':
-        add({ type: 'assistant', content: '', toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }, { id: `d${n}`, name: 'read_file', arguments: '{}' }] });
+        add({
+          type: 'assistant',
+          content: '',
+          toolCalls: [
+            { id: `c${n}`, name: 'read_file', arguments: '{}' },
+            { id: `d${n}`, name: 'read_file', arguments: '{}' },
+          ],
+        });
         break;
       case 'result':
         add({ type: 'tool_result', toolCallId: `c${n - 1}`, toolName: 'read_file', content: `result ${n} `.repeat(3), isError: false });
@@ -74,7 +86,20 @@ function play(ops: readonly Op[], check: (tree: SessionTree) => void): SessionTr
         break;
       case 'capsule': {
         const keep = branch[Math.max(0, branch.length - 1 - o.keep)]?.id ?? null;
-        add({ type: 'capsule', summary: `summary ${n}`, firstKeptEntryId: keep, pinnedEntryIds: [], tokensBefore: 1000, tokensAfter: 1000 - o.saved, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${n}`, details: {} });
+        add({
+          type: 'capsule',
+          summary: `summary ${n}`,
+          firstKeptEntryId: keep,
+          pinnedEntryIds: [],
+          tokensBefore: 1000,
+          tokensAfter: 1000 - o.saved,
+          trigger: 'user',
+          level: 0,
+          quality: 'full',
+          truncateResults: false,
+          checkpointId: `ck_${n}`,
+          details: {},
+        });
         break;
       }
       case 'rewind': {
@@ -103,7 +128,10 @@ test('the running figures equal a fold of the whole branch, whenever they are re
         const walked = FiguresFold.of(branch);
         assert.deepEqual({ ...FiguresFold.prototype.snapshot.call(running) }, walked.snapshot());
         assert.equal(running.saved, compactionSavings(branch), 'the savings are those compactionSavings finds');
-        assert.equal(running.model, [...branch].reverse().find((e) => e.type === 'model_change'));
+        assert.equal(
+          running.model,
+          [...branch].reverse().find((e) => e.type === 'model_change'),
+        );
         assert.deepEqual(unansweredAtLeaf(sinceLastAnswer(tree, tree.leafId)), unansweredAtLeaf(branch), 'open calls found from the leaf');
       });
     }),

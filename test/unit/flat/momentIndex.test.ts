@@ -19,7 +19,10 @@ type Op =
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'turn' }, { k: 'answer' }, { k: 'usage' }) },
-  { weight: 4, arbitrary: fc.constantFrom<Op>({ k: 'checkpoint' }, { k: 'compaction' }, { k: 'sub' }, { k: 'read' }, { k: 'model' }, { k: 'plan' }, { k: 'badPlan' }) },
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom<Op>({ k: 'checkpoint' }, { k: 'compaction' }, { k: 'sub' }, { k: 'read' }, { k: 'model' }, { k: 'plan' }, { k: 'badPlan' }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(12) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constantFrom('rewind' as const, 'edit' as const), back: fc.nat(20) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
@@ -40,7 +43,20 @@ function play(ops: readonly Op[], check: (tree: SessionTree) => void): void {
   const capsule = (checkpointId: string, keep: number): void => {
     const branch = tree.branch();
     const kept = branch[Math.max(0, branch.length - 1 - keep)]?.id ?? null;
-    add({ type: 'capsule', summary: `summary ${n}`, firstKeptEntryId: kept, pinnedEntryIds: branch[0] === undefined ? [] : [branch[0].id], tokensBefore: 1000, tokensAfter: 300, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId, details: n % 2 === 0 ? { ledger: { ...EMPTY_LEDGER, plan: [{ step: `from capsule ${n}`, status: 'pending' }] } } : {} });
+    add({
+      type: 'capsule',
+      summary: `summary ${n}`,
+      firstKeptEntryId: kept,
+      pinnedEntryIds: branch[0] === undefined ? [] : [branch[0].id],
+      tokensBefore: 1000,
+      tokensAfter: 300,
+      trigger: 'user',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId,
+      details: n % 2 === 0 ? { ledger: { ...EMPTY_LEDGER, plan: [{ step: `from capsule ${n}`, status: 'pending' }] } } : {},
+    });
   };
   for (const o of ops) {
     const branch = tree.branch();
@@ -79,7 +95,11 @@ function play(ops: readonly Op[], check: (tree: SessionTree) => void): void {
       case 'plan':
       case 'badPlan': {
         const call = `c${n}`;
-        add({ type: 'assistant', content: '', toolCalls: [{ id: call, name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: `step ${n}`, status: 'in_progress' }] }) }] });
+        add({
+          type: 'assistant',
+          content: '',
+          toolCalls: [{ id: call, name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: `step ${n}`, status: 'in_progress' }] }) }],
+        });
         add({ type: 'tool_result', toolCallId: call, toolName: 'update_plan', content: 'ok', isError: o.k === 'badPlan' });
         break;
       }
@@ -145,11 +165,17 @@ test('the branch line and the running plan equal the walked branch, whenever the
         assert.deepEqual(line.slice(0), branch);
         assert.deepEqual(planFigureOf(tree).plan(), planOfBranch(branch));
         for (let p = 0; p <= branch.length; p++) {
-          const model = branch.slice(0, p).reverse().find((e) => e.type === 'model_change');
+          const model = branch
+            .slice(0, p)
+            .reverse()
+            .find((e) => e.type === 'model_change');
           assert.equal(line.modelBefore(p), model, `model before ${p}`);
           const users = branch.flatMap((e, i) => (e.type === 'user' ? [i] : []));
           assert.equal(line.messageAtOrBefore(p), users.filter((i) => i <= p).at(-1) ?? 0);
-          assert.equal(line.messageAfter(p), users.find((i) => i > p));
+          assert.equal(
+            line.messageAfter(p),
+            users.find((i) => i > p),
+          );
         }
       });
     }),

@@ -60,7 +60,13 @@ async function costsAt(t: Parameters<typeof tempDir>[0] & { after(fn: () => unkn
   const server = await startFakeOpenAI({ window: 128_000 });
   t.after(() => server.close());
   server.setFallback(agentResponder(() => [{ name: 'read_file', arguments: { path: 'notes.txt' } }], 'It is a small file.'));
-  const { session } = await openSession(server, dir, { sessionPath: path, window: 128_000, maxOutput: 4096, settings: {}, instructionFiles: { userDir: null } });
+  const { session } = await openSession(server, dir, {
+    sessionPath: path,
+    window: 128_000,
+    maxOutput: 4096,
+    settings: {},
+    instructionFiles: { userDir: null },
+  });
   t.after(() => session.close());
   // The first turn writes what a session writes once (its model entry, its epoch base): not per-turn work.
   const warm = await session.agent.runTurn({ userText: 'warm up', signal: new AbortController().signal });
@@ -111,12 +117,22 @@ test('a whole turn, the meter and the tree per appended entry, and a snapshot vi
   const large = await costsAt(t, 100_000);
   assert.ok(small.appended >= 4, `a turn appends at least a checkpoint, the message, the call, its result and the answer (${small.appended})`);
   assert.equal(large.appended, small.appended, 'the same turn appends the same entries');
-  t.diagnostic(`visits per turn: ${small.turn} at 1k, ${large.turn} at 100k; meter per appended entry: ${small.meterPerEntry} at 1k, ${large.meterPerEntry} at 100k`);
-  t.diagnostic(`tree refresh per appended entry: ${small.treePerEntry} at 1k, ${large.treePerEntry} at 100k; snapshot: ${small.snapshot} at 1k, ${large.snapshot} at 100k; older page: ${small.older} at 1k, ${large.older} at 100k`);
+  t.diagnostic(
+    `visits per turn: ${small.turn} at 1k, ${large.turn} at 100k; meter per appended entry: ${small.meterPerEntry} at 1k, ${large.meterPerEntry} at 100k`,
+  );
+  t.diagnostic(
+    `tree refresh per appended entry: ${small.treePerEntry} at 1k, ${large.treePerEntry} at 100k; snapshot: ${small.snapshot} at 1k, ${large.snapshot} at 100k; older page: ${small.older} at 1k, ${large.older} at 100k`,
+  );
   const bound = (x: number): number => Math.ceil(x * 1.5) + 50;
   assert.ok(large.turn <= bound(small.turn), `a turn visits ${large.turn} entries at 100k vs ${small.turn} at 1k`);
-  assert.ok(large.meterPerEntry <= bound(small.meterPerEntry), `the meter visits ${large.meterPerEntry} entries per appended entry at 100k vs ${small.meterPerEntry} at 1k`);
-  assert.ok(large.treePerEntry <= bound(small.treePerEntry), `the tree refresh visits ${large.treePerEntry} entries per appended entry at 100k vs ${small.treePerEntry} at 1k`);
+  assert.ok(
+    large.meterPerEntry <= bound(small.meterPerEntry),
+    `the meter visits ${large.meterPerEntry} entries per appended entry at 100k vs ${small.meterPerEntry} at 1k`,
+  );
+  assert.ok(
+    large.treePerEntry <= bound(small.treePerEntry),
+    `the tree refresh visits ${large.treePerEntry} entries per appended entry at 100k vs ${small.treePerEntry} at 1k`,
+  );
   assert.ok(large.snapshot <= bound(small.snapshot), `a snapshot visits ${large.snapshot} entries at 100k vs ${small.snapshot} at 1k`);
   assert.ok(large.older <= bound(small.older), `an older page visits ${large.older} entries at 100k vs ${small.older} at 1k`);
 });

@@ -11,7 +11,8 @@ test('loading and activating the extension starts no Intl formatting and loads n
   assert.equal(r.status, 0, r.stderr);
   const probe = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as { localeCalls: number; packages: string[]; fsPatched: boolean };
   assert.equal(probe.localeCalls, 0, 'a module formats a number with toLocaleString while the extension loads or activates');
-  for (const lazy of ['proper-lockfile', 'graceful-fs', 'signal-exit']) assert.ok(!probe.packages.includes(lazy), `${lazy} is loaded at activation: ${probe.packages.join(', ')}`);
+  for (const lazy of ['proper-lockfile', 'graceful-fs', 'signal-exit'])
+    assert.ok(!probe.packages.includes(lazy), `${lazy} is loaded at activation: ${probe.packages.join(', ')}`);
   assert.equal(probe.fsPatched, false, 'graceful-fs patched fs during activation');
   // The probe sees what it should: zod is loaded at activation (the transcript schemas), so a broken probe cannot pass.
   assert.ok(probe.packages.includes('zod'), probe.packages.join(', '));

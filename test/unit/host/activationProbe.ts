@@ -20,7 +20,16 @@ async function main(): Promise<void> {
     return { get: (k: string) => m.get(k), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
   };
   const subscriptions: { dispose(): unknown }[] = [];
-  const context = { subscriptions, storageUri: uri(join(tmp, 'storage')), globalStorageUri: uri(join(tmp, 'global')), workspaceState: memento(), globalState: memento(), secrets: new FakeSecrets(), extensionUri: uri(join(tmp, 'ext')), extension: { packageJSON: { version: 'probe' } } };
+  const context = {
+    subscriptions,
+    storageUri: uri(join(tmp, 'storage')),
+    globalStorageUri: uri(join(tmp, 'global')),
+    workspaceState: memento(),
+    globalState: memento(),
+    secrets: new FakeSecrets(),
+    extensionUri: uri(join(tmp, 'ext')),
+    extension: { packageJSON: { version: 'probe' } },
+  };
   // Intl's first use starts ICU (tens of milliseconds): count locale formatting done while loading and activating.
   let localeCalls = 0;
   const original = Number.prototype.toLocaleString;
@@ -31,7 +40,9 @@ async function main(): Promise<void> {
   const ext = require('../../../src/extension.js') as Extension;
   ext.activate(context);
   Number.prototype.toLocaleString = original;
-  const loaded = Object.keys(require.cache).filter((k) => k.includes('node_modules')).map((k) => k.slice(k.lastIndexOf('node_modules/') + 'node_modules/'.length).split('/')[0]);
+  const loaded = Object.keys(require.cache)
+    .filter((k) => k.includes('node_modules'))
+    .map((k) => k.slice(k.lastIndexOf('node_modules/') + 'node_modules/'.length).split('/')[0]);
   // graceful-fs (pulled in by proper-lockfile) marks the fs module it patched.
   const fsPatched = Object.getOwnPropertySymbols(fs).some((s) => s.description === 'graceful-fs.queue');
   process.stdout.write(`${JSON.stringify({ localeCalls, packages: [...new Set(loaded)].sort(), fsPatched })}\n`);

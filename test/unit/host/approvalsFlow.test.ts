@@ -7,7 +7,14 @@ import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 
@@ -27,7 +34,9 @@ async function card(mark: number): Promise<ApprovalView> {
   return c;
 }
 function toolMessages(): string[] {
-  return server.chatRequests.flatMap((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+  return server.chatRequests.flatMap((r) =>
+    (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)),
+  );
 }
 
 test('an edit opens the diff editor on the proposed text; the card survives a reload; Deny with feedback sends the words to the model', async () => {
@@ -47,12 +56,23 @@ test('an edit opens the diff editor on the proposed text; the card survives a re
   const reload = v.mark();
   v.send({ type: 'ready' });
   await until(() => lastOf(v.since(reload), 'snapshot') !== undefined, 'a snapshot');
-  assert.deepEqual(lastOf(v.since(reload), 'snapshot')?.approvals?.map((a) => a.id), [c.id], 'the pending approval is still shown after a reload');
+  assert.deepEqual(
+    lastOf(v.since(reload), 'snapshot')?.approvals?.map((a) => a.id),
+    [c.id],
+    'the pending approval is still shown after a reload',
+  );
 
   v.send({ type: 'approval', id: c.id, choice: 'deny', feedback: 'Use a named constant ONE instead.' });
   await until(() => idle(v.since(mark)), 'the turn to finish');
-  assert.equal(h.state.asked.some((a) => a.kind === 'modal'), false, 'no modal dialog');
-  assert.ok(toolMessages().some((t) => t.includes('The user said: "Use a named constant ONE instead."')), 'the model received the feedback as the tool result');
+  assert.equal(
+    h.state.asked.some((a) => a.kind === 'modal'),
+    false,
+    'no modal dialog',
+  );
+  assert.ok(
+    toolMessages().some((t) => t.includes('The user said: "Use a named constant ONE instead."')),
+    'the model received the feedback as the tool result',
+  );
   assert.deepEqual(lastOf(v.since(mark), 'approvals')?.approvals, [], 'the card is gone');
 });
 
@@ -76,15 +96,26 @@ test('Always allow keeps the rule the user chose (the command name by default) i
   v.send({ type: 'approval', id: c2.id, choice: 'allowAlways', rule: 'echo', scope: 'user' });
   await until(() => idle(v.since(mark)), 'the second turn');
   const write = h.state.writes.find((w) => w.key === 'capsule.approvals.allowedCommands');
-  assert.deepEqual(write && { value: write.value, target: write.target }, { value: ['echo'], target: 1 }, 'stored in the user settings (ConfigurationTarget.Global)');
+  assert.deepEqual(
+    write && { value: write.value, target: write.target },
+    { value: ['echo'], target: 1 },
+    'stored in the user settings (ConfigurationTarget.Global)',
+  );
   assert.deepEqual(lastOf(v.since(mark), 'approvals')?.allowRules, [{ rule: 'echo', scope: 'user' }], 'the view lists the rule with where it is kept');
 
   server.enqueue(run('echo step-303'), { text: 'ok' });
   mark = v.mark();
   v.send({ type: 'send', text: 'Step 303', clientId: 'c3' });
   await until(() => idle(v.since(mark)), 'the allowed turn');
-  assert.equal(v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), false, 'echo step-303 ran without asking');
-  assert.ok(toolMessages().some((t) => t.includes('step-303')), 'and it ran');
+  assert.equal(
+    v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0),
+    false,
+    'echo step-303 ran without asking',
+  );
+  assert.ok(
+    toolMessages().some((t) => t.includes('step-303')),
+    'and it ran',
+  );
 
   // A rule that is not how the command starts is not saved; the command is allowed once and the user told why.
   server.enqueue(run('touch made-1.txt'), { text: 'ok' });
@@ -95,7 +126,10 @@ test('Always allow keeps the rule the user chose (the command name by default) i
   v.send({ type: 'approval', id: c3.id, choice: 'allowAlways', rule: 'rm', scope: 'user' });
   await until(() => idle(v.since(mark)), 'the turn allowed once');
   assert.equal(h.state.writes.length, writes, 'nothing written');
-  assert.ok(v.since(mark).some((m) => m.type === 'notice' && /was not saved/.test(m.text)), 'said so');
+  assert.ok(
+    v.since(mark).some((m) => m.type === 'notice' && /was not saved/.test(m.text)),
+    'said so',
+  );
 
   // Removing it from the view's list: the next echo asks again.
   v.send({ type: 'removeAllowRule', rule: { rule: 'echo', scope: 'user' } });
@@ -106,7 +140,11 @@ test('Always allow keeps the rule the user chose (the command name by default) i
   mark = v.mark();
   v.send({ type: 'send', text: 'Touch two', clientId: 'c3c' });
   await until(() => idle(v.since(mark)), 'the allowed turn');
-  assert.equal(v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), false, 'no card for an allowed prefix');
+  assert.equal(
+    v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0),
+    false,
+    'no card for an allowed prefix',
+  );
   assert.equal(existsSync(join(h.workspace, 'made-2.txt')), true);
 
   server.enqueue(run('touch made-3.txt; touch evil.txt'), { text: 'ok' });

@@ -32,11 +32,14 @@ before(async () => {
 after(() => closeAgentView(h, v, server));
 
 const shown = (): TranscriptItem[] => replayItems(v.messages());
-const userNamed = (text: string): (TranscriptItem & { kind: 'user' }) | undefined => shown().find((i): i is TranscriptItem & { kind: 'user' } => i.kind === 'user' && i.text === text);
+const userNamed = (text: string): (TranscriptItem & { kind: 'user' }) | undefined =>
+  shown().find((i): i is TranscriptItem & { kind: 'user' } => i.kind === 'user' && i.text === text);
 const branchOf = (text: string): BranchView | undefined => userNamed(text)?.branch;
 const lastRequestUsers = (): string[] => {
   const req = server.chatRequests.filter((r) => !isSummaryRequest(r.body as never)).at(-1);
-  return ((req?.body as { messages: { role: string; content: unknown }[] } | undefined)?.messages ?? []).filter((m) => m.role === 'user').map((m) => String(m.content));
+  return ((req?.body as { messages: { role: string; content: unknown }[] } | undefined)?.messages ?? [])
+    .filter((m) => m.role === 'user')
+    .map((m) => String(m.content));
 };
 
 /** What `v` holds now equals what a freshly opened view is sent. */
@@ -66,7 +69,14 @@ function sessionEntries(): { type: string; id: string; forEntryId?: string }[] {
     }
   };
   walk(h.storage);
-  return files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type: string; id: string; forEntryId?: string })).filter((e) => e.type !== 'session');
+  return files
+    .flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { type: string; id: string; forEntryId?: string }),
+    )
+    .filter((e) => e.type !== 'session');
 }
 
 test('edit & resend makes a fork the items carry; ‹ and › move between the branches, nothing is deleted, live equals a fresh snapshot', async () => {
@@ -94,7 +104,10 @@ test('edit & resend makes a fork the items carry; ‹ and › move between the b
   assert.equal(h.state.asked.length, asked, 'switching asks nothing when no turn runs');
   assert.deepEqual(branchOf('Second question.'), { index: 1, count: 2, next: edited.id });
   assert.equal(userNamed('Second question, edited.'), undefined);
-  assert.ok(shown().some((i) => i.kind === 'assistant' && i.markdown.startsWith('Answer to: Second question.')), 'with its answer');
+  assert.ok(
+    shown().some((i) => i.kind === 'assistant' && i.markdown.startsWith('Answer to: Second question.')),
+    'with its answer',
+  );
   await agrees('after ‹');
   await turnOn(v, 'Third, on branch 1.');
   assert.deepEqual(lastRequestUsers(), ['First question.', 'Second question.', 'Third, on branch 1.'], 'the model continues branch 1');
@@ -131,7 +144,10 @@ test('a switch while a compaction runs asks to stop first: declining changes not
   assert.ok(original && next, 'branch 1 of 2 is shown, with a next branch');
   server.onMatch({ summary: true }, { hang: true }, { times: 1 });
   v.send({ type: 'send', text: '/compact the findings', clientId: 'c_compact' });
-  await until(() => server.chatRequests.some((r) => isSummaryRequest(r.body as never)) && server.chatRequests.length > 0, 'the compaction to be waiting on its summary');
+  await until(
+    () => server.chatRequests.some((r) => isSummaryRequest(r.body as never)) && server.chatRequests.length > 0,
+    'the compaction to be waiting on its summary',
+  );
   const capsulesBefore = sessionEntries().filter((e) => e.type === 'capsule').length;
 
   h.state.answer = () => undefined;
@@ -142,7 +158,10 @@ test('a switch while a compaction runs asks to stop first: declining changes not
   // The view reloaded after the declined question (the host has handled it) still shows branch 1, the compaction still waiting.
   await agrees('after a declined switch');
   assert.ok(userNamed('Second question.'), 'declined: still on branch 1');
-  assert.ok(server.chatRequests.some((r) => isSummaryRequest(r.body as never) && !r.aborted), 'declined: the compaction was not stopped');
+  assert.ok(
+    server.chatRequests.some((r) => isSummaryRequest(r.body as never) && !r.aborted),
+    'declined: the compaction was not stopped',
+  );
 
   h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('A turn is running') ? 'Stop and Continue' : undefined);
   const mark = v.mark();
@@ -151,7 +170,11 @@ test('a switch while a compaction runs asks to stop first: declining changes not
   // Give the cancelled compaction every chance to append late, then look.
   await turnOn(v, 'After the switch.');
   assert.equal(sessionEntries().filter((e) => e.type === 'capsule').length, capsulesBefore, 'no capsule was appended');
-  assert.ok(!v.since(mark).some((m) => (m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'compaction'))), 'no card arrived');
-  assert.deepEqual(lastRequestUsers(), ['First question.', 'Second question, edited.', 'Third, on branch 2.', 'After the switch.'], 'the turn continued the branch switched to');
+  assert.ok(!v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'compaction')), 'no card arrived');
+  assert.deepEqual(
+    lastRequestUsers(),
+    ['First question.', 'Second question, edited.', 'Third, on branch 2.', 'After the switch.'],
+    'the turn continued the branch switched to',
+  );
   await agrees('after a switch that stopped a compaction');
 });

@@ -35,7 +35,8 @@ before(async () => {
 
 after(() => closeAgentView(h, v, server));
 
-const itemsIn = (ms: readonly HostToWebview[]): TranscriptItem[] => ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items : m.type === 'itemUpdated' ? [m.item] : []));
+const itemsIn = (ms: readonly HostToWebview[]): TranscriptItem[] =>
+  ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items : m.type === 'itemUpdated' ? [m.item] : []));
 const infoIn = (ms: readonly HostToWebview[]): string[] => itemsIn(ms).flatMap((i) => (i.kind === 'info' || i.kind === 'error' ? [i.text] : []));
 const sessions = (): string[] => readdirSync(join(h.storage, 'sessions')).filter((n) => n.endsWith('.jsonl'));
 
@@ -49,16 +50,21 @@ async function say(text: string, answer: RegExp): Promise<HostToWebview[]> {
 
 /** The text of every message of the latest agent request (summary requests left out). */
 function lastRequestText(): string {
-  const body = server.chatRequests.map((r) => r.body as ChatBody).filter((b) => !isSummaryRequest(b)).at(-1);
+  const body = server.chatRequests
+    .map((r) => r.body as ChatBody)
+    .filter((b) => !isSummaryRequest(b))
+    .at(-1);
   return (body?.messages ?? []).map((m) => JSON.stringify(m.content)).join('\n');
 }
 
 /** "  Label:  value" rows of a /budget answer. */
 function budgetRows(text: string): Map<string, string> {
-  return new Map(text.split('\n').flatMap((l) => {
-    const m = /^ {2}([^:]+):\s+(.*)$/.exec(l);
-    return m?.[1] !== undefined && m[2] !== undefined ? [[m[1], m[2].trim()] as const] : [];
-  }));
+  return new Map(
+    text.split('\n').flatMap((l) => {
+      const m = /^ {2}([^:]+):\s+(.*)$/.exec(l);
+      return m?.[1] !== undefined && m[2] !== undefined ? [[m[1], m[2].trim()] as const] : [];
+    }),
+  );
 }
 
 test('the palette\'s Compact Context posts no "/compact" message; after three compactions /budget\'s savings ratio is not 0%', async () => {
@@ -67,7 +73,10 @@ test('the palette\'s Compact Context posts no "/compact" message; after three co
     await turnOn(v, `Round ${round}: and again.`);
     const mark = v.mark();
     await h.command('capsule.compactContext');
-    await until(() => itemsIn(v.since(mark)).some((i) => i.kind === 'compaction') && v.since(mark).some((m) => m.type === 'busy' && !m.busy), `compaction ${round + 1}`);
+    await until(
+      () => itemsIn(v.since(mark)).some((i) => i.kind === 'compaction') && v.since(mark).some((m) => m.type === 'busy' && !m.busy),
+      `compaction ${round + 1}`,
+    );
     const items = itemsIn(v.since(mark));
     assert.ok(!items.some((i) => i.kind === 'user'), `no user message was posted: ${JSON.stringify(items.filter((i) => i.kind === 'user'))}`);
     assert.ok(!infoIn(v.since(mark)).some((t) => t.startsWith('/compact')));
@@ -98,8 +107,20 @@ test('the status-bar tooltip shows the same rows as /budget, categories first (o
     return c?.[1] !== undefined && c[2] !== undefined && !/^-+$/.test(c[1]) ? [[unescape(c[1]), unescape(c[2])] as const] : [];
   });
   const labels = tipRows.map(([k]) => k);
-  for (const category of ['System prompt', 'Tool schemas', 'Capsule', 'Recent messages', 'Tool results', 'Free', 'Reserved output']) assert.ok(labels.includes(category), `the tooltip has ${category}`);
-  for (const seedRow of ['Effective tokens', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Capsules', 'Savings ratio', 'Auto-compact', 'Next trigger est.']) assert.ok(labels.includes(seedRow), `the tooltip has ${seedRow}`);
+  for (const category of ['System prompt', 'Tool schemas', 'Capsule', 'Recent messages', 'Tool results', 'Free', 'Reserved output'])
+    assert.ok(labels.includes(category), `the tooltip has ${category}`);
+  for (const seedRow of [
+    'Effective tokens',
+    'Soft limit',
+    'Hard limit',
+    'Safety reserve',
+    'Keep recent',
+    'Capsules',
+    'Savings ratio',
+    'Auto-compact',
+    'Next trigger est.',
+  ])
+    assert.ok(labels.includes(seedRow), `the tooltip has ${seedRow}`);
   for (const [label, value] of tipRows) {
     // A capsule's age moves with the clock between the two readings; everything else is the same figure.
     const strip = (s: string | undefined): string | undefined => (label === 'Last capsule' ? s?.replace(/^\d+[smhd] ago /, '') : s);
@@ -120,7 +141,10 @@ test('/capsule create asks where to save: cancelling writes nothing (no .capsule
   await import('node:fs').then((fs) => fs.mkdirSync(join(h.tmp, 'elsewhere'), { recursive: true }));
   h.state.answer = (kind) => (kind === 'saveDialog' ? (h.api.Uri as { file(p: string): unknown }).file(out) : undefined);
   const saved = await say('/capsule create "auth handoff"', /Portable capsule "auth handoff"/);
-  assert.ok(infoIn(saved).some((t) => t.includes(out)), 'the answer names where it went');
+  assert.ok(
+    infoIn(saved).some((t) => t.includes(out)),
+    'the answer names where it went',
+  );
   assert.ok(existsSync(out));
   assert.deepEqual(readdirSync(h.workspace), before, 'still nothing in the workspace');
   assert.equal(h.context.globalState.get(CAPSULE_FOLDER_KEY), join(h.tmp, 'elsewhere'), 'the folder is remembered for the next dialog');
@@ -129,7 +153,10 @@ test('/capsule create asks where to save: cancelling writes nothing (no .capsule
   const again = join(h.tmp, 'elsewhere', 'again.capsule.md');
   h.state.answer = (kind) => (kind === 'saveDialog' ? (h.api.Uri as { file(p: string): unknown }).file(again) : undefined);
   const repeated = await say('/capsule create "again"', /Portable capsule "again"/);
-  assert.ok(infoIn(repeated).some((t) => /^Nothing new was compacted \(.+\), so the latest existing capsule \(ck_\S+\) was saved/.test(t)), infoIn(repeated).join('\n'));
+  assert.ok(
+    infoIn(repeated).some((t) => /^Nothing new was compacted \(.+\), so the latest existing capsule \(ck_\S+\) was saved/.test(t)),
+    infoIn(repeated).join('\n'),
+  );
   assert.ok(existsSync(again));
 });
 
@@ -144,7 +171,14 @@ test('loading a capsule previews it and asks where it goes: cancel loads nothing
   await say(`/capsule load ${file}`, /was not loaded/);
   const preview = h.state.asked.slice(asked).find((a) => a.kind === 'modal');
   assert.equal(preview?.prompt, 'Load capsule "auth handoff"?');
-  for (const line of [/^[\d,]+ tokens · quality full · created /m, /^Task: \S/m, /^Ledger: \d+ file\(s\) modified · \d+ command\(s\)/m, /^Checksum: verified/m, /^New Chat: /m, /^This Chat: .*recorded in the transcript/m]) {
+  for (const line of [
+    /^[\d,]+ tokens · quality full · created /m,
+    /^Task: \S/m,
+    /^Ledger: \d+ file\(s\) modified · \d+ command\(s\)/m,
+    /^Checksum: verified/m,
+    /^New Chat: /m,
+    /^This Chat: .*recorded in the transcript/m,
+  ]) {
     assert.match(preview?.detail ?? '', line);
   }
   assert.equal(sessions().length, count);
@@ -152,7 +186,10 @@ test('loading a capsule previews it and asks where it goes: cancel loads nothing
 
   h.state.answer = (kind) => (kind === 'modal' ? 'This Chat' : undefined);
   const here = await say(`/capsule load ${file}`, /Loaded capsule "auth handoff" into this chat/);
-  assert.ok(itemsIn(here).some((i) => i.kind === 'compaction'), 'the transcript shows the replacement as a card');
+  assert.ok(
+    itemsIn(here).some((i) => i.kind === 'compaction'),
+    'the transcript shows the replacement as a card',
+  );
   assert.equal(sessions().length, count, 'no new chat');
 
   // The palette asks the same question with the same words.
@@ -163,13 +200,17 @@ test('loading a capsule previews it and asks where it goes: cancel loads nothing
   await until(() => infoIn(v.since(mark)).some((t) => /into a new chat/.test(t)), 'the new chat from the capsule');
   assert.equal(h.state.asked.slice(mAsked).find((a) => a.kind === 'modal')?.prompt, 'Load capsule "auth handoff"?');
   assert.equal(sessions().length, count + 1);
-  await until(() => lastOf(v.since(mark), 'snapshot')?.transcript.items.some((i) => i.kind === 'compaction') === true, 'the new chat, starting from the capsule');
+  await until(
+    () => lastOf(v.since(mark), 'snapshot')?.transcript.items.some((i) => i.kind === 'compaction') === true,
+    'the new chat, starting from the capsule',
+  );
   assert.ok(infoIn(v.messages()).some((t) => /Loaded capsule "auth handoff" into a new chat/.test(t)));
 });
 
 test('Project Memory: Show Project Memory says what a new chat inherits; with inheritance off a new chat inherits nothing, with it on the chat says so once', async () => {
   assert.ok(existsSync(join(h.storage, 'project-memory.capsule.md')), 'the palette compactions wrote Project Memory');
-  const inherited = (items: readonly TranscriptItem[]): TranscriptItem[] => items.filter((i) => i.kind === 'info' && /^This chat inherited Project Memory "/.test(i.text));
+  const inherited = (items: readonly TranscriptItem[]): TranscriptItem[] =>
+    items.filter((i) => i.kind === 'info' && /^This chat inherited Project Memory "/.test(i.text));
 
   h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('Project Memory: "') ? 'Stop Inheriting' : undefined);
   const asked = h.state.asked.length;

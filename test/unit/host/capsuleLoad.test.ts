@@ -33,13 +33,22 @@ test('the capsule is previewed and must be confirmed: declining loads nothing, "
   const before = sessions().length;
   h.state.answer = (kind) => (kind === 'openDialog' ? pick() : undefined);
   await h.command('capsule.loadCapsule');
-  assert.ok(h.state.asked.some((a) => a.kind === 'modal' && a.prompt === 'Load capsule "handoff auth work"?'), 'asked before loading');
+  assert.ok(
+    h.state.asked.some((a) => a.kind === 'modal' && a.prompt === 'Load capsule "handoff auth work"?'),
+    'asked before loading',
+  );
   assert.equal(sessions().length, before, 'declining loads nothing');
 
   h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' && prompt.startsWith('Load capsule') ? 'New Chat' : undefined);
   await h.command('capsule.loadCapsule');
   await until(() => sessions().length === before + 1, 'a new chat');
-  await until(() => v.messages().some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Loaded capsule "handoff auth work" into a new chat/.test(i.text))), 'the chat to say so');
+  await until(
+    () =>
+      v
+        .messages()
+        .some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Loaded capsule "handoff auth work" into a new chat/.test(i.text))),
+    'the chat to say so',
+  );
 });
 
 test('an edited capsule is refused unless the user picks "Load Anyway"', async () => {
@@ -50,7 +59,8 @@ test('an edited capsule is refused unless the user picks "Load Anyway"', async (
   assert.ok(h.state.asked.some((a) => a.kind === 'modal' && /edited after it was exported/.test(a.prompt)));
   assert.equal(sessions().length, before, 'dismissing the warning loads nothing');
 
-  h.state.answer = (kind, prompt) => (kind === 'openDialog' ? pick() : kind === 'modal' ? (prompt.startsWith('Load capsule') ? 'New Chat' : 'Load Anyway') : undefined);
+  h.state.answer = (kind, prompt) =>
+    kind === 'openDialog' ? pick() : kind === 'modal' ? (prompt.startsWith('Load capsule') ? 'New Chat' : 'Load Anyway') : undefined;
   await h.command('capsule.loadCapsule');
   await until(() => sessions().length === before + 1, 'the edited capsule loaded after Load Anyway');
 });

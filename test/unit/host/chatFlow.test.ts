@@ -132,9 +132,16 @@ test('writes wait on an inline approval card (no modal): Reject writes nothing, 
   v.send({ type: 'send', text: 'Create hello.txt', clientId: 'w1' });
   await answerFirstCard(mark, 'deny');
   await until(() => busyFlips(v.since(mark)).includes(false), 'the refused turn');
-  assert.equal(h.state.asked.some((a) => a.kind === 'modal'), false, 'no modal dialog');
+  assert.equal(
+    h.state.asked.some((a) => a.kind === 'modal'),
+    false,
+    'no modal dialog',
+  );
   assert.equal(existsSync(join(h.workspace, 'hello.txt')), false, 'refused: nothing written');
-  const refused = v.since(mark).flatMap((m) => (m.type === 'itemUpdated' ? [m.item] : [])).find((i) => i.kind === 'tool');
+  const refused = v
+    .since(mark)
+    .flatMap((m) => (m.type === 'itemUpdated' ? [m.item] : []))
+    .find((i) => i.kind === 'tool');
   assert.ok(refused?.kind === 'tool' && refused.status === 'error');
 
   mark = v.mark();
@@ -152,8 +159,14 @@ test('Stop cancels the running turn: the stream ends, busy goes off, and the cha
   v.send({ type: 'cancel' });
   await until(() => busyFlips(v.since(mark)).includes(false), 'the turn to stop');
   const ms = v.since(mark);
-  assert.ok(ms.some((m) => m.type === 'streamEnd'), 'the partial answer is closed');
-  assert.ok(appended(ms).some((i) => i.kind === 'info' && /cancel/i.test(i.text)), 'a line says the turn was cancelled');
+  assert.ok(
+    ms.some((m) => m.type === 'streamEnd'),
+    'the partial answer is closed',
+  );
+  assert.ok(
+    appended(ms).some((i) => i.kind === 'info' && /cancel/i.test(i.text)),
+    'a line says the turn was cancelled',
+  );
   await until(() => server.chatRequests.at(-1)?.aborted === true, 'the request to be aborted');
 });
 

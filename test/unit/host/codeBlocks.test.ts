@@ -29,7 +29,11 @@ test('New File, Insert at Cursor, and no editor open', async () => {
 
   const edits: [unknown, string][] = [];
   const selection = { isEmpty: false, start: 3, end: 7 };
-  h.state.activeEditor = { selection, document: { uri: { fsPath: '/w/a.ts' } }, edit: async (f: (b: { replace(r: unknown, t: string): void }) => void) => (f({ replace: (r, t) => edits.push([r, t]) }), true) };
+  h.state.activeEditor = {
+    selection,
+    document: { uri: { fsPath: '/w/a.ts' } },
+    edit: async (f: (b: { replace(r: unknown, t: string): void }) => void) => (f({ replace: (r, t) => edits.push([r, t]) }), true),
+  };
   v.send({ type: 'codeBlock', action: 'insert', code: 'const a = 1;' });
   await until(() => edits.length > 0, 'the edit');
   assert.deepEqual(edits, [[selection, 'const a = 1;']], 'the code replaces the selection (or lands at the cursor)');

@@ -47,8 +47,13 @@ test('Compact Up to Here from the tree: offered only after the capsule in force,
   const old = row('Read the parser');
   const late = row('Run the tests');
   assert.ok(old && late, 'both rows');
-  const item = (n: Node): { contextValue?: string; label?: unknown } => (tree() as unknown as { getTreeItem(n: Node): { contextValue?: string; label?: unknown } }).getTreeItem(n);
-  assert.equal(item(old).contextValue, 'capsule.message.summarized', 'a summarized message does not offer Compact Up to Here (package.json matches capsule.message exactly)');
+  const item = (n: Node): { contextValue?: string; label?: unknown } =>
+    (tree() as unknown as { getTreeItem(n: Node): { contextValue?: string; label?: unknown } }).getTreeItem(n);
+  assert.equal(
+    item(old).contextValue,
+    'capsule.message.summarized',
+    'a summarized message does not offer Compact Up to Here (package.json matches capsule.message exactly)',
+  );
   assert.equal(item(late).contextValue, 'capsule.message');
   assert.equal(item(late).label, 'Run the tests', 'the row is the message, no "Task N:" prefix');
 
@@ -63,7 +68,10 @@ test('Compact Up to Here from the tree: offered only after the capsule in force,
   const mark = v.mark();
   await h.command('capsule.compactUpToHere', late, [late]);
   await until(() => v.since(mark).some((m) => m.type === 'barrier' && m.phase === 'end'), 'the compaction to end');
-  const end = v.since(mark).filter((m) => m.type === 'barrier').at(-1);
+  const end = v
+    .since(mark)
+    .filter((m) => m.type === 'barrier')
+    .at(-1);
   assert.equal(end?.type === 'barrier' ? end.result?.outcome : undefined, 'completed', 'the tree row compacts like the message button');
   // The compaction ran after the refusal in the same queue: anything the refusal still had to say would be here by now.
   assert.deepEqual(errors().slice(before), said.slice(0, 1), 'the refusal was said once, and the compaction added no error');

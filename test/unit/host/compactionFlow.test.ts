@@ -25,7 +25,12 @@ let v: OpenView;
 
 const LONG = Array.from({ length: 110 }, (_, i) => `Finding ${i}: module ${i % 7} behaves as documented and its tests pass.`).join('\n');
 
-type Node = { kind: string; summary?: { id: string }; moment?: { message?: { id: string; content: string } }; child?: { kind: string; entry: { type: string; checkpointId: string } } };
+type Node = {
+  kind: string;
+  summary?: { id: string };
+  moment?: { message?: { id: string; content: string } };
+  child?: { kind: string; entry: { type: string; checkpointId: string } };
+};
 type Tree = { getChildren(n?: unknown): Promise<Node[]> };
 const tree = (): Tree => h.state.providers.get('capsule.checkpoints') as Tree;
 
@@ -43,7 +48,10 @@ const turn = (text: string): Promise<HostToWebview[]> => turnOn(v, text);
 async function quickOrTurn(text: string): Promise<HostToWebview[]> {
   const mark = v.mark();
   v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
-  await until(() => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => (i.kind === 'info' && !i.text.startsWith('/')) || i.kind === 'error')), `the answer to "${text}"`);
+  await until(
+    () => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => (i.kind === 'info' && !i.text.startsWith('/')) || i.kind === 'error')),
+    `the answer to "${text}"`,
+  );
   return v.since(mark);
 }
 
@@ -51,7 +59,10 @@ async function quickOrTurn(text: string): Promise<HostToWebview[]> {
 async function quick(text: string): Promise<HostToWebview[]> {
   const mark = v.mark();
   v.send({ type: 'send', text, clientId: `c_${v.mark()}` });
-  await until(() => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' || i.kind === 'error')), `the answer to "${text}"`);
+  await until(
+    () => v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' || i.kind === 'error')),
+    `the answer to "${text}"`,
+  );
   return v.since(mark);
 }
 
@@ -75,7 +86,10 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   assert.equal(barrier[0]?.percent, 0);
   assert.ok(['auto_threshold', 'turn_complete'].includes(barrier[0]?.trigger ?? ''), `a size trigger (${barrier[0]?.trigger})`);
   const progress = barrier.filter((b) => b.phase === 'progress').map((b) => b.percent);
-  assert.ok(progress.length > 0 && progress.every((p, i) => p > 0 && p <= 100 && (i === 0 || p >= (progress[i - 1] ?? 0))), `live, rising percentages: ${progress.join(',')}`);
+  assert.ok(
+    progress.length > 0 && progress.every((p, i) => p > 0 && p <= 100 && (i === 0 || p >= (progress[i - 1] ?? 0))),
+    `live, rising percentages: ${progress.join(',')}`,
+  );
   const end = barrier[barrier.length - 1];
   assert.equal(end?.phase, 'end');
   assert.equal(end?.result?.outcome, 'completed');
@@ -94,8 +108,14 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   assert.ok(total(card.after) < total(card.before));
   assert.equal(card.before.system, card.after.system, 'the same categories as the meter, consistently measured');
   const endAt = ms.indexOf(end as HostToWebview);
-  assert.ok(ms.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'checkpoint' && i.checkpointId === card.checkpointId)), 'the checkpoint item');
-  assert.ok(ms.slice(endAt).some((m) => m.type === 'budget'), 'the meter moves after the compaction');
+  assert.ok(
+    ms.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'checkpoint' && i.checkpointId === card.checkpointId)),
+    'the checkpoint item',
+  );
+  assert.ok(
+    ms.slice(endAt).some((m) => m.type === 'budget'),
+    'the meter moves after the compaction',
+  );
 
   // The snapshot (after a reload of the view) shows the same card and keeps the result line.
   const mark = v.mark();
@@ -122,7 +142,10 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   const messages = await tree().getChildren(session);
   assert.ok(messages.length > 0 && messages.every((n) => n.kind === 'message'));
   const children = (await Promise.all(messages.map((m) => tree().getChildren(m)))).flat();
-  assert.deepEqual(children.map((n) => n.child?.kind), ['compaction']);
+  assert.deepEqual(
+    children.map((n) => n.child?.kind),
+    ['compaction'],
+  );
   assert.equal(children[0]?.child?.entry.checkpointId, card.checkpointId);
 
   // "Undo this compaction" on the card: the history it summarized fits the hard limit again, so the card turns
@@ -130,22 +153,38 @@ test('a turn that crosses the soft limit shows the barrier start â†’ progress â†
   // fit are tested on the facade and the CLI).
   const undo = v.mark();
   v.send({ type: 'compactionAction', action: 'undo', checkpointId: card.checkpointId });
-  await until(() => v.since(undo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === true), 'the card marked undone');
-  assert.ok(v.since(undo).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /^Compaction undone/.test(i.text))), 'a line says the compaction was undone');
+  await until(
+    () => v.since(undo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === true),
+    'the card marked undone',
+  );
+  assert.ok(
+    v.since(undo).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /^Compaction undone/.test(i.text))),
+    'a line says the compaction was undone',
+  );
   const redo = v.mark();
   v.send({ type: 'compactionAction', action: 'redo', checkpointId: card.checkpointId });
-  await until(() => v.since(redo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === undefined), 'the card in force again');
+  await until(
+    () => v.since(redo).some((m) => m.type === 'itemUpdated' && m.item.kind === 'compaction' && m.item.card.undone === undefined),
+    'the card in force again',
+  );
   const reloaded = v.mark();
   await h.command('capsule.refresh');
   await until(() => lastOf(v.since(reloaded), 'snapshot') !== undefined, 'the reopened chat');
   const cards = (lastOf(v.since(reloaded), 'snapshot')?.transcript.items ?? []).filter((i) => i.kind === 'compaction');
-  assert.deepEqual(cards.map((i) => (i.kind === 'compaction' ? i.card.undone === true : null)), [false], 'after a reload the snapshot agrees: one card, in force');
+  assert.deepEqual(
+    cards.map((i) => (i.kind === 'compaction' ? i.card.undone === true : null)),
+    [false],
+    'after a reload the snapshot agrees: one card, in force',
+  );
 
   // /milestone records a checkpoint with its note; the tree shows it under its message.
   const said = await quickOrTurn('/milestone parser done');
   assert.ok(said.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && /Milestone ck_\w+ recorded: parser done/.test(i.text))));
   const rows = (await Promise.all((await tree().getChildren(session)).map((m) => tree().getChildren(m)))).flat();
-  assert.ok(rows.some((n) => n.child?.kind === 'checkpoint' && n.child.entry.checkpointId.startsWith('ck_')), 'the milestone is in the tree');
+  assert.ok(
+    rows.some((n) => n.child?.kind === 'checkpoint' && n.child.entry.checkpointId.startsWith('ck_')),
+    'the milestone is in the tree',
+  );
 });
 
 function requestMessages(i: number): unknown {
@@ -171,7 +210,12 @@ test('rewind from the tree: the next request is exactly the model input of that 
   const card = { card: shown };
   assert.equal(card.card.trigger, 'user');
   // docs/behaviour.md#portable: an explicit /compact with a validated, full capsule becomes the workspace's Project Memory.
-  assert.ok(compacted.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && i.text.startsWith('Project Memory was updated from this compaction'))), 'the chat says Project Memory was updated (in words, no checkpoint id)');
+  assert.ok(
+    compacted.some(
+      (m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info' && i.text.startsWith('Project Memory was updated from this compaction')),
+    ),
+    'the chat says Project Memory was updated (in words, no checkpoint id)',
+  );
   assert.match(readFileSync(join(h.storage, 'project-memory.capsule.md'), 'utf8'), /## Goal/);
   await turn('Third: what next?');
   const third = agentRequestIndexes().at(-1) ?? -1;
@@ -180,14 +224,20 @@ test('rewind from the tree: the next request is exactly the model input of that 
   // Rewind to before the third message: its text comes back to the composer, and sending it again sends exactly
   // the input it had (the compacted one: a rewind never lands above the hard limit).
   const [session] = (await tree().getChildren()).filter((n) => n.kind === 'session');
-  const messageNode = (text: string): Promise<Node | undefined> => tree().getChildren(session).then((ns) => ns.find((n) => n.moment?.message?.content === text));
+  const messageNode = (text: string): Promise<Node | undefined> =>
+    tree()
+      .getChildren(session)
+      .then((ns) => ns.find((n) => n.moment?.message?.content === text));
   const thirdNode = await messageNode('Third: what next?');
   assert.ok(thirdNode);
   h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('Rewind') ? 'Rewind' : undefined);
   const mark = v.mark();
   await h.command('capsule.rewindHere', thirdNode);
   await until(() => v.since(mark).some((m) => m.type === 'composer'), 'the message back in the composer');
-  assert.deepEqual(v.since(mark).find((m) => m.type === 'composer'), { type: 'composer', text: 'Third: what next?' });
+  assert.deepEqual(
+    v.since(mark).find((m) => m.type === 'composer'),
+    { type: 'composer', text: 'Third: what next?' },
+  );
   const items = lastOf(v.since(mark), 'snapshot')?.transcript.items ?? [];
   assert.equal(items.filter((i) => i.kind !== 'info').at(-1)?.kind, 'compaction', 'the chat ends where the third message was sent: after the compaction');
   await turn('Third: what next?');
@@ -215,12 +265,18 @@ test('rewind from the tree: the next request is exactly the model input of that 
   assert.deepEqual(system(fourth), system(after), 'the system prompt is the same after reopening');
   assert.deepEqual((requestMessages(fourth) as unknown[]).slice(0, expected.length), expected, 'and so is the history');
   const [reopenedSession] = (await tree().getChildren()).filter((n) => n.kind === 'session');
-  assert.ok((await tree().getChildren(reopenedSession)).some((n) => n.kind === 'branches'), 'the abandoned turns are listed under Other branches');
+  assert.ok(
+    (await tree().getChildren(reopenedSession)).some((n) => n.kind === 'branches'),
+    'the abandoned turns are listed under Other branches',
+  );
 });
 
 test('/capsule export writes a portable file; /capsule load brings it into another chat as its starting state', async () => {
   // The compaction of the previous test is on another branch now; its capsule still exports.
-  const ck = [...v.messages()].reverse().map((m) => cardIn([m])).find((c) => c !== undefined);
+  const ck = [...v.messages()]
+    .reverse()
+    .map((m) => cardIn([m]))
+    .find((c) => c !== undefined);
   assert.ok(ck);
   const exported = await quick(`/capsule export ${ck.checkpointId} handoff.capsule.md`);
   const said = exported.flatMap((m) => (m.type === 'itemsAppended' ? m.items : [])).find((i) => i.kind === 'info');
@@ -232,15 +288,28 @@ test('/capsule export writes a portable file; /capsule load brings it into anoth
 
   await h.command('capsule.newChat');
   // Project Memory exists by now, so the new chat may open with its one "inherited" line and nothing else.
-  await until(() => lastOf(v.messages(), 'snapshot')?.transcript.items.every((i) => i.kind === 'info' && i.text.startsWith('This chat inherited Project Memory')) === true, 'the new chat');
+  await until(
+    () =>
+      lastOf(v.messages(), 'snapshot')?.transcript.items.every((i) => i.kind === 'info' && i.text.startsWith('This chat inherited Project Memory')) === true,
+    'the new chat',
+  );
   const again = await quick('/capsule export ck_nothere x.md');
-  assert.ok(again.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'error' && i.text.includes('ck_nothere'))), 'an error naming the missing checkpoint');
+  assert.ok(
+    again.some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'error' && i.text.includes('ck_nothere'))),
+    'an error naming the missing checkpoint',
+  );
   const mark = v.mark();
   // The preview asks where it goes; this chat is the one just opened.
   h.state.answer = (kind, prompt) => (kind === 'modal' && prompt.startsWith('Load capsule') ? 'This Chat' : undefined);
   await turn('/capsule load handoff.capsule.md');
-  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'compaction'), 'the loaded capsule shows as a card');
-  assert.ok(v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info')), 'the chat confirms the load');
+  assert.ok(
+    replayItems(v.messages()).some((i) => i.kind === 'compaction'),
+    'the loaded capsule shows as a card',
+  );
+  assert.ok(
+    v.since(mark).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'info')),
+    'the chat confirms the load',
+  );
   await turn('Continue from the capsule.');
   const messages = requestMessages(agentRequestIndexes().at(-1) ?? -1) as { role: string; content: string }[];
   assert.equal(messages[1]?.content, 'What did we do so far?', 'the next request starts from the capsule pair (docs/behaviour.md#model-input)');

@@ -7,7 +7,14 @@ import type { HostToWebview } from '../../../src/protocol/messages.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'gpt-4o', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'gpt-4o',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 
@@ -50,14 +57,21 @@ test('a pasted image reaches the server as an image_url part of the user message
   assert.equal(v.since(mark).filter((m) => m.type === 'notice' && m.level !== 'info').length, 0, 'no warning');
   const m2 = v.mark();
   v.send({ type: 'ready' });
-  const mine = lastOf(v.since(m2), 'snapshot')?.transcript.items.filter((i) => i.kind === 'user').pop();
+  const mine = lastOf(v.since(m2), 'snapshot')
+    ?.transcript.items.filter((i) => i.kind === 'user')
+    .pop();
   assert.equal(mine?.kind === 'user' ? mine.images : undefined, 1, 'the chat shows the message went with one image');
 });
 
 test('an @-mentioned image file is sent as an image; a damaged one and one outside the workspace are named and left out', async () => {
   server.enqueue({ text: 'Seen.' });
   const mark = v.mark();
-  v.send({ type: 'send', text: 'Compare @shots/login.png @shots/broken.png @../x.png', clientId: 'i2', attachments: [{ path: 'shots/login.png' }, { path: 'shots/broken.png' }, { path: '../x.png' }] });
+  v.send({
+    type: 'send',
+    text: 'Compare @shots/login.png @shots/broken.png @../x.png',
+    clientId: 'i2',
+    attachments: [{ path: 'shots/login.png' }, { path: 'shots/broken.png' }, { path: '../x.png' }],
+  });
   await until(() => idle(v.since(mark)), 'the turn');
   assert.deepEqual(lastUserImages(), [PNG_URL], 'the good file went as an image, not as text read by read_file');
   const notice = v.since(mark).find((m) => m.type === 'notice' && m.text.startsWith('Not attached'));
@@ -69,7 +83,12 @@ test('an @-mentioned image file is sent as an image; a damaged one and one outsi
 test('a pasted file that is not an image by its bytes is named and left out; the message still goes', async () => {
   server.enqueue({ text: 'No image.' });
   const mark = v.mark();
-  v.send({ type: 'send', text: 'and this?', clientId: 'i3', images: [{ name: 'fake.png', dataUrl: `data:image/png;base64,${Buffer.from('hello').toString('base64')}` }] });
+  v.send({
+    type: 'send',
+    text: 'and this?',
+    clientId: 'i3',
+    images: [{ name: 'fake.png', dataUrl: `data:image/png;base64,${Buffer.from('hello').toString('base64')}` }],
+  });
   await until(() => idle(v.since(mark)), 'the turn');
   assert.deepEqual(lastUserImages(), []);
   assert.match(lastOf(v.since(mark), 'notice')?.text ?? '', /Image fake\.png is not a PNG, JPEG, WebP or GIF image/);

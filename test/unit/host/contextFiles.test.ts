@@ -8,7 +8,14 @@ import type { HostToWebview, TranscriptItem } from '../../../src/protocol/messag
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 
@@ -82,7 +89,14 @@ test('a line range attaches only those lines; missing, outside, binary and folde
     type: 'send',
     text: 'Look at these',
     clientId: 'a2',
-    attachments: [{ path: 'notes.md', startLine: 3, endLine: 4 }, { path: '../../etc/passwd' }, { path: 'missing.ts' }, { path: 'blob.bin' }, { path: 'src' }, { path: 'pipe' }],
+    attachments: [
+      { path: 'notes.md', startLine: 3, endLine: 4 },
+      { path: '../../etc/passwd' },
+      { path: 'missing.ts' },
+      { path: 'blob.bin' },
+      { path: 'src' },
+      { path: 'pipe' },
+    ],
   });
   await until(() => idle(v.since(mark)), 'the turn');
   const notice = v.since(mark).find((m) => m.type === 'notice' && m.text.startsWith('Not attached'));
@@ -121,13 +135,18 @@ test('paths in an answer that exist become links; others and URLs do not', async
   const mark = v.mark();
   v.send({ type: 'send', text: 'Where?', clientId: 'a3' });
   await until(() => idle(v.since(mark)), 'the turn');
-  const answer = snapshotItems().filter((i) => i.kind === 'assistant').pop();
+  const answer = snapshotItems()
+    .filter((i) => i.kind === 'assistant')
+    .pop();
   assert.ok(answer && answer.kind === 'assistant');
   assert.deepEqual([...(answer.links ?? [])].sort(), ['src/app.ts', 'src/lib/apply.ts']);
 });
 
 test('Show diff on an applied edit opens the diff editor of exactly that edit; a refused one says why', async () => {
-  server.enqueue({ toolCalls: [{ name: 'edit_file', arguments: { path: 'src/lib/apply.ts', oldText: 'apply = 1', newText: 'apply = 2' } }] }, { text: 'Done.' });
+  server.enqueue(
+    { toolCalls: [{ name: 'edit_file', arguments: { path: 'src/lib/apply.ts', oldText: 'apply = 1', newText: 'apply = 2' } }] },
+    { text: 'Done.' },
+  );
   const mark = v.mark();
   v.send({ type: 'send', text: 'Change apply', clientId: 'a4' });
   await until(() => v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'the approval');
@@ -136,7 +155,9 @@ test('Show diff on an applied edit opens the diff editor of exactly that edit; a
   v.send({ type: 'approval', id: card.id, choice: 'allow' });
   await until(() => idle(v.since(mark)), 'the turn');
   writeFileSync(join(h.workspace, 'src', 'lib', 'apply.ts'), 'export const apply = 3;\n'); // a later change must not leak into this edit's diff
-  const row = snapshotItems().filter((i) => i.kind === 'tool' && i.name === 'edit_file').pop();
+  const row = snapshotItems()
+    .filter((i) => i.kind === 'tool' && i.name === 'edit_file')
+    .pop();
   assert.ok(row && row.kind === 'tool' && row.diff === true, 'the applied edit offers a diff');
   const before = h.state.diffs.length;
   v.send({ type: 'showDiff', itemId: row.id });
@@ -156,11 +177,18 @@ test('Show diff on an applied edit opens the diff editor of exactly that edit; a
 test('Add Selection to Chat puts a mention with the line range in the composer; outside the workspace it says so', async () => {
   const Uri = h.api.Uri as { file(p: string): unknown };
   const pos = (line: number, character: number) => ({ line, character });
-  h.state.activeEditor = { document: { uri: Uri.file(join(h.workspace, 'notes.md')), isDirty: false }, selection: { start: pos(4, 2), end: pos(7, 0), isEmpty: false } };
+  h.state.activeEditor = {
+    document: { uri: Uri.file(join(h.workspace, 'notes.md')), isDirty: false },
+    selection: { start: pos(4, 2), end: pos(7, 0), isEmpty: false },
+  };
   const mark = v.mark();
   await h.command('capsule.addSelectionToChat');
   const m = lastOf(v.since(mark), 'mention');
-  assert.deepEqual(m && { mention: m.mention, attachment: m.attachment }, { mention: '@notes.md:5-7', attachment: { path: 'notes.md', startLine: 5, endLine: 7 } }, 'a selection ending at a line start leaves that line out');
+  assert.deepEqual(
+    m && { mention: m.mention, attachment: m.attachment },
+    { mention: '@notes.md:5-7', attachment: { path: 'notes.md', startLine: 5, endLine: 7 } },
+    'a selection ending at a line start leaves that line out',
+  );
 
   h.state.activeEditor = { document: { uri: Uri.file('/etc/hostname'), isDirty: false }, selection: { start: pos(0, 0), end: pos(0, 0), isEmpty: true } };
   await h.command('capsule.addSelectionToChat');
@@ -179,7 +207,9 @@ test('Show diff of a created file has an empty left side; a refused edit offers 
   assert.ok(card);
   v.send({ type: 'approval', id: card.id, choice: 'allow' });
   await until(() => idle(v.since(mark)), 'the turn');
-  const row = snapshotItems().filter((i) => i.kind === 'tool' && i.name === 'write_file').pop();
+  const row = snapshotItems()
+    .filter((i) => i.kind === 'tool' && i.name === 'write_file')
+    .pop();
   assert.ok(row && row.kind === 'tool' && row.diff === true);
   const before = h.state.diffs.length;
   v.send({ type: 'showDiff', itemId: row.id });
@@ -198,7 +228,9 @@ test('Show diff of a created file has an empty left side; a refused edit offers 
   assert.ok(card2);
   v.send({ type: 'approval', id: card2.id, choice: 'deny' });
   await until(() => idle(v.since(mark)), 'the turn');
-  const refused = snapshotItems().filter((i) => i.kind === 'tool' && i.name === 'write_file').pop();
+  const refused = snapshotItems()
+    .filter((i) => i.kind === 'tool' && i.name === 'write_file')
+    .pop();
   assert.ok(refused && refused.kind === 'tool' && refused.diff === undefined, 'a denied write has no Show diff');
   const m2 = v.mark();
   v.send({ type: 'showDiff', itemId: refused.id });

@@ -7,13 +7,24 @@ import type { ErrorItem, HostToWebview, TranscriptItem } from '../../../src/prot
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, lastOf, openAgentView, turnOn, until, type OpenView } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 let host: string;
 
 /** The server asks to be retried at once, so the agent's own four attempts take no backoff time. */
-const FAIL_500 = { status: 500, body: { error: { message: 'upstream exploded', type: 'server_error', code: null } }, headers: { 'retry-after-ms': '0' } } as const;
+const FAIL_500 = {
+  status: 500,
+  body: { error: { message: 'upstream exploded', type: 'server_error', code: null } },
+  headers: { 'retry-after-ms': '0' },
+} as const;
 
 before(async () => {
   server = await startFakeOpenAI({ window: 20_000 });
@@ -51,7 +62,10 @@ test('a server error shows a card with the host, the status and the provider’s
 
   // The "retrying (attempt N of 4)" lines are marked as belonging to the turn, and the turn's end follows them.
   const notices = failed.filter((m): m is Extract<HostToWebview, { type: 'notice' }> => m.type === 'notice');
-  assert.ok(notices.some((n) => /attempt 4 of 4/.test(n.text) && n.transient === true), JSON.stringify(notices));
+  assert.ok(
+    notices.some((n) => /attempt 4 of 4/.test(n.text) && n.transient === true),
+    JSON.stringify(notices),
+  );
   const lastNotice = failed.lastIndexOf(notices[notices.length - 1] as HostToWebview);
   assert.ok(failed.findIndex((m, i) => i > lastNotice && m.type === 'busy' && !m.busy) > lastNotice, 'busy:false comes after the last retry notice');
 
@@ -61,7 +75,10 @@ test('a server error shows a card with the host, the status and the provider’s
   v.send({ type: 'retryTurn', turnId: card.fault.turnId });
   await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), 'the retry to finish');
   const retried = v.since(mark);
-  assert.ok(retried.some((m) => m.type === 'streamEnd' && m.markdown === 'The build uses esbuild.'), 'the answer arrives');
+  assert.ok(
+    retried.some((m) => m.type === 'streamEnd' && m.markdown === 'The build uses esbuild.'),
+    'the answer arrives',
+  );
   assert.equal(server.chatRequests.length, before + 1, 'one request');
   const sent = (server.chatRequests[before]?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
   assert.deepEqual(
@@ -80,11 +97,17 @@ test('a server error shows a card with the host, the status and the provider’s
   // The file: one user entry, the failed turn end and the completed one, both kept (append-only).
   const lines = sessionLines();
   assert.equal(lines.filter((l) => l.type === 'user').length, 1);
-  assert.deepEqual(lines.filter((l) => l.type === 'turn_end').map((l) => l.status), ['failed', 'completed']);
+  assert.deepEqual(
+    lines.filter((l) => l.type === 'turn_end').map((l) => l.status),
+    ['failed', 'completed'],
+  );
 });
 
 test('a card loses Retry once the chat moved on; Retry of a turn that is not the last is refused with a reason', async () => {
-  server.enqueue({ status: 401, body: { error: { message: 'Incorrect API key provided: sk-abc*****wxyz.', type: 'invalid_request_error', code: 'invalid_api_key' } } });
+  server.enqueue({
+    status: 401,
+    body: { error: { message: 'Incorrect API key provided: sk-abc*****wxyz.', type: 'invalid_request_error', code: 'invalid_api_key' } },
+  });
   const failed = await turnOn(v, 'Second question');
   const card = items(failed).find((i): i is ErrorItem => i.kind === 'error');
   assert.equal(card?.fault?.settings, 'apiKey', 'a refused key offers its setting');

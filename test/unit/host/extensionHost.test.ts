@@ -79,7 +79,10 @@ test('the host posts nothing before ready, then a full snapshot first, and every
 
   // A message without a model is not lost silently: it shows as the user's, then why it was not sent.
   v.send({ type: 'send', text: 'hello?', clientId: 'c1' });
-  await until(() => v.since(before).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'error' && /Not sent/.test(i.text))), 'the not-sent error');
+  await until(
+    () => v.since(before).some((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'error' && /Not sent/.test(i.text))),
+    'the not-sent error',
+  );
   const echo = v.since(before).find((m) => m.type === 'itemsAppended' && m.items.some((i) => i.kind === 'user'));
   assert.ok(echo?.type === 'itemsAppended' && echo.items[0]?.kind === 'user' && echo.items[0].clientId === 'c1');
 
@@ -121,7 +124,10 @@ test('an invalid combination shows its warning once, and again only after it was
 test('a model override changes the limits the budget, the picker and the status bar use', async () => {
   const v = h.openView();
   h.configure({ 'capsule.model.contextWindow': 65000, 'capsule.model.maxOutputTokens': 8000 });
-  await until(() => v.messages().some((m) => m.type === 'snapshot' && m.budget?.hardLimit === 48808 && m.budget.softLimit === 39046), 'the docs/behaviour.md#tokens worked example');
+  await until(
+    () => v.messages().some((m) => m.type === 'snapshot' && m.budget?.hardLimit === 48808 && m.budget.softLimit === 39046),
+    'the docs/behaviour.md#tokens worked example',
+  );
   await until(() => /\/ 48\.8k$/.test(state.statusText()), 'the status bar figure');
   v.dispose();
 });
@@ -140,7 +146,8 @@ test('slash commands answer in the chat: /budget shows the docs/behaviour.md#obs
   );
   const budget = items.find((i) => i.kind === 'info');
   assert.ok(budget?.kind === 'info');
-  for (const field of ['Effective tokens', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Auto-compact', 'Next trigger']) assert.match(budget.text, new RegExp(field, 'i'));
+  for (const field of ['Effective tokens', 'Soft limit', 'Hard limit', 'Safety reserve', 'Keep recent', 'Auto-compact', 'Next trigger'])
+    assert.match(budget.text, new RegExp(field, 'i'));
   const unknown = items.find((i) => i.kind === 'error');
   assert.ok(unknown?.kind === 'error');
   assert.match(unknown.text, /Unknown command \/frobnicate.*\/compact/);

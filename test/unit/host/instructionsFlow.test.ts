@@ -7,7 +7,14 @@ import type { HostToWebview } from '../../../src/protocol/messages.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, openAgentView, type OpenView, until } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 
@@ -23,7 +30,8 @@ after(() => closeAgentView(h, v, server));
 
 const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
 /** The lines the chat shows for a slash command (info items). */
-const notices = (ms: readonly HostToWebview[]): string[] => ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items.flatMap((i) => (i.kind === 'info' ? [i.text] : [])) : []));
+const notices = (ms: readonly HostToWebview[]): string[] =>
+  ms.flatMap((m) => (m.type === 'itemsAppended' ? m.items.flatMap((i) => (i.kind === 'info' ? [i.text] : [])) : []));
 
 test('AGENTS.md reaches the model; /mode ask refuses a write in the tool layer; /skills lists the skill', async () => {
   server.enqueue({ text: 'Hi.' });

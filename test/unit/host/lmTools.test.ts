@@ -45,7 +45,10 @@ let v: OpenView;
 before(async () => {
   h.state.scopes.set('capsule.mcp.servers', 'user');
   mkdirSync(join(h.workspace, '.vscode'), { recursive: true });
-  writeFileSync(join(h.workspace, '.vscode', 'mcp.json'), JSON.stringify({ servers: { Notes: { type: 'stdio', command: process.execPath, args: [HOSTILE, 'basic'] } } }));
+  writeFileSync(
+    join(h.workspace, '.vscode', 'mcp.json'),
+    JSON.stringify({ servers: { Notes: { type: 'stdio', command: process.execPath, args: [HOSTILE, 'basic'] } } }),
+  );
   // The workspace's server asks once in a modal dialog.
   h.state.answer = (kind, _prompt, items) => (kind === 'modal' ? items.find((i) => i === 'Allow') : undefined);
   const lm = h.api.lm as Record<string, unknown>;
@@ -64,7 +67,8 @@ before(async () => {
 after(() => closeAgentView(h, v, server));
 
 const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
-const toolsOf = (i: number): string[] => ((server.chatRequests[i]?.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
+const toolsOf = (i: number): string[] =>
+  ((server.chatRequests[i]?.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
 function lastToolMessage(): string {
   const msgs = (server.chatRequests.at(-1)?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool');
   return String(msgs.at(-1)?.content ?? '');
@@ -92,8 +96,10 @@ async function turn(text: string, ...replies: Parameters<FakeOpenAIServer['enque
 test('VS Code tools are offered as mcp__vscode__*, without internal tools or a second copy of a server Capsule runs; a call goes through the card to invokeTool and its result to the model', async () => {
   const cards = await turn('weather?', { toolCalls: [{ name: 'mcp__vscode__weather_lookup', arguments: { city: 'Oslo' } }] }, { text: 'Sunny.' });
   const tools = toolsOf(0);
-  for (const t of ['mcp__vscode__weather_lookup', 'mcp__vscode__broken_tool', 'mcp__vscode__mcp_github_search_issues', 'mcp__h__echo', 'mcp__Notes__echo']) assert.ok(tools.includes(t), `${t} in ${tools.join(', ')}`);
-  for (const t of ['mcp__vscode__copilot_readFile', 'mcp__vscode__vscode_editFile_internal', 'mcp__vscode__mcp_h_echo', 'mcp__vscode__mcp_notes_echo']) assert.equal(tools.includes(t), false, `${t} is left out`);
+  for (const t of ['mcp__vscode__weather_lookup', 'mcp__vscode__broken_tool', 'mcp__vscode__mcp_github_search_issues', 'mcp__h__echo', 'mcp__Notes__echo'])
+    assert.ok(tools.includes(t), `${t} in ${tools.join(', ')}`);
+  for (const t of ['mcp__vscode__copilot_readFile', 'mcp__vscode__vscode_editFile_internal', 'mcp__vscode__mcp_h_echo', 'mcp__vscode__mcp_notes_echo'])
+    assert.equal(tools.includes(t), false, `${t} is left out`);
   assert.deepEqual(
     cards.map((c) => [c.kind, c.server, c.tool, c.rule]),
     [['mcp', 'vscode', 'weather_lookup', 'mcp__vscode__weather_lookup']],
@@ -102,7 +108,10 @@ test('VS Code tools are offered as mcp__vscode__*, without internal tools or a s
   assert.deepEqual(invoked, [{ name: 'weather_lookup', input: { city: 'Oslo' }, token: undefined }]);
   assert.equal(lastToolMessage(), 'sunny in Oslo\n (prompt-tsx part)');
   const setupRows = v.messages().flatMap((m) => (m.type === 'mcpServers' ? m.servers : m.type === 'snapshot' ? (m.mcpServers ?? []) : []));
-  assert.ok(setupRows.some((s) => s.name === 'vscode' && s.status === 'ready' && s.tools === 3 && s.source === 'VS Code language model tools'), JSON.stringify(setupRows.filter((s) => s.name === 'vscode').at(-1)));
+  assert.ok(
+    setupRows.some((s) => s.name === 'vscode' && s.status === 'ready' && s.tools === 3 && s.source === 'VS Code language model tools'),
+    JSON.stringify(setupRows.filter((s) => s.name === 'vscode').at(-1)),
+  );
 });
 
 test('a tool that throws is a tool error the model reads', async () => {
@@ -116,7 +125,10 @@ test("a change of VS Code's tools is a list_changed: one update the model reads,
   toolChanges.fire();
   await turn('use the new one', { toolCalls: [{ name: 'mcp_call', arguments: { name: 'mcp__vscode__late_tool', arguments: {} } }] }, { text: 'Used it.' });
   assert.deepEqual(toolsOf(before), toolsOf(0), 'the tool array is not rewritten');
-  const system = (server.chatRequests[before]?.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'system').map((m) => String(m.content)).join('\n');
+  const system = (server.chatRequests[before]?.body as { messages: { role: string; content: unknown }[] }).messages
+    .filter((m) => m.role === 'system')
+    .map((m) => String(m.content))
+    .join('\n');
   assert.match(system, /MCP tools added since your tool list was fixed[\s\S]*mcp__vscode__late_tool/);
   assert.equal(lastToolMessage(), 'late tool answered');
   assert.equal(invoked.at(-1)?.name, 'late_tool');

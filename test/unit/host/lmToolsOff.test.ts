@@ -31,6 +31,10 @@ test('with capsule.mcp.vscodeTools off, no VS Code tool and no MCP meta-tool is 
   await turnOn(v, 'hi');
   const tools = ((server.chatRequests[0]?.body as { tools?: { function: { name: string } }[] }).tools ?? []).map((t) => t.function.name);
   assert.ok(tools.includes('read_file'), tools.join(', '));
-  assert.equal(tools.some((t) => t.startsWith('mcp')), false, tools.join(', '));
+  assert.equal(
+    tools.some((t) => t.startsWith('mcp')),
+    false,
+    tools.join(', '),
+  );
   assert.equal(invoked, 0);
 });

@@ -67,7 +67,10 @@ test('a tool without the hint asks on an MCP card; "Always allow this tool" keep
   assert.equal(lastToolMessage(), 'xxxxx');
   assert.deepEqual(h.state.config.get(KEY), ['mcp__h__big']);
   const rules = v.messages().flatMap((m) => (m.type === 'approvals' ? (m.allowRules ?? []) : []));
-  assert.ok(rules.some((r) => r.rule === 'mcp__h__big' && r.kind === 'mcpTool' && r.scope === 'user'), 'listed with the other rules');
+  assert.ok(
+    rules.some((r) => r.rule === 'mcp__h__big' && r.kind === 'mcpTool' && r.scope === 'user'),
+    'listed with the other rules',
+  );
   assert.deepEqual(await callOnce('mcp__h__big', { bytes: 3 }), [], 'allowed from now on');
   assert.equal(lastToolMessage(), 'xxx');
 });

@@ -28,12 +28,21 @@ after(() => closeAgentView(h, v, server));
 
 const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
 function toolMessages(): string[] {
-  return server.chatRequests.flatMap((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+  return server.chatRequests.flatMap((r) =>
+    (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)),
+  );
 }
 
 test('a user-configured server starts with the chat, its tool is offered, approved always for the tool, and answers', async () => {
-  assert.ok(v.messages().some((m) => m.type === 'notice' && /Starting MCP server: h/.test(m.text)), 'the chat says the server starts');
-  server.enqueue({ toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'one' } }] }, { toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'two' } }] }, { text: 'Echoed.' });
+  assert.ok(
+    v.messages().some((m) => m.type === 'notice' && /Starting MCP server: h/.test(m.text)),
+    'the chat says the server starts',
+  );
+  server.enqueue(
+    { toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'one' } }] },
+    { toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'two' } }] },
+    { text: 'Echoed.' },
+  );
   const mark = v.mark();
   v.send({ type: 'send', text: 'Echo twice', clientId: 'm1' });
   await until(() => v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'an approval card');
@@ -52,7 +61,11 @@ test('a user-configured server starts with the chat, its tool is offered, approv
   assert.deepEqual([...new Set(toolMessages().filter((t) => t.startsWith('echo:')))], ['echo: one', 'echo: two']);
   const tools = (server.chatRequests[0]?.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? [];
   assert.ok(tools.includes('mcp__h__echo') && tools.includes('mcp_call'));
-  assert.equal(h.state.writes.some((w) => w.key === 'capsule.approvals.allowedCommands'), false, 'no command rule is written for an MCP tool');
+  assert.equal(
+    h.state.writes.some((w) => w.key === 'capsule.approvals.allowedCommands'),
+    false,
+    'no command rule is written for an MCP tool',
+  );
   assert.deepEqual(
     h.state.writes.filter((w) => w.key === 'capsule.approvals.allowedMcpTools').map((w) => [w.value, w.target]),
     [[['mcp__h__echo'], 1]],
@@ -91,6 +104,9 @@ test('the MCP Servers command lists each server with status, tools and schema to
   await h.state.commands.get('capsule.mcpServers')?.();
   h.state.answer = () => undefined;
   const after = (listed[0] ?? []) as { label: string; description: string }[];
-  assert.ok(after.some((i) => i.label === 'h' && /^stopped/.test(i.description)), JSON.stringify(after));
+  assert.ok(
+    after.some((i) => i.label === 'h' && /^stopped/.test(i.description)),
+    JSON.stringify(after),
+  );
   assert.ok(after.some((i) => i.label === 'h' && i.description === 'disabled in this workspace'));
 });

@@ -51,13 +51,23 @@ test('the view lists each server with status, tools and schema tokens; the faile
   assert.equal(bad?.tools, 0);
   assert.equal(bad?.schemaTokens, 0);
   assert.match(bad?.error ?? '', /exited during startup.*cannot open database \/nope\/db\.sqlite/s);
-  assert.deepEqual(listed()?.map((s) => s.name), ['bad', 'h'], 'in the hub order (by name)');
+  assert.deepEqual(
+    listed()?.map((s) => s.name),
+    ['bad', 'h'],
+    'in the hub order (by name)',
+  );
   // Every list the host posted is what the protocol promises (the webview drops anything else).
-  for (const m of v.messages().filter((x) => x.type === 'mcpServers' || x.type === 'snapshot')) assert.equal(parseHostMessage(JSON.parse(JSON.stringify(m))).ok, true);
+  for (const m of v.messages().filter((x) => x.type === 'mcpServers' || x.type === 'snapshot'))
+    assert.equal(parseHostMessage(JSON.parse(JSON.stringify(m))).ok, true);
 });
 
 test('a server that failed to start is said once in the chat, and not again when another server is restarted', async () => {
-  const said = (): number => v.messages().filter((m) => m.type === 'notice' && /MCP server "bad" did not start: the server exited during startup \(stderr: db-mcp: cannot open database/.test(m.text)).length;
+  const said = (): number =>
+    v
+      .messages()
+      .filter(
+        (m) => m.type === 'notice' && /MCP server "bad" did not start: the server exited during startup \(stderr: db-mcp: cannot open database/.test(m.text),
+      ).length;
   assert.equal(said(), 1);
   const mark = v.mark();
   v.send({ type: 'mcpServer', name: 'h', action: 'restart' });
@@ -81,7 +91,10 @@ test('Restart of a failed server runs it again and it fails again with the same 
   const before = v.messages().filter((m) => m.type === 'notice').length;
   const mark = v.mark();
   v.send({ type: 'mcpServer', name: 'bad', action: 'restart' });
-  await until(() => v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'bad' && s.status === 'starting')), 'bad starting again');
+  await until(
+    () => v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'bad' && s.status === 'starting')),
+    'bad starting again',
+  );
   await until(() => row('bad', v.since(mark))?.status === 'failed', 'bad failed again');
   assert.match(row('bad')?.error ?? '', /cannot open database/);
   assert.equal(v.messages().filter((m) => m.type === 'notice').length, before, 'no new line in the chat');
@@ -93,5 +106,11 @@ test('a view opened again (a reload) gets the list in its snapshot', async () =>
   await until(() => v.messages().some((m) => m.type === 'snapshot'), 'a snapshot for the new view');
   const snap = v.messages().find((m) => m.type === 'snapshot');
   const servers = snap?.type === 'snapshot' ? snap.mcpServers : undefined;
-  assert.deepEqual(servers?.map((s) => [s.name, s.status]), [['bad', 'failed'], ['h', 'ready']]);
+  assert.deepEqual(
+    servers?.map((s) => [s.name, s.status]),
+    [
+      ['bad', 'failed'],
+      ['h', 'ready'],
+    ],
+  );
 });

@@ -12,7 +12,13 @@ let server: FakeOpenAIServer;
 let v: OpenView;
 
 before(async () => {
-  server = await startFakeOpenAI({ apiKey: KEY, models: [{ id: 'small-model', contextLength: 16_000 }, { id: 'big-model', contextLength: 128_000 }] });
+  server = await startFakeOpenAI({
+    apiKey: KEY,
+    models: [
+      { id: 'small-model', contextLength: 16_000 },
+      { id: 'big-model', contextLength: 128_000 },
+    ],
+  });
   await h.start();
   v = h.openView();
   await until(() => lastOf(v.messages(), 'snapshot')?.setup?.required === true, 'the setup to be required');
@@ -47,19 +53,37 @@ test('the picker shows the window, its source, and the soft threshold and hard l
 
 test('an overflow error that states the window: the picker says "learned from overflow error", globalState keeps it, a new chat starts from it', async () => {
   let overflowed = 0;
-  server.onMatch((req) => overflowed === 0 && req.body.messages.some((m) => JSON.stringify(m).includes('trigger overflow')), () => {
-    overflowed += 1;
-    return { status: 400, body: { error: { message: `This model's maximum context length is ${STATED} tokens. However, your messages resulted in 9000 tokens.`, type: 'invalid_request_error', code: 'context_length_exceeded' } } };
-  });
+  server.onMatch(
+    (req) => overflowed === 0 && req.body.messages.some((m) => JSON.stringify(m).includes('trigger overflow')),
+    () => {
+      overflowed += 1;
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `This model's maximum context length is ${STATED} tokens. However, your messages resulted in 9000 tokens.`,
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+        },
+      };
+    },
+  );
   server.onMatch({ summary: true }, { text: GOOD_SUMMARY });
   server.setFallback(() => ({ text: 'Answered.' }));
   const mark = v.mark();
   v.send({ type: 'send', text: 'trigger overflow please', clientId: 'p1' });
   await until(() => v.since(mark).some((m) => m.type === 'busy' && !m.busy), 'the turn');
   assert.equal(overflowed, 1);
-  await until(() => (lastOf(v.messages(), 'snapshot')?.models.find((m) => m.id === 'small-model')?.windowSource ?? '') === 'learned', 'the learned window in the models');
+  await until(
+    () => (lastOf(v.messages(), 'snapshot')?.models.find((m) => m.id === 'small-model')?.windowSource ?? '') === 'learned',
+    'the learned window in the models',
+  );
   const d = await pickerDetails();
-  assert.match(d.get('small-model') ?? '', /^window 8,192 \(learned from overflow error\) · compacts from auto: \d{1,3}(,\d{3})* · hard limit auto: \d{1,3}(,\d{3})*$/);
+  assert.match(
+    d.get('small-model') ?? '',
+    /^window 8,192 \(learned from overflow error\) · compacts from auto: \d{1,3}(,\d{3})* · hard limit auto: \d{1,3}(,\d{3})*$/,
+  );
   const stored = JSON.stringify(h.context.globalState.keys().map((k) => h.context.globalState.get(k)));
   assert.match(stored, new RegExp(`"contextWindow":${STATED}`), 'the learned window is kept in globalState');
 

@@ -19,7 +19,14 @@ const TURNS = 250;
 const path = join(h.storage, 'sessions', 's_test.jsonl');
 const TS = '2025-01-01T00:00:00.000Z';
 
-type Node = { kind?: string; end?: number; count?: number; list?: string; moment?: { message?: { id: string; content: string } }; child?: { kind: string; entry: { id: string } } };
+type Node = {
+  kind?: string;
+  end?: number;
+  count?: number;
+  list?: string;
+  moment?: { message?: { id: string; content: string } };
+  child?: { kind: string; entry: { id: string } };
+};
 type Tree = { getChildren(n?: unknown): Promise<Node[]>; getTreeItem(n: Node): { id?: string; label?: unknown; contextValue?: string } };
 const tree = (): Tree => h.state.providers.get('capsule.checkpoints') as Tree;
 
@@ -42,10 +49,29 @@ function writeLongChat(): void {
       add(capsule(`k${i}`, parent, `u${i - 5}`));
       add({ type: 'system_update', id: `b${i}`, parentId: parent, timestamp: TS, mode: 'base', content: 'base' });
     }
-    if (i === 40) add({ type: 'model_change', id: 'm40', parentId: parent, timestamp: TS, provider: 'p', model: 'other-model', contextWindow: 64_000, maxOutputTokens: 4000 });
+    if (i === 40)
+      add({
+        type: 'model_change',
+        id: 'm40',
+        parentId: parent,
+        timestamp: TS,
+        provider: 'p',
+        model: 'other-model',
+        contextWindow: 64_000,
+        maxOutputTokens: 4000,
+      });
     if (i === 220) {
       add({ type: 'compaction_undo', id: 'undo20', parentId: parent, timestamp: TS, capsuleId: 'k20', checkpointId: 'ck_k20', action: 'undo' });
-      add({ type: 'model_change', id: 'm120', parentId: parent, timestamp: TS, provider: 'p', model: 'third-model', contextWindow: 64_000, maxOutputTokens: 4000 });
+      add({
+        type: 'model_change',
+        id: 'm120',
+        parentId: parent,
+        timestamp: TS,
+        provider: 'p',
+        model: 'third-model',
+        contextWindow: 64_000,
+        maxOutputTokens: 4000,
+      });
     }
   }
   mkdirSync(join(h.storage, 'sessions'), { recursive: true });
@@ -68,7 +94,8 @@ async function wholeBranch(): Promise<TranscriptItem[]> {
   return branchItems(loaded.tree.branch(), { ephemeral: new Map(), card: () => stub });
 }
 
-const key = (i: TranscriptItem): string => `${i.id}:${i.kind}${i.kind === 'compaction' && i.card.undone === true ? ':undone' : ''}${i.kind === 'info' ? `:${i.text}` : ''}`;
+const key = (i: TranscriptItem): string =>
+  `${i.id}:${i.kind}${i.kind === 'compaction' && i.card.undone === true ? ':undone' : ''}${i.kind === 'info' ? `:${i.text}` : ''}`;
 
 test('the snapshot sends the newest page; loadOlder pages back to the first item, each page as the whole branch shows it', async () => {
   const snap = lastOf(v.messages(), 'snapshot');
@@ -78,7 +105,10 @@ test('the snapshot sends the newest page; loadOlder pages back to the first item
   assert.deepEqual(snap.transcript.items.map(key), whole.slice(-PAGE_SIZE).map(key));
   assert.equal(snap.transcript.hasMore, true);
   // The switch to third-model is on the newest page: the model in force before that page (other-model) is known there.
-  assert.ok(snap.transcript.items.some((i) => i.kind === 'info' && i.text.includes('third-model')), 'the model switch on the newest page is announced');
+  assert.ok(
+    snap.transcript.items.some((i) => i.kind === 'info' && i.text.includes('third-model')),
+    'the model switch on the newest page is announced',
+  );
 
   let shown = snap.transcript.items;
   let hasMore = true;
@@ -95,7 +125,10 @@ test('the snapshot sends the newest page; loadOlder pages back to the first item
     hasMore = page.hasMore;
   }
   assert.deepEqual(shown.map(key), whole.map(key), 'the pages put together are the whole branch, in order');
-  assert.ok(shown.some((i) => i.id === 'k20' && i.kind === 'compaction' && i.card.undone === true), 'a card on an older page shows the undo that came pages later');
+  assert.ok(
+    shown.some((i) => i.id === 'k20' && i.kind === 'compaction' && i.card.undone === true),
+    'a card on an older page shows the undo that came pages later',
+  );
 });
 
 async function sessionRows(): Promise<Node[]> {
@@ -130,13 +163,25 @@ test('the tree lists the newest messages, older ones a page at a time; rows, lab
   const all = await openAll(older);
   assert.ok(all.pages > 1, 'older pages nest');
   const messages = all.rows.filter((n) => n.kind === 'message');
-  assert.deepEqual(messages.map(text), Array.from({ length: older.end ?? 0 }, (_, i) => `message ${i}`), 'every earlier message, in order');
+  assert.deepEqual(
+    messages.map(text),
+    Array.from({ length: older.end ?? 0 }, (_, i) => `message ${i}`),
+    'every earlier message, in order',
+  );
   const m10 = messages.find((n) => text(n) === 'message 10');
   const m20 = messages.find((n) => text(n) === 'message 20');
   assert.ok(m10 && m20);
-  assert.deepEqual((await tree().getChildren(m10)).map((n) => n.child?.entry.id), ['ms10'], 'a milestone under its message');
+  assert.deepEqual(
+    (await tree().getChildren(m10)).map((n) => n.child?.entry.id),
+    ['ms10'],
+    'a milestone under its message',
+  );
   const compaction = await tree().getChildren(m20);
-  assert.deepEqual(compaction.map((n) => n.child?.entry.id), ['k20'], 'the compaction (not its own checkpoint) under its message');
+  assert.deepEqual(
+    compaction.map((n) => n.child?.entry.id),
+    ['k20'],
+    'the compaction (not its own checkpoint) under its message',
+  );
   assert.equal(tree().getTreeItem(compaction[0] ?? {}).contextValue, 'capsule.capsule.undone', 'undone by an entry two hundred messages later');
   // The capsule in force (k60) keeps from message 55: earlier messages do not offer Compact Up to Here.
   assert.equal(tree().getTreeItem(m20).contextValue, 'capsule.message.summarized');
@@ -150,7 +195,10 @@ test('the tree lists the newest messages, older ones a page at a time; rows, lab
   const mark = v.mark();
   await h.command('capsule.rewindHere', m30);
   await until(() => v.since(mark).some((m) => m.type === 'composer'), 'the message back in the composer');
-  assert.deepEqual(v.since(mark).find((m) => m.type === 'composer'), { type: 'composer', text: 'message 30' });
+  assert.deepEqual(
+    v.since(mark).find((m) => m.type === 'composer'),
+    { type: 'composer', text: 'message 30' },
+  );
   const snap = lastOf(v.since(mark), 'snapshot');
   const users = (snap?.transcript.items ?? []).filter((i) => i.kind === 'user').map((i) => i.id);
   assert.equal(users.at(-1), 'u29', 'the chat shows the branch up to the message before');
@@ -158,14 +206,20 @@ test('the tree lists the newest messages, older ones a page at a time; rows, lab
 
   // The tree follows: thirty messages on one page, the rest on other branches, paged the same way.
   const after = await sessionRows();
-  assert.deepEqual(after.filter((n) => n.kind === 'message').map(text), Array.from({ length: 30 }, (_, i) => `message ${i}`));
+  assert.deepEqual(
+    after.filter((n) => n.kind === 'message').map(text),
+    Array.from({ length: 30 }, (_, i) => `message ${i}`),
+  );
   const branches = after.find((n) => n.kind === 'branches');
   assert.equal(branches?.count, TURNS - 30);
   const other = await tree().getChildren(branches);
   assert.equal(other[0]?.kind, 'older');
   const otherOlder = (await openAll(other[0] ?? {})).rows;
   const listed = [...otherOlder, ...other].filter((n) => n.kind === 'message').map(text);
-  assert.deepEqual(listed, Array.from({ length: TURNS - 30 }, (_, i) => `message ${i + 30}`), 'every message of the other branch, in order, over several pages');
+  assert.deepEqual(
+    listed,
+    Array.from({ length: TURNS - 30 }, (_, i) => `message ${i + 30}`),
+    'every message of the other branch, in order, over several pages',
+  );
   assert.equal(tree().getTreeItem(otherOlder.find((n) => n.kind === 'message') ?? {}).contextValue, 'capsule.message.otherBranch');
 });
-

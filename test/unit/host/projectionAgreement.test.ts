@@ -24,7 +24,12 @@ let v: OpenView;
 const LONG = Array.from({ length: 60 }, (_, i) => `Finding ${i}: module ${i % 7} behaves as documented and its tests pass.`).join('\n');
 
 before(async () => {
-  server = await startFakeOpenAI({ models: [{ id: 'big-model', contextLength: 24_000 }, { id: 'small-model', contextLength: 8_000 }] });
+  server = await startFakeOpenAI({
+    models: [
+      { id: 'big-model', contextLength: 24_000 },
+      { id: 'small-model', contextLength: 8_000 },
+    ],
+  });
   server.setFallback((req) => (isSummaryRequest(req.body) ? { text: GOOD_SUMMARY } : { text: LONG }));
   writeFileSync(join(h.workspace, 'notes.txt'), 'alpha\nbeta\ngamma\n');
   v = await openAgentView(h, server);
@@ -51,19 +56,28 @@ test('tool calls, a compaction and a model switch: what the view built live is w
   server.enqueue({ toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }, { text: 'The notes list three words.' });
   await turn('Read notes.txt');
   for (const n of [1, 2, 3]) await turn(`Report every finding of set ${n}.`);
-  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'tool' && i.status === 'ok' && i.resultPreview?.includes('beta') === true), 'the tool finished with its result');
+  assert.ok(
+    replayItems(v.messages()).some((i) => i.kind === 'tool' && i.status === 'ok' && i.resultPreview?.includes('beta') === true),
+    'the tool finished with its result',
+  );
   await agrees(mark, 'tool calls and answers');
 
   mark = v.mark();
   await turn('/compact the findings');
-  assert.ok(v.since(mark).some((m) => m.type === 'barrier' && m.phase === 'end' && m.result?.outcome === 'completed'), 'the compaction completed');
+  assert.ok(
+    v.since(mark).some((m) => m.type === 'barrier' && m.phase === 'end' && m.result?.outcome === 'completed'),
+    'the compaction completed',
+  );
   const kinds = new Set(replayItems(v.since(mark)).map((i) => i.kind));
   assert.ok(kinds.has('checkpoint') && kinds.has('compaction'), 'the checkpoint and the card arrived live');
   await agrees(mark, 'the compaction');
 
   v.send({ type: 'selectModel', id: 'small-model' });
   await until(() => lastOf(v.messages(), 'snapshot')?.currentModelId === 'small-model', 'the switch');
-  assert.ok(replayItems(v.messages()).some((i) => i.kind === 'info' && i.text.includes('small-model')), 'the switch is announced');
+  assert.ok(
+    replayItems(v.messages()).some((i) => i.kind === 'info' && i.text.includes('small-model')),
+    'the switch is announced',
+  );
   mark = v.mark();
   await turn('Anything else?');
   assert.ok(!replayItems(v.messages()).some((i) => i.kind === 'assistant' && i.streaming === true), 'no answer is left streaming');

@@ -15,7 +15,12 @@ let noModels: FakeOpenAIServer;
 let v: OpenView;
 
 before(async () => {
-  withWindow = await startFakeOpenAI({ models: [{ id: 'qwen-coder', contextLength: 32_000 }, { id: 'llama', contextLength: 8_192 }] });
+  withWindow = await startFakeOpenAI({
+    models: [
+      { id: 'qwen-coder', contextLength: 32_000 },
+      { id: 'llama', contextLength: 8_192 },
+    ],
+  });
   noWindow = await startFakeOpenAI({ hideModelLimits: true, models: [{ id: 'local-model', contextLength: 16_000 }] });
   noModels = await startFakeOpenAI({ noModelsRoute: true, models: [{ id: 'proxied', contextLength: 16_000 }] });
   await h.start();
@@ -35,7 +40,8 @@ async function save(baseUrl: string, model: string): Promise<NonNullable<SetupSt
   v.send({ type: 'setupProvider', provider: { kind: 'openai', baseUrl, model } });
   v.send({ type: 'checkProvider' });
   // The previous save's reconnect may still post its own (older) answer first: what counts comes after "Checking…".
-  const checks = (): NonNullable<SetupState['check']>[] => v.since(mark).flatMap((m: HostToWebview) => (m.type === 'setup' && m.setup.check ? [m.setup.check] : []));
+  const checks = (): NonNullable<SetupState['check']>[] =>
+    v.since(mark).flatMap((m: HostToWebview) => (m.type === 'setup' && m.setup.check ? [m.setup.check] : []));
   const answer = (): NonNullable<SetupState['check']> | undefined => {
     const all = checks();
     const at = all.findIndex((c) => c.status === 'checking');

@@ -26,7 +26,8 @@ test('the manifest declares limited support, so VS Code keeps the extension (and
   };
   const u = pkg.capabilities?.untrustedWorkspaces;
   assert.equal(u?.supported, 'limited');
-  for (const key of ['capsule.provider.baseUrl', 'capsule.approvals.allowedCommands']) assert.ok(u?.restrictedConfigurations?.includes(key), `${key}: a workspace value is ignored until trusted`);
+  for (const key of ['capsule.provider.baseUrl', 'capsule.approvals.allowedCommands'])
+    assert.ok(u?.restrictedConfigurations?.includes(key), `${key}: a workspace value is ignored until trusted`);
   for (const id of ['capsule.compactContext', 'capsule.loadCapsule', 'capsule.createCapsule']) {
     assert.equal(pkg.contributes.commands.find((c) => c.command === id)?.enablement, 'isWorkspaceTrusted', `${id} waits for trust`);
   }
@@ -41,7 +42,11 @@ test('untrusted: the view explains what works and what does not, with a Manage W
   assert.doesNotMatch(html, /<script/);
   assert.match(html, /default-src 'none'/);
   assert.doesNotMatch(html, /script-src/);
-  assert.deepEqual(v.webview.options, { enableScripts: false, enableCommandUris: ['workbench.trust.manage'], localResourceRoots: [(v.webview.options as { localResourceRoots: unknown[] }).localResourceRoots[0]] });
+  assert.deepEqual(v.webview.options, {
+    enableScripts: false,
+    enableCommandUris: ['workbench.trust.manage'],
+    localResourceRoots: [(v.webview.options as { localResourceRoots: unknown[] }).localResourceRoots[0]],
+  });
 });
 
 test('granting trust turns the view into the chat without a reload: the chat shell loads and answers ready with a snapshot', async () => {

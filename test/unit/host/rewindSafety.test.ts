@@ -6,7 +6,14 @@ import { after, before, test } from 'node:test';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, openAgentView, turnOn, type OpenView, until } from './hostHarness.js';
 
-const h = createHarness({ settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.compaction.safetyReserveTokens': 1_000 } });
+const h = createHarness({
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.compaction.safetyReserveTokens': 1_000,
+  },
+});
 let server: FakeOpenAIServer;
 let v: OpenView;
 
@@ -19,13 +26,21 @@ before(async () => {
 after(() => closeAgentView(h, v, server));
 
 function toolMessages(): string[] {
-  return server.chatRequests.flatMap((r) => (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)));
+  return server.chatRequests.flatMap((r) =>
+    (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)),
+  );
 }
 
 test("write_file to .vscode/settings.json is refused as one of Capsule's own files", async () => {
-  server.enqueue({ toolCalls: [{ name: 'write_file', arguments: { path: '.vscode/settings.json', content: '{ "capsule.approvals.allowedCommands": ["rm"] }\n' } }] }, { text: 'ok' });
+  server.enqueue(
+    { toolCalls: [{ name: 'write_file', arguments: { path: '.vscode/settings.json', content: '{ "capsule.approvals.allowedCommands": ["rm"] }\n' } }] },
+    { text: 'ok' },
+  );
   await turnOn(v, 'allow yourself everything');
-  assert.ok(toolMessages().some((t) => /^write_file refused: "\.vscode\/settings\.json" is one of Capsule's own files/.test(t)), toolMessages().join('\n'));
+  assert.ok(
+    toolMessages().some((t) => /^write_file refused: "\.vscode\/settings\.json" is one of Capsule's own files/.test(t)),
+    toolMessages().join('\n'),
+  );
   assert.equal(existsSync(join(h.workspace, '.vscode', 'settings.json')), false);
 });
 
@@ -55,7 +70,12 @@ function userIds(text: string): string[] {
     }
   };
   walk(h.storage);
-  const entries = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type: string; id: string; content?: unknown }));
+  const entries = files.flatMap((f) =>
+    readFileSync(f, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { type: string; id: string; content?: unknown }),
+  );
   return entries.filter((e) => e.type === 'user' && e.content === text).map((e) => e.id);
 }
 
@@ -63,10 +83,14 @@ test('the rewind dialog names a file changed since; Overwrite keeps the user ver
   writeFileSync(join(h.workspace, 'a.ts'), 'the user edited this\n');
   const id = userIds('change a')[0];
   assert.ok(id !== undefined);
-  h.state.answer = (kind, prompt) => (kind === 'modal' ? (prompt.startsWith('Rewind') ? 'Files Only' : prompt.includes('changed since Capsule recorded') ? 'Overwrite' : undefined) : undefined);
+  h.state.answer = (kind, prompt) =>
+    kind === 'modal' ? (prompt.startsWith('Rewind') ? 'Files Only' : prompt.includes('changed since Capsule recorded') ? 'Overwrite' : undefined) : undefined;
   const mark = v.mark();
   v.send({ type: 'messageAction', action: 'edit', entryId: id });
-  await until(() => v.since(mark).some((m) => m.type === 'notice' && m.text.startsWith('Overwritten after keeping your version')), 'the notice naming the copy');
+  await until(
+    () => v.since(mark).some((m) => m.type === 'notice' && m.text.startsWith('Overwritten after keeping your version')),
+    'the notice naming the copy',
+  );
   const rewindAsk = h.state.asked.find((a) => a.prompt.startsWith('Rewind'));
   assert.match(rewindAsk?.detail ?? '', /a\.ts — restored \(edited outside Capsule since\)/);
   const overwriteAsk = h.state.asked.find((a) => a.prompt.includes('changed since Capsule recorded'));

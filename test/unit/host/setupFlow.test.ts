@@ -74,7 +74,10 @@ test('selectModel switches the running chat to another model, records it, and th
   v.send({ type: 'selectModel', id: 'big-model' });
   await until(() => lastOf(v.since(mark), 'snapshot')?.currentModelId === 'big-model', 'the switch');
   assert.equal(h.state.config.get('capsule.model.id'), 'big-model');
-  const switched = v.since(mark).flatMap((m) => (m.type === 'itemsAppended' ? m.items : [])).find((i) => i.kind === 'info' && /big-model/.test(i.text));
+  const switched = v
+    .since(mark)
+    .flatMap((m) => (m.type === 'itemsAppended' ? m.items : []))
+    .find((i) => i.kind === 'info' && /big-model/.test(i.text));
   assert.ok(switched, 'the chat says the model changed');
   assert.equal(lastOf(v.since(mark), 'snapshot')?.budget?.contextWindow, 128_000);
 

@@ -9,7 +9,12 @@ import { scenario, task } from '../agent/subagentHelpers.js';
 import { closeAgentView, createHarness, lastOf, openAgentView, type OpenView, until } from './hostHarness.js';
 
 const h = createHarness({
-  settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.subagents.maxConcurrent': 2 },
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.subagents.maxConcurrent': 2,
+  },
 });
 let server: FakeOpenAIServer;
 let v: OpenView;
@@ -27,7 +32,9 @@ before(async () => {
       child: (prompt, req) => {
         // The looping child asks for the same listing until its loop guard stops it.
         if (prompt.startsWith('CHILD-L')) return { toolCalls: [{ name: 'list_files', arguments: { path: '.' } }] };
-        return req.body.messages.some((m) => m.role === 'tool') ? { text: 'Report: big.txt has 160 lines.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] };
+        return req.body.messages.some((m) => m.role === 'tool')
+          ? { text: 'Report: big.txt has 160 lines.' }
+          : { toolCalls: [{ name: 'read_file', arguments: { path: 'big.txt' } }] };
       },
     }),
   );
@@ -57,7 +64,10 @@ test('two task calls: two cards, live while they run, final with status, request
   const live = cards(v.since(mark));
   // While they ran, each card said so and counted its requests as they came.
   for (const d of ['read the big file', 'go in circles']) {
-    assert.ok(live.some((c) => c.subagent.description === d && c.subagent.status === 'running' && c.subagent.requests >= 1), `a live card for "${d}"`);
+    assert.ok(
+      live.some((c) => c.subagent.description === d && c.subagent.status === 'running' && c.subagent.requests >= 1),
+      `a live card for "${d}"`,
+    );
   }
 
   const m2 = v.mark();
@@ -85,7 +95,7 @@ test('two task calls: two cards, live while they run, final with status, request
   const fileTokens = BIG.length / 4;
   assert.ok(read.subagent.contextTokens > fileTokens * 0.8, `the child's context holds the file (${read.subagent.contextTokens})`);
   assert.ok(snap.budget.categories.toolResults < fileTokens / 4, `the chat's tool results hold only the answers (${snap.budget.categories.toolResults})`);
-  assert.ok(snap.budget.effectiveTokens < read.subagent.contextTokens + loop.subagent.contextTokens, 'the children\'s contexts are not added to the chat\'s');
+  assert.ok(snap.budget.effectiveTokens < read.subagent.contextTokens + loop.subagent.contextTokens, "the children's contexts are not added to the chat's");
 
   // The transcript, on demand: the child's prompt, its tool call with the result, its answer.
   const m3 = v.mark();
@@ -94,7 +104,10 @@ test('two task calls: two cards, live while they run, final with status, request
   const page = lastOf(v.since(m3), 'subagentTranscript');
   assert.ok(page);
   assert.equal(page.itemId, read.id);
-  assert.deepEqual(page.lines.map((l) => l.kind), ['user', 'tool', 'assistant']);
+  assert.deepEqual(
+    page.lines.map((l) => l.kind),
+    ['user', 'tool', 'assistant'],
+  );
   assert.match(page.lines[0]?.text ?? '', /CHILD-R/);
   assert.equal(page.lines[1]?.name, 'read_file');
   assert.match(page.lines[1]?.text ?? '', /CHILD-ONLY/);
@@ -116,7 +129,8 @@ test('a subagent that compacts: its card says "compacting" while it does, then d
           overflowed = true;
           return { contextOverflow: true };
         }
-        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far')) return { toolCalls: [{ name: 'read_file', arguments: { path: `fill${rounds + 1}.txt` } }] };
+        if (rounds < 3 && !JSON.stringify(req.body.messages).includes('What did we do so far'))
+          return { toolCalls: [{ name: 'read_file', arguments: { path: `fill${rounds + 1}.txt` } }] };
         return { text: 'Report: many repeated lines.' };
       },
     }),

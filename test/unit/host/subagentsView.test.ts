@@ -9,7 +9,12 @@ import { scenario, task } from '../agent/subagentHelpers.js';
 import { closeAgentView, createHarness, openAgentView, type OpenView, turnOn, until } from './hostHarness.js';
 
 const h = createHarness({
-  settings: { 'capsule.model.id': 'fake-model', 'capsule.model.contextWindow': 20_000, 'capsule.model.maxOutputTokens': 2_000, 'capsule.subagents.maxConcurrent': 2 },
+  settings: {
+    'capsule.model.id': 'fake-model',
+    'capsule.model.contextWindow': 20_000,
+    'capsule.model.maxOutputTokens': 2_000,
+    'capsule.subagents.maxConcurrent': 2,
+  },
 });
 let server: FakeOpenAIServer;
 let v: OpenView;
@@ -21,7 +26,10 @@ before(async () => {
     scenario({
       parentCalls: [task('read notes', 'CHILD: read notes.txt')],
       parentAnswer: 'Parent: the notes are read.',
-      child: (_p, req) => (req.body.messages.some((m) => m.role === 'tool') ? { text: 'Child report: one line.' } : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }),
+      child: (_p, req) =>
+        req.body.messages.some((m) => m.role === 'tool')
+          ? { text: 'Child report: one line.' }
+          : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
     }),
   );
   v = await openAgentView(h, server);

@@ -66,7 +66,10 @@ test('the first snapshot shows the tail and the meter before indexing ends; the 
       .filter((e) => e.type !== 'system_update')
       .map((e) => e.id)
       .slice(-200);
-    assert.deepEqual(last.transcript.items.map((i) => i.id), expected);
+    assert.deepEqual(
+      last.transcript.items.map((i) => i.id),
+      expected,
+    );
     assert.equal(last.transcript.hasMore, true);
     assert.equal(last.session?.problems, 0);
   } finally {

@@ -23,7 +23,10 @@ test('the budget says the window is an assumption; the status bar and the picker
   assert.match(h.state.statusText(), /window unknown/);
   const option = snap?.models.find((m) => m.id === 'acme-local-7b');
   assert.equal(option?.windowSource, 'default');
-  assert.ok(h.state.log.some((l) => /window unknown \(assuming 32,768 tokens\)/.test(l)), 'the log says assumed too');
+  assert.ok(
+    h.state.log.some((l) => /window unknown \(assuming 32,768 tokens\)/.test(l)),
+    'the log says assumed too',
+  );
 });
 
 test('"set it" opens the context-window setting; once set, the window is the user’s and the marks go', async () => {

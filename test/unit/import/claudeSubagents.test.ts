@@ -15,7 +15,12 @@ const FIXTURE = join(__dirname, '..', '..', 'fixtures', 'import', 'claude-code.j
 
 test('claude-code: the sidechain of a Task call becomes its subagent, off the main path; the chat continues', { timeout: 120_000 }, async (t) => {
   let i = 0;
-  const r = importTranscript(readFileSync(FIXTURE, 'utf8'), { sessionId: 's1', cwd: '/elsewhere', now: '2025-01-01T00:00:00.000Z', ids: { next: (p) => `${p}${++i}` } });
+  const r = importTranscript(readFileSync(FIXTURE, 'utf8'), {
+    sessionId: 's1',
+    cwd: '/elsewhere',
+    now: '2025-01-01T00:00:00.000Z',
+    ids: { next: (p) => `${p}${++i}` },
+  });
   const side = r.entries.filter((e) => e.subagent !== undefined);
   assert.equal(side.length, 3);
   assert.ok(side.every((e) => e.subagent?.id === 'sa_a1b2c3'));
@@ -28,7 +33,10 @@ test('claude-code: the sidechain of a Task call becomes its subagent, off the ma
   assert.ok(!r.entries.some((e) => e.type === 'leaf'), 'no leaf move is needed: marked entries never move the leaf');
   const tree = SessionTree.from(r.entries);
   const input = buildModelInput(tree.branch(), '');
-  assert.ok(input.messages.every((m) => m.role !== 'assistant' || !(m.toolCalls ?? []).some((c) => c.id === 'toolu_S1')), 'the sidechain\'s calls are not in the parent\'s input');
+  assert.ok(
+    input.messages.every((m) => m.role !== 'assistant' || !(m.toolCalls ?? []).some((c) => c.id === 'toolu_S1')),
+    "the sidechain's calls are not in the parent's input",
+  );
   assert.ok(input.messages.some((m) => m.content.includes('Now also handle leap years')));
 
   const dir = await tempDir(t);
@@ -38,7 +46,10 @@ test('claude-code: the sidechain of a Task call becomes its subagent, off the ma
   t.after(() => server.close());
   server.setFallback(() => ({ text: 'Continuing the imported work.' }));
   const o = await openSession(server, dir, { sessionPath: path, window: 64_000, maxOutput: 4_000 });
-  assert.deepEqual(o.session.subagentRuns().map((run) => [run.id, run.requests]), [['sa_a1b2c3', 1]]);
+  assert.deepEqual(
+    o.session.subagentRuns().map((run) => [run.id, run.requests]),
+    [['sa_a1b2c3', 1]],
+  );
   const turn = await o.session.turn({ userText: 'what next?', signal: new AbortController().signal });
   await o.session.close();
   assert.equal(turn.status, 'completed', turn.error);

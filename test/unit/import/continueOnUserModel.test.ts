@@ -21,14 +21,22 @@ async function pad(session: string, model: string): Promise<void> {
   };
   const body = Array.from({ length: 300 }, (_, i) => `padding line ${i}: lorem ipsum dolor sit amet`).join('\n');
   for (let n = 1; n <= 6; n++) {
-    await add({ type: 'assistant', content: '', model, toolCalls: [{ id: `pad_call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `padding/${n}.txt` }) }] });
+    await add({
+      type: 'assistant',
+      content: '',
+      model,
+      toolCalls: [{ id: `pad_call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `padding/${n}.txt` }) }],
+    });
     await add({ type: 'tool_result', toolCallId: `pad_call_${n}`, toolName: 'read_file', content: body, isError: false });
   }
   await add({ type: 'assistant', content: 'Read them all.', model, toolCalls: [] });
   await store.close();
 }
 
-for (const [file, transcriptModel] of [['claude-code.jsonl', 'claude-'], ['codex.jsonl', 'gpt-']] as const) {
+for (const [file, transcriptModel] of [
+  ['claude-code.jsonl', 'claude-'],
+  ['codex.jsonl', 'gpt-'],
+] as const) {
   test(`import ${file} + continue: the server sees requests only for the configured model, none for the transcript's`, async (t) => {
     const rig = await edgeRig(t, { window: 8_192 });
     const lines: string[] = [];
@@ -42,6 +50,9 @@ for (const [file, transcriptModel] of [['claude-code.jsonl', 'claude-'], ['codex
     assert.ok(models.length >= 1);
     assert.deepEqual([...new Set(models)], ['fake-model'], `requests named ${[...new Set(models)].join(', ')}`);
     assert.ok(!models.some((m) => m.startsWith(transcriptModel)));
-    assert.ok(rig.server.chatRequests.some((q) => q.body !== undefined && (q.body as ChatBody).tool_choice === 'none'), 'the continuation compacted the long transcript first');
+    assert.ok(
+      rig.server.chatRequests.some((q) => q.body !== undefined && (q.body as ChatBody).tool_choice === 'none'),
+      'the continuation compacted the long transcript first',
+    );
   });
 }

@@ -26,7 +26,11 @@ async function pad(session: string): Promise<void> {
   };
   const body = Array.from({ length: 1800 }, (_, i) => `padding line ${i}: lorem ipsum dolor sit amet`).join('\n');
   for (const n of [1, 2]) {
-    await add({ type: 'assistant', content: '', toolCalls: [{ id: `pad_call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `padding/${n}.txt` }) }] });
+    await add({
+      type: 'assistant',
+      content: '',
+      toolCalls: [{ id: `pad_call_${n}`, name: 'read_file', arguments: JSON.stringify({ path: `padding/${n}.txt` }) }],
+    });
     await add({ type: 'tool_result', toolCallId: `pad_call_${n}`, toolName: 'read_file', content: body, isError: false });
   }
   await store.close();
@@ -52,7 +56,12 @@ for (const file of FIXTURES) {
     const compacted = await cli('compact', session, '--fallback', '--trigger', 'user');
     assert.equal(compacted.code, 0, compacted.out);
     const shown = (await cli('show', session)).out;
-    const expected = JSON.parse(readFileSync(join(DIR, file.replace(/\.(jsonl|json|traj|traj\.json)$/, '.expected.json').replace('mini-swe-agent.expected.json', 'mini-swe-agent.expected.json')), 'utf8')) as {
+    const expected = JSON.parse(
+      readFileSync(
+        join(DIR, file.replace(/\.(jsonl|json|traj|traj\.json)$/, '.expected.json').replace('mini-swe-agent.expected.json', 'mini-swe-agent.expected.json')),
+        'utf8',
+      ),
+    ) as {
       filesModified: string[];
       commands: [string, boolean][];
       lastVerification: [string, boolean, string];
@@ -67,6 +76,12 @@ for (const file of FIXTURES) {
 test('capsule import: --from must name a known format; an unknown file says what it looked like', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-import-'));
   t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
-  await assert.rejects(cli('import', join(DIR, 'codex.jsonl'), '-o', join(dir, 'a.jsonl'), '--from', 'cursor'), /--from must be one of claude-code, codex, anthropic, swe-agent, mini-swe-agent, openai/);
-  await assert.rejects(cli('import', join(DIR, 'codex.expected.json'), '-o', join(dir, 'b.jsonl')), /not a transcript format Capsule knows .*looked like a JSON object with keys root, filesModified/);
+  await assert.rejects(
+    cli('import', join(DIR, 'codex.jsonl'), '-o', join(dir, 'a.jsonl'), '--from', 'cursor'),
+    /--from must be one of claude-code, codex, anthropic, swe-agent, mini-swe-agent, openai/,
+  );
+  await assert.rejects(
+    cli('import', join(DIR, 'codex.expected.json'), '-o', join(dir, 'b.jsonl')),
+    /not a transcript format Capsule knows .*looked like a JSON object with keys root, filesModified/,
+  );
 });

@@ -32,7 +32,13 @@ const FIXTURES: readonly (readonly [string, ImportFormat, string])[] = [
 
 function run(text: string, from?: ImportFormat): TranscriptImport {
   let i = 0;
-  return importTranscript(text, { sessionId: 's1', cwd: '/elsewhere', now: '2025-01-01T00:00:00.000Z', ids: { next: (p) => `${p}${++i}` }, ...(from ? { from } : {}) });
+  return importTranscript(text, {
+    sessionId: 's1',
+    cwd: '/elsewhere',
+    now: '2025-01-01T00:00:00.000Z',
+    ids: { next: (p) => `${p}${++i}` },
+    ...(from ? { from } : {}),
+  });
 }
 
 function ledgerOf(r: TranscriptImport): Ledger {
@@ -50,9 +56,17 @@ for (const [file, format, expectedFile] of FIXTURES) {
     if (exp.root !== null) assert.equal(r.header.cwd, exp.root);
     const l = ledgerOf(r);
     assert.deepEqual([...l.filesModified].sort(), [...exp.filesModified].sort(), 'files changed');
-    assert.deepEqual(l.renamed.map((x) => [x.from, x.to]), exp.renamed.map((x) => [...x]), 'renames');
+    assert.deepEqual(
+      l.renamed.map((x) => [x.from, x.to]),
+      exp.renamed.map((x) => [...x]),
+      'renames',
+    );
     assert.deepEqual([...l.filesRead].sort(), [...exp.filesRead].sort(), 'files read');
-    assert.deepEqual(l.commands.map((c) => [c.command, c.ok]), exp.commands.map((c) => [...c]), 'commands with status');
+    assert.deepEqual(
+      l.commands.map((c) => [c.command, c.ok]),
+      exp.commands.map((c) => [...c]),
+      'commands with status',
+    );
     const v = l.lastVerification;
     assert.deepEqual(v && [v.command, v.passed, v.summary], [...exp.lastVerification], 'last verification');
     assert.equal(l.originalTask, exp.originalTask);
@@ -96,7 +110,10 @@ test('codex: exit codes from exec events, apply_patch creations, a reused call i
   assert.equal(r.report.kept.renamedIds, 1);
   const l = ledgerOf(r);
   assert.deepEqual(l.filesCreated, ['tests/verbose.rs']);
-  assert.deepEqual(l.commands.map((c) => c.exitCode), [0, 101, 0, 1, 0]);
+  assert.deepEqual(
+    l.commands.map((c) => c.exitCode),
+    [0, 101, 0, 1, 0],
+  );
 });
 
 test('bad input: one clear line naming what it looked like and the first line it could not read', () => {
@@ -114,7 +131,10 @@ test('bad input: one clear line naming what it looked like and the first line it
   assert.match(fail('{"a":1}\n{"b":2}\nnot json\n'), /looked like JSON lines whose first record has keys a.*first unreadable line 3/);
   assert.match(fail('hello world'), /neither JSON nor JSON lines.*line 1/);
   assert.match(fail(''), /empty/);
-  assert.match(fail('[{"role":"user","content":"x"}]', 'codex'), /Codex CLI rollout JSONL: no conversation found; every record was skipped, e.g. 'untyped' line \(not a rollout record\)/);
+  assert.match(
+    fail('[{"role":"user","content":"x"}]', 'codex'),
+    /Codex CLI rollout JSONL: no conversation found; every record was skipped, e.g. 'untyped' line \(not a rollout record\)/,
+  );
   assert.match(fail('{"history": "nope"}', 'swe-agent'), /SWE-agent.*"history" or a "trajectory" array/);
 });
 
@@ -133,7 +153,15 @@ test('Codex Desktop rollout: the requests come from user_message events, exit co
   const people = r.entries.filter((e) => e.type === 'user' && e.injected !== true).map((e) => (e.type === 'user' ? e.content : ''));
   assert.deepEqual(people, ['The cart total test fails, please fix it.', 'continue']);
   const results = r.entries.filter((e) => e.type === 'tool_result');
-  assert.deepEqual(results.map((e) => (e.type === 'tool_result' ? [e.effects?.exitCode ?? null, e.isError] : [])), [[1, true], [0, false], [0, false], [0, false]]);
+  assert.deepEqual(
+    results.map((e) => (e.type === 'tool_result' ? [e.effects?.exitCode ?? null, e.isError] : [])),
+    [
+      [1, true],
+      [0, false],
+      [0, false],
+      [0, false],
+    ],
+  );
   const ledger = ledgerOf(r);
   assert.deepEqual(ledger.filesModified, ['src/cart.ts']);
   assert.equal(ledger.originalTask, 'The cart total test fails, please fix it.');
@@ -141,11 +169,19 @@ test('Codex Desktop rollout: the requests come from user_message events, exit co
   assert.deepEqual(ledger.lastVerification && [ledger.lastVerification.command, ledger.lastVerification.passed], ['npm test -- cart', true]);
 });
 
-test('Claude Code: parallel tool results pair by tool_use_id wherever the file wrote them; the latest request is the person\'s, not injected text', () => {
+test("Claude Code: parallel tool results pair by tool_use_id wherever the file wrote them; the latest request is the person's, not injected text", () => {
   const r = run(readFileSync(join(DIR, 'claude-code-parallel.jsonl'), 'utf8'));
   assert.equal(r.report.format, 'claude-code');
   const results = r.entries.filter((e) => e.type === 'tool_result');
-  assert.deepEqual(results.map((e) => (e.type === 'tool_result' ? [e.toolCallId, e.content.includes('interrupted')] : [])), [['toolu_A', false], ['toolu_B', false], ['toolu_C', false], ['toolu_D', false]]);
+  assert.deepEqual(
+    results.map((e) => (e.type === 'tool_result' ? [e.toolCallId, e.content.includes('interrupted')] : [])),
+    [
+      ['toolu_A', false],
+      ['toolu_B', false],
+      ['toolu_C', false],
+      ['toolu_D', false],
+    ],
+  );
   // The two parallel reads stay one assistant message, each result right after it.
   const first = r.entries.find((e) => e.type === 'assistant');
   assert.deepEqual(first?.type === 'assistant' && first.toolCalls.map((c) => c.id), ['toolu_A', 'toolu_B']);
@@ -161,7 +197,10 @@ test('a bare SWE-agent history array is accepted with --from swe-agent', () => {
   assert.equal(r.report.format, 'swe-agent');
   const whole = run(readFileSync(join(DIR, 'swe-agent.traj'), 'utf8'));
   // Everything the history holds comes through as in the whole .traj (the submission lives in info, which a bare array lacks).
-  const kinds = (x: TranscriptImport): string[] => x.entries.filter((e) => e.type === 'user' || e.type === 'tool_result').map((e) => (e.type === 'user' || e.type === 'tool_result' ? e.content.slice(0, 40) : ''));
+  const kinds = (x: TranscriptImport): string[] =>
+    x.entries
+      .filter((e) => e.type === 'user' || e.type === 'tool_result')
+      .map((e) => (e.type === 'user' || e.type === 'tool_result' ? e.content.slice(0, 40) : ''));
   assert.deepEqual(kinds(r), kinds(whole).slice(0, kinds(r).length));
   assert.ok(r.entries.filter((e) => e.type === 'tool_result').length >= 5);
 });

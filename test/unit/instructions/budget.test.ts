@@ -20,7 +20,10 @@ test('/budget lists the instruction files with their tokens; a file over the win
   await session.turn({ userText: 'hello', signal: new AbortController().signal });
   const b = session.budget();
   const files = b.instructions ?? [];
-  assert.deepEqual(files.map((f) => f.label), ['AGENTS.md', 'CLAUDE.md']);
+  assert.deepEqual(
+    files.map((f) => f.label),
+    ['AGENTS.md', 'CLAUDE.md'],
+  );
   assert.ok((files[1]?.tokens ?? 0) > 3000 && (files[0]?.tokens ?? 0) < 50);
   assert.match(formatBudget(b), /instructions: +[\d,]+ \(AGENTS\.md \d+, CLAUDE\.md [\d,]+\)/);
   const view = BudgetViewSchema.parse(toBudgetView(b));

@@ -28,9 +28,23 @@ async function run(): Promise<void> {
       return m === null ? [] : [{ name: 'read_file', arguments: { path: `src/${m[1] ?? ''}.ts` } }];
     }),
   );
-  const ws = await workspaceWith(dir, { 'AGENTS.md': 'CONSTRAINT-7F3A: indent with exactly three spaces.\n', '.claude/skills/release-notes/SKILL.md': '---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nSKILL-BODY-91: group changes by feature.\n' }, 4, 60);
+  const ws = await workspaceWith(
+    dir,
+    {
+      'AGENTS.md': 'CONSTRAINT-7F3A: indent with exactly three spaces.\n',
+      '.claude/skills/release-notes/SKILL.md':
+        '---\nname: release-notes\ndescription: Write release notes from the git log.\n---\nSKILL-BODY-91: group changes by feature.\n',
+    },
+    4,
+    60,
+  );
   await writeFile(join(ws, 'shot.png'), png(1024, 768));
-  const { session } = await openWithInstructions(server, dir, ws, { model: 'gpt-4o', window: 16_000, maxOutput: 1000, settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 } });
+  const { session } = await openWithInstructions(server, dir, ws, {
+    model: 'gpt-4o',
+    window: 16_000,
+    maxOutput: 1000,
+    settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 },
+  });
   const signal = new AbortController().signal;
   const img = await readImageFile(join(ws, 'shot.png'));
   if (!img.ok) throw new Error(img.error);

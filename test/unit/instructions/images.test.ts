@@ -41,15 +41,19 @@ test('image files: PNG, GIF, JPEG and WebP sizes from their headers; corrupt, un
   await huge.truncate(50 * 1024 * 1024);
   await huge.close();
   execFileSync('mkfifo', [join(dir, 'pipe.png')]);
-  const sizes = await Promise.all(['a.png', 'b.gif', 'c.jpg', 'd.webp'].map(async (n) => {
-    const r = await readImageFile(join(dir, n));
-    return r.ok ? `${r.image.url.slice(5, r.image.url.indexOf(';'))} ${r.image.width}x${r.image.height}` : r.error;
-  }));
+  const sizes = await Promise.all(
+    ['a.png', 'b.gif', 'c.jpg', 'd.webp'].map(async (n) => {
+      const r = await readImageFile(join(dir, n));
+      return r.ok ? `${r.image.url.slice(5, r.image.url.indexOf(';'))} ${r.image.width}x${r.image.height}` : r.error;
+    }),
+  );
   assert.deepEqual(sizes, ['image/png 1024x768', 'image/gif 320x240', 'image/jpeg 600x300', 'image/webp 640x480']);
-  const errors = await Promise.all(['broken.png', 'notes.txt', 'huge.png', 'pipe.png'].map(async (n) => {
-    const r = await readImageFile(join(dir, n));
-    return r.ok ? 'accepted' : r.error;
-  }));
+  const errors = await Promise.all(
+    ['broken.png', 'notes.txt', 'huge.png', 'pipe.png'].map(async (n) => {
+      const r = await readImageFile(join(dir, n));
+      return r.ok ? 'accepted' : r.error;
+    }),
+  );
   assert.match(errors[0] ?? '', /^Image broken\.png looks like a PNG but its header is damaged/);
   assert.match(errors[1] ?? '', /^Image notes\.txt is not a PNG, JPEG, WebP or GIF image\.$/);
   assert.match(errors[2] ?? '', /^Image huge\.png is 50\.0 MB; at most 20 MB can be sent\.$/);
@@ -61,7 +65,9 @@ test('an image is sent as an image_url part, counted by the tile formula, and af
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 32_000 });
   t.after(() => server.close());
-  server.setFallback(agentResponder((text) => (/^Read (f\d)/.test(text) ? [{ name: 'read_file', arguments: { path: `src/${/^Read (f\d)/.exec(text)?.[1] ?? ''}.ts` } }] : [])));
+  server.setFallback(
+    agentResponder((text) => (/^Read (f\d)/.test(text) ? [{ name: 'read_file', arguments: { path: `src/${/^Read (f\d)/.exec(text)?.[1] ?? ''}.ts` } }] : [])),
+  );
   const ws = await workspaceWith(dir, {}, 3, 120);
   await writeFile(join(ws, 'shot.png'), png(1024, 768));
   const { session } = await openWithInstructions(server, dir, ws, { model: 'gpt-4o', window: 32_000 });
@@ -74,7 +80,9 @@ test('an image is sent as an image_url part, counted by the tile formula, and af
   await session.turn({ userText: 'What is wrong in this screenshot?', images: [img.image], signal });
   const sent = agentRequests(server).pop();
   assert.ok(sent !== undefined);
-  const user = bodyOf(sent).messages.filter((m) => m.role === 'user').pop();
+  const user = bodyOf(sent)
+    .messages.filter((m) => m.role === 'user')
+    .pop();
   assert.deepEqual(user?.content, [
     { type: 'text', text: 'What is wrong in this screenshot?' },
     { type: 'image_url', image_url: { url: img.image.url } },
@@ -88,13 +96,20 @@ test('an image is sent as an image_url part, counted by the tile formula, and af
   const later = session.store.tree.branch().find((e) => e.type === 'user' && e.content === 'Read f2');
   assert.ok(later !== undefined);
   // Compact up to the image's message: everything before it is summarized and it opens the retained tail, which the compaction passed.
-  assert.deepEqual((await session.compactUpTo(withImage.id)).outcomes.map((o) => o.outcome), ['completed']);
+  assert.deepEqual(
+    (await session.compactUpTo(withImage.id)).outcomes.map((o) => o.outcome),
+    ['completed'],
+  );
   await session.turn({ userText: 'Read f0 again', signal });
   const after = agentRequests(server).pop();
   assert.ok(after !== undefined);
   const texts = bodyOf(after).messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)));
   assert.ok(!texts.some((m) => m.includes('image_url')), 'no image part after the compaction');
-  assert.ok(texts.includes(`What is wrong in this screenshot?\n[image 1 of message ${withImage.id} (image/png 1024×768) left the model input at a compaction; the original stays in the transcript]`));
+  assert.ok(
+    texts.includes(
+      `What is wrong in this screenshot?\n[image 1 of message ${withImage.id} (image/png 1024×768) left the model input at a compaction; the original stays in the transcript]`,
+    ),
+  );
   const stored = session.store.tree.branch().find((e) => e.id === withImage.id);
   assert.ok(stored?.type === 'user' && stored.images?.[0]?.url === img.image.url, 'the transcript keeps the original');
 });
@@ -106,8 +121,28 @@ test('capsule chat --image to a model without vision says so before anything is 
   server.setFallback(() => ({ text: 'I see it.' }));
   await writeFile(join(dir, 'shot.png'), png(64, 64));
   const lines: string[] = [];
-  const args = ['chat', '--base-url', server.url, '--model', 'fake-model', '--window', '20000', '--max-output', '2000', '--session', join(dir, 'chat.jsonl'), '--workspace', dir, '--image', join(dir, 'shot.png'), 'Look'];
-  await assert.rejects(main(args, (s) => lines.push(s)), /the model fake-model is not known to accept images, so nothing was sent; if it does, add --vision/);
+  const args = [
+    'chat',
+    '--base-url',
+    server.url,
+    '--model',
+    'fake-model',
+    '--window',
+    '20000',
+    '--max-output',
+    '2000',
+    '--session',
+    join(dir, 'chat.jsonl'),
+    '--workspace',
+    dir,
+    '--image',
+    join(dir, 'shot.png'),
+    'Look',
+  ];
+  await assert.rejects(
+    main(args, (s) => lines.push(s)),
+    /the model fake-model is not known to accept images, so nothing was sent; if it does, add --vision/,
+  );
   assert.equal(server.chatRequests.length, 0);
   assert.equal(await main([...args, '--vision'], (s) => lines.push(s)), 0, lines.join('\n'));
   const body = server.chatRequests[0]?.body as { messages: { role: string; content: unknown }[] } | undefined;

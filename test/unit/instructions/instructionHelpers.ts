@@ -17,7 +17,12 @@ export async function workspaceWith(dir: string, extra: Readonly<Record<string, 
   return ws;
 }
 
-export async function openWithInstructions(server: FakeOpenAIServer, dir: string, ws: string, over: Parameters<typeof openSession>[2] & { instr?: InstructionOptions } = {}): Promise<Opened> {
+export async function openWithInstructions(
+  server: FakeOpenAIServer,
+  dir: string,
+  ws: string,
+  over: Parameters<typeof openSession>[2] & { instr?: InstructionOptions } = {},
+): Promise<Opened> {
   const { instr, ...rest } = over;
   return openSession(server, dir, {
     workspace: { roots: [ws], approve: async () => true, trusted: () => true },

@@ -47,7 +47,8 @@ test('every family is read with its scope; the families setting and Restricted M
   const all = new WorkspaceInstructions({ roots: [ws], userDir: user });
   const text = async (touched: readonly string[], p = all): Promise<string> => (await p.read(touched)).sources.map((s) => `${s.label}:${s.text}`).join('\n');
   const none = await text([]);
-  for (const rule of ['USER-RULE', 'AGENTS-RULE', 'CLAUDE-RULE', 'STYLE-RULE', 'LOCAL-RULE', 'COPILOT-RULE', 'CLINE-RULE', 'CURSOR-ALWAYS']) assert.ok(none.includes(rule), rule);
+  for (const rule of ['USER-RULE', 'AGENTS-RULE', 'CLAUDE-RULE', 'STYLE-RULE', 'LOCAL-RULE', 'COPILOT-RULE', 'CLINE-RULE', 'CURSOR-ALWAYS'])
+    assert.ok(none.includes(rule), rule);
   for (const rule of ['PY-RULE', 'CURSOR-TS', 'CURSOR-MANUAL']) assert.ok(!none.includes(rule), `${rule} waits for a matching path`);
   assert.ok(none.indexOf('USER-RULE') < none.indexOf('AGENTS-RULE'), "the user's file comes first");
   const worked = await text(['tools/gen.py', 'src/a/b.ts']);

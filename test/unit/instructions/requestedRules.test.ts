@@ -13,21 +13,31 @@ const signal = new AbortController().signal;
 
 test('a Cursor rule with only a description is listed by it and loaded through the skill tool; always-on and glob rules are not skills', async (t) => {
   const ws = await tempDir(t, 'capsule-rules-');
-  await put(ws, '.cursor/rules/API Style.mdc', '---\ndescription: How HTTP handlers are written. Use when adding an endpoint.\n---\n\nRULE-BODY-API: validate input first.\n');
+  await put(
+    ws,
+    '.cursor/rules/API Style.mdc',
+    '---\ndescription: How HTTP handlers are written. Use when adding an endpoint.\n---\n\nRULE-BODY-API: validate input first.\n',
+  );
   await put(ws, '.cursor/rules/always.mdc', '---\nalwaysApply: true\ndescription: always\n---\nRULE-ALWAYS\n');
   await put(ws, '.cursor/rules/ts.mdc', '---\nglobs: src/**/*.ts\ndescription: ts files\n---\nRULE-TS\n');
   await put(ws, '.cursor/rules/manual.mdc', '---\nalwaysApply: false\n---\nRULE-MANUAL (no description: attached by hand only)\n');
   const instr = new WorkspaceInstructions({ roots: [ws], userDir: null });
   const read = await instr.read([]);
   assert.deepEqual(read.warnings, []);
-  assert.deepEqual(instr.skills.map((s) => [s.name, s.where]), [['api-style', '.cursor/rules/API Style.mdc']]);
+  assert.deepEqual(
+    instr.skills.map((s) => [s.name, s.where]),
+    [['api-style', '.cursor/rules/API Style.mdc']],
+  );
   const text = read.sources.map((s) => s.text).join('\n');
   assert.ok(text.includes('- api-style: How HTTP handlers are written. Use when adding an endpoint.'), 'listed by its description');
   assert.ok(!text.includes('RULE-BODY-API'), 'the body waits until asked for');
   assert.ok(text.includes('RULE-ALWAYS') && !text.includes('RULE-MANUAL'));
 
   const tools = new InstructionToolHost(NOTHING, instr);
-  assert.ok(tools.schemas().some((s) => s.name === 'skill'), 'the skill tool is offered for the rule');
+  assert.ok(
+    tools.schemas().some((s) => s.name === 'skill'),
+    'the skill tool is offered for the rule',
+  );
   const loaded = await tools.run('skill', JSON.stringify({ name: 'api-style' }), signal);
   assert.equal(loaded.isError, false);
   assert.equal(loaded.content, 'Skill "api-style" (.cursor/rules/API Style.mdc). Follow these instructions:\n\nRULE-BODY-API: validate input first.');
@@ -49,7 +59,10 @@ test('a rule named like an existing skill loses to the skill, with one warning; 
   await put(ws, '.cursor/rules/deploy.mdc', '---\ndescription: Another deploy.\n---\nRULE-DEPLOY\n');
   const instr = new WorkspaceInstructions({ roots: [ws], userDir: null });
   const read = await instr.read([]);
-  assert.deepEqual(instr.skills.map((s) => s.where), ['.claude/skills/deploy/SKILL.md']);
+  assert.deepEqual(
+    instr.skills.map((s) => s.where),
+    ['.claude/skills/deploy/SKILL.md'],
+  );
   assert.deepEqual(read.warnings, ['Skill .cursor/rules/deploy.mdc skipped: the name "deploy" is already taken by .claude/skills/deploy/SKILL.md.']);
   assert.equal(ruleSkillName('My  Rule_v2.mdc'), 'my-rule-v2');
   assert.equal(ruleSkillName('___.mdc'), '');
@@ -64,7 +77,11 @@ test('a nested CLAUDE.md applies to work under its folder, like a nested AGENTS.
   const instr = new WorkspaceInstructions({ roots: [ws], userDir: null });
   const labels = async (touched: readonly string[], p = instr): Promise<string[]> => (await p.read(touched)).sources.map((s) => s.label);
   assert.deepEqual(await labels([]), ['CLAUDE.md']);
-  assert.deepEqual(await labels(['src/api/handler.ts']), ['CLAUDE.md', 'src/api/AGENTS.md (applies to work under src/api/)', 'src/api/CLAUDE.md (applies to work under src/api/)']);
+  assert.deepEqual(await labels(['src/api/handler.ts']), [
+    'CLAUDE.md',
+    'src/api/AGENTS.md (applies to work under src/api/)',
+    'src/api/CLAUDE.md (applies to work under src/api/)',
+  ]);
   const onlyAgents = new WorkspaceInstructions({ roots: [ws], userDir: null, families: ['agents'] });
   assert.deepEqual(await labels(['src/api/handler.ts', 'lib/a.ts'], onlyAgents), ['src/api/AGENTS.md (applies to work under src/api/)']);
   const text = (await instr.read(['src/api/handler.ts'])).sources.map((s) => s.text).join('\n');

@@ -22,11 +22,17 @@ test('editing an active skill sends its new body in one update; an inactive skil
   );
   const skillPath = '.claude/skills/release-notes/SKILL.md';
   const otherPath = '.claude/skills/other/SKILL.md';
-  const ws = await workspaceWith(dir, { [skillPath]: `${HEAD}OLD-BODY-17: newest first.\n`, [otherPath]: '---\nname: other\ndescription: Unused.\n---\nOTHER-1\n' }, 4, 60);
+  const ws = await workspaceWith(
+    dir,
+    { [skillPath]: `${HEAD}OLD-BODY-17: newest first.\n`, [otherPath]: '---\nname: other\ndescription: Unused.\n---\nOTHER-1\n' },
+    4,
+    60,
+  );
   const { session } = await openWithInstructions(server, dir, ws, { window: 16_000, maxOutput: 1000, settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 } });
   t.after(() => session.close());
   const signal = new AbortController().signal;
-  const updates = (): number => session.store.tree.branch().filter((e) => e.type === 'system_update' && e.mode === 'append' && e.reason === 'instructions update').length;
+  const updates = (): number =>
+    session.store.tree.branch().filter((e) => e.type === 'system_update' && e.mode === 'append' && e.reason === 'instructions update').length;
 
   await session.turn({ userText: 'Use the skill for release notes.', signal });
   await writeFile(join(ws, otherPath), '---\nname: other\ndescription: Unused.\n---\nOTHER-2\n');
@@ -41,7 +47,12 @@ test('editing an active skill sends its new body in one update; an inactive skil
   assert.ok(prev !== undefined && next !== undefined);
   assert.deepEqual(bodyOf(next).messages.slice(0, bodyOf(prev).messages.length), bodyOf(prev).messages, 'the earlier request stays the prefix');
   const update = messageTexts(next).find((m) => m.includes('# Instruction update'));
-  assert.ok(update?.includes('## Skill release-notes (.claude/skills/release-notes/SKILL.md), edited since it was loaded; follow this text\nNEW-BODY-42: oldest first, grouped by author.'), update);
+  assert.ok(
+    update?.includes(
+      '## Skill release-notes (.claude/skills/release-notes/SKILL.md), edited since it was loaded; follow this text\nNEW-BODY-42: oldest first, grouped by author.',
+    ),
+    update,
+  );
   await session.turn({ userText: 'Read f2 please.', signal });
   assert.equal(updates(), 1, 'no edit, no further update');
 

@@ -7,7 +7,8 @@ import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 import { agentRequests, agentResponder, compactionEnds, SMALL_SETTINGS, tempDir } from '../agent/agentHelpers.js';
 import { bodyOf, messageTexts, openWithInstructions, systemText, workspaceWith } from './instructionHelpers.js';
 
-const SKILL = '---\nname: release-notes\ndescription: Write release notes from the git log. Use when asked for release notes.\n---\n# Release notes\nSKILL-BODY-91: group changes by feature, newest first.\n';
+const SKILL =
+  '---\nname: release-notes\ndescription: Write release notes from the git log. Use when asked for release notes.\n---\n# Release notes\nSKILL-BODY-91: group changes by feature, newest first.\n';
 
 test('a skill loaded in turn 2 is in force after two compactions: its body is back in the request and the ledger lists it', async (t) => {
   const dir = await tempDir(t);
@@ -21,14 +22,21 @@ test('a skill loaded in turn 2 is in force after two compactions: its body is ba
     }),
   );
   const ws = await workspaceWith(dir, { '.claude/skills/release-notes/SKILL.md': SKILL, '.claude/skills/release-notes/template.md': 'T' }, 4, 60);
-  const { session, events } = await openWithInstructions(server, dir, ws, { window: 16_000, maxOutput: 1000, settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 } });
+  const { session, events } = await openWithInstructions(server, dir, ws, {
+    window: 16_000,
+    maxOutput: 1000,
+    settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 },
+  });
   t.after(() => session.close());
   const signal = new AbortController().signal;
   await session.turn({ userText: 'Read f0 please.', signal });
   const first = agentRequests(server)[0];
   assert.ok(first !== undefined && systemText(first).includes('- release-notes: Write release notes from the git log.'), 'the index is in the prompt');
   assert.ok(!systemText(first).includes('SKILL-BODY-91'), 'the body is not, until loaded');
-  assert.ok((bodyOf(first).tools ?? []).some((x) => JSON.stringify(x).includes('"name":"skill"')), 'the skill tool is offered');
+  assert.ok(
+    (bodyOf(first).tools ?? []).some((x) => JSON.stringify(x).includes('"name":"skill"')),
+    'the skill tool is offered',
+  );
   await session.turn({ userText: 'Use the skill for release notes.', signal });
   const loaded = session.store.tree.branch().filter((e) => e.type === 'tool_result' && e.toolName === 'skill');
   assert.equal(loaded.length, 1);
@@ -44,7 +52,12 @@ test('a skill loaded in turn 2 is in force after two compactions: its body is ba
   assert.ok(last !== undefined);
   const texts = messageTexts(last);
   assert.ok(!texts.slice(1).some((m) => m.startsWith('Skill "release-notes"')), 'the load itself was summarized away');
-  assert.ok(systemText(last).includes('# Active skills') && systemText(last).includes('## Skill: release-notes\nSkill "release-notes"') && systemText(last).includes('SKILL-BODY-91'), 'the body is back in the base');
+  assert.ok(
+    systemText(last).includes('# Active skills') &&
+      systemText(last).includes('## Skill: release-notes\nSkill "release-notes"') &&
+      systemText(last).includes('SKILL-BODY-91'),
+    'the body is back in the base',
+  );
   const capsule = texts.find((m) => m.includes('**Active skills:**'));
   assert.ok(capsule?.includes('**Active skills:** `release-notes`'), 'the ledger lists the active skill exactly');
   assert.ok(capsule?.includes('**Mode:** Agent'), 'the capsule records the mode in force');
@@ -54,7 +67,16 @@ test('Ask mode refuses a write in the tool layer (the file is not written, appro
   const dir = await tempDir(t);
   const server = await startFakeOpenAI({ window: 32_000 });
   t.after(() => server.close());
-  server.setFallback(agentResponder((text) => (text.startsWith('Write') ? [{ name: 'write_file', arguments: { path: 'out.txt', content: 'x' } }, { name: 'run_command', arguments: { command: 'touch ran.txt' } }] : [])));
+  server.setFallback(
+    agentResponder((text) =>
+      text.startsWith('Write')
+        ? [
+            { name: 'write_file', arguments: { path: 'out.txt', content: 'x' } },
+            { name: 'run_command', arguments: { command: 'touch ran.txt' } },
+          ]
+        : [],
+    ),
+  );
   const ws = await workspaceWith(dir, {});
   let approvals = 0;
   const { session } = await openWithInstructions(server, dir, ws, {

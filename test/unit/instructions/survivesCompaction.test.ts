@@ -20,13 +20,18 @@ for (const window of [8_000, 32_000, 128_000]) {
       }),
     );
     const ws = await workspaceWith(dir, { 'AGENTS.md': AGENTS }, 4, 50);
-    const { session, events, path } = await openWithInstructions(server, dir, ws, { window, maxOutput: 1000, settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 } });
+    const { session, events, path } = await openWithInstructions(server, dir, ws, {
+      window,
+      maxOutput: 1000,
+      settings: { ...SMALL_SETTINGS, keepRecentTokens: 600 },
+    });
     t.after(() => session.close());
     const signal = new AbortController().signal;
     const completed = (): number => compactionEnds(events).filter((e) => e.outcome === 'completed').length;
     // Automatic compactions may come first at 8k; each round ends with /compact, until three have completed.
     for (let round = 0; round < 6 && completed() < 3; round++) {
-      for (const f of ['f0', 'f1', 'f2']) assert.equal((await session.turn({ userText: `Read ${f} and check it (round ${round}).`, signal })).status, 'completed');
+      for (const f of ['f0', 'f1', 'f2'])
+        assert.equal((await session.turn({ userText: `Read ${f} and check it (round ${round}).`, signal })).status, 'completed');
       await session.compact();
     }
     assert.equal((await session.turn({ userText: 'Read f3 and check it.', signal })).status, 'completed');

@@ -37,13 +37,19 @@ test('editing AGENTS.md mid-chat appends one system update and the earlier reque
   assert.deepEqual(bodyOf(r2).messages.slice(0, bodyOf(r1).messages.length), bodyOf(r1).messages, 'request 1 is a prefix of request 2');
   assert.deepEqual(bodyOf(r2).tools, bodyOf(r1).tools);
   const update = messageTexts(r2).find((m) => m.includes('# Instruction update'));
-  assert.ok(update?.includes('## AGENTS.md (changed; it now reads)\nUse three spaces. RULE-ONE.\nAlso: RULE-TWO, answer in English.'), 'the update carries the whole new text');
+  assert.ok(
+    update?.includes('## AGENTS.md (changed; it now reads)\nUse three spaces. RULE-ONE.\nAlso: RULE-TWO, answer in English.'),
+    'the update carries the whole new text',
+  );
   assert.deepEqual(bodyOf(r3).messages.slice(0, bodyOf(r2).messages.length), bodyOf(r2).messages);
   assert.equal((await verifyFile(path)).ok, true);
   // A compaction that opens no new epoch (compact up to here) summarizes the span with the update: the update is still sent.
   const third = session.store.tree.branch().find((e) => e.type === 'user' && e.content === 'Read src/f2.ts');
   assert.ok(third !== undefined);
-  assert.deepEqual((await session.compactUpTo(third.id)).outcomes.map((o) => o.outcome), ['completed']);
+  assert.deepEqual(
+    (await session.compactUpTo(third.id)).outcomes.map((o) => o.outcome),
+    ['completed'],
+  );
   await session.turn({ userText: 'Last one.', signal });
   const last = agentRequests(server).pop();
   assert.ok(last !== undefined);
@@ -57,20 +63,31 @@ test('a nested AGENTS.md applies only once the agent works under its folder, and
   const server = await startFakeOpenAI({ window: 32_000 });
   t.after(() => server.close());
   server.setFallback(reader());
-  const ws = await workspaceWith(dir, { 'AGENTS.md': 'ROOT-RULE\n', 'src/api/AGENTS.md': 'API-RULE: every handler validates input.\n', 'src/api/handler.ts': 'export const h = 1;\n', 'lib/AGENTS.md': 'LIB-RULE\n' });
+  const ws = await workspaceWith(dir, {
+    'AGENTS.md': 'ROOT-RULE\n',
+    'src/api/AGENTS.md': 'API-RULE: every handler validates input.\n',
+    'src/api/handler.ts': 'export const h = 1;\n',
+    'lib/AGENTS.md': 'LIB-RULE\n',
+  });
   const { session } = await openWithInstructions(server, dir, ws);
   t.after(() => session.close());
   const signal = new AbortController().signal;
   await session.turn({ userText: 'Read src/f0.ts', signal });
   const before = agentRequests(server).map((r) => messageTexts(r).join('\n'));
-  assert.ok(before.every((t) => t.includes('ROOT-RULE') && !t.includes('API-RULE') && !t.includes('LIB-RULE')), 'outside src/api only the root file applies');
+  assert.ok(
+    before.every((t) => t.includes('ROOT-RULE') && !t.includes('API-RULE') && !t.includes('LIB-RULE')),
+    'outside src/api only the root file applies',
+  );
   await session.turn({ userText: 'Read src/api/handler.ts', signal });
   const after = agentRequests(server).slice(before.length);
   const [ask, afterRead] = after;
   assert.ok(ask !== undefined && afterRead !== undefined);
   assert.ok(!messageTexts(ask).join('\n').includes('API-RULE'), 'not before the agent worked there');
   const update = messageTexts(afterRead).find((m) => m.includes('API-RULE'));
-  assert.ok(update?.includes('## src/api/AGENTS.md (applies to work under src/api/) (now applies)\nAPI-RULE: every handler validates input.'), 'the request after the read carries it as one update');
+  assert.ok(
+    update?.includes('## src/api/AGENTS.md (applies to work under src/api/) (now applies)\nAPI-RULE: every handler validates input.'),
+    'the request after the read carries it as one update',
+  );
   assert.ok(!agentRequests(server).some((r) => messageTexts(r).join('\n').includes('LIB-RULE')), 'lib/AGENTS.md never applies');
   await put(ws, 'src/api/other.ts', 'x');
   await session.turn({ userText: 'Read src/api/other.ts', signal });
@@ -92,7 +109,11 @@ test('a reopened chat keeps its instructions and mode as recorded: nothing is ap
   assert.equal(again.session.instructions?.mode, 'ask', 'the mode the transcript recorded');
   await again.session.turn({ userText: 'hello again', signal: new AbortController().signal });
   const updates = again.session.store.tree.branch().filter((e) => e.type === 'system_update' && e.mode === 'append');
-  assert.deepEqual(updates.map((e) => (e.type === 'system_update' ? e.reason : '')), ['instructions'], 'one block, no update after the reopen');
+  assert.deepEqual(
+    updates.map((e) => (e.type === 'system_update' ? e.reason : '')),
+    ['instructions'],
+    'one block, no update after the reopen',
+  );
   const [r1, r2] = agentRequests(server);
   assert.ok(r1 !== undefined && r2 !== undefined);
   assert.equal(systemText(r2), systemText(r1));

@@ -34,7 +34,7 @@ test('src/engine imports no vscode, openai, Node built-ins or DOM, and nothing o
   assert.deepEqual(problems, []);
 });
 
-test("src/ bundles only zod/mini: the protocol imports it directly, everything else through src/engine/zod.ts (which registers the English messages)", () => {
+test('src/ bundles only zod/mini: the protocol imports it directly, everything else through src/engine/zod.ts (which registers the English messages)', () => {
   const offenders: string[] = [];
   for (const f of tsFiles(join(ROOT, 'src'))) {
     const r = rel(f);
@@ -62,7 +62,14 @@ test("only src/vscode and src/extension.ts import 'vscode'", () => {
  * data, pure formatting, and the message schemas, which import zod's tree-shakable `zod/mini` and nothing else (full
  * `zod` would add about 190 KB to the webview bundle).
  */
-const PROTOCOL_SCHEMAS = ['src/protocol/chatState.ts', 'src/protocol/commands.ts', 'src/protocol/limits.ts', 'src/protocol/messages.ts', 'src/protocol/transcript.ts', 'src/protocol/views.ts'];
+const PROTOCOL_SCHEMAS = [
+  'src/protocol/chatState.ts',
+  'src/protocol/commands.ts',
+  'src/protocol/limits.ts',
+  'src/protocol/messages.ts',
+  'src/protocol/transcript.ts',
+  'src/protocol/views.ts',
+];
 const SHARED_AT_RUNTIME: Readonly<Record<string, readonly string[]>> = {
   'src/protocol/messages.ts': PROTOCOL_SCHEMAS,
   'src/protocol/limits.ts': ['src/protocol/limits.ts'],
@@ -92,7 +99,11 @@ function runtimeClosure(start: string): { files: string[]; packages: string[] } 
 test('the webview reaches into src/ only for src/protocol, and only with type imports (the limits table, the formatting, the path detector, the command catalog and the message schemas excepted)', () => {
   for (const [shared, closure] of Object.entries(SHARED_AT_RUNTIME)) {
     const reach = runtimeClosure(shared);
-    assert.deepEqual({ files: reach.files, packages: reach.packages.filter((p) => !p.endsWith(': zod/mini')) }, { files: closure, packages: [] }, `${shared} reaches only what the webview may bundle`);
+    assert.deepEqual(
+      { files: reach.files, packages: reach.packages.filter((p) => !p.endsWith(': zod/mini')) },
+      { files: closure, packages: [] },
+      `${shared} reaches only what the webview may bundle`,
+    );
   }
   const problems: string[] = [];
   const files = tsFiles(join(ROOT, 'webview'));
@@ -110,7 +121,10 @@ test('the webview reaches into src/ only for src/protocol, and only with type im
       const target = resolverFor(f)(s);
       if (!target.startsWith('src/')) continue;
       if (!target.startsWith('src/protocol/')) problems.push(`${r}:${ref.line}: imports ${target}; only src/protocol is shared`);
-      else if (!ref.typeOnly && SHARED_AT_RUNTIME[target.replace(/\.js$/, '.ts')] === undefined) problems.push(`${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table, the formatting, the path detector, the command catalog and the message schemas are shared as code)`);
+      else if (!ref.typeOnly && SHARED_AT_RUNTIME[target.replace(/\.js$/, '.ts')] === undefined)
+        problems.push(
+          `${r}:${ref.line}: imports ${s} at runtime; use \`import type\` (only the limits table, the formatting, the path detector, the command catalog and the message schemas are shared as code)`,
+        );
     }
   }
   assert.deepEqual(problems, []);
@@ -153,7 +167,9 @@ test('only the settings service reads or writes the configuration', () => {
 });
 
 test('no file in the repository refers to anything outside it', () => {
-  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|mjs|js|json|md|sh|css|html|yml)$/.test(f) || f === '.ci/run');
+  const tracked = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\n')
+    .filter((f) => /\.(ts|mjs|js|json|md|sh|css|html|yml)$/.test(f) || f === '.ci/run');
   assert.ok(tracked.length > 100, 'expected the tracked files');
   const outside = /\.\.\/shared\b|\b(SPEC|DESIGN|TESTING)\.md\b/;
   const offenders = tracked.filter((f) => f !== 'package-lock.json' && outside.test(readFileSync(join(ROOT, f), 'utf8')));
@@ -198,7 +214,10 @@ test('the scanner catches every kind of breach in a synthetic engine file', () =
   ].join('\n');
   const problems = engineViolations('src/engine/fake.ts', text, (s) => rel(resolve(ROOT, 'src/engine/tokens', s)));
   const expectLine = (line: number, what: RegExp): void => {
-    assert.ok(problems.some((p) => p.startsWith(`src/engine/fake.ts:${line}:`) && what.test(p)), `line ${line} not flagged as ${what}: ${problems.join('\n')}`);
+    assert.ok(
+      problems.some((p) => p.startsWith(`src/engine/fake.ts:${line}:`) && what.test(p)),
+      `line ${line} not flagged as ${what}: ${problems.join('\n')}`,
+    );
   };
   expectLine(1, /vscode/);
   expectLine(2, /vscode/);
@@ -225,7 +244,10 @@ test('the scanner allows what the engine may use', () => {
     "import type { Entry } from '../transcript/schema.js';",
     'function f(window: { start: number }) { return window.start; }',
   ].join('\n');
-  assert.deepEqual(engineViolations('src/engine/tokens/ok.ts', text, (s) => rel(resolve(ROOT, 'src/engine/tokens', s))), []);
+  assert.deepEqual(
+    engineViolations('src/engine/tokens/ok.ts', text, (s) => rel(resolve(ROOT, 'src/engine/tokens', s))),
+    [],
+  );
   assert.deepEqual(scanDomGlobals('x.ts', text), []);
 });
 

@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AGENT_SETTING_SCHEMAS, type AgentSettingKey, checkSetting, DEFAULT_AGENT_SETTINGS, DEFAULT_COMPACTION_SETTINGS, SETTING_KEYS, resolveSettings } from '../../../src/engine/config.js';
+import {
+  AGENT_SETTING_SCHEMAS,
+  type AgentSettingKey,
+  checkSetting,
+  DEFAULT_AGENT_SETTINGS,
+  DEFAULT_COMPACTION_SETTINGS,
+  SETTING_KEYS,
+  resolveSettings,
+} from '../../../src/engine/config.js';
 import { DEFAULT_AGENT_OPTIONS } from '../../../src/engine/agent/turnRequest.js';
 import { COMMANDS, PALETTE_COMMAND_IDS, type CommandSpec } from '../../../src/protocol/commands.js';
 
@@ -29,7 +37,9 @@ interface Manifest {
     readonly views?: Readonly<Record<string, readonly { readonly id: string; readonly name: string; readonly type?: string }[]>>;
     readonly viewsContainers?: { readonly activitybar?: readonly { readonly id: string; readonly title: string; readonly icon: string }[] };
     readonly menus?: Readonly<Record<string, readonly { readonly command: string }[]>>;
-    readonly configuration?: { readonly properties: Readonly<Record<string, ConfigProperty>> } | readonly { readonly properties: Readonly<Record<string, ConfigProperty>> }[];
+    readonly configuration?:
+      | { readonly properties: Readonly<Record<string, ConfigProperty>> }
+      | readonly { readonly properties: Readonly<Record<string, ConfigProperty>> }[];
   };
 }
 
@@ -61,7 +71,9 @@ function idsPassedTo(fns: readonly string[], text: string): Set<string> {
   const re = new RegExp(`\\b(?:${fns.join('|')})\\(\\s*['"\`](capsule\\.[\\w.-]+)['"\`]`, 'g');
   return new Set([...text.matchAll(re)].map((m) => m[1] ?? ''));
 }
-const srcText = sourceFiles(join(ROOT, 'src')).map((f) => readFileSync(f, 'utf8')).join('\n');
+const srcText = sourceFiles(join(ROOT, 'src'))
+  .map((f) => readFileSync(f, 'utf8'))
+  .join('\n');
 
 test('every compaction setting of the code is contributed with the same default', () => {
   for (const key of SETTING_KEYS) {
@@ -180,7 +192,10 @@ test('engines.vscode is ^1.100.0, @types/vscode matches, and activation events a
 });
 
 test('the id scanner finds literals and ignores other prefixes', () => {
-  const ids = idsPassedTo(['registerCommand', 'executeCommand'], `registerCommand('capsule.a', f); executeCommand( "capsule.b.c"); executeCommand('workbench.x')`);
+  const ids = idsPassedTo(
+    ['registerCommand', 'executeCommand'],
+    `registerCommand('capsule.a', f); executeCommand( "capsule.b.c"); executeCommand('workbench.x')`,
+  );
   assert.deepEqual([...ids].sort(), ['capsule.a', 'capsule.b.c']);
 });
 

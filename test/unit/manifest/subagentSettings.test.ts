@@ -11,7 +11,9 @@ interface Prop {
   readonly maximum?: number;
   readonly markdownDescription?: string;
 }
-const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, Prop> }[] } };
+const manifest = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as {
+  contributes: { configuration: { properties: Record<string, Prop> }[] };
+};
 const props: Record<string, Prop> = Object.assign({}, ...manifest.contributes.configuration.map((g) => g.properties));
 
 test('capsule.subagents settings are contributed with the code defaults and ranges', () => {
@@ -25,7 +27,12 @@ test('capsule.subagents settings are contributed with the code defaults and rang
     if (p.maximum !== undefined) assert.ok(schema.safeParse(p.maximum).success && !schema.safeParse(p.maximum + 1).success);
   }
   const contributed = Object.keys(props).filter((k) => k.startsWith('capsule.subagents.'));
-  assert.deepEqual(contributed.sort(), Object.keys(SUBAGENT_SETTING_SCHEMAS).map((k) => `capsule.subagents.${k}`).sort());
+  assert.deepEqual(
+    contributed.sort(),
+    Object.keys(SUBAGENT_SETTING_SCHEMAS)
+      .map((k) => `capsule.subagents.${k}`)
+      .sort(),
+  );
 });
 
 test('a bad value falls back to its default alone, named in a one-line error', () => {

@@ -23,7 +23,21 @@ test('capsule budget: "not measured" with the configured servers, "none" without
   t.after(() => server.close());
   server.enqueue({ text: 'Hello.' });
   const session = join(dir, 'chat.jsonl');
-  const chat = await run(['chat', '--base-url', server.url, '--model', 'fake-model', '--session', session, '--workspace', ws, '--window', '32000', '--no-mcp', 'hi']);
+  const chat = await run([
+    'chat',
+    '--base-url',
+    server.url,
+    '--model',
+    'fake-model',
+    '--session',
+    session,
+    '--workspace',
+    ws,
+    '--window',
+    '32000',
+    '--no-mcp',
+    'hi',
+  ]);
   assert.equal(chat.code, 0, chat.out);
 
   const none = await run(['budget', session]);
@@ -32,12 +46,29 @@ test('capsule budget: "not measured" with the configured servers, "none" without
 
   // A server that would leave a mark if it ever ran, and one whose secret input has no value here.
   const mark = join(dir, 'started');
-  await writeFile(join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { tracker: { command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(mark)}, 'x')`] } } }));
-  await writeFile(join(ws, '.vscode', 'mcp.json'), JSON.stringify({ inputs: [{ type: 'promptString', id: 'pw', description: 'pw', password: true }], servers: { db: { command: 'db-mcp', args: ['${input:pw}'] } } }));
+  await writeFile(
+    join(ws, '.mcp.json'),
+    JSON.stringify({ mcpServers: { tracker: { command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(mark)}, 'x')`] } } }),
+  );
+  await writeFile(
+    join(ws, '.vscode', 'mcp.json'),
+    JSON.stringify({
+      inputs: [{ type: 'promptString', id: 'pw', description: 'pw', password: true }],
+      servers: { db: { command: 'db-mcp', args: ['${input:pw}'] } },
+    }),
+  );
   const text = await run(['budget', session]);
   assert.equal(text.code, 0, text.out);
-  assert.ok(text.out.includes(`MCP tool schemas:    not measured: 'capsule budget' starts no server (configured: db, tracker); 'capsule mcp list --workspace ${ws}' starts them and counts their schemas`), text.out);
+  assert.ok(
+    text.out.includes(
+      `MCP tool schemas:    not measured: 'capsule budget' starts no server (configured: db, tracker); 'capsule mcp list --workspace ${ws}' starts them and counts their schemas`,
+    ),
+    text.out,
+  );
   const json = await run(['budget', session, '--json']);
   assert.deepEqual((JSON.parse(json.out) as { mcp: unknown }).mcp, { measured: false, configured: ['db', 'tracker'] });
-  await assert.rejects(import('node:fs/promises').then((fs) => fs.stat(mark)), 'no server was started');
+  await assert.rejects(
+    import('node:fs/promises').then((fs) => fs.stat(mark)),
+    'no server was started',
+  );
 });

@@ -37,7 +37,24 @@ export async function mcpChatRig(t: { after(fn: () => Promise<void>): void }, wi
 
 export async function mcpChat(rig: McpChatRig, prompt: string, ...flags: string[]): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const argv = ['chat', '--base-url', rig.server.url, '--model', 'fake-model', '--session', rig.session, '--workspace', rig.ws, '--yes', '--window', String(rig.window), '--mcp-config', rig.config, ...flags, prompt];
+  const argv = [
+    'chat',
+    '--base-url',
+    rig.server.url,
+    '--model',
+    'fake-model',
+    '--session',
+    rig.session,
+    '--workspace',
+    rig.ws,
+    '--yes',
+    '--window',
+    String(rig.window),
+    '--mcp-config',
+    rig.config,
+    ...flags,
+    prompt,
+  ];
   const code = await main(argv, (s) => lines.push(s));
   return { code, lines };
 }

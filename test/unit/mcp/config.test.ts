@@ -34,7 +34,10 @@ test('the Claude Code shape: stdio with args/env/cwd, http and sse; variables ex
   assert.deepEqual(by.get('remote'), { type: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer t0k' } });
   assert.equal(by.get('old')?.type, 'sse');
   assert.deepEqual(by.get('dflt'), { type: 'stdio', command: 'x', args: ['fallback'], env: {} });
-  assert.ok(r.servers.every((s) => !s.needsApproval), 'a file the user named on the command line needs no approval');
+  assert.ok(
+    r.servers.every((s) => !s.needsApproval),
+    'a file the user named on the command line needs no approval',
+  );
 });
 
 test('the VS Code shape: servers + inputs, ${input:…} asked once, ${env:…}, comments and trailing commas', async () => {
@@ -47,10 +50,17 @@ test('the VS Code shape: servers + inputs, ${input:…} asked once, ${env:…}, 
     },
   }`;
   const asked: string[] = [];
-  const r = await parseMcpDocument(text, { kind: 'vscode', label: '.vscode/mcp.json' }, { ...vars, input: async (s) => (asked.push(`${s.id}:${s.description}:${s.password}`), 'secret') });
+  const r = await parseMcpDocument(
+    text,
+    { kind: 'vscode', label: '.vscode/mcp.json' },
+    { ...vars, input: async (s) => (asked.push(`${s.id}:${s.description}:${s.password}`), 'secret') },
+  );
   assert.deepEqual(r.problems, []);
   assert.deepEqual(asked, ['api-key:Your API key:true']);
-  assert.ok(r.servers.every((s) => s.needsApproval), 'workspace files need approval');
+  assert.ok(
+    r.servers.every((s) => s.needsApproval),
+    'workspace files need approval',
+  );
   const fs = r.servers.find((s) => s.name === 'fs')?.transport;
   assert.deepEqual(fs?.type === 'stdio' ? fs.args : [], ['-y', 'fs', '/home/u', 'secret']);
 });
@@ -70,7 +80,10 @@ test('bad inputs: each is one line naming the file and the server; the good serv
     },
   };
   const r = await parseMcpDocument(doc, cli, vars);
-  assert.deepEqual(r.servers.map((s) => s.name), ['good']);
+  assert.deepEqual(
+    r.servers.map((s) => s.name),
+    ['good'],
+  );
   const lines = r.problems.map(problemLine);
   const expect: Record<string, RegExp> = {
     ftp: /unknown "type" "ftp"/,
@@ -105,7 +118,12 @@ test('all places together: order cli > setting > .mcp.json > .vscode/mcp.json, d
   await writeFile(join(ws, '.vscode', 'mcp.json'), JSON.stringify({ servers: { a: { command: 'from-vscode' }, c: { type: 'stdio', command: 'c' } } }));
   const cliFile = join(ws, 'cli.json');
   await writeFile(cliFile, JSON.stringify({ mcpServers: { b: { command: 'from-cli' } } }));
-  const r = await loadMcpConfig({ workspace: ws, files: [cliFile, join(ws, 'missing.json')], userServers: { off: { disabled: true } }, vars: { workspaceFolder: ws, env: {} } });
+  const r = await loadMcpConfig({
+    workspace: ws,
+    files: [cliFile, join(ws, 'missing.json')],
+    userServers: { off: { disabled: true } },
+    vars: { workspaceFolder: ws, env: {} },
+  });
   const by = new Map(r.servers.map((s) => [s.name, s]));
   assert.deepEqual([...by.keys()].sort(), ['a', 'b', 'c']);
   const cmd = (n: string): string => {
@@ -117,21 +135,39 @@ test('all places together: order cli > setting > .mcp.json > .vscode/mcp.json, d
   assert.equal(by.get('b')?.needsApproval, false);
   assert.equal(by.get('c')?.needsApproval, true);
   const lines = r.problems.map(problemLine);
-  assert.ok(lines.some((l) => /missing\.json: file not found/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => /\.mcp\.json: server "b": ignored: .*already defined in .*cli\.json/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => /mcp\.json: server "a": ignored/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /missing\.json: file not found/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /\.mcp\.json: server "b": ignored: .*already defined in .*cli\.json/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /mcp\.json: server "a": ignored/.test(l)),
+    lines.join('\n'),
+  );
   assert.ok(!lines.some((l) => l.includes('"off"')), 'a disabled server is quietly off');
 });
 
 test('approvals are remembered per workspace and per command; a changed command needs a new approval', async (t) => {
   const dir = await tempWs(t);
   const file = new ApprovalFile(join(dir, 'approvals.json'));
-  const s = { name: 'x', source: { kind: 'claude' as const, label: '.mcp.json' }, needsApproval: true, transport: { type: 'stdio' as const, command: 'node', args: ['a.js'], env: { SECRET: 's3cret' } } };
+  const s = {
+    name: 'x',
+    source: { kind: 'claude' as const, label: '.mcp.json' },
+    needsApproval: true,
+    transport: { type: 'stdio' as const, command: 'node', args: ['a.js'], env: { SECRET: 's3cret' } },
+  };
   assert.equal(await file.approved('/ws1', s), false);
   await file.remember('/ws1', s);
   assert.equal(await file.approved('/ws1', s), true);
   assert.equal(await file.approved('/ws2', s), false, 'another workspace');
   assert.equal(await file.approved('/ws1', { ...s, transport: { ...s.transport, args: ['evil.js'] } }), false, 'another command');
-  assert.equal(serverFingerprint(s), serverFingerprint({ ...s, transport: { ...s.transport, env: { SECRET: 'other' } } }), 'env values (secrets) are not part of it');
+  assert.equal(
+    serverFingerprint(s),
+    serverFingerprint({ ...s, transport: { ...s.transport, env: { SECRET: 'other' } } }),
+    'env values (secrets) are not part of it',
+  );
   assert.ok(!(await readFile(join(dir, 'approvals.json'), 'utf8')).includes('s3cret'), 'no secret is written');
 });

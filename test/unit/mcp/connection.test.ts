@@ -34,14 +34,22 @@ test('filesystem and everything over stdio: tools listed, a call answered, stop 
 
 test('everything over Streamable HTTP', async (t) => {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING_BIN, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   t.after(() => {
     child.kill('SIGKILL');
   });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   await until(() => /listening/i.test(err), 'the HTTP server to listen');
-  const c = new McpConnection({ name: 'remote', source: { kind: 'cli', label: 'test' }, needsApproval: false, transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} } });
+  const c = new McpConnection({
+    name: 'remote',
+    source: { kind: 'cli', label: 'test' },
+    needsApproval: false,
+    transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: {} },
+  });
   t.after(() => c.stop());
   await c.start();
   assert.equal(c.status, 'ready', c.error);

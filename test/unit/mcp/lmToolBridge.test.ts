@@ -6,7 +6,12 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import { bridgeTransport, type BridgeTool, type ToolSource } from '../../../src/node/mcp/bridgeServer.js';
 import { leftOutBecause, lmPartToContent, lmResultToMcp, offeredLmTools, vscodeMcpPrefix, type LmToolInfo } from '../../../src/node/mcp/lmToolBridge.js';
 
-const tool = (name: string, tags: readonly string[] = []): LmToolInfo => ({ name, description: `${name} does things`, inputSchema: { type: 'object', properties: {} }, tags });
+const tool = (name: string, tags: readonly string[] = []): LmToolInfo => ({
+  name,
+  description: `${name} does things`,
+  inputSchema: { type: 'object', properties: {} },
+  tags,
+});
 
 test("VS Code's MCP tool prefix: lower-cased, other characters made _, cut to 13, dots made _", () => {
   assert.equal(vscodeMcpPrefix('github'), 'mcp_github');
@@ -43,8 +48,24 @@ test('result parts: text, images kept as images, JSON and text data decoded, oth
   assert.deepEqual(lmPartToContent({ value: 'plain' }), { type: 'text', text: 'plain' });
   assert.deepEqual(lmPartToContent({ mimeType: 'image/png', data: new Uint8Array([1, 2, 3]) }), { type: 'image', mimeType: 'image/png', data: 'AQID' });
   assert.deepEqual(lmPartToContent({ mimeType: 'application/json', data: new TextEncoder().encode('{"a":1}') }), { type: 'text', text: '{"a":1}' });
-  assert.deepEqual(lmPartToContent({ mimeType: 'application/octet-stream', data: new Uint8Array(10) }), { type: 'text', text: '[application/octet-stream data, 10 bytes, not shown]' });
-  assert.deepEqual(lmPartToContent({ value: { node: { type: 1, children: [{ type: 2, text: 'Hello ' }, { type: 1, children: [{ type: 2, text: 'world' }] }] } } }), { type: 'text', text: 'Hello world' });
+  assert.deepEqual(lmPartToContent({ mimeType: 'application/octet-stream', data: new Uint8Array(10) }), {
+    type: 'text',
+    text: '[application/octet-stream data, 10 bytes, not shown]',
+  });
+  assert.deepEqual(
+    lmPartToContent({
+      value: {
+        node: {
+          type: 1,
+          children: [
+            { type: 2, text: 'Hello ' },
+            { type: 1, children: [{ type: 2, text: 'world' }] },
+          ],
+        },
+      },
+    }),
+    { type: 'text', text: 'Hello world' },
+  );
   assert.deepEqual(lmResultToMcp({ content: [] }), { content: [{ type: 'text', text: '(the tool returned nothing)' }] });
 });
 
@@ -86,7 +107,10 @@ test('the in-process server: tools listed with an object schema, calls answered,
   for (const l of source.listeners) l();
   for (let i = 0; i < 1000 && changed === 0; i++) await new Promise((r) => setImmediate(r));
   assert.equal(changed, 1, 'list_changed sent');
-  assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ['one', 'wait']);
+  assert.deepEqual(
+    (await client.listTools()).tools.map((t) => t.name),
+    ['one', 'wait'],
+  );
   const ac = new AbortController();
   const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: ac.signal });
   for (let i = 0; i < 1000 && !source.waiting; i++) await new Promise((r) => setImmediate(r));

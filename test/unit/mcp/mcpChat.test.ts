@@ -17,7 +17,10 @@ test('128k: the tools are offered directly; filesystem and everything calls answ
   );
   const r = await mcpChat(rig, 'use the tools');
   assert.equal(r.code, 0, r.lines.join('\n'));
-  assert.ok(r.lines.some((l) => /^\[mcp\] starting 2 servers: everything, fs$/.test(l)), r.lines.join('\n'));
+  assert.ok(
+    r.lines.some((l) => /^\[mcp\] starting 2 servers: everything, fs$/.test(l)),
+    r.lines.join('\n'),
+  );
   assert.ok(r.lines.some((l) => /^\[mcp\] fs: ready, \d+ tools$/.test(l)));
   assert.ok(r.lines.includes('All done.'));
   const reqs = requests(rig.server);
@@ -56,9 +59,30 @@ test('errors reach the model: isError, a crash mid-call (then restarted), an unk
   rig.server.enqueue({ toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'x' } }] }, { text: 'ok' });
   const lines: string[] = [];
   const { main } = await import('../../../src/cli/main.js');
-  const code = await main(['chat', '--base-url', rig.server.url, '--model', 'fake-model', '--session', rig.session, '--workspace', rig.ws, '--window', '128000', '--mcp-config', rig.config, 'again'], (s) => lines.push(s));
+  const code = await main(
+    [
+      'chat',
+      '--base-url',
+      rig.server.url,
+      '--model',
+      'fake-model',
+      '--session',
+      rig.session,
+      '--workspace',
+      rig.ws,
+      '--window',
+      '128000',
+      '--mcp-config',
+      rig.config,
+      'again',
+    ],
+    (s) => lines.push(s),
+  );
   assert.equal(code, 0);
-  assert.ok(lines.some((l) => /^\[approval\] refused: Call echo on MCP server h/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /^\[approval\] refused: Call echo on MCP server h/.test(l)),
+    lines.join('\n'),
+  );
   const last = (await entries(rig)).filter((e) => e.type === 'tool_result').pop();
   assert.match(last?.content ?? '', /The user denied mcp__h__echo/);
   assert.equal(last?.effects?.denied, true);
@@ -122,7 +146,10 @@ test('200 tools on an 8k model: deferred behind an index that fits, a deep tool 
   const r = await mcpChat(rig, 'call tool 150');
   assert.equal(r.code, 0, r.lines.join('\n'));
   assert.ok(r.lines.includes('Called tool 150.'));
-  assert.ok(r.lines.some((l) => /^\[mcp\] h: ready, 207 tools$/.test(l)), r.lines.join('\n'));
+  assert.ok(
+    r.lines.some((l) => /^\[mcp\] h: ready, 207 tools$/.test(l)),
+    r.lines.join('\n'),
+  );
   assert.ok(r.lines.some((l) => /^\[mcp\] MCP tool schemas: \d+ tokens .*; deferred/.test(l)));
   const reqs = requests(rig.server);
   for (const q of reqs) {
@@ -152,5 +179,9 @@ test('odd tool names are sanitized, $ref cycles and missing types are normalized
   assert.equal(cat.find((c) => c.tool === 'notype')?.schema.parameters.type, 'object');
   const odd = cat.find((c) => c.tool === 'my tool.v2');
   assert.ok(odd !== undefined);
-  assert.match(JSON.stringify((await hub.get('n')?.call(odd.tool, {}, new AbortController().signal))?.content), /ran my tool\.v2/, 'called by its own name on the server');
+  assert.match(
+    JSON.stringify((await hub.get('n')?.call(odd.tool, {}, new AbortController().signal))?.content),
+    /ran my tool\.v2/,
+    'called by its own name on the server',
+  );
 });

@@ -6,7 +6,23 @@ import { entries, mcpChatRig, type McpChatRig } from './chatRig.js';
 
 async function chatAs(rig: McpChatRig, model: string): Promise<{ code: number; lines: string[] }> {
   const lines: string[] = [];
-  const argv = ['chat', '--base-url', rig.server.url, '--model', model, '--session', rig.session, '--workspace', rig.ws, '--yes', '--window', String(rig.window), '--mcp-config', rig.config, 'show me the tiny image'];
+  const argv = [
+    'chat',
+    '--base-url',
+    rig.server.url,
+    '--model',
+    model,
+    '--session',
+    rig.session,
+    '--workspace',
+    rig.ws,
+    '--yes',
+    '--window',
+    String(rig.window),
+    '--mcp-config',
+    rig.config,
+    'show me the tiny image',
+  ];
   return { code: await main(argv, (s) => lines.push(s)), lines };
 }
 
@@ -21,7 +37,9 @@ test('a vision model: the image is an image part right after the tool message, r
   rig.server.enqueue({ toolCalls: [{ name: 'mcp__everything__get-tiny-image', arguments: {} }] }, { text: 'A tiny image.' });
   const r = await chatAs(rig, 'gpt-4o');
   assert.equal(r.code, 0, r.lines.join('\n'));
-  const result = (await entries(rig)).find((e) => e.type === 'tool_result') as { content?: string; images?: { url: string; width?: number; height?: number }[] } | undefined;
+  const result = (await entries(rig)).find((e) => e.type === 'tool_result') as
+    | { content?: string; images?: { url: string; width?: number; height?: number }[] }
+    | undefined;
   assert.match(result?.content ?? '', /\[image 1 \(image\/png, \d+×\d+\): shown to you after the tool results; the original is archived as res_[0-9a-f]+\]/);
   assert.equal(result?.images?.length, 1);
   assert.match(result?.images?.[0]?.url ?? '', /^data:image\/png;base64,iVBOR/);

@@ -9,7 +9,9 @@ import { startFakeOpenAI } from '../../fakes/openaiServer.js';
 import { openSession } from '../agent/agentHelpers.js';
 import { EVERYTHING_BIN, stdio } from './mcpRig.js';
 
-test('with an MCP server configured at 16k, the derived keepRecent shrinks by what its schemas take; explicit settings still win', { timeout: 120_000 }, async (t) => {
+test('with an MCP server configured at 16k, the derived keepRecent shrinks by what its schemas take; explicit settings still win', {
+  timeout: 120_000,
+}, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'capsule-mcp-overhead-'));
   t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 10 }));
   const server = await startFakeOpenAI({ window: 16_384 });
@@ -22,7 +24,12 @@ test('with an MCP server configured at 16k, the derived keepRecent shrinks by wh
   const base = { window: 16_384, maxOutput: 2_000, settings: {} };
   const plain = await openSession(server, dir, { ...base, sessionPath: join(dir, 'plain.jsonl') });
   const withMcp = await openSession(server, dir, { ...base, sessionPath: join(dir, 'mcp.jsonl'), mcp: { hub, deferShare: 0.9 } });
-  const pinned = await openSession(server, dir, { ...base, sessionPath: join(dir, 'pinned.jsonl'), settings: { keepRecentTokens: 3_000 }, mcp: { hub, deferShare: 0.9 } });
+  const pinned = await openSession(server, dir, {
+    ...base,
+    sessionPath: join(dir, 'pinned.jsonl'),
+    settings: { keepRecentTokens: 3_000 },
+    mcp: { hub, deferShare: 0.9 },
+  });
   const keep = (o: typeof plain): number => o.session.agent.settings.settings.keepRecentTokens;
   const plainKeep = keep(plain);
   const mcpKeep = keep(withMcp);

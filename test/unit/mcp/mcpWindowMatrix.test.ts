@@ -100,10 +100,16 @@ for (const window of WINDOWS) {
     const largest = Math.max(...reqs.map((q) => q.promptTokens + q.maxTokens));
     const rejected = reqs.filter((q) => q.status !== 200).length;
     t.diagnostic(budgetLine);
-    t.diagnostic(`window ${window}: deferred=${deferredSeen.join(',')}, ${reqs.length} requests, largest prompt + max_tokens ${largest} of ${window}, ${rejected} rejected`);
+    t.diagnostic(
+      `window ${window}: deferred=${deferredSeen.join(',')}, ${reqs.length} requests, largest prompt + max_tokens ${largest} of ${window}, ${rejected} rejected`,
+    );
     assert.equal(rejected, 0);
     assert.ok(largest <= window, `${largest} > ${window}`);
     if (window === 8_192) assert.ok(deferredSeen.every((d) => d) && budgetLine.includes('; deferred'), 'at 8k the schemas are deferred');
-    if (window === 128_000) assert.ok(deferredSeen.every((d) => !d), 'at 128k the schemas are offered');
+    if (window === 128_000)
+      assert.ok(
+        deferredSeen.every((d) => !d),
+        'at 128k the schemas are offered',
+      );
   });
 }

@@ -40,9 +40,21 @@ test('opening tail first parses only the tail; the figures read only the few ent
   const path = join(dir, 's.jsonl');
   const entries = [...(await writeLongSession(path, 4_000, dir))];
   // As Capsule writes a chat: the model recorded at its start, a reply that names the model at its end.
-  await withLine(path, 2, (raw) => ({ type: 'model_change', id: raw.id, parentId: null, timestamp: raw.timestamp, provider: 'openai', model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 4_096 }));
+  await withLine(path, 2, (raw) => ({
+    type: 'model_change',
+    id: raw.id,
+    parentId: null,
+    timestamp: raw.timestamp,
+    provider: 'openai',
+    model: 'gpt-4o',
+    contextWindow: 128_000,
+    maxOutputTokens: 4_096,
+  }));
   const last = entries.at(-1)?.id ?? null;
-  await appendFile(path, `${JSON.stringify({ type: 'assistant', id: 'a_last', parentId: last, timestamp: '2025-01-01T00:00:00.000Z', content: 'hi', toolCalls: [], model: 'gpt-4o', provider: 'openai' })}\n`);
+  await appendFile(
+    path,
+    `${JSON.stringify({ type: 'assistant', id: 'a_last', parentId: last, timestamp: '2025-01-01T00:00:00.000Z', content: 'hi', toolCalls: [], model: 'gpt-4o', provider: 'openai' })}\n`,
+  );
   const tail = await readTail(path, { maxLineBytes: 64 * 1024 * 1024 });
   assert.ok(tail !== undefined && tail.lines.length < 400, 'the tail is the last compaction span');
   const { value: store, parses } = await countingParses(async () => {
@@ -66,37 +78,45 @@ test('opening tail first parses only the tail; the figures read only the few ent
 });
 
 // No bad entries (the test below has one); more compactions than in tailSessions, so most tails are short.
-const goodOp = fc.oneof({ weight: 5, arbitrary: op.filter((o) => o.k !== 'badEntry') }, { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(4), pins: fc.constant([]) }) });
+const goodOp = fc.oneof(
+  { weight: 5, arbitrary: op.filter((o) => o.k !== 'badEntry') },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(4), pins: fc.constant([]) }) },
+);
 
 test('random trees: every read of the compact part (get, branch, children, entries, figures) equals the full load', async (t) => {
   const dir = await tempDir(t, 'capsule-cold-');
   let n = 0;
   let cold = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(goodOp, { minLength: 30, maxLength: 150 }), ending, fc.constantFrom(3_000, 20_000, 10_000_000), async (ops, end, maxTailBytes) => {
-      const path = join(dir, `s${n++}.jsonl`);
-      await writeFile(path, sessionText(ops, end));
-      const full = (await loadSessionFile(path)).tree;
-      const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true, maxTailBytes });
-      try {
-        await store.whenIndexed();
-        const tree = store.tree;
-        assert.equal(tree.leafId, full.leafId);
-        assert.equal(tree.size, full.size);
-        assert.deepEqual({ ...tree.figures() }, { ...full.figures() });
-        assert.deepEqual(tree.entries(), full.entries());
-        for (const e of full.entries()) {
-          assert.deepEqual(tree.get(e.id), e);
-          assert.deepEqual(tree.branch(e.id), full.branch(e.id));
-          assert.deepEqual(tree.children(e.id), full.children(e.id));
+    fc.asyncProperty(
+      fc.array(goodOp, { minLength: 30, maxLength: 150 }),
+      ending,
+      fc.constantFrom(3_000, 20_000, 10_000_000),
+      async (ops, end, maxTailBytes) => {
+        const path = join(dir, `s${n++}.jsonl`);
+        await writeFile(path, sessionText(ops, end));
+        const full = (await loadSessionFile(path)).tree;
+        const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true, maxTailBytes });
+        try {
+          await store.whenIndexed();
+          const tree = store.tree;
+          assert.equal(tree.leafId, full.leafId);
+          assert.equal(tree.size, full.size);
+          assert.deepEqual({ ...tree.figures() }, { ...full.figures() });
+          assert.deepEqual(tree.entries(), full.entries());
+          for (const e of full.entries()) {
+            assert.deepEqual(tree.get(e.id), e);
+            assert.deepEqual(tree.branch(e.id), full.branch(e.id));
+            assert.deepEqual(tree.children(e.id), full.children(e.id));
+          }
+          assert.deepEqual(tree.children(null), full.children(null));
+          assert.deepEqual([...tree.walkBack()], full.branch().reverse());
+          if (tree.coldReads > 0) cold++;
+        } finally {
+          await store.close();
         }
-        assert.deepEqual(tree.children(null), full.children(null));
-        assert.deepEqual([...tree.walkBack()], full.branch().reverse());
-        if (tree.coldReads > 0) cold++;
-      } finally {
-        await store.close();
-      }
-    }),
+      },
+    ),
     { numRuns: 150, endOnFailure: true },
   );
   assert.ok(cold > 20, `the compact part was read in ${cold} of ${n} runs`);
@@ -114,7 +134,10 @@ test('a bad entry in the compact part is found when it is read: one line naming 
   await store.whenIndexed();
   assert.ok(!store.readOnly);
   assert.deepEqual(store.problems, [], 'not read yet, so not known yet');
-  assert.throws(() => store.tree.branch(), (err: unknown) => err instanceof ColdReadError && /^Session line 3 cannot be read: content: /.test(err.message) && !err.message.includes('\n'));
+  assert.throws(
+    () => store.tree.branch(),
+    (err: unknown) => err instanceof ColdReadError && /^Session line 3 cannot be read: content: /.test(err.message) && !err.message.includes('\n'),
+  );
   assert.throws(() => store.get('e2'), ColdReadError);
   assert.equal(store.get('e1')?.id, 'e1', 'the lines around it still read');
   const leaf = store.leafId();

@@ -12,7 +12,15 @@ async function main(): Promise<void> {
     const id = `d${i}`;
     const timestamp = new Date().toISOString();
     if (i % 2 === 0) {
-      await store.append({ type: 'checkpoint', id, parentId: parent, timestamp, checkpointId: `ck_${i}`, kind: 'auto', note: 'n'.repeat(i % 7 === 0 ? 9_000 : 10) });
+      await store.append({
+        type: 'checkpoint',
+        id,
+        parentId: parent,
+        timestamp,
+        checkpointId: `ck_${i}`,
+        kind: 'auto',
+        note: 'n'.repeat(i % 7 === 0 ? 9_000 : 10),
+      });
     } else {
       await store.append({ type: 'turn_end', id, parentId: parent, timestamp, turnId: `turn_${i}`, status: 'completed' });
     }

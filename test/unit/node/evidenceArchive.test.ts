@@ -73,7 +73,11 @@ test('snapshots are immutable: a second save with the same id fails and changes 
 test('concurrent saves with one id: exactly one wins, no temp files remain', async (t) => {
   const dir = await tempDir(t);
   const archive = new FileEvidenceArchive(dir);
-  const results = await Promise.allSettled([archive.save(snap('op_race', 'ck_a')), archive.save(snap('op_race', 'ck_b')), archive.save(snap('op_race', 'ck_c'))]);
+  const results = await Promise.allSettled([
+    archive.save(snap('op_race', 'ck_a')),
+    archive.save(snap('op_race', 'ck_b')),
+    archive.save(snap('op_race', 'ck_c')),
+  ]);
   assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
   assert.deepEqual(await dirNames(dir), ['op_race.json']);
 });
@@ -120,9 +124,23 @@ test('a corrupt snapshot is a clear error without a path; list skips it', async 
   const archive = new FileEvidenceArchive(dir);
   await archive.save(snap('op_good'));
   await writeFile(join(dir, 'op_torn.json'), '{"format":"capsule-evidence","version":1,"operat');
-  await writeFile(join(dir, 'op_shape.json'), JSON.stringify({ format: 'capsule-evidence', version: 1, operationId: 'op_shape', checkpointId: 'ck', createdAt: 'x', excluded: [{ role: 'robot' }], summarizerInput: [] }));
+  await writeFile(
+    join(dir, 'op_shape.json'),
+    JSON.stringify({
+      format: 'capsule-evidence',
+      version: 1,
+      operationId: 'op_shape',
+      checkpointId: 'ck',
+      createdAt: 'x',
+      excluded: [{ role: 'robot' }],
+      summarizerInput: [],
+    }),
+  );
   await writeFile(join(dir, 'op_moved.json'), await readFile(join(dir, 'op_good.json')));
-  await writeFile(join(dir, 'op_future.json'), JSON.stringify({ ...JSON.parse(await readFile(join(dir, 'op_good.json'), 'utf8')), operationId: 'op_future', version: 9 }));
+  await writeFile(
+    join(dir, 'op_future.json'),
+    JSON.stringify({ ...JSON.parse(await readFile(join(dir, 'op_good.json'), 'utf8')), operationId: 'op_future', version: 9 }),
+  );
 
   const cases: [string, RegExp][] = [
     ['op_torn', /^Compaction evidence op_torn is corrupt: not valid JSON$/],
@@ -138,7 +156,10 @@ test('a corrupt snapshot is a clear error without a path; list skips it', async 
       return true;
     });
   }
-  assert.deepEqual((await archive.list()).map((s) => s.operationId), ['op_good']);
+  assert.deepEqual(
+    (await archive.list()).map((s) => s.operationId),
+    ['op_good'],
+  );
   const tool = await runEvidenceToolFromArchive(archive, 'op_torn', '{}', { pageChars: 2_000 });
   assert.equal(tool.isError, true);
   assert.match(tool.content, /could not be read: Compaction evidence op_torn is corrupt/);
@@ -198,7 +219,11 @@ test('messages are written in the schema shape whatever they carry: keys in sche
   assert.equal(
     written,
     JSON.stringify({
-      format: 'capsule-evidence', version: 1, operationId: 'op_odd', checkpointId: 'ck_1', createdAt: '2025-01-01T00:00:00.000Z',
+      format: 'capsule-evidence',
+      version: 1,
+      operationId: 'op_odd',
+      checkpointId: 'ck_1',
+      createdAt: '2025-01-01T00:00:00.000Z',
       excluded: [
         { role: 'user', content: 'hi', entryId: 'e1' },
         { role: 'user', content: 'look', images: [{ url: 'data:image/png;base64,AA==', width: 3, height: 2 }], entryId: 'e2' },

@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  FlightRecordSchema,
-  buildFlightRecord,
-  formatDuration,
-  formatFlightRecord,
-  groupDigits,
-} from '../../../src/engine/compaction/flightRecord.js';
+import { FlightRecordSchema, buildFlightRecord, formatDuration, formatFlightRecord, groupDigits } from '../../../src/engine/compaction/flightRecord.js';
 import type { FlightRecord, FlightRecordInput } from '../../../src/engine/compaction/flightRecord.js';
 import type { LogLevel, Logger } from '../../../src/engine/ports.js';
 import { FlightRecorder, readFlightRecords } from '../../../src/node/flightRecorder.js';
@@ -86,10 +80,19 @@ test('the schema is strict: unknown fields such as summary are rejected', () => 
 
 test('one human line per record', () => {
   assert.equal(formatFlightRecord(buildFlightRecord(input())), 'op_x auto_threshold L0 completed 52,310 → 18,904 (-64%) in 2.3s ck_abc full');
-  const failed = buildFlightRecord({ ...input({ outcome: 'failed', level: 2, trigger: 'hard_limit', endedAt: T0 + 450, reason: 'provider error:\n  HTTP 500' }), tokensAfter: undefined, checkpointId: undefined, quality: undefined, attempts: 3 });
+  const failed = buildFlightRecord({
+    ...input({ outcome: 'failed', level: 2, trigger: 'hard_limit', endedAt: T0 + 450, reason: 'provider error:\n  HTTP 500' }),
+    tokensAfter: undefined,
+    checkpointId: undefined,
+    quality: undefined,
+    attempts: 3,
+  });
   assert.equal(formatFlightRecord(failed), 'op_x hard_limit L2 failed 52,310 in 450ms 3 attempts: provider error: HTTP 500');
   const degraded = buildFlightRecord(input({ quality: 'degraded', fallbackReason: 'summarizer timed out', tokensAfter: 60_000, endedAt: T0 + 65_000 }));
-  assert.equal(formatFlightRecord(degraded), 'op_x auto_threshold L0 completed 52,310 → 60,000 (+15%) in 1m 05s ck_abc degraded (fallback: summarizer timed out)');
+  assert.equal(
+    formatFlightRecord(degraded),
+    'op_x auto_threshold L0 completed 52,310 → 60,000 (+15%) in 1m 05s ck_abc degraded (fallback: summarizer timed out)',
+  );
   assert.equal(groupDigits(1_234_567), '1,234,567');
   assert.equal(groupDigits(-999), '-999');
   assert.equal(formatDuration(59_960), '1m 00s', 'never "60.0s"');
@@ -110,16 +113,22 @@ test('records append as JSONL, log one info line each, and read back skipping ba
   await appendFile(file, '{"ts":"2025-03-01T1'); // a torn last line
 
   const back = await readFlightRecords(file);
-  assert.deepEqual(back.map((r) => r.operationId), ['op_a', 'op_b', 'op_c']);
+  assert.deepEqual(
+    back.map((r) => r.operationId),
+    ['op_a', 'op_b', 'op_c'],
+  );
   assert.deepEqual(back[0], a);
   const lines = (await readFile(file, 'utf8')).split('\n');
   assert.equal(lines.filter((l) => l.startsWith('{"ts"') && l.endsWith('}')).length, 3, 'each record is one complete line');
 
-  assert.deepEqual(logger.lines.map((l) => [l.level, l.message]), [
-    ['info', formatFlightRecord(a)],
-    ['info', formatFlightRecord(b)],
-    ['info', formatFlightRecord(c)],
-  ]);
+  assert.deepEqual(
+    logger.lines.map((l) => [l.level, l.message]),
+    [
+      ['info', formatFlightRecord(a)],
+      ['info', formatFlightRecord(b)],
+      ['info', formatFlightRecord(c)],
+    ],
+  );
 });
 
 test('a record with a summary is refused and nothing is written or logged', async (t) => {
@@ -144,5 +153,8 @@ test('a disk failure is logged as a warning, not thrown', async (t) => {
   // Once the folder is usable again, the same recorder writes.
   await rm(join(dir, 'blocker'));
   await rec.record(buildFlightRecord(input({ operationId: 'op_after' })));
-  assert.deepEqual((await readFlightRecords(join(dir, 'blocker', 'flight.jsonl'))).map((r) => r.operationId), ['op_after']);
+  assert.deepEqual(
+    (await readFlightRecords(join(dir, 'blocker', 'flight.jsonl'))).map((r) => r.operationId),
+    ['op_after'],
+  );
 });

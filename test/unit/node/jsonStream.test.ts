@@ -25,9 +25,12 @@ async function written(value: Record<string, unknown>): Promise<string> {
 
 test('equals JSON.stringify for random objects with top-level arrays', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.array(fc.oneof(fc.jsonValue(), fc.constant(undefined))), fc.constant(undefined))), async (obj) => {
-      assert.equal(await written(obj), JSON.stringify(obj));
-    }),
+    fc.asyncProperty(
+      fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.array(fc.oneof(fc.jsonValue(), fc.constant(undefined))), fc.constant(undefined))),
+      async (obj) => {
+        assert.equal(await written(obj), JSON.stringify(obj));
+      },
+    ),
     { numRuns: 150 },
   );
 });

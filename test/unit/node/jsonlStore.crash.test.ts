@@ -46,7 +46,10 @@ test('SIGKILL mid-stream and a torn half line: every acknowledged entry survives
   await appendFile(path, half);
 
   const readOnlyView = await loadSessionFile(path);
-  assert.ok(readOnlyView.problems.some((p) => p.kind === 'torn_tail'), 'read-only load reports the torn tail');
+  assert.ok(
+    readOnlyView.problems.some((p) => p.kind === 'torn_tail'),
+    'read-only load reports the torn tail',
+  );
   assert.ok((await readFile(path, 'utf8')).endsWith(half), 'read-only load leaves the file alone');
 
   // The dead writer's lock is reclaimed at once: this opener gets to write.

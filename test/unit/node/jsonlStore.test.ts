@@ -31,13 +31,25 @@ test('entries of every kind survive a reopen with the same tree and leaf', async
   const again = await JsonlSessionStore.open(path);
   assert.deepEqual(again.problems, []);
   assert.deepEqual(again.entries(), store.entries());
-  assert.deepEqual(again.entries().map((e) => e.id), written.map((e) => e.id));
+  assert.deepEqual(
+    again.entries().map((e) => e.id),
+    written.map((e) => e.id),
+  );
   assert.equal(again.leafId(), 'u3');
   // The leaf move made a real branch: u2 and u3 are both children of their own parents, and the
   // active branch goes through c1 to u3, skipping the abandoned k1/u2.
-  assert.deepEqual(again.tree.branch().map((e) => e.id), ['u1', 'a1', 't1', 'c1', 'u3']);
-  assert.deepEqual(again.tree.branch('u2').map((e) => e.id), ['u1', 'a1', 't1', 'c1', 'k1', 'u2']);
-  assert.deepEqual(again.tree.children('c1').map((e) => e.id), ['k1', 'u3']);
+  assert.deepEqual(
+    again.tree.branch().map((e) => e.id),
+    ['u1', 'a1', 't1', 'c1', 'u3'],
+  );
+  assert.deepEqual(
+    again.tree.branch('u2').map((e) => e.id),
+    ['u1', 'a1', 't1', 'c1', 'k1', 'u2'],
+  );
+  assert.deepEqual(
+    again.tree.children('c1').map((e) => e.id),
+    ['k1', 'u3'],
+  );
   await again.close();
 });
 
@@ -108,7 +120,10 @@ test('concurrent appends are queued: each sees the previous one, lines never int
   await store.close();
   const load = await loadSessionFile(path);
   assert.deepEqual(load.problems, []);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), Array.from({ length: 40 }, (_, i) => `e${i}`));
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    Array.from({ length: 40 }, (_, i) => `e${i}`),
+  );
 });
 
 test('a failed append does not block the queue', async (t) => {
@@ -138,7 +153,10 @@ test('a read-only open reads everything and refuses to append', async (t) => {
   const r = await JsonlSessionStore.open(path, { readOnly: true });
   assert.equal(r.readOnly, true);
   assert.equal(r.readOnlyReason, 'Opened read-only');
-  assert.deepEqual(r.entries().map((e) => e.id), ['u1']);
+  assert.deepEqual(
+    r.entries().map((e) => e.id),
+    ['u1'],
+  );
   await assert.rejects(r.append(user('u2', 'u1')), /read-only/);
   await r.close();
 });
@@ -157,7 +175,10 @@ test('create on an existing file keeps its content; create on an empty file writ
   await first.close();
   const second = await JsonlSessionStore.open(path, { create: { id: 'other', cwd: '/x' } });
   assert.equal(second.header.id, 's_round');
-  assert.deepEqual(second.entries().map((e) => e.id), ['u1']);
+  assert.deepEqual(
+    second.entries().map((e) => e.id),
+    ['u1'],
+  );
   await second.close();
 
   const empty = join(dir, 'empty.jsonl');
@@ -177,5 +198,8 @@ test('close() lets appends made before it finish, and refuses appends made after
   await assert.rejects(store.append(user('u2', 'c1')), /closed/);
   await Promise.all([a, b, closing]);
   const load = await loadSessionFile(path);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1', 'c1']);
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1', 'c1'],
+  );
 });

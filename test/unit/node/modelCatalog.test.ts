@@ -41,7 +41,7 @@ after(async () => {
   await new Promise<void>((resolve) => odd.close(() => resolve()));
 });
 
-test('the catalog reads each model\'s context_length from /v1/models', async () => {
+test("the catalog reads each model's context_length from /v1/models", async () => {
   const models = await fetchModelCatalog(fake.url, 'sk-cat');
   assert.deepEqual(models, [
     { id: 'small-model', contextWindow: 8192 },

@@ -56,7 +56,10 @@ test('a request over the real window surfaces as 400 context_length_exceeded, st
       return true;
     });
   }
-  assert.deepEqual(server.chatRequests.map((r) => r.reply), ['contextLength', 'contextLength']);
+  assert.deepEqual(
+    server.chatRequests.map((r) => r.reply),
+    ['contextLength', 'contextLength'],
+  );
 });
 
 test('a scripted overflow and a wrong key keep their status and code', async () => {

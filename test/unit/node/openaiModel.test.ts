@@ -127,7 +127,12 @@ test('non-streaming with tool_choice none sends no stream_options and yields the
 });
 
 test('non-streaming tool calls become tool_call events with usage and done', async () => {
-  server.enqueue({ toolCalls: [{ id: 'call_x', name: 'read_file', arguments: { path: 'b.ts' } }, { id: 'call_y', name: 'list_files', arguments: {} }] });
+  server.enqueue({
+    toolCalls: [
+      { id: 'call_x', name: 'read_file', arguments: { path: 'b.ts' } },
+      { id: 'call_y', name: 'list_files', arguments: {} },
+    ],
+  });
   const events = await collect(model.chat(request({ tools: TOOLS, stream: false }), new AbortController().signal));
   assert.deepEqual(types(events), ['tool_call', 'tool_call', 'usage', 'done']);
   assert.deepEqual(events[0], { type: 'tool_call', call: { id: 'call_x', name: 'read_file', arguments: '{"path":"b.ts"}' } });
@@ -157,7 +162,7 @@ test('user images map to text and image_url content parts', async () => {
   });
 });
 
-test('a parallel tool-pair conversation passes the server\'s pairing check; an orphan tool message does not', async () => {
+test("a parallel tool-pair conversation passes the server's pairing check; an orphan tool message does not", async () => {
   const messages = [
     { role: 'user', content: 'Check both files.' },
     {
@@ -201,7 +206,10 @@ test('cached tokens come from prompt_tokens_details; a provider without usage gi
   assert.equal(usage.usage.promptTokens, 2000);
   const bare = await collect(model.chat(request(), new AbortController().signal));
   assert.deepEqual(types(bare).slice(-1), ['done']);
-  assert.equal(bare.some((e) => e.type === 'usage'), false);
+  assert.equal(
+    bare.some((e) => e.type === 'usage'),
+    false,
+  );
 });
 
 test('toOpenAIParams is deterministic and leaves out what the request does not have', () => {

@@ -20,10 +20,22 @@ function kinds(problems: readonly { kind: LoadProblemKind }[]): LoadProblemKind[
 }
 
 test('garbage lines in the middle are reported with their line number and skipped', async (t) => {
-  const path = await fileWith(t, [headerLine(), line(user('u1', null)), 'not json at all', '{"type":"user","id":"x"}', line(assistant('a1', 'u1')), ''].join('\n'));
+  const path = await fileWith(
+    t,
+    [headerLine(), line(user('u1', null)), 'not json at all', '{"type":"user","id":"x"}', line(assistant('a1', 'u1')), ''].join('\n'),
+  );
   const load = await loadSessionFile(path);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1', 'a1']);
-  assert.deepEqual(load.problems.map((p) => [p.kind, p.line]), [['invalid_json', 3], ['invalid_entry', 4]]);
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1', 'a1'],
+  );
+  assert.deepEqual(
+    load.problems.map((p) => [p.kind, p.line]),
+    [
+      ['invalid_json', 3],
+      ['invalid_entry', 4],
+    ],
+  );
   assert.match(load.problems[1]?.message ?? '', /line 4: .*skipped/);
   assert.equal(load.goodBytes, load.bytes, 'middle garbage is not a torn tail');
 
@@ -40,8 +52,14 @@ test('a truncated file (last line cut mid-way) loads the complete lines and repo
   const full = [headerLine(), line(user('u1', null)), line(assistant('a1', 'u1'))].join('\n') + '\n';
   const path = await fileWith(t, full.slice(0, full.length - 25));
   const load = await loadSessionFile(path);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1']);
-  assert.deepEqual(load.problems.map((p) => [p.kind, p.line]), [['torn_tail', 3]]);
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1'],
+  );
+  assert.deepEqual(
+    load.problems.map((p) => [p.kind, p.line]),
+    [['torn_tail', 3]],
+  );
   assert.equal(load.goodBytes, full.indexOf('\n', full.indexOf('\n') + 1) + 1);
   assert.equal(load.bytes, full.length - 25);
   assert.equal((await stat(path)).size, full.length - 25, 'loading did not touch the file');
@@ -65,7 +83,11 @@ test('a newer format version is reported and opens read-only; the file is never 
   assert.deepEqual(kinds(load.problems), ['unknown_version', 'torn_tail']);
   assert.match(load.problems[0]?.message ?? '', /version 99 is newer/);
   assert.equal(load.header?.version, 99);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1'], 'entries are still shown, best effort');
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1'],
+    'entries are still shown, best effort',
+  );
   const before = await readFile(path);
   const store = await JsonlSessionStore.open(path);
   assert.equal(store.readOnly, true);
@@ -90,15 +112,21 @@ test('duplicate ids keep the first copy; parents that appear later or are the en
     ].join('\n'),
   );
   const load = await loadSessionFile(path);
-  assert.deepEqual(load.problems.map((p) => [p.kind, p.line]), [
-    ['duplicate_id', 3],
-    ['unknown_parent', 4],
-    ['cycle', 6],
-    ['unknown_leaf_target', 7],
-  ]);
+  assert.deepEqual(
+    load.problems.map((p) => [p.kind, p.line]),
+    [
+      ['duplicate_id', 3],
+      ['unknown_parent', 4],
+      ['cycle', 6],
+      ['unknown_leaf_target', 7],
+    ],
+  );
   const u1 = load.tree.get('u1');
   assert.equal(u1?.type === 'user' ? u1.content : undefined, 'ask u1', 'the first copy wins');
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1', 'later']);
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1', 'later'],
+  );
   assert.equal(load.tree.leafId, 'later');
 });
 
@@ -117,7 +145,10 @@ test('a file without a header: entries still load, the problem is reported, writ
   const path = await fileWith(t, [line(user('u1', null)), line(assistant('a1', 'u1')), ''].join('\n'));
   const load = await loadSessionFile(path);
   assert.deepEqual(kinds(load.problems), ['missing_header']);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1', 'a1']);
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1', 'a1'],
+  );
   const store = await JsonlSessionStore.open(path);
   assert.equal(store.readOnly, true);
   assert.match(store.readOnlyReason ?? '', /no valid header/);
@@ -140,7 +171,13 @@ test('lines that span read chunks and a lowered line cap', async (t) => {
   assert.equal(u1?.type === 'user' ? u1.content.length : 0, long.length);
 
   const capped = await loadSessionFile(path, { maxLineBytes: 1024 * 1024 });
-  assert.deepEqual(capped.problems.map((p) => [p.kind, p.line]), [['oversized_line', 2], ['unknown_parent', 3]]);
+  assert.deepEqual(
+    capped.problems.map((p) => [p.kind, p.line]),
+    [
+      ['oversized_line', 2],
+      ['unknown_parent', 3],
+    ],
+  );
 });
 
 test('a 200 MB line is skipped without being buffered, and the entries around it load', async (t) => {
@@ -161,8 +198,14 @@ test('a 200 MB line is skipped without being buffered, and the entries around it
   const rssBefore = process.memoryUsage().rss;
   const load = await loadSessionFile(path);
   const grew = process.memoryUsage().rss - rssBefore;
-  assert.deepEqual(load.problems.map((p) => [p.kind, p.line]), [['oversized_line', 3]]);
-  assert.deepEqual(load.tree.entries().map((e) => e.id), ['u1', 'u2']);
+  assert.deepEqual(
+    load.problems.map((p) => [p.kind, p.line]),
+    [['oversized_line', 3]],
+  );
+  assert.deepEqual(
+    load.tree.entries().map((e) => e.id),
+    ['u1', 'u2'],
+  );
   // Not a timing check: a reader that buffered the line would hold at least 200 MB.
   assert.ok(grew < 150 * 1024 * 1024, `memory grew by ${Math.round(grew / 1e6)} MB`);
 });

@@ -27,7 +27,11 @@ test('a second open is read-only with a reason, rejects appends, and can write o
   assert.equal(second.readOnly, true);
   // The holder is named: which program, with its PID.
   assertNamesHolder(second.readOnlyReason, 'a VS Code window', process.pid);
-  assert.deepEqual(second.entries().map((e) => e.id), ['u1'], 'the read-only view still shows the chat');
+  assert.deepEqual(
+    second.entries().map((e) => e.id),
+    ['u1'],
+    'the read-only view still shows the chat',
+  );
   await assert.rejects(second.append(user('u2', 'u1')), (err: Error) => err.message === second.readOnlyReason);
   await second.close();
 
@@ -39,7 +43,10 @@ test('a second open is read-only with a reason, rejects appends, and can write o
   const third = await JsonlSessionStore.open(path);
   assert.equal(third.readOnly, false);
   await third.append(user('u3', 'u2'));
-  assert.deepEqual(third.entries().map((e) => e.id), ['u1', 'u2', 'u3']);
+  assert.deepEqual(
+    third.entries().map((e) => e.id),
+    ['u1', 'u2', 'u3'],
+  );
   await third.close();
 });
 
@@ -58,7 +65,7 @@ test('a lock held by another live process keeps us read-only', async (t) => {
   assertNamesHolder(s.readOnlyReason, 'the capsule CLI', other.pid);
   assert.notEqual(s.readOnlyReason, HELD_ELSEWHERE_REASON);
   await s.close();
-  assert.ok(existsSync(lockDirPath(path)), 'a read-only opener never removes the other window\'s lock');
+  assert.ok(existsSync(lockDirPath(path)), "a read-only opener never removes the other window's lock");
 });
 
 test('a lock left by a dead process on this machine is reclaimed without waiting for it to go stale', async (t) => {

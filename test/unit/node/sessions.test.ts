@@ -32,7 +32,10 @@ test('create, list newest first with titles and counts, reopen, delete with side
   await utimes(a.path, later, later);
 
   const list = await dir.list();
-  assert.deepEqual(list.map((s) => s.id), [a.header.id, b.header.id]);
+  assert.deepEqual(
+    list.map((s) => s.id),
+    [a.header.id, b.header.id],
+  );
   assert.equal(list[0]?.title, 'Fix the parser');
   assert.equal(list[0]?.entries, 2);
   assert.equal(list[0]?.createdAt, a.header.createdAt);
@@ -64,7 +67,10 @@ test('create, list newest first with titles and counts, reopen, delete with side
   assert.ok(!existsSync(`${a.path}.counts`), 'its token counts go with it');
   assert.ok(!existsSync(`${a.path}.lock`));
   assert.ok(!existsSync(archive));
-  assert.deepEqual((await dir.list()).map((s) => s.id), [b.header.id]);
+  assert.deepEqual(
+    (await dir.list()).map((s) => s.id),
+    [b.header.id],
+  );
   await assert.rejects(dir.open(a.header.id), /not found/);
 });
 
@@ -118,7 +124,10 @@ test('a store opened directly is seen by the directory', async (t) => {
   const dir = new SessionDirectory(root);
   const s = await JsonlSessionStore.open(dir.sessionPath('s_direct'), { create: { id: 's_direct', cwd: '/w' } });
   await s.close();
-  assert.deepEqual((await dir.list()).map((x) => x.id), ['s_direct']);
+  assert.deepEqual(
+    (await dir.list()).map((x) => x.id),
+    ['s_direct'],
+  );
 });
 
 test('deleting a chat that another window is writing is refused and deletes nothing', async (t) => {

@@ -28,6 +28,18 @@ test('entries of a child at the end of the file never become the leaf, tail-firs
   await store.whenIndexed();
   assert.equal(store.leafId(), 'a1');
   // The parent answers its call: appended after the child's lines, under its own leaf.
-  await store.append({ type: 'tool_result', id: 'r1', parentId: 'a1', timestamp: ts, toolCallId: 'call_1', toolName: 'task', content: 'answer', isError: false });
-  assert.deepEqual(store.tree.branch().map((e) => e.id), ['u1', 'a1', 'r1']);
+  await store.append({
+    type: 'tool_result',
+    id: 'r1',
+    parentId: 'a1',
+    timestamp: ts,
+    toolCallId: 'call_1',
+    toolName: 'task',
+    content: 'answer',
+    isError: false,
+  });
+  assert.deepEqual(
+    store.tree.branch().map((e) => e.id),
+    ['u1', 'a1', 'r1'],
+  );
 });

@@ -170,7 +170,10 @@ test('a tail longer than the budget, or a bad line inside the tail, opens front 
   await writeFile(path, lines.join('\n'));
   const bad = await JsonlSessionStore.open(path, { tailFirst: true });
   assert.equal(bad.indexed, true);
-  assert.equal(bad.problems.some((p) => p.kind === 'invalid_json'), true);
+  assert.equal(
+    bad.problems.some((p) => p.kind === 'invalid_json'),
+    true,
+  );
   await bad.close();
 });
 

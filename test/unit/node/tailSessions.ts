@@ -33,7 +33,8 @@ export function sessionText(ops: readonly Op[], end: Ending): string {
   let n = 0;
   const branch = (): Entry[] => {
     const path: Entry[] = [];
-    for (let cur = leaf === null ? undefined : byId.get(leaf); cur !== undefined; cur = cur.parentId === null ? undefined : byId.get(cur.parentId)) path.push(cur);
+    for (let cur = leaf === null ? undefined : byId.get(leaf); cur !== undefined; cur = cur.parentId === null ? undefined : byId.get(cur.parentId))
+      path.push(cur);
     return path.reverse();
   };
   type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
@@ -129,5 +130,14 @@ export function sessionText(ops: readonly Op[], end: Ending): string {
 
 /** What two loads must agree on. */
 export function shape(l: SessionLoad): unknown {
-  return { header: l.header, entries: l.tree.entries(), leaf: l.tree.leafId, problems: l.problems, treeProblems: l.tree.problems, bytes: l.bytes, goodBytes: l.goodBytes, unwritable: l.unwritableReason };
+  return {
+    header: l.header,
+    entries: l.tree.entries(),
+    leaf: l.tree.leafId,
+    problems: l.problems,
+    treeProblems: l.tree.problems,
+    bytes: l.bytes,
+    goodBytes: l.goodBytes,
+    unwritable: l.unwritableReason,
+  };
 }

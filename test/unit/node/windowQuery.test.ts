@@ -21,7 +21,13 @@ const CASES: readonly { shape: ModelsShape; source: string; expect: number; outp
 
 for (const c of CASES) {
   test(`the ${c.shape} shape states the window: ${c.expect} from ${c.source}`, async (t) => {
-    const server = await startFakeOpenAI({ modelsShape: c.shape, models: [{ id: 'local-8b', contextLength: 12_000, maxContextLength: 131_072, maxCompletionTokens: 2_000 }, { id: 'other', contextLength: 99_000 }] });
+    const server = await startFakeOpenAI({
+      modelsShape: c.shape,
+      models: [
+        { id: 'local-8b', contextLength: 12_000, maxContextLength: 131_072, maxCompletionTokens: 2_000 },
+        { id: 'other', contextLength: 99_000 },
+      ],
+    });
     t.after(() => server.close());
     const w = await queryServerWindow(server.url, '', 'local-8b');
     assert.deepEqual(w, { contextWindow: c.expect, source: c.source, ...(c.output === undefined ? {} : { maxOutputTokens: c.output }) });

@@ -3,7 +3,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SECTION_NAMES, parseCapsuleSections } from '../../../src/engine/compaction/capsuleFormat.js';
 import { LEDGER_HEADING } from '../../../src/engine/compaction/ledgerFormat.js';
-import { MAX_CAPSULE_FILE_BYTES, checksumOf, parseCapsuleFile, renderCapsuleFile, utf8Length, type CapsuleFileResult } from '../../../src/engine/portable/capsuleFile.js';
+import {
+  MAX_CAPSULE_FILE_BYTES,
+  checksumOf,
+  parseCapsuleFile,
+  renderCapsuleFile,
+  utf8Length,
+  type CapsuleFileResult,
+} from '../../../src/engine/portable/capsuleFile.js';
 import { sha256Hex } from '../../../src/node/capsuleFiles.js';
 import { IMG, META, SCRIPT, SECTIONS, bodyText, fileText } from './helpers.js';
 
@@ -20,9 +27,10 @@ const ledgerBlock = (text: string): string => text.slice(text.indexOf(LEDGER_HEA
 test('a rendered file has the documented front matter and parses back to the same metadata and body', () => {
   const text = fileText();
   const lines = text.split('\n');
-  assert.deepEqual(lines.slice(0, 10).map((l) => l.split(':')[0]), [
-    '---', 'capsule', 'id', 'title', 'created', 'source_session', 'source_checkpoint', 'model', 'quality', 'tokens',
-  ]);
+  assert.deepEqual(
+    lines.slice(0, 10).map((l) => l.split(':')[0]),
+    ['---', 'capsule', 'id', 'title', 'created', 'source_session', 'source_checkpoint', 'model', 'quality', 'tokens'],
+  );
   assert.equal(lines[3], 'title: "handoff auth work"');
   assert.match(lines[10] ?? '', /^checksum: sha256:[0-9a-f]{64}$/);
   assert.equal(lines[11], '---');

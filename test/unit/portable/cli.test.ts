@@ -19,13 +19,16 @@ async function run(argv: readonly string[]): Promise<{ code: number; lines: stri
 }
 
 async function fails(argv: readonly string[], exitCode: number, message: RegExp): Promise<void> {
-  await assert.rejects(main(argv, () => undefined), (e: unknown) => {
-    assert.ok(e instanceof CliError, String(e));
-    assert.equal(e.exitCode, exitCode, e.message);
-    assert.match(e.message, message);
-    assert.doesNotMatch(e.message, /\n/);
-    return true;
-  });
+  await assert.rejects(
+    main(argv, () => undefined),
+    (e: unknown) => {
+      assert.ok(e instanceof CliError, String(e));
+      assert.equal(e.exitCode, exitCode, e.message);
+      assert.match(e.message, message);
+      assert.doesNotMatch(e.message, /\n/);
+      return true;
+    },
+  );
 }
 
 test('the parser knows the flags export and load take', () => {
@@ -33,7 +36,7 @@ test('the parser knows the flags export and load take', () => {
   assert.deepEqual(missing, [], 'src/cli/args.ts CLI_OPTIONS needs: title (string), force (boolean), new-session (string), into (string), anyway (boolean)');
 });
 
-test('capsule export writes the checkpoint\'s capsule and refuses to overwrite without --force', async (t) => {
+test("capsule export writes the checkpoint's capsule and refuses to overwrite without --force", async (t) => {
   const dir = await tempDir(t);
   const { path } = await writeSession(dir);
   const out = join(dir, 'handoff.capsule.md');
@@ -59,7 +62,10 @@ test('capsule load --new-session seeds a session the next request starts from; -
   const fresh = join(dir, 'other-workspace', 'sessions', 'new.jsonl');
   const r = await run(['load', file, '--new-session', fresh, '--workspace', '/elsewhere']);
   assert.equal(r.code, 0);
-  assert.match(r.lines.join('\n'), /^loaded capsule cap_\w+ ".*" \(full, \d+ tokens\) into new session s_\w+ at .*new\.jsonl \(checkpoint ck_\w+\); the next request starts from it$/);
+  assert.match(
+    r.lines.join('\n'),
+    /^loaded capsule cap_\w+ ".*" \(full, \d+ tokens\) into new session s_\w+ at .*new\.jsonl \(checkpoint ck_\w+\); the next request starts from it$/,
+  );
   const input = buildModelInput((await loadSessionFile(fresh)).tree.branch(), 'S');
   assert.equal(input.messages[0]?.content, CAPSULE_QUESTION);
   assert.ok(input.messages[1]?.content.endsWith(capsule.summary));

@@ -74,7 +74,11 @@ test('anything outside the flat subset is rejected with its line number', () => 
 test('render then split gives back every value, whatever characters a title holds', () => {
   fc.assert(
     fc.property(fc.string({ maxLength: 60 }), fc.integer({ min: 0, max: 1_000_000 }), (title, tokens) => {
-      const text = `${renderFrontMatter([['title', title], ['tokens', tokens], ['skipped', undefined]])}body`;
+      const text = `${renderFrontMatter([
+        ['title', title],
+        ['tokens', tokens],
+        ['skipped', undefined],
+      ])}body`;
       const r = splitFrontMatter(text);
       if (title === '') {
         // An empty value is written as "" and read back as the empty string.
@@ -91,7 +95,13 @@ test('render then split gives back every value, whatever characters a title hold
 });
 
 test('strings that look like numbers or YAML keywords are quoted, so they stay strings', () => {
-  const text = renderFrontMatter([['a', '42'], ['b', 'true'], ['c', 'null'], ['d', 'key: value'], ['e', 'ck_ok-1']]);
+  const text = renderFrontMatter([
+    ['a', '42'],
+    ['b', 'true'],
+    ['c', 'null'],
+    ['d', 'key: value'],
+    ['e', 'ck_ok-1'],
+  ]);
   assert.match(text, /^a: "42"$/m);
   assert.match(text, /^b: "true"$/m);
   assert.match(text, /^e: ck_ok-1$/m);

@@ -32,7 +32,12 @@ export function sessionEntries(opts: { readonly trigger?: Trigger; readonly qual
     { type: 'model_change', id: 'm1', parentId: null, timestamp: T, provider: 'openai', model: 'gpt-4o' },
     { type: 'user', id: 'u1', parentId: 'm1', timestamp: T, content: 'Move auth to device codes' },
     {
-      type: 'assistant', id: 'a1', parentId: 'u1', timestamp: T, content: 'Reading the token store.', model: 'gpt-4o',
+      type: 'assistant',
+      id: 'a1',
+      parentId: 'u1',
+      timestamp: T,
+      content: 'Reading the token store.',
+      model: 'gpt-4o',
       toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"src/auth/token.ts"}' }],
     },
     { type: 'tool_result', id: 'r1', parentId: 'a1', timestamp: T, toolCallId: 'c1', toolName: 'read_file', content: 'export const x = 1;', isError: false },
@@ -42,17 +47,31 @@ export function sessionEntries(opts: { readonly trigger?: Trigger; readonly qual
   const ledger = buildLedger(entries);
   const quality = opts.quality ?? 'full';
   const capsule: CapsuleEntry = {
-    type: 'capsule', id: 'cap1', parentId: 'k1', timestamp: T,
+    type: 'capsule',
+    id: 'cap1',
+    parentId: 'k1',
+    timestamp: T,
     summary: renderCapsule({ sections: SECTIONS, ledger, quality, ...(quality === 'degraded' ? { degradedReason: 'timeout' } : {}) }),
-    firstKeptEntryId: 'a2', pinnedEntryIds: [], tokensBefore: 5000, tokensAfter: 900, trigger: opts.trigger ?? 'user', level: 0, quality,
-    truncateResults: false, checkpointId: 'ck_first', details: { [LEDGER_DETAILS_KEY]: ledger },
+    firstKeptEntryId: 'a2',
+    pinnedEntryIds: [],
+    tokensBefore: 5000,
+    tokensAfter: 900,
+    trigger: opts.trigger ?? 'user',
+    level: 0,
+    quality,
+    truncateResults: false,
+    checkpointId: 'ck_first',
+    details: { [LEDGER_DETAILS_KEY]: ledger },
   };
   entries.push(capsule, { type: 'user', id: 'u2', parentId: 'cap1', timestamp: T, content: 'Continue with polling' });
   return { entries, capsule };
 }
 
 /** A session file inside `<root>/sessions/` holding sessionEntries(). */
-export async function writeSession(root: string, opts: Parameters<typeof sessionEntries>[0] = {}): Promise<{ path: string; id: string; capsule: CapsuleEntry; entries: Entry[] }> {
+export async function writeSession(
+  root: string,
+  opts: Parameters<typeof sessionEntries>[0] = {},
+): Promise<{ path: string; id: string; capsule: CapsuleEntry; entries: Entry[] }> {
   const dir = new SessionDirectory(root);
   const store = await dir.create('/workspace/a', 'auth work');
   const { entries, capsule } = sessionEntries(opts);

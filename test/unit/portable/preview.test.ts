@@ -14,7 +14,10 @@ test('task from the Goal section without markdown marks; ledger counts; checksum
 });
 
 test('denied commands are counted; a capsule without a ledger says so', () => {
-  const body = `${bodyText()}`.replace(/\*\*Commands run \(\d+, newest first\):\*\*\n- none/, '**Commands run (2, newest first):**\n- `rm -rf build` → denied\n- `npm test` → exit 0');
+  const body = `${bodyText()}`.replace(
+    /\*\*Commands run \(\d+, newest first\):\*\*\n- none/,
+    '**Commands run (2, newest first):**\n- `rm -rf build` → denied\n- `npm test` → exit 0',
+  );
   assert.match(previewOf({ body, modified: false, hasLedger: true }).ledger, /2 command\(s\) \(1 denied\)/);
   assert.equal(previewOf({ body: '## Goal\nShip it.\n', modified: false, hasLedger: false }).ledger, 'none (the capsule has no ledger)');
 });

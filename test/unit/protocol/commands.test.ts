@@ -13,7 +13,11 @@ test('the commands of docs/behaviour.md#observability and #portable parse with t
   assert.deepEqual(parseSlash('/capsule create "handoff auth work"'), { kind: 'capsuleCreate', title: 'handoff auth work' });
   assert.deepEqual(parseSlash('/capsule create plain title'), { kind: 'capsuleCreate', title: 'plain title' });
   assert.deepEqual(parseSlash('/capsule export ck_abc ./handoff.capsule.md'), { kind: 'capsuleExport', checkpointId: 'ck_abc', path: './handoff.capsule.md' });
-  assert.deepEqual(parseSlash('/capsule export ck_abc "my files/handoff.capsule.md"'), { kind: 'capsuleExport', checkpointId: 'ck_abc', path: 'my files/handoff.capsule.md' });
+  assert.deepEqual(parseSlash('/capsule export ck_abc "my files/handoff.capsule.md"'), {
+    kind: 'capsuleExport',
+    checkpointId: 'ck_abc',
+    path: 'my files/handoff.capsule.md',
+  });
   assert.deepEqual(parseSlash('/capsule load ./handoff.capsule.md'), { kind: 'capsuleLoad', path: './handoff.capsule.md' });
 });
 
@@ -24,7 +28,17 @@ test('plain messages are not commands, even when they start with a path', () => 
 });
 
 test('bad arguments and unknown commands say what would work', () => {
-  for (const text of ['/auto-compact maybe', '/budget now', '/capsule create ""', '/capsule export abc out.md', '/capsule export ck_abc', '/capsule load', '/capsule frobnicate', '/helpme', '/checkpoint-all']) {
+  for (const text of [
+    '/auto-compact maybe',
+    '/budget now',
+    '/capsule create ""',
+    '/capsule export abc out.md',
+    '/capsule export ck_abc',
+    '/capsule load',
+    '/capsule frobnicate',
+    '/helpme',
+    '/checkpoint-all',
+  ]) {
     const c = parseSlash(text);
     assert.equal(c?.kind, 'invalid', text);
     assert.match(c?.kind === 'invalid' ? c.message : '', /\/compact \[focus\]/, `${text} lists the commands`);
@@ -32,7 +46,9 @@ test('bad arguments and unknown commands say what would work', () => {
 });
 
 test('reading commands run at once; compaction and loading wait for the running turn', () => {
-  const quick = ['/budget', '/auto-compact on', '/capsule', '/capsule export ck_a x.md', '/nope'].map((t) => parseSlash(t)).map((c) => c !== undefined && runsImmediately(c));
+  const quick = ['/budget', '/auto-compact on', '/capsule', '/capsule export ck_a x.md', '/nope']
+    .map((t) => parseSlash(t))
+    .map((c) => c !== undefined && runsImmediately(c));
   assert.deepEqual(quick, [true, true, true, true, true]);
   const waits = ['/compact', '/capsule create "t"', '/capsule load f.md'].map((t) => parseSlash(t)).map((c) => c !== undefined && runsImmediately(c));
   assert.deepEqual(waits, [false, false, false]);
@@ -65,8 +81,14 @@ test('/help, the one-line help and the popup all come from the catalog: every sl
   assert.equal(lines.length, slashNames.length);
   for (const name of slashNames) {
     assert.ok(SLASH_HELP.includes(name), `${name} in the help line`);
-    assert.ok(lines.some((l) => l.startsWith(name)), `${name} in /help`);
-    assert.ok(SLASH_COMPLETIONS.some((c) => c.insert.startsWith(name)), `${name} in the popup`);
+    assert.ok(
+      lines.some((l) => l.startsWith(name)),
+      `${name} in /help`,
+    );
+    assert.ok(
+      SLASH_COMPLETIONS.some((c) => c.insert.startsWith(name)),
+      `${name} in the popup`,
+    );
   }
   assert.match(SLASH_HELP, /^Commands: \/compact \[focus\], \/budget, \/auto-compact on\|off, /);
   assert.ok(lines.includes('/capsule export ck_… path — Write a checkpoint’s capsule to a .capsule.md file'));

@@ -4,7 +4,16 @@ import { test } from 'node:test';
 import { age, bytes, duration, fullTokens, percent, shortTokens } from '../../../src/protocol/format.js';
 
 test('token figures: short for the meter and status bar, full with separators for tooltips', () => {
-  assert.deepEqual([950, 1000, 38_420, 100_000, 123_456, 1_250_000, 12_500_000, -38_420].map(shortTokens), ['950', '1k', '38.4k', '100k', '123k', '1.25M', '12.5M', '-38.4k']);
+  assert.deepEqual([950, 1000, 38_420, 100_000, 123_456, 1_250_000, 12_500_000, -38_420].map(shortTokens), [
+    '950',
+    '1k',
+    '38.4k',
+    '100k',
+    '123k',
+    '1.25M',
+    '12.5M',
+    '-38.4k',
+  ]);
   assert.deepEqual([0, 999, 38_420, 1_234_567, -38_420, 12.6].map(fullTokens), ['0', '999', '38,420', '1,234,567', '-38,420', '13']);
 });
 

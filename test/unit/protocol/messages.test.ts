@@ -17,7 +17,8 @@ function roundTrip(value: unknown): unknown {
 
 test('every host → webview kind has a sample and round-trips unchanged', () => {
   const kinds = new Set<unknown>(HOST_SAMPLES.map((m) => m.type));
-  for (const option of HostToWebviewSchema.def.options) assert.ok(kinds.has(option.shape.type.def.values[0]), `no sample for ${option.shape.type.def.values[0]}`);
+  for (const option of HostToWebviewSchema.def.options)
+    assert.ok(kinds.has(option.shape.type.def.values[0]), `no sample for ${option.shape.type.def.values[0]}`);
   for (const m of HOST_SAMPLES) {
     const r = parseHostMessage(roundTrip(m));
     assert.ok(r.ok, r.ok ? '' : `${m.type}: ${r.error}`);
@@ -27,12 +28,14 @@ test('every host → webview kind has a sample and round-trips unchanged', () =>
 
 test('every transcript item kind has a sample', () => {
   const kinds = new Set<unknown>(snapshot.transcript.items.map((i) => i.kind));
-  for (const option of TranscriptItemSchema.def.options) assert.ok(kinds.has(option.shape.kind.def.values[0]), `no sample for ${option.shape.kind.def.values[0]}`);
+  for (const option of TranscriptItemSchema.def.options)
+    assert.ok(kinds.has(option.shape.kind.def.values[0]), `no sample for ${option.shape.kind.def.values[0]}`);
 });
 
 test('every webview → host kind has a sample and round-trips unchanged', () => {
   const kinds = new Set<unknown>(WEBVIEW_SAMPLES.map((m) => m.type));
-  for (const option of WebviewToHostSchema.def.options) assert.ok(kinds.has(option.shape.type.def.values[0]), `no sample for ${option.shape.type.def.values[0]}`);
+  for (const option of WebviewToHostSchema.def.options)
+    assert.ok(kinds.has(option.shape.type.def.values[0]), `no sample for ${option.shape.type.def.values[0]}`);
   for (const m of WEBVIEW_SAMPLES) {
     const r = parseWebviewMessage(roundTrip(m));
     assert.ok(r.ok, r.ok ? '' : `${m.type}: ${r.error}`);
@@ -59,7 +62,10 @@ test('malformed host messages fail their schema with a reason', () => {
 test('non-finite numbers never pass: JSON would turn them into null anyway', () => {
   assert.equal(HostToWebviewSchema.safeParse({ type: 'budget', budget: { ...budget, effectiveTokens: Number.POSITIVE_INFINITY } }).success, false);
   assert.equal(HostToWebviewSchema.safeParse({ type: 'budget', budget: { ...budget, savingsRatio: Number.NaN } }).success, false);
-  assert.equal(HostToWebviewSchema.safeParse({ type: 'itemUpdated', item: { id: 'c', kind: 'compaction', card: { ...card, durationMs: Number.NaN } } }).success, false);
+  assert.equal(
+    HostToWebviewSchema.safeParse({ type: 'itemUpdated', item: { id: 'c', kind: 'compaction', card: { ...card, durationMs: Number.NaN } } }).success,
+    false,
+  );
 });
 
 test('a snapshot built from the empty chat state is valid', () => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { candidatePaths, findPathRefs, looksLikePath, parsePathRef } from '../../../src/protocol/pathRefs.js';
 
-const paths = (text: string): string[] => findPathRefs(text).map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}${r.column === undefined ? '' : `:${r.column}`}`);
+const paths = (text: string): string[] =>
+  findPathRefs(text).map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}${r.column === undefined ? '' : `:${r.column}`}`);
 
 test('paths in running text, with and without line and column', () => {
   assert.deepEqual(paths('See src/app.ts and README.md.'), ['src/app.ts', 'README.md']);

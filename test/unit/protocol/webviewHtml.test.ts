@@ -7,10 +7,12 @@ const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 
 test('the policy denies by default and allows scripts only by nonce', () => {
   const csp = contentSecurityPolicy(CSP_SOURCE, 'abc');
-  const directives = new Map(csp.split(';').map((d) => {
-    const [name = '', ...values] = d.trim().split(/\s+/);
-    return [name, values] as const;
-  }));
+  const directives = new Map(
+    csp.split(';').map((d) => {
+      const [name = '', ...values] = d.trim().split(/\s+/);
+      return [name, values] as const;
+    }),
+  );
   assert.deepEqual(directives.get('default-src'), ["'none'"]);
   assert.deepEqual(directives.get('script-src'), ["'nonce-abc'"]);
   assert.deepEqual(directives.get('style-src'), [CSP_SOURCE]);

@@ -27,7 +27,13 @@ test('agent writes in a folder without git: each moment of the session can be re
   await tl.write('a.txt', 'a2\n');
 
   const plan = await tl.plan(m0);
-  assert.deepEqual(plan.files.map((f) => [f.path.slice(ws.length + 1), f.action, f.editedOutside]), [['a.txt', 'restore', false], ['new/b.txt', 'delete', false]]);
+  assert.deepEqual(
+    plan.files.map((f) => [f.path.slice(ws.length + 1), f.action, f.editedOutside]),
+    [
+      ['a.txt', 'restore', false],
+      ['new/b.txt', 'delete', false],
+    ],
+  );
   const r = await tl.restore(m0);
   assert.deepEqual(r.skipped, []);
   assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'a0\n');
@@ -144,7 +150,10 @@ test('a missing or damaged snapshot is named; the other files are still restored
   assert.match(r.skipped[0]?.reason ?? '', /missing or damaged/);
   await rm(objectPath(String(cb?.before)));
   const again = await tl.plan(m0);
-  assert.ok(again.files.every((f) => f.path.endsWith('a.txt')), 'b.txt is already as it was');
+  assert.ok(
+    again.files.every((f) => f.path.endsWith('a.txt')),
+    'b.txt is already as it was',
+  );
 });
 
 test('size bounds: a file above the per-file limit and a full store are recorded as unavailable, never half-kept', async (t) => {

@@ -9,7 +9,10 @@ import { hashOf } from '../../../src/node/snapshots/objectStore.js';
 import { tempDir } from '../agent/agentHelpers.js';
 import { Timeline } from './snapshotHelpers.js';
 
-async function setup(t: { after(fn: () => Promise<void>): void }, limits = {}): Promise<{ dir: string; ws: string; outside: string; tl: Timeline; store: string }> {
+async function setup(
+  t: { after(fn: () => Promise<void>): void },
+  limits = {},
+): Promise<{ dir: string; ws: string; outside: string; tl: Timeline; store: string }> {
   const dir = await tempDir(t, 'capsule-safe-');
   const ws = join(dir, 'ws');
   const outside = join(dir, 'outside');
@@ -42,7 +45,11 @@ test('a crafted change log naming paths outside the workspace (absolute or throu
   tl = tl.reopen();
 
   const plan = await tl.plan(m0);
-  assert.deepEqual(plan.files.map((f) => f.path), [join(ws, 'a.txt')], 'only the genuine record is planned');
+  assert.deepEqual(
+    plan.files.map((f) => f.path),
+    [join(ws, 'a.txt')],
+    'only the genuine record is planned',
+  );
   const refused = new Map(plan.refused.map((r) => [r.path, r.reason]));
   assert.equal(refused.get(join(outside, 'victim.txt')), REFUSED.outside);
   assert.equal(refused.get(join(outside, 'delete-me.txt')), REFUSED.outside);
@@ -74,7 +81,10 @@ test('a record changed after Capsule wrote it, or a log copied from another key,
   const tampered = lines.map((l) => (l.includes('"a.txt"') ? l.replace('"a.txt"', '"c.txt"') : l));
   await writeFile(log, `${tampered.join('\n')}\n`);
   const plan = await tl.reopen().plan(m0);
-  assert.deepEqual(plan.files.map((f) => f.path), [join(ws, 'b.txt')]);
+  assert.deepEqual(
+    plan.files.map((f) => f.path),
+    [join(ws, 'b.txt')],
+  );
   assert.deepEqual(plan.refused, [{ path: join(ws, 'c.txt'), reason: REFUSED.badMac }]);
 
   // The same log read with another user's key: nothing in it is Capsule's on this machine.
@@ -193,5 +203,8 @@ test("Capsule's own files are never logged or restored, wherever they live", asy
     await writeFile(settings, '{"capsule.approvals.allowedCommands":["npm test"]}\n');
     await writeFile(join(ws, 'out.txt'), 'made by the command\n');
   });
-  assert.deepEqual((await snaps.log.all()).map((c) => c.path), [join(ws, 'out.txt')]);
+  assert.deepEqual(
+    (await snaps.log.all()).map((c) => c.path),
+    [join(ws, 'out.txt')],
+  );
 });

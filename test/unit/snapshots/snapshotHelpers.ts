@@ -12,7 +12,12 @@ export class Timeline {
   readonly snapshots: FileSnapshots;
   private moment = 0;
 
-  constructor(readonly ws: string, storeDir: string, limits: ConstructorParameters<typeof FileSnapshots>[0]['limits'] = {}, keyFile = join(dirname(storeDir), 'snapshot.key')) {
+  constructor(
+    readonly ws: string,
+    storeDir: string,
+    limits: ConstructorParameters<typeof FileSnapshots>[0]['limits'] = {},
+    keyFile = join(dirname(storeDir), 'snapshot.key'),
+  ) {
     // The key lives beside the store, outside the workspace, as the user-level one does.
     this.snapshots = new FileSnapshots({ dir: storeDir, roots: [ws], leaf: () => `m${this.moment}`, limits, keyFile });
   }
@@ -49,7 +54,9 @@ export class Timeline {
 
   /** A shell command in the workspace, around the capture. */
   async command(cmd: string): Promise<void> {
-    const r = await this.snapshots.aroundCommand(() => executeCommand(cmd, this.ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker: new CommandTracker(), secrets: [] }));
+    const r = await this.snapshots.aroundCommand(() =>
+      executeCommand(cmd, this.ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker: new CommandTracker(), secrets: [] }),
+    );
     if (r.code !== 0) throw new Error(`${cmd} failed with ${String(r.code)}: ${r.output}`);
   }
 

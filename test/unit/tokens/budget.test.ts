@@ -79,10 +79,16 @@ test('next trigger: now, hard limit exceeded, off, unknown', () => {
   const b = branch();
   const { budget: base } = budgetOf(b);
   // Windows chosen so the same branch sits just past the soft limit, then past the hard limit.
-  const overSoft = budgetOf(b, { window: 2000 + 2 * base.effectiveTokens - 2, raw: { minTokensForAutoCompact: 0, keepRecentTokens: 0, minReclaimableTokens: 0 } }).budget;
+  const overSoft = budgetOf(b, {
+    window: 2000 + 2 * base.effectiveTokens - 2,
+    raw: { minTokensForAutoCompact: 0, keepRecentTokens: 0, minReclaimableTokens: 0 },
+  }).budget;
   assert.ok(overSoft.effectiveTokens >= overSoft.softLimit && overSoft.effectiveTokens <= overSoft.hardLimit);
   assert.equal(overSoft.nextTrigger, 'now (over soft limit)');
-  const roiBlocked = budgetOf(b, { window: 2000 + 2 * base.effectiveTokens - 2, raw: { minTokensForAutoCompact: 0, keepRecentTokens: base.effectiveTokens - 10 } }).budget;
+  const roiBlocked = budgetOf(b, {
+    window: 2000 + 2 * base.effectiveTokens - 2,
+    raw: { minTokensForAutoCompact: 0, keepRecentTokens: base.effectiveTokens - 10 },
+  }).budget;
   assert.equal(roiBlocked.nextTrigger, 'over soft limit, waiting for enough to reclaim');
   const overHard = budgetOf(b, { window: 2000 + base.effectiveTokens - 1, raw: { minTokensForAutoCompact: 0 } }).budget;
   assert.equal(overHard.nextTrigger, 'hard limit exceeded');
@@ -123,9 +129,15 @@ test('savings ratio after three compactions: 1 - current input / the input witho
   assert.equal(budget.reclaimableTokens, 0);
 
   // An undone compaction saved nothing; redoing it counts it again.
-  const undoneBranch = [...b.entries, { ...b.entries[0], id: 'undo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'undo' } as never];
+  const undoneBranch = [
+    ...b.entries,
+    { ...b.entries[0], id: 'undo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'undo' } as never,
+  ];
   assert.equal(compactionSavings(undoneBranch), (saved[0] ?? 0) + (saved[1] ?? 0));
-  const redone = [...undoneBranch, { ...b.entries[0], id: 'redo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'redo' } as never];
+  const redone = [
+    ...undoneBranch,
+    { ...b.entries[0], id: 'redo1', type: 'compaction_undo', capsuleId: b.entries.filter((e) => e.type === 'capsule')[2]?.id ?? '', action: 'redo' } as never,
+  ];
   assert.equal(compactionSavings(redone), totalSaved);
 });
 
@@ -138,7 +150,7 @@ test('savings ratio is 0 before the first compaction', () => {
   assert.equal(savingsRatioOf(0, 0), 0);
 });
 
-test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/behaviour.md#observability extras', () => {
+test("formatBudget reproduces the seed's Context Stats block and adds the docs/behaviour.md#observability extras", () => {
   const seed: Budget = {
     model: 'gpt-4o',
     contextWindow: 65_000,
@@ -180,7 +192,15 @@ test('formatBudget reproduces the seed\'s Context Stats block and adds the docs/
     '  Next trigger est.:   ~3 turns',
   ].join('\n');
   assert.ok(text.startsWith(`${expected}\n`), text);
-  for (const [label, value] of <const>[['System prompt', '1,200'], ['Tool schemas', '3,400'], ['Capsule', '2,840'], ['Recent messages', '21,000'], ['Tool results', '8,400'], ['Reserved output', '8,000'], ['Free', '10,388 (to the hard limit)']]) {
+  for (const [label, value] of <const>[
+    ['System prompt', '1,200'],
+    ['Tool schemas', '3,400'],
+    ['Capsule', '2,840'],
+    ['Recent messages', '21,000'],
+    ['Tool results', '8,400'],
+    ['Reserved output', '8,000'],
+    ['Free', '10,388 (to the hard limit)'],
+  ]) {
     assert.match(text, new RegExp(`\\n  ${label}: +${value.replace(/[()]/g, '\\$&')}\\n`), `${label} row`);
   }
   assert.match(text, /Uncompacted: +73,885/);

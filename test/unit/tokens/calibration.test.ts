@@ -11,16 +11,27 @@ import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { BranchBuilder } from './entries.js';
 
 const SYSTEM = 'You are a coding agent.';
-const TOOLS: readonly ToolSchema[] = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
+const TOOLS: readonly ToolSchema[] = [
+  { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+];
 const OTHER_TOOLS: readonly ToolSchema[] = [...TOOLS, { name: 'search', description: 'Search', parameters: { type: 'object' } }];
 const fp = (o: { system?: string; tools?: readonly ToolSchema[]; model?: string; provider?: string } = {}) =>
-  prefixFingerprint({ provider: o.provider ?? 'openai', model: o.model ?? 'gpt-4o', system: o.system ?? SYSTEM, toolsJson: serializeToolSchemas(o.tools ?? TOOLS) });
+  prefixFingerprint({
+    provider: o.provider ?? 'openai',
+    model: o.model ?? 'gpt-4o',
+    system: o.system ?? SYSTEM,
+    toolsJson: serializeToolSchemas(o.tools ?? TOOLS),
+  });
 
 /** A session whose second reply carries a provider report far above our local estimate. */
 function session(reported = 50_000): BranchBuilder {
   return new BranchBuilder()
     .user('Read the config.')
-    .assistant('Reading.', { toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.json"}' }], usage: { promptTokens: 900, completionTokens: 10 }, prefixFingerprint: fp() })
+    .assistant('Reading.', {
+      toolCalls: [{ id: 'c1', name: 'read_file', arguments: '{"path":"a.json"}' }],
+      usage: { promptTokens: 900, completionTokens: 10 },
+      prefixFingerprint: fp(),
+    })
     .tool('c1', '{"a": 1}')
     .assistant('The config sets a to 1.', { usage: { promptTokens: reported, completionTokens: 12 }, prefixFingerprint: fp() })
     .user('Now change it to 2, please.');

@@ -15,7 +15,9 @@ import { tempDir } from '../../support/tempDir.js';
 import { BranchBuilder } from './entries.js';
 
 const SYSTEM = 'You are a coding agent.';
-const TOOLS: readonly ToolSchema[] = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
+const TOOLS: readonly ToolSchema[] = [
+  { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+];
 const O200K = tokenizerId('o200k_base');
 
 function branch(n = 40): BranchBuilder {
@@ -60,7 +62,7 @@ test('a reopened session is estimated from its persisted counts: the same figure
   const again = await CountsFile.load(path, 's_test');
   const third = new EntryTokenCache(counterForModel('gpt-4o'), again.forTokenizer(O200K));
   estimate(b, third);
-  assert.equal(third.counter.calls, 0, 'the new entry\'s count was appended to the sidecar');
+  assert.equal(third.counter.calls, 0, "the new entry's count was appended to the sidecar");
 });
 
 test('counts from another tokenizer or another counting-rules version are not trusted', async (t) => {
@@ -113,7 +115,7 @@ test('a damaged sidecar never crashes: torn or wrong lines are skipped, garbage 
 
   for (const [what, content] of [
     ['random bytes', Buffer.from([0xff, 0xfe, 0x00, 0x81, 0x0a, 0x5b, 0x22])],
-    ['another session\'s counts', good.replace('"s_test"', '"s_other"')],
+    ["another session's counts", good.replace('"s_test"', '"s_other"')],
     ['a newer format', good.replace('"capsuleCounts":1', '"capsuleCounts":2')],
     ['an empty file', ''],
   ] as const) {
@@ -135,13 +137,13 @@ test('a link where the sidecar belongs is neither read nor written through; a re
   const path = join(dir, 'chat.jsonl');
   const b = branch(3);
   const target = join(dir, 'elsewhere.txt');
-  await writeFile(target, 'not Capsule\'s\n');
+  await writeFile(target, "not Capsule's\n");
   await symlink(target, countsSidecarPath(path));
   const counts = await CountsFile.load(path, 's_test');
   assert.equal(counts.size, 0);
   estimate(b, new EntryTokenCache(counterForModel('gpt-4o'), counts.forTokenizer(O200K)));
   await counts.flush();
-  assert.equal(await readFile(target, 'utf8'), 'not Capsule\'s\n', 'the link\'s target is untouched');
+  assert.equal(await readFile(target, 'utf8'), "not Capsule's\n", "the link's target is untouched");
 
   const other = join(dir, 'other.jsonl');
   const readOnly = await CountsFile.load(other, 's_test', { writable: false });
@@ -154,7 +156,7 @@ test('a link where the sidecar belongs is neither read nor written through; a re
   assert.equal(cache.counter.calls, calls, 'the counts are still kept in memory');
 });
 
-test('the sidecar is one of the session\'s own files: the agent\'s writes refuse it', () => {
+test("the sidecar is one of the session's own files: the agent's writes refuse it", () => {
   const owned = sessionOwnedPaths('/w/.capsule/chat.jsonl', '/w/.capsule/chat.archive', '/w/.capsule/chat.flight.jsonl');
   assert.ok(owned.includes('/w/.capsule/chat.jsonl.counts'));
   const elsewhere = sessionOwnedPaths('/storage/sessions/s_1.jsonl', '/storage/archive/s_1', '/storage/flight.jsonl');

@@ -13,7 +13,9 @@ import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { BranchBuilder, T0 } from './entries.js';
 
 const SYSTEM = 'You are a coding agent.';
-const TOOLS: readonly ToolSchema[] = [{ name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }];
+const TOOLS: readonly ToolSchema[] = [
+  { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+];
 
 function longSession(entries: number): BranchBuilder {
   const b = new BranchBuilder();
@@ -45,7 +47,7 @@ test('appending one entry to a 5,000-entry session tokenizes only that entry', (
 
   const probe = new EntryTokenCache(counterForModel('gpt-4o'));
   probe.tokensOf(last(b));
-  assert.equal(delta, probe.counter.calls, 'exactly the new entry\'s count calls');
+  assert.equal(delta, probe.counter.calls, "exactly the new entry's count calls");
   assert.equal(delta, 4, 'content, call id, tool name, arguments');
 
   const fresh = estimateRequest(buildModelInput(b.entries, SYSTEM), TOOLS, new EntryTokenCache(counterForModel('gpt-4o')), 4096);

@@ -5,20 +5,39 @@ import { countTokens, encodeChat } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ToolSchema } from '../../../src/engine/ports.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { estimateRequest, serializeToolSchemas, TOKENIZER_MARGIN, withMargin } from '../../../src/engine/tokens/estimate.js';
-import { IMAGE_DEFAULT_TOKENS, imageTokens, MESSAGE_OVERHEAD, REPLY_PRIMING, ROLE_TOKENS, TOOL_CALL_OVERHEAD, TOOLS_OVERHEAD } from '../../../src/engine/tokens/messageTokens.js';
+import {
+  IMAGE_DEFAULT_TOKENS,
+  imageTokens,
+  MESSAGE_OVERHEAD,
+  REPLY_PRIMING,
+  ROLE_TOKENS,
+  TOOL_CALL_OVERHEAD,
+  TOOLS_OVERHEAD,
+} from '../../../src/engine/tokens/messageTokens.js';
 import { counterForModel } from '../../../src/node/tokenCounter.js';
 import { buildModelInput, CAPSULE_QUESTION } from '../../../src/engine/transcript/modelInput.js';
 import { BranchBuilder } from './entries.js';
 
-const SYSTEM = 'You are Capsule, a careful coding agent. Work in the user\'s workspace.';
+const SYSTEM = "You are Capsule, a careful coding agent. Work in the user's workspace.";
 const TOOLS: readonly ToolSchema[] = [
-  { name: 'read_file', description: 'Read a file in the workspace', parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string', description: 'Relative path' } } } },
-  { name: 'run_command', description: 'Run a shell command', parameters: { properties: { command: { type: 'string' }, timeoutMs: { type: 'number' } }, type: 'object' } },
+  {
+    name: 'read_file',
+    description: 'Read a file in the workspace',
+    parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string', description: 'Relative path' } } },
+  },
+  {
+    name: 'run_command',
+    description: 'Run a shell command',
+    parameters: { properties: { command: { type: 'string' }, timeoutMs: { type: 'number' } }, type: 'object' },
+  },
 ];
 const count = (s: string): number => countTokens(s, { disallowedSpecial: new Set() });
 
 test('a plain conversation estimates exactly what gpt-tokenizer encodes for the chat (gpt-4o format)', () => {
-  const b = new BranchBuilder().user('Please add a README with build steps.').assistant('Sure — here is a draft:\n\n# Build\n\nnpm ci && npm test').user('Thanks! Also mention Node 20.');
+  const b = new BranchBuilder()
+    .user('Please add a README with build steps.')
+    .assistant('Sure — here is a draft:\n\n# Build\n\nnpm ci && npm test')
+    .user('Thanks! Also mention Node 20.');
   const est = estimateRequest(buildModelInput(b.entries, SYSTEM), [], new EntryTokenCache(counterForModel('gpt-4o')), 4096);
   const chat = [
     { role: 'system' as const, content: SYSTEM },
@@ -49,8 +68,15 @@ test('tools, capsule, tool calls, tool results and images: raw equals the per-pa
   const capsule = 2 * msg + count(CAPSULE_QUESTION) + count('## Goal\nShip it.\n## Progress\n- Done: setup');
   const messages =
     REPLY_PRIMING +
-    msg + count('Look at this screenshot and read the entry file.') + imageTokens({ url: 'x', width: 1024, height: 768, detail: 'high' }) +
-    msg + count('Reading it.') + TOOL_CALL_OVERHEAD + count('call_abc123') + count('read_file') + count(args);
+    msg +
+    count('Look at this screenshot and read the entry file.') +
+    imageTokens({ url: 'x', width: 1024, height: 768, detail: 'high' }) +
+    msg +
+    count('Reading it.') +
+    TOOL_CALL_OVERHEAD +
+    count('call_abc123') +
+    count('read_file') +
+    count(args);
   const toolResults = msg + count('call_abc123') + count(result);
   assert.deepEqual(est.categories, { system, tools, capsule, messages, toolResults, reservedOutput: 8000 });
   assert.equal(est.raw, system + tools + capsule + messages + toolResults);
@@ -58,7 +84,19 @@ test('tools, capsule, tool calls, tool results and images: raw equals the per-pa
 
   // Counting the whole payload in one piece differs from the per-part sum only at the part boundaries:
   // at most one token per '\n' separator, far less than the framing counted per message.
-  const payload = [SYSTEM, serializeToolSchemas(TOOLS), CAPSULE_QUESTION, '## Goal\nShip it.\n## Progress\n- Done: setup', 'Look at this screenshot and read the entry file.', 'Reading it.', 'call_abc123', 'read_file', args, 'call_abc123', result].join('\n');
+  const payload = [
+    SYSTEM,
+    serializeToolSchemas(TOOLS),
+    CAPSULE_QUESTION,
+    '## Goal\nShip it.\n## Progress\n- Done: setup',
+    'Look at this screenshot and read the entry file.',
+    'Reading it.',
+    'call_abc123',
+    'read_file',
+    args,
+    'call_abc123',
+    result,
+  ].join('\n');
   const partsOnly = est.raw - (6 * msg + TOOLS_OVERHEAD + TOOL_CALL_OVERHEAD + REPLY_PRIMING + 765);
   const separators = 10;
   assert.ok(Math.abs(count(payload) - partsOnly) <= separators, `whole ${count(payload)} vs parts ${partsOnly}`);
@@ -71,7 +109,7 @@ test('the margin is 5%, rounded up', () => {
   assert.equal(withMargin(0), 0);
 });
 
-test('image tokens follow OpenAI\'s tile formula', () => {
+test("image tokens follow OpenAI's tile formula", () => {
   assert.equal(imageTokens({ url: 'x', detail: 'low', width: 4000, height: 4000 }), 85);
   assert.equal(imageTokens({ url: 'x', width: 1024, height: 1024, detail: 'high' }), 765); // → 768×768, 4 tiles
   assert.equal(imageTokens({ url: 'x', width: 2048, height: 4096 }), 1105); // → 1024×2048 → 768×1536, 6 tiles
@@ -79,9 +117,13 @@ test('image tokens follow OpenAI\'s tile formula', () => {
   assert.equal(imageTokens({ url: 'x' }), IMAGE_DEFAULT_TOKENS);
 });
 
-test('level ≥ 2 truncated tool results are counted as sent, not from the full result\'s cache entry', () => {
+test("level ≥ 2 truncated tool results are counted as sent, not from the full result's cache entry", () => {
   const long = Array.from({ length: 400 }, (_, i) => `line ${i}: some build output that goes on and on`).join('\n');
-  const b = new BranchBuilder().user('build it').assistant('', { toolCalls: [{ id: 'c1', name: 'run_command', arguments: '{}' }] }).tool('c1', long).user('and?');
+  const b = new BranchBuilder()
+    .user('build it')
+    .assistant('', { toolCalls: [{ id: 'c1', name: 'run_command', arguments: '{}' }] })
+    .tool('c1', long)
+    .user('and?');
   const cache = new EntryTokenCache(counterForModel('gpt-4o'));
   const full = estimateRequest(buildModelInput(b.entries, SYSTEM), [], cache, 0);
   b.capsule('summary', 'e1', { truncateResults: true });
@@ -92,7 +134,11 @@ test('level ≥ 2 truncated tool results are counted as sent, not from the full 
 
 test('tool schemas serialize deterministically with sorted keys at every level', () => {
   const json = serializeToolSchemas(TOOLS);
-  const reordered: ToolSchema[] = TOOLS.map((t) => ({ parameters: Object.fromEntries(Object.entries(t.parameters).reverse()), description: t.description, name: t.name }));
+  const reordered: ToolSchema[] = TOOLS.map((t) => ({
+    parameters: Object.fromEntries(Object.entries(t.parameters).reverse()),
+    description: t.description,
+    name: t.name,
+  }));
   assert.equal(serializeToolSchemas(reordered), json);
   assert.ok(json.startsWith('[{"function":{"description":"Read a file in the workspace","name":"read_file","parameters":{"properties":'));
   assert.deepEqual(JSON.parse(json)[1].function.parameters, TOOLS[1]?.parameters);

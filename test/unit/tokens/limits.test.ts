@@ -13,21 +13,41 @@ const defaults = resolveSettings({ raw: {} });
 
 test('docs/behaviour.md#tokens: window 65000, output 8000, reserve 8192 → hard 48808, soft 39046', () => {
   const s = defaults.settings;
-  const l = computeLimits({ contextWindow: 65000, maxOutputTokens: 8000, safetyReserveTokens: 8192, minTokensForAutoCompact: s.minTokensForAutoCompact, autoCompactThresholdRatio: s.autoCompactThresholdRatio });
+  const l = computeLimits({
+    contextWindow: 65000,
+    maxOutputTokens: 8000,
+    safetyReserveTokens: 8192,
+    minTokensForAutoCompact: s.minTokensForAutoCompact,
+    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+  });
   assert.equal(l.hardLimit, 48808);
   assert.equal(l.softLimit, 39046);
 });
 
 test('docs/behaviour.md#tokens: window 65536, output 8192, reserve 8192 → hard 49152', () => {
   const s = defaults.settings;
-  const l = computeLimits({ contextWindow: 65536, maxOutputTokens: 8192, safetyReserveTokens: 8192, minTokensForAutoCompact: s.minTokensForAutoCompact, autoCompactThresholdRatio: s.autoCompactThresholdRatio });
+  const l = computeLimits({
+    contextWindow: 65536,
+    maxOutputTokens: 8192,
+    safetyReserveTokens: 8192,
+    minTokensForAutoCompact: s.minTokensForAutoCompact,
+    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+  });
   assert.equal(l.hardLimit, 49152);
   assert.equal(l.softLimit, Math.floor(49152 * 0.8));
 });
 
 test('soft limit never drops below minTokensForAutoCompact, nor reaches the hard limit', () => {
-  assert.equal(computeLimits({ contextWindow: 40000, maxOutputTokens: 0, safetyReserveTokens: 0, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.5 }).softLimit, 32000);
-  assert.equal(computeLimits({ contextWindow: 30000, maxOutputTokens: 0, safetyReserveTokens: 0, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.8 }).softLimit, 29999);
+  assert.equal(
+    computeLimits({ contextWindow: 40000, maxOutputTokens: 0, safetyReserveTokens: 0, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.5 })
+      .softLimit,
+    32000,
+  );
+  assert.equal(
+    computeLimits({ contextWindow: 30000, maxOutputTokens: 0, safetyReserveTokens: 0, minTokensForAutoCompact: 32000, autoCompactThresholdRatio: 0.8 })
+      .softLimit,
+    29999,
+  );
 });
 
 test('computeBudget reproduces the docs/behaviour.md#tokens worked examples from the model info and default settings', () => {

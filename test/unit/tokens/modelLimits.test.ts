@@ -72,22 +72,45 @@ test('the built-in table knows the common families under their many spellings', 
 });
 
 test('OpenRouter: top_provider limits', () => {
-  const raw = { id: 'anthropic/claude-3.5-sonnet', name: 'Claude', context_length: 200000, top_provider: { context_length: 200000, max_completion_tokens: 8192, is_moderated: true }, pricing: { prompt: '0.000003' } };
+  const raw = {
+    id: 'anthropic/claude-3.5-sonnet',
+    name: 'Claude',
+    context_length: 200000,
+    top_provider: { context_length: 200000, max_completion_tokens: 8192, is_moderated: true },
+    pricing: { prompt: '0.000003' },
+  };
   assert.deepEqual(modelInfoFromProviderModel(raw), { contextWindow: 200000, maxOutputTokens: 8192 });
   assert.deepEqual(modelInfoFromProviderModel({ id: 'x', context_length: 32768, top_provider: { max_completion_tokens: null } }), { contextWindow: 32768 });
 });
 
 test('vLLM: max_model_len', () => {
-  assert.deepEqual(modelInfoFromProviderModel({ id: 'Qwen/Qwen2.5-Coder-32B-Instruct', object: 'model', owned_by: 'vllm', root: 'Qwen/Qwen2.5-Coder-32B-Instruct', max_model_len: 32768 }), { contextWindow: 32768 });
+  assert.deepEqual(
+    modelInfoFromProviderModel({
+      id: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+      object: 'model',
+      owned_by: 'vllm',
+      root: 'Qwen/Qwen2.5-Coder-32B-Instruct',
+      max_model_len: 32768,
+    }),
+    { contextWindow: 32768 },
+  );
 });
 
 test('LM Studio: the loaded window wins over the maximum', () => {
-  assert.deepEqual(modelInfoFromProviderModel({ id: 'qwen2.5-7b-instruct', type: 'llm', state: 'loaded', max_context_length: 32768, loaded_context_length: 4096 }), { contextWindow: 4096 });
-  assert.deepEqual(modelInfoFromProviderModel({ id: 'qwen2.5-7b-instruct', type: 'llm', state: 'not-loaded', max_context_length: 32768 }), { contextWindow: 32768 });
+  assert.deepEqual(
+    modelInfoFromProviderModel({ id: 'qwen2.5-7b-instruct', type: 'llm', state: 'loaded', max_context_length: 32768, loaded_context_length: 4096 }),
+    { contextWindow: 4096 },
+  );
+  assert.deepEqual(modelInfoFromProviderModel({ id: 'qwen2.5-7b-instruct', type: 'llm', state: 'not-loaded', max_context_length: 32768 }), {
+    contextWindow: 32768,
+  });
 });
 
 test('Groq-style context_window, numeric strings, and an output limit equal to the window', () => {
-  assert.deepEqual(modelInfoFromProviderModel({ id: 'llama-3.3-70b-versatile', context_window: 131072, max_completion_tokens: 32768 }), { contextWindow: 131072, maxOutputTokens: 32768 });
+  assert.deepEqual(modelInfoFromProviderModel({ id: 'llama-3.3-70b-versatile', context_window: 131072, max_completion_tokens: 32768 }), {
+    contextWindow: 131072,
+    maxOutputTokens: 32768,
+  });
   assert.deepEqual(modelInfoFromProviderModel({ id: 'x', context_length: '65536' }), { contextWindow: 65536 });
   assert.deepEqual(modelInfoFromProviderModel({ id: 'x', context_length: 8192, max_output_tokens: 8192 }), { contextWindow: 8192 });
 });
@@ -99,7 +122,21 @@ test('garbage never throws and yields no limits', () => {
       throw new Error('boom');
     },
   });
-  const garbage: readonly unknown[] = [undefined, null, 42, 'gpt-4o', [], [1, 2], { id: 'x' }, { context_length: -1 }, { context_length: 1.5 }, { context_length: 'lots' }, { max_model_len: {} }, { top_provider: 'x' }, hostile];
+  const garbage: readonly unknown[] = [
+    undefined,
+    null,
+    42,
+    'gpt-4o',
+    [],
+    [1, 2],
+    { id: 'x' },
+    { context_length: -1 },
+    { context_length: 1.5 },
+    { context_length: 'lots' },
+    { max_model_len: {} },
+    { top_provider: 'x' },
+    hostile,
+  ];
   garbage.forEach((raw, i) => assert.deepEqual(modelInfoFromProviderModel(raw), {}, `case ${i}`));
   assert.deepEqual(modelInfoFromProviderModel({ context_length: 'lots', max_model_len: 16384 }), { contextWindow: 16384 });
 });

@@ -7,7 +7,19 @@ import { ROLE_TOKENS } from '../../../src/engine/tokens/messageTokens.js';
 import { counterForModel, encodingForModel } from '../../../src/node/tokenCounter.js';
 
 test('OpenAI models map to their encodings; unknown families estimate with o200k_base', () => {
-  for (const m of ['gpt-4o', 'gpt-4o-mini', 'gpt-4.1-mini', 'o1', 'o3-mini', 'o4-mini', 'gpt-5', 'gpt-5-mini', 'openai/gpt-4o', 'gpt-oss-20b', 'chatgpt-4o-latest']) {
+  for (const m of [
+    'gpt-4o',
+    'gpt-4o-mini',
+    'gpt-4.1-mini',
+    'o1',
+    'o3-mini',
+    'o4-mini',
+    'gpt-5',
+    'gpt-5-mini',
+    'openai/gpt-4o',
+    'gpt-oss-20b',
+    'chatgpt-4o-latest',
+  ]) {
     assert.equal(encodingForModel(m), 'o200k_base', m);
   }
   for (const m of ['gpt-4', 'gpt-4-turbo', 'gpt-4-0613', 'gpt-3.5-turbo', 'openai/gpt-3.5-turbo-0125']) {

@@ -21,7 +21,13 @@ function limitsFor(window: number, tableOutput: number) {
   const model = resolveModelInfo('some-local-model', { provider: { contextWindow: window, maxOutputTokens: tableOutput } });
   const r = resolveSettings({ raw: {}, model: { contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens } });
   const s = r.settings;
-  const limits = computeLimits({ contextWindow: model.contextWindow, maxOutputTokens: model.maxOutputTokens, safetyReserveTokens: s.safetyReserveTokens, minTokensForAutoCompact: s.minTokensForAutoCompact, autoCompactThresholdRatio: s.autoCompactThresholdRatio });
+  const limits = computeLimits({
+    contextWindow: model.contextWindow,
+    maxOutputTokens: model.maxOutputTokens,
+    safetyReserveTokens: s.safetyReserveTokens,
+    minTokensForAutoCompact: s.minTokensForAutoCompact,
+    autoCompactThresholdRatio: s.autoCompactThresholdRatio,
+  });
   return { model, r, s, limits };
 }
 
@@ -98,10 +104,18 @@ test('a window below 4,096 tokens is a clear error', () => {
 
 test('the fixed overhead is one input: a larger measured overhead (MCP schemas, instruction files) shrinks the derived tail', () => {
   const base = resolveSettings({ raw: {}, model: { contextWindow: 8_192, maxOutputTokens: 2_048 } }).settings;
-  const more = resolveSettings({ raw: {}, model: { contextWindow: 8_192, maxOutputTokens: 2_048, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + 1_000 } }).settings;
+  const more = resolveSettings({
+    raw: {},
+    model: { contextWindow: 8_192, maxOutputTokens: 2_048, fixedOverheadTokens: DEFAULT_FIXED_OVERHEAD_TOKENS + 1_000 },
+  }).settings;
   assert.equal(base.keepRecentTokens - more.keepRecentTokens, 300);
   assert.equal(more.minTokensForAutoCompact - base.minTokensForAutoCompact, 400);
   // The built-in system prompt and tool schemas fit in the default figure.
-  const frame = estimateRequest({ system: DEFAULT_SYSTEM_PROMPT, messages: [], entryIds: [] }, new WorkspaceToolHost({ roots: [tmpdir()], approve: async () => true, trusted: () => true }).schemas(), new EntryTokenCache(counterForModel('gpt-4o')), 0).total;
+  const frame = estimateRequest(
+    { system: DEFAULT_SYSTEM_PROMPT, messages: [], entryIds: [] },
+    new WorkspaceToolHost({ roots: [tmpdir()], approve: async () => true, trusted: () => true }).schemas(),
+    new EntryTokenCache(counterForModel('gpt-4o')),
+    0,
+  ).total;
   assert.ok(frame <= DEFAULT_FIXED_OVERHEAD_TOKENS, `built-in overhead ${frame} <= ${DEFAULT_FIXED_OVERHEAD_TOKENS}`);
 });

@@ -29,16 +29,40 @@ test('the report scans once when nothing is left, and settles once more only whi
   assert.deepEqual(await none.tracker.settled('c1'), []);
   assert.equal(none.scans(), 1, 'nothing left: no settle, no second scan');
 
-  const midExec = scripted([{ found: [], uncertain: 1 }, { found: [me], uncertain: 0 }]);
-  assert.deepEqual((await midExec.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'a child the first scan could not tell (mid-exec) is reported');
+  const midExec = scripted([
+    { found: [], uncertain: 1 },
+    { found: [me], uncertain: 0 },
+  ]);
+  assert.deepEqual(
+    (await midExec.tracker.settled('c1')).map((p) => p.pid),
+    [process.pid],
+    'a child the first scan could not tell (mid-exec) is reported',
+  );
   assert.equal(midExec.scans(), 2);
 
-  const detached = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }]);
-  assert.deepEqual((await detached.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'a tagged process outside the group is reported');
+  const detached = scripted([
+    { found: [me], uncertain: 0 },
+    { found: [], uncertain: 0 },
+  ]);
+  assert.deepEqual(
+    (await detached.tracker.settled('c1')).map((p) => p.pid),
+    [process.pid],
+    'a tagged process outside the group is reported',
+  );
   assert.equal(detached.scans(), 1, 'the group is empty: no settle');
 
-  const grouped = scripted([{ found: [me], uncertain: 0 }, { found: [], uncertain: 0 }], member.pid ?? 0);
-  assert.deepEqual((await grouped.tracker.settled('c1')).map((p) => p.pid), [process.pid], 'what either scan saw and still runs');
+  const grouped = scripted(
+    [
+      { found: [me], uncertain: 0 },
+      { found: [], uncertain: 0 },
+    ],
+    member.pid ?? 0,
+  );
+  assert.deepEqual(
+    (await grouped.tracker.settled('c1')).map((p) => p.pid),
+    [process.pid],
+    'what either scan saw and still runs',
+  );
   assert.equal(grouped.scans(), 2, 'one settle at most, while the group has members');
 });
 
@@ -47,7 +71,7 @@ function startOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
 }
 
-test('a process of the command\'s group is found by its group even when its environment has no tag (mid-exec, or cleared)', async (t) => {
+test("a process of the command's group is found by its group even when its environment has no tag (mid-exec, or cleared)", async (t) => {
   // env -i leaves no tag, as an exec in progress briefly does; the group is what still ties it to the command.
   const child = spawn('env', ['-i', 'sleep', '30'], { detached: true, stdio: 'ignore' });
   t.after(() => child.kill('SIGKILL'));
@@ -55,9 +79,16 @@ test('a process of the command\'s group is found by its group even when its envi
   const execed = async (): Promise<boolean> => (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).startsWith('sleep\0');
   for (let i = 0; i < 500 && !(await execed()); i++) await new Promise((r) => setTimeout(r, 10));
   const mark = { commandId: 'g1', tag: `${process.pid}:g1`, ownerPid: process.pid, start: startOf(pid) };
-  assert.deepEqual((await scanProcesses([mark])).found.filter((p) => p.pid === pid), [], 'no tag and no group: not found');
+  assert.deepEqual(
+    (await scanProcesses([mark])).found.filter((p) => p.pid === pid),
+    [],
+    'no tag and no group: not found',
+  );
   const byGroup = (await scanProcesses([{ ...mark, pgid: pid }])).found.filter((p) => p.pid === pid);
-  assert.deepEqual(byGroup.map((p) => [p.pid, p.ownerPid, p.commandId]), [[pid, process.pid, 'g1']]);
+  assert.deepEqual(
+    byGroup.map((p) => [p.pid, p.ownerPid, p.commandId]),
+    [[pid, process.pid, 'g1']],
+  );
 });
 
 test('a backgrounded setsid grandchild is found by its tag, and no environment of a process older than the command is read', async (t) => {
@@ -74,14 +105,24 @@ test('a backgrounded setsid grandchild is found by its tag, and no environment o
   const floor = startOf(marker.pid ?? 0);
   marker.kill('SIGKILL');
   // The grandchild leaves the group (setsid) and its parent exits: only the tag ties it to the command.
-  const o = await executeCommand("(setsid sleep 30 > /dev/null 2>&1 & echo $!) ; true", ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker, secrets: [] });
+  const o = await executeCommand('(setsid sleep 30 > /dev/null 2>&1 & echo $!) ; true', ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, {
+    tracker,
+    secrets: [],
+  });
   const pid = Number(o.output.trim());
-  assert.deepEqual(o.background.map((p) => p.pid), [pid], o.output);
+  assert.deepEqual(
+    o.background.map((p) => p.pid),
+    [pid],
+    o.output,
+  );
   assert.equal(await alive(pid), true);
   const environs = reads.filter((r) => r.endsWith('/environ')).map((r) => Number(r.split('/')[2]));
-  assert.ok(environs.includes(pid), 'the grandchild\'s tag was read');
+  assert.ok(environs.includes(pid), "the grandchild's tag was read");
   for (const other of [1, process.pid, process.ppid]) assert.ok(!environs.includes(other), `read the environment of ${other}, which is older than the command`);
-  assert.ok(environs.every((p) => !existsSync(`/proc/${p}/stat`) || startOf(p) >= floor), 'only processes that started with or after the command');
+  assert.ok(
+    environs.every((p) => !existsSync(`/proc/${p}/stat`) || startOf(p) >= floor),
+    'only processes that started with or after the command',
+  );
   await tracker.stop();
   assert.equal(await diesSoon(pid), true);
 });
@@ -92,7 +133,7 @@ test('a background child that detaches its output and then execs (setsid, bash, 
   // The output closes (which ends the tool's wait) right before a chain of execs, the moment a single scan misses.
   for (const command of [
     "(exec > /dev/null 2>&1; exec setsid bash -c 'exec sleep 30') & echo $!",
-    "(exec > /dev/null 2>&1; sleep 0.2; exec sleep 30) & echo $!",
+    '(exec > /dev/null 2>&1; sleep 0.2; exec sleep 30) & echo $!',
   ]) {
     const r = await h.call('run_command', { command });
     const pid = Number(/^(\d+)$/m.exec(r.content)?.[1]);

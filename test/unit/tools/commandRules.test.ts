@@ -5,7 +5,8 @@ import { commandAllowed, parseRule, simpleCommandWords, suggestedRule } from '..
 
 test('a rule matches the same command and its longer forms', () => {
   const rules = ['npm test'];
-  for (const ok of ['npm test', 'npm  test', 'npm test -- --watch', "npm 'test'", 'npm "test" src/a.test.ts']) assert.equal(commandAllowed(ok, rules), true, ok);
+  for (const ok of ['npm test', 'npm  test', 'npm test -- --watch', "npm 'test'", 'npm "test" src/a.test.ts'])
+    assert.equal(commandAllowed(ok, rules), true, ok);
 });
 
 test('a rule never matches a different command, a compound line or anything that could run more', () => {

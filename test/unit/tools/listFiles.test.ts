@@ -66,7 +66,7 @@ test('the entry cap stops the listing and says how to see more', async (t) => {
 
 test('a listing that exactly fills the cap has no "more" message', async (t) => {
   const { ws } = await workspace(t);
-  await files(ws, { 'a': '', 'b': '', 'c': '' });
+  await files(ws, { a: '', b: '', c: '' });
   const { call } = makeHost(ws);
   assert.equal((await call('list_files', { maxEntries: 3 })).content, 'a\nb\nc');
 });

@@ -15,7 +15,15 @@ test('write_file and edit_file refuse the session, its sidecars and a link to th
   await files(ws, { 'chats/a.jsonl': '{"type":"session"}\n', 'chats/a.archive/op_1.json': '{}', 'chats/a.flight.jsonl': '', 'ok.txt': 'x\n' });
   await symlink(session, join(ws, 'innocent.txt'));
   const h = makeHost(ws, { ownFiles: () => sessionOwnedPaths(session, join(ws, 'chats', 'a.archive'), join(ws, 'chats', 'a.flight.jsonl')) });
-  for (const path of ['chats/a.jsonl', 'chats/a.jsonl.corrupt', 'chats/a.jsonl.lock.owner', 'chats/a.archive/op_1.json', 'chats/a.archive/new.json', 'chats/a.flight.jsonl', 'innocent.txt']) {
+  for (const path of [
+    'chats/a.jsonl',
+    'chats/a.jsonl.corrupt',
+    'chats/a.jsonl.lock.owner',
+    'chats/a.archive/op_1.json',
+    'chats/a.archive/new.json',
+    'chats/a.flight.jsonl',
+    'innocent.txt',
+  ]) {
     const w = await h.call('write_file', { path, content: 'gone\n' });
     assert.equal(w.isError, true, path);
     assert.match(w.content, /^write_file refused: ".*" is one of Capsule's own files/, `${path}: ${w.content}`);
@@ -27,7 +35,7 @@ test('write_file and edit_file refuse the session, its sidecars and a link to th
   assert.equal((await h.call('write_file', { path: 'chats/b.jsonl', content: 'other\n' })).isError, false);
 });
 
-test('the CLI\'s default session inside the workspace survives an approved write onto it; the next turn keeps the history', async (t) => {
+test("the CLI's default session inside the workspace survives an approved write onto it; the next turn keeps the history", async (t) => {
   const { ws } = await workspace(t);
   const server = await startFakeOpenAI({ window: 60_000 });
   t.after(() => server.close());
@@ -39,17 +47,23 @@ test('the CLI\'s default session inside the workspace survives an approved write
   const argv = ['chat', '--base-url', server.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--workspace', ws, '--yes'];
   const lines: string[] = [];
   assert.equal(await main([...argv, 'first'], (s) => lines.push(s)), 0, lines.join('\n'));
-  assert.ok(lines.some((l) => /write_file → error \(\d+ ms\): write_file refused/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /write_file → error \(\d+ ms\): write_file refused/.test(l)),
+    lines.join('\n'),
+  );
   server.setFallback(() => ({ text: 'second answer' }));
   assert.equal(await main([...argv, 'second'], () => undefined), 0);
   const load = await loadSessionFile(join(ws, '.capsule', 'chat.jsonl'));
-  const users = load.tree.branch().filter((e) => e.type === 'user').map((e) => (e.type === 'user' ? e.content : ''));
+  const users = load.tree
+    .branch()
+    .filter((e) => e.type === 'user')
+    .map((e) => (e.type === 'user' ? e.content : ''));
   assert.deepEqual(users, ['first', 'second']);
   const last = server.chatRequests[server.chatRequests.length - 1]?.body as { messages: { role: string }[] };
   assert.ok(last.messages.filter((m) => m.role === 'user').length >= 2, 'the second turn was sent the first');
 });
 
-test('with --session elsewhere in the workspace, the snapshot store beside it is still Capsule\'s own: write_file cannot touch its change log', async (t) => {
+test("with --session elsewhere in the workspace, the snapshot store beside it is still Capsule's own: write_file cannot touch its change log", async (t) => {
   const { ws } = await workspace(t);
   const server = await startFakeOpenAI({ window: 60_000 });
   t.after(() => server.close());
@@ -57,15 +71,43 @@ test('with --session elsewhere in the workspace, the snapshot store beside it is
     const last = req.body.messages[req.body.messages.length - 1];
     if (last?.role === 'tool') return { text: `tool said: ${String(last.content).slice(0, 60)}` };
     if (String(last?.content).startsWith('first')) return { toolCalls: [{ name: 'write_file', arguments: { path: 'made.txt', content: 'made\n' } }] };
-    return { toolCalls: [{ name: 'write_file', arguments: { path: 'notes/chat.files/changes.jsonl', content: '{"path":"/etc/passwd","leaf":null,"before":null,"after":null,"why":"write","at":"x"}\n' } }] };
+    return {
+      toolCalls: [
+        {
+          name: 'write_file',
+          arguments: {
+            path: 'notes/chat.files/changes.jsonl',
+            content: '{"path":"/etc/passwd","leaf":null,"before":null,"after":null,"why":"write","at":"x"}\n',
+          },
+        },
+      ],
+    };
   });
-  const argv = ['chat', '--base-url', server.url, '--model', 'fake-model', '--window', '60000', '--max-output', '2000', '--workspace', ws, '--session', join(ws, 'notes', 'chat.jsonl'), '--yes'];
+  const argv = [
+    'chat',
+    '--base-url',
+    server.url,
+    '--model',
+    'fake-model',
+    '--window',
+    '60000',
+    '--max-output',
+    '2000',
+    '--workspace',
+    ws,
+    '--session',
+    join(ws, 'notes', 'chat.jsonl'),
+    '--yes',
+  ];
   assert.equal(await main([...argv, 'first: make a file'], () => undefined), 0);
   const log = join(ws, 'notes', 'chat.files', 'changes.jsonl');
   const before = await readFile(log, 'utf8');
   const lines: string[] = [];
   assert.equal(await main([...argv, 'second: rewrite the log'], (s) => lines.push(s)), 0, lines.join('\n'));
-  assert.ok(lines.some((l) => /write_file → error \(\d+ ms\): write_file refused: "notes\/chat\.files\/changes\.jsonl" is one of Capsule's own files/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /write_file → error \(\d+ ms\): write_file refused: "notes\/chat\.files\/changes\.jsonl" is one of Capsule's own files/.test(l)),
+    lines.join('\n'),
+  );
   assert.equal(await readFile(log, 'utf8'), before, 'the change log is as Capsule wrote it');
 });
 

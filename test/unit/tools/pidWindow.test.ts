@@ -30,7 +30,11 @@ test('a setsid grandchild is found while no process older than the command has i
   t.after(() => tracker.stop());
   const o = await executeCommand(SETSID, ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker, secrets: [] });
   const pid = Number(o.output.trim());
-  assert.deepEqual(o.background.map((p) => p.pid), [pid], o.output);
+  assert.deepEqual(
+    o.background.map((p) => p.pid),
+    [pid],
+    o.output,
+  );
   assert.ok(s.stats.has(pid), "the grandchild's stat was read");
   for (const older of [1, process.ppid]) assert.ok(!s.stats.has(older), `read the stat of ${older}, which is older than the command`);
   await tracker.stop();
@@ -46,7 +50,11 @@ test('when more processes were created than the pid counter can hold apart, ever
   t.after(() => tracker.stop());
   const o = await executeCommand(SETSID, ws, 10_000, DEFAULT_TOOL_LIMITS, new AbortController().signal, { tracker, secrets: [] });
   const pid = Number(o.output.trim());
-  assert.deepEqual(o.background.map((p) => p.pid), [pid], o.output);
+  assert.deepEqual(
+    o.background.map((p) => p.pid),
+    [pid],
+    o.output,
+  );
   assert.ok(s.stats.has(process.ppid), 'the whole process table was read');
   await tracker.stop();
   assert.equal(await diesSoon(pid), true);

@@ -51,7 +51,13 @@ test('the line cap stops a call and says exactly how to read the rest; following
     args = JSON.parse(next[1]) as Record<string, unknown>;
   }
   assert.equal(seen.length, 25);
-  assert.deepEqual(seen, numbered(25).trimEnd().split('\n').map((l, i) => `${i + 1}\t${l}`));
+  assert.deepEqual(
+    seen,
+    numbered(25)
+      .trimEnd()
+      .split('\n')
+      .map((l, i) => `${i + 1}\t${l}`),
+  );
 });
 
 test('the byte cap stops a call before a line that would not fit', async (t) => {
@@ -119,5 +125,8 @@ test('a range at the start of a huge file is read without scanning it all, and s
   assert.equal(r.content, `1\tab\n2\tab\n[Lines 1-2 of a ${size}-byte file.]`);
   const capped = await call('read_file', { path: 'huge.log' });
   assert.equal(capped.content.split('\n').filter((l) => /^\d+\t/.test(l)).length, 2_000);
-  assert.match(capped.content, new RegExp(`\\[Showing lines 1-2000 of a ${size}-byte file\\b.*\\b2000 lines\\b.*\\{"path": "huge.log", "startLine": 2001\\}.*\\]$`));
+  assert.match(
+    capped.content,
+    new RegExp(`\\[Showing lines 1-2000 of a ${size}-byte file\\b.*\\b2000 lines\\b.*\\{"path": "huge.log", "startLine": 2001\\}.*\\]$`),
+  );
 });

@@ -27,7 +27,15 @@ test('runs in the workspace root after approval; output then "exit code N", whic
   assert.equal(lines.at(-1), 'exit code 0');
   assert.ok(lines.includes(await realpath(ws)));
   assert.ok(lines.includes('to-stderr'));
-  assert.deepEqual(asked, [{ kind: 'command', title: 'Run `pwd; echo to-stderr >&2` in the workspace root', detail: 'pwd; echo to-stderr >&2', command: 'pwd; echo to-stderr >&2', cwd: 'the workspace root' }]);
+  assert.deepEqual(asked, [
+    {
+      kind: 'command',
+      title: 'Run `pwd; echo to-stderr >&2` in the workspace root',
+      detail: 'pwd; echo to-stderr >&2',
+      command: 'pwd; echo to-stderr >&2',
+      cwd: 'the workspace root',
+    },
+  ]);
   assert.equal(exitCodeIn(ok.content), 0);
 
   const fail = await call('run_command', { command: 'echo broken; exit 3' });
@@ -42,7 +50,7 @@ test('cwd must be a folder inside the workspace', async (t) => {
   const { ws } = await workspace(t);
   await files(ws, { 'sub/f.txt': '' });
   const { call } = makeHost(ws);
-  const r = await call('run_command', { command: 'ls' , cwd: 'sub' });
+  const r = await call('run_command', { command: 'ls', cwd: 'sub' });
   assert.equal(r.content, 'f.txt\nexit code 0');
   const file = await call('run_command', { command: 'ls', cwd: 'sub/f.txt' });
   assert.equal(file.isError, true);
@@ -108,7 +116,10 @@ test('a 50 MB output is capped to its head and tail with a marker saying how muc
   assert.ok(r.content.endsWith('aaaa\nEND\nexit code 0'));
   const total = 6 + 50_000_000 + 1 + 4;
   const dropped = total - 2 * 100 * 1024;
-  assert.match(r.content, new RegExp(`\\[\\.\\.\\. ${dropped} bytes of output dropped \\(${total} bytes in total\\); the first 102400 and last 102400 bytes are shown \\.\\.\\.\\]`));
+  assert.match(
+    r.content,
+    new RegExp(`\\[\\.\\.\\. ${dropped} bytes of output dropped \\(${total} bytes in total\\); the first 102400 and last 102400 bytes are shown \\.\\.\\.\\]`),
+  );
 });
 
 test('background processes that keep the output open do not hang the tool', async (t) => {
@@ -139,6 +150,9 @@ test('a command denied with feedback is not run and the model reads the feedback
   const { ws } = await workspace(t);
   const { call } = makeHost(ws, { approve: async () => ({ approved: false, feedback: 'Run only the unit tests: npm run test:unit' }) });
   const r = await call('run_command', { command: 'touch ran.txt' });
-  assert.deepEqual(r, { isError: true, content: 'The user declined to run this command; it was not run. The user said: "Run only the unit tests: npm run test:unit"' });
+  assert.deepEqual(r, {
+    isError: true,
+    content: 'The user declined to run this command; it was not run. The user said: "Run only the unit tests: npm run test:unit"',
+  });
   assert.equal(existsSync(join(ws, 'ran.txt')), false);
 });

@@ -54,7 +54,11 @@ test('the result cap stops ripgrep and says how to narrow', async (t) => {
   const lines = r.content.split('\n');
   assert.equal(lines.length, 6);
   assert.equal(lines[4], 'many.txt:5:hit');
-  assert.match(lines[5] ?? '', /^\[Stopped at 5 matches\b.*\bmaxResults\b.*\b50\b.*\]$/, 'a bracketed note with the count, and the argument (with its ceiling) that shows more');
+  assert.match(
+    lines[5] ?? '',
+    /^\[Stopped at 5 matches\b.*\bmaxResults\b.*\b50\b.*\]$/,
+    'a bracketed note with the count, and the argument (with its ceiling) that shows more',
+  );
   const exact = await call('search', { query: 'hit', path: 'many.txt', maxResults: 50 });
   assert.equal(exact.content.split('\n').length, 51);
 });

@@ -90,4 +90,3 @@ export async function diesSoon(pid: number): Promise<boolean> {
   }
   return false;
 }
-

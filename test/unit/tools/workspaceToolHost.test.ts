@@ -12,11 +12,17 @@ test('schemas() is the same fixed list every time and for every host with the sa
   const { ws } = await workspace(t);
   const a = makeHost(ws).host;
   const b = makeHost(ws, { trusted: false }).host;
-  assert.deepEqual(a.schemas().map((s) => s.name), CORE);
+  assert.deepEqual(
+    a.schemas().map((s) => s.name),
+    CORE,
+  );
   assert.equal(JSON.stringify(a.schemas()), JSON.stringify(a.schemas()));
   assert.equal(JSON.stringify(a.schemas()), JSON.stringify(b.schemas()), 'trust changes what runs, not the tool list');
   const full = makeHost(ws, { checkpoint: async () => 'ck_1', evidence: async () => ({ isError: false, content: '' }) }).host;
-  assert.deepEqual(full.schemas().map((s) => s.name), [...CORE, 'checkpoint', 'read_compaction_evidence']);
+  assert.deepEqual(
+    full.schemas().map((s) => s.name),
+    [...CORE, 'checkpoint', 'read_compaction_evidence'],
+  );
   assert.deepEqual(full.schemas()[8], READ_COMPACTION_EVIDENCE_TOOL);
   for (const s of full.schemas()) {
     assert.equal(s.parameters['type'], 'object');
@@ -37,12 +43,18 @@ test('bad JSON, non-objects, unknown and mistyped arguments are tool errors, nev
   }
   const unknownKey = await call('read_file', { file_path: 'a.txt' });
   // The model is told which argument is missing, which one is unknown, and what it may pass instead.
-  assert.match(unknownKey.content, /^Invalid arguments for read_file: missing required argument "path".*; unknown argument "file_path" \(allowed: path, startLine, endLine\)\.$/);
+  assert.match(
+    unknownKey.content,
+    /^Invalid arguments for read_file: missing required argument "path".*; unknown argument "file_path" \(allowed: path, startLine, endLine\)\.$/,
+  );
   const wrongType = await call('read_file', { path: 42 });
   assert.match(wrongType.content, /^Invalid arguments for read_file: "path": [^;]+\.$/, 'one problem, about "path"');
   const unknownTool = await call('delete_everything', {});
   assert.equal(unknownTool.isError, true);
-  assert.match(unknownTool.content, /^Unknown tool "delete_everything"\. Available tools: read_file, list_files, search, write_file, edit_file, run_command, update_plan, checkpoint\.$/);
+  assert.match(
+    unknownTool.content,
+    /^Unknown tool "delete_everything"\. Available tools: read_file, list_files, search, write_file, edit_file, run_command, update_plan, checkpoint\.$/,
+  );
   const nulls = await call('list_files', { path: null, recursive: null, maxEntries: null });
   assert.equal(nulls.isError, false, 'null means "not given"');
   const empty = await call('list_files', '');
@@ -59,7 +71,10 @@ test('checkpoint calls the callback and returns the id; callback failures become
       return 'ck_42';
     },
   });
-  assert.deepEqual(await call('checkpoint', { kind: 'milestone', note: '  tests pass  ' }), { isError: false, content: 'Checkpoint ck_42 recorded (milestone).' });
+  assert.deepEqual(await call('checkpoint', { kind: 'milestone', note: '  tests pass  ' }), {
+    isError: false,
+    content: 'Checkpoint ck_42 recorded (milestone).',
+  });
   assert.deepEqual(recorded, [['milestone', 'tests pass']]);
   const bad = await call('checkpoint', { kind: 'done', note: 'x' });
   assert.match(bad.content, /^Invalid arguments for checkpoint: "kind": .*"milestone".*"plan_pivot"/, 'the allowed kinds are listed');
@@ -83,7 +98,10 @@ test('read_compaction_evidence is delegated with the raw arguments and signal; a
   });
   assert.deepEqual(await call('read_compaction_evidence', { page: 1 }), { isError: false, content: 'page 1 of 1' });
   assert.deepEqual(seen, ['{"page":1}']);
-  assert.deepEqual(await call('read_compaction_evidence', { query: 'boom' }), { isError: true, content: 'read_compaction_evidence failed: archive unreadable' });
+  assert.deepEqual(await call('read_compaction_evidence', { query: 'boom' }), {
+    isError: true,
+    content: 'read_compaction_evidence failed: archive unreadable',
+  });
 });
 
 test('an already-aborted signal runs nothing', async (t) => {
@@ -112,7 +130,16 @@ test('the ledger reads these tools: kinds, paths, commands, queries and exit cod
   const entries: Entry[] = [{ type: 'assistant', id: 'e1', parentId: null, timestamp: ts, content: '', toolCalls: calls }];
   for (const c of calls) {
     const r = await call(c.name, c.arguments);
-    entries.push({ type: 'tool_result', id: `r_${c.id}`, parentId: 'e1', timestamp: ts, toolCallId: c.id, toolName: c.name, content: r.content, isError: r.isError });
+    entries.push({
+      type: 'tool_result',
+      id: `r_${c.id}`,
+      parentId: 'e1',
+      timestamp: ts,
+      toolCallId: c.id,
+      toolName: c.name,
+      content: r.content,
+      isError: r.isError,
+    });
   }
   const actions = toolActionsOf(entries);
   assert.deepEqual(

@@ -39,7 +39,11 @@ test('write_file over an existing file shows the real diff, keeps the file mode 
   const same = await run('write_file', { path: 'run.sh', content: '#!/bin/sh\necho two\n' });
   assert.equal(same.content, 'No change: run.sh already has exactly this content.');
   assert.equal(asked.length, 1, 'no approval is asked for a write that changes nothing');
-  assert.deepEqual([same.effects?.source, same.effects?.modified ?? [], same.effects?.created ?? []], ['measured', [], []], 'a no-op with measured effects: the chat offers no "Show diff" for it');
+  assert.deepEqual(
+    [same.effects?.source, same.effects?.modified ?? [], same.effects?.created ?? []],
+    ['measured', [], []],
+    'a no-op with measured effects: the chat offers no "Show diff" for it',
+  );
 });
 
 test('a declined write or edit changes nothing and tells the model the user declined', async (t) => {
@@ -153,12 +157,15 @@ test('writing to a folder is refused', async (t) => {
   assert.match(r.content, /"d" is a folder, not a file/);
 });
 
-test('an edit denied with feedback writes nothing and gives the model the user\'s words; the request carries both texts for a diff editor', async (t) => {
+test("an edit denied with feedback writes nothing and gives the model the user's words; the request carries both texts for a diff editor", async (t) => {
   const { ws } = await workspace(t);
   await files(ws, { 'a.ts': 'const a = 1;\n' });
   const { call, asked } = makeHost(ws, { approve: async () => ({ approved: false, feedback: 'Use a constant named ONE instead.' }) });
   const r = await call('edit_file', { path: 'a.ts', oldText: 'const a = 1;', newText: 'const a = 2;' });
-  assert.deepEqual(r, { isError: true, content: 'The user declined the change to a.ts; nothing was written. The user said: "Use a constant named ONE instead."' });
+  assert.deepEqual(r, {
+    isError: true,
+    content: 'The user declined the change to a.ts; nothing was written. The user said: "Use a constant named ONE instead."',
+  });
   assert.equal(await readFile(join(ws, 'a.ts'), 'utf8'), 'const a = 1;\n');
   assert.equal(asked[0]?.before, 'const a = 1;\n');
   assert.equal(asked[0]?.after, 'const a = 2;\n');

@@ -48,7 +48,19 @@ class Chat {
   compact(): void {
     const ck = `ck_c${++this.#n}`;
     this.add('checkpoint', { checkpointId: ck, kind: 'auto' });
-    this.add('capsule', { summary: 'S', firstKeptEntryId: 'x', pinnedEntryIds: [], tokensBefore: 10, tokensAfter: 5, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: ck, details: {} });
+    this.add('capsule', {
+      summary: 'S',
+      firstKeptEntryId: 'x',
+      pinnedEntryIds: [],
+      tokensBefore: 10,
+      tokensAfter: 5,
+      trigger: 'user',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: ck,
+      details: {},
+    });
   }
 
   /** Rewind to before a message (its own checkpoint), as Edit and Retry do. */
@@ -72,7 +84,13 @@ class Chat {
 
   /** [text, "index/count"] of every message and answer that shows a switcher. */
   switchers(): [string, string][] {
-    return this.items().flatMap((i): [string, string][] => (i.kind === 'user' && i.branch ? [[i.text, `${i.branch.index}/${i.branch.count}`]] : i.kind === 'assistant' && i.branch ? [[i.markdown, `${i.branch.index}/${i.branch.count}`]] : []));
+    return this.items().flatMap((i): [string, string][] =>
+      i.kind === 'user' && i.branch
+        ? [[i.text, `${i.branch.index}/${i.branch.count}`]]
+        : i.kind === 'assistant' && i.branch
+          ? [[i.markdown, `${i.branch.index}/${i.branch.count}`]]
+          : [],
+    );
   }
 }
 
@@ -100,7 +118,11 @@ test('three siblings: the middle one has both neighbours; a switch shows that br
   c.switchTo(a2);
   assert.deepEqual(c.switchers(), [['task B', '2/3']]);
   assert.deepEqual(c.index.forkOf(a2), { index: 2, count: 3, previous: a1, next: a3, retry: false });
-  assert.deepEqual(c.items().map((i) => (i.kind === 'assistant' ? i.markdown : i.kind)), ['user', 'answer to task B'], 'the branch with its answer');
+  assert.deepEqual(
+    c.items().map((i) => (i.kind === 'assistant' ? i.markdown : i.kind)),
+    ['user', 'answer to task B'],
+    'the branch with its answer',
+  );
   c.switchTo(a1);
   assert.deepEqual(c.switchers(), [['task A', '1/3']]);
   assert.equal(c.tree.entries().filter((e) => e.type === 'user').length, 3, 'every message is still in the file');
@@ -137,17 +159,33 @@ test('nested forks: switching the outer fork lands on the newest entry of that b
   const inner1 = c.turn('step X');
   c.rewindBefore(inner1);
   const inner2 = c.turn('step Y');
-  assert.deepEqual(c.switchers(), [['plan 2', '2/2'], ['step Y', '2/2']]);
+  assert.deepEqual(c.switchers(), [
+    ['plan 2', '2/2'],
+    ['step Y', '2/2'],
+  ]);
   c.switchTo(outer1);
   assert.deepEqual(c.switchers(), [['plan 1', '1/2']], 'the inner fork is not on this branch');
   assert.equal(c.tree.branch().at(-1)?.type, 'turn_end', "the leaf is the end of that branch's newest turn");
   assert.ok(c.items().some((i) => i.kind === 'user' && i.text === 'plan 1 detail'));
   c.switchTo(outer2);
-  assert.deepEqual(c.switchers(), [['plan 2', '2/2'], ['step Y', '2/2']], 'back where the newest entry is: the inner branch written last');
+  assert.deepEqual(
+    c.switchers(),
+    [
+      ['plan 2', '2/2'],
+      ['step Y', '2/2'],
+    ],
+    'back where the newest entry is: the inner branch written last',
+  );
   assert.equal(branchTip(c.tree, outer2)?.id, c.tree.branch().at(-1)?.id);
-  assert.ok(c.tree.branch().some((e) => e.id === inner2), 'the branch shown ends on the inner fork written last');
+  assert.ok(
+    c.tree.branch().some((e) => e.id === inner2),
+    'the branch shown ends on the inner fork written last',
+  );
   c.switchTo(inner1);
-  assert.deepEqual(c.switchers(), [['plan 2', '2/2'], ['step X', '1/2']]);
+  assert.deepEqual(c.switchers(), [
+    ['plan 2', '2/2'],
+    ['step X', '1/2'],
+  ]);
 });
 
 test('forks across a compaction: a compaction between the rewind and the resend, and one inside a branch, keep the siblings', () => {
@@ -161,12 +199,18 @@ test('forks across a compaction: a compaction between the rewind and the resend,
   const m3 = c.turn('two, third try', 'answer', { compactFirst: true });
   assert.deepEqual([c.index.forkOf(m1)?.count, c.index.forkOf(m2)?.index, c.index.forkOf(m3)?.index], [3, 2, 3]);
   assert.deepEqual(c.switchers(), [['two, third try', '3/3']]);
-  assert.ok(c.items().some((i) => i.kind === 'compaction'), 'the compaction inside the branch shows');
+  assert.ok(
+    c.items().some((i) => i.kind === 'compaction'),
+    'the compaction inside the branch shows',
+  );
   // After the compaction, a later message forks too.
   const after1 = c.turn('after the capsule');
   c.rewindBefore(after1);
   c.turn('after the capsule, edited');
-  assert.deepEqual(c.switchers(), [['two, third try', '3/3'], ['after the capsule, edited', '2/2']]);
+  assert.deepEqual(c.switchers(), [
+    ['two, third try', '3/3'],
+    ['after the capsule, edited', '2/2'],
+  ]);
   c.switchTo(m2);
   assert.deepEqual(c.switchers(), [['two, after compacting', '2/3']]);
   assert.equal(c.items().filter((i) => i.kind === 'compaction').length, 1, 'the compaction made before the edited message is on its branch');
@@ -226,5 +270,8 @@ test('folding each appended entry (a new fold after each leaf move) gives the it
   c.switchTo(e1);
   play(seen);
   assert.deepEqual(fold.items, c.items());
-  assert.deepEqual(c.switchers(), [['second try', '2/2'], ['edit me', '1/2']]);
+  assert.deepEqual(c.switchers(), [
+    ['second try', '2/2'],
+    ['edit me', '1/2'],
+  ]);
 });

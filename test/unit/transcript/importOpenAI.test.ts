@@ -65,7 +65,10 @@ test('a JSON array with parallel tool calls becomes a linear chain of valid entr
   const r = importText(JSON.stringify(conversation), 'gpt-4o');
   assertValid(r);
   assert.deepEqual(r.warnings, []);
-  assert.deepEqual(r.entries.map((e) => e.type), ['system_update', 'user', 'assistant', 'tool_result', 'tool_result', 'assistant']);
+  assert.deepEqual(
+    r.entries.map((e) => e.type),
+    ['system_update', 'user', 'assistant', 'tool_result', 'tool_result', 'assistant'],
+  );
   const [sys, , call, resB, resA, final] = r.entries;
   assert.ok(sys?.type === 'system_update' && sys.mode === 'base' && sys.content === 'You are helpful.');
   assert.ok(call?.type === 'assistant');
@@ -92,18 +95,20 @@ test('{messages:[...]}, pretty-printed JSON, JSONL with blank lines and CRLF, an
 });
 
 test('user images become image parts; text parts are joined; unsupported parts are dropped with a warning', () => {
-  const r = importText(JSON.stringify([
-    {
-      role: 'user',
-      content: [
-        { type: 'text', text: 'What is in' },
-        { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'high' } },
-        { type: 'text', text: 'these pictures?' },
-        { type: 'image_url', image_url: { url: 'https://example.com/b.png', detail: 'original' } },
-        { type: 'input_audio', input_audio: { data: 'x', format: 'wav' } },
-      ],
-    },
-  ]));
+  const r = importText(
+    JSON.stringify([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'high' } },
+          { type: 'text', text: 'these pictures?' },
+          { type: 'image_url', image_url: { url: 'https://example.com/b.png', detail: 'original' } },
+          { type: 'input_audio', input_audio: { data: 'x', format: 'wav' } },
+        ],
+      },
+    ]),
+  );
   assertValid(r);
   const [u] = r.entries;
   assert.ok(u?.type === 'user');
@@ -113,12 +118,14 @@ test('user images become image parts; text parts are joined; unsupported parts a
 });
 
 test('legacy function_call and function results pair up by name through a generated call id', () => {
-  const r = importText(JSON.stringify([
-    { role: 'user', content: 'weather?' },
-    { role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
-    { role: 'function', name: 'get_weather', content: '{"temp":3}' },
-    { role: 'assistant', content: 'It is 3°C.' },
-  ]));
+  const r = importText(
+    JSON.stringify([
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: null, function_call: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
+      { role: 'function', name: 'get_weather', content: '{"temp":3}' },
+      { role: 'assistant', content: 'It is 3°C.' },
+    ]),
+  );
   assertValid(r);
   assert.deepEqual(r.warnings, []);
   const call = r.entries[1];
@@ -133,44 +140,72 @@ test('legacy function_call and function results pair up by name through a genera
 });
 
 test('developer and later system messages: the first is the base, later ones are appended', () => {
-  const r = importText(JSON.stringify([
-    { role: 'developer', content: [{ type: 'text', text: 'BASE' }] },
-    { role: 'user', content: 'hi' },
-    { role: 'system', content: 'Now in plan mode.' },
-    { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'refusal', refusal: ' (partly)' }] },
-  ]));
+  const r = importText(
+    JSON.stringify([
+      { role: 'developer', content: [{ type: 'text', text: 'BASE' }] },
+      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'Now in plan mode.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'ok' },
+          { type: 'refusal', refusal: ' (partly)' },
+        ],
+      },
+    ]),
+  );
   assertValid(r);
-  assert.deepEqual(r.entries.filter((e) => e.type === 'system_update').map((e) => (e.type === 'system_update' ? [e.mode, e.content] : [])), [['base', 'BASE'], ['append', 'Now in plan mode.']]);
+  assert.deepEqual(
+    r.entries.filter((e) => e.type === 'system_update').map((e) => (e.type === 'system_update' ? [e.mode, e.content] : [])),
+    [
+      ['base', 'BASE'],
+      ['append', 'Now in plan mode.'],
+    ],
+  );
   assert.equal(buildModelInput(r.entries, 'DEFAULT').system, 'BASE\n\nNow in plan mode.');
   const a = r.entries[3];
   assert.ok(a?.type === 'assistant' && a.content === 'ok\n (partly)');
 });
 
 test('null or missing content, object arguments, custom tool calls and refusals are accepted', () => {
-  const r = importText(JSON.stringify([
-    { role: 'user', content: '' },
-    { role: 'assistant', refusal: 'I cannot do that.' },
-    { role: 'assistant', content: null, tool_calls: [{ id: 'c1', function: { name: 'list_files', arguments: { dir: '.' } } }, { id: 'c2', type: 'custom', custom: { name: 'patch', input: '*** diff' } }] },
-    { role: 'tool', tool_call_id: 'c1', content: null },
-    { role: 'tool', tool_call_id: 'c2', content: 'applied' },
-  ]));
+  const r = importText(
+    JSON.stringify([
+      { role: 'user', content: '' },
+      { role: 'assistant', refusal: 'I cannot do that.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'c1', function: { name: 'list_files', arguments: { dir: '.' } } },
+          { id: 'c2', type: 'custom', custom: { name: 'patch', input: '*** diff' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: null },
+      { role: 'tool', tool_call_id: 'c2', content: 'applied' },
+    ]),
+  );
   assertValid(r);
   assert.deepEqual(r.warnings, []);
   assert.equal(r.header.title, undefined, 'an empty first message gives no title');
   const [, refusal, calls, empty] = r.entries;
   assert.ok(refusal?.type === 'assistant' && refusal.content === 'I cannot do that.');
   assert.ok(calls?.type === 'assistant');
-  assert.deepEqual(calls.toolCalls, [{ id: 'c1', name: 'list_files', arguments: '{"dir":"."}' }, { id: 'c2', name: 'patch', arguments: '*** diff' }]);
+  assert.deepEqual(calls.toolCalls, [
+    { id: 'c1', name: 'list_files', arguments: '{"dir":"."}' },
+    { id: 'c2', name: 'patch', arguments: '*** diff' },
+  ]);
   assert.ok(empty?.type === 'tool_result' && empty.content === '');
 });
 
 test('unmatched results and unanswered calls are kept with warnings, and verify then flags the session', () => {
-  const r = importText(JSON.stringify([
-    { role: 'user', content: 'go' },
-    { role: 'tool', tool_call_id: 'ghost', content: 'where from?' },
-    { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
-    { role: 'user', content: 'never mind' },
-  ]));
+  const r = importText(
+    JSON.stringify([
+      { role: 'user', content: 'go' },
+      { role: 'tool', tool_call_id: 'ghost', content: 'where from?' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
+      { role: 'user', content: 'never mind' },
+    ]),
+  );
   assertValid(r);
   assert.equal(r.entries.length, 4);
   assert.deepEqual(r.warnings, ['messages[1]: tool result for call ghost matches no tool call', 'messages[2]: tool call(s) c1 have no result']);
@@ -192,12 +227,23 @@ test('malformed JSON is rejected with the line it is on', () => {
 });
 
 test('an unknown role or a malformed message is rejected naming its index or line and the field', () => {
-  assert.match(parseFails(JSON.stringify([{ role: 'user', content: 'a' }, { role: 'robot', content: 'b' }])), /^messages\[1\]: unknown role 'robot'/);
+  assert.match(
+    parseFails(
+      JSON.stringify([
+        { role: 'user', content: 'a' },
+        { role: 'robot', content: 'b' },
+      ]),
+    ),
+    /^messages\[1\]: unknown role 'robot'/,
+  );
   assert.match(parseFails('{"role":"user","content":"a"}\n{"role":"robot"}'), /^line 2: unknown role 'robot'/);
   assert.match(parseFails(JSON.stringify([{ role: 'tool', content: 'x' }])), /^messages\[0\] \(tool\): tool_call_id: /);
   assert.match(parseFails(JSON.stringify([{ role: 'user', content: 'a' }, 42])), /^messages\[1\]: expected a message object, got number/);
   assert.match(parseFails(JSON.stringify([{ content: 'a' }])), /^messages\[0\]: message has no "role"/);
-  assert.match(parseFails(JSON.stringify([{ role: 'assistant', tool_calls: [{ id: 'c', function: { arguments: '{}' } }] }])), /^messages\[0\] \(assistant\): tool_calls\.0/);
+  assert.match(
+    parseFails(JSON.stringify([{ role: 'assistant', tool_calls: [{ id: 'c', function: { arguments: '{}' } }] }])),
+    /^messages\[0\] \(assistant\): tool_calls\.0/,
+  );
 });
 
 /** The OpenAI messages a rebuilt model input corresponds to, for comparison with the imported ones. */
@@ -223,7 +269,13 @@ test('round trip: imported entries rebuilt with buildModelInput give back the sa
   const input = buildModelInput(SessionTree.from(r.entries).branch(), 'DEFAULT');
   assert.equal(input.system, 'You are helpful.');
   const toolText = (m: OpenAIMessage): OpenAIMessage => (m.role === 'tool' && Array.isArray(m.content) ? { ...m, content: 'const x = 1;' } : m);
-  assert.deepEqual(input.messages.map(normalizeModel), messages.map(toolText).map(normalizeOpenAI).filter((m) => m !== undefined));
+  assert.deepEqual(
+    input.messages.map(normalizeModel),
+    messages
+      .map(toolText)
+      .map(normalizeOpenAI)
+      .filter((m) => m !== undefined),
+  );
 });
 
 test('round trip holds for generated conversations (property)', () => {
@@ -231,7 +283,10 @@ test('round trip holds for generated conversations (property)', () => {
   const callId = fc.stringMatching(/^call_[a-z0-9]{1,8}$/);
   const exchange = fc.record({
     ask: text,
-    calls: fc.uniqueArray(fc.record({ id: callId, name: fc.constantFrom('read_file', 'search', 'run_command'), args: text, result: text }), { maxLength: 3, selector: (c) => c.id }),
+    calls: fc.uniqueArray(fc.record({ id: callId, name: fc.constantFrom('read_file', 'search', 'run_command'), args: text, result: text }), {
+      maxLength: 3,
+      selector: (c) => c.id,
+    }),
     reply: text,
   });
   fc.assert(
@@ -243,7 +298,11 @@ test('round trip holds for generated conversations (property)', () => {
         for (const c of calls) seen.add(c.id);
         msgs.push({ role: 'user', content: x.ask });
         if (calls.length > 0) {
-          msgs.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })) });
+          msgs.push({
+            role: 'assistant',
+            content: null,
+            tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args } })),
+          });
           for (const c of [...calls].reverse()) msgs.push({ role: 'tool', tool_call_id: c.id, content: c.result });
         }
         msgs.push({ role: 'assistant', content: x.reply });
@@ -254,7 +313,10 @@ test('round trip holds for generated conversations (property)', () => {
       assertValid(r);
       const input = buildModelInput(SessionTree.from(r.entries).branch(), 'DEFAULT');
       assert.equal(input.system, system ?? 'DEFAULT');
-      assert.deepEqual(input.messages.map(normalizeModel), messages.map(normalizeOpenAI).filter((m) => m !== undefined));
+      assert.deepEqual(
+        input.messages.map(normalizeModel),
+        messages.map(normalizeOpenAI).filter((m) => m !== undefined),
+      );
       assert.equal(verifySession(SessionTree.from(r.entries), []).ok, true);
     }),
     { numRuns: 150 },

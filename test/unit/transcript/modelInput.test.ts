@@ -34,9 +34,21 @@ class Session {
   }
   capsule(id: string, summary: string, firstKeptEntryId: string | null, opts: { pinned?: string[]; truncateResults?: boolean } = {}): this {
     return this.add({
-      id, parentId: this.parent, timestamp: T, type: 'capsule', summary, firstKeptEntryId, pinnedEntryIds: opts.pinned ?? [],
-      tokensBefore: 1000, tokensAfter: 100, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: opts.truncateResults ?? false,
-      checkpointId: `ck_${id}`, details: {},
+      id,
+      parentId: this.parent,
+      timestamp: T,
+      type: 'capsule',
+      summary,
+      firstKeptEntryId,
+      pinnedEntryIds: opts.pinned ?? [],
+      tokensBefore: 1000,
+      tokensAfter: 100,
+      trigger: 'auto_threshold',
+      level: 0,
+      quality: 'full',
+      truncateResults: opts.truncateResults ?? false,
+      checkpointId: `ck_${id}`,
+      details: {},
     });
   }
   checkpoint(id: string): this {
@@ -53,7 +65,12 @@ const roles = (input: ReturnType<typeof buildModelInput>): string[] => input.mes
 const longResult = (lines: number): string => Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n');
 
 test('without a capsule every conversation entry becomes a message, in order, with the default system prompt', () => {
-  const s = new Session().user('u1', 'hi').assistant('a1', 'reading', [call('c1')]).tool('t1', 'c1', 'file body').checkpoint('k').assistant('a2', 'done');
+  const s = new Session()
+    .user('u1', 'hi')
+    .assistant('a1', 'reading', [call('c1')])
+    .tool('t1', 'c1', 'file body')
+    .checkpoint('k')
+    .assistant('a2', 'done');
   const input = buildModelInput(s.tree.branch(), 'DEFAULT');
   assert.equal(input.system, 'DEFAULT');
   assert.equal(input.capsule, undefined);
@@ -67,8 +84,10 @@ test('without a capsule every conversation entry becomes a message, in order, wi
 
 test('docs/behaviour.md#model-input: system + capsule pair + firstKept..capsule + everything after the capsule', () => {
   const s = new Session()
-    .user('u1', 'task one').assistant('a1', 'did one')
-    .user('u2', 'task two').assistant('a2', 'did two')
+    .user('u1', 'task one')
+    .assistant('a1', 'did one')
+    .user('u2', 'task two')
+    .assistant('a2', 'did two')
     .capsule('cap1', 'SUMMARY-1', 'u2')
     .user('u3', 'task three');
   const input = buildModelInput(s.tree.branch(), 'SYS');
@@ -85,10 +104,13 @@ test('a capsule with firstKeptEntryId null keeps nothing from before it', () => 
 
 test('only the latest capsule on the branch enters the input; repeated compaction keeps from its own firstKept', () => {
   const s = new Session()
-    .user('u1', 'one').assistant('a1', 'r1')
-    .user('u2', 'two').assistant('a2', 'r2')
+    .user('u1', 'one')
+    .assistant('a1', 'r1')
+    .user('u2', 'two')
+    .assistant('a2', 'r2')
     .capsule('cap1', 'OLD', 'u2')
-    .user('u3', 'three').assistant('a3', 'r3')
+    .user('u3', 'three')
+    .assistant('a3', 'r3')
     // docs/behaviour.md#cut: the second compaction summarizes from the previous firstKept (u2) and keeps from u3.
     .capsule('cap2', 'NEW', 'u3')
     .user('u4', 'four');
@@ -100,8 +122,11 @@ test('only the latest capsule on the branch enters the input; repeated compactio
 
 test('pinned entries inside the summarized span stay verbatim right after the pair, in branch order', () => {
   const s = new Session()
-    .user('u1', 'THE TASK').assistant('a1', 'step', [call('c1')]).tool('t1', 'c1', 'r1')
-    .assistant('a2', 'step', [call('c2')]).tool('t2', 'c2', 'r2')
+    .user('u1', 'THE TASK')
+    .assistant('a1', 'step', [call('c1')])
+    .tool('t1', 'c1', 'r1')
+    .assistant('a2', 'step', [call('c2')])
+    .tool('t2', 'c2', 'r2')
     .capsule('cap', 'S', 'a2', { pinned: ['u1'] });
   const input = buildModelInput(s.tree.branch(), '');
   assert.deepEqual(roles(input), [`user:${CAPSULE_QUESTION}`, 'assistant:S', 'user:THE TASK', 'assistant:step', 'tool:r2']);
@@ -111,14 +136,22 @@ test('pinned entries inside the summarized span stay verbatim right after the pa
 test('truncateResults shortens long tool results only in the retained tail before the capsule, never after it or in the transcript', () => {
   const big = longResult(100);
   const s = new Session()
-    .user('u1', 'go').assistant('a1', '', [call('c1')]).tool('t1', 'c1', big)
-    .assistant('a2', '', [call('c2')]).tool('t2', 'c2', big)
-    .assistant('a3', '', [call('c3')]).tool('t3', 'c3', longResult(39))
+    .user('u1', 'go')
+    .assistant('a1', '', [call('c1')])
+    .tool('t1', 'c1', big)
+    .assistant('a2', '', [call('c2')])
+    .tool('t2', 'c2', big)
+    .assistant('a3', '', [call('c3')])
+    .tool('t3', 'c3', longResult(39))
     .capsule('cap', 'S', 'a2', { truncateResults: true, pinned: ['u1'] })
-    .assistant('a4', '', [call('c4')]).tool('t4', 'c4', big);
+    .assistant('a4', '', [call('c4')])
+    .tool('t4', 'c4', big);
   const input = buildModelInput(s.tree.branch(), '');
   const tools = input.messages.filter((m) => m.role === 'tool');
-  assert.deepEqual(tools.map((m) => m.entryId), ['t2', 't3', 't4']);
+  assert.deepEqual(
+    tools.map((m) => m.entryId),
+    ['t2', 't3', 't4'],
+  );
   const [kept, short, after] = tools;
   assert.ok(kept && short && after);
   assert.ok(kept.content.includes(truncationMarker(60)), 'the long kept result is truncated');
@@ -131,7 +164,11 @@ test('truncateResults shortens long tool results only in the retained tail befor
 
 test('without truncateResults the retained tail is sent verbatim', () => {
   const big = longResult(100);
-  const s = new Session().user('u1', 'go').assistant('a1', '', [call('c1')]).tool('t1', 'c1', big).capsule('cap', 'S', 'a1');
+  const s = new Session()
+    .user('u1', 'go')
+    .assistant('a1', '', [call('c1')])
+    .tool('t1', 'c1', big)
+    .capsule('cap', 'S', 'a1');
   const tool = buildModelInput(s.tree.branch(), '').messages.find((m) => m.role === 'tool');
   assert.equal(tool?.content, big);
 });
@@ -147,12 +184,23 @@ test('system updates: a base replaces the prompt and drops earlier appends; appe
 });
 
 test('system updates survive a capsule: they apply wherever they sit on the branch', () => {
-  const s = new Session().system('s1', 'base', 'EPOCH1').user('u1', 'a').system('s2', 'append', 'mode: plan').assistant('a1', 'b').capsule('cap', 'S', null).user('u2', 'c');
+  const s = new Session()
+    .system('s1', 'base', 'EPOCH1')
+    .user('u1', 'a')
+    .system('s2', 'append', 'mode: plan')
+    .assistant('a1', 'b')
+    .capsule('cap', 'S', null)
+    .user('u2', 'c');
   assert.equal(buildModelInput(s.tree.branch(), '').system, 'EPOCH1\n\nmode: plan');
 });
 
 test('after a rewind the new branch excludes the abandoned path, which stays readable by its own leaf', () => {
-  const s = new Session().user('u1', 'first').assistant('a1', 'answer one').system('s1', 'append', 'OLD RULE').user('u2', 'old path').capsule('cap', 'OLD CAPSULE', 'u2');
+  const s = new Session()
+    .user('u1', 'first')
+    .assistant('a1', 'answer one')
+    .system('s1', 'append', 'OLD RULE')
+    .user('u2', 'old path')
+    .capsule('cap', 'OLD CAPSULE', 'u2');
   s.rewind('a1').user('u3', 'new path').assistant('a3', 'answer three');
   assert.equal(s.tree.leafId, 'a3');
   const input = buildModelInput(s.tree.branch(), 'SYS');
@@ -161,8 +209,15 @@ test('after a rewind the new branch excludes the abandoned path, which stays rea
   assert.equal(input.capsule, undefined, "the abandoned branch's capsule does not apply");
   const old = buildModelInput(s.tree.branch('cap'), 'SYS');
   assert.equal(old.capsule?.id, 'cap');
-  assert.deepEqual(s.tree.children('a1').map((e) => e.id), ['s1', 'u3']);
-  assert.deepEqual(s.tree.branch().map((e) => e.id), ['u1', 'a1', 'u3', 'a3'], 'leaf moves are not part of a branch');
+  assert.deepEqual(
+    s.tree.children('a1').map((e) => e.id),
+    ['s1', 'u3'],
+  );
+  assert.deepEqual(
+    s.tree.branch().map((e) => e.id),
+    ['u1', 'a1', 'u3', 'a3'],
+    'leaf moves are not part of a branch',
+  );
 });
 
 test('rewinding to the root (target null) gives an empty input; rewinding back restores it exactly', () => {
@@ -184,9 +239,20 @@ test('the tree rejects duplicates, unknown parents, self-parents and unknown lea
   assert.equal(t.add(u('u3', 'u3')), false);
   assert.equal(t.add({ id: 'l1', parentId: 'u1', timestamp: T, type: 'leaf', targetId: 'ghost' }), false);
   assert.equal(t.add(u('u4', 'u1')), true);
-  assert.deepEqual(t.problems.map((p) => [p.kind, p.entryId]), [['duplicate_id', 'u1'], ['unknown_parent', 'u2'], ['cycle', 'u3'], ['unknown_leaf_target', 'l1']]);
+  assert.deepEqual(
+    t.problems.map((p) => [p.kind, p.entryId]),
+    [
+      ['duplicate_id', 'u1'],
+      ['unknown_parent', 'u2'],
+      ['cycle', 'u3'],
+      ['unknown_leaf_target', 'l1'],
+    ],
+  );
   assert.equal(t.leafId, 'u4');
   assert.equal(t.size, 2);
-  assert.deepEqual(t.branch().map((e) => e.id), ['u1', 'u4']);
+  assert.deepEqual(
+    t.branch().map((e) => e.id),
+    ['u1', 'u4'],
+  );
   assert.equal(SessionTree.from(t.entries()).leafId, 'u4', 'rebuilding from the accepted entries gives the same leaf');
 });

@@ -16,19 +16,44 @@ test('messages become moments; checkpoints and compactions are their children; t
     { type: 'checkpoint', id: 'k2', parentId: 'm1', timestamp: ts, checkpointId: 'ck_2', kind: 'auto', forEntryId: 'u2' },
     { type: 'user', id: 'u2', parentId: 'k2', timestamp: ts, content: 'now the tests' },
     { type: 'checkpoint', id: 'kc', parentId: 'u2', timestamp: ts, checkpointId: 'ck_c', kind: 'auto' },
-    { type: 'capsule', id: 'c1', parentId: 'kc', timestamp: ts, summary: 'S', firstKeptEntryId: 'u2', pinnedEntryIds: [], tokensBefore: 48_000, tokensAfter: 9_000, trigger: 'hard_limit', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_c', details: {} },
+    {
+      type: 'capsule',
+      id: 'c1',
+      parentId: 'kc',
+      timestamp: ts,
+      summary: 'S',
+      firstKeptEntryId: 'u2',
+      pinnedEntryIds: [],
+      tokensBefore: 48_000,
+      tokensAfter: 9_000,
+      trigger: 'hard_limit',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: 'ck_c',
+      details: {},
+    },
     { type: 'compaction_undo', id: 'x1', parentId: 'c1', timestamp: ts, capsuleId: 'c1', checkpointId: 'ck_c', action: 'undo' },
     { type: 'leaf', id: 'l1', parentId: 'x1', timestamp: ts, targetId: 'k2' },
     { type: 'user', id: 'u3', parentId: 'k2', timestamp: ts, content: 'edited: now the docs' },
   ];
   const tree = SessionTree.from(entries);
   const { active, other } = momentsOf(tree.entries(), tree.branch());
-  assert.deepEqual(active.map((m) => [m.index, m.message?.content, m.checkpoint?.checkpointId, m.tokens]), [
-    [1, 'read the files', 'ck_1', undefined],
-    [2, 'edited: now the docs', undefined, 16_200],
-  ]);
-  assert.deepEqual(active[0]?.children.map((c) => (c.kind === 'checkpoint' ? c.entry.note : c.entry.id)), ['parser done']);
-  assert.deepEqual(other.map((m) => m.message?.content), ['now the tests']);
+  assert.deepEqual(
+    active.map((m) => [m.index, m.message?.content, m.checkpoint?.checkpointId, m.tokens]),
+    [
+      [1, 'read the files', 'ck_1', undefined],
+      [2, 'edited: now the docs', undefined, 16_200],
+    ],
+  );
+  assert.deepEqual(
+    active[0]?.children.map((c) => (c.kind === 'checkpoint' ? c.entry.note : c.entry.id)),
+    ['parser done'],
+  );
+  assert.deepEqual(
+    other.map((m) => m.message?.content),
+    ['now the tests'],
+  );
   const compaction = other[0]?.children[0];
   assert.ok(compaction?.kind === 'compaction' && compaction.undone && compaction.events.length === 1, 'the compaction of the other branch, undone there');
 });

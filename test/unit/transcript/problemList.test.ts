@@ -15,7 +15,10 @@ test('keeps the first problems of each kind in order and summarizes the rest per
   list.add({ kind: 'odd', message: 'odd 0' }, more('odd'));
   assert.equal(list.total, 11);
   assert.equal(list.count('bad'), 10);
-  assert.deepEqual(list.list().map((p) => p.message), ['bad 0', 'bad 1', 'bad 2', 'odd 0', '7 more bad']);
+  assert.deepEqual(
+    list.list().map((p) => p.message),
+    ['bad 0', 'bad 1', 'bad 2', 'odd 0', '7 more bad'],
+  );
 });
 
 test('a session file with 200,000 bad lines loads with a bounded problem list that still tells the whole count', async (t) => {
@@ -26,7 +29,10 @@ test('a session file with 200,000 bad lines loads with a bounded problem list th
   await writeFile(path, `${header}\n${bad}\n`);
   const load = await loadSessionFile(path);
   assert.ok(load.problems.length <= 2 * 100 + 5, `${load.problems.length} problems kept`);
-  assert.ok(load.problems.some((p) => p.kind === 'invalid_json' && /… and 99,?900 more invalid json problems/.test(p.message)), JSON.stringify(load.problems.slice(-3)));
+  assert.ok(
+    load.problems.some((p) => p.kind === 'invalid_json' && /… and 99,?900 more invalid json problems/.test(p.message)),
+    JSON.stringify(load.problems.slice(-3)),
+  );
   assert.ok(load.problems.some((p) => p.kind === 'invalid_entry' && /… and 99,?900 more invalid entry problems/.test(p.message)));
   const report = verifySession(load.tree, load.problems);
   assert.equal(report.ok, false);

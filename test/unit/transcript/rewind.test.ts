@@ -54,7 +54,12 @@ function sessionOf(steps: readonly Step[]): Entry[] {
 }
 
 const stepArb: fc.Arbitrary<Step> = fc
-  .record({ calls: fc.integer({ min: 1, max: 3 }), checkpointsAt: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }), written: fc.integer({ min: 0, max: 3 }), reuseIds: fc.boolean() })
+  .record({
+    calls: fc.integer({ min: 1, max: 3 }),
+    checkpointsAt: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
+    written: fc.integer({ min: 0, max: 3 }),
+    reuseIds: fc.boolean(),
+  })
   .map((s) => ({ ...s, written: Math.min(s.written, s.calls), checkpointsAt: s.checkpointsAt.filter((c) => c <= s.calls) }));
 
 test('property: no rewind target yields an unanswered tool call (checkpoints anywhere, results missing, ids reused)', () => {
@@ -94,13 +99,32 @@ test('verify: tool-call ids reused across turns are not reported as split pairs 
   const first = sessionOf([{ calls: 1, checkpointsAt: [], written: 1, reuseIds: true }]);
   const last = first[first.length - 1];
   const capsule = {
-    type: 'capsule', id: 'e_cap', parentId: last?.id ?? null, timestamp: T, summary: '## Goal\nx', firstKeptEntryId: null, pinnedEntryIds: [],
-    tokensBefore: 100, tokensAfter: 50, level: 0, trigger: 'user', quality: 'full', truncateResults: false, checkpointId: 'ck_cap', details: {},
+    type: 'capsule',
+    id: 'e_cap',
+    parentId: last?.id ?? null,
+    timestamp: T,
+    summary: '## Goal\nx',
+    firstKeptEntryId: null,
+    pinnedEntryIds: [],
+    tokensBefore: 100,
+    tokensAfter: 50,
+    level: 0,
+    trigger: 'user',
+    quality: 'full',
+    truncateResults: false,
+    checkpointId: 'ck_cap',
+    details: {},
   } as Entry;
-  const second = sessionOf([{ calls: 1, checkpointsAt: [], written: 1, reuseIds: true }]).map((e, i): Entry => ({ ...e, id: `e_b${i}`, parentId: i === 0 ? 'e_cap' : `e_b${i - 1}` }));
+  const second = sessionOf([{ calls: 1, checkpointsAt: [], written: 1, reuseIds: true }]).map(
+    (e, i): Entry => ({ ...e, id: `e_b${i}`, parentId: i === 0 ? 'e_cap' : `e_b${i - 1}` }),
+  );
   const tree = new SessionTree();
   for (const e of [...first, capsule, ...second]) tree.add(e);
   const report = verifySession(tree, []);
-  assert.deepEqual(report.issues.filter((i) => i.kind === 'split_tool_pair'), [], JSON.stringify(report.issues));
+  assert.deepEqual(
+    report.issues.filter((i) => i.kind === 'split_tool_pair'),
+    [],
+    JSON.stringify(report.issues),
+  );
   assert.equal(report.ok, true);
 });

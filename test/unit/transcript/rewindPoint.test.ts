@@ -20,7 +20,17 @@ function tree(): SessionTree {
     { type: 'turn_end', id: 'end1', parentId: 'ans1', timestamp: ts, turnId: 't1', status: 'completed' },
     { type: 'checkpoint', id: 'ck2e', parentId: 'end1', timestamp: ts, checkpointId: 'ck_2', kind: 'auto', forEntryId: 'u2' },
     { type: 'user', id: 'u2', parentId: 'ck2e', timestamp: ts, content: 'second task' },
-    { type: 'assistant', id: 'a2', parentId: 'u2', timestamp: ts, content: '', toolCalls: [{ id: 'c2', name: 'run_command', arguments: '{}' }, { id: 'c3', name: 'checkpoint', arguments: '{}' }] },
+    {
+      type: 'assistant',
+      id: 'a2',
+      parentId: 'u2',
+      timestamp: ts,
+      content: '',
+      toolCalls: [
+        { id: 'c2', name: 'run_command', arguments: '{}' },
+        { id: 'c3', name: 'checkpoint', arguments: '{}' },
+      ],
+    },
     { type: 'tool_result', id: 'r2', parentId: 'a2', timestamp: ts, toolCallId: 'c2', toolName: 'run_command', content: 'ok', isError: false },
     { type: 'checkpoint', id: 'ckMid', parentId: 'r2', timestamp: ts, checkpointId: 'ck_mid', kind: 'milestone', note: 'half way' },
     { type: 'tool_result', id: 'r3', parentId: 'ckMid', timestamp: ts, toolCallId: 'c3', toolName: 'checkpoint', content: 'ok', isError: false },
@@ -28,7 +38,23 @@ function tree(): SessionTree {
     { type: 'system_update', id: 'su', parentId: 'ans2', timestamp: ts, mode: 'append', content: 'rules changed' },
     { type: 'model_change', id: 'mc', parentId: 'su', timestamp: ts, provider: 'p', model: 'm' },
     { type: 'checkpoint', id: 'ck3e', parentId: 'mc', timestamp: ts, checkpointId: 'ck_3', kind: 'auto' },
-    { type: 'capsule', id: 'cap3', parentId: 'ck3e', timestamp: ts, summary: 'S', firstKeptEntryId: 'u2', pinnedEntryIds: [], tokensBefore: 10, tokensAfter: 5, trigger: 'hard_limit', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_3', details: {} },
+    {
+      type: 'capsule',
+      id: 'cap3',
+      parentId: 'ck3e',
+      timestamp: ts,
+      summary: 'S',
+      firstKeptEntryId: 'u2',
+      pinnedEntryIds: [],
+      tokensBefore: 10,
+      tokensAfter: 5,
+      trigger: 'hard_limit',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: 'ck_3',
+      details: {},
+    },
     { type: 'compaction_undo', id: 'undo3', parentId: 'cap3', timestamp: ts, capsuleId: 'cap3', checkpointId: 'ck_3', action: 'undo' },
     { type: 'user', id: 'u4', parentId: 'undo3', timestamp: ts, content: 'fourth' },
     { type: 'assistant', id: 'a4', parentId: 'u4', timestamp: ts, content: '', toolCalls: [{ id: 'c4', name: 'read_file', arguments: '{}' }] },
@@ -40,7 +66,12 @@ function tree(): SessionTree {
 function land(ref: string): { targetId: string | null; message?: string; checkpointId?: string; adjusted: boolean } {
   const r = resolveRewindPoint(tree(), ref);
   assert.ok(r.ok, r.ok ? '' : r.error);
-  return { targetId: r.targetId, ...(r.message ? { message: r.message.text } : {}), ...(r.checkpointId ? { checkpointId: r.checkpointId } : {}), adjusted: r.adjusted };
+  return {
+    targetId: r.targetId,
+    ...(r.message ? { message: r.message.text } : {}),
+    ...(r.checkpointId ? { checkpointId: r.checkpointId } : {}),
+    adjusted: r.adjusted,
+  };
 }
 
 test('a user message rewinds to the moment before it, with its checkpoint and its text', () => {
@@ -48,7 +79,11 @@ test('a user message rewinds to the moment before it, with its checkpoint and it
   assert.deepEqual(land('ck_2'), { targetId: 'ck2e', message: 'second task', checkpointId: 'ck_2', adjusted: false });
   assert.deepEqual(land('u1'), { targetId: 'ck1e', message: 'first task', checkpointId: 'ck_1', adjusted: false });
   const input = buildModelInput(tree().branch('ck2e'), 'sys');
-  assert.deepEqual(input.messages.map((m) => m.entryId), ['u1', 'a1', 'r1', 'ans1'], 'the model input of the moment before the message');
+  assert.deepEqual(
+    input.messages.map((m) => m.entryId),
+    ['u1', 'a1', 'r1', 'ans1'],
+    'the model input of the moment before the message',
+  );
 });
 
 test('a compaction checkpoint and its capsule land after the capsule: the compacted input, not the one over the limit', () => {

@@ -17,7 +17,9 @@ type Op =
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'user' }),
   fc.integer({ min: 1, max: 3 }).map((children): Op => ({ kind: 'task', children })),
-  fc.record({ pick: fc.nat(), what: fc.constantFrom('user' as const, 'assistant' as const, 'result' as const, 'capsule' as const) }).map((r): Op => ({ kind: 'child', ...r })),
+  fc
+    .record({ pick: fc.nat(), what: fc.constantFrom('user' as const, 'assistant' as const, 'result' as const, 'capsule' as const) })
+    .map((r): Op => ({ kind: 'child', ...r })),
   fc.nat().map((pick): Op => ({ kind: 'rewind', pick })),
   fc.nat().map((pick): Op => ({ kind: 'capsule', pick })),
 );
@@ -55,7 +57,21 @@ function play(ops: readonly Op[]): { tree: SessionTree; childIds: Set<string> } 
             ? { ...base, type: 'assistant', content: 'CHILD-ONLY thought', toolCalls: [] }
             : op.what === 'result'
               ? { ...base, type: 'tool_result', toolCallId: `x${n}`, toolName: 'read_file', content: 'CHILD-ONLY file', isError: false }
-              : { ...base, type: 'capsule', summary: 'CHILD-ONLY capsule', firstKeptEntryId: c.leaf, pinnedEntryIds: [], tokensBefore: 10, tokensAfter: 5, trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${n}`, details: {} };
+              : {
+                  ...base,
+                  type: 'capsule',
+                  summary: 'CHILD-ONLY capsule',
+                  firstKeptEntryId: c.leaf,
+                  pinnedEntryIds: [],
+                  tokensBefore: 10,
+                  tokensAfter: 5,
+                  trigger: 'auto_threshold',
+                  level: 0,
+                  quality: 'full',
+                  truncateResults: false,
+                  checkpointId: `ck_${n}`,
+                  details: {},
+                };
       assert.ok(tree.add(entry));
       childIds.add(entry.id);
       c.leaf = entry.id;
@@ -66,7 +82,20 @@ function play(ops: readonly Op[]): { tree: SessionTree; childIds: Set<string> } 
     } else if (op.kind === 'capsule') {
       const branch = tree.branch();
       const kept = branch.length === 0 ? null : (branch[op.pick % branch.length]?.id ?? null);
-      parentAppend({ type: 'capsule', summary: 'parent capsule', firstKeptEntryId: kept, pinnedEntryIds: [], tokensBefore: 10, tokensAfter: 5, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_p${n}`, details: {} });
+      parentAppend({
+        type: 'capsule',
+        summary: 'parent capsule',
+        firstKeptEntryId: kept,
+        pinnedEntryIds: [],
+        tokensBefore: 10,
+        tokensAfter: 5,
+        trigger: 'user',
+        level: 0,
+        quality: 'full',
+        truncateResults: false,
+        checkpointId: `ck_p${n}`,
+        details: {},
+      });
     }
   }
   return { tree, childIds };

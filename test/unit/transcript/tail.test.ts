@@ -19,7 +19,16 @@ type Op =
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }) },
   { weight: 2, arbitrary: fc.constantFrom<Op>({ k: 'base' }, { k: 'append' }, { k: 'checkpoint' }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(30), pins: fc.array(fc.nat(40), { maxLength: 3 }), bogusKeep: fc.boolean(), truncate: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      k: fc.constant('capsule' as const),
+      keep: fc.nat(30),
+      pins: fc.array(fc.nat(40), { maxLength: 3 }),
+      bogusKeep: fc.boolean(),
+      truncate: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(25) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
 );
@@ -124,7 +133,7 @@ test('a cut planned from the reachable tail equals the cut planned from the whol
   );
 });
 
-test('the tail stops at the latest capsule\'s first kept entry once a base is behind it', () => {
+test("the tail stops at the latest capsule's first kept entry once a base is behind it", () => {
   const ops: Op[] = [{ k: 'base' }];
   for (let i = 0; i < 500; i++) ops.push({ k: 'user' }, { k: 'answer' });
   ops.push({ k: 'capsule', keep: 3, pins: [], bogusKeep: false, truncate: false }, { k: 'base' }, { k: 'user' });
@@ -134,7 +143,7 @@ test('the tail stops at the latest capsule\'s first kept entry once a base is be
   assert.equal(tree.branch().length, 1004);
 });
 
-test('BranchReader follows appends, rewinds and branch switches, with its own index or the store\'s', () => {
+test("BranchReader follows appends, rewinds and branch switches, with its own index or the store's", () => {
   fc.assert(
     fc.property(fc.array(op, { minLength: 1, maxLength: 80 }), fc.array(op, { minLength: 1, maxLength: 40 }), fc.boolean(), (first, second, indexed) => {
       const all = sessionOf([...first, ...second]).entries();
@@ -165,7 +174,23 @@ test('an undone capsule does not end the walk: the tail reaches the history it h
     { type: 'assistant', id: 'a1', parentId: 'u1', timestamp: ts, content: 'one', toolCalls: [] },
     { type: 'system_update', id: 'b2', parentId: 'a1', timestamp: ts, mode: 'base', content: 'sys 2' },
     { type: 'user', id: 'u2', parentId: 'b2', timestamp: ts, content: 'second' },
-    { type: 'capsule', id: 'c', parentId: 'u2', timestamp: ts, summary: 'S', firstKeptEntryId: 'u2', pinnedEntryIds: [], tokensBefore: 9, tokensAfter: 3, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_c', details: {} },
+    {
+      type: 'capsule',
+      id: 'c',
+      parentId: 'u2',
+      timestamp: ts,
+      summary: 'S',
+      firstKeptEntryId: 'u2',
+      pinnedEntryIds: [],
+      tokensBefore: 9,
+      tokensAfter: 3,
+      trigger: 'user',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: 'ck_c',
+      details: {},
+    },
     { type: 'compaction_undo', id: 'x', parentId: 'c', timestamp: ts, capsuleId: 'c', checkpointId: 'ck_c', action: 'undo' },
   ]);
   const { input } = modelInputFromLeaf(tree, 'x', 'default');

@@ -31,7 +31,15 @@ const BATCH = [
       { id: 'c2', name: 'mcp__browser__text', arguments: '{}' },
     ],
   },
-  { id: 't1', type: 'tool_result', toolCallId: 'c1', toolName: 'mcp__browser__screenshot', content: '[image 1 (image/png, 640×480): shown to you after the tool results]', isError: false, images: [IMG] },
+  {
+    id: 't1',
+    type: 'tool_result',
+    toolCallId: 'c1',
+    toolName: 'mcp__browser__screenshot',
+    content: '[image 1 (image/png, 640×480): shown to you after the tool results]',
+    isError: false,
+    images: [IMG],
+  },
   { id: 't2', type: 'tool_result', toolCallId: 'c2', toolName: 'mcp__browser__text', content: 'Hello page', isError: false },
 ] as const;
 
@@ -48,7 +56,10 @@ test('the images follow the whole batch of tool messages as one user message, an
   assert.equal(after.entryId, undefined, 'not an entry of its own: the entry cache never mixes it with the tool message');
   assert.ok(countMessage(counter, after) >= imageTokens(IMG), 'counted with its image');
   // The tool pairs stay whole: nothing comes between the assistant's calls and their results.
-  assert.equal(guardToolPairs(input.messages, () => ({ role: 'tool', toolCallId: 'x', content: '' })), input.messages);
+  assert.equal(
+    guardToolPairs(input.messages, () => ({ role: 'tool', toolCallId: 'x', content: '' })),
+    input.messages,
+  );
   assert.deepEqual(input.entryIds, ['u1', 'a1', 't1', 't2', 'a2']);
 });
 
@@ -64,12 +75,29 @@ test('a branch that ends on the results (the next request of the turn) carries t
 
 test('once a compaction passed them, each image is one placeholder line naming the entry that keeps the original', () => {
   const capsule = {
-    id: 'cap', type: 'capsule', summary: 'We looked at the page.', firstKeptEntryId: 'u1', pinnedEntryIds: [], tokensBefore: 5000, tokensAfter: 500,
-    trigger: 'auto_threshold', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_cap', details: {},
+    id: 'cap',
+    type: 'capsule',
+    summary: 'We looked at the page.',
+    firstKeptEntryId: 'u1',
+    pinnedEntryIds: [],
+    tokensBefore: 5000,
+    tokensAfter: 500,
+    trigger: 'auto_threshold',
+    level: 0,
+    quality: 'full',
+    truncateResults: false,
+    checkpointId: 'ck_cap',
+    details: {},
   } as const;
   const input = buildModelInput(chain([...BATCH, capsule, { id: 'u2', type: 'user', content: 'Go on' }]), 'sys');
   const placeholders = input.messages.filter((m) => m.role === 'user' && m.content.includes('left the model input at a compaction'));
   assert.equal(placeholders.length, 1);
-  assert.equal(placeholders[0]?.content, '[image 1 of message t1 (image/png 640×480) left the model input at a compaction; the original stays in the transcript]');
-  assert.ok(input.messages.every((m) => m.role !== 'user' || m.images === undefined), 'no image part after the compaction');
+  assert.equal(
+    placeholders[0]?.content,
+    '[image 1 of message t1 (image/png 640×480) left the model input at a compaction; the original stays in the transcript]',
+  );
+  assert.ok(
+    input.messages.every((m) => m.role !== 'user' || m.images === undefined),
+    'no image part after the compaction',
+  );
 });

@@ -71,7 +71,10 @@ test('a whole input is returned as it is; orphans and second copies are dropped'
   // The last batch is still running (its results are being written): left open, everything before it is whole.
   assert.ok(validPairs(fixed.slice(0, -1)));
   assert.equal(fixed.length, 4);
-  assert.deepEqual(fixed.map((m) => m.role), ['user', 'assistant', 'tool', 'assistant']);
+  assert.deepEqual(
+    fixed.map((m) => m.role),
+    ['user', 'assistant', 'tool', 'assistant'],
+  );
 });
 
 test('every prefix of a tool exchange (where a kill can land) gives a valid model input', () => {
@@ -97,7 +100,10 @@ test('repair on open: only calls a result at the leaf can still answer; the resu
     { id: 'ck', type: 'checkpoint', checkpointId: 'ck_1', kind: 'auto' },
   );
   const open = unansweredAtLeaf(killed);
-  assert.deepEqual(open.map((c) => c.id), ['c2']);
+  assert.deepEqual(
+    open.map((c) => c.id),
+    ['c2'],
+  );
   const fix = { ...interruptedResult(open[0] ?? call('x')), id: 'r2', parentId: 'ck', timestamp: T } as Entry;
   const repaired = [...killed, fix];
   assert.deepEqual(unansweredAtLeaf(repaired), []);

@@ -32,8 +32,21 @@ class Session {
   }
   capsule(id: string, firstKeptEntryId: string | null, pinnedEntryIds: string[] = []): this {
     return this.add({
-      id, parentId: this.parent, timestamp: T, type: 'capsule', summary: 'S', firstKeptEntryId, pinnedEntryIds, tokensBefore: 10, tokensAfter: 5,
-      trigger: 'turn_complete', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${id}`, details: {},
+      id,
+      parentId: this.parent,
+      timestamp: T,
+      type: 'capsule',
+      summary: 'S',
+      firstKeptEntryId,
+      pinnedEntryIds,
+      tokensBefore: 10,
+      tokensAfter: 5,
+      trigger: 'turn_complete',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: `ck_${id}`,
+      details: {},
     });
   }
   checkpoint(id: string): this {
@@ -56,12 +69,28 @@ const summary = (r: VerifyReport): string[] => r.issues.map((i) => `${i.severity
 /** Two completed turns with parallel tool calls, two capsules, a checkpoint and a rewind branch. */
 function goodSession(): Session {
   return new Session()
-    .user('u1').assistant('a1', 'c1', 'c2').tool('t2', 'c2').tool('t1', 'c1').assistant('a2').turnEnd('e1')
-    .user('u2').assistant('a3', 'c3').tool('t3', 'c3').assistant('a4')
-    .checkpoint('ck1').capsule('cap1', 'u2', ['u1'])
-    .user('u3').assistant('a5', 'c4').tool('t4', 'c4').assistant('a6')
+    .user('u1')
+    .assistant('a1', 'c1', 'c2')
+    .tool('t2', 'c2')
+    .tool('t1', 'c1')
+    .assistant('a2')
+    .turnEnd('e1')
+    .user('u2')
+    .assistant('a3', 'c3')
+    .tool('t3', 'c3')
+    .assistant('a4')
+    .checkpoint('ck1')
+    .capsule('cap1', 'u2', ['u1'])
+    .user('u3')
+    .assistant('a5', 'c4')
+    .tool('t4', 'c4')
+    .assistant('a6')
     .capsule('cap2', 'u3')
-    .rewind('a2').user('u4').assistant('a7', 'c5').tool('t5', 'c5').assistant('a8');
+    .rewind('a2')
+    .user('u4')
+    .assistant('a7', 'c5')
+    .tool('t5', 'c5')
+    .assistant('a8');
 }
 
 test('a good session with parallel calls, capsules and branches has no issues', () => {
@@ -117,8 +146,21 @@ test('a tool result with no call, after the turn moved on, or answered twice is 
 test('a capsule whose first kept entry is not before it on its branch is dangling', () => {
   const s = new Session().user('u1').assistant('a1').rewind('u1').assistant('a2');
   s.add({
-    id: 'cap', parentId: 'a2', timestamp: T, type: 'capsule', summary: 'S', firstKeptEntryId: 'a1', pinnedEntryIds: [], tokensBefore: 1, tokensAfter: 1,
-    trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_x', details: {},
+    id: 'cap',
+    parentId: 'a2',
+    timestamp: T,
+    type: 'capsule',
+    summary: 'S',
+    firstKeptEntryId: 'a1',
+    pinnedEntryIds: [],
+    tokensBefore: 1,
+    tokensAfter: 1,
+    trigger: 'user',
+    level: 0,
+    quality: 'full',
+    truncateResults: false,
+    checkpointId: 'ck_x',
+    details: {},
   });
   assert.deepEqual(summary(s.verify()), ['error:dangling_first_kept:cap']);
   const missing = new Session().user('u1').capsule('cap', 'ghost').verify();
@@ -155,7 +197,13 @@ test('load problems are errors, torn_tail included, with their line numbers', ()
   ];
   const r = goodSession().verify(problems);
   assert.equal(r.ok, false);
-  assert.deepEqual(r.issues.map((i) => [i.kind, i.severity, i.line]), [['torn_tail', 'error', 7], ['invalid_entry', 'error', 3]]);
+  assert.deepEqual(
+    r.issues.map((i) => [i.kind, i.severity, i.line]),
+    [
+      ['torn_tail', 'error', 7],
+      ['invalid_entry', 'error', 3],
+    ],
+  );
 });
 
 test('tree problems are reported once whether or not the loader already forwarded them', () => {
@@ -164,7 +212,10 @@ test('tree problems are reported once whether or not the loader already forwarde
   const own = s.verify();
   assert.deepEqual(summary(own), ['error:unknown_parent:x']);
   const forwarded = s.verify([{ kind: 'unknown_parent', line: 3, message: s.tree.problems[0]?.message ?? '' }]);
-  assert.deepEqual(forwarded.issues.map((i) => [i.kind, i.line]), [['unknown_parent', 3]]);
+  assert.deepEqual(
+    forwarded.issues.map((i) => [i.kind, i.line]),
+    [['unknown_parent', 3]],
+  );
 });
 
 test('an empty session is ok with no branches', () => {

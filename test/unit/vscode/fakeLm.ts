@@ -6,11 +6,18 @@ export class LanguageModelTextPart {
 }
 
 export class LanguageModelToolCallPart {
-  constructor(public callId: string, public name: string, public input: object) {}
+  constructor(
+    public callId: string,
+    public name: string,
+    public input: object,
+  ) {}
 }
 
 export class LanguageModelToolResultPart {
-  constructor(public callId: string, public content: unknown[]) {}
+  constructor(
+    public callId: string,
+    public content: unknown[],
+  ) {}
 }
 
 export const LanguageModelChatMessageRole = { User: 1, Assistant: 2 } as const;
@@ -20,7 +27,11 @@ type Part = LanguageModelTextPart | LanguageModelToolCallPart | LanguageModelToo
 /** Like VS Code's: string content becomes one text part. */
 export class LanguageModelChatMessage {
   content: Part[];
-  constructor(public role: number, content: string | Part[], public name?: string) {
+  constructor(
+    public role: number,
+    content: string | Part[],
+    public name?: string,
+  ) {
     this.content = typeof content === 'string' ? [new LanguageModelTextPart(content)] : content;
   }
   static User(content: string | Part[]): LanguageModelChatMessage {
@@ -181,7 +192,10 @@ export function createFakeLmVscode(): FakeLm {
       selectChatModels: async (selector?: { id?: string; vendor?: string; family?: string }) => {
         selectors.push(selector);
         return models.filter(
-          (m) => (selector?.id === undefined || m.id === selector.id) && (selector?.vendor === undefined || m.vendor === selector.vendor) && (selector?.family === undefined || m.family === selector.family),
+          (m) =>
+            (selector?.id === undefined || m.id === selector.id) &&
+            (selector?.vendor === undefined || m.vendor === selector.vendor) &&
+            (selector?.family === undefined || m.family === selector.family),
         );
       },
     },

@@ -16,7 +16,14 @@ test('no match is left out; an empty query lists shorter paths first; the limit 
   assert.deepEqual(rankPaths('xyz', FILES, 10), []);
   assert.equal(rankPaths('', FILES, 2).length, 2);
   assert.equal(rankPaths('', FILES, 1)[0], 'README.md');
-  assert.equal(rankPaths('a', Array.from({ length: 500 }, (_, i) => `a${i}.ts`), 50).length, 50);
+  assert.equal(
+    rankPaths(
+      'a',
+      Array.from({ length: 500 }, (_, i) => `a${i}.ts`),
+      50,
+    ).length,
+    50,
+  );
 });
 
 test('case and spaces in the query do not matter', () => {

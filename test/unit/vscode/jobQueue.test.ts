@@ -85,7 +85,10 @@ test('preempt stops the running input and drops the queued ones (a rewind or a n
 
 test('a failing task rejects its caller and the queue goes on', async () => {
   const r = rig();
-  await assert.rejects(r.q.addTask('bad', async () => Promise.reject(new Error('nope'))), /nope/);
+  await assert.rejects(
+    r.q.addTask('bad', async () => Promise.reject(new Error('nope'))),
+    /nope/,
+  );
   await r.q.addTask('good', async () => undefined);
   assert.equal(r.q.occupied, false);
 });

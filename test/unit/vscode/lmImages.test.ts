@@ -7,7 +7,10 @@ import { FakeLanguageModelChat, LanguageModelTextPart, installFakeLmVscode } fro
 
 /** Like VS Code's (1.104 and later): `LanguageModelDataPart.image(data, mime)`. */
 class LanguageModelDataPart {
-  constructor(readonly data: Uint8Array, readonly mimeType: string) {}
+  constructor(
+    readonly data: Uint8Array,
+    readonly mimeType: string,
+  ) {}
   static image(data: Uint8Array, mime: string): LanguageModelDataPart {
     return new LanguageModelDataPart(data, mime);
   }
@@ -27,7 +30,13 @@ before(async () => {
 const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
 const request = (): ChatRequest => ({
   system: '',
-  messages: [{ role: 'user', content: 'what is on this screen?', images: [{ url: `data:image/png;base64,${PNG.toString('base64')}` }, { url: 'https://example.com/x.png' }] }],
+  messages: [
+    {
+      role: 'user',
+      content: 'what is on this screen?',
+      images: [{ url: `data:image/png;base64,${PNG.toString('base64')}` }, { url: 'https://example.com/x.png' }],
+    },
+  ],
   tools: [],
   stream: true,
 });
@@ -64,9 +73,18 @@ test('a model that says it takes images gets image parts (a web URL stays a note
       assert.deepEqual(await sent(blind), [NOTE_BOTH]);
     }
     // The picker's entry says so, which is what the composer checks before sending an image.
-    fake.models.push(modelWith({ supportsImageToText: true }), Object.assign(new FakeLanguageModelChat('o1-mini'), { capabilities: { supportsImageToText: false } }));
+    fake.models.push(
+      modelWith({ supportsImageToText: true }),
+      Object.assign(new FakeLanguageModelChat('o1-mini'), { capabilities: { supportsImageToText: false } }),
+    );
     const listed = await lm.listLmModels();
-    assert.deepEqual(listed.map((s) => [s.id, s.images]), [['gpt-4o', true], ['o1-mini', false]]);
+    assert.deepEqual(
+      listed.map((s) => [s.id, s.images]),
+      [
+        ['gpt-4o', true],
+        ['o1-mini', false],
+      ],
+    );
   } finally {
     fake.models.length = 0;
   }

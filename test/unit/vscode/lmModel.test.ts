@@ -28,7 +28,11 @@ before(async () => {
 
 const asChat = (m: FakeLanguageModelChat): vscode.LanguageModelChat => m as unknown as vscode.LanguageModelChat;
 
-const READ_TOOL = { name: 'read_file', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } };
+const READ_TOOL = {
+  name: 'read_file',
+  description: 'Read a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+};
 
 function request(over: Partial<ChatRequest> = {}): ChatRequest {
   return { system: 'You are Capsule.', messages: [{ role: 'user', content: 'hi' }], tools: [], stream: true, ...over };
@@ -77,7 +81,14 @@ test('the system prompt becomes a prefaced first User message, and tool calls/re
   const sent = fakeModel.requests[0]?.messages ?? [];
   assert.deepEqual(
     sent.map((m) => m.role),
-    [LanguageModelChatMessageRole.User, LanguageModelChatMessageRole.User, LanguageModelChatMessageRole.Assistant, LanguageModelChatMessageRole.User, LanguageModelChatMessageRole.Assistant, LanguageModelChatMessageRole.User],
+    [
+      LanguageModelChatMessageRole.User,
+      LanguageModelChatMessageRole.User,
+      LanguageModelChatMessageRole.Assistant,
+      LanguageModelChatMessageRole.User,
+      LanguageModelChatMessageRole.Assistant,
+      LanguageModelChatMessageRole.User,
+    ],
   );
   assert.deepEqual(sent[0]?.content, [new LanguageModelTextPart('System instructions:\n\nYou are Capsule.')]);
   assert.deepEqual(sent[1]?.content, [new LanguageModelTextPart('list and read')]);
@@ -166,7 +177,9 @@ test('text and tool-call parts become text and tool_call events, then the vendor
   ]);
 });
 
-async function abortMidStream(stall: 'stallUntilCancelled' | 'stallForever'): Promise<{ fakeModel: FakeLanguageModelChat; got: ChatStreamEvent[]; error: unknown }> {
+async function abortMidStream(
+  stall: 'stallUntilCancelled' | 'stallForever',
+): Promise<{ fakeModel: FakeLanguageModelChat; got: ChatStreamEvent[]; error: unknown }> {
   const { fakeModel, chat } = model({ steps: [{ part: new LanguageModelTextPart('partial') }, stall, { part: new LanguageModelTextPart('never') }] });
   const ac = new AbortController();
   const got: ChatStreamEvent[] = [];
@@ -219,7 +232,10 @@ test('a consumer that stops reading cancels the request; a finished one releases
   assert.equal(fakeModel.requests[0]?.token.isCancellationRequested, true);
   await collect(chat.chat(request(), new AbortController().signal));
   assert.equal(fakeModel.requests[1]?.token.isCancellationRequested, false);
-  assert.ok(CancellationTokenSource.all.every((s) => s.disposed), 'every token source is disposed');
+  assert.ok(
+    CancellationTokenSource.all.every((s) => s.disposed),
+    'every token source is disposed',
+  );
 });
 
 test('NoPermissions, Blocked and NotFound become clear fatal errors, from sendRequest or mid-stream', async () => {
@@ -254,7 +270,12 @@ test('overflow wordings and unknown errors pass through unchanged for the engine
 });
 
 test('listLmModels maps each model VS Code offers; findLmModel picks one by exact id', async () => {
-  fake.models.splice(0, fake.models.length, new FakeLanguageModelChat('claude-sonnet-4', 'copilot', 'claude-sonnet-4', 'Claude Sonnet 4', '2025-05', 63_836), new FakeLanguageModelChat('gpt-4.1', 'copilot', 'gpt-4.1', 'GPT-4.1', 'gpt-4.1-2025-04-14', 111_452));
+  fake.models.splice(
+    0,
+    fake.models.length,
+    new FakeLanguageModelChat('claude-sonnet-4', 'copilot', 'claude-sonnet-4', 'Claude Sonnet 4', '2025-05', 63_836),
+    new FakeLanguageModelChat('gpt-4.1', 'copilot', 'gpt-4.1', 'GPT-4.1', 'gpt-4.1-2025-04-14', 111_452),
+  );
   assert.deepEqual(await lm.listLmModels(), [
     { id: 'claude-sonnet-4', vendor: 'copilot', family: 'claude-sonnet-4', name: 'Claude Sonnet 4', version: '2025-05', maxInputTokens: 63_836, images: false },
     { id: 'gpt-4.1', vendor: 'copilot', family: 'gpt-4.1', name: 'GPT-4.1', version: 'gpt-4.1-2025-04-14', maxInputTokens: 111_452, images: false },
@@ -280,7 +301,13 @@ test('lmTokenCounter uses the model tokenizer per message and for the tool schem
   const counter = lm.lmTokenCounter(asChat(m));
   assert.equal(await counter.count('x'.repeat(40)), 10);
   m.counted.splice(0);
-  const req = request({ messages: [{ role: 'user', content: 'a'.repeat(400) }, { role: 'assistant', content: 'b'.repeat(80) }], tools: [READ_TOOL] });
+  const req = request({
+    messages: [
+      { role: 'user', content: 'a'.repeat(400) },
+      { role: 'assistant', content: 'b'.repeat(80) },
+    ],
+    tools: [READ_TOOL],
+  });
   const total = await counter.countRequestTokens(req);
   assert.equal(m.counted.length, 4, 'system, two messages, tool schemas');
   assert.ok(m.counted[0] instanceof LanguageModelChatMessage);

@@ -28,7 +28,10 @@ test('each source is named, and derived values are marked auto', () => {
 });
 
 test('a learned window beats the provider report and the table, an override beats it', () => {
-  assert.deepEqual(resolveModelInfo('x-model', { provider: { contextWindow: 32_768 }, learned: { contextWindow: 16_384, maxOutputTokens: 2_048 } }).source, 'learned');
+  assert.deepEqual(
+    resolveModelInfo('x-model', { provider: { contextWindow: 32_768 }, learned: { contextWindow: 16_384, maxOutputTokens: 2_048 } }).source,
+    'learned',
+  );
   assert.equal(resolveModelInfo('x-model', { provider: { contextWindow: 32_768 }, learned: { contextWindow: 16_384 } }).contextWindow, 16_384);
   const o = resolveModelInfo('x-model', { learned: { contextWindow: 16_384 }, override: { contextWindow: 65_536 } });
   assert.equal(o.source, 'override');

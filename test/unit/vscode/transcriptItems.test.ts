@@ -19,12 +19,31 @@ test('a tool call and its result are one item; a call without a result is still 
   n = 0;
   const branch = [
     e('user', { content: 'Read two files' }),
-    e('assistant', { content: '', toolCalls: [{ id: 'call_1', name: 'read_file', arguments: '{"path":"a.ts"}' }, { id: 'call_2', name: 'read_file', arguments: '{"path":"b.ts"}' }] }),
+    e('assistant', {
+      content: '',
+      toolCalls: [
+        { id: 'call_1', name: 'read_file', arguments: '{"path":"a.ts"}' },
+        { id: 'call_2', name: 'read_file', arguments: '{"path":"b.ts"}' },
+      ],
+    }),
     e('tool_result', { toolCallId: 'call_1', toolName: 'read_file', content: 'export const a = 1;', isError: false, durationMs: 12 }),
   ];
   const items = branchItems(branch, { ephemeral: new Map(), card: NO_CARD });
-  assert.deepEqual(items.map((i) => i.kind), ['user', 'tool', 'tool'], 'an assistant message with only tool calls adds no empty bubble');
-  assert.deepEqual(items[1], { id: toolItemId('e_2', 'call_1'), kind: 'tool', name: 'read_file', argsSummary: 'path: a.ts', status: 'ok', timestamp: ts, resultPreview: 'export const a = 1;', durationMs: 12 });
+  assert.deepEqual(
+    items.map((i) => i.kind),
+    ['user', 'tool', 'tool'],
+    'an assistant message with only tool calls adds no empty bubble',
+  );
+  assert.deepEqual(items[1], {
+    id: toolItemId('e_2', 'call_1'),
+    kind: 'tool',
+    name: 'read_file',
+    argsSummary: 'path: a.ts',
+    status: 'ok',
+    timestamp: ts,
+    resultPreview: 'export const a = 1;',
+    durationMs: 12,
+  });
   assert.equal(items[2]?.kind === 'tool' ? items[2].status : '', 'running');
 });
 
@@ -33,31 +52,75 @@ test('cancelled and failed tools, failed and cancelled turns, and a real model s
   const branch = [
     e('model_change', { provider: 'openai', model: 'gpt-4o', contextWindow: 128000 }),
     e('user', { content: 'go' }),
-    e('assistant', { content: 'Trying.', toolCalls: [{ id: 'c1', name: 'run_command', arguments: '{"command":"npm test"}' }, { id: 'c2', name: 'read_file', arguments: '{}' }] }),
+    e('assistant', {
+      content: 'Trying.',
+      toolCalls: [
+        { id: 'c1', name: 'run_command', arguments: '{"command":"npm test"}' },
+        { id: 'c2', name: 'read_file', arguments: '{}' },
+      ],
+    }),
     e('tool_result', { toolCallId: 'c1', toolName: 'run_command', content: 'exit 1', isError: true }),
     e('tool_result', { toolCallId: 'c2', toolName: 'read_file', content: 'Cancelled: the turn was cancelled before this tool ran.', isError: true }),
-    e('turn_end', { turnId: 't1', status: 'failed', error: 'Automatic summarization did not complete (timeout); nothing oversized was sent. Retry, or run /compact.' }),
+    e('turn_end', {
+      turnId: 't1',
+      status: 'failed',
+      error: 'Automatic summarization did not complete (timeout); nothing oversized was sent. Retry, or run /compact.',
+    }),
     e('model_change', { provider: 'openai', model: 'gpt-4o', contextWindow: 128000 }),
     e('model_change', { provider: 'openai', model: 'gpt-4.1-mini', contextWindow: 1000000 }),
     e('turn_end', { turnId: 't2', status: 'cancelled' }),
   ];
   const items = branchItems(branch, { ephemeral: new Map(), card: NO_CARD });
-  const brief = items.map((i) => (i.kind === 'tool' ? `tool:${i.status}` : i.kind === 'error' || i.kind === 'info' ? `${i.kind}:${i.text.slice(0, 24)}` : i.kind));
-  assert.deepEqual(brief, ['user', 'assistant', 'tool:error', 'tool:cancelled', 'error:Automatic summarization ', 'info:Model: gpt-4.1-mini via ', 'info:Stopped.']);
+  const brief = items.map((i) =>
+    i.kind === 'tool' ? `tool:${i.status}` : i.kind === 'error' || i.kind === 'info' ? `${i.kind}:${i.text.slice(0, 24)}` : i.kind,
+  );
+  assert.deepEqual(brief, [
+    'user',
+    'assistant',
+    'tool:error',
+    'tool:cancelled',
+    'error:Automatic summarization ',
+    'info:Model: gpt-4.1-mini via ',
+    'info:Stopped.',
+  ]);
 });
 
 test('command answers stay after the entry they followed, and a capsule is a card', () => {
   n = 0;
-  const card: CompactionCard = { checkpointId: 'ck_1', trigger: 'user', tokensBefore: 100, tokensAfter: 40, before: zero(), after: zero(), durationMs: 5, quality: 'full' };
+  const card: CompactionCard = {
+    checkpointId: 'ck_1',
+    trigger: 'user',
+    tokensBefore: 100,
+    tokensAfter: 40,
+    before: zero(),
+    after: zero(),
+    durationMs: 5,
+    quality: 'full',
+  };
   const branch = [
     e('user', { content: 'hi' }),
     e('checkpoint', { checkpointId: 'ck_1', kind: 'auto' }),
-    e('capsule', { summary: 'x', firstKeptEntryId: null, pinnedEntryIds: [], tokensBefore: 100, tokensAfter: 40, trigger: 'user', level: 0, quality: 'full', truncateResults: false, checkpointId: 'ck_1', details: {} }),
+    e('capsule', {
+      summary: 'x',
+      firstKeptEntryId: null,
+      pinnedEntryIds: [],
+      tokensBefore: 100,
+      tokensAfter: 40,
+      trigger: 'user',
+      level: 0,
+      quality: 'full',
+      truncateResults: false,
+      checkpointId: 'ck_1',
+      details: {},
+    }),
   ];
   const echo: TranscriptItem = { id: 'x_1', kind: 'user', text: '/budget' };
   const answer: TranscriptItem = { id: 'x_2', kind: 'info', text: 'Effective tokens: 12' };
   const items = branchItems(branch, { ephemeral: new Map([['e_1', [echo, answer]]]), card: () => card });
-  assert.deepEqual(items.map((i) => i.id), ['e_1', 'x_1', 'x_2', 'e_2', 'e_3']);
+  assert.deepEqual(
+    items.map((i) => i.id),
+    ['e_1', 'x_1', 'x_2', 'e_2', 'e_3'],
+  );
   assert.deepEqual(items[4], { id: 'e_3', kind: 'compaction', card, timestamp: ts });
 });
 
@@ -90,12 +153,35 @@ test('a card is measured only when read: sending the last page of a long chat me
   for (let k = 1; k <= 300; k++) {
     branch.push(e('user', { content: `task ${k}` }));
     branch.push(e('checkpoint', { checkpointId: `ck_${k}`, kind: 'auto' }));
-    branch.push(e('capsule', { summary: `s${k}`, firstKeptEntryId: null, pinnedEntryIds: [], tokensBefore: 100, tokensAfter: 40, trigger: 'hard_limit', level: 0, quality: 'full', truncateResults: false, checkpointId: `ck_${k}`, details: {} }));
+    branch.push(
+      e('capsule', {
+        summary: `s${k}`,
+        firstKeptEntryId: null,
+        pinnedEntryIds: [],
+        tokensBefore: 100,
+        tokensAfter: 40,
+        trigger: 'hard_limit',
+        level: 0,
+        quality: 'full',
+        truncateResults: false,
+        checkpointId: `ck_${k}`,
+        details: {},
+      }),
+    );
   }
   const measured: string[] = [];
   const card = (c: Extract<Entry, { type: 'capsule' }>): CompactionCard => {
     measured.push(c.checkpointId);
-    return { checkpointId: c.checkpointId, trigger: 'hard_limit', tokensBefore: 100, tokensAfter: 40, before: zero(), after: zero(), durationMs: 0, quality: 'full' };
+    return {
+      checkpointId: c.checkpointId,
+      trigger: 'hard_limit',
+      tokensBefore: 100,
+      tokensAfter: 40,
+      before: zero(),
+      after: zero(),
+      durationMs: 0,
+      quality: 'full',
+    };
   };
   const items = branchItems(branch, { ephemeral: new Map(), card });
   assert.equal(measured.length, 0, 'folding the branch measures no card');
@@ -103,8 +189,16 @@ test('a card is measured only when read: sending the last page of a long chat me
   const sent = JSON.parse(JSON.stringify(page)) as { items: TranscriptItem[] };
   const cardsOnPage = sent.items.filter((i) => i.kind === 'compaction');
   assert.ok(cardsOnPage.length > 0 && cardsOnPage.length < 300);
-  assert.deepEqual(measured, cardsOnPage.map((i) => (i.kind === 'compaction' ? i.card.checkpointId : '')), 'exactly the cards on the page');
+  assert.deepEqual(
+    measured,
+    cardsOnPage.map((i) => (i.kind === 'compaction' ? i.card.checkpointId : '')),
+    'exactly the cards on the page',
+  );
   JSON.stringify(page);
   assert.equal(measured.length, cardsOnPage.length, 'a card is measured once');
-  assert.deepEqual(structuredClone(items.at(-1)), { id: items.at(-1)?.id, kind: 'compaction', card: card(branch.at(-1) as Extract<Entry, { type: 'capsule' }>), timestamp: ts }, 'a copy carries the card as data');
+  assert.deepEqual(
+    structuredClone(items.at(-1)),
+    { id: items.at(-1)?.id, kind: 'compaction', card: card(branch.at(-1) as Extract<Entry, { type: 'capsule' }>), timestamp: ts },
+    'a copy carries the card as data',
+  );
 });
