@@ -6,6 +6,7 @@ import type { ChatModel } from '../ports.js';
 import type { EntryTokenCache } from '../tokens/entryCache.js';
 import { limitsOf, type Limits } from '../tokens/tokenLimits.js';
 import type { ModelInfo } from '../tokens/modelLimits.js';
+import type { ModelChangeEntry } from '../transcript/schema.js';
 
 /** A model the agent can talk to, with the limits its budget is computed from. */
 export interface AgentModel {
@@ -121,4 +122,37 @@ export async function protectiveHandoff(ctx: HandoffContext, target: SwitchTarge
     return fail(`after the handoff compaction the context is still ${tokens} tokens, above ${target.chat.model}'s hard limit of ${hardLimit}.`, tokens);
   }
   return { result: { ok: true, handoff: true, lines, tokens, hardLimit }, compacted };
+}
+
+/** Where the model's window came from, as the optional field entries and events carry. */
+export function windowSourceOf(m: AgentModel): { readonly windowSource?: NonNullable<AgentModel['windowSource']> } {
+  return m.windowSource === undefined ? {} : { windowSource: m.windowSource };
+}
+
+/** The `model_change` entry that records `m` as the model in force from here on. */
+export function modelChangeEntry(base: { id: string; parentId: string | null; timestamp: string }, m: AgentModel): ModelChangeEntry {
+  const chat = m.chat;
+  return {
+    ...base,
+    type: 'model_change',
+    provider: chat.provider,
+    model: chat.model,
+    contextWindow: m.contextWindow,
+    maxOutputTokens: m.maxOutputTokens,
+    ...windowSourceOf(m),
+  };
+}
+
+/** Whether the branch's recorded model is `m` (same provider, model and limits): else a new `model_change` is due. */
+export function sameRecordedModel(
+  recorded: Pick<ModelChangeEntry, 'provider' | 'model' | 'contextWindow' | 'maxOutputTokens'> | undefined,
+  m: AgentModel,
+): boolean {
+  return (
+    recorded !== undefined &&
+    recorded.provider === m.chat.provider &&
+    recorded.model === m.chat.model &&
+    recorded.contextWindow === m.contextWindow &&
+    recorded.maxOutputTokens === m.maxOutputTokens
+  );
 }

@@ -7,19 +7,30 @@ import type { ChatRequest } from '../ports.js';
 import { requestFingerprint } from '../tokens/calibration.js';
 import type { Limits } from '../tokens/tokenLimits.js';
 import { buildModelInput } from '../transcript/modelInput.js';
-import { appendInterruptedResults, unansweredAtLeaf } from '../transcript/repair.js';
-import type { CheckpointEntry, Entry, LeafEntry, ModelChangeEntry, TurnFault, UserEntry } from '../transcript/schema.js';
+import { appendInterruptedResults } from '../transcript/repair.js';
+import type { CheckpointEntry, Entry, LeafEntry, TurnFault } from '../transcript/schema.js';
 import type { AgentEvent, AgentListener, TurnInput, TurnResult, TurnStatus } from './agentEvents.js';
 import { CacheLineLevel, EpochKeeper } from './cacheEpoch.js';
-import { protectiveHandoff, type AgentModel, type SwitchResult, type SwitchTarget } from './modelSwitch.js';
+import {
+  modelChangeEntry,
+  protectiveHandoff,
+  sameRecordedModel,
+  windowSourceOf,
+  type AgentModel,
+  type SwitchResult,
+  type SwitchTarget,
+} from './modelSwitch.js';
 import { type AgentDeps, infoOf } from './agentDeps.js';
 import type { FaultInfo } from '../provider/faults.js';
 import { learnWindow } from './windowLearning.js';
 import { DEFAULT_AGENT_OPTIONS, type AgentOptions, type TurnState } from './turnRequest.js';
 import { finishTurn, type TurnEndContext } from './turnEnd.js';
-import { attachFiles, guarded, runSteps, type StepHost } from './turnSteps.js';
+import { guarded, runSteps } from './turnSteps.js';
+import { runUserTurn, type UserTurnHost } from './userTurn.js';
 import { retryPoint } from './turnRetry.js';
 import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
+import { CheckpointBatch } from './checkpointBatch.js';
+import { ExclusiveRuns } from './exclusiveRuns.js';
 
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { type AgentOptions } from './turnRequest.js';
@@ -37,14 +48,11 @@ export class Agent {
   private readonly listeners = new Set<AgentListener>();
   private model: AgentModel;
   private resolved: ResolvedSettings;
-  private queue: Promise<unknown> = Promise.resolve();
-  private active = 0;
+  private readonly runs: ExclusiveRuns;
   private turnId: string | undefined;
   private readonly pendingUpdates: { readonly content: string; readonly reason?: string }[] = [];
-  /** Set while a tool batch runs: the agent's checkpoint tool lands after the batch, never between a call and its results. */
-  private batchCheckpoints: { readonly checkpointId: string; readonly kind: CheckpointEntry['kind']; readonly note?: string }[] | undefined;
-  private lastActivity: number;
-  private readonly host: StepHost & TurnEndContext;
+  private readonly checkpoints: CheckpointBatch;
+  private readonly host: UserTurnHost & TurnEndContext;
   /** Instruction files, skills and mode kept in step with the model's prompt; absent when the session reads none. */
   readonly instructions: InstructionSync | undefined;
 
@@ -55,7 +63,7 @@ export class Agent {
     this.resolved = deps.resolved;
     this.triggers = deps.triggers ?? new TriggerState();
     this.branches = new BranchReader(deps.store);
-    this.lastActivity = deps.clock.now();
+    this.runs = new ExclusiveRuns(() => deps.clock.now());
     this.barrier = new PreflightBarrier({
       store: deps.store,
       archive: deps.archive,
@@ -83,6 +91,13 @@ export class Agent {
       instructions: () => this.instructions?.forEpoch(),
     });
     this.instructions = instructionSyncOf(deps, this.epochs, this.branches, (e) => this.emit(e));
+    this.checkpoints = new CheckpointBatch({
+      store: deps.store,
+      ids: deps.ids,
+      triggers: this.triggers,
+      entryBase: () => this.entryBase(),
+      sinceLastAnswer: () => this.branches.sinceLastAnswer(),
+    });
     this.host = this.makeHost();
   }
 
@@ -102,12 +117,12 @@ export class Agent {
 
   /** A turn, compaction or model switch is running or queued. */
   get busy(): boolean {
-    return this.active > 0;
+    return this.runs.active > 0;
   }
 
   /** Resolves once every queued turn, compaction and switch has finished. */
-  async idle(): Promise<void> {
-    while (this.active > 0) await this.queue;
+  idle(): Promise<void> {
+    return this.runs.idle();
   }
 
   /** The active branch of the session, root first. */
@@ -127,7 +142,9 @@ export class Agent {
   /** Runs one turn to its end; never rejects. Turns, compactions and switches run one at a time, in call order. */
   runTurn(input: TurnInput): Promise<TurnResult> {
     const turnId = input.turnId ?? this.deps.ids.next('t_');
-    return this.exclusive(() => this.asTurn(turnId, () => this.turn(input, turnId)));
+    return this.exclusive(() =>
+      this.asTurn(turnId, () => runUserTurn(this.host, input, { turnId, signal: input.signal, requests: 0, overflowRetried: false })),
+    );
   }
 
   /** Retry of a failed last turn (docs/behaviour.md#errors): the leaf goes back before the failed request; the same turn continues, no second user message. */
@@ -153,7 +170,7 @@ export class Agent {
 
   /** An instruction change as one appended system update, not a new prefix (docs/behaviour.md#cache-epochs); waits for a running turn's next safe point. False when that text already reaches the model. */
   async appendSystemUpdate(content: string, reason?: string): Promise<boolean> {
-    if (this.active > 0 || this.deps.store.readOnly) {
+    if (this.runs.active > 0 || this.deps.store.readOnly) {
       this.pendingUpdates.push(reason === undefined ? { content } : { content, reason });
       return true;
     }
@@ -166,20 +183,8 @@ export class Agent {
   }
 
   /** A checkpoint (docs/behaviour.md#rewind) from the agent's tool or the user; milestone and plan_pivot record their compaction intent (docs/behaviour.md#triggers). */
-  async recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
-    const checkpointId = this.deps.ids.next('ck_');
-    if (this.batchCheckpoints !== undefined) {
-      this.batchCheckpoints.push({ checkpointId, kind, ...(note === undefined ? {} : { note }) });
-      return checkpointId;
-    }
-    return this.appendCheckpoint(checkpointId, kind, note);
-  }
-
-  private async appendCheckpoint(checkpointId: string, kind: CheckpointEntry['kind'], note?: string): Promise<string> {
-    const entry: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId, kind, ...(note === undefined ? {} : { note }) };
-    await this.deps.store.append(entry);
-    if (kind === 'milestone' || kind === 'plan_pivot') this.triggers.recordIntent(kind, checkpointId);
-    return checkpointId;
+  recordCheckpoint(kind: CheckpointEntry['kind'], note?: string): Promise<string> {
+    return this.checkpoints.record(kind, note);
   }
 
   /** The user's `/compact [focus]` (no ROI gate); a completed compaction opens a new cache epoch. */
@@ -227,8 +232,8 @@ export class Agent {
 
   /** The idle trigger (docs/behaviour.md#triggers, off by default): after `idleMinutes` idle with ≥ 30k tokens, records the intent and runs its barrier now. Undefined when nothing was due. */
   async noteIdle(now: number = this.deps.clock.now(), signal: AbortSignal = new AbortController().signal): Promise<PreflightResult | undefined> {
-    if (this.active > 0 || this.deps.store.readOnly) return undefined;
-    if (!idleDue(this.lastActivity, now, this.resolved, this.barrier.measure(0).tokens)) return undefined;
+    if (this.runs.active > 0 || this.deps.store.readOnly) return undefined;
+    if (!idleDue(this.runs.lastActivity, now, this.resolved, this.barrier.measure(0).tokens)) return undefined;
     this.triggers.recordIntent('idle');
     return this.exclusive(() => this.withEpoch(() => this.barrier.preflight({ signal, turnId: this.deps.ids.next('idle_') })));
   }
@@ -256,13 +261,7 @@ export class Agent {
   }
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    this.active += 1;
-    const run = this.queue.then(fn, fn).finally(() => {
-      this.active -= 1;
-      this.lastActivity = this.deps.clock.now();
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.runs.run(fn);
   }
 
   private entryBase(): { id: string; parentId: string | null; timestamp: string } {
@@ -273,15 +272,7 @@ export class Agent {
     if (this.deps.store.readOnly) return;
     await this.repairInterrupted();
     await this.epochs.ensureStarted();
-    const recorded = this.branches.figures().model;
-    const m = infoOf(this.model);
-    const same =
-      recorded &&
-      recorded.provider === m.provider &&
-      recorded.model === m.model &&
-      recorded.contextWindow === m.contextWindow &&
-      recorded.maxOutputTokens === m.maxOutputTokens;
-    if (!same) await this.recordModel();
+    if (!sameRecordedModel(this.branches.figures().model, this.model)) await this.recordModel();
     await this.flushUpdates();
   }
 
@@ -298,21 +289,11 @@ export class Agent {
   }
 
   private windowSource(): { readonly windowSource?: NonNullable<AgentModel['windowSource']> } {
-    return this.model.windowSource === undefined ? {} : { windowSource: this.model.windowSource };
+    return windowSourceOf(this.model);
   }
 
   private async recordModel(): Promise<void> {
-    const m = infoOf(this.model);
-    const entry: ModelChangeEntry = {
-      ...this.entryBase(),
-      type: 'model_change',
-      provider: m.provider,
-      model: m.model,
-      contextWindow: m.contextWindow,
-      maxOutputTokens: m.maxOutputTokens,
-      ...this.windowSource(),
-    };
-    await this.deps.store.append(entry);
+    await this.deps.store.append(modelChangeEntry(this.entryBase(), this.model));
   }
 
   private async flushUpdates(): Promise<void> {
@@ -332,39 +313,10 @@ export class Agent {
     return r;
   }
 
-  private async turn(input: TurnInput, turnId: string): Promise<TurnResult> {
-    const st: TurnState = { turnId, signal: input.signal, requests: 0, overflowRetried: false };
-    const store = this.deps.store;
-    if (store.readOnly) {
-      this.emit({ type: 'turn_start', turnId, userEntryId: '' });
-      return this.finish(st, 'failed', `This session is read-only${store.readOnlyReason ? ` (${store.readOnlyReason})` : ''}; nothing was sent.`);
-    }
-    return guarded(this.host, st, async () => {
-      await this.prepare();
-      // docs/behaviour.md#rewind: every message gets its checkpoint first, so "rewind to this message" restores the input before it.
-      const userId = this.deps.ids.next('e_');
-      const ck: CheckpointEntry = { ...this.entryBase(), type: 'checkpoint', checkpointId: this.deps.ids.next('ck_'), kind: 'auto', forEntryId: userId };
-      await store.append(ck);
-      const user: UserEntry = {
-        ...this.entryBase(),
-        id: userId,
-        type: 'user',
-        content: input.userText,
-        ...(input.images && input.images.length > 0 ? { images: [...input.images] } : {}),
-        turnId,
-      };
-      await store.append(user);
-      this.emit({ type: 'turn_start', turnId, userEntryId: user.id });
-      if (input.attachments !== undefined && input.attachments.length > 0 && (await attachFiles(this.host, input.attachments, turnId, st.signal))) {
-        return this.finish(st, 'cancelled', 'The turn was cancelled while the attached files were read.');
-      }
-      return runSteps(this.host, st);
-    });
-  }
-
   /** The agent as the steps of a turn (turnSteps.ts) and its end (turnEnd.ts) see it. */
-  private makeHost(): StepHost & TurnEndContext {
+  private makeHost(): UserTurnHost & TurnEndContext {
     return {
+      prepare: () => this.prepare(),
       deps: this.deps,
       barrier: this.barrier,
       triggers: this.triggers,
@@ -387,21 +339,10 @@ export class Agent {
         epochId: () => this.epochs.epochId(),
         cacheLineLevel: (m) => this.cacheLines.levelFor(m),
       }),
-      beginBatch: () => {
-        this.batchCheckpoints = [];
-      },
-      flushBatchCheckpoints: (force = false) => this.flushBatchCheckpoints(force),
+      beginBatch: () => this.checkpoints.begin(),
+      flushBatchCheckpoints: (force = false) => this.checkpoints.flush(force),
       finish: (...args) => this.finish(...args),
     };
-  }
-
-  /** The checkpoints the agent's tool asked for during a batch, now that every result is written. */
-  private async flushBatchCheckpoints(force = false): Promise<void> {
-    // A cancelled batch leaves calls open until finish() answers them; the checkpoints wait until then.
-    if (!force && unansweredAtLeaf(this.branches.sinceLastAnswer()).length > 0) return;
-    const due = this.batchCheckpoints ?? [];
-    this.batchCheckpoints = undefined;
-    for (const c of due) await this.appendCheckpoint(c.checkpointId, c.kind, c.note);
   }
 
   /** docs/compaction.md (overflow recovery): the window an overflow states is adopted and persisted (a model_change entry); else the assumed one shrinks. */
