@@ -2,16 +2,14 @@
 import { isAbsolute } from 'node:path';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import { DEFAULT_SYSTEM_PROMPT } from '../engine/agent/systemPrompt.js';
-import { Agent, type SwitchResult } from '../engine/agent/turnLoop.js';
-import { PreflightBarrier, type PreflightResult } from '../engine/compaction/barrier.js';
+import type { Agent, SwitchResult } from '../engine/agent/turnLoop.js';
+import type { PreflightBarrier, PreflightResult } from '../engine/compaction/barrier.js';
 import { type TriggerState } from '../engine/compaction/triggers.js';
-import type { ResolvedSettings } from '../engine/config.js';
-import type { ToolSchema, ChatModel, Clock, IdSource, Logger, ToolHost } from '../engine/ports.js';
+import type { Clock, IdSource, ToolHost } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { TokenCategories } from '../engine/tokens/estimate.js';
-import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import { planUndo, type UndoAction, type UndoPlan } from '../engine/compaction/undo.js';
-import type { CheckpointKind, Entry, Trigger } from '../engine/transcript/schema.js';
+import type { CheckpointKind, Entry } from '../engine/transcript/schema.js';
 import { resolveTarget, type AgentSessionConfig, type ModelConfig } from './agentConfig.js';
 import { keysOf, NO_TOOLS, openParts, type Parts } from './agentParts.js';
 import { chatCacheKey, withCacheKey } from './cacheKeyModel.js';
@@ -19,6 +17,8 @@ import { type FileEvidenceArchive } from './evidenceArchive.js';
 import { type FlightRecorder } from './flightRecorder.js';
 import { writeIntents } from './intentsFile.js';
 import { JsonlSessionStore } from './jsonlStore.js';
+import { newSessionAgent, offlineBarrier } from './sessionAgent.js';
+import type { CompactOptions, OfflineModel, OfflineSessionConfig, RewindOptions } from './sessionOptions.js';
 import { nodeClock, nodeIds } from './nodeClock.js';
 import { budgetOf, budgetOfLeaf, categoriesOf, completeCounts, type BudgetBasis } from './sessionBudget.js';
 import {
@@ -27,7 +27,6 @@ import {
   switchBranchSession,
   type RewindDone,
   type RewindFailure,
-  type RewindMode,
   type RewindPreview,
   type SwitchDone,
 } from './sessionRewind.js';
@@ -42,44 +41,7 @@ import { composeSessionTools } from './sessionTools.js';
 
 export { sidecarPaths } from './agentConfig.js';
 export type { AgentSessionConfig, ModelConfig, WorkspaceConfig } from './agentConfig.js';
-
-/** What an offline session measures and compacts with. */
-export interface OfflineModel {
-  readonly model: ModelInfo;
-  readonly provider: string;
-  /** Writes the summary; without it the deterministic fallback capsule is made (no network). */
-  readonly summarizer?: ChatModel;
-  readonly resolved: ResolvedSettings;
-  /** The tool schemas `chat` would send (so budgets and summary requests count them); none by default. */
-  readonly tools?: readonly ToolSchema[];
-  /** Project-specific test-command patterns for the capsule's ledger (`capsule.ledger.testCommands`). */
-  readonly testCommands?: readonly string[];
-}
-
-/** A session opened without a turn loop (the CLI's `capsule compact` and `capsule rewind`). */
-export interface OfflineSessionConfig {
-  readonly sessionPath: string;
-  /** Chooses the model from the session as loaded (the model it recorded, unless flags say otherwise). */
-  readonly model: (branch: readonly Entry[]) => OfflineModel;
-  readonly logger?: Logger;
-  /** The folders whose files a rewind may restore (default: the folder the chat was started in, its header's cwd). */
-  readonly roots?: readonly string[];
-  /** The secret that signs the change log (default: the CLI's, see cliKeyPath). */
-  readonly snapshotKeyFile?: string;
-}
-
-export interface CompactOptions {
-  readonly focus?: string;
-  /** Without one, the user's `/compact` (no ROI gate); with one, that trigger's rules. */
-  readonly trigger?: Trigger;
-  readonly signal?: AbortSignal;
-}
-
-/** What a user asked to rewind: which parts, and whether files edited outside Capsule may be overwritten. */
-export interface RewindOptions {
-  readonly mode?: RewindMode;
-  readonly overwriteOutside?: boolean;
-}
+export type { CompactOptions, OfflineModel, OfflineSessionConfig, RewindOptions } from './sessionOptions.js';
 
 export class AgentSession {
   #saving: Promise<void> = Promise.resolve();
@@ -118,35 +80,9 @@ export class AgentSession {
       // The tools call back into the agent (checkpoint, evidence), which needs the tools first: bind late.
       let agent: Agent | undefined;
       const cache = parts.caches.forModel(target.chat.model);
-      const { tools, layer, mcp, resolveFor, resolved } = await composeSessionTools(config, parts, store, target, cache, () => agent, clock, ids);
-      agent = new Agent({
-        store,
-        archive: parts.archive,
-        clock,
-        ids,
-        cache,
-        model: {
-          chat: withCacheKey(target.chat, chatCacheKey(parts.store.header.id)),
-          contextWindow: target.contextWindow,
-          maxOutputTokens: target.maxOutputTokens,
-          windowSource: target.windowSource,
-        },
-        tools,
-        ...(layer === undefined
-          ? {}
-          : {
-              instructions: layer.port,
-              ...(config.instructionFiles?.skillReloadTokens === undefined ? {} : { skillReloadTokens: config.instructionFiles.skillReloadTokens }),
-            }),
-        resolved,
-        systemPrompt: config.systemPrompt ?? DEFAULT_SYSTEM_PROMPT,
-        triggers: parts.triggers,
-        recordFlight: (r) => parts.recorder.record(r),
-        ...(config.logger === undefined ? {} : { logger: config.logger }),
-        ...(config.agentOptions === undefined ? {} : { options: config.agentOptions }),
-        resolveFor,
-        ...(config.testCommands === undefined ? {} : { testCommands: config.testCommands }),
-      });
+      const composed = await composeSessionTools(config, parts, store, target, cache, () => agent, clock, ids);
+      const { tools, mcp } = composed;
+      agent = newSessionAgent(config, parts, store, target, { ...composed, cache, clock, ids });
       if (config.listener !== undefined) agent.subscribe(config.listener);
       await agent.start();
       for (const i of [...(config.instructions ?? []), ...(mcp?.initial === undefined ? [] : [mcp.initial])])
@@ -180,22 +116,7 @@ export class AgentSession {
         roots,
       );
       const m = config.model(store.tree.branch());
-      const barrier = new PreflightBarrier({
-        store,
-        archive: parts.archive,
-        clock: nodeClock,
-        ids: nodeIds,
-        cache: parts.caches.forModel(m.model.model),
-        ...(m.summarizer === undefined ? {} : { model: m.summarizer }),
-        tools: m.tools ?? [],
-        defaultSystem: DEFAULT_SYSTEM_PROMPT,
-        resolved: m.resolved,
-        modelInfo: { provider: m.provider, model: m.model.model, contextWindow: m.model.contextWindow, maxOutputTokens: m.model.maxOutputTokens },
-        triggers: parts.triggers,
-        recordFlight: (r) => parts.recorder.record(r),
-        ...(config.logger === undefined ? {} : { logger: config.logger }),
-        ...(m.testCommands === undefined ? {} : { testCommands: m.testCommands }),
-      });
+      const barrier = offlineBarrier(store, parts, m, config.logger);
       return new AgentSession(parts, barrier, m, undefined, NO_TOOLS, undefined, nodeClock, nodeIds);
     } catch (err) {
       await store.close();
