@@ -3,10 +3,10 @@ import { stat, type FileHandle } from 'node:fs/promises';
 import { openRegularFileForAppend } from './regularFile.js';
 import { basename, resolve } from 'node:path';
 import type { Clock, LoadProblem, TranscriptStore } from '../engine/ports.js';
-import { CURRENT_VERSION, DURABLE_TYPES, EntrySchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
+import { CURRENT_VERSION, DURABLE_TYPES, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
 import type { BranchFigures } from '../engine/transcript/branchFigures.js';
-import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
+import { entryLine } from './entryLine.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
@@ -348,39 +348,9 @@ export class JsonlSessionStore implements TranscriptStore {
     this.reason = `Lost the writer lock on this session (${oneLine(err)}); further changes are not saved`;
   }
 
-  private checkLinks(e: Entry): void {
-    const tree = this.tree;
-    if (tree.has(e.id)) throw new Error(`Cannot append ${e.type} entry: id ${e.id} already exists`);
-    if (e.type === 'leaf') {
-      if (e.parentId !== null && !tree.has(e.parentId)) throw new Error(`Cannot append leaf move ${e.id}: unknown parent ${e.parentId}`);
-      if (e.targetId !== null && !tree.has(e.targetId)) throw new Error(`Cannot append leaf move ${e.id}: unknown target ${e.targetId}`);
-      return;
-    }
-    if (e.parentId === tree.leafId) return;
-    if (e.parentId === null && isSubagentEntry(e)) return; // a subagent's branch starts at its own root
-    if (e.parentId !== null && tree.has(e.parentId)) return; // a branch from an earlier entry
-    throw new Error(
-      `Cannot append ${e.type} entry ${e.id}: parent ${String(e.parentId)} is neither the current leaf (${String(tree.leafId)}) nor an existing entry`,
-    );
-  }
-
   private async write(entry: Entry): Promise<void> {
     if (this.reason !== undefined || !this.handle) throw new Error(this.reason ?? 'Session is read-only');
-    const parsed = EntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      const what = parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.map(String).join('.')}: ${i.message}`)
-        .join('; ');
-      throw new Error(`Refusing to write an invalid entry (${String((entry as { type?: unknown }).type)} ${String((entry as { id?: unknown }).id)}): ${what}`);
-    }
-    const e = parsed.data;
-    this.checkLinks(e);
-    // Serialize fully first so the file only ever sees one complete line per write.
-    const line = Buffer.from(`${JSON.stringify(e)}\n`, 'utf8');
-    if (line.length - 1 > this.maxLineBytes) {
-      throw new Error(`Cannot append ${e.type} entry ${e.id}: ${line.length} bytes exceeds the ${this.maxLineBytes}-byte line limit`);
-    }
+    const { entry: e, line } = entryLine(entry, this.tree, this.maxLineBytes);
     const handle = this.handle;
     try {
       await writeAll(handle, line);
