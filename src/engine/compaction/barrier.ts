@@ -14,7 +14,6 @@ import {
   escalationLevels,
   isEffective,
   isNothingToCompact,
-  MAX_COMPACTIONS_PER_TURN,
   nextLevel,
 } from './cut.js';
 import { type ForecastInput, levelThatFits, softGateMiss } from './forecast.js';
@@ -24,8 +23,10 @@ import { type CompactionPlan, makePlan, summarizePlan } from './plan.js';
 import type { SummaryMemo } from './summaryRequest.js';
 import { isSoftTrigger, type TriggerChoice, type TriggerState } from './triggers.js';
 import { refillLoopMessage, TurnBudget } from './turnBudget.js';
+import { verdictOf, type PreflightResult } from './preflightVerdict.js';
 
 export type { BarrierEvent } from './barrierEvents.js';
+export type { PreflightResult } from './preflightVerdict.js';
 
 export interface BarrierModelInfo {
   /** Provider and model of the requests the agent sends: part of the calibration fingerprint (docs/behaviour.md#tokens). */
@@ -40,23 +41,6 @@ export interface BarrierDeps extends Omit<CompactionDeps, 'settings' | 'maxOutpu
   readonly modelInfo: BarrierModelInfo;
   readonly triggers: TriggerState;
   readonly listener?: (e: BarrierEvent) => void;
-}
-
-export interface PreflightResult {
-  /** False: the caller must not send the request (cancelled, stale, or still over the hard limit). */
-  readonly mayProceed: boolean;
-  /** Every compaction this barrier ran, in order (empty when no trigger was due). */
-  readonly outcomes: readonly CompactionOutcome[];
-  /** One persistent result line per compaction (docs/behaviour.md#barrier). */
-  readonly lines: readonly string[];
-  /** Effective tokens of the request as it stands after the barrier. */
-  readonly tokens: number;
-  readonly source: 'provider_usage' | 'estimated';
-  readonly limits: Limits;
-  /** Set with mayProceed false: the one-line reason for the user. */
-  readonly error?: string;
-  /** The docs/behaviour.md#cut cap was hit (or nothing was left to compact) and the request is still over the hard limit. */
-  readonly exhausted: boolean;
 }
 
 interface Measure {
@@ -76,14 +60,6 @@ interface Sequence {
   readonly startLevel: CompactionLevel;
   /** Label the progress as "before response" (a turn is waiting) rather than a standalone compaction. */
   readonly beforeResponse: boolean;
-}
-
-/** Exhausted without using all compactions: nothing was left to cut, or the last one failed. */
-function exhaustedMessage(count: number, tokens: number, hardLimit: number, why: string): string {
-  return (
-    `context compaction exhausted after ${count} compaction${count === 1 ? '' : 's'}: ${why}; the request (${tokens} tokens) still exceeds ` +
-    `the hard limit (${hardLimit}), so nothing was sent. Start a new chat, rewind to a checkpoint, or switch to a model with a larger context window.`
-  );
 }
 
 export class PreflightBarrier {
@@ -383,30 +359,9 @@ export class PreflightBarrier {
 
   private result(outcomes: readonly CompactionOutcome[], measured: Measure, limits: Limits, quiet = false): PreflightResult {
     const lines = outcomes.map(outcomeLine);
-    const last = outcomes[outcomes.length - 1];
-    const m = this.calibrationFallback(measured, limits, last);
-    const over = m.tokens > limits.hardLimit;
+    const m = this.calibrationFallback(measured, limits, outcomes[outcomes.length - 1]);
     const base = { outcomes, lines, tokens: m.tokens, source: m.source, limits };
-    let error: string | undefined;
-    let reason: Extract<BarrierEvent, { type: 'preflight_blocked' }>['reason'] = 'over_hard_limit';
-    let exhausted = false;
-    if (last?.outcome === 'cancelled') {
-      reason = 'cancelled';
-      error = 'The turn was cancelled during context compaction; nothing was sent.';
-    } else if (last?.outcome === 'stale') {
-      reason = 'stale';
-      error = 'The session changed during context compaction; nothing was sent. Run the request again.';
-    } else if (over && last?.outcome === 'failed') {
-      reason = 'failed';
-      error = `Automatic summarization did not complete (${last.reason}); nothing oversized was sent. Retry, or run /compact.`;
-    } else if (over) {
-      exhausted = outcomes.length > 0;
-      reason = exhausted ? 'exhausted' : 'over_hard_limit';
-      error =
-        this.budget.exhausted() || outcomes.length >= MAX_COMPACTIONS_PER_TURN
-          ? COMPACTION_EXHAUSTED_MESSAGE
-          : exhaustedMessage(outcomes.length, m.tokens, limits.hardLimit, last?.outcome === 'skipped' ? last.reason : 'no compaction could run');
-    }
+    const { error, reason, exhausted } = verdictOf(outcomes, m.tokens, limits.hardLimit, this.budget.exhausted());
     if (error === undefined || quiet) return { ...base, mayProceed: error === undefined, ...(error === undefined ? {} : { error }), exhausted };
     this.emit({ type: 'preflight_blocked', reason, message: error });
     return { ...base, mayProceed: false, error, exhausted };
