@@ -8,14 +8,7 @@ import { buildModelInput } from '../transcript/modelInput.js';
 import type { Entry, Trigger } from '../transcript/schema.js';
 import { BranchReader } from './branchReader.js';
 import { type CompactionDeps, runCompaction } from './compactor.js';
-import {
-  type CompactionLevel,
-  COMPACTION_EXHAUSTED_MESSAGE,
-  escalationLevels,
-  isEffective,
-  isNothingToCompact,
-  nextLevel,
-} from './cut.js';
+import { type CompactionLevel, COMPACTION_EXHAUSTED_MESSAGE, escalationLevels, isEffective, isNothingToCompact, nextLevel } from './cut.js';
 import { type ForecastInput, levelThatFits, softGateMiss } from './forecast.js';
 import { type BarrierEvent, endEvent, progressLabel } from './barrierEvents.js';
 import { type CompactionOutcome, outcomeLine } from './outcome.js';
