@@ -67,10 +67,6 @@ export class TranscriptList {
     follow.observe(this.#scroller);
   }
 
-  get length(): number {
-    return this.#items.length;
-  }
-
   /** Replaces everything (a snapshot); keeps the reading position when `anchor` names a known item. */
   reset(items: readonly TranscriptItem[], hasMore: boolean, given: ScrollAnchor | null): void {
     const sw = this.#switch;
@@ -83,7 +79,7 @@ export class TranscriptList {
     for (const item of items) this.#items.push(item);
     this.#hasMore = hasMore;
     this.#loading = false;
-    const at = anchor ? this.#index(anchor.itemId) : undefined;
+    const at = anchor ? this.#items.index(anchor.itemId) : undefined;
     const w = at !== undefined ? windowFor(at, at, this.#items.length) : { start: Math.max(0, this.#items.length - INITIAL), end: this.#items.length };
     this.#body.replaceChildren(this.#build(w.start, w.end));
     this.#start = w.start;
@@ -94,7 +90,7 @@ export class TranscriptList {
     if (anchor && at !== undefined) this.#scroll.toAnchor(anchor, this.#rendered.get(anchor.itemId));
     else this.#scroll.toBottom();
     this.#refreshChrome();
-    if (switched) refocusSwitcher(this.#items.all, this.#index(switched.target), (id) => this.#rendered.get(id), switched.dir);
+    if (switched) refocusSwitcher(this.#items.all, this.#items.index(switched.target), (id) => this.#rendered.get(id), switched.dir);
   }
 
   /** New items at the end (an id already present is updated in place). */
@@ -124,7 +120,7 @@ export class TranscriptList {
   }
 
   update(item: TranscriptItem): void {
-    const i = this.#index(item.id);
+    const i = this.#items.index(item.id);
     if (i === undefined) return this.append([item]);
     this.#items.replace(i, item);
     this.#dirty.delete(item.id);
@@ -142,7 +138,7 @@ export class TranscriptList {
   /** More streamed text: only this item's body is redrawn, at most once per frame. */
   streamDelta(itemId: string, text: string): void {
     if (!this.#items.has(itemId)) this.append([{ id: itemId, kind: 'assistant', markdown: '', streaming: true }]);
-    const i = this.#index(itemId);
+    const i = this.#items.index(itemId);
     const item = i === undefined ? undefined : this.#items.at(i);
     if (i === undefined || item?.kind !== 'assistant') return;
     this.#items.replace(i, { ...item, markdown: item.markdown + text, streaming: true });
@@ -210,10 +206,6 @@ export class TranscriptList {
   showEarlier(): void {
     this.#requestOlder();
     this.#refreshChrome();
-  }
-
-  #index(id: string): number | undefined {
-    return this.#items.index(id);
   }
 
   #build(from: number, to: number): DocumentFragment {
@@ -313,7 +305,7 @@ export class TranscriptList {
         start: this.#start,
         end: this.#end,
         length: this.#items.length,
-        indexOf: (id) => this.#index(id),
+        indexOf: (id) => this.#items.index(id),
       });
       const thinAbove = this.#start > 0 && first - this.#start < LOW_WATER;
       const thinBelow = this.#end < this.#items.length && this.#end - 1 - last < LOW_WATER;
