@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from '../test/support/fakeVscode.js';
+import { fakeExtensionContext } from '../test/support/extensionContext.js';
 
 interface Extension {
   activate(context: unknown): void;
@@ -14,24 +14,7 @@ async function main(): Promise<void> {
   const [bundle, mode] = process.argv.slice(2);
   if (bundle === undefined) throw new Error('usage: activationChild <dist/extension.js> [eager]');
   const tmp = mkdtempSync(join(tmpdir(), 'capsule-activation-'));
-  const { api } = createFakeVscode(join(tmp, 'ws'));
-  installFakeVscode(api);
-  const uri = (p: string): unknown => (api.Uri as { file(p: string): unknown }).file(p);
-  const memento = (): unknown => {
-    const m = new Map<string, unknown>();
-    return { get: (k: string) => m.get(k), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
-  };
-  const subscriptions: { dispose(): unknown }[] = [];
-  const context = {
-    subscriptions,
-    storageUri: uri(join(tmp, 'storage')),
-    globalStorageUri: uri(join(tmp, 'global')),
-    workspaceState: memento(),
-    globalState: memento(),
-    secrets: new FakeSecrets(),
-    extensionUri: uri(join(bundle, '..', '..')),
-    extension: { packageJSON: { version: 'bench' } },
-  };
+  const { context, dispose } = fakeExtensionContext(tmp, { extensionPath: join(bundle, '..', '..'), version: 'bench' });
   const load = createRequire(__filename);
   const heap0 = process.memoryUsage().heapUsed;
   const cpu0 = process.cpuUsage();
@@ -46,7 +29,7 @@ async function main(): Promise<void> {
   const heapMb = (process.memoryUsage().heapUsed - heap0) / 1024 / 1024;
   process.stdout.write(`${JSON.stringify({ loadMs: t1 - t0, activateMs: t2 - t1, totalMs: t2 - t0, cpuMs: (cpu.user + cpu.system) / 1000, heapMb })}\n`);
   await ext.deactivate();
-  for (const d of subscriptions.splice(0)) d.dispose();
+  dispose();
   rmSync(tmp, { recursive: true, force: true, maxRetries: 10 });
   process.exit(0);
 }

@@ -1,79 +1,38 @@
 // Webview entry: ready handshake, validated host messages dispatched to the views, user intents posted back.
-import type { HostToWebview, SessionView, SettingsView } from '../src/protocol/messages.js';
+import type { HostToWebview } from '../src/protocol/messages.js';
 import { fillTranscript } from './subagentCard.js';
 import { ApprovalCards, approvalMessage } from './approvalCards.js';
 import { BarrierStrip } from './barrierView.js';
 import { CapsuleViewer } from './capsuleViewer.js';
 import { Composer } from './composer.js';
 import { ERROR_ACTION_EVENT, type ErrorAction } from './errorCard.js';
-import { Announcer, button, el } from './dom.js';
+import { Announcer } from './dom.js';
+import { Banners } from './banners.js';
+import { linkActions } from './hostLinks.js';
+import { listenToHost } from './hostInbox.js';
 import { ChatHeader } from './header.js';
-import { parseHostMessage } from '../src/protocol/messages.js';
 import { PlanStrip } from './planView.js';
 import { SetupPanel } from './setupPanel.js';
 import { stallLineFor } from './stallLine.js';
 import { TranscriptList } from './transcriptList.js';
 import { connectHost } from './vscodeApi.js';
-import { LIMITS, LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
+import { LIST_LIMITS, PATH_MAX } from '../src/protocol/limits.js';
 
 const host = connectHost();
 const announcer = new Announcer();
-
-interface Current {
-  received: boolean;
-  session: SessionView | null;
-  settings: SettingsView | null;
-  error: string | undefined;
-  /** `transient`: said during a turn (e.g. "retrying, attempt 2 of 4"); it goes when the turn ends. */
-  notice: { readonly level: 'info' | 'warning' | 'error'; readonly text: string; readonly transient?: boolean; readonly keep?: boolean } | undefined;
-}
-const current: Current = { received: false, session: null, settings: null, error: undefined, notice: undefined };
-
-/** Brief visual and spoken confirmation on the button that copied. */
-function copied(from: HTMLElement): void {
-  const glyph = from.querySelector('.codicon');
-  glyph?.classList.replace('codicon-copy', 'codicon-check');
-  window.setTimeout(() => glyph?.classList.replace('codicon-check', 'codicon-copy'), 1500);
-  announcer.say('Copied');
-}
-
-/** A code block's Insert at Cursor, Apply to File or New File: the host does it in the editor. */
-function codeBlock(action: 'insert' | 'apply' | 'newFile', code: string, language: string | undefined): void {
-  host.post({
-    type: 'codeBlock',
-    action,
-    code: code.slice(0, 2_000_000),
-    ...(language === undefined || language === '' ? {} : { language: language.slice(0, LIMITS.id) }),
-  });
-}
-
-function copy(text: string, from: HTMLElement): void {
-  host.post({ type: 'copy', text: text.slice(0, 2_000_000) });
-  copied(from);
-}
-
-/** A path the user clicked in an answer, a tool row or the capsule viewer; the host checks it before opening. */
-function openFile(path: string, line?: number, column?: number): void {
-  if (path.length === 0 || path.length > PATH_MAX) return;
-  host.post({ type: 'openFile', path, ...(line === undefined ? {} : { line }), ...(column === undefined ? {} : { column }) });
-}
+const banners = new Banners(() => composer.focus());
+const links = linkActions(host, announcer);
 
 const viewer = new CapsuleViewer({
+  ...links,
   load: (checkpointId) => host.post({ type: 'viewCapsule', checkpointId }),
-  copy,
-  codeBlock,
-  openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
-  openFile,
   rewind: (checkpointId) => host.post({ type: 'rewind', checkpointId }),
   exportCapsule: (checkpointId) => host.post({ type: 'exportCapsule', checkpointId }),
   changed: (state) => host.updateState({ viewer: state }),
 });
 
 const list = new TranscriptList({
-  copy,
-  codeBlock,
-  openLink: (href) => host.post({ type: 'openLink', href: href.slice(0, 8192) }),
-  openFile,
+  ...links,
   showDiff: (itemId) => host.post({ type: 'showDiff', itemId }),
   subagentTranscript: (itemId, page) => host.post({ type: 'subagentTranscript', itemId, page }),
   viewCapsule: (checkpointId, opener) => viewer.open(checkpointId, opener),
@@ -127,8 +86,8 @@ const setup = new SetupPanel({
     host.updateState({ setupOpen: false });
     // Kept: it speaks of the endpoint, not of a turn or a chat, so neither the next idle message nor the snapshot of the
     // chat reopened on that endpoint takes it away (its × does).
-    current.notice = { level: 'info', text: summary, keep: true };
-    renderBanners();
+    banners.notice = { level: 'info', text: summary, keep: true };
+    banners.render();
     announcer.say(summary);
     composer.focus();
   },
@@ -144,14 +103,12 @@ const header = new ChatHeader({
     const open = !setup.isOpen;
     host.updateState({ setupOpen: open });
     setup.update(lastSetup, open);
-    if (open && lastSetup === null) current.notice = { level: 'info', text: 'Provider setup is not available yet.' };
-    renderBanners();
+    if (open && lastSetup === null) banners.notice = { level: 'info', text: 'Provider setup is not available yet.' };
+    banners.render();
     setup.element.querySelector<HTMLElement>('input, select')?.focus();
   },
   detailsToggled: (open) => host.updateState({ detailsOpen: open }),
 });
-
-const banners = el('div', { className: 'banners' });
 
 /** A turn gone quiet: the line with Stop and Retry (stallLine.ts). */
 /** A sign of life: the quiet period starts again; a turn waiting for the user's approval is not quiet, it waits (no line). */
@@ -170,68 +127,38 @@ const { element: stallLine, watch: stall } = stallLineFor(
   announcer,
 );
 
-function banner(level: 'info' | 'warning' | 'error', text: string, dismiss?: () => void): HTMLElement {
-  const b = el('div', { className: `banner ${level}`, attrs: { role: level === 'error' ? 'alert' : 'status' } }, [el('span', { text })]);
-  if (dismiss) {
-    const x = button({ icon: 'close', label: 'Dismiss' });
-    x.addEventListener('click', dismiss);
-    b.appendChild(x);
-  }
-  return b;
-}
-
-function renderBanners(): void {
-  const parts: Node[] = [];
-  if (!current.received) parts.push(el('p', { className: 'muted', text: 'Loading session…' }));
-  const s = current.session;
-  if (current.error) parts.push(banner('error', current.error));
-  if (s?.readOnly) parts.push(banner('warning', s.readOnlyReason ?? 'This chat is open read-only.'));
-  if (s && s.problems > 0) parts.push(banner('info', `${s.problems} damaged line(s) were skipped while loading this chat.`));
-  if (current.settings?.warning) parts.push(banner('warning', current.settings.warning));
-  if (current.notice) {
-    parts.push(
-      banner(current.notice.level, current.notice.text, () => {
-        current.notice = undefined;
-        renderBanners();
-        composer.focus();
-      }),
-    );
-  }
-  banners.replaceChildren(...parts);
-}
-
 function onSnapshot(msg: Extract<HostToWebview, { type: 'snapshot' }>): void {
-  const first = !current.received;
-  const sameSession = !first && current.session?.id === msg.session?.id;
+  const first = !banners.received;
+  const sameSession = !first && banners.session?.id === msg.session?.id;
   // First snapshot: come back to where the user was before the view reloaded; later ones keep the current position.
   const anchor = first ? host.state().scroll : sameSession ? list.anchor() : null;
-  current.received = true;
-  current.session = msg.session;
-  current.settings = msg.settings;
-  current.error = msg.error;
-  if (current.notice?.keep !== true) current.notice = undefined;
+  banners.received = true;
+  banners.session = msg.session;
+  banners.settings = msg.settings;
+  banners.error = msg.error;
+  if (banners.notice?.keep !== true) banners.notice = undefined;
   header.showSession(msg.session);
   header.showModels(msg.models, msg.currentModelId, msg.settings);
   header.showBudget(msg.budget, host.state().detailsOpen);
   composer.setMode(msg.budget?.mode);
   composer.setModel(msg.models.find((m) => m.id === msg.currentModelId));
-  renderBanners();
-  // A rewind or a branch switch answers with a snapshot: a capsule shown from the branch just left must not stay open as if current.
+  banners.render();
+  // A rewind or a branch switch answers with a snapshot: a capsule shown from the branch just left must not stay open as if banners.
   const viewed = sameSession ? viewer.checkpointId : null;
   const viewedWasHere = viewed !== null && list.checkpointIds().includes(viewed);
   list.reset(msg.transcript.items, msg.transcript.hasMore, anchor);
   if (viewed !== null && viewedWasHere && !list.checkpointIds().includes(viewed)) {
     viewer.close();
-    current.notice = {
+    banners.notice = {
       level: 'info',
       text: 'The chat moved to another branch, so the capsule viewer closed: that capsule is not on this branch.',
       transient: true,
     };
-    renderBanners();
+    banners.render();
   }
   composer.setReadOnly(msg.session?.readOnly === true);
   composer.setBusy(msg.busy);
-  composer.resetQueue(msg.queue);
+  composer.queue.reset(msg.queue);
   barrier.show(msg.barrier);
   composer.setBarrier(barrier.running);
   plan.show(msg.plan ?? []);
@@ -256,14 +183,14 @@ function onMessage(msg: HostToWebview): void {
       composer.setMode(msg.budget.mode);
       break;
     case 'notice':
-      current.notice = { level: msg.level, text: msg.text, transient: msg.transient === true || (composer.busy && msg.level !== 'error') };
-      renderBanners();
+      banners.notice = { level: msg.level, text: msg.text, transient: msg.transient === true || (composer.busy && msg.level !== 'error') };
+      banners.render();
       break;
     case 'itemsAppended':
       alive();
       list.append(msg.items);
       for (const item of msg.items) {
-        if (item.kind === 'user' && item.clientId !== undefined) composer.consumed(item.clientId);
+        if (item.kind === 'user' && item.clientId !== undefined) composer.queue.consumed(item.clientId);
         if (item.kind === 'error') announcer.say(`Error: ${item.text}`);
       }
       break;
@@ -297,15 +224,15 @@ function onMessage(msg: HostToWebview): void {
       setup.update(msg.setup, host.state().setupOpen);
       break;
     case 'queue':
-      composer.setQueue(msg.items);
+      composer.queue.set(msg.items);
       break;
     case 'busy':
       composer.setBusy(msg.busy);
       alive();
       // A retry banner must not outlive the turn it spoke of; the outcome is in the transcript.
-      if (!msg.busy && current.notice?.transient === true) {
-        current.notice = undefined;
-        renderBanners();
+      if (!msg.busy && banners.notice?.transient === true) {
+        banners.notice = undefined;
+        banners.render();
       }
       break;
     case 'plan':
@@ -339,32 +266,13 @@ function onMessage(msg: HostToWebview): void {
   }
 }
 
-function reportError(message: string, stack?: string): void {
-  host.post({ type: 'webviewError', message: message.slice(0, 4000), stack: stack?.slice(0, 16000) });
-}
-
 function root(): HTMLElement {
   const r = document.getElementById('root');
   if (!r) throw new Error('webview root element missing');
   return r;
 }
 
-window.addEventListener('error', (e) => reportError(e.message, e.error instanceof Error ? e.error.stack : undefined));
-window.addEventListener('unhandledrejection', (e) => reportError(String(e.reason)));
-window.addEventListener('message', (e: MessageEvent<unknown>) => {
-  // The host's own schemas (zod/mini): a field added on one side and not the other cannot be dropped silently here.
-  const parsed = parseHostMessage(e.data);
-  if (!parsed.ok) {
-    const type = typeof e.data === 'object' && e.data !== null ? String((e.data as { type?: unknown }).type) : typeof e.data;
-    reportError(`Ignored a malformed message from the host (type ${type.slice(0, 60)}): ${parsed.error.slice(0, 300)}`);
-    return;
-  }
-  try {
-    onMessage(parsed.message);
-  } catch (err) {
-    reportError(err instanceof Error ? err.message : String(err), err instanceof Error ? err.stack : undefined);
-  }
-});
+listenToHost(host, onMessage);
 
 // The composer comes first in Tab order (CSS `order` keeps it at the bottom on screen), then the transcript's landmarks.
 root().replaceChildren(
@@ -372,7 +280,7 @@ root().replaceChildren(
   approvals.element,
   plan.element,
   header.element,
-  banners,
+  banners.element,
   stallLine,
   setup.element,
   list.element,
@@ -409,5 +317,5 @@ document.addEventListener(ERROR_ACTION_EVENT, (e) => {
 window.addEventListener('focus', () => {
   if (document.activeElement === null || document.activeElement === document.body) composer.focus();
 });
-renderBanners();
+banners.render();
 host.post({ type: 'ready' });

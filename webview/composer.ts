@@ -1,13 +1,13 @@
 // The input: textarea (Enter sends, Shift+Enter breaks the line), slash completion, Send/Stop, queued-input chips, and pasted or dropped images.
-import type { Attachment, ComposerImage, QueuedInput } from '../src/protocol/messages.js';
-import { filesOf, ImageTray, isImagePath, type ModelSight } from './composerImages.js';
-import { button, el, icon } from './dom.js';
-import { applyPick, attachmentsIn, folderOf, mentionAt, mentionText, nameOf } from './mentions.js';
+import type { Attachment, ComposerImage } from '../src/protocol/messages.js';
+import { filesOf, ImageTray, type ModelSight } from './composerImages.js';
+import { FileMentions } from './fileMentions.js';
+import { modeSelect, showMode } from './modeSelect.js';
+import { QueueChips } from './queueChips.js';
+import { button, el } from './dom.js';
+import { applyPick, folderOf, mentionAt, nameOf } from './mentions.js';
 import { SlashPopup } from './slashPopup.js';
 import { completionsFor, isExact, type Completion } from './slashCommands.js';
-
-/** Keystrokes closer together than this make one file search. */
-const FILE_SEARCH_DEBOUNCE_MS = 120;
 
 export interface ComposerActions {
   /** `attachments`: the files the draft still mentions, picked from the `@` list or added from an editor. */
@@ -23,11 +23,9 @@ export class Composer {
   readonly element: HTMLElement;
   readonly #textarea: HTMLTextAreaElement;
   readonly #stop: HTMLButtonElement;
-  readonly #chips: HTMLElement;
+  /** Queued inputs, shown as chips above the message box until the host consumes them. */
+  readonly queue = new QueueChips();
   readonly #popup: SlashPopup;
-  #hostQueue: readonly QueuedInput[] = [];
-  /** Sent while busy and not yet listed by the host; shown at once so nothing typed seems lost. */
-  #pending: QueuedInput[] = [];
   #busy = false;
   #barrier = false;
   #readOnly = false;
@@ -37,11 +35,7 @@ export class Composer {
   #draftTimer = 0;
   /** What the popup lists: slash commands, or workspace files for an `@` mention. */
   #mode: 'slash' | 'file' = 'slash';
-  /** Files picked or added since the last send; those the draft still mentions go with it. */
-  #picked: Attachment[] = [];
-  readonly #attached: HTMLElement;
-  #fileTimer = 0;
-  #fileRequest = 0;
+  readonly #files: FileMentions;
   /** Agent or Ask; hidden while the host says nothing about the mode (no chat, or one without instructions). */
   readonly #modeSelect: HTMLSelectElement;
   readonly #images = new ImageTray();
@@ -78,30 +72,20 @@ export class Composer {
     send.addEventListener('click', () => this.#send());
     this.#stop = button({ icon: 'debug-stop', text: 'Stop', label: 'Stop the running turn', className: 'stop hidden' });
     this.#stop.addEventListener('click', () => this.actions.cancel());
-    this.#chips = el('div', { className: 'queue hidden', attrs: { role: 'list', 'aria-label': 'Queued messages' } });
     const hint = el('div', {
       className: 'sr-only',
       text: 'Enter sends, Shift+Enter starts a new line. Type / for commands, @ to attach a workspace file; paste or drop an image to send it along.',
       attrs: { id: 'composer-hint' },
     });
-    this.#attached = el('div', { className: 'attached hidden', attrs: { role: 'list', 'aria-label': 'Attached files' } });
-    this.#attached.addEventListener('click', (e) => this.#onDetach(e));
-    this.#modeSelect = el('select', {
-      className: 'mode-select hidden',
-      attrs: { 'aria-label': 'Chat mode', title: 'Agent edits and runs commands with your approval; Ask only reads' },
-    });
-    for (const [value, label] of [
-      ['agent', 'Agent'],
-      ['ask', 'Ask'],
-    ] as const)
-      this.#modeSelect.appendChild(el('option', { text: label, attrs: { value } }));
-    // A switch is the /mode command, so it waits its turn and shows in the chat like one typed.
-    this.#modeSelect.addEventListener('change', () =>
-      this.actions.send(`/mode ${this.#modeSelect.value}`, `m${Date.now().toString(36)}${(++this.#counter).toString(36)}`, []),
+    this.#files = new FileMentions(
+      (id, query) => this.actions.findFiles(id, query),
+      (m) => this.#onDetach(m),
     );
+    // A switch is the /mode command, so it waits its turn and shows in the chat like one typed.
+    this.#modeSelect = modeSelect((mode) => this.actions.send(`/mode ${mode}`, `m${Date.now().toString(36)}${(++this.#counter).toString(36)}`, []));
     this.element = el('div', { className: 'composer' }, [
-      this.#chips,
-      this.#attached,
+      this.queue.element,
+      this.#files.element,
       this.#images.element,
       el('div', { className: 'input-row' }, [
         this.#popup.element,
@@ -139,9 +123,7 @@ export class Composer {
 
   /** The mode the host reports (with each budget); undefined hides the switch. */
   setMode(mode: 'agent' | 'ask' | undefined): void {
-    this.#modeSelect.classList.toggle('hidden', mode === undefined);
-    if (mode !== undefined && this.#modeSelect.value !== mode) this.#modeSelect.value = mode;
-    this.#modeSelect.disabled = this.#readOnly;
+    showMode(this.#modeSelect, mode, this.#readOnly);
   }
 
   /** An agent turn is running (Escape anywhere in the view stops it). */
@@ -166,27 +148,6 @@ export class Composer {
     this.#refreshPlaceholder();
   }
 
-  /** The host's queue is the truth; pending chips it now lists are handed over to it. */
-  setQueue(items: readonly QueuedInput[]): void {
-    this.#hostQueue = items;
-    const listed = new Set(items.map((q) => q.id));
-    this.#pending = this.#pending.filter((p) => !listed.has(p.id));
-    this.#renderChips();
-  }
-
-  /** A snapshot: whatever was pending is either in its queue or already consumed. */
-  resetQueue(items: readonly QueuedInput[]): void {
-    this.#pending = [];
-    this.setQueue(items);
-  }
-
-  /** The host turned a queued input into a user message. */
-  consumed(clientId: string): void {
-    const before = this.#pending.length;
-    this.#pending = this.#pending.filter((p) => p.id !== clientId);
-    if (before !== this.#pending.length) this.#renderChips();
-  }
-
   #refreshPlaceholder(): void {
     // Short: a narrow sidebar must fit it on the one line the empty textarea has.
     this.#textarea.placeholder = this.#readOnly
@@ -196,20 +157,6 @@ export class Composer {
         : this.#busy
           ? 'Working… input is queued'
           : 'Ask · / commands · @ files';
-  }
-
-  #renderChips(): void {
-    const all = [...this.#hostQueue, ...this.#pending];
-    this.#chips.classList.toggle('hidden', all.length === 0);
-    this.#chips.replaceChildren(
-      ...all.map((q) =>
-        el('div', { className: 'chip queued', attrs: { role: 'listitem', title: q.text } }, [
-          icon('clock'),
-          el('span', { className: 'chip-label', text: 'Queued' }),
-          el('span', { className: 'chip-text', text: q.text }),
-        ]),
-      ),
-    );
   }
 
   #onInput(): void {
@@ -226,12 +173,11 @@ export class Composer {
     const caretAtEnd = caret === v.length;
     const mention = this.#suppressed || v.startsWith('/') ? undefined : mentionAt(v, caret);
     if (mention !== undefined) {
-      this.#searchFiles(mention.query);
+      this.#files.search(mention.query);
       // The previous answer stays up until the next arrives, so the list does not flicker while typing.
       if (this.#mode !== 'file') this.#popup.hide();
     } else {
-      window.clearTimeout(this.#fileTimer);
-      this.#fileRequest++;
+      this.#files.stopSearch();
       this.#mode = 'slash';
       this.#popup.setLabel('Slash commands');
       this.#popup.show(this.#suppressed || !caretAtEnd ? [] : completionsFor(v, this.actions.checkpointIds()));
@@ -278,7 +224,7 @@ export class Composer {
 
   /** The host's answer to a file search; ignored unless it answers the newest search of a mention still being typed. */
   fileMatches(requestId: number, files: readonly string[]): void {
-    if (requestId !== this.#fileRequest || this.#suppressed) return;
+    if (!this.#files.answers(requestId) || this.#suppressed) return;
     if (mentionAt(this.#textarea.value, this.#textarea.selectionStart) === undefined) return;
     this.#mode = 'file';
     this.#popup.setLabel('Workspace files');
@@ -296,19 +242,13 @@ export class Composer {
     this.#textarea.value = `${before}${text}${after.replace(/^ /, '')}`;
     const caret = before.length + text.length;
     this.#textarea.setSelectionRange(caret, caret);
-    this.#picked.push(attachment);
+    this.#files.add(attachment);
     this.#suppressed = true;
     this.#popup.hide();
     this.#renderAttached();
     this.#resize();
     this.actions.draftChanged(this.#textarea.value);
     this.#textarea.focus();
-  }
-
-  #searchFiles(query: string): void {
-    window.clearTimeout(this.#fileTimer);
-    const id = ++this.#fileRequest;
-    this.#fileTimer = window.setTimeout(() => this.actions.findFiles(id, query), FILE_SEARCH_DEBOUNCE_MS);
   }
 
   #pickFile(c: Completion): void {
@@ -320,9 +260,9 @@ export class Composer {
     const next = applyPick(v, q, caret, attachment);
     this.#textarea.value = next.value;
     this.#textarea.setSelectionRange(next.caret, next.caret);
-    this.#picked.push(attachment);
+    this.#files.add(attachment);
     this.#suppressed = true;
-    this.#fileRequest++;
+    this.#files.forgetSearch();
     this.#popup.hide();
     this.#mode = 'slash';
     this.#textarea.removeAttribute('aria-activedescendant');
@@ -332,30 +272,14 @@ export class Composer {
     this.#textarea.focus();
   }
 
-  /** The files the draft will attach, as chips with a remove button (which takes the mention out of the text). */
   #renderAttached(): void {
-    const list = attachmentsIn(this.#textarea.value, this.#picked);
-    this.#attached.classList.toggle('hidden', list.length === 0);
-    this.#attached.replaceChildren(
-      ...list.map((a) => {
-        const m = mentionText(a);
-        const remove = button({ icon: 'close', label: `Remove ${m.slice(1)}`, className: 'chip-remove', data: { mention: m } });
-        return el('div', { className: 'chip attachment', attrs: { role: 'listitem', title: m.slice(1) } }, [
-          icon(isImagePath(a.path) ? 'file-media' : 'file'),
-          el('span', { className: 'chip-text', text: m.slice(1) }),
-          remove,
-        ]);
-      }),
-    );
+    this.#files.render(this.#textarea.value);
   }
 
-  #onDetach(e: MouseEvent): void {
-    const btn = e.target instanceof Element ? e.target.closest('button[data-mention]') : null;
-    const m = btn instanceof HTMLElement ? btn.dataset.mention : undefined;
-    if (m === undefined) return;
-    const v = this.#textarea.value;
-    this.#textarea.value = v.split(m).join('').replace(/ {2,}/g, ' ');
-    this.#picked = this.#picked.filter((a) => mentionText(a) !== m);
+  /** A chip's remove button: its mention goes out of the text too. */
+  #onDetach(m: string): void {
+    this.#textarea.value = this.#textarea.value.split(m).join('').replace(/ {2,}/g, ' ');
+    this.#files.remove(m);
     this.#renderAttached();
     this.#resize();
     this.actions.draftChanged(this.#textarea.value);
@@ -377,18 +301,16 @@ export class Composer {
     if (this.#readOnly) return;
     const text = this.#textarea.value;
     if (text.trim().length === 0) return;
-    const attachments = attachmentsIn(text, this.#picked);
+    const attachments = this.#files.in(text);
     const images = this.#images.forSend(text, attachments);
     if (images === undefined) return;
     const clientId = `c${Date.now().toString(36)}${(++this.#counter).toString(36)}`;
     this.actions.send(text, clientId, attachments, images);
     if (images.length > 0) this.#images.clear();
-    this.#picked = [];
-    this.#fileRequest++;
-    window.clearTimeout(this.#fileTimer);
+    this.#files.clear();
+    this.#files.stopSearch();
     if (this.#busy || this.#barrier) {
-      this.#pending.push({ id: clientId, text });
-      this.#renderChips();
+      this.queue.addPending({ id: clientId, text });
     }
     this.#textarea.value = '';
     this.#suppressed = false;

@@ -8,12 +8,12 @@ import { requestFingerprint } from '../../../src/engine/tokens/calibration.js';
 import { EntryTokenCache } from '../../../src/engine/tokens/entryCache.js';
 import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { FiguresFold } from '../../../src/engine/transcript/branchFigures.js';
-import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { sinceLastAnswer } from '../../../src/engine/transcript/tail.js';
 import { unansweredAtLeaf } from '../../../src/engine/transcript/repair.js';
-import { SessionTree } from '../../../src/engine/transcript/tree.js';
+import type { SessionTree } from '../../../src/engine/transcript/tree.js';
 import { budgetOf, budgetOfLeaf, type BudgetBasis } from '../../../src/node/sessionBudget.js';
 import { counterForModel } from '../../../src/node/tokenCounter.js';
+import { type Draft, rewindStep, type SharedStep, toggleStep, TreeBuilder } from '../../support/randomTree.js';
 
 /** The prefix of a request with the default system prompt and no tools: answers carrying it calibrate the budget. */
 const FINGERPRINT = requestFingerprint('p', 'gpt-4o', 'DEFAULT', []);
@@ -21,102 +21,68 @@ const FINGERPRINT = requestFingerprint('p', 'gpt-4o', 'DEFAULT', []);
 type Op =
   | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'model' | 'checkpoint' | 'sub' | 'read' }
   | { readonly k: 'capsule'; readonly keep: number; readonly saved: number }
-  | { readonly k: 'rewind'; readonly back: number }
-  | { readonly k: 'toggle'; readonly back: number; readonly redo: boolean };
+  | Extract<SharedStep, { readonly k: 'rewind' | 'toggle' }>;
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }) },
   { weight: 3, arbitrary: fc.constantFrom<Op>({ k: 'base' }, { k: 'model' }, { k: 'checkpoint' }, { k: 'sub' }, { k: 'read' }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(20), saved: fc.integer({ min: -50, max: 500 }) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(25) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
+  { weight: 1, arbitrary: rewindStep(25) },
+  { weight: 1, arbitrary: toggleStep },
 );
 
 /** Plays the ops on a tree; `check` runs at every `read` op (so the figures are read at random moments, lazily rebuilt or not). */
 function play(ops: readonly Op[], check: (tree: SessionTree) => void): SessionTree {
-  const tree = new SessionTree();
-  let n = 0;
-  type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
-  const add = (e: Draft, parentId: string | null = tree.leafId): void => {
-    n++;
-    tree.add({ ...e, id: `e${n}`, parentId, timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString() } as Entry);
-  };
+  const b = new TreeBuilder();
   for (const o of ops) {
-    const branch = tree.branch();
     switch (o.k) {
       case 'read':
-        check(tree);
+        check(b.tree);
         break;
       case 'user':
-        add({ type: 'user', content: `ask ${n} `.repeat(1 + (n % 5)) });
+        b.add({ type: 'user', content: `ask ${b.n} `.repeat(1 + (b.n % 5)) });
         break;
       case 'answer':
-        add({
+        b.add({
           type: 'assistant',
-          content: `answer ${n}`,
+          content: `answer ${b.n}`,
           toolCalls: [],
-          ...(n % 3 === 0 ? { usage: { promptTokens: 100 + n, completionTokens: 5 }, prefixFingerprint: FINGERPRINT } : {}),
+          ...(b.n % 3 === 0 ? { usage: { promptTokens: 100 + b.n, completionTokens: 5 }, prefixFingerprint: FINGERPRINT } : {}),
         });
         break;
       case 'calls':
-        add({
+        b.add({
           type: 'assistant',
           content: '',
           toolCalls: [
-            { id: `c${n}`, name: 'read_file', arguments: '{}' },
-            { id: `d${n}`, name: 'read_file', arguments: '{}' },
+            { id: `c${b.n}`, name: 'read_file', arguments: '{}' },
+            { id: `d${b.n}`, name: 'read_file', arguments: '{}' },
           ],
         });
         break;
-      case 'result':
-        add({ type: 'tool_result', toolCallId: `c${n - 1}`, toolName: 'read_file', content: `result ${n} `.repeat(3), isError: false });
-        break;
       case 'base':
-        add({ type: 'system_update', mode: 'base', content: `base ${n}` });
+        b.add({ type: 'system_update', mode: 'base', content: `base ${b.n}` });
         break;
+      case 'result':
       case 'model':
-        add({ type: 'model_change', provider: 'p', model: `m${n}`, contextWindow: 64_000, maxOutputTokens: 4000 });
-        break;
       case 'checkpoint':
-        add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: 'auto' });
+        b.step({ k: o.k });
         break;
       case 'sub':
         // A subagent's entry: a side branch that leaves the session's leaf where it was.
-        add({ type: 'user', content: 'sub task', subagent: { id: 'sa_1', toolCallId: 'c0' } } as Draft);
+        b.add({ type: 'user', content: 'sub task', subagent: { id: 'sa_1', toolCallId: 'c0' } } as Draft);
         break;
-      case 'capsule': {
-        const keep = branch[Math.max(0, branch.length - 1 - o.keep)]?.id ?? null;
-        add({
-          type: 'capsule',
-          summary: `summary ${n}`,
-          firstKeptEntryId: keep,
-          pinnedEntryIds: [],
-          tokensBefore: 1000,
-          tokensAfter: 1000 - o.saved,
-          trigger: 'user',
-          level: 0,
-          quality: 'full',
-          truncateResults: false,
-          checkpointId: `ck_${n}`,
-          details: {},
-        });
+      case 'capsule':
+        b.capsule({ firstKeptEntryId: b.back(o.keep)?.id ?? null, tokensAfter: 1000 - o.saved, checkpointId: `ck_${b.n}` });
         break;
-      }
-      case 'rewind': {
-        const target = branch[Math.max(0, branch.length - 1 - o.back)];
-        if (target !== undefined) add({ type: 'leaf', targetId: target.id });
+      case 'rewind':
+      case 'toggle':
+        b.step(o);
         break;
-      }
-      case 'toggle': {
-        const capsules = branch.filter((e) => e.type === 'capsule');
-        const c = capsules[capsules.length - 1 - o.back];
-        if (c?.type === 'capsule') add({ type: 'compaction_undo', capsuleId: c.id, checkpointId: c.checkpointId, action: o.redo ? 'redo' : 'undo' });
-        break;
-      }
     }
   }
-  check(tree);
-  return tree;
+  check(b.tree);
+  return b.tree;
 }
 
 test('the running figures equal a fold of the whole branch, whenever they are read', () => {

@@ -8,8 +8,8 @@ import { planFigureOf } from '../../../src/engine/compaction/planFigure.js';
 import { lineOf } from '../../../src/engine/transcript/branchLine.js';
 import { MomentIndex } from '../../../src/engine/transcript/momentIndex.js';
 import { momentsOf } from '../../../src/engine/transcript/moments.js';
-import type { Entry } from '../../../src/engine/transcript/schema.js';
-import { SessionTree } from '../../../src/engine/transcript/tree.js';
+import type { SessionTree } from '../../../src/engine/transcript/tree.js';
+import { type Draft, toggleStep, TreeBuilder } from '../../support/randomTree.js';
 
 type Op =
   | { readonly k: 'turn' | 'answer' | 'usage' | 'checkpoint' | 'compaction' | 'sub' | 'read' | 'model' | 'plan' | 'badPlan' }
@@ -25,107 +25,81 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(12) }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constantFrom('rewind' as const, 'edit' as const), back: fc.nat(20) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
+  { weight: 1, arbitrary: toggleStep },
 );
-
-type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
 
 /** Plays the ops on a tree; `check` runs at every `read` op and at the end. */
 function play(ops: readonly Op[], check: (tree: SessionTree) => void): void {
-  const tree = new SessionTree();
-  let n = 0;
-  const add = (e: Draft, parentId: string | null = tree.leafId): string => {
-    n++;
-    const id = `e${n}`;
-    tree.add({ ...e, id, parentId, timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString() } as Entry);
-    return id;
-  };
+  const b = new TreeBuilder();
   const capsule = (checkpointId: string, keep: number): void => {
-    const branch = tree.branch();
-    const kept = branch[Math.max(0, branch.length - 1 - keep)]?.id ?? null;
-    add({
-      type: 'capsule',
-      summary: `summary ${n}`,
-      firstKeptEntryId: kept,
-      pinnedEntryIds: branch[0] === undefined ? [] : [branch[0].id],
-      tokensBefore: 1000,
-      tokensAfter: 300,
-      trigger: 'user',
-      level: 0,
-      quality: 'full',
-      truncateResults: false,
+    const first = b.tree.branch()[0];
+    b.capsule({
+      firstKeptEntryId: b.back(keep)?.id ?? null,
+      pinnedEntryIds: first === undefined ? [] : [first.id],
       checkpointId,
-      details: n % 2 === 0 ? { ledger: { ...EMPTY_LEDGER, plan: [{ step: `from capsule ${n}`, status: 'pending' }] } } : {},
+      details: b.n % 2 === 0 ? { ledger: { ...EMPTY_LEDGER, plan: [{ step: `from capsule ${b.n}`, status: 'pending' }] } } : {},
     });
   };
   for (const o of ops) {
-    const branch = tree.branch();
     switch (o.k) {
       case 'read':
-        check(tree);
+        check(b.tree);
         break;
       case 'turn': {
         // A message with its own checkpoint, as the chat sends one.
-        const ck = add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: 'auto', forEntryId: `e${n + 2}` });
-        add({ type: 'user', content: `ask ${n}` }, ck);
+        const ck = b.add({ type: 'checkpoint', checkpointId: `ck_${b.n}`, kind: 'auto', forEntryId: `e${b.n + 2}` });
+        b.add({ type: 'user', content: `ask ${b.n}` }, ck);
         break;
       }
       case 'answer':
-        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [] });
+      case 'model':
+        b.step({ k: o.k });
         break;
       case 'usage':
-        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [], usage: { promptTokens: 100 + n, completionTokens: 5 } });
+        b.add({ type: 'assistant', content: `answer ${b.n}`, toolCalls: [], usage: { promptTokens: 100 + b.n, completionTokens: 5 } });
         break;
       case 'checkpoint':
-        add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: n % 2 === 0 ? 'milestone' : 'user', note: `note ${n}` });
+        b.add({ type: 'checkpoint', checkpointId: `ck_${b.n}`, kind: b.n % 2 === 0 ? 'milestone' : 'user', note: `note ${b.n}` });
         break;
       case 'compaction': {
         // A compaction's own checkpoint first, then its capsule: only the compaction is a row.
-        const id = `ck_${n}`;
-        add({ type: 'checkpoint', checkpointId: id, kind: 'auto' });
+        const id = `ck_${b.n}`;
+        b.add({ type: 'checkpoint', checkpointId: id, kind: 'auto' });
         capsule(id, 3);
         break;
       }
       case 'capsule':
-        capsule(`ck_${n}`, o.keep);
-        break;
-      case 'model':
-        add({ type: 'model_change', provider: 'p', model: `m${n}`, contextWindow: 64_000, maxOutputTokens: 4000 });
+        capsule(`ck_${b.n}`, o.keep);
         break;
       case 'plan':
       case 'badPlan': {
-        const call = `c${n}`;
-        add({
+        const call = `c${b.n}`;
+        b.add({
           type: 'assistant',
           content: '',
-          toolCalls: [{ id: call, name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: `step ${n}`, status: 'in_progress' }] }) }],
+          toolCalls: [{ id: call, name: 'update_plan', arguments: JSON.stringify({ plan: [{ step: `step ${b.n}`, status: 'in_progress' }] }) }],
         });
-        add({ type: 'tool_result', toolCallId: call, toolName: 'update_plan', content: 'ok', isError: o.k === 'badPlan' });
+        b.add({ type: 'tool_result', toolCallId: call, toolName: 'update_plan', content: 'ok', isError: o.k === 'badPlan' });
         break;
       }
       case 'sub':
-        add({ type: 'checkpoint', checkpointId: `ck_sub${n}`, kind: 'milestone', subagent: { id: 'sa_1', toolCallId: 'c0' } } as Draft);
+        b.add({ type: 'checkpoint', checkpointId: `ck_sub${b.n}`, kind: 'milestone', subagent: { id: 'sa_1', toolCallId: 'c0' } } as Draft);
         break;
-      case 'rewind': {
-        const target = branch[Math.max(0, branch.length - 1 - o.back)];
-        if (target !== undefined) add({ type: 'leaf', targetId: target.id });
+      case 'rewind':
+        b.step({ k: 'rewind', back: o.back });
         break;
-      }
       case 'edit': {
         // A message sent from an earlier point without a leaf entry: the tree moves the leaf to it.
-        const at = branch[Math.max(0, branch.length - 1 - o.back)];
-        if (at !== undefined) add({ type: 'user', content: `edited ${n}` }, at.id);
+        const at = b.back(o.back);
+        if (at !== undefined) b.add({ type: 'user', content: `edited ${b.n}` }, at.id);
         break;
       }
-      case 'toggle': {
-        const capsules = branch.filter((e) => e.type === 'capsule');
-        const c = capsules[capsules.length - 1 - o.back];
-        if (c?.type === 'capsule') add({ type: 'compaction_undo', capsuleId: c.id, checkpointId: c.checkpointId, action: o.redo ? 'redo' : 'undo' });
+      case 'toggle':
+        b.step(o);
         break;
-      }
     }
   }
-  check(tree);
+  check(b.tree);
 }
 
 test('the moment index equals momentsOf of the whole tree, whenever it is read', () => {

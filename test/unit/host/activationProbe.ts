@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from '../../support/fakeVscode.js';
+import { fakeExtensionContext } from '../../support/extensionContext.js';
 
 interface Extension {
   activate(context: unknown): void;
@@ -12,24 +12,7 @@ interface Extension {
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'capsule-activation-probe-'));
-  const { api } = createFakeVscode(join(tmp, 'ws'));
-  installFakeVscode(api);
-  const uri = (p: string): unknown => (api.Uri as { file(p: string): unknown }).file(p);
-  const memento = (): unknown => {
-    const m = new Map<string, unknown>();
-    return { get: (k: string) => m.get(k), update: async (k: string, v: unknown) => void m.set(k, v), keys: () => [...m.keys()] };
-  };
-  const subscriptions: { dispose(): unknown }[] = [];
-  const context = {
-    subscriptions,
-    storageUri: uri(join(tmp, 'storage')),
-    globalStorageUri: uri(join(tmp, 'global')),
-    workspaceState: memento(),
-    globalState: memento(),
-    secrets: new FakeSecrets(),
-    extensionUri: uri(join(tmp, 'ext')),
-    extension: { packageJSON: { version: 'probe' } },
-  };
+  const { context, dispose } = fakeExtensionContext(tmp, { version: 'probe' });
   // Intl's first use starts ICU (tens of milliseconds): count locale formatting done while loading and activating.
   let localeCalls = 0;
   const original = Number.prototype.toLocaleString;
@@ -47,7 +30,7 @@ async function main(): Promise<void> {
   const fsPatched = Object.getOwnPropertySymbols(fs).some((s) => s.description === 'graceful-fs.queue');
   process.stdout.write(`${JSON.stringify({ localeCalls, packages: [...new Set(loaded)].sort(), fsPatched })}\n`);
   await ext.deactivate();
-  for (const d of subscriptions.splice(0)) d.dispose();
+  dispose();
   rmSync(tmp, { recursive: true, force: true, maxRetries: 10 });
   process.exit(0);
 }

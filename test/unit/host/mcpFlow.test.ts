@@ -1,52 +1,33 @@
 // MCP through the real extension: a server from the user setting starts with the chat (a notice says so), its tool is approved on a card (always for this tool), the result reaches the model.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages.js';
-import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
-import { closeAgentView, createHarness, openAgentView, type OpenView, until } from './hostHarness.js';
+import { test } from 'node:test';
+import type { ApprovalView } from '../../../src/protocol/messages.js';
+import { until } from './hostHarness.js';
+import { idle, mcpHost } from './mcpHost.js';
 
-const HOSTILE = join(__dirname, '..', 'mcp', 'fixtures', 'hostileServer.mjs');
-const h = createHarness({
-  settings: {
-    'capsule.model.id': 'fake-model',
-    'capsule.model.contextWindow': 64_000,
-    'capsule.model.maxOutputTokens': 2_000,
-    'capsule.mcp.servers': { h: { command: process.execPath, args: [HOSTILE, 'basic'] } },
-  },
-});
-let server: FakeOpenAIServer;
-let v: OpenView;
+const rig = mcpHost();
+const { h } = rig;
 
-before(async () => {
-  h.state.scopes.set('capsule.mcp.servers', 'user');
-  server = await startFakeOpenAI({ window: 64_000 });
-  v = await openAgentView(h, server);
-});
-
-after(() => closeAgentView(h, v, server));
-
-const idle = (ms: readonly HostToWebview[]): boolean => ms.some((m) => m.type === 'busy' && !m.busy);
 function toolMessages(): string[] {
-  return server.chatRequests.flatMap((r) =>
+  return rig.server.chatRequests.flatMap((r) =>
     (r.body as { messages: { role: string; content: unknown }[] }).messages.filter((m) => m.role === 'tool').map((m) => String(m.content)),
   );
 }
 
 test('a user-configured server starts with the chat, its tool is offered, approved always for the tool, and answers', async () => {
   assert.ok(
-    v.messages().some((m) => m.type === 'notice' && /Starting MCP server: h/.test(m.text)),
+    rig.v.messages().some((m) => m.type === 'notice' && /Starting MCP server: h/.test(m.text)),
     'the chat says the server starts',
   );
-  server.enqueue(
+  rig.server.enqueue(
     { toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'one' } }] },
     { toolCalls: [{ name: 'mcp__h__echo', arguments: { text: 'two' } }] },
     { text: 'Echoed.' },
   );
-  const mark = v.mark();
-  v.send({ type: 'send', text: 'Echo twice', clientId: 'm1' });
-  await until(() => v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'an approval card');
-  const card: ApprovalView | undefined = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []))[0];
+  const mark = rig.v.mark();
+  rig.v.send({ type: 'send', text: 'Echo twice', clientId: 'm1' });
+  await until(() => rig.v.since(mark).some((m) => m.type === 'approvals' && m.approvals.length > 0), 'an approval card');
+  const card: ApprovalView | undefined = rig.v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []))[0];
   assert.ok(card !== undefined);
   assert.equal(card.title, 'Call echo on MCP server h');
   // echo declares readOnlyHint, yet it asks: capsule.mcp.autoAllowReadOnly is off by default.
@@ -54,12 +35,12 @@ test('a user-configured server starts with the chat, its tool is offered, approv
   assert.equal(card.rule, 'mcp__h__echo', 'always allow is the tool, by its full name');
   assert.equal(card.ruleChoices, undefined, 'no command prefixes to pick');
   assert.deepEqual([card.server, card.tool, card.args], ['h', 'echo', JSON.stringify({ text: 'one' }, null, 2)]);
-  v.send({ type: 'approval', id: card.id, choice: 'allowAlways' });
-  await until(() => idle(v.since(mark)), 'the turn to finish');
-  const cards = v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []));
+  rig.v.send({ type: 'approval', id: card.id, choice: 'allowAlways' });
+  await until(() => idle(rig.v.since(mark)), 'the turn to finish');
+  const cards = rig.v.since(mark).flatMap((m) => (m.type === 'approvals' ? m.approvals : []));
   assert.equal(new Set(cards.map((c) => c.id)).size, 1, 'the second call ran without asking');
   assert.deepEqual([...new Set(toolMessages().filter((t) => t.startsWith('echo:')))], ['echo: one', 'echo: two']);
-  const tools = (server.chatRequests[0]?.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? [];
+  const tools = (rig.server.chatRequests[0]?.body as { tools?: { function: { name: string } }[] }).tools?.map((t) => t.function.name) ?? [];
   assert.ok(tools.includes('mcp__h__echo') && tools.includes('mcp_call'));
   assert.equal(
     h.state.writes.some((w) => w.key === 'capsule.approvals.allowedCommands'),
@@ -74,10 +55,10 @@ test('a user-configured server starts with the chat, its tool is offered, approv
 });
 
 test('/budget shows the MCP schema tokens per server and whether they are deferred', async () => {
-  const mark = v.mark();
-  v.send({ type: 'send', text: '/budget', clientId: 'b1' });
-  await until(() => v.since(mark).some((m) => JSON.stringify(m).includes('MCP tool schemas:')), 'the budget text');
-  const text = JSON.stringify(v.since(mark));
+  const mark = rig.v.mark();
+  rig.v.send({ type: 'send', text: '/budget', clientId: 'b1' });
+  await until(() => rig.v.since(mark).some((m) => JSON.stringify(m).includes('MCP tool schemas:')), 'the budget text');
+  const text = JSON.stringify(rig.v.since(mark));
   assert.match(text, /MCP tool schemas: \d+ tokens \(h \d+\); offered in full/);
   const item = h.state.statusItems.find((i) => i.text.startsWith('$(pulse)'));
   assert.match((item?.tooltip as { value?: string } | undefined)?.value ?? '', /MCP tool schemas: \d+ tokens \(h \d+\)/, 'the status bar tooltip too');

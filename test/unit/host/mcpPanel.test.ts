@@ -1,35 +1,16 @@
 // The setup panel's MCP list through the real extension: each server's status, tools and schema tokens reach the view, a failed one says why (its stderr tail) once, and Restart / Disable / Enable from the view act on the server.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { HostToWebview, McpServerView } from '../../../src/protocol/messages.js';
 import { parseHostMessage } from '../../../src/protocol/messages.js';
-import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
-import { closeAgentView, createHarness, openAgentView, type OpenView, until } from './hostHarness.js';
+import { until } from './hostHarness.js';
+import { mcpHost } from './mcpHost.js';
 
-const HOSTILE = join(__dirname, '..', 'mcp', 'fixtures', 'hostileServer.mjs');
 const BROKEN = "process.stderr.write('db-mcp: cannot open database /nope/db.sqlite\\n'); process.exit(3)";
-const h = createHarness({
-  settings: {
-    'capsule.model.id': 'fake-model',
-    'capsule.model.contextWindow': 64_000,
-    'capsule.model.maxOutputTokens': 2_000,
-    'capsule.mcp.servers': { h: { command: process.execPath, args: [HOSTILE, 'basic'] }, bad: { command: process.execPath, args: ['-e', BROKEN] } },
-  },
-});
-let server: FakeOpenAIServer;
-let v: OpenView;
-
-before(async () => {
-  h.state.scopes.set('capsule.mcp.servers', 'user');
-  server = await startFakeOpenAI({ window: 64_000 });
-  v = await openAgentView(h, server);
-});
-
-after(() => closeAgentView(h, v, server));
+const rig = mcpHost({ servers: { bad: { command: process.execPath, args: ['-e', BROKEN] } } });
 
 /** The list the view holds now: the latest of a snapshot's and the mcpServers messages'. */
-function listed(messages: readonly HostToWebview[] = v.messages()): McpServerView[] | undefined {
+function listed(messages: readonly HostToWebview[] = rig.v.messages()): McpServerView[] | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (m?.type === 'mcpServers') return m.servers;
@@ -57,54 +38,56 @@ test('the view lists each server with status, tools and schema tokens; the faile
     'in the hub order (by name)',
   );
   // Every list the host posted is what the protocol promises (the webview drops anything else).
-  for (const m of v.messages().filter((x) => x.type === 'mcpServers' || x.type === 'snapshot'))
+  for (const m of rig.v.messages().filter((x) => x.type === 'mcpServers' || x.type === 'snapshot'))
     assert.equal(parseHostMessage(JSON.parse(JSON.stringify(m))).ok, true);
 });
 
 test('a server that failed to start is said once in the chat, and not again when another server is restarted', async () => {
   const said = (): number =>
-    v
+    rig.v
       .messages()
       .filter(
         (m) => m.type === 'notice' && /MCP server "bad" did not start: the server exited during startup \(stderr: db-mcp: cannot open database/.test(m.text),
       ).length;
   assert.equal(said(), 1);
-  const mark = v.mark();
-  v.send({ type: 'mcpServer', name: 'h', action: 'restart' });
-  await until(() => v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'h' && s.status === 'starting')), 'h starting again');
-  await until(() => row('h', v.since(mark))?.status === 'ready', 'h ready after the restart');
+  const mark = rig.v.mark();
+  rig.v.send({ type: 'mcpServer', name: 'h', action: 'restart' });
+  await until(
+    () => rig.v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'h' && s.status === 'starting')),
+    'h starting again',
+  );
+  await until(() => row('h', rig.v.since(mark))?.status === 'ready', 'h ready after the restart');
   assert.equal(said(), 1);
 });
 
 test('Disable from the view stops the server and keeps it off in this workspace; Enable starts it again', async () => {
-  let mark = v.mark();
-  v.send({ type: 'mcpServer', name: 'h', action: 'disable' });
-  await until(() => row('h', v.since(mark))?.status === 'disabled', 'h disabled in the list');
+  let mark = rig.v.mark();
+  rig.v.send({ type: 'mcpServer', name: 'h', action: 'disable' });
+  await until(() => row('h', rig.v.since(mark))?.status === 'disabled', 'h disabled in the list');
   assert.equal(listed()?.filter((s) => s.name === 'h').length, 1, 'one row for the server, not a stopped one and a disabled one');
-  mark = v.mark();
-  v.send({ type: 'mcpServer', name: 'h', action: 'enable' });
-  await until(() => row('h', v.since(mark))?.status === 'ready', 'h ready after Enable');
+  mark = rig.v.mark();
+  rig.v.send({ type: 'mcpServer', name: 'h', action: 'enable' });
+  await until(() => row('h', rig.v.since(mark))?.status === 'ready', 'h ready after Enable');
   assert.equal(row('h')?.tools, 7);
 });
 
 test('Restart of a failed server runs it again and it fails again with the same reason, in the list only', async () => {
-  const before = v.messages().filter((m) => m.type === 'notice').length;
-  const mark = v.mark();
-  v.send({ type: 'mcpServer', name: 'bad', action: 'restart' });
+  const before = rig.v.messages().filter((m) => m.type === 'notice').length;
+  const mark = rig.v.mark();
+  rig.v.send({ type: 'mcpServer', name: 'bad', action: 'restart' });
   await until(
-    () => v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'bad' && s.status === 'starting')),
+    () => rig.v.since(mark).some((m) => m.type === 'mcpServers' && m.servers.some((s) => s.name === 'bad' && s.status === 'starting')),
     'bad starting again',
   );
-  await until(() => row('bad', v.since(mark))?.status === 'failed', 'bad failed again');
+  await until(() => row('bad', rig.v.since(mark))?.status === 'failed', 'bad failed again');
   assert.match(row('bad')?.error ?? '', /cannot open database/);
-  assert.equal(v.messages().filter((m) => m.type === 'notice').length, before, 'no new line in the chat');
+  assert.equal(rig.v.messages().filter((m) => m.type === 'notice').length, before, 'no new line in the chat');
 });
 
 test('a view opened again (a reload) gets the list in its snapshot', async () => {
-  v.dispose();
-  v = h.openView();
-  await until(() => v.messages().some((m) => m.type === 'snapshot'), 'a snapshot for the new view');
-  const snap = v.messages().find((m) => m.type === 'snapshot');
+  rig.reopen();
+  await until(() => rig.v.messages().some((m) => m.type === 'snapshot'), 'a snapshot for the new view');
+  const snap = rig.v.messages().find((m) => m.type === 'snapshot');
   const servers = snap?.type === 'snapshot' ? snap.mcpServers : undefined;
   assert.deepEqual(
     servers?.map((s) => [s.name, s.status]),

@@ -9,7 +9,9 @@ import {
   parseHostMessage,
   parseWebviewMessage,
 } from '../../../src/protocol/messages.js';
-import { BAD_HOST, BAD_WEBVIEW, HOST_SAMPLES, WEBVIEW_SAMPLES, budget, card, snapshot } from './samples.js';
+import { BAD_HOST, BAD_WEBVIEW } from './badMessages.js';
+import { HOST_SAMPLES, WEBVIEW_SAMPLES } from './messageSamples.js';
+import { budget, card, snapshot } from './samples.js';
 
 function roundTrip(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;

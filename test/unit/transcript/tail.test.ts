@@ -9,12 +9,12 @@ import { SessionTree } from '../../../src/engine/transcript/tree.js';
 import { BranchReader } from '../../../src/engine/compaction/branchReader.js';
 import type { TranscriptStore } from '../../../src/engine/ports.js';
 import { planCut, type CompactionLevel } from '../../../src/engine/compaction/cut.js';
+import { rewindStep, type SharedStep, toggleStep, TreeBuilder } from '../../support/randomTree.js';
 
 type Op =
   | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'append' | 'checkpoint' }
   | { readonly k: 'capsule'; readonly keep: number; readonly pins: readonly number[]; readonly bogusKeep: boolean; readonly truncate: boolean }
-  | { readonly k: 'rewind'; readonly back: number }
-  | { readonly k: 'toggle'; readonly back: number; readonly redo: boolean };
+  | Extract<SharedStep, { readonly k: 'rewind' | 'toggle' }>;
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }) },
@@ -29,76 +29,47 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       truncate: fc.boolean(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(25) }) },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), back: fc.nat(2), redo: fc.boolean() }) },
+  { weight: 1, arbitrary: rewindStep(25) },
+  { weight: 1, arbitrary: toggleStep },
 );
 
 /** Builds a session tree from the ops: entries go under the current leaf; a rewind moves the leaf back along its branch. */
 function sessionOf(ops: readonly Op[]): SessionTree {
-  const tree = new SessionTree();
-  let n = 0;
-  /** A distributive Omit, so each entry kind keeps its own fields. */
-  type Draft = Entry extends infer E ? (E extends Entry ? Omit<E, 'id' | 'parentId' | 'timestamp'> : never) : never;
-  const add = (e: Draft): void => {
-    n++;
-    tree.add({ ...e, id: `e${n}`, parentId: tree.leafId, timestamp: new Date(1_700_000_000_000 + n).toISOString() } as Entry);
-  };
+  const b = new TreeBuilder(1);
   for (const o of ops) {
-    const branch = tree.branch();
     switch (o.k) {
       case 'user':
-        add({ type: 'user', content: `ask ${n}` });
-        break;
-      case 'answer':
-        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [] });
+        b.add({ type: 'user', content: `ask ${b.n}` });
         break;
       case 'calls':
-        add({ type: 'assistant', content: '', toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }] });
-        break;
-      case 'result':
-        add({ type: 'tool_result', toolCallId: `c${n - 1}`, toolName: 'read_file', content: `result ${n} `.repeat(3), isError: false });
+        b.add({ type: 'assistant', content: '', toolCalls: [{ id: `c${b.n}`, name: 'read_file', arguments: '{}' }] });
         break;
       case 'base':
       case 'append':
-        add({ type: 'system_update', mode: o.k, content: `${o.k} ${n}`, ...(n % 2 === 0 ? { reason: 'src' } : {}) });
+        b.add({ type: 'system_update', mode: o.k, content: `${o.k} ${b.n}`, ...(b.n % 2 === 0 ? { reason: 'src' } : {}) });
         break;
+      case 'answer':
+      case 'result':
       case 'checkpoint':
-        add({ type: 'checkpoint', checkpointId: `ck_${n}`, kind: 'auto' });
+        b.step({ k: o.k });
         break;
-      case 'capsule': {
-        const at = (back: number): string | undefined => branch[Math.max(0, branch.length - 1 - back)]?.id;
-        const keep = o.bogusKeep ? 'e_missing' : (at(o.keep) ?? null);
-        add({
-          type: 'capsule',
-          summary: `summary ${n}`,
-          firstKeptEntryId: keep,
-          pinnedEntryIds: o.pins.flatMap((p) => at(p) ?? []),
+      case 'capsule':
+        b.capsule({
+          firstKeptEntryId: o.bogusKeep ? 'e_missing' : (b.back(o.keep)?.id ?? null),
+          pinnedEntryIds: o.pins.flatMap((p) => b.back(p)?.id ?? []),
           tokensBefore: 10,
           tokensAfter: 5,
-          trigger: 'user',
-          level: 0,
-          quality: 'full',
           truncateResults: o.truncate,
-          checkpointId: `ck_${n}`,
-          details: {},
+          checkpointId: `ck_${b.n}`,
         });
         break;
-      }
-      case 'rewind': {
-        const target = branch[Math.max(0, branch.length - 1 - o.back)];
-        if (target !== undefined) add({ type: 'leaf', targetId: target.id });
+      case 'rewind':
+      case 'toggle':
+        b.step(o);
         break;
-      }
-      case 'toggle': {
-        // Undo or redo one of the latest capsules of the branch (any of them, in or out of force).
-        const capsules = branch.filter((e) => e.type === 'capsule');
-        const c = capsules[capsules.length - 1 - o.back];
-        if (c?.type === 'capsule') add({ type: 'compaction_undo', capsuleId: c.id, checkpointId: c.checkpointId, action: o.redo ? 'redo' : 'undo' });
-        break;
-      }
     }
   }
-  return tree;
+  return b.tree;
 }
 
 test('modelInputFromLeaf equals buildModelInput of the whole branch, for every leaf of random trees', () => {
