@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ChatFacade, OfflineChat } from '../../../src/node/chatFacade.js';
+import { ChatFacade } from '../../../src/node/chatFacade.js';
+import { OfflineChat } from '../../../src/node/offlineChat.js';
 import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
