@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from '../test/support/fakeVscode.js';
+import { createFakeVscode, installFakeVscode } from '../test/support/fakeVscode.js';
+import { FakeSecrets } from '../test/support/fakeVscodeParts.js';
 
 interface Extension {
   activate(context: unknown): void;

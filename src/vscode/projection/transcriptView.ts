@@ -34,7 +34,7 @@ export class TranscriptView {
   #live: { readonly sessionId: string; readonly fold: ItemFold; readonly ctx: ItemContext } | undefined;
 
   /** The subagents of the open chat by task row; the call ids of those compacting right now. */
-  #subagents: { readonly store: ChatReads; readonly index: SubagentIndex } | undefined;
+  #subagents: { readonly chat: ChatReads; readonly index: SubagentIndex } | undefined;
   readonly #compacting = new Set<string>();
 
   /** `links` finds the existing workspace files a text names (answers and tool rows link them). */
@@ -146,7 +146,7 @@ export class TranscriptView {
   }
 
   #index(store: ChatReads): SubagentIndex {
-    if (this.#subagents?.store !== store) this.#subagents = { store, index: new SubagentIndex(() => store.entries()) };
+    if (this.#subagents?.chat !== store) this.#subagents = { chat: store, index: new SubagentIndex(() => store.entries()) };
     return this.#subagents.index;
   }
 

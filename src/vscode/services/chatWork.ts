@@ -23,7 +23,7 @@ export class ChatWork implements JobRunner {
   readonly #queue = new JobQueue(this);
 
   constructor(
-    private readonly agent: ChatAgent,
+    private readonly lifecycle: ChatAgent,
     private readonly setup: ChatSetup,
     private readonly events: ChatEvents,
   ) {}
@@ -84,7 +84,7 @@ export class ChatWork implements JobRunner {
 
   /** The idle trigger (off by default): only looked at while nothing runs or waits. */
   idle(onError: (err: unknown) => void): void {
-    const a = this.agent.facade;
+    const a = this.lifecycle.facade;
     if (!a || this.#queue.occupied || !a.compactsOnIdle) return;
     void this.#queue.addTask('idle', (signal) => a.noteIdle(signal)).catch(onError);
   }
@@ -99,7 +99,7 @@ export class ChatWork implements JobRunner {
     const events = this.events;
     return runInput(
       {
-        facade: this.agent.facade,
+        facade: this.lifecycle.facade,
         problem: this.setup.problem,
         echo: (text, clientId) => events.fire({ kind: 'echo', text, clientId }),
         fail: (text) => events.fail(text),

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from '../../support/fakeVscode.js';
+import { createFakeVscode, installFakeVscode } from '../../support/fakeVscode.js';
+import { FakeSecrets } from '../../support/fakeVscodeParts.js';
 
 interface Extension {
   activate(context: unknown): void;
