@@ -6,6 +6,7 @@ import type { Budget } from '../../engine/tokens/budget.js';
 import type { Entry, ImagePart } from '../../engine/transcript/schema.js';
 import type { RewindOptions } from '../../node/agentSession.js';
 import type { ChatReads } from '../../node/chatReads.js';
+import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { OfflineChat } from '../../node/offlineChat.js';
 import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from '../../node/sessionRewind.js';
 import type { ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
@@ -44,8 +45,8 @@ export class ChatService extends Disposable implements OpenChat {
   readonly #moves: ChatLeafMoves;
   /** The facade of the open chat while no agent runs on it. */
   #offline: OfflineChat | undefined;
-  /** The chat whose appends are being announced, and how to stop. */
-  #watched: { readonly chat: OpenChatFacade; readonly stop: () => void } | undefined;
+  /** The session file whose appends are being announced (through its facade), and how to stop. */
+  #watched: { readonly store: JsonlSessionStore; readonly stop: () => void } | undefined;
 
   constructor(private readonly d: ChatServiceDeps) {
     super();
@@ -110,17 +111,18 @@ export class ChatService extends Disposable implements OpenChat {
     return pickerIdOf(this.#agent.facade, this.d.settings.current);
   }
 
-  /** Announces each entry appended to the open chat (the projection shows it, the figures follow it). */
+  /** Announces each entry appended to the open chat (the projection shows it, the figures follow it); a reopened file is a new store. */
   #watch(): void {
-    const chat = this.open;
-    if (this.#watched?.chat.path === chat?.path && this.#watched?.chat.header.id === chat?.header.id) return;
+    const store = this.d.sessions.openStore();
+    if (this.#watched?.store === store) return;
     this.#watched?.stop();
-    this.#watched = chat ? { chat, stop: chat.onAppended((entry) => this.#appended(entry)) } : undefined;
+    const chat = this.open;
+    this.#watched = store && chat ? { store, stop: chat.onAppended((entry) => this.#appended(entry)) } : undefined;
     // A chat opened tail-first shows its tail at once; once the whole file is indexed, everything is shown again.
-    if (chat && !chat.indexed) {
+    if (store && chat && !chat.indexed) {
       this.#changed();
       void chat.whenIndexed().then(() => {
-        if (this.open?.path === chat.path && !this.isDisposed) this.#changed(true);
+        if (this.d.sessions.openStore() === store && !this.isDisposed) this.#changed(true);
       });
     }
   }
