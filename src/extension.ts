@@ -62,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): void {
       mcp: () => mcpServers.forChat(),
     }),
   );
-  chatKey = () => service.store?.path;
+  chatKey = () => service.open?.path;
   chat = service;
 
   // The projection turns the service's events into what the webview shows; the view is transport.

@@ -5,7 +5,6 @@ import { loadMcpConfig } from '../node/mcp/configLoad.js';
 import { describeServer, problemLine, type McpInputSpec, type McpServerConfig } from '../node/mcp/configTypes.js';
 import { McpHub } from '../node/mcp/hub.js';
 import { resolveMcpSettings, type McpSettings } from '../node/mcp/mcpSettings.js';
-export { mcpBudgetOf } from '../node/mcp/sessionMcp.js';
 import { CliError, type Flags } from './args.js';
 
 export interface CliMcp {

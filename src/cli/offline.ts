@@ -1,5 +1,6 @@
-// Opens a session for the CLI's offline commands (compact, rewind, undo-compaction): the engine facade without a turn loop.
+// Opens a session for the CLI's offline commands (compact, rewind, undo-compaction): the chat's facade, over the engine without a turn loop.
 import { AgentSession, type OfflineModel } from '../node/agentSession.js';
+import { ChatFacade } from '../node/chatFacade.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import { CliError, type Flags } from './args.js';
 import { modelFromFlags } from './session.js';
@@ -13,9 +14,9 @@ export async function openOffline(
   model: (info: ModelInfo) => OfflineModel,
   flags: Flags,
   more: { readonly roots?: readonly string[] } = {},
-): Promise<AgentSession> {
+): Promise<ChatFacade> {
   try {
-    return await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)), ...more });
+    return new ChatFacade(await AgentSession.openOffline({ sessionPath: path, model: (branch) => model(modelFromFlags(flags, branch)), ...more }));
   } catch (e) {
     if (e instanceof CliError) throw e;
     throw new CliError(e instanceof Error ? e.message : String(e), 1);

@@ -10,7 +10,7 @@ import { windowError } from '../engine/tokens/windowDefaults.js';
 import { toolLimitsForWindow } from '../node/tools/types.js';
 import { toolSchemas } from '../node/tools/schemas.js';
 import { DEFAULT_TOOL_LIMITS } from '../node/tools/types.js';
-import { loadSessionFile, type SessionLoad } from '../node/jsonlStore.js';
+import { loadSessionFile, type SessionLoad } from '../node/sessionLoad.js';
 import { CliError, intFlag, type Flags } from './args.js';
 
 const DEFAULT_CLI_MODEL = 'gpt-4o';

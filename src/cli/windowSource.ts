@@ -1,4 +1,5 @@
 // Where the context window `capsule budget` uses comes from, in words: --window, the session's record (learned, provider, table), the model table or the default.
+import { formatTokens } from '../engine/tokens/figures.js';
 import type { ModelInfo } from '../engine/tokens/modelLimits.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../node/learnedLimits.js';
@@ -28,7 +29,7 @@ async function learnedFor(model: string, window: number | undefined): Promise<Le
 }
 
 function learnedText(e: LearnedLimit): string {
-  return `the ${e.contextWindow.toLocaleString('en-US')} learned from ${e.endpoint}'s overflow error${learnedOn(e)}`;
+  return `the ${formatTokens(e.contextWindow)} learned from ${e.endpoint}'s overflow error${learnedOn(e)}`;
 }
 
 export async function windowSourceOf(flags: Flags, branch: readonly Entry[], model: ModelInfo): Promise<WindowSource> {

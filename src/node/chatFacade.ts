@@ -1,69 +1,33 @@
-// What a front end may do with an open chat, as methods: the engine facade (AgentSession) behind it, or a store alone when no model is set up.
+// What a front end may do with an open chat that has a model, as methods: the engine facade (AgentSession) behind it; OfflineChat (offlineChat.ts) is the one without a model.
 import { resolveSettings } from '../engine/config.js';
 import type { TurnInput, TurnResult } from '../engine/agent/agentEvents.js';
 import type { SwitchResult } from '../engine/agent/turnLoop.js';
 import type { PreflightResult } from '../engine/compaction/barrier.js';
 import type { UndoAction, UndoPlan } from '../engine/compaction/undo.js';
 import type { Budget } from '../engine/tokens/budget.js';
-import type { CheckpointKind, Entry, SessionHeader } from '../engine/transcript/schema.js';
+import type { CheckpointKind, Entry } from '../engine/transcript/schema.js';
 import type { SubagentRun } from '../engine/agent/subagentResult.js';
 import type { AgentSession, CompactOptions, ModelConfig, RewindOptions } from './agentSession.js';
 import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
-import type { JsonlSessionStore } from './jsonlStore.js';
 import { mcpBudgetOf } from './mcp/sessionMcp.js';
-import { nodeClock, nodeIds } from './nodeClock.js';
 import type { BudgetBasis } from './sessionBudget.js';
-import {
-  previewRewind,
-  rewindSession,
-  switchBranchSession,
-  type RewindDone,
-  type RewindFailure,
-  type RewindPreview,
-  type SwitchDone,
-} from './sessionRewind.js';
+import type { RewindDone, RewindFailure, RewindPreview, SwitchDone } from './sessionRewind.js';
+import { StoreChat } from './chatReads.js';
+import type { LeafMoves } from './offlineChat.js';
 import type { FileSnapshots } from './snapshots/fileSnapshots.js';
-
-/** The moves of a chat's leaf every facade makes, with a model or without (docs/rewind.md). */
-export interface LeafMoves {
-  previewRewind(ref: string): Promise<RewindPreview | RewindFailure>;
-  rewind(ref: string, opts?: RewindOptions): Promise<RewindDone | RewindFailure>;
-  switchBranch(entryId: string): Promise<SwitchDone | RewindFailure>;
-}
 
 /**
  * The open chat with a model: turns, compactions, checkpoints, leaf moves, model and settings changes, and what the
  * meter and `/budget` read. The engine's parts (agent, store, barrier) stay behind it.
  */
-export class ChatFacade implements LeafMoves {
+export class ChatFacade extends StoreChat implements LeafMoves {
+  /** A model answers: turns, compactions and checkpoints (OfflineChat has none). */
+  readonly online = true;
   readonly #session: AgentSession;
 
   constructor(session: AgentSession) {
+    super(session.store);
     this.#session = session;
-  }
-
-  /** This chat's session file is `store` (the open chat may have changed under a running agent). */
-  runsOn(store: JsonlSessionStore | undefined): boolean {
-    return this.#session.store === store;
-  }
-
-  get header(): SessionHeader {
-    return this.#session.store.header;
-  }
-
-  /** The active branch, root to leaf. */
-  branch(): readonly Entry[] {
-    return this.#session.store.tree.branch();
-  }
-
-  /** Every entry of the file, every branch and subagent. */
-  entries(): readonly Entry[] {
-    return this.#session.store.entries();
-  }
-
-  /** Announces each appended entry; returns how to stop. */
-  onAppended(listener: (entry: Entry) => void): () => void {
-    return this.#session.store.onAppended(listener);
   }
 
   /** The model in use and its provider label (`vscode-lm…` for VS Code's language models). */
@@ -139,7 +103,8 @@ export class ChatFacade implements LeafMoves {
     return this.#session.undoCompaction(ref, action);
   }
 
-  switchModel(model: ModelConfig, signal: AbortSignal, settings: Readonly<Record<string, unknown>>): Promise<SwitchResult> {
+  /** Without `settings`, the settings the chat was opened with apply to the new model. */
+  switchModel(model: ModelConfig, signal: AbortSignal, settings?: Readonly<Record<string, unknown>>): Promise<SwitchResult> {
     return this.#session.switchModel(model, signal, settings);
   }
 
@@ -166,36 +131,18 @@ export class ChatFacade implements LeafMoves {
     return mcpBudgetOf(this.#session.tools);
   }
 
+  /** What the settings in force warn about (a value adjusted to fit the model), said once when a chat starts. */
+  get settingsWarning(): string | undefined {
+    return this.#session.agent.settings.warning;
+  }
+
+  /** The budget another branch would have (where a rewind would land). */
+  budgetOf(branch: readonly Entry[]): Budget {
+    return this.#session.budgetOf(branch);
+  }
+
   /** Waits for the running turn, saves the intents, stops the tools. */
   close(): Promise<void> {
     return this.#session.close();
-  }
-}
-
-/**
- * A chat opened without a model can still rewind and switch branches: its conversation only, since without the
- * facade's snapshots there are no files to restore.
- */
-export class OfflineChat implements LeafMoves {
-  readonly #store: JsonlSessionStore;
-
-  constructor(store: JsonlSessionStore) {
-    this.#store = store;
-  }
-
-  #deps(): Parameters<typeof rewindSession>[0] {
-    return { store: this.#store, snapshots: undefined, ids: nodeIds, clock: nodeClock };
-  }
-
-  previewRewind(ref: string): Promise<RewindPreview | RewindFailure> {
-    return previewRewind(this.#deps(), ref);
-  }
-
-  rewind(ref: string, opts: RewindOptions = {}): Promise<RewindDone | RewindFailure> {
-    return rewindSession(this.#deps(), ref, opts);
-  }
-
-  switchBranch(entryId: string): Promise<SwitchDone | RewindFailure> {
-    return switchBranchSession(this.#deps(), entryId);
   }
 }

@@ -1,7 +1,7 @@
 // The `<session>.jsonl.counts` sidecar (docs/behaviour.md#counted-once): every entry's token count, counted once and kept next to the session.
+import { tempPathBeside } from './fsUtil.js';
 import { constants } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
 import type { PersistedCounts } from '../engine/tokens/persistedCounts.js';
 import { writeAll } from './tornTail.js';
 
@@ -168,7 +168,7 @@ async function readSidecar(path: string): Promise<string | undefined> {
 
 /** Replaces the sidecar in one rename from a freshly, exclusively created temp file. */
 async function replaceSidecar(path: string, text: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const tmp = await tempPathBeside(path);
   try {
     const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     try {

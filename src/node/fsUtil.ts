@@ -67,3 +67,9 @@ export async function readJsonLines<T>(
   }
   return { items, skipped };
 }
+
+/** A fresh temporary name beside `path` for an exclusive create; node:crypto is loaded by the first write, not by every command that only reads. */
+export async function tempPathBeside(path: string): Promise<string> {
+  const { randomBytes } = await import('node:crypto');
+  return `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}

@@ -1,5 +1,5 @@
 // Windows learned from providers' overflow errors, persisted per endpoint + model in a small JSON file (docs/compaction.md#overflow-recovery).
-import { randomBytes } from 'node:crypto';
+import { tempPathBeside } from './fsUtil.js';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -146,7 +146,7 @@ export class LearnedLimitsFile {
   private async write(limitsMap: Record<string, Entry>): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
     // A fresh name created exclusively, so nothing planted at the temporary name is ever opened (a FIFO would block).
-    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const tmp = await tempPathBeside(this.path);
     try {
       await writeFile(tmp, `${JSON.stringify({ version: 1, limits: limitsMap }, null, 2)}\n`, { encoding: 'utf8', flag: 'wx' });
       await rename(tmp, this.path);

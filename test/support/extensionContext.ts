@@ -1,6 +1,7 @@
 // A fake extension context for activating Capsule outside VS Code: the fake `vscode` installed, storage and workspace under `tmp`.
 import { join } from 'node:path';
-import { createFakeVscode, FakeSecrets, installFakeVscode } from './fakeVscode.js';
+import { createFakeVscode, installFakeVscode } from './fakeVscode.js';
+import { FakeSecrets } from './fakeVscodeParts.js';
 
 export interface FakeExtensionContext {
   /** What `activate` is given. */

@@ -1,7 +1,8 @@
 // `capsule budget <session.jsonl>`: the chat's /budget figures for a session file, from the same function as the chat's meter.
 import { DEFAULT_SYSTEM_PROMPT } from '../../engine/agent/systemPrompt.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
-import { budgetOf, TokenCaches } from '../../node/sessionBudget.js';
+import { TokenCaches } from '../../node/sessionBudget.js';
+import { ChatReading } from '../../node/chatReading.js';
 import { formatTokens } from '../../engine/tokens/budgetFormat.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import { resolve } from 'node:path';
@@ -11,7 +12,7 @@ import { settingsFlags } from '../settingsFlags.js';
 import { BUDGET_USAGE } from '../usage.js';
 import { windowSourceOf } from '../windowSource.js';
 import { budgetMcp } from '../budgetMcp.js';
-import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
+import { subagentLines } from '../../engine/agent/subagentResult.js';
 import type { ModelInfo } from '../../engine/tokens/modelLimits.js';
 import { CountsFile } from '../../node/countsFile.js';
 
@@ -39,25 +40,23 @@ async function windowLine(model: ModelInfo): Promise<string> {
 }
 
 export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): Promise<number> {
-  const load = await loadSessionForReading(cli.positionals[0], BUDGET_USAGE);
-  const branch = load.tree.branch();
+  // Read-only, through the facade of a chat without a model: no lock, no writer, the meter's own figures.
+  const chat = new ChatReading(await loadSessionForReading(cli.positionals[0], BUDGET_USAGE));
+  const branch = chat.branch();
   const model = modelFromFlags(cli.flags, branch);
   const resolved = cliSettings(model, settingsFlags(cli.flags).compaction);
   // The tool schemas and provider label chat sends, so the count matches and calibration can use the provider's figure.
   const tools = chatToolSchemas(model, resolved);
   // Counted once (docs/behaviour.md#counted-once): what the session's sidecar has is not tokenized again, and what
   // this run counts is kept there, so the next budget builds no tokenizer at all.
-  const counts = await CountsFile.load(resolve(cli.positionals[0] ?? ''), load.header?.id ?? '');
-  const budget = budgetOf(
-    branch,
-    { model, provider: CLI_PROVIDER, tools, resolved, cache: new TokenCaches({ counts }).forModel(model.model), system: DEFAULT_SYSTEM_PROMPT },
-    Date.now(),
-  );
+  const counts = await CountsFile.load(resolve(cli.positionals[0] ?? ''), chat.header?.id ?? '');
+  const cache = new TokenCaches({ counts }).forModel(model.model);
+  const budget = chat.budget({ model, provider: CLI_PROVIDER, tools, resolved, cache, system: DEFAULT_SYSTEM_PROMPT }, Date.now());
   await counts.flush();
   const reported = lastReported(branch);
   const source = await windowSourceOf(cli.flags, branch, model);
-  const subagents = activeSubagentRuns(load.tree.entries(), branch);
-  const mcp = await budgetMcp(load.header?.cwd ?? process.cwd());
+  const subagents = chat.subagentRuns();
+  const mcp = await budgetMcp(chat.header?.cwd ?? process.cwd());
   if (cli.flags.json === true) {
     out(
       JSON.stringify(
@@ -68,7 +67,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
           modelSource: model.source,
           windowSource: source,
           providerReported: reported ?? null,
-          problems: load.problems.length,
+          problems: chat.problems.length,
           warning: resolved.warning ?? null,
         },
         null,
@@ -84,7 +83,7 @@ export async function budgetCommand(cli: ParsedCli, out: (s: string) => void): P
     if (reported !== undefined)
       out(`  Provider reported:   ${formatTokens(reported.promptTokens)} prompt tokens for the last request (provider_usage, reply ${reported.entryId})`);
     if (resolved.warning) out(`Warning: ${resolved.warning}`);
-    if (load.problems.length > 0) out(`Note: ${load.problems.length} problem(s) while loading; run 'capsule verify' for details.`);
+    if (chat.problems.length > 0) out(`Note: ${chat.problems.length} problem(s) while loading; run 'capsule verify' for details.`);
   }
   return 0;
 }

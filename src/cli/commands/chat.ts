@@ -6,6 +6,7 @@ import type { BarrierEvent } from '../../engine/compaction/barrierEvents.js';
 import { faultAdvice, faultLine } from '../../engine/provider/turnFault.js';
 import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
+import { ChatFacade } from '../../node/chatFacade.js';
 import { JsonlSessionStore } from '../../node/jsonlStore.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
 import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/providers/windowQuery.js';
@@ -18,7 +19,7 @@ import { limitFlags, recordedModelOf, type sessionModel } from '../session.js';
 import { settingsFlags } from '../settingsFlags.js';
 import { archiveDirFor, flightLogFor } from './compact.js';
 import { answerLine, inline } from '../terminalText.js';
-import { mcpBudgetOf, splitMcpSets, startCliMcp } from '../mcpSetup.js';
+import { splitMcpSets, startCliMcp } from '../mcpSetup.js';
 import { CHAT_USAGE } from '../usage.js';
 import { isChatMode } from '../../engine/instructions/mode.js';
 import { chatImages } from './chatImages.js';
@@ -241,9 +242,9 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
     await store?.close();
     throw err;
   });
-  let session: AgentSession;
+  let session: ChatFacade;
   try {
-    session = await AgentSession.open({
+    const opened = await AgentSession.open({
       sessionPath: path,
       ...(store === undefined ? {} : { store }),
       create: { cwd: workspace },
@@ -278,6 +279,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
       subagents: { settings: settings.subagents, onEvent: subagentPrinter(out, (o) => new EventPrinter(o)) },
       ...(mcp.hub === undefined ? {} : { mcp: { hub: mcp.hub, deferShare: mcp.settings.deferShare, autoAllowReadOnly: mcp.settings.autoAllowReadOnly } }),
     });
+    session = new ChatFacade(opened);
   } catch (e) {
     await mcp.hub?.stop();
     await store?.close();
@@ -289,11 +291,11 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   process.on('SIGINT', onInterrupt);
   process.on('SIGTERM', onInterrupt);
   try {
-    if (session.store.readOnly) throw new CliError(`cannot chat in ${path}: ${session.store.readOnlyReason ?? 'the session is read-only'}`, 1);
+    if (session.readOnly) throw new CliError(`cannot chat in ${path}: ${session.readOnlyReason ?? 'the session is read-only'}`, 1);
     if (typeof cli.flags.session !== 'string') out(`[session] ${path}`);
-    const mcpLine = mcpBudgetOf(session.tools);
+    const mcpLine = session.mcpBudget();
     if (mcpLine !== undefined) out(`[mcp] ${mcpLine}`);
-    const warning = session.agent.settings.warning;
+    const warning = session.settingsWarning;
     if (warning !== undefined) out(`[warning] ${warning}`);
     if (previous !== undefined) {
       // The barrier's lines and the model change are printed by the listener as they happen.

@@ -115,8 +115,7 @@ export async function compactCommand(cli: ParsedCli, out: (s: string) => void): 
     cli.flags,
   );
   try {
-    const store = session.store;
-    if (store.readOnly) throw new CliError(`cannot compact ${path}: ${store.readOnlyReason ?? 'the session is read-only'}`, 1);
+    if (session.readOnly) throw new CliError(`cannot compact ${path}: ${session.readOnlyReason ?? 'the session is read-only'}`, 1);
     const modelInfo = session.basis().model;
     const resolved = session.basis().resolved;
     const ctrl = new AbortController();

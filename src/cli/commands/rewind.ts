@@ -102,7 +102,7 @@ export async function rewindCommand(cli: ParsedCli, out: (s: string) => void): P
   try {
     const preview = await session.previewRewind(ref);
     if (!preview.ok) throw new CliError(preview.error.replace('this chat', path), 1);
-    const target = preview.point.targetId === null ? [] : session.store.tree.branch(preview.point.targetId);
+    const target = preview.point.targetId === null ? [] : session.branch(preview.point.targetId);
     if (cli.flags['dry-run'] === true) {
       const b = session.budget();
       const at = target.length === 0 ? { effectiveTokens: 0, hardLimit: b.hardLimit } : session.budgetOf(target);

@@ -1,4 +1,5 @@
 // What a finished child gives its parent (docs/subagents.md#results): the bounded answer or a clear error, its measured effects, its cost (pure).
+import { formatTokens } from '../tokens/figures.js';
 import { commandSucceeded, resultTestSummary, toolActionsOf } from '../compaction/toolActions.js';
 import { effects as makeEffects, type ChildCommand, type Effects } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
@@ -69,7 +70,7 @@ export function activeSubagentRuns(entries: readonly Entry[], branch: readonly E
 /** `/budget`'s lines for subagent runs: their own cost, never part of the parent's figures above. */
 export function subagentLines(runs: readonly SubagentRun[]): string[] {
   if (runs.length === 0) return [];
-  const n = (x: number): string => x.toLocaleString('en-US');
+  const n = (x: number): string => formatTokens(x);
   return [
     `  Subagents:           ${runs.length} run${runs.length === 1 ? '' : 's'} (their own context; not counted above)`,
     ...runs.map(

@@ -1,4 +1,5 @@
 // A model's context window and output budget (docs/behaviour.md#tokens): user override > learned from an overflow error > provider report > built-in table > default.
+import { formatTokens } from './figures.js';
 import * as z from '../zod.js';
 import { lookupModel } from './modelTable.js';
 import { outputReserveFor } from './windowDefaults.js';
@@ -22,7 +23,7 @@ export const DEFAULT_MODEL_INFO: { readonly contextWindow: number; readonly maxO
 
 /** "window 65,000 tokens", or for an assumed one "window unknown (assuming 32,768 tokens)". */
 export function windowText(b: { readonly contextWindow: number; readonly windowSource?: ModelInfo['source'] }): string {
-  const n = `${b.contextWindow.toLocaleString('en-US')} tokens`;
+  const n = `${formatTokens(b.contextWindow)} tokens`;
   return b.windowSource === 'default' ? `window unknown (assuming ${n})` : `window ${n}`;
 }
 

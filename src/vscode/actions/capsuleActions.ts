@@ -5,7 +5,6 @@ import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { previewOf } from '../../engine/portable/preview.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import {
-  appendCapsule,
   CapsuleFileError,
   exportCapsuleFromSession,
   exportFromTree,
@@ -61,8 +60,8 @@ function completedOf(outcomes: readonly { readonly outcome: string }[]): Complet
  * nothing and compacts nothing), then makes a fresh capsule of the current state and writes it there.
  */
 export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'capsules'>, title: string, signal: AbortSignal): Promise<void> {
-  const a = host.chat.agent;
-  if (!a) {
+  const a = host.chat.open;
+  if (a?.online !== true) {
     host.out.fail(`No capsule was created: ${host.chat.problem ?? 'no model is set up yet'}`);
     return;
   }
@@ -72,16 +71,15 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
     return;
   }
   const r = await a.compact({ focus: title, signal });
-  const store = host.chat.store;
   const fresh = completedOf(r.outcomes)?.capsule;
   const capsule = fresh ?? latestCapsule(a.branch())?.capsule;
-  if (!capsule || !store) {
+  if (!capsule) {
     host.out.fail('No capsule was created: this chat has nothing to summarize yet.');
     return;
   }
   try {
     // The dialog already asked about replacing an existing file.
-    const res = await exportFromTree(store.tree, store.header, { out, checkpointId: capsule.checkpointId, title, force: true });
+    const res = await exportFromTree(a.tree, a.header, { out, checkpointId: capsule.checkpointId, title, force: true });
     // Nothing compacted now: the file holds the capsule already in force, and the user is told so, with why.
     const last = r.outcomes[r.outcomes.length - 1];
     const why = last !== undefined && 'reason' in last ? ` (${last.reason})` : '';
@@ -99,10 +97,10 @@ export async function createPortable(host: Pick<Services, 'chat' | 'out' | 'caps
 
 /** `/capsule export ck_… path`: the path was typed, so no dialog. */
 export async function exportTo(host: Pick<Services, 'chat' | 'out'>, checkpointId: string, path: string): Promise<void> {
-  const store = host.chat.store;
-  if (!store) return host.out.fail(host.chat.problem ?? 'No chat is open.');
+  const chat = host.chat.open;
+  if (!chat) return host.out.fail(host.chat.problem ?? 'No chat is open.');
   try {
-    const res = await exportFromTree(store.tree, store.header, { out: resolveUserPath(path), checkpointId });
+    const res = await exportFromTree(chat.tree, chat.header, { out: resolveUserPath(path), checkpointId });
     host.out.info(`Exported ${checkpointId} (${res.meta.quality}, ${fullTokens(res.meta.tokens)} tokens) to ${res.path}.`);
   } catch (err) {
     host.out.fail(`Not exported: ${fileProblem(err)}`);
@@ -117,12 +115,12 @@ export async function exportWithDialog(
 ): Promise<ExportResult | undefined> {
   const out = await askWhereToSave(host, `${checkpointId}.capsule.md`, `Export the capsule of ${checkpointId}`);
   if (out === undefined) return undefined;
-  const store = host.chat.store;
+  const chat = host.chat.open;
   try {
     const opts = { out, checkpointId, force: true };
     const res =
-      sessionPath === undefined || sessionPath === store?.path
-        ? await (store ? exportFromTree(store.tree, store.header, opts) : Promise.reject(new Error(host.chat.problem ?? 'no chat is open')))
+      sessionPath === undefined || sessionPath === chat?.path
+        ? await (chat ? exportFromTree(chat.tree, chat.header, opts) : Promise.reject(new Error(host.chat.problem ?? 'no chat is open')))
         : await exportCapsuleFromSession(sessionPath, opts);
     void vscode.window.showInformationMessage(`Capsule: exported ${checkpointId} (${res.meta.quality}) to ${res.path}`);
     return res;
@@ -198,19 +196,19 @@ export async function loadCapsule(host: Pick<Services, 'chat' | 'out' | 'session
   }
   await host.capsules.remember(dirname(file.path));
   await vscode.commands.executeCommand('markdown.showPreviewToSide', vscode.Uri.file(file.path)).then(undefined, () => undefined);
-  const store = host.chat.store;
-  const thisChat = store !== undefined && !store.readOnly;
+  const chat = host.chat.open;
+  const thisChat = chat !== undefined && !chat.readOnly;
   const choice = await vscode.window.showInformationMessage(
     `Load capsule "${file.meta.title}"?`,
     { modal: true, detail: loadDetail(file, thisChat) },
     ...(thisChat ? [NEW_CHAT, THIS_CHAT] : [NEW_CHAT]),
   );
   if (choice === NEW_CHAT) await intoNewChat(host, file, queued);
-  else if (choice === THIS_CHAT && store) {
+  else if (choice === THIS_CHAT && chat) {
     const append = async (): Promise<void> => {
       try {
-        // Its entries reach the view and the figures through the store's append events.
-        const r = await appendCapsule(store, file);
+        // Its entries reach the view and the figures through the chat's append events.
+        const r = await chat.loadCapsule(file);
         host.out.info(
           `Loaded capsule "${file.meta.title}" into this chat ${r.mode === 'seed' ? 'as its start' : 'here: the model now sees the capsule instead of the earlier messages (rewind to go back)'}.`,
         );
@@ -219,7 +217,7 @@ export async function loadCapsule(host: Pick<Services, 'chat' | 'out' | 'session
       }
     };
     if (queued) await append();
-    else await host.chat.jobs.addTask('loadCapsule', append);
+    else await host.chat.task('loadCapsule', append);
   } else host.out.info(`Capsule "${file.meta.title}" was not loaded.`);
 }
 

@@ -2,7 +2,7 @@
 import type { CheckpointKind } from '../../engine/transcript/schema.js';
 import type { CompletedOutcome } from '../../engine/compaction/outcome.js';
 import { formatBudget } from '../../engine/tokens/budgetFormat.js';
-import { activeSubagentRuns, subagentLines } from '../../engine/agent/subagentResult.js';
+import { subagentLines } from '../../engine/agent/subagentResult.js';
 import { latestCapsule } from '../../engine/transcript/modelInput.js';
 import { errorMessage } from '../base/log.js';
 import { helpLines, parseSlash, runsImmediately, type ChatCommand, type InvalidCommand, type SlashCommandId } from '../../protocol/commands.js';
@@ -60,8 +60,8 @@ async function runSlash(host: Services, c: ChatCommand | InvalidCommand, signal:
 
 /** `/checkpoint`, `/milestone`, `/pivot` (inside the work queue): milestone and pivot record their compaction intents. */
 export async function recordCheckpoint(host: Pick<Services, 'chat' | 'out'>, kind: CheckpointKind, note?: string): Promise<void> {
-  const a = host.chat.agent;
-  if (!a) {
+  const a = host.chat.open;
+  if (a?.online !== true) {
     host.out.fail(host.chat.problem ?? 'Set up a model first.');
     return;
   }
@@ -85,8 +85,8 @@ function memoryNotWrittenReason(capsule: { readonly quality: string; readonly de
 
 /** `/compact [focus]`, the toolbar and the palette's Compact Context: no ROI gate; a validated full capsule becomes Project Memory. */
 export async function compact(host: Pick<Services, 'chat' | 'out' | 'memory' | 'logger'>, focus: string | undefined, signal: AbortSignal): Promise<void> {
-  const a = host.chat.agent;
-  if (!a) {
+  const a = host.chat.open;
+  if (a?.online !== true) {
     host.out.fail(`Nothing was compacted: ${host.chat.problem ?? 'no model is set up yet'}`);
     return;
   }
@@ -120,10 +120,9 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
     return;
   }
   // Subagent runs are listed with their own cost, never added to the chat's figures (docs/subagents.md#cost).
-  const a = host.chat.agent;
-  const store = host.chat.store;
-  const runs = a !== undefined ? a.subagentRuns() : store === undefined ? [] : activeSubagentRuns(store.entries(), store.tree.branch());
-  const mcp = a?.mcpBudget();
+  const chat = host.chat.open;
+  const runs = chat?.subagentRuns() ?? [];
+  const mcp = chat?.online === true ? chat.mcpBudget() : undefined;
   const text = [formatBudget(b), ...(mcp === undefined ? [] : [mcp]), ...subagentLines(runs)].join('\n');
   host.out.info(text);
   host.logger.log('info', `Context budget\n${text}`);
@@ -131,8 +130,8 @@ export function showBudget(host: Pick<Services, 'chat' | 'out' | 'logger'>): voi
 
 /** `/capsule`, the palette's Show Latest Capsule and the toolbar: the capsule in force, in the viewer. */
 export function showLatestCapsule(host: Pick<Services, 'chat' | 'out'>): void {
-  const store = host.chat.store;
-  const latest = store ? latestCapsule(store.tree.branch()) : undefined;
+  const chat = host.chat.open;
+  const latest = chat ? latestCapsule(chat.branch()) : undefined;
   if (latest) host.out.showCapsule(latest.capsule.checkpointId);
   else host.out.info('This chat has no capsule yet; /compact makes one.');
 }

@@ -54,13 +54,14 @@ function sideText(s: Side, label: string): string {
 
 /** "Show diff" on an applied edit: the diff editor of the file before and after exactly that call. */
 export async function showEditDiff(d: ContextServices, itemId: string): Promise<void> {
-  const store = d.chat.store;
+  const chat = d.chat.open;
   const cut = itemId.indexOf('/');
-  if (!store || cut <= 0) {
+  if (!chat || cut <= 0) {
     d.out.notify('warning', 'That edit is not in the open chat.');
     return;
   }
-  const r = await editDiffOf(d.chat.agent?.snapshots, workspaceRoots(), store.tree.branch(), itemId.slice(0, cut), itemId.slice(cut + 1));
+  const snapshots = chat.online ? chat.snapshots : undefined;
+  const r = await editDiffOf(snapshots, workspaceRoots(), chat.branch(), itemId.slice(0, cut), itemId.slice(cut + 1));
   if (!r.ok) {
     d.out.notify('warning', r.message);
     return;

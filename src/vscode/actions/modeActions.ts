@@ -6,9 +6,9 @@ import type { Services } from './services.js';
 
 /** `/mode [agent|ask]`: without an argument says the mode; a switch reaches the model as one system update. */
 export async function switchMode(host: Pick<Services, 'chat' | 'out'>, mode: ChatMode | undefined): Promise<void> {
-  const a = host.chat.agent;
-  const instr = a?.instructions;
-  if (a === undefined || instr === undefined) {
+  const a = host.chat.open;
+  const instr = a?.online === true ? a.instructions : undefined;
+  if (a?.online !== true || instr === undefined) {
     host.out.fail(host.chat.problem ?? 'Set up a model first.');
     return;
   }
@@ -29,9 +29,9 @@ export async function switchMode(host: Pick<Services, 'chat' | 'out'>, mode: Cha
 
 /** `/skills`: each skill with its index and body tokens; ● marks the ones this chat loaded. */
 export function showSkills(host: Pick<Services, 'chat' | 'out'>): void {
-  const a = host.chat.agent;
-  const instr = a?.instructions;
-  if (a === undefined || instr === undefined) {
+  const a = host.chat.open;
+  const instr = a?.online === true ? a.instructions : undefined;
+  if (a?.online !== true || instr === undefined) {
     host.out.fail(host.chat.problem ?? 'Set up a model first.');
     return;
   }

@@ -91,10 +91,10 @@ async function askMode(p: RewindPreview, title: string): Promise<{ readonly mode
 
 /** A running turn must stop first; the user says whether to stop it. */
 async function stopFirst(host: Host, what: string): Promise<boolean> {
-  if (!host.chat.jobs.busy && host.chat.agent?.busy !== true) return true;
+  if (!host.chat.working) return true;
   const answer = await vscode.window.showWarningMessage(`A turn is running. Stop it and ${what}?`, { modal: true }, 'Stop and Continue');
   if (answer !== 'Stop and Continue') return false;
-  host.chat.jobs.preempt();
+  host.chat.preempt();
   return true;
 }
 
@@ -107,17 +107,17 @@ export async function rewind(
   ref: string,
   opts: { readonly confirm?: boolean; readonly then?: (text: string | undefined) => void } = {},
 ): Promise<boolean> {
-  const store = host.chat.store;
-  if (!store) {
+  const chat = host.chat.open;
+  if (!chat) {
     host.out.notify('error', 'No chat is open.');
     return false;
   }
-  if (store.readOnly) {
-    host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
+  if (chat.readOnly) {
+    host.out.notify('error', `This chat is read-only (${chat.readOnlyReason ?? 'open in another window'}); it cannot be rewound here.`);
     return false;
   }
   if (!(await stopFirst(host, 'rewind'))) return false;
-  const preview = await host.chat.previewRewind(store, ref);
+  const preview = await host.chat.previewRewind(ref);
   if (!preview.ok) {
     host.out.notify('error', preview.error);
     return false;
@@ -127,10 +127,10 @@ export async function rewind(
     : `Rewind this chat to ${preview.point.checkpointId ?? ref}?`;
   const choice = opts.confirm === false ? { mode: 'both' as const, overwriteOutside: false } : await askMode(preview, title);
   if (choice === undefined) return false;
-  host.chat.jobs.preempt();
+  host.chat.preempt();
   let done = false;
-  await host.chat.jobs.addTask('rewind', async () => {
-    const r = await host.chat.rewind(store, ref, choice);
+  await host.chat.task('rewind', async () => {
+    const r = await host.chat.rewind(chat, ref, choice);
     if (r === undefined) return;
     done = true;
     const skipped = [...(r.files?.skipped ?? []), ...(r.files?.refused ?? [])];
@@ -159,15 +159,15 @@ export async function retry(host: Services, userEntryId: string): Promise<void> 
  * compaction) must stop first; the compaction then appends nothing, since its leaf moved.
  */
 export async function switchBranch(host: Host, entryId: string): Promise<void> {
-  const store = host.chat.store;
-  if (!store) return host.out.notify('error', 'No chat is open.');
-  if (store.readOnly)
-    return host.out.notify('error', `This chat is read-only (${store.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.`);
+  const chat = host.chat.open;
+  if (!chat) return host.out.notify('error', 'No chat is open.');
+  if (chat.readOnly)
+    return host.out.notify('error', `This chat is read-only (${chat.readOnlyReason ?? 'open in another window'}); its branches cannot be switched here.`);
   if (!(await stopFirst(host, 'switch branches'))) return;
-  await host.chat.jobs.addTask('switchBranch', async () => {
+  await host.chat.task('switchBranch', async () => {
     // A second click that arrived before the first switch was shown asks for the branch already shown.
-    if (store.tree.branch().some((e) => e.id === entryId)) return;
-    const r = await host.chat.switchBranch(store, entryId);
+    if (chat.tree.branch().some((e) => e.id === entryId)) return;
+    const r = await host.chat.switchBranch(chat, entryId);
     const differ = r?.differ ?? [];
     if (differ.length > 0) {
       const names = differ
@@ -184,7 +184,7 @@ export async function switchBranch(host: Host, entryId: string): Promise<void> {
 /** Undo or redo one compaction, in the work queue after what runs. */
 export async function undoCompaction(host: Host, checkpointId: string, action: 'undo' | 'redo'): Promise<void> {
   if (!(await stopFirst(host, action === 'undo' ? 'undo the compaction' : 'redo the compaction'))) return;
-  await host.chat.jobs.addTask(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
+  await host.chat.task(action === 'undo' ? 'undoCompaction' : 'redoCompaction', async () => {
     if (await host.chat.undoCompaction(checkpointId, action)) {
       host.out.info(
         action === 'undo'
@@ -205,14 +205,14 @@ function compactUpToRefusal(branch: readonly Entry[], userEntryId: string): stri
 
 /** "Compact up to here": a user compaction that cuts right before the message; the barrier's cards and lines show it like any other. */
 export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntryId: string): Promise<void> {
-  const a = host.chat.agent;
-  if (!a) {
+  const a = host.chat.open;
+  if (a?.online !== true) {
     host.out.notify('error', host.chat.problem ?? 'Set up a model first.');
     return;
   }
-  await host.chat.jobs.addTask('compactUpTo', async (signal) => {
+  await host.chat.task('compactUpTo', async (signal) => {
     // Said here, once, in words: the engine plans from the tail after the capsule in force, where an older message is "not on the branch".
-    const why = compactUpToRefusal(host.chat.store?.tree.branch() ?? [], userEntryId);
+    const why = compactUpToRefusal(a.branch(), userEntryId);
     if (why !== undefined) {
       host.out.fail(why);
       return;
@@ -224,5 +224,5 @@ export async function compactUpTo(host: Pick<Services, 'chat' | 'out'>, userEntr
 
 /** The palette's Create Checkpoint, Mark Milestone and Mark Plan Pivot: the slash commands' action, queued after what runs. */
 export async function createCheckpoint(host: Pick<Services, 'chat' | 'out'>, kind: CheckpointKind, note?: string): Promise<void> {
-  await host.chat.jobs.addTask('checkpoint', () => recordCheckpoint(host, kind, note));
+  await host.chat.task('checkpoint', () => recordCheckpoint(host, kind, note));
 }

@@ -7,17 +7,17 @@ import { writeSetting } from '../services/settings.js';
 
 /** New chat: whatever runs is stopped and queued input dropped, then a fresh session opens. */
 export async function newChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
-  host.chat.jobs.preempt();
-  await host.chat.jobs.addTask('newChat', async () => {
+  host.chat.preempt();
+  await host.chat.task('newChat', async () => {
     await host.chat.detach();
     await host.sessions.newChat();
   });
 }
 
 export async function switchChat(host: Pick<Services, 'chat' | 'sessions'>, id: string): Promise<void> {
-  if (host.chat.store?.header.id === id) return;
-  host.chat.jobs.preempt();
-  await host.chat.jobs.addTask('switchChat', async () => {
+  if (host.chat.open?.header.id === id) return;
+  host.chat.preempt();
+  await host.chat.task('switchChat', async () => {
     await host.chat.detach();
     await host.sessions.switchTo(id);
   });
@@ -31,9 +31,9 @@ export async function deleteChat(host: Pick<Services, 'chat' | 'sessions'>, id: 
     'Delete',
   );
   if (answer !== 'Delete') return false;
-  const current = host.chat.store?.header.id === id;
-  if (current) host.chat.jobs.preempt();
-  await host.chat.jobs.addTask('deleteChat', async () => {
+  const current = host.chat.open?.header.id === id;
+  if (current) host.chat.preempt();
+  await host.chat.task('deleteChat', async () => {
     if (current) await host.chat.detach();
     await host.sessions.delete(id);
   });
@@ -41,8 +41,8 @@ export async function deleteChat(host: Pick<Services, 'chat' | 'sessions'>, id: 
 }
 
 export async function reloadChat(host: Pick<Services, 'chat' | 'sessions'>): Promise<void> {
-  host.chat.jobs.preempt();
-  await host.chat.jobs.addTask('reload', async () => {
+  host.chat.preempt();
+  await host.chat.task('reload', async () => {
     await host.chat.detach();
     await host.sessions.reload();
   });
@@ -50,7 +50,7 @@ export async function reloadChat(host: Pick<Services, 'chat' | 'sessions'>): Pro
 
 /** The picker's choice: the agent switches first (with the protective handoff), then the settings follow. */
 export async function selectModel(host: Pick<Services, 'chat' | 'settings'>, optionId: string): Promise<void> {
-  await host.chat.jobs.addTask('selectModel', async (signal) => {
+  await host.chat.task('selectModel', async (signal) => {
     const s = host.settings.current;
     const lm = optionId.startsWith(LM_OPTION_PREFIX);
     const modelId = lm ? optionId.slice(LM_OPTION_PREFIX.length) : optionId;

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { PALETTE_ACTIONS } from '../actions/paletteActions.js';
 import { COMMANDS, PALETTE_COMMAND_IDS } from '../../protocol/commands.js';
 import type { Services } from '../actions/services.js';
-import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ChatReads } from '../../node/chatReads.js';
 import { rewind } from '../actions/rewindActions.js';
 import { selectModel, setApiKey } from '../actions/sessionActions.js';
 import { importConversation } from '../actions/importConversation.js';
@@ -13,13 +13,14 @@ import { modelDetail } from '../base/modelDetail.js';
 import { endpointOf } from '../services/secrets.js';
 import { registerTreeCommands } from './treeCommands.js';
 
-/** Registers every command into context.subscriptions as it is created. */
-function messageText(store: JsonlSessionStore | undefined, id: string): string {
-  const e = store?.tree.get(id);
+/** The message a checkpoint was made before, on one line. */
+function messageText(chat: ChatReads | undefined, id: string): string {
+  const e = chat?.tree.get(id);
   const text = e?.type === 'user' ? e.content.replace(/\s+/g, ' ') : id;
   return text.length > 70 ? `${text.slice(0, 69)}…` : text;
 }
 
+/** Registers every command into context.subscriptions as it is created. */
 export function registerCommands(context: vscode.ExtensionContext, d: Services): void {
   const add = (disposable: vscode.Disposable): void => {
     context.subscriptions.push(disposable);
@@ -43,13 +44,13 @@ export function registerCommands(context: vscode.ExtensionContext, d: Services):
   );
   add(
     vscode.commands.registerCommand('capsule.rewindToCheckpoint', async () => {
-      const store = d.chat.store;
-      const onBranch = new Set(store?.tree.branch().map((e) => e.id));
-      const picks = (store?.entries() ?? []).flatMap((e) =>
+      const chat = d.chat.open;
+      const onBranch = new Set(chat?.branch().map((e) => e.id));
+      const picks = (chat?.entries() ?? []).flatMap((e) =>
         e.type === 'checkpoint'
           ? [
               {
-                label: e.forEntryId ? `Before: ${messageText(store, e.forEntryId)}` : e.checkpointId,
+                label: e.forEntryId ? `Before: ${messageText(chat, e.forEntryId)}` : e.checkpointId,
                 description: `${e.kind} · ${new Date(e.timestamp).toLocaleString()}${onBranch.has(e.id) ? '' : ' · other branch'}`,
                 detail: e.note?.split('\n')[0],
                 id: e.checkpointId,

@@ -68,7 +68,7 @@ export class IntentRouter {
       case 'command':
         return this.#toolbar(i.command);
       case 'cancel':
-        d.chat.jobs.cancel();
+        d.chat.cancel();
         return;
       case 'retryTurn':
         retryTurn(d, i.turnId);

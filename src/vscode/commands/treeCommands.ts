@@ -39,14 +39,14 @@ function chatLabel(s: SessionSummary): string {
 
 /** Actions on another chat's entries first make that chat current: rewind and the viewer work on the open chat. */
 async function openChatOf(host: Services, node: EntryNode): Promise<boolean> {
-  if (host.chat.store?.header.id === node.sessionId) return true;
+  if (host.chat.open?.header.id === node.sessionId) return true;
   await switchChat(host, node.sessionId);
-  return host.chat.store?.header.id === node.sessionId;
+  return host.chat.open?.header.id === node.sessionId;
 }
 
 async function pickChat(host: Services, title: string): Promise<SessionSummary | undefined> {
   const list = await host.sessions.directory.list();
-  const current = host.chat.store?.header.id;
+  const current = host.chat.open?.header.id;
   const picks = list.map((s) => ({
     label: chatLabel(s),
     description: `${s.id === current ? 'current · ' : ''}${s.entries} entries`,
@@ -57,7 +57,7 @@ async function pickChat(host: Services, title: string): Promise<SessionSummary |
 }
 
 async function pickCapsule(host: Services): Promise<string | undefined> {
-  const picks = (host.chat.store?.entries() ?? []).flatMap((e) =>
+  const picks = (host.chat.open?.entries() ?? []).flatMap((e) =>
     e.type === 'capsule'
       ? [
           {

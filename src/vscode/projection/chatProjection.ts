@@ -1,4 +1,4 @@
-// What the chat webview shows, projected from the store (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, the plan, answers to the user.
+// What the chat webview shows, projected from the open chat's facade (snapshots, and each appended entry by the same fold) and the chat service's events: the streamed answer, the plan, answers to the user.
 import { LIMITS, LIST_LIMITS, PATH_MAX } from '../../protocol/limits.js';
 import type { Attachment, HostToWebview, McpServerView, PlanView, TranscriptItem } from '../../protocol/messages.js';
 import type * as vscode from 'vscode';
@@ -141,15 +141,15 @@ export class ChatProjection extends Disposable implements ChatOutput {
     }
   }
 
-  /** An entry reached the store: the items it adds, by the fold that built the last snapshot; another branch needs a snapshot. */
+  /** An entry reached the open chat: the items it adds, by the fold that built the last snapshot; another branch needs a snapshot. */
   #appended(entry: Entry): void {
-    const store = this.d.chat.store;
-    if (!store) return;
+    const open = this.d.chat.open;
+    if (!open) return;
     if (entry.type === 'user' && this.#clientId !== undefined) {
       this.#transcript.sentAs(entry.id, this.#clientId);
       this.#clientId = undefined;
     }
-    const changes = this.#transcript.appended(store, entry);
+    const changes = this.#transcript.appended(open, entry);
     if (!changes) {
       // The chat moved to another branch (a rewind): a result line of the old branch no longer applies.
       if (entry.type === 'leaf') this.#bridge.forgetResultLine();
@@ -169,8 +169,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
 
   /** A subagent's request, tool call or compaction: its card on the task row changes in place (docs/subagents.md#seeing-them). */
   #subagent(e: SubagentEvent): void {
-    const store = this.d.chat.store;
-    if (!store) return;
+    const open = this.d.chat.open;
+    if (!open) return;
     let compacting = false;
     if (e.type === 'subagent_event') {
       const ev = e.event;
@@ -187,14 +187,14 @@ export class ChatProjection extends Disposable implements ChatOutput {
     if (e.type === 'subagent_start') this.#subagentCalls.set(e.id, run ?? { callId: e.callId, description: e.description });
     if (e.type === 'subagent_end') this.#subagentCalls.delete(e.id);
     if (run === undefined) return;
-    const item = this.#transcript.subagentChanged(store, run.callId, compacting, { id: e.id, description: run.description });
+    const item = this.#transcript.subagentChanged(open, run.callId, compacting, { id: e.id, description: run.description });
     if (item) this.#post({ type: 'itemUpdated', item });
   }
 
   /** Answers `subagentTranscript`: one page of a subagent's own messages and tool calls. */
   postSubagentTranscript(itemId: string, page: number): void {
-    const store = this.d.chat.store;
-    const p = store ? this.#transcript.subagentTranscript(store, itemId, page) : undefined;
+    const open = this.d.chat.open;
+    const p = open ? this.#transcript.subagentTranscript(open, itemId, page) : undefined;
     if (p === undefined) {
       this.notify('info', 'That subagent wrote nothing this chat still has.');
       return;
@@ -205,19 +205,19 @@ export class ChatProjection extends Disposable implements ChatOutput {
   /** Everything the webview shows; sent after every `ready` and whenever the chat changed under it. */
   snapshot(): HostToWebview {
     const chat = this.d.chat;
-    const store = chat.store;
+    const open = chat.open;
     const error = this.d.sessions.error;
     return {
       type: 'snapshot',
-      session: store ? toSessionView(store) : null,
+      session: open ? toSessionView(open) : null,
       budget: chat.budget ? toBudgetView(chat.budget) : null,
       settings: toSettingsView(this.d.settings.current),
       ...(error === undefined ? {} : { error: error.slice(0, LIMITS.notice) }),
-      transcript: store ? this.#transcript.page(store, chat.basis(), this.#bridge.liveItems()) : { items: [], hasMore: false },
+      transcript: open ? this.#transcript.page(open, chat.basis(), this.#bridge.liveItems()) : { items: [], hasMore: false },
       models: [...chat.models],
       currentModelId: chat.currentModelId(),
-      busy: chat.jobs.busy,
-      queue: chat.jobs.inputs,
+      busy: chat.busy,
+      queue: chat.queued,
       barrier: this.#bridge.barrier,
       setup: chat.setup,
       plan: this.plan(),
@@ -229,7 +229,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
 
   /** The plan of the active branch: the latest capsule's, updated by later update_plan calls (a running figure). */
   plan(): PlanView {
-    const tree = this.d.chat.store?.tree;
+    const tree = this.d.chat.open?.tree;
     return ((tree === undefined ? null : planFigureOf(tree).plan()) ?? [])
       .slice(0, LIST_LIMITS.planSteps)
       .map((i) => ({ step: i.step.slice(0, LIMITS.label), status: i.status }));
@@ -237,8 +237,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
 
   /** Answers `loadOlder`: the page before `beforeId`. */
   postOlder(beforeId: string): void {
-    const store = this.d.chat.store;
-    const page = store ? this.#transcript.older(store, this.d.chat.basis(), beforeId) : { items: [], hasMore: false };
+    const open = this.d.chat.open;
+    const page = open ? this.#transcript.older(open, this.d.chat.basis(), beforeId) : { items: [], hasMore: false };
     this.#post({ type: 'olderItems', beforeId, items: page.items, hasMore: page.hasMore });
   }
 
@@ -261,8 +261,8 @@ export class ChatProjection extends Disposable implements ChatOutput {
   }
 
   showCapsule(checkpointId: string): void {
-    const store = this.d.chat.store;
-    const view = store ? capsuleView(store.tree, checkpointId, this.d.chat.basis()) : undefined;
+    const open = this.d.chat.open;
+    const view = open ? capsuleView(open.tree, checkpointId, this.d.chat.basis()) : undefined;
     const links = view ? this.d.files?.links([view.text]) : undefined;
     if (view) this.#post({ type: 'capsule', capsule: links === undefined ? view : { ...view, links } });
     else this.notify('error', 'That capsule is not in this chat (it may belong to another chat or have been removed).');
@@ -287,7 +287,7 @@ export class ChatProjection extends Disposable implements ChatOutput {
   }
 
   #addEphemeral(item: TranscriptItem): void {
-    this.#transcript.addEphemeral(this.d.chat.store, item);
+    this.#transcript.addEphemeral(this.d.chat.open, item);
     this.#post({ type: 'itemsAppended', items: [item] });
   }
 
@@ -296,14 +296,14 @@ export class ChatProjection extends Disposable implements ChatOutput {
     return {
       post: (m) => this.#post(m),
       leaf: () => {
-        const id = chat.store?.leafId();
-        return id === null || id === undefined ? undefined : chat.store?.tree.get(id);
+        const id = chat.open?.leafId();
+        return id === null || id === undefined ? undefined : chat.open?.tree.get(id);
       },
       ephemeral: (item) => this.#addEphemeral(item),
       compacted: (e) => {
-        const store = chat.store;
-        if (e.outcome !== 'completed' || e.checkpointId === undefined || !store) return;
-        const card = this.#transcript.compacted(store, e.checkpointId, e.durationMs);
+        const open = chat.open;
+        if (e.outcome !== 'completed' || e.checkpointId === undefined || !open) return;
+        const card = this.#transcript.compacted(open, e.checkpointId, e.durationMs);
         if (card) this.#post({ type: 'itemUpdated', item: card });
       },
     };

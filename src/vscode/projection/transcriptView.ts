@@ -4,7 +4,7 @@ import { TASK_TOOL_NAME } from '../../engine/agent/subagentTask.js';
 import { lineOf, type BranchLine } from '../../engine/transcript/branchLine.js';
 import { BranchIndex } from '../../engine/transcript/branches.js';
 import type { Entry } from '../../engine/transcript/schema.js';
-import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ChatReads } from '../../node/chatReads.js';
 import type { CompactionCard, TranscriptItem } from '../../protocol/messages.js';
 import { historyCard } from './compactionViews.js';
 import { EphemeralItems } from './ephemeralItems.js';
@@ -34,7 +34,7 @@ export class TranscriptView {
   #live: { readonly sessionId: string; readonly fold: ItemFold; readonly ctx: ItemContext } | undefined;
 
   /** The subagents of the open chat by task row; the call ids of those compacting right now. */
-  #subagents: { readonly store: JsonlSessionStore; readonly index: SubagentIndex } | undefined;
+  #subagents: { readonly chat: ChatReads; readonly index: SubagentIndex } | undefined;
   readonly #compacting = new Set<string>();
 
   /** `links` finds the existing workspace files a text names (answers and tool rows link them). */
@@ -47,7 +47,7 @@ export class TranscriptView {
   }
 
   /** A compaction's duration is known only after its capsule was appended: the card is built again, once. */
-  compacted(store: JsonlSessionStore, checkpointId: string, durationMs: number): TranscriptItem | undefined {
+  compacted(store: ChatReads, checkpointId: string, durationMs: number): TranscriptItem | undefined {
     this.#durations.set(checkpointId, durationMs);
     const live = this.#live;
     if (live?.sessionId !== store.header.id) return undefined;
@@ -66,13 +66,13 @@ export class TranscriptView {
   }
 
   /** Keeps an item that is not an entry right after the current leaf of `store`. */
-  addEphemeral(store: JsonlSessionStore | undefined, item: TranscriptItem): void {
+  addEphemeral(store: ChatReads | undefined, item: TranscriptItem): void {
     this.#ephemeral.add(store?.header.id, store?.leafId() ?? null, item);
     if (store && this.#live?.sessionId === store.header.id && this.#live.fold.tip === store.leafId()) this.#live.fold.addExtra(item);
   }
 
   /** Every item of the active branch, folded from the root (a walk of the whole branch: tests and tools, not the chat). */
-  items(store: JsonlSessionStore, basis: MeterBasis): TranscriptItem[] {
+  items(store: ChatReads, basis: MeterBasis): TranscriptItem[] {
     const fold = new ItemFold(this.#context(store, basis));
     for (const e of store.tree.branch()) fold.add(e);
     return [...fold.items];
@@ -83,7 +83,7 @@ export class TranscriptView {
    * from here. Only the last messages are folded, from a message far enough back to fill the page, so a snapshot
    * costs the same in a chat of a thousand entries as in one of a million.
    */
-  page(store: JsonlSessionStore, basis: MeterBasis, extra: readonly TranscriptItem[] = []): ItemPage {
+  page(store: ChatReads, basis: MeterBasis, extra: readonly TranscriptItem[] = []): ItemPage {
     const line = lineOf(store.tree);
     const end = line.length;
     for (let span = PAGE_SIZE; ; span *= 2) {
@@ -98,7 +98,7 @@ export class TranscriptView {
   }
 
   /** The page of items just before `beforeId` (an item the webview shows), folded from the messages around it. */
-  older(store: JsonlSessionStore, basis: MeterBasis, beforeId: string): ItemPage {
+  older(store: ChatReads, basis: MeterBasis, beforeId: string): ItemPage {
     const line = lineOf(store.tree);
     const at = this.#positionOfItem(store, line, beforeId);
     if (at === null) return { items: [], hasMore: false };
@@ -114,7 +114,7 @@ export class TranscriptView {
   }
 
   /** The items of the branch line's entries [start, end); a fold from a message starts with the model in force there. */
-  #fold(store: JsonlSessionStore, basis: MeterBasis, line: BranchLine, start: number, end: number): { readonly fold: ItemFold; readonly ctx: ItemContext } {
+  #fold(store: ChatReads, basis: MeterBasis, line: BranchLine, start: number, end: number): { readonly fold: ItemFold; readonly ctx: ItemContext } {
     const ctx = this.#context(store, basis);
     const lastModel = start === 0 ? undefined : line.modelBefore(start);
     const fold = new ItemFold(ctx, start === 0 ? undefined : lastModel === undefined ? {} : { lastModel });
@@ -126,7 +126,7 @@ export class TranscriptView {
   }
 
   /** Where the entry that shows `itemId` sits on the branch; null: before the first entry; undefined: not found. */
-  #positionOfItem(store: JsonlSessionStore, line: BranchLine, itemId: string): number | null | undefined {
+  #positionOfItem(store: ChatReads, line: BranchLine, itemId: string): number | null | undefined {
     const direct = line.positionOf(itemId);
     if (direct !== undefined) return direct;
     // A tool row is keyed by the assistant entry that asked (toolItemId).
@@ -138,15 +138,15 @@ export class TranscriptView {
   }
 
   /** What an appended entry adds to the items last sent; undefined when it does not extend them (another chat or branch). */
-  appended(store: JsonlSessionStore, entry: Entry): ItemChanges | undefined {
+  appended(store: ChatReads, entry: Entry): ItemChanges | undefined {
     const live = this.#live;
     // A leaf move changes the branch itself: only a new snapshot can show it.
     if (live?.sessionId !== store.header.id || entry.type === 'leaf' || entry.parentId !== live.fold.tip) return undefined;
     return live.fold.add(entry);
   }
 
-  #index(store: JsonlSessionStore): SubagentIndex {
-    if (this.#subagents?.store !== store) this.#subagents = { store, index: new SubagentIndex(() => store.entries()) };
+  #index(store: ChatReads): SubagentIndex {
+    if (this.#subagents?.chat !== store) this.#subagents = { chat: store, index: new SubagentIndex(() => store.entries()) };
     return this.#subagents.index;
   }
 
@@ -155,7 +155,7 @@ export class TranscriptView {
    * fold; undefined when its row is not shown or already has its result (the result entry's card is final).
    */
   subagentChanged(
-    store: JsonlSessionStore,
+    store: ChatReads,
     callId: string,
     compacting: boolean,
     started: { readonly id: string; readonly description: string },
@@ -183,13 +183,13 @@ export class TranscriptView {
   }
 
   /** One page of the transcript of the subagent on the task row `itemId`; undefined when the row runs none. */
-  subagentTranscript(store: JsonlSessionStore, itemId: string, page: number): ReturnType<typeof subagentPage> | undefined {
+  subagentTranscript(store: ChatReads, itemId: string, page: number): ReturnType<typeof subagentPage> | undefined {
     const r = rowOfItem(itemId);
     const entries = r === undefined ? [] : this.#index(store).of(r.assistantId, r.callId);
     return entries.length === 0 ? undefined : subagentPage(subagentLines(entries), page);
   }
 
-  #context(store: JsonlSessionStore, basis: MeterBasis): ItemContext {
+  #context(store: ChatReads, basis: MeterBasis): ItemContext {
     if (this.#branches?.tree !== store.tree) this.#branches = new BranchIndex(store.tree);
     const branches = this.#branches;
     return {

@@ -1,6 +1,6 @@
 // Host state → the plain protocol shapes the webview draws (one place, so the webview never sees engine types).
 import type { Budget } from '../../engine/tokens/budget.js';
-import type { JsonlSessionStore } from '../../node/jsonlStore.js';
+import type { ChatReads } from '../../node/chatReads.js';
 import type { BudgetView, SessionView, SettingsView } from '../../protocol/messages.js';
 import type { HostSettings } from '../services/settings.js';
 
@@ -40,7 +40,7 @@ export function toBudgetView(b: Budget): BudgetView {
   };
 }
 
-export function toSessionView(store: JsonlSessionStore): SessionView {
+export function toSessionView(store: ChatReads): SessionView {
   return {
     id: store.header.id,
     title: store.header.title,

@@ -1,17 +1,22 @@
 // The narrow interfaces actions and views use: what the open chat is, what to tell the user, and the work queue.
 import type { ChatFacade } from '../../node/chatFacade.js';
+import type { OfflineChat } from '../../node/offlineChat.js';
 import type { SubagentEvent } from '../../node/subagents/subagentRunner.js';
-import type { JsonlSessionStore } from '../../node/jsonlStore.js';
 import type { Budget } from '../../engine/tokens/budget.js';
 import type { AgentEvent } from '../../engine/agent/agentEvents.js';
 import type { Entry } from '../../engine/transcript/schema.js';
 import type { Attachment, ModelOption, QueuedInput, SetupState } from '../../protocol/messages.js';
 import type { MeterBasis } from './meterBasis.js';
 
-/** What is open: the chat's store, its agent, why either is missing, and its figures. */
+/**
+ * The open chat, as methods (docs/ARCHITECTURE.md#the-facade): the agent's facade when a model is set up
+ * (`online: true`: turns, compactions, checkpoints), else one over the session file alone (read, measure, rewind).
+ */
+export type OpenChatFacade = ChatFacade | OfflineChat;
+
+/** What is open (its facade), why a chat or a model is missing, and its figures. */
 export interface OpenChat {
-  readonly store: JsonlSessionStore | undefined;
-  readonly agent: ChatFacade | undefined;
+  readonly open: OpenChatFacade | undefined;
   /** Why no chat or no model is available, in words. */
   readonly problem: string | undefined;
   readonly budget: Budget | undefined;

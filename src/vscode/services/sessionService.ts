@@ -34,7 +34,8 @@ export class SessionService implements vscode.Disposable {
     this.directory = new SessionDirectory(storage.fsPath);
   }
 
-  get store(): JsonlSessionStore | undefined {
+  /** The open chat's session file, for the facades the chat service builds on it (everything else reads the chat through them). */
+  openStore(): JsonlSessionStore | undefined {
     return this.#store;
   }
 

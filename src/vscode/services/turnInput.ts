@@ -7,7 +7,8 @@ import type { JobRun } from './chatPorts.js';
 import type { InputJob } from './jobQueue.js';
 
 export interface TurnInputHost {
-  readonly agent: ChatFacade | undefined;
+  /** The running agent's facade when a model is set up. */
+  readonly facade: ChatFacade | undefined;
   /** Why no model is available, in words. */
   readonly problem: string | undefined;
   /** What the user typed, shown when it is not a model turn. */
@@ -51,7 +52,7 @@ export async function runInput(h: TurnInputHost, job: InputJob, signal: AbortSig
     await job.run(signal);
     return;
   }
-  const agent = h.agent;
+  const agent = h.facade;
   if (job.retryTurnId !== undefined) {
     // No echo: the failed turn's message is already in the chat, and it is the one sent again.
     if (!agent) h.fail(`Not retried: ${h.problem ?? 'no model is set up yet'}`);

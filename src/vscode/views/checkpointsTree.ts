@@ -38,7 +38,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   #closed: { readonly key: string; readonly index: MomentIndex } | undefined;
 
   constructor(
-    private readonly host: Pick<ChatService, 'store' | 'onDidChange'>,
+    private readonly host: Pick<ChatService, 'open' | 'onDidChange'>,
     private readonly sessions: Pick<SessionService, 'directory'>,
   ) {
     this.#listener = host.onDidChange((change) => {
@@ -125,7 +125,7 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
       return [{ kind: 'info', key: 'list-error', text: `Cannot list chats: ${errorMessage(err)}`, icon: 'error' }];
     }
     if (list.length === 0) return [{ kind: 'info', key: 'empty', text: 'No chats yet', icon: 'info' }];
-    const currentId = this.host.store?.header.id;
+    const currentId = this.host.open?.header.id;
     const titles = distinctTitles(list, when);
     // The current chat first, then the most recently changed.
     const sorted = [...list].sort((a, b) => Number(b.id === currentId) - Number(a.id === currentId) || b.mtimeMs - a.mtimeMs);
@@ -133,12 +133,12 @@ export class CheckpointsTreeProvider implements vscode.TreeDataProvider<Checkpoi
   }
 
   /**
-   * The open chat's moments come from its live store, kept up to date as entries arrive; another chat is read from
+   * The open chat's moments come from its live tree, kept up to date as entries arrive; another chat is read from
    * disk without taking its writer lock, and kept while its file is unchanged (opening its older pages reads it once).
    */
   async #indexOf(summary: SessionSummary): Promise<MomentIndex> {
-    const store = this.host.store;
-    if (store && store.header.id === summary.id) return momentIndexOf(store.tree);
+    const chat = this.host.open;
+    if (chat && chat.header.id === summary.id) return momentIndexOf(chat.tree);
     const key = `${summary.path}|${summary.mtimeMs}|${summary.bytes}`;
     if (this.#closed?.key === key) return this.#closed.index;
     const loaded = await loadSessionFile(summary.path);

@@ -35,7 +35,8 @@ export class BudgetStatusBar implements vscode.Disposable {
     // The same figure as the chat's meter: effective tokens of the next request against the hard limit.
     // An assumed window makes the hard limit an assumption too: the item says so instead of passing it off as known.
     this.#item.text = `$(pulse) ${shortTokens(b.effectiveTokens)} / ${shortTokens(b.hardLimit)}${b.windowSource === 'default' ? ' $(warning) window unknown' : ''}`;
-    this.#item.tooltip = tooltipOf(b, this.host.agent?.mcpBudget());
+    const open = this.host.open;
+    this.#item.tooltip = tooltipOf(b, open?.online === true ? open.mcpBudget() : undefined);
     this.#item.accessibilityInformation = {
       label: `Capsule context: ${fullTokens(b.effectiveTokens)} of ${fullTokens(b.hardLimit)} tokens, ${b.source}`,
       role: 'button',

@@ -1,8 +1,15 @@
-// The front ends' view of a chat: ChatFacade answers with methods what the engine's parts held (branch, entries, appended events, model, settings), and OfflineChat moves the leaf of a chat without a model.
+// The front ends' view of a chat: ChatFacade answers with methods what the engine's parts held (branch, entries, appended events, model, settings); OfflineChat reads, measures and moves the leaf of a chat without a model; ChatReading measures a session read-only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ChatFacade, OfflineChat } from '../../../src/node/chatFacade.js';
+import { ChatFacade } from '../../../src/node/chatFacade.js';
+import { OfflineChat } from '../../../src/node/offlineChat.js';
+import { ChatReading } from '../../../src/node/chatReading.js';
+import { loadSessionFile } from '../../../src/node/sessionLoad.js';
+import { budgetOf, TokenCaches, type BudgetBasis } from '../../../src/node/sessionBudget.js';
+import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
+import { resolveSettings } from '../../../src/engine/config.js';
+import { DEFAULT_SYSTEM_PROMPT } from '../../../src/engine/agent/systemPrompt.js';
 import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { startFakeOpenAI } from '../../fakes/openaiServer.js';
@@ -74,4 +81,35 @@ test('without a model the offline facade rewinds and switches back, the conversa
     true,
     'the switcher brings the other branch back',
   );
+});
+
+test('a chat without a model reads and measures through its facade: the same figures read-only (capsule budget) and from the whole branch', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 's.jsonl');
+  const c = new Chain();
+  for (let i = 1; i <= 6; i++) c.turn(i, 3);
+  await writeSession(path, c.entries);
+  const store = await JsonlSessionStore.open(path);
+  t.after(() => store.close());
+  const offline = new OfflineChat(store);
+  const reading = new ChatReading(await loadSessionFile(path));
+  assert.equal(offline.online, false);
+  assert.deepEqual(offline.branch(), store.tree.branch());
+  assert.deepEqual(reading.branch(), offline.branch());
+  assert.equal(offline.header.id, reading.header?.id);
+  const model = resolveModelInfo('gpt-4o');
+  const basis = (): BudgetBasis => ({
+    model,
+    provider: 'test',
+    tools: [],
+    resolved: resolveSettings({ raw: {}, model }),
+    cache: new TokenCaches().forModel(model.model),
+    system: DEFAULT_SYSTEM_PROMPT,
+  });
+  const now = Date.parse('2025-01-02T00:00:00.000Z');
+  const whole = budgetOf(offline.branch(), basis(), now);
+  assert.ok(whole.effectiveTokens > 0);
+  assert.deepEqual(offline.budget(basis(), now), whole, 'from the leaf, the figures of the whole branch');
+  assert.deepEqual(reading.budget(basis(), now), whole, 'read-only, the same figures');
+  assert.deepEqual(offline.subagentRuns(), reading.subagentRuns());
 });

@@ -197,3 +197,24 @@ test('doom loop: the same tool call three times shows a Continue / Stop card; Co
   await until(() => busyFlips(v.since(next)).join() === 'true,false', 'the continued turn');
   assert.ok(appended(v.since(next)).some((i) => i.kind === 'assistant'));
 });
+
+test('after Refresh reopens the chat file, a new answer still reaches the view live (the new store is watched, not the closed one)', async () => {
+  await h.command('capsule.refresh');
+  server.enqueue({ text: 'Answered after the reload.' });
+  const mark = v.mark();
+  v.send({ type: 'send', text: 'Still there?', clientId: 'c-reload' });
+  await until(() => busyFlips(v.since(mark)).join() === 'true,false', 'busy to go on and off');
+  const items = appended(v.since(mark));
+  assert.ok(
+    items.some((i) => i.kind === 'user' && i.clientId === 'c-reload'),
+    'the message is shown as appended',
+  );
+  const answer = items.find((i) => i.kind === 'assistant');
+  assert.ok(answer, `the answer is shown as appended: ${items.map((i) => i.kind).join(',')}`);
+  const ms = v.since(mark);
+  assert.equal(ms.flatMap((m) => (m.type === 'streamDelta' && m.itemId === answer.id ? [m.text] : [])).join(''), 'Answered after the reload.');
+  assert.ok(
+    ms.some((m) => m.type === 'streamEnd' && m.itemId === answer.id),
+    'its entry replaced the streamed item',
+  );
+});

@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HostToWebviewSchema, type HostToWebview } from '../../../src/protocol/messages.js';
-import { createFakeVscode, fakeWebviewView, FakeSecrets, installFakeVscode, type FakeState, type FakeWebview } from '../../support/fakeVscode.js';
+import { createFakeVscode, installFakeVscode, type FakeState } from '../../support/fakeVscode.js';
+import { fakeWebviewView, FakeSecrets, type FakeWebview } from '../../support/fakeVscodeParts.js';
 
 const ROOT = join(__dirname, '..', '..', '..');
 

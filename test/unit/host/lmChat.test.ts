@@ -1,7 +1,7 @@
 // The chat on a VS Code language model: setup waits for the model to appear, then the picker and a streamed turn use it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { EventEmitter } from '../../support/fakeVscode.js';
+import { EventEmitter } from '../../support/fakeVscodeParts.js';
 import { createHarness, lastOf, until, type OpenView } from './hostHarness.js';
 import { createFakeLmVscode, FakeLanguageModelChat, LanguageModelTextPart } from '../vscode/fakeLm.js';
 

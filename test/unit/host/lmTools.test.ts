@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { ApprovalView, HostToWebview } from '../../../src/protocol/messages.js';
-import { EventEmitter } from '../../support/fakeVscode.js';
+import { EventEmitter } from '../../support/fakeVscodeParts.js';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../fakes/openaiServer.js';
 import { closeAgentView, createHarness, openAgentView, type OpenView, until } from './hostHarness.js';
 
