@@ -30,9 +30,23 @@ export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean
   return false;
 }
 
+/**
+ * Whether `text` holds at least `n` opening brackets. A value nested deeper than the limit needs one per level, so
+ * fewer means the walk cannot find anything; brackets inside strings only make this answer yes more often. indexOf
+ * runs natively, so the usual line (a few dozen brackets) costs far less than walking its parsed value.
+ */
+function bracketsAtLeast(text: string, n: number): boolean {
+  let count = 0;
+  for (const open of ['{', '[']) {
+    for (let i = text.indexOf(open); i !== -1; i = text.indexOf(open, i + 1)) if (++count >= n) return true;
+  }
+  return false;
+}
+
 /** JSON.parse, throwing a JsonTooDeepError (one line) for values nested deeper than MAX_JSON_DEPTH. */
 export function parseJsonText(text: string): unknown {
   const value = JSON.parse(text) as unknown;
-  if (nestsDeeperThan(value)) throw new JsonTooDeepError(TOO_DEEP_MESSAGE);
+  // Deeper than the limit means containers at depths 0…limit: limit + 1 opening brackets at least.
+  if (bracketsAtLeast(text, MAX_JSON_DEPTH + 1) && nestsDeeperThan(value)) throw new JsonTooDeepError(TOO_DEEP_MESSAGE);
   return value;
 }

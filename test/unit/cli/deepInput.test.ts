@@ -37,6 +37,20 @@ test('the depth check: iterative, exact at the limit, cheap for long strings', (
   assert.throws(() => parseJsonText(`{"a":${DEEP}}`), JsonTooDeepError);
 });
 
+test('parseJsonText counts both kinds of bracket at the limit, and brackets inside strings never refuse a shallow value', () => {
+  // 1,001 levels alternating objects and arrays: refused; 1,000: read.
+  const mixed = (levels: number): string => {
+    let s = '1';
+    for (let i = 0; i < levels; i++) s = i % 2 === 0 ? `[${s}]` : `{"k":${s}}`;
+    return s;
+  };
+  assert.throws(() => parseJsonText(mixed(1001)), JsonTooDeepError);
+  assert.doesNotThrow(() => parseJsonText(mixed(1000)));
+  // Thousands of brackets in a string (code in a tool result) on a value two levels deep.
+  const value = parseJsonText(JSON.stringify({ text: '{['.repeat(5000), list: [1] })) as { text: string };
+  assert.equal(value.text.length, 10_000);
+});
+
 test('an import nested 100,000 deep is refused in one line and writes nothing; a JSON-lines import drops the line and says so', async (t) => {
   const dir = await tempDir(t);
   const input = join(dir, 'anthropic.json');
