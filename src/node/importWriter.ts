@@ -6,9 +6,10 @@ import { EntrySchema, type Entry } from '../engine/transcript/schema.js';
 import { errCode, syncDir } from './fsUtil.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { headerLine, type SessionCreate } from './sessionCreate.js';
+import { writeAll } from './tornTail.js';
 
-/** Written once this much text is pending: few writes, bounded memory. */
-const FLUSH_CHARS = 1 << 20;
+/** Written once this much is pending: few writes, bounded memory. */
+const BUFFER_BYTES = 4 << 20;
 
 /** An import that cannot be made a valid session: nothing was written. */
 export class ImportRefused extends Error {}
@@ -19,8 +20,11 @@ export class ImportRefused extends Error {}
  * comes first in the file; until it is known (the title is the person's first words) entries wait in memory.
  */
 export class ImportWriter {
-  private pending: string[] = [];
-  private pendingChars = 0;
+  /** Lines encoded straight into one reused buffer (no joined string, no buffer per write). */
+  private buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
+  /** Lines that did not fit the buffer, or that wait for the header. */
+  private overflow: Buffer[] = [];
   private headerWritten = false;
   private written = 0;
 
@@ -52,32 +56,54 @@ export class ImportWriter {
       throw new ImportRefused(`Refusing to write an invalid entry (${entry.type} ${entry.id}): ${what}; nothing was written`);
     }
     const e = parsed.data;
-    const line = JSON.stringify(e);
+    const line = `${JSON.stringify(e)}\n`;
     // Bytes, as the store counts them; a line can only be over the limit if its UTF-16 length is at least a third of it.
-    if (line.length * 3 > this.maxLineBytes) {
-      const bytes = Buffer.byteLength(line) + 1;
+    if (line.length * 3 > this.maxLineBytes + 1) {
+      const bytes = Buffer.byteLength(line);
       if (bytes - 1 > this.maxLineBytes)
         throw new ImportRefused(`Cannot append ${e.type} entry ${e.id}: ${bytes} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`);
     }
-    this.pending.push(line, '\n');
-    this.pendingChars += line.length + 1;
     this.written++;
+    if (this.overflow.length === 0) {
+      // Encoded in place. write() stops short of a character that does not fit; a line that stopped before the
+      // buffer's end fitted whole, one that reached it may not have (then it is not counted and goes separately).
+      const room = this.buf.length - this.used;
+      if (line.length <= room) {
+        const n = this.buf.write(line, this.used, 'utf8');
+        if (n < room) {
+          this.used += n;
+          return;
+        }
+      }
+    }
+    this.overflow.push(Buffer.from(line, 'utf8'));
   }
 
   /** Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. */
   async flush(header: () => SessionCreate | undefined, force = false): Promise<void> {
-    if (!force && this.pendingChars < FLUSH_CHARS) return;
+    if (!force && this.used < this.buf.length / 2 && this.overflow.length === 0) return;
     if (!this.headerWritten) {
       const h = header();
-      if (h === undefined) return;
-      await this.handle.write(headerLine(h, Date.now()));
+      if (h === undefined) {
+        // Until the header is known the buffer cannot go out: keep it and start another.
+        if (this.used > 0) this.overflow.unshift(...this.takeBuffer());
+        return;
+      }
+      await writeAll(this.handle, headerLine(h, Date.now()));
       this.headerWritten = true;
     }
-    if (this.pending.length === 0) return;
-    const text = this.pending.join('');
-    this.pending = [];
-    this.pendingChars = 0;
-    await this.handle.write(text, null, 'utf8');
+    if (this.used > 0) await writeAll(this.handle, this.buf.subarray(0, this.used));
+    this.used = 0;
+    for (const b of this.overflow) await writeAll(this.handle, b);
+    this.overflow = [];
+  }
+
+  /** The buffer's lines as a buffer of their own (the buffer is replaced, not reused). */
+  private takeBuffer(): Buffer[] {
+    const full = this.buf.subarray(0, this.used);
+    this.buf = Buffer.allocUnsafe(BUFFER_BYTES);
+    this.used = 0;
+    return [full];
   }
 
   /** Writes the rest, fsyncs, and links the file to `path` (never over an existing one). */

@@ -1,12 +1,12 @@
 // `capsule import <file> -o <session.jsonl>`: detects the transcript's format (or takes --from), converts it, and reports what was kept, inferred and dropped.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { idSource } from '../../engine/ids.js';
 import { ImportError, isImportFormat } from '../../engine/import/importTranscript.js';
 import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/import/report.js';
 import { ImportRefused, importFileProblem } from '../../node/importSession.js';
 import { importSessionFile, type SessionImport } from '../../node/importStream.js';
 import { NotRegularFileError } from '../../node/regularFile.js';
+import { nodeIds } from '../../node/nodeClock.js';
 import { errCode, oneLine } from '../../node/fsUtil.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { IMPORT_USAGE } from '../usage.js';
@@ -36,7 +36,7 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
   const sessionId = randomUUID();
-  const ids = idSource((n) => randomBytes(n));
+  const ids = nodeIds;
   let result: SessionImport;
   try {
     result = await importSessionFile(input, output, {

@@ -83,6 +83,11 @@ export class ClaudeCodeConverter {
     private readonly ahead: ResultsAhead,
   ) {}
 
+  /** Lines received but not converted yet, and result blocks kept for pairing (what the converter holds). */
+  get backlog(): { readonly lines: number; readonly results: number } {
+    return { lines: this.queue.length, results: this.results.size };
+  }
+
   /** One line, `at` its position in the same order `ahead` uses. */
   line(n: number, value: unknown, at: number = n): void {
     this.seen = at;

@@ -1,10 +1,25 @@
 // Counts what an import inferred (exit statuses read from result text, file effects read from command text) entry by entry, so a long import need not keep its entries to report it.
 import { actionFiles, toolActionsOf } from '../compaction/toolActions.js';
+import { exitCodeOf } from '../effects/resultStatus.js';
+import { shellEffects } from '../effects/shellEffects.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
 
 interface Contribution {
   readonly exitCode: boolean;
   readonly fileEffect: boolean;
+}
+
+interface Known {
+  readonly call: ToolCall;
+  /** Whether the command's text names files at all (without that, no result can give it file effects). */
+  readonly namesFiles: boolean;
+  counted: Contribution | undefined;
+}
+
+function namesFiles(command: string | undefined): boolean {
+  if (command === undefined) return false;
+  const s = shellEffects(command);
+  return s.created.length + s.modified.length + s.deleted.length + s.renamed.length + s.read.length > 0;
 }
 
 /**
@@ -16,7 +31,7 @@ export class InferredCounter {
   exitCodes = 0;
   fileEffects = 0;
   /** Calls that may count, by id, with what their latest result contributed. */
-  private readonly calls = new Map<string, { readonly call: ToolCall; counted: Contribution | undefined }>();
+  private readonly calls = new Map<string, Known>();
   private readonly early = new Map<string, ToolResultEntry>();
 
   add(e: Entry): void {
@@ -24,7 +39,7 @@ export class InferredCounter {
       for (const call of e.toolCalls) {
         const a = toolActionsOf([{ ...e, toolCalls: [call] }])[0];
         if (a?.kind !== 'command') continue;
-        const known = { call, counted: undefined };
+        const known: Known = { call, namesFiles: namesFiles(a.command), counted: undefined };
         this.calls.set(call.id, known);
         const r = this.early.get(call.id);
         if (r !== undefined) this.count(known, r);
@@ -36,14 +51,10 @@ export class InferredCounter {
     }
   }
 
-  private count(known: { readonly call: ToolCall; counted: Contribution | undefined }, result: ToolResultEntry): void {
-    const a = toolActionsOf([{ type: 'assistant', id: '', parentId: null, timestamp: '', content: '', toolCalls: [known.call] }, result])[0];
-    if (a === undefined || !a.result) return;
-    const f = actionFiles(a);
+  private count(known: Known, result: ToolResultEntry): void {
     const c: Contribution = {
-      // Without a recorded exit code, a command's exitCode is the one its text states: read once, not twice.
-      exitCode: a.result.effects?.exitCode === undefined && a.exitCode !== null,
-      fileEffect: f.inferred && f.created.length + f.modified.length + f.deleted.length + f.renamed.length + f.read.length > 0,
+      exitCode: result.effects?.exitCode === undefined && exitCodeOf(result.content) !== null,
+      fileEffect: this.fileEffect(known, result),
     };
     // A later result of the same id replaces the earlier one, as in toolActionsOf.
     if (known.counted?.exitCode === true) this.exitCodes--;
@@ -51,5 +62,18 @@ export class InferredCounter {
     if (c.exitCode) this.exitCodes++;
     if (c.fileEffect) this.fileEffects++;
     known.counted = c;
+  }
+
+  /**
+   * Whether the ledger reads file effects from the command's text. Without recorded effects that needs a command
+   * naming files and a result saying it succeeded; the second reads the whole output, so it is asked only when the
+   * first holds (the answer is the ledger's own, from actionFiles).
+   */
+  private fileEffect(known: Known, result: ToolResultEntry): boolean {
+    if (result.effects === undefined && !known.namesFiles) return false;
+    const a = toolActionsOf([{ type: 'assistant', id: '', parentId: null, timestamp: '', content: '', toolCalls: [known.call] }, result])[0];
+    if (a?.result === undefined) return false;
+    const f = actionFiles(a);
+    return f.inferred && f.created.length + f.modified.length + f.deleted.length + f.renamed.length + f.read.length > 0;
   }
 }
