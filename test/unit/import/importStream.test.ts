@@ -116,11 +116,11 @@ test('streamed and in-memory imports of Claude Code sessions give the same heade
     assert.deepEqual(b.entries, a.entries, name);
   }
   const long = inMemory(longSession());
-  const results = long.entries.filter((e): e is Entry => (e as Entry).type === 'tool_result') as Entry[];
-  const byCall = new Map(results.map((e) => [e.type === 'tool_result' ? e.toolCallId : '', e]));
-  assert.equal(byCall.get('late')?.type === 'tool_result' && byCall.get('late')?.content, 'done', 'the late result is paired');
-  assert.equal(byCall.get('cut')?.type === 'tool_result' && byCall.get('cut')?.content, 'ok');
-  assert.equal(byCall.get('never')?.type === 'tool_result' && byCall.get('never')?.interrupted, true);
+  const byCall = new Map<string, { readonly content: string; readonly interrupted?: boolean }>();
+  for (const e of long.entries as Entry[]) if (e.type === 'tool_result') byCall.set(e.toolCallId, e);
+  assert.equal(byCall.get('late')?.content, 'done', 'the late result is paired');
+  assert.equal(byCall.get('cut')?.content, 'ok');
+  assert.equal(byCall.get('never')?.interrupted, true);
   assert.match(JSON.stringify(long.report), /unreadable line 604.*unreadable line 605.*nested more than 1,000 levels/);
 });
 
