@@ -18,31 +18,41 @@ export interface TextLine {
  * line that spans chunks is joined from its pieces first); nothing else of the file is kept.
  */
 export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly TextLine[]> {
-  const chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  // Two buffers: the next chunk is read while the lines of this one are converted.
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let spare = Buffer.allocUnsafe(CHUNK_BYTES);
   let pieces: Buffer[] = [];
   let n = 1;
   let pos = 0;
-  for (;;) {
-    const { bytesRead } = await handle.read(chunk, 0, CHUNK_BYTES, pos);
-    if (bytesRead === 0) break;
-    const base = pos;
-    pos += bytesRead;
-    const batch: TextLine[] = [];
-    let start = 0;
-    for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, start)) {
-      let text: string;
-      if (pieces.length === 0) text = chunk.toString('utf8', start, nl);
-      else {
-        pieces.push(chunk.subarray(start, nl));
-        text = Buffer.concat(pieces).toString('utf8');
-        pieces = [];
+  let reading = handle.read(chunk, 0, CHUNK_BYTES, 0);
+  try {
+    for (;;) {
+      const { bytesRead } = await reading;
+      if (bytesRead === 0) break;
+      const base = pos;
+      pos += bytesRead;
+      reading = handle.read(spare, 0, CHUNK_BYTES, pos);
+      const batch: TextLine[] = [];
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, start)) {
+        let text: string;
+        if (pieces.length === 0) text = chunk.toString('utf8', start, nl);
+        else {
+          pieces.push(chunk.subarray(start, nl));
+          text = Buffer.concat(pieces).toString('utf8');
+          pieces = [];
+        }
+        batch.push({ n: n++, text, end: base + nl });
+        start = nl + 1;
       }
-      batch.push({ n: n++, text, end: base + nl });
-      start = nl + 1;
+      // The start of a line the next chunk ends: copied, since the chunk is reused.
+      if (start < bytesRead) pieces.push(Buffer.from(chunk.subarray(start, bytesRead)));
+      [chunk, spare] = [spare, chunk];
+      if (batch.length > 0) yield batch;
     }
-    // The start of a line the next chunk ends: copied, since the chunk is reused.
-    if (start < bytesRead) pieces.push(Buffer.from(chunk.subarray(start, bytesRead)));
-    if (batch.length > 0) yield batch;
+  } finally {
+    // A reader that stopped early (an error in the caller) still lets the read in flight finish before the file closes.
+    await reading.catch(() => undefined);
   }
   if (pieces.length > 0) yield [{ n, text: Buffer.concat(pieces).toString('utf8'), end: pos }];
 }

@@ -10,7 +10,7 @@ import { ImportRefused, ImportWriter } from './importWriter.js';
 export { ImportRefused } from './importWriter.js';
 
 /** Transcripts larger than this are almost certainly not one conversation. */
-export const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
+const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
 
 /** One line when the file is missing or too large to be a transcript; undefined when it may be read. */
 export async function importFileProblem(path: string): Promise<string | undefined> {

@@ -5,7 +5,7 @@ import { detectFormat } from '../engine/import/detect.js';
 import { InferredCounter } from '../engine/import/inferred.js';
 import { errText } from '../engine/import/input.js';
 import { ImportError, importTranscript, type TranscriptImportOptions } from '../engine/import/importTranscript.js';
-import { FORMAT_NAMES, IMPORT_FORMATS, ReportBuilder, type ImportFormat, type ImportReport } from '../engine/import/report.js';
+import { FORMAT_NAMES, ReportBuilder, type ImportReport } from '../engine/import/report.js';
 import { parseJsonText } from '../engine/jsonText.js';
 import { ImportRepairStream } from '../engine/transcript/importRepair.js';
 import type { Entry } from '../engine/transcript/schema.js';
@@ -174,4 +174,3 @@ export async function importSessionFile(input: string, output: string, opts: Tra
   return { report: result.report, entries: result.entries.length, repairs };
 }
 
-export { IMPORT_FORMATS, type ImportFormat };
