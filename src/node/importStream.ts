@@ -173,4 +173,3 @@ export async function importSessionFile(input: string, output: string, opts: Tra
   const repairs = await writeImportedSession(output, result, (p) => opts.ids.next(p));
   return { report: result.report, entries: result.entries.length, repairs };
 }
-
