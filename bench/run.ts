@@ -25,6 +25,7 @@ const MODULES: Readonly<Record<string, () => Promise<BenchModule>>> = {
   longTurn: () => import('./longTurn.js'),
   effects: () => import('./effects.js'),
   mcp: () => import('./mcp.js'),
+  import: () => import('./import.js'),
 };
 
 function fmt(n: number | undefined, digits = 2): string {

@@ -1,14 +1,13 @@
 // Writes an imported transcript as a new session file, shared by `capsule import` and the palette command.
-import { randomBytes } from 'node:crypto';
-import { link, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
 import type { TranscriptImport } from '../engine/import/importTranscript.js';
 import { repairImported } from '../engine/transcript/importRepair.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { verifySession } from '../engine/transcript/verify.js';
-import { errCode, oneLine, syncDir } from './fsUtil.js';
-import { JsonlSessionStore } from './jsonlStore.js';
+import { ImportRefused, ImportWriter } from './importWriter.js';
+
+export { ImportRefused } from './importWriter.js';
 
 /** Transcripts larger than this are almost certainly not one conversation. */
 const MAX_IMPORT_BYTES = 512 * 1024 * 1024;
@@ -23,9 +22,6 @@ export async function importFileProblem(path: string): Promise<string | undefine
   }
   return size > MAX_IMPORT_BYTES ? `input file is ${size} bytes; the import limit is ${MAX_IMPORT_BYTES}` : undefined;
 }
-
-/** An import that cannot be made a valid session: nothing was written. */
-export class ImportRefused extends Error {}
 
 function isChain(entries: readonly Entry[]): boolean {
   return entries.every((e, i) => e.parentId === (i === 0 ? null : (entries[i - 1]?.id ?? null)));
@@ -59,25 +55,16 @@ function validImport(
  */
 export async function writeImportedSession(path: string, result: TranscriptImport, newId: (prefix: string) => string): Promise<readonly string[]> {
   const valid = validImport(result.entries, newId);
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.importing.jsonl`);
+  const w = await ImportWriter.create(path);
+  const header = { id: result.header.id, cwd: result.header.cwd, ...(result.header.title === undefined ? {} : { title: result.header.title }) };
   try {
-    const store = await JsonlSessionStore.open(tmp, { create: { id: result.header.id, cwd: result.header.cwd, title: result.header.title } });
-    try {
-      for (const e of valid.entries) await store.append(e);
-    } catch (err) {
-      throw new ImportRefused(`${oneLine(err)}; nothing was written`);
-    } finally {
-      await store.close();
+    for (const e of valid.entries) {
+      w.entry(e);
+      await w.flush(() => header);
     }
-    try {
-      await link(tmp, path);
-    } catch (err) {
-      if (errCode(err) === 'EEXIST') throw new ImportRefused(`refusing to overwrite existing session ${path}; choose a new -o path`);
-      throw err;
-    }
-    await syncDir(dirname(path));
+    await w.commit(path, header);
   } finally {
-    await rm(tmp, { force: true });
+    await w.abort();
   }
   return valid.repairs;
 }

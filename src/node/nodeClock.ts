@@ -12,4 +12,19 @@ export const nodeClock: Clock = {
   },
 };
 
-export const nodeIds: IdSource = idSource((n) => randomBytes(n));
+/** Random bytes from a pool refilled 4 KB at a time: one system call per ~340 ids, not one per id (an import makes one per entry). */
+function pooledRandomBytes(): (n: number) => Uint8Array {
+  let pool = randomBytes(4096);
+  let at = 0;
+  return (n) => {
+    if (n > pool.length) return randomBytes(n);
+    if (at + n > pool.length) {
+      pool = randomBytes(4096);
+      at = 0;
+    }
+    at += n;
+    return pool.subarray(at - n, at);
+  };
+}
+
+export const nodeIds: IdSource = idSource(pooledRandomBytes());

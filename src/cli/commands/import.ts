@@ -1,11 +1,13 @@
 // `capsule import <file> -o <session.jsonl>`: detects the transcript's format (or takes --from), converts it, and reports what was kept, inferred and dropped.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { idSource } from '../../engine/ids.js';
-import { ImportError, importTranscript, isImportFormat } from '../../engine/import/importTranscript.js';
+import { ImportError, isImportFormat } from '../../engine/import/importTranscript.js';
 import { FORMAT_NAMES, IMPORT_FORMATS, formatImportReport } from '../../engine/import/report.js';
-import { ImportRefused, importFileProblem, writeImportedSession } from '../../node/importSession.js';
-import { readRegularFile } from '../../node/regularFile.js';
+import { ImportRefused, importFileProblem } from '../../node/importSession.js';
+import { importSessionFile, type SessionImport } from '../../node/importStream.js';
+import { NotRegularFileError } from '../../node/regularFile.js';
+import { nodeIds } from '../../node/nodeClock.js';
+import { errCode, oneLine } from '../../node/fsUtil.js';
 import { CliError, type ParsedCli } from '../args.js';
 import { IMPORT_USAGE } from '../usage.js';
 
@@ -33,17 +35,11 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
   if (problem !== undefined) throw new CliError(problem, 1);
   if (await exists(output)) throw new CliError(`refusing to overwrite existing session ${output}; choose a new -o path`, 1);
 
-  let text: string;
-  try {
-    text = (await readRegularFile(input, 'input file')).toString('utf8');
-  } catch (e) {
-    throw new CliError(e instanceof Error ? e.message : String(e), 1);
-  }
   const sessionId = randomUUID();
-  const ids = idSource((n) => randomBytes(n));
-  let result;
+  const ids = nodeIds;
+  let result: SessionImport;
   try {
-    result = importTranscript(text, {
+    result = await importSessionFile(input, output, {
       sessionId,
       cwd: process.cwd(),
       now: new Date().toISOString(),
@@ -53,18 +49,15 @@ export async function importCommand(cli: ParsedCli, out: (s: string) => void): P
     });
   } catch (err) {
     if (err instanceof ImportError) throw new CliError(`${input}: ${err.message}`, 1);
-    throw err;
-  }
-  let repairs: readonly string[];
-  try {
-    repairs = await writeImportedSession(output, result, (p) => ids.next(p));
-  } catch (err) {
     if (err instanceof ImportRefused) throw new CliError(`${input}: not imported, ${err.message}`, 1);
+    // The input could not be opened or read (a pipe, a folder, no permission).
+    if (err instanceof NotRegularFileError || errCode(err) !== '') throw new CliError(oneLine(err), 1);
     throw err;
   }
+  const repairs = result.repairs;
   const k = result.report.kept;
   const messages = k.userTurns + k.assistantTurns + k.toolResults + k.systemMessages;
-  out(`imported ${messages} messages (${FORMAT_NAMES[result.report.format]}) as ${result.entries.length} entries into ${output}`);
+  out(`imported ${messages} messages (${FORMAT_NAMES[result.report.format]}) as ${result.entries} entries into ${output}`);
   for (const line of formatImportReport(result.report)) out(`  ${line}`);
   for (const r of repairs) out(`repaired: ${r}`);
   return 0;

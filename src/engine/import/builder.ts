@@ -14,10 +14,23 @@ export interface BuilderOptions {
   readonly ids: IdSource;
   /** Recorded on imported assistant entries that name no model. */
   readonly model?: string;
+  /**
+   * Receives each main-chain entry as it is made, instead of the builder keeping it (a long import then never holds
+   * its entries). Sidechains still collect until finish(); the first one throws SidechainWhileStreaming.
+   */
+  readonly sink?: (e: Entry) => void;
+}
+
+/** A sidechain began while the main chain went to a sink: the caller imports again with the entries kept. */
+export class SidechainWhileStreaming extends Error {
+  override readonly name = 'SidechainWhileStreaming';
 }
 
 interface Chain {
   readonly entries: Entry[];
+  /** The latest entry, also when `entries` is not kept (a streamed main chain). */
+  last?: Entry;
+  hasSystem?: boolean;
   /** For a sidechain: the main-chain entry it branched from (null when the main chain was still empty). */
   readonly fork?: string | null;
   /** Call id in the source → id in the session, for the calls still expecting a result. */
@@ -46,6 +59,8 @@ export class ImportBuilder {
    */
   private readonly delegations: { readonly callId: string; readonly entryId: string }[] = [];
   private title: string | undefined;
+  /** Entries made so far, on every chain. */
+  count = 0;
   cwd: string;
 
   constructor(
@@ -63,8 +78,9 @@ export class ImportBuilder {
     }
     let c = this.sides.get(key);
     if (!c) {
+      if (this.opts.sink !== undefined) throw new SidechainWhileStreaming(`sidechain ${key}`);
       // Branch before a call still waiting for its result (the Task that spawned the sidechain), so no tool pair is split.
-      const last = this.main.entries[this.main.entries.length - 1];
+      const last = this.main.last;
       const calls = [...this.main.open.values()];
       const open = calls.find((x) => DELEGATION_TOOLS.has(x.name));
       const pending = open === undefined ? this.delegations[0] : this.delegations.find((d) => d.callId === open.id);
@@ -87,14 +103,20 @@ export class ImportBuilder {
   }
 
   private base(timestamp: unknown): { id: string; parentId: string | null; timestamp: string } {
-    const list = this.current.entries;
-    return { id: this.opts.ids.next('e_'), parentId: list[list.length - 1]?.id ?? this.current.fork ?? null, timestamp: validTime(timestamp) ?? this.opts.now };
+    return { id: this.opts.ids.next('e_'), parentId: this.current.last?.id ?? this.current.fork ?? null, timestamp: validTime(timestamp) ?? this.opts.now };
   }
 
   private push(e: Entry): void {
-    const ref = this.current.subagent;
-    this.current.entries.push(ref === undefined ? e : { ...e, subagent: this.current.entries.length === 0 ? ref : { id: ref.id, toolCallId: ref.toolCallId } });
-    if (this.current !== this.main) this.report.counts.sidechainEntries++;
+    const c = this.current;
+    const ref = c.subagent;
+    const entry = ref === undefined ? e : { ...e, subagent: c.entries.length === 0 ? ref : { id: ref.id, toolCallId: ref.toolCallId } };
+    c.last = entry;
+    if (e.type === 'system_update') c.hasSystem = true;
+    this.count++;
+    const sink = this.opts.sink;
+    if (c === this.main && sink !== undefined) sink(entry);
+    else c.entries.push(entry);
+    if (c !== this.main) this.report.counts.sidechainEntries++;
   }
 
   private closeOpen(where: string): void {
@@ -117,7 +139,7 @@ export class ImportBuilder {
 
   system(content: string, reason: string, timestamp?: unknown): void {
     if (content.trim() === '') return;
-    const first = !this.current.entries.some((e) => e.type === 'system_update');
+    const first = this.current.hasSystem !== true;
     this.push({ ...this.base(timestamp), type: 'system_update', mode: first ? 'base' : 'append', content, reason });
     this.report.counts.systemMessages++;
   }
@@ -190,7 +212,7 @@ export class ImportBuilder {
       ...(this.title === undefined ? {} : { title: this.title }),
     };
     const sides = [...this.sides.values()].flatMap((c) => c.entries);
-    const mainLeaf = this.main.entries[this.main.entries.length - 1]?.id ?? null;
+    const mainLeaf = this.main.last?.id ?? null;
     // Subagent entries never move the leaf; only plain sidechain branches need the move back.
     const last = [...this.sides.values()]
       .filter((c) => c.subagent === undefined)
@@ -209,7 +231,13 @@ export class ImportBuilder {
               reason: 'imported sidechains stay on their own branch',
             },
           ];
+    this.count += back.length;
     return { header, entries: [...this.main.entries, ...sides, ...back] };
+  }
+
+  /** The session's title and folder once they can no longer change (the person's first words are in), else undefined. */
+  settled(): { readonly cwd: string; readonly title: string } | undefined {
+    return this.title === undefined ? undefined : { cwd: this.cwd, title: this.title };
   }
 }
 

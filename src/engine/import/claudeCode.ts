@@ -19,6 +19,11 @@ interface PendingAssistant {
   readonly model?: string;
 }
 
+interface Line {
+  readonly n: number;
+  readonly value: unknown;
+}
+
 function blocksOf(content: unknown): Record<string, unknown>[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   return Array.isArray(content) ? content.filter(isRecord) : [];
@@ -41,29 +46,90 @@ interface ResultBlock {
   readonly timestamp: unknown;
 }
 
-/**
- * Every tool_result block by its tool_use_id (the first one wins). Results of parallel calls are written wherever
- * they finished, sometimes after the next assistant line; they pair by id, never by file order.
- */
-function resultsById(lines: readonly { readonly n: number; readonly value: unknown }[]): Map<string, ResultBlock> {
-  const out = new Map<string, ResultBlock>();
-  for (const { n, value } of lines) {
-    if (!isRecord(value) || value['type'] !== 'user' || !isRecord(value['message'])) continue;
-    for (const blk of blocksOf(value['message']['content'])) {
-      const id = blk['tool_use_id'];
-      if (blk['type'] === 'tool_result' && typeof id === 'string' && !out.has(id))
-        out.set(id, { block: blk, where: `line ${n}`, timestamp: value['timestamp'] });
-    }
-  }
+/** The tool_result blocks of a line, with the line's place and time. */
+function resultBlocks(n: number, value: unknown): ResultBlock[] {
+  if (!isRecord(value) || value['type'] !== 'user' || !isRecord(value['message'])) return [];
+  const out: ResultBlock[] = [];
+  for (const blk of blocksOf(value['message']['content']))
+    if (blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string') out.push({ block: blk, where: `line ${n}`, timestamp: value['timestamp'] });
   return out;
 }
 
-export function convertClaudeCode(lines: readonly { readonly n: number; readonly value: unknown }[], b: ImportBuilder): void {
-  let pending: PendingAssistant | undefined;
-  const results = resultsById(lines);
-  const emitted = new Set<string>();
-  const flush = (): void => {
+/**
+ * Where results may still come: the last line (by `at`, any increasing position such as a line number or a byte
+ * offset) that may hold a tool_result for a call id, or undefined when no later line does. An over-estimate is safe
+ * (the converter only reads further ahead); an under-estimate would leave a late result unpaired.
+ */
+export type ResultsAhead = (callId: string) => number | undefined;
+
+/**
+ * Converts lines as they arrive. Results of parallel calls are written wherever they finished, sometimes after the
+ * next assistant line; they pair by id, never by file order (the first result in the file wins). So a message
+ * whose results may still come is held: later lines queue (their results noted) until every result is seen or
+ * `ahead` says none can follow; then the queue is converted in order. In a well-formed file the queue holds a line
+ * or two, so memory does not grow with the file.
+ */
+export class ClaudeCodeConverter {
+  private pending: PendingAssistant | undefined;
+  /** Result blocks of lines read but not yet converted, and of converted lines held for the pending message; first wins. */
+  private readonly results = new Map<string, ResultBlock>();
+  private readonly emitted = new Set<string>();
+  private readonly queue: { line: Line; at: number }[] = [];
+  /** Position of the latest line received (Infinity once the input ended). */
+  private seen = -1;
+
+  constructor(
+    private readonly b: ImportBuilder,
+    private readonly ahead: ResultsAhead,
+  ) {}
+
+  /** Lines received but not converted yet, and result blocks kept for pairing (what the converter holds). */
+  get backlog(): { readonly lines: number; readonly results: number } {
+    return { lines: this.queue.length, results: this.results.size };
+  }
+
+  /** One line, `at` its position in the same order `ahead` uses. */
+  line(n: number, value: unknown, at: number = n): void {
+    this.seen = at;
+    for (const r of resultBlocks(n, value)) {
+      const id = r.block['tool_use_id'] as string;
+      if (!this.emitted.has(id) && !this.results.has(id)) this.results.set(id, r);
+    }
+    this.queue.push({ line: { n, value }, at });
+    this.drain();
+  }
+
+  /** The input ended: converts what is queued and the last message. */
+  end(): void {
+    this.seen = Number.POSITIVE_INFINITY;
+    this.drain();
+    this.flush();
+    this.b.useChain(undefined);
+  }
+
+  /** Whether the pending message's results may still be in lines not received yet. */
+  private waiting(): boolean {
+    const p = this.pending;
+    if (p === undefined || this.seen === Number.POSITIVE_INFINITY) return false;
+    for (const c of p.calls) {
+      if (this.emitted.has(c.id) || this.results.has(c.id)) continue;
+      const last = this.ahead(c.id);
+      if (last !== undefined && last > this.seen) return true;
+    }
+    return false;
+  }
+
+  private drain(): void {
+    while (this.queue.length > 0 && !this.waiting()) {
+      const next = this.queue.shift();
+      if (next) this.convert(next.line);
+    }
+  }
+
+  private flush(): void {
+    const pending = this.pending;
     if (!pending) return;
+    const b = this.b;
     b.useChain(pending.chain);
     b.assistant(pending.text.join('\n\n'), pending.calls, {
       where: pending.where,
@@ -72,31 +138,41 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
     });
     // Each call's result right after it, wherever the file wrote it.
     for (const c of pending.calls) {
-      const r = results.get(c.id);
-      if (r === undefined || emitted.has(c.id)) continue;
-      emitted.add(c.id);
+      const r = this.results.get(c.id);
+      if (r === undefined || this.emitted.has(c.id)) continue;
+      this.emit(c.id);
       b.toolResult(c.id, resultText(r.block['content'], b), { where: r.where, isError: r.block['is_error'] === true, timestamp: r.timestamp });
     }
-    pending = undefined;
-  };
+    this.pending = undefined;
+  }
+
+  private emit(id: string): void {
+    this.emitted.add(id);
+    this.results.delete(id);
+  }
+
   /** A user line holding only results of the pending message's calls continues that message (parallel calls). */
-  const onlyPendingResults = (blocks: readonly Record<string, unknown>[]): boolean =>
-    pending !== undefined &&
-    blocks.length > 0 &&
-    blocks.every(
-      (blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && (pending?.calls.some((c) => c.id === blk['tool_use_id']) ?? false),
+  private onlyPendingResults(blocks: readonly Record<string, unknown>[]): boolean {
+    const pending = this.pending;
+    return (
+      pending !== undefined &&
+      blocks.length > 0 &&
+      blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && pending.calls.some((c) => c.id === blk['tool_use_id']))
     );
-  for (const { n, value } of lines) {
+  }
+
+  private convert({ n, value }: Line): void {
+    const b = this.b;
     const where = `line ${n}`;
     if (!isRecord(value)) {
       b.report.drop('non-object line', 'not a Claude Code record');
-      continue;
+      return;
     }
     const type = str(value['type']) ?? '';
     const why = BOOKKEEPING[type];
     if (why !== undefined) {
       b.report.drop(`${type} line`, why);
-      continue;
+      return;
     }
     const cwd = str(value['cwd']);
     if (cwd !== undefined && b.cwd !== cwd && b.report.counts.userTurns === 0) b.cwd = cwd;
@@ -107,60 +183,64 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
           `system line${typeof value['subtype'] === 'string' ? ` (${value['subtype']})` : ''}`,
           'a notice Claude Code showed, not part of the conversation',
         );
-      continue;
+      return;
     }
     if (type !== 'user' && type !== 'assistant') {
       b.report.drop(`'${type || 'untyped'}' line`, 'not a conversation record');
-      continue;
+      return;
     }
     const chain = value['isSidechain'] === true ? `sidechain:${str(value['agentId']) ?? 'task'}` : undefined;
     const message = isRecord(value['message']) ? value['message'] : undefined;
     if (!message) {
       b.report.drop(`${type} line without a message`, 'nothing to import');
-      continue;
+      return;
     }
-    if (type === 'assistant') {
-      const messageId = str(message['id']) ?? `line${n}`;
-      // Claude Code writes one line per content block of a streamed message; lines with the same id are one message.
-      if (!pending || pending.messageId !== messageId || pending.chain !== chain) {
-        flush();
-        const model = str(message['model']);
-        pending = {
-          messageId,
-          chain,
-          text: [],
-          calls: [],
-          where,
-          timestamp: value['timestamp'],
-          ...(model !== undefined && model !== '<synthetic>' ? { model } : {}),
-        };
-      }
-      for (const blk of blocksOf(message['content'])) {
-        const t = blk['type'];
-        if (t === 'text' && typeof blk['text'] === 'string') pending.text.push(blk['text']);
-        else if (t === 'tool_use' && typeof blk['id'] === 'string' && typeof blk['name'] === 'string') {
-          pending.calls.push({ id: blk['id'], name: blk['name'], arguments: JSON.stringify(blk['input'] ?? {}) });
-        } else if (t === 'thinking' || t === 'redacted_thinking')
-          b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
-        else b.report.drop(`assistant '${String(t)}' block`, 'not a text or tool_use block');
-      }
-      continue;
+    if (type === 'assistant') this.assistantLine(message, chain, where, value['timestamp'], n);
+    else this.userLine(blocksOf(message['content']), chain, where, value);
+  }
+
+  private assistantLine(message: Record<string, unknown>, chain: string | undefined, where: string, timestamp: unknown, n: number): void {
+    const b = this.b;
+    const messageId = str(message['id']) ?? `line${n}`;
+    // Claude Code writes one line per content block of a streamed message; lines with the same id are one message.
+    let pending = this.pending;
+    if (!pending || pending.messageId !== messageId || pending.chain !== chain) {
+      this.flush();
+      const model = str(message['model']);
+      pending = { messageId, chain, text: [], calls: [], where, timestamp, ...(model !== undefined && model !== '<synthetic>' ? { model } : {}) };
+      this.pending = pending;
     }
-    const blocks = blocksOf(message['content']);
-    if (onlyPendingResults(blocks)) continue; // emitted with the message's calls when it ends
+    for (const blk of blocksOf(message['content'])) {
+      const t = blk['type'];
+      if (t === 'text' && typeof blk['text'] === 'string') pending.text.push(blk['text']);
+      else if (t === 'tool_use' && typeof blk['id'] === 'string' && typeof blk['name'] === 'string') {
+        pending.calls.push({ id: blk['id'], name: blk['name'], arguments: JSON.stringify(blk['input'] ?? {}) });
+      } else if (t === 'thinking' || t === 'redacted_thinking')
+        b.report.drop('thinking block', 'signed Anthropic reasoning that other providers cannot take back');
+      else b.report.drop(`assistant '${String(t)}' block`, 'not a text or tool_use block');
+    }
+  }
+
+  private userLine(blocks: readonly Record<string, unknown>[], chain: string | undefined, where: string, value: Record<string, unknown>): void {
+    const b = this.b;
+    if (this.onlyPendingResults(blocks)) return; // emitted with the message's calls when it ends
     // Results already placed after their calls: a late line of them must not cut the message now being read.
-    if (blocks.length > 0 && blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && emitted.has(blk['tool_use_id'])))
-      continue;
-    flush();
+    if (
+      blocks.length > 0 &&
+      blocks.every((blk) => blk['type'] === 'tool_result' && typeof blk['tool_use_id'] === 'string' && this.emitted.has(blk['tool_use_id']))
+    )
+      return;
+    this.flush();
     b.useChain(chain);
     const texts: string[] = [];
     for (const blk of blocks) {
       const t = blk['type'];
-      if (t === 'tool_result' && typeof blk['tool_use_id'] === 'string') {
+      const id = blk['tool_use_id'];
+      if (t === 'tool_result' && typeof id === 'string') {
         // Already placed after its call; a result whose call never came stays where it is (and is reported).
-        if (emitted.has(blk['tool_use_id'])) continue;
-        emitted.add(blk['tool_use_id']);
-        b.toolResult(blk['tool_use_id'], resultText(blk['content'], b), { where, isError: blk['is_error'] === true, timestamp: value['timestamp'] });
+        if (this.emitted.has(id)) continue;
+        this.emit(id);
+        b.toolResult(id, resultText(blk['content'], b), { where, isError: blk['is_error'] === true, timestamp: value['timestamp'] });
       } else if (t === 'text' && typeof blk['text'] === 'string') texts.push(blk['text']);
       else b.report.drop(`user '${String(t)}' block`, 'only text and tool results are kept');
     }
@@ -170,6 +250,13 @@ export function convertClaudeCode(lines: readonly { readonly n: number; readonly
       b.user(texts.join('\n\n'), { where, timestamp: value['timestamp'], injected });
     }
   }
-  flush();
-  b.useChain(undefined);
+}
+
+/** Every line at once (the lines are all in memory): where each call's results are is known exactly. */
+export function convertClaudeCode(lines: readonly Line[], b: ImportBuilder): void {
+  const lastResult = new Map<string, number>();
+  for (const { n, value } of lines) for (const r of resultBlocks(n, value)) lastResult.set(r.block['tool_use_id'] as string, n);
+  const c = new ClaudeCodeConverter(b, (id) => lastResult.get(id));
+  for (const { n, value } of lines) c.line(n, value);
+  c.end();
 }

@@ -130,7 +130,7 @@ export function importTranscript(text: string, opts: TranscriptImportOptions): T
     format = d.format;
   }
   const report = new ReportBuilder();
-  if (parsed.kind === 'jsonl') for (const bad of parsed.bad) report.drop(`unreadable line ${bad.n}`, bad.error);
+  if (parsed.kind === 'jsonl') for (const bad of parsed.bad) report.unreadable(bad.n, bad.error);
   if (parsed.kind === 'jsonl' && parsed.bad.length > 0 && parsed.bad.length === parsed.total)
     throw new ImportError(`no line could be read (${firstBadLine(parsed)})`);
   if (format === 'openai') {

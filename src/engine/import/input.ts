@@ -15,7 +15,8 @@ export class ImportError extends Error {
   override readonly name = 'ImportError';
 }
 
-function errText(e: unknown): string {
+/** A JSON.parse error without the position details (the line number is given separately). */
+export function errText(e: unknown): string {
   return (e instanceof Error ? e.message : String(e))
     .replace(/\s*in JSON at position \d+.*$/, '')
     .replace(/\s*\(line \d+ column \d+\)/, '')

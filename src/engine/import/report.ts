@@ -1,7 +1,6 @@
 // What an import kept, inferred and dropped: counted as it converts, printed as a few plain lines, so nothing is lost silently.
-import { exitCodeOf } from '../effects/resultStatus.js';
-import { actionFiles, toolActionsOf } from '../compaction/toolActions.js';
 import type { Entry } from '../transcript/schema.js';
+import { InferredCounter } from './inferred.js';
 
 export const IMPORT_FORMATS = ['claude-code', 'codex', 'anthropic', 'swe-agent', 'mini-swe-agent', 'openai'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -52,7 +51,13 @@ export class ReportBuilder {
     renamedIds: 0,
   };
   private readonly drops = new Map<string, { what: string; count: number; why: string }>();
+  /** Lines that could not be read, listed before every other drop (a streamed import finds them as it goes). */
+  private readonly unreadableLines: { what: string; count: number; why: string }[] = [];
   readonly warnings: string[] = [];
+
+  unreadable(n: number, error: string): void {
+    this.unreadableLines.push({ what: `unreadable line ${n}`, count: 1, why: error });
+  }
 
   drop(what: string, why: string, count = 1): void {
     const key = `${what}\0${why}`;
@@ -67,15 +72,21 @@ export class ReportBuilder {
 
   /** The final report; inferred figures are measured on the converted entries with the ledger's own readers. */
   finish(format: ImportFormat, entries: readonly Entry[]): ImportReport {
-    let exitCodes = 0;
-    let fileEffects = 0;
-    for (const a of toolActionsOf(entries)) {
-      if (a.kind !== 'command' || !a.result) continue;
-      if (a.result.effects?.exitCode === undefined && exitCodeOf(a.result.content) !== null) exitCodes++;
-      const f = actionFiles(a);
-      if (f.inferred && f.created.length + f.modified.length + f.deleted.length + f.renamed.length + f.read.length > 0) fileEffects++;
-    }
-    return { format, kept: { ...this.counts }, inferred: { exitCodes, fileEffects }, dropped: [...this.drops.values()], warnings: [...this.warnings] };
+    const inferred = new InferredCounter();
+    for (const e of entries) inferred.add(e);
+    return this.finishCounted(format, inferred);
+  }
+
+  /** The final report, the inferred figures counted as the entries were made (a streamed import). */
+  finishCounted(format: ImportFormat, inferred: Pick<InferredCounter, 'exitCodes' | 'fileEffects'>): ImportReport {
+    const { exitCodes, fileEffects } = inferred;
+    return {
+      format,
+      kept: { ...this.counts },
+      inferred: { exitCodes, fileEffects },
+      dropped: [...this.unreadableLines, ...this.drops.values()],
+      warnings: [...this.warnings],
+    };
   }
 }
 

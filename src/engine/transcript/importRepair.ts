@@ -14,34 +14,64 @@ export interface ImportRepair {
 }
 
 /**
- * Imported conversations come from other tools and often end mid-exchange or carry results the model never asked
- * for; a session written that way fails `verify` and every request. This keeps what is valid, closes each call left
- * open with an "interrupted" result right after its results, drops results that answer no open call, and reports
- * what it changed. Entries are a linear chain (each the child of the one before), as every importer writes them.
+ * The repair as a stream: entries in, repaired and relinked entries out to `emit`, one at a time, so a long import
+ * never holds its entries. Imported conversations come from other tools and often end mid-exchange or carry results
+ * the model never asked for; a session written that way fails `verify` and every request. This keeps what is valid,
+ * closes each call left open with an "interrupted" result right after its results, drops results that answer no
+ * open call, and reports what it changed. Entries are a linear chain (each the child of the one before), as every
+ * importer writes them; what comes out verifies (split pairs and stray results are the only errors such a chain can
+ * have, and those are what it fixes).
  */
-export function repairImported(entries: readonly Entry[], newId: (prefix: string) => string): ImportRepair {
-  const out: Entry[] = [];
-  const repairs: string[] = [];
-  let open: { readonly calls: Map<string, string> } | undefined;
-  const close = (): void => {
-    if (open === undefined || open.calls.size === 0) return;
-    for (const [id, name] of open.calls)
-      out.push({ ...interruptedResult({ id, name, arguments: '' }), id: newId('e_'), parentId: null, timestamp: out[out.length - 1]?.timestamp ?? '' });
-    repairs.push(`tool call(s) ${[...open.calls.keys()].join(', ')} had no result: recorded as interrupted`);
-    open = undefined;
-  };
-  for (const e of entries) {
-    if (e.type === 'tool_result') {
-      if (open?.calls.delete(e.toolCallId) === true) out.push(e);
-      else repairs.push(`tool result ${e.toolCallId} answers no open tool call: left out`);
-      continue;
-    }
-    if (e.type === 'user' || e.type === 'assistant') close();
-    out.push(e);
-    if (e.type === 'assistant' && e.toolCalls.length > 0) open = { calls: new Map(e.toolCalls.map((c) => [c.id, c.name])) };
+export class ImportRepairStream {
+  readonly repairs: string[] = [];
+  private open: Map<string, string> | undefined;
+  private lastId: string | null = null;
+  private lastTimestamp = '';
+
+  constructor(
+    private readonly newId: (prefix: string) => string,
+    private readonly emit: (e: Entry) => void,
+  ) {}
+
+  private out(e: Entry): void {
+    const linked = e.parentId === this.lastId ? e : { ...e, parentId: this.lastId };
+    this.lastId = linked.id;
+    this.lastTimestamp = linked.timestamp;
+    this.emit(linked);
   }
-  close();
-  const chained = out.map((e, i): Entry => ({ ...e, parentId: i === 0 ? null : (out[i - 1]?.id ?? null) }));
+
+  private close(): void {
+    const open = this.open;
+    if (open === undefined || open.size === 0) return;
+    for (const [id, name] of open)
+      this.out({ ...interruptedResult({ id, name, arguments: '' }), id: this.newId('e_'), parentId: null, timestamp: this.lastTimestamp });
+    this.repairs.push(`tool call(s) ${[...open.keys()].join(', ')} had no result: recorded as interrupted`);
+    this.open = undefined;
+  }
+
+  push(e: Entry): void {
+    if (e.type === 'tool_result') {
+      if (this.open?.delete(e.toolCallId) === true) this.out(e);
+      else this.repairs.push(`tool result ${e.toolCallId} answers no open tool call: left out`);
+      return;
+    }
+    if (e.type === 'user' || e.type === 'assistant') this.close();
+    this.out(e);
+    if (e.type === 'assistant' && e.toolCalls.length > 0) this.open = new Map(e.toolCalls.map((c) => [c.id, c.name]));
+  }
+
+  /** Closes the calls the conversation left open. */
+  end(): void {
+    this.close();
+  }
+}
+
+/** The repair of entries all in memory, checked with verify (see ImportRepairStream). */
+export function repairImported(entries: readonly Entry[], newId: (prefix: string) => string): ImportRepair {
+  const chained: Entry[] = [];
+  const s = new ImportRepairStream(newId, (e) => chained.push(e));
+  for (const e of entries) s.push(e);
+  s.end();
   const report = verifySession(SessionTree.from(chained), []);
-  return { entries: chained, repairs, errors: report.issues.filter((i) => i.severity === 'error') };
+  return { entries: chained, repairs: s.repairs, errors: report.issues.filter((i) => i.severity === 'error') };
 }

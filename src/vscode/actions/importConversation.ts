@@ -1,9 +1,9 @@
 // "Capsule: Import Conversation…": a Claude Code, Codex, SWE-agent, Anthropic or OpenAI transcript opened as a new chat that continues it.
-import { readRegularFile } from '../../node/regularFile.js';
 import * as vscode from 'vscode';
-import { ImportError, importTranscript } from '../../engine/import/importTranscript.js';
+import { ImportError } from '../../engine/import/importTranscript.js';
 import { FORMAT_NAMES, formatImportReport } from '../../engine/import/report.js';
-import { importFileProblem, writeImportedSession } from '../../node/importSession.js';
+import { importFileProblem } from '../../node/importSession.js';
+import { importSessionFile } from '../../node/importStream.js';
 import { nodeIds } from '../../node/nodeClock.js';
 import { errorMessage } from '../base/log.js';
 import { workspaceRoot } from './chatActions.js';
@@ -24,20 +24,20 @@ export async function importConversation(host: Pick<Services, 'chat' | 'sessions
     if (problem !== undefined) throw new ImportError(problem);
     const sessionId = nodeIds.next('s_');
     // The file name and the header carry the same id, so the chat lists and opens like any other.
-    const result = importTranscript((await readRegularFile(uri.fsPath, 'the transcript')).toString('utf8'), {
+    const result = await importSessionFile(uri.fsPath, host.sessions.directory.sessionPath(sessionId), {
       sessionId,
       cwd: workspaceRoot(),
       now: new Date().toISOString(),
       ids: nodeIds,
     });
-    const repairs = await writeImportedSession(host.sessions.directory.sessionPath(sessionId), result, (p) => nodeIds.next(p));
+    const repairs = result.repairs;
     for (const line of [...formatImportReport(result.report), ...repairs.map((r) => `repaired: ${r}`)])
       host.logger.log('info', `import ${uri.fsPath}: ${line}`);
     // The first request compacts the chat if it does not fit the model: the hard-limit barrier runs before any send.
     await switchChat(host, sessionId);
     const dropped = result.report.dropped.reduce((n, d) => n + d.count, 0);
     void vscode.window.showInformationMessage(
-      `Capsule: imported a ${FORMAT_NAMES[result.report.format]} as a new chat (${result.entries.length} entries${dropped > 0 ? `, ${dropped} item(s) dropped; the report is in the Capsule log` : ''}).`,
+      `Capsule: imported a ${FORMAT_NAMES[result.report.format]} as a new chat (${result.entries} entries${dropped > 0 ? `, ${dropped} item(s) dropped; the report is in the Capsule log` : ''}).`,
     );
   } catch (err) {
     void vscode.window.showErrorMessage(`Capsule: not imported: ${errorMessage(err)}`);

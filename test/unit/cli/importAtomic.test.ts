@@ -1,4 +1,4 @@
-// An import is written whole or not at all: a line over the limit leaves nothing at -o (no temp files either), and the retry is not refused.
+// An import is written whole or not at all: a line over the limit leaves nothing at -o (no temp files either), whether the file was read whole or streamed, and the retry is not refused.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -47,4 +47,33 @@ test('an import refused for a line over the session line limit leaves nothing at
   assert.deepEqual((await readdir(dir)).sort(), ['big.json', 'session.jsonl', 'small.json']);
   assert.equal((await cli(['verify', out])).code, 0);
   await assert.rejects(cli(['import', small, '-o', out]), (e: unknown) => e instanceof CliError && /refusing to overwrite existing session/.test(e.message));
+});
+
+test('a streamed Claude Code import refused for a line over the limit leaves nothing at -o either', async (t) => {
+  const dir = await tempDir(t);
+  const input = join(dir, 'cc.jsonl');
+  const line = (o: Record<string, unknown>): string => JSON.stringify({ sessionId: 'x', timestamp: '2025-11-03T14:00:00.000Z', ...o });
+  await writeFile(
+    input,
+    [
+      line({ type: 'user', uuid: 'u1', message: { role: 'user', content: 'read the log' } }),
+      line({
+        type: 'assistant',
+        uuid: 'a1',
+        message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Read', input: { file_path: 'log' } }] },
+      }),
+      line({
+        type: 'user',
+        uuid: 'u2',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x'.repeat(DEFAULT_MAX_LINE_BYTES + 1024) }] },
+      }),
+    ].join('\n'),
+  );
+  const out = join(dir, 'session.jsonl');
+  await assert.rejects(cli(['import', input, '-o', out]), (e: unknown) => {
+    assert.ok(e instanceof CliError, String(e));
+    assert.match(e.message, /: not imported, Cannot append tool_result entry \S+: \d+ bytes exceeds the \d+-byte line limit; nothing was written$/);
+    return true;
+  });
+  assert.deepEqual(await readdir(dir), ['cc.jsonl'], 'nothing at -o, no temporary file left behind');
 });

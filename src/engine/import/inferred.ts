@@ -1,0 +1,79 @@
+// Counts what an import inferred (exit statuses read from result text, file effects read from command text) entry by entry, so a long import need not keep its entries to report it.
+import { actionFiles, toolActionsOf } from '../compaction/toolActions.js';
+import { exitCodeOf } from '../effects/resultStatus.js';
+import { shellEffects } from '../effects/shellEffects.js';
+import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
+
+interface Contribution {
+  readonly exitCode: boolean;
+  readonly fileEffect: boolean;
+}
+
+interface Known {
+  readonly call: ToolCall;
+  /** Whether the command's text names files at all (without that, no result can give it file effects). */
+  readonly namesFiles: boolean;
+  counted: Contribution | undefined;
+}
+
+function namesFiles(command: string | undefined): boolean {
+  if (command === undefined) return false;
+  const s = shellEffects(command);
+  return s.created.length + s.modified.length + s.deleted.length + s.renamed.length + s.read.length > 0;
+}
+
+/**
+ * The same figures as toolActionsOf over every entry at once: each call paired with the last result of its id,
+ * wherever it is. Only command calls count, so only they are remembered (their command, not their output); a
+ * result that comes before its call (a stray the importer warned about) is kept until the call comes.
+ */
+export class InferredCounter {
+  exitCodes = 0;
+  fileEffects = 0;
+  /** Calls that may count, by id, with what their latest result contributed. */
+  private readonly calls = new Map<string, Known>();
+  private readonly early = new Map<string, ToolResultEntry>();
+
+  add(e: Entry): void {
+    if (e.type === 'assistant') {
+      for (const call of e.toolCalls) {
+        const a = toolActionsOf([{ ...e, toolCalls: [call] }])[0];
+        if (a?.kind !== 'command') continue;
+        const known: Known = { call, namesFiles: namesFiles(a.command), counted: undefined };
+        this.calls.set(call.id, known);
+        const r = this.early.get(call.id);
+        if (r !== undefined) this.count(known, r);
+      }
+    } else if (e.type === 'tool_result') {
+      const known = this.calls.get(e.toolCallId);
+      if (known === undefined) this.early.set(e.toolCallId, e);
+      else this.count(known, e);
+    }
+  }
+
+  private count(known: Known, result: ToolResultEntry): void {
+    const c: Contribution = {
+      exitCode: result.effects?.exitCode === undefined && exitCodeOf(result.content) !== null,
+      fileEffect: this.fileEffect(known, result),
+    };
+    // A later result of the same id replaces the earlier one, as in toolActionsOf.
+    if (known.counted?.exitCode === true) this.exitCodes--;
+    if (known.counted?.fileEffect === true) this.fileEffects--;
+    if (c.exitCode) this.exitCodes++;
+    if (c.fileEffect) this.fileEffects++;
+    known.counted = c;
+  }
+
+  /**
+   * Whether the ledger reads file effects from the command's text. Without recorded effects that needs a command
+   * naming files and a result saying it succeeded; the second reads the whole output, so it is asked only when the
+   * first holds (the answer is the ledger's own, from actionFiles).
+   */
+  private fileEffect(known: Known, result: ToolResultEntry): boolean {
+    if (result.effects === undefined && !known.namesFiles) return false;
+    const a = toolActionsOf([{ type: 'assistant', id: '', parentId: null, timestamp: '', content: '', toolCalls: [known.call] }, result])[0];
+    if (a?.result === undefined) return false;
+    const f = actionFiles(a);
+    return f.inferred && f.created.length + f.modified.length + f.deleted.length + f.renamed.length + f.read.length > 0;
+  }
+}

@@ -1,0 +1,136 @@
+// Reads a transcript file as lines, one string per line and never the whole file, and indexes where tool results may be (for pairing results that come late).
+import type { FileHandle } from 'node:fs/promises';
+
+const CHUNK_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export interface TextLine {
+  /** 1-based line number. */
+  readonly n: number;
+  /** The line without its '\n' (a '\r' before it stays; callers trim). */
+  readonly text: string;
+  /** Byte offset just past the line's last byte. */
+  readonly end: number;
+}
+
+/**
+ * The lines of the file, a chunk's worth at a time. Each line is decoded once, straight from the read buffer (a
+ * line that spans chunks is joined from its pieces first); nothing else of the file is kept.
+ */
+export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly TextLine[]> {
+  // Two buffers: the next chunk is read while the lines of this one are converted.
+  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
+  let spare = Buffer.allocUnsafe(CHUNK_BYTES);
+  let pieces: Buffer[] = [];
+  let n = 1;
+  let pos = 0;
+  let reading = handle.read(chunk, 0, CHUNK_BYTES, 0);
+  try {
+    for (;;) {
+      const { bytesRead } = await reading;
+      if (bytesRead === 0) break;
+      const base = pos;
+      pos += bytesRead;
+      reading = handle.read(spare, 0, CHUNK_BYTES, pos);
+      const batch: TextLine[] = [];
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, start)) {
+        let text: string;
+        if (pieces.length === 0) text = chunk.toString('utf8', start, nl);
+        else {
+          pieces.push(chunk.subarray(start, nl));
+          text = Buffer.concat(pieces).toString('utf8');
+          pieces = [];
+        }
+        batch.push({ n: n++, text, end: base + nl });
+        start = nl + 1;
+      }
+      // The start of a line the next chunk ends: copied, since the chunk is reused.
+      if (start < bytesRead) pieces.push(Buffer.from(chunk.subarray(start, bytesRead)));
+      [chunk, spare] = [spare, chunk];
+      if (batch.length > 0) yield batch;
+    }
+  } finally {
+    // A reader that stopped early (an error in the caller) still lets the read in flight finish before the file closes.
+    await reading.catch(() => undefined);
+  }
+  if (pieces.length > 0) yield [{ n, text: Buffer.concat(pieces).toString('utf8'), end: pos }];
+}
+
+const KEY = Buffer.from('"tool_use_id"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+function isSpace(b: number | undefined): boolean {
+  return b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+}
+
+/**
+ * The id after a `"tool_use_id"` key at `at` in `buf`: the id and where it ends; null when `buf` ends first (the
+ * caller reads on), undefined when no string value follows (not a tool result).
+ */
+function idAfter(buf: Buffer, at: number): { readonly id: string; readonly next: number } | null | undefined {
+  let i = at + KEY.length;
+  while (isSpace(buf[i])) i++;
+  if (i >= buf.length) return null;
+  if (buf[i] !== 0x3a) return undefined;
+  i++;
+  while (isSpace(buf[i])) i++;
+  if (i >= buf.length) return null;
+  if (buf[i] !== QUOTE) return undefined;
+  const from = i;
+  let escaped = false;
+  for (i = from + 1; i < buf.length; i++) {
+    const b = buf[i];
+    if (b === BACKSLASH) {
+      escaped = true;
+      i++;
+    } else if (b === QUOTE) {
+      const raw = buf.toString('utf8', from, i + 1);
+      try {
+        return { id: escaped ? (JSON.parse(raw) as string) : raw.slice(1, -1), next: i + 1 };
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * For every id that follows a `"tool_use_id"` key anywhere in the file, the byte offset of its last occurrence. A
+ * raw byte search, no parsing: it may name keys that are not tool results (an over-estimate, which only makes the
+ * converter read a little further ahead). Only a key spelled with escapes would be missed.
+ */
+export async function resultOffsets(handle: FileHandle): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  // Room before the chunk for the bytes carried over from the one before (a key or an id cut by the chunk's end).
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES + 4096);
+  let carried = 0;
+  let pos = 0;
+  for (;;) {
+    if (buf.length - carried < CHUNK_BYTES) {
+      const bigger = Buffer.allocUnsafe(carried + CHUNK_BYTES);
+      buf.copy(bigger, 0, 0, carried);
+      buf = bigger;
+    }
+    const { bytesRead } = await handle.read(buf, carried, CHUNK_BYTES, pos);
+    const done = bytesRead === 0;
+    const view = buf.subarray(0, carried + bytesRead);
+    const base = pos - carried;
+    pos += bytesRead;
+    let keep = Math.max(0, view.length - KEY.length);
+    for (let at = view.indexOf(KEY); at !== -1; at = view.indexOf(KEY, at + 1)) {
+      const r = idAfter(view, at);
+      if (r === null && !done) {
+        keep = at;
+        break;
+      }
+      if (r) out.set(r.id, base + at);
+    }
+    if (done) break;
+    carried = view.length - keep;
+    buf.copy(buf, 0, keep, view.length);
+  }
+  return out;
+}
