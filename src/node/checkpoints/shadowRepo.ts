@@ -243,13 +243,13 @@ export class ShadowRepo {
     return [...this.ownFiles(), this.gitDir].some((o) => abs === o || abs.startsWith(o.endsWith('/') ? o : `${o}/`));
   }
 
-  /** The paths (relative to the work tree) the tree's index tracks under its root, links and submodules left out. */
-  async trackedFiles(tree: ShadowTree): Promise<string[]> {
-    const out: string[] = [];
+  /** The paths (relative to the work tree) the tree's index tracks under its root, links and submodules left out, with their content ids. */
+  async trackedFiles(tree: ShadowTree): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
     for (const rec of (await this.git(['ls-files', '-s', '-z', '--', tree.spec], tree)).toString('utf8').split('\0')) {
       // <mode> <id> <stage>\t<path>
       const tab = rec.indexOf('\t');
-      if (tab > 0 && rec.startsWith('100')) out.push(rec.slice(tab + 1));
+      if (tab > 0 && rec.startsWith('100')) out.set(rec.slice(tab + 1), rec.slice(7, 47));
     }
     return out;
   }
