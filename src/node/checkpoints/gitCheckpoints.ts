@@ -189,6 +189,7 @@ export class GitCheckpoints {
 
   /** Stops watching (the chat is closed). */
   close(): void {
+    this.repo.close();
     for (const w of this.watchers.values())
       void w.then(
         (x) => x.close(),

@@ -1,10 +1,28 @@
 // Checkpoints without git: when every path the watcher saw change is a file the shadow index tracks, their contents are kept as pending states in-process (before a command), and what the command changed is found the same way (after it).
-import { lstat, readFile } from 'node:fs/promises';
+import { type Stats, lstatSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
-import { writeLoose } from './looseObjects.js';
+import { SYNC_IO_MAX, writeLoose } from './looseObjects.js';
 import type { StoreBudget } from './checkpointTypes.js';
 
 const toPosix = (p: string): string => p.split(sep).join('/');
+
+/** A path's own stat (undefined: gone); synchronous, like the small reads (see SYNC_IO_MAX). */
+function lstatOrUndefined(abs: string): Stats | undefined {
+  try {
+    return lstatSync(abs);
+  } catch {
+    return undefined;
+  }
+}
+
+function readSmall(abs: string): Buffer | undefined {
+  try {
+    return readFileSync(abs);
+  } catch {
+    return undefined;
+  }
+}
 
 export interface PendingRead {
   readonly workTree: string;
@@ -35,7 +53,7 @@ export async function readPending(
   for (const abs of paths) {
     const rel = toPosix(relative(o.workTree, abs));
     if (o.unkept.has(abs)) return undefined;
-    const st = await lstat(abs).catch(() => undefined);
+    const st = lstatOrUndefined(abs);
     if (st === undefined) {
       if (o.tracked.has(rel) || pending.has(rel)) {
         out.set(rel, null);
@@ -47,7 +65,7 @@ export async function readPending(
       continue;
     }
     if (!o.tracked.has(rel) || !st.isFile() || st.size > o.maxFileBytes) return undefined;
-    const bytes = await readFile(abs).catch(() => undefined);
+    const bytes = st.size <= SYNC_IO_MAX ? readSmall(abs) : await readFile(abs).catch(() => undefined);
     if (bytes === undefined || !o.budget.take(bytes.byteLength)) return undefined;
     out.set(rel, (await writeLoose(o.objectsDir, bytes)).id);
     if (new Set([...pending.keys(), ...out.keys()]).size > o.max) return undefined;
