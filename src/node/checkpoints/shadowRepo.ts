@@ -251,14 +251,23 @@ export class ShadowRepo {
     return [...this.ownFiles(), this.gitDir].some((o) => abs === o || abs.startsWith(o.endsWith('/') ? o : `${o}/`));
   }
 
-  /** The paths (relative to the work tree) the tree's index tracks under its root, links and submodules left out, with their content ids. */
+  /**
+   * The paths (relative to the work tree) the tree's index tracks under its root, with their content ids. Links and
+   * submodules are left out, and so are paths in a merge conflict (a copy of your index mid-merge): their entries hold
+   * the merge's sides, not what is on disk, so git is asked about them instead.
+   */
   async trackedFiles(tree: ShadowTree): Promise<Map<string, string>> {
     const out = new Map<string, string>();
+    const conflicted = new Set<string>();
     for (const rec of (await this.git(['ls-files', '-s', '-z', '--', tree.spec], tree)).toString('utf8').split('\0')) {
       // <mode> <id> <stage>\t<path>
       const tab = rec.indexOf('\t');
-      if (tab > 0 && rec.startsWith('100')) out.set(rec.slice(tab + 1), rec.slice(7, 47));
+      if (tab < 0) continue;
+      const path = rec.slice(tab + 1);
+      if (rec.slice(48, tab) !== '0') conflicted.add(path);
+      else if (rec.startsWith('100')) out.set(path, rec.slice(7, 47));
     }
+    for (const path of conflicted) out.delete(path);
     return out;
   }
 

@@ -6,7 +6,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowRepo } from '../../../src/node/checkpoints/shadowRepo.js';
 import type { ScanCounts } from '../../../src/node/checkpoints/gitCheckpoints.js';
-import { Chat, makeWorkspace } from './checkpointHelpers.js';
+import { Chat, git, makeWorkspace } from './checkpointHelpers.js';
 
 const FILES = { 'a.txt': 'a0\n', 'sub/b.txt': 'b0\n', 'sub/c.txt': 'c0\n', 'keep.txt': 'keep\n', '.gitignore': 'ignored/\n*.log\n' };
 
@@ -217,4 +217,23 @@ test('git workspace: a tracked folder the user removed before a command sends th
   assert.equal(await withoutGit(chat), 0);
   assert.deepEqual(await chat.logged(), ['sub/b.txt']);
   assert.equal((await last(chat, 'sub/b.txt'))?.before, null);
+});
+
+test('git workspace mid-merge: a conflicted file the command changes never gets one side of the merge as its pre-image', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  git(ws, 'checkout', '-q', '-b', 'theirs');
+  await writeFile(join(ws, 'a.txt'), 'theirs\n');
+  git(ws, 'commit', '-qam', 'theirs');
+  git(ws, 'checkout', '-q', '-');
+  await writeFile(join(ws, 'a.txt'), 'ours\n');
+  git(ws, 'commit', '-qam', 'ours');
+  assert.throws(() => git(ws, 'merge', '-q', 'theirs'), 'the merge stops on a conflict');
+  const onDisk = await readFile(join(ws, 'a.txt'), 'utf8');
+  assert.match(onDisk, /^<<<<<<< /);
+  const chat = open(t, ws, join(dir, 'store'));
+  await chat.command('true');
+  chat.next();
+  await chat.command('echo cmd > a.txt');
+  const rec = await last(chat, 'a.txt');
+  if (rec !== undefined) assert.equal(rec.before, onDisk, 'the pre-image is what was on disk');
 });
