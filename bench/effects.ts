@@ -91,15 +91,46 @@ function edit(ws: Workspace, i: number, user = false): string {
   return `sed -i '1s/.*/edit ${i}/' ${user ? ws.userTarget(i) : ws.target(i)}`;
 }
 
-/** CPU time (ms) this process and the children it has waited for (git, the shells) have used so far. */
-function cpuMs(): number {
-  const f = readFileSync('/proc/self/stat', 'latin1');
-  const [utime, stime, cutime, cstime] = f
+/** user + sys + children's (waited for) CPU ticks of one process, from /proc/<pid>/stat. */
+function ticksOf(pid: number | 'self'): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return f
     .slice(f.lastIndexOf(')') + 2)
     .split(' ')
     .slice(11, 15)
-    .map(Number);
-  return (((utime ?? 0) + (stime ?? 0) + (cutime ?? 0) + (cstime ?? 0)) * 1000) / TICKS_PER_S;
+    .reduce((a, b) => a + Number(b), 0);
+}
+
+/** The CPU ticks of the live descendants of `pid` (a git that stays running for a chat is one). */
+function liveDescendantTicks(pid: number | 'self'): number {
+  let total = 0;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const task of tasks) {
+    let kids: string;
+    try {
+      kids = readFileSync(`/proc/${pid}/task/${task}/children`, 'latin1');
+    } catch {
+      continue;
+    }
+    for (const k of kids.split(' ').filter((x) => x !== '')) {
+      try {
+        total += ticksOf(Number(k)) + liveDescendantTicks(Number(k));
+      } catch {
+        // Gone between the two reads: its time is in its parent's children's figures once collected.
+      }
+    }
+  }
+  return total;
+}
+
+/** CPU time (ms) used so far by the process tree: this process, the children it has waited for, and those still running. */
+function cpuMs(): number {
+  return ((ticksOf('self') + liveDescendantTicks('self')) * 1000) / TICKS_PER_S;
 }
 
 async function tool(h: WorkspaceToolHost, command: string): Promise<void> {
@@ -178,7 +209,14 @@ async function workspaceRows(ws: Workspace): Promise<BenchRow[]> {
       compare(`run_command + checkpoint, steady state (${ws.name})`, tMs, 'sh -c', sMs, STEADY_RUNS, {
         overheadMs: round(overhead),
         // How the scans before and after the tool's commands were done: whole, only the paths the watcher saw change, none.
-        ...(scans === undefined ? {} : { scansBefore: counts(scans.before), scansBeforeWithoutGit: scans.beforeWithoutGit, scansAfter: counts(scans.after) }),
+        ...(scans === undefined
+          ? {}
+          : {
+              scansBefore: counts(scans.before),
+              scansBeforeWithoutGit: scans.beforeWithoutGit,
+              scansAfter: counts(scans.after),
+              scansAfterWithoutGit: scans.afterWithoutGit,
+            }),
         afterResultMs: round(median(laterMs)),
         toolPerShC: round(tMs / sMs, 1),
         toolCpuMs: round(toolCpu / STEADY_RUNS),

@@ -1,11 +1,10 @@
 // Checkpoints around a command through the shadow repository: one scan before (the index catches up with the disk), one after (what changed, with the ids the index held before).
-import { existsSync } from 'node:fs';
 import { lstat, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { FileState } from '../snapshots/fileState.js';
 import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
 import { blobId, loosePath, writeLoose } from './looseObjects.js';
-import { readPending } from './pendingImages.js';
+import { changesWithoutGit, type PendingRead, readPending } from './pendingImages.js';
 import type { ShadowRepo, ShadowTree, Sweep } from './shadowRepo.js';
 import { TreeWatcher } from './treeWatcher.js';
 import type { CommandChange, StoreBudget, Unkept } from './checkpointTypes.js';
@@ -75,8 +74,10 @@ export class GitCheckpoints {
   readonly scans: ScanCounts = { full: 0, paths: 0, none: 0 };
   /** Scans before commands (counted in `scans.paths`) that needed no git: only tracked files had changed. */
   scansWithoutGit = 0;
-  /** Per tree: the paths its index tracks as files, as far as this process has seen it update the index. */
-  private readonly tracked = new Map<string, Set<string>>();
+  /** Scans after commands (counted in `afterScans.paths`) that needed no git: only tracked files had changed. */
+  afterScansWithoutGit = 0;
+  /** Per tree: the paths its index tracks as files and the id the index holds for each (read again after each index update). */
+  private readonly tracked = new Map<string, Map<string, string>>();
   /** How the scans after commands were done. */
   readonly afterScans: ScanCounts = { full: 0, paths: 0, none: 0 };
   /** Index updates and pre-image copies left over from the last command, done after its result was returned. */
@@ -132,6 +133,13 @@ export class GitCheckpoints {
           this.scansWithoutGit++;
           return [];
         }
+      } else {
+        // Only tracked files changed (the usual command): what changed is found in-process; git looks once a scan needs it.
+        const found = await this.afterWithoutGit(t, since.paths);
+        if (found !== undefined) {
+          this.afterScansWithoutGit++;
+          return found;
+        }
       }
       const only = when === 'after' ? [...new Set([...since.paths, ...waiting])] : since.paths;
       return await this.settle(t, await this.repo.sweep(t, false, only), when, only);
@@ -142,25 +150,46 @@ export class GitCheckpoints {
     }
   }
 
+  /** How readPending and changesWithoutGit see the tree (undefined: its tracked files are not known yet). */
+  private pendingRead(t: ShadowTree): PendingRead | undefined {
+    const tracked = this.tracked.get(t.indexFile);
+    if (tracked === undefined) return undefined;
+    const unkept = new Set(this.unkept.keys());
+    return { workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX };
+  }
+
   /** Keeps the contents of `paths` as pending pre-images when all are tracked files; false when git must look instead. */
   private async readPending(t: ShadowTree, paths: readonly string[]): Promise<boolean> {
     const pending = this.pending.get(t.indexFile) ?? new Map<string, string | null>();
-    const tracked = this.tracked.get(t.indexFile);
-    if (tracked === undefined) return false;
-    const unkept = new Set(this.unkept.keys());
-    const read = await readPending(
-      { workTree: t.workTree, objectsDir: this.repo.objectsDir, tracked, unkept, maxFileBytes: this.maxFileBytes, budget: this.budget, max: PENDING_MAX },
-      paths,
-      pending,
-    );
+    const o = this.pendingRead(t);
+    if (o === undefined) return false;
+    const read = await readPending(o, paths, pending);
     if (read === undefined) return false;
     for (const [rel, id] of read) pending.set(rel, id);
     this.pending.set(t.indexFile, pending);
     return true;
   }
 
+  /**
+   * What the command changed when every path the watcher saw change is a tracked file (undefined: git must look).
+   * No index update follows: each path's state now stays pending (the next scan takes it as the state before), and
+   * the scan that next runs git stages every pending path with what it finds.
+   */
+  private async afterWithoutGit(t: ShadowTree, paths: readonly string[]): Promise<CommandChange[] | undefined> {
+    const o = this.pendingRead(t);
+    if (o === undefined) return undefined;
+    const pending = new Map(this.pending.get(t.indexFile));
+    const found = await changesWithoutGit(o, paths, pending);
+    if (found === undefined) return undefined;
+    this.pending.set(t.indexFile, pending);
+    const out = found.map((c) => ({ path: join(t.workTree, c.rel), before: c.before, after: c.after }));
+    this.work = this.work.then(() => this.ownPreImages(out)).catch(() => undefined);
+    return out;
+  }
+
   /** Stops watching (the chat is closed). */
   close(): void {
+    this.repo.close();
     for (const w of this.watchers.values())
       void w.then(
         (x) => x.close(),
@@ -175,8 +204,8 @@ export class GitCheckpoints {
     if (p === undefined) {
       p = (async () => {
         const files = await this.repo.trackedFiles(t).catch(() => undefined);
-        if (files !== undefined) this.tracked.set(t.indexFile, new Set(files));
-        const tracked = files === undefined ? undefined : dirsOf(t.workTree, files);
+        if (files !== undefined) this.tracked.set(t.indexFile, files);
+        const tracked = files === undefined ? undefined : dirsOf(t.workTree, [...files.keys()]);
         return new TreeWatcher({
           root: t.root,
           syncDir: join(this.repo.gitDir, 'watch'),
@@ -278,13 +307,11 @@ export class GitCheckpoints {
     else this.pending.delete(t.indexFile);
     const update = async (): Promise<void> => {
       await this.repo.stage(t, stage, drop, first);
-      // What the index tracks now, for the next scans before commands (see readPending).
-      const known = this.tracked.get(t.indexFile);
-      if (known !== undefined) {
-        for (const rel of drop) known.delete(rel);
-        for (const rel of stage)
-          if (existsSync(join(t.workTree, rel))) known.add(rel);
-          else known.delete(rel);
+      // What the index tracks now and the ids it holds (git read the files), for the scans without git (see readPending).
+      if ((stage.length > 0 || drop.length > 0) && this.tracked.has(t.indexFile)) {
+        const known = await this.repo.trackedFiles(t).catch(() => undefined);
+        if (known === undefined) this.tracked.delete(t.indexFile);
+        else this.tracked.set(t.indexFile, known);
       }
       // The shadow HEAD drifts from the index as files change; rebased when the drift makes scans long.
       if (s.staged + stage.length > HEAD_DRIFT) await this.repo.rebaseHead(t);

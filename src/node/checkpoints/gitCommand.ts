@@ -1,5 +1,5 @@
 // Runs git for the checkpoint store with a fixed, clean environment: no user or system config, no hooks, no filters, nothing from the caller's GIT_* variables.
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 
 /** How git is started: the executable (found on PATH by default) and the PATH it is looked up in. */
@@ -8,7 +8,7 @@ export interface GitLocation {
   readonly path: string | undefined;
 }
 
-class GitError extends Error {
+export class GitError extends Error {
   override readonly name = 'GitError';
 }
 
@@ -40,7 +40,7 @@ const FIXED_CONFIG = [
   'advice.detachedHead=false',
 ].flatMap((c) => ['-c', c]);
 
-function cleanEnv(loc: GitLocation, r: GitRun): NodeJS.ProcessEnv {
+function cleanEnv(loc: GitLocation, r: Omit<GitRun, 'input' | 'timeoutMs'>): NodeJS.ProcessEnv {
   return {
     ...(loc.path === undefined ? {} : { PATH: loc.path }),
     // No user or system configuration: neither its side effects (hooks, filters, fsmonitor commands) nor its settings apply.
@@ -65,14 +65,15 @@ function cleanEnv(loc: GitLocation, r: GitRun): NodeJS.ProcessEnv {
   };
 }
 
+/** Starts git with the fixed settings and environment, its three streams piped (for a process that stays, see CatFileBatch). */
+export function spawnGit(loc: GitLocation, r: Omit<GitRun, 'input' | 'timeoutMs'>): ChildProcessWithoutNullStreams {
+  return spawn(loc.git, [...FIXED_CONFIG, ...r.args], { cwd: r.workTree ?? r.gitDir ?? tmpdir(), env: cleanEnv(loc, r), stdio: ['pipe', 'pipe', 'pipe'] });
+}
+
 /** Runs git; resolves with stdout as bytes, rejects with a one-line reason. */
 export function runGit(loc: GitLocation, r: GitRun): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(loc.git, [...FIXED_CONFIG, ...r.args], {
-      cwd: r.workTree ?? r.gitDir ?? tmpdir(),
-      env: cleanEnv(loc, r),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnGit(loc, r);
     const out: Buffer[] = [];
     let err = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), r.timeoutMs);

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readFile, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { SKIPPED_DIRS } from '../snapshots/workspaceScan.js';
-import { type GitLocation, runGit } from './gitCommand.js';
+import { CatFileBatch } from './catFile.js';
+import { type GitLocation, runGit, spawnGit } from './gitCommand.js';
+import { BLOB_ID } from './looseObjects.js';
 
 /** A scan or an index update; longer for the first one, which may read the whole workspace. */
 const SCAN_TIMEOUT_MS = 60_000;
@@ -43,6 +45,8 @@ export class ShadowRepo {
   private ready: Promise<void> | undefined;
   private readonly trees = new Map<string, Promise<ShadowTree>>();
   private readonly opened: ShadowTree[] = [];
+  /** The git that reads contents by id, started on first use and kept for the chat. */
+  private batch: CatFileBatch | undefined;
 
   constructor(
     readonly gitDir: string,
@@ -152,7 +156,11 @@ export class ShadowRepo {
     const alternates = join(this.objectsDir, 'info', 'alternates');
     await mkdir(join(this.objectsDir, 'info'), { recursive: true });
     const have = (await readFile(alternates, 'utf8').catch(() => '')).split('\n').filter(Boolean);
-    if (!have.includes(user.objects)) await writeFile(alternates, [...have, user.objects].map((l) => `${l}\n`).join(''));
+    if (!have.includes(user.objects)) {
+      await writeFile(alternates, [...have, user.objects].map((l) => `${l}\n`).join(''));
+      // A running cat-file read the list when it started: the next read starts one that sees these objects too.
+      this.close();
+    }
     const source = join(user.gitDir, 'index');
     const st = await stat(source).catch(() => undefined);
     if (st === undefined) return;
@@ -243,14 +251,23 @@ export class ShadowRepo {
     return [...this.ownFiles(), this.gitDir].some((o) => abs === o || abs.startsWith(o.endsWith('/') ? o : `${o}/`));
   }
 
-  /** The paths (relative to the work tree) the tree's index tracks under its root, links and submodules left out. */
-  async trackedFiles(tree: ShadowTree): Promise<string[]> {
-    const out: string[] = [];
+  /**
+   * The paths (relative to the work tree) the tree's index tracks under its root, with their content ids. Links and
+   * submodules are left out, and so are paths in a merge conflict (a copy of your index mid-merge): their entries hold
+   * the merge's sides, not what is on disk, so git is asked about them instead.
+   */
+  async trackedFiles(tree: ShadowTree): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const conflicted = new Set<string>();
     for (const rec of (await this.git(['ls-files', '-s', '-z', '--', tree.spec], tree)).toString('utf8').split('\0')) {
       // <mode> <id> <stage>\t<path>
       const tab = rec.indexOf('\t');
-      if (tab > 0 && rec.startsWith('100')) out.push(rec.slice(tab + 1));
+      if (tab < 0) continue;
+      const path = rec.slice(tab + 1);
+      if (rec.slice(48, tab) !== '0') conflicted.add(path);
+      else if (rec.startsWith('100')) out.set(path, rec.slice(7, 47));
     }
+    for (const path of conflicted) out.delete(path);
     return out;
   }
 
@@ -273,21 +290,16 @@ export class ShadowRepo {
 
   /** Contents by id from the shadow store or the user's objects it borrows; ids git does not have are left out. */
   async blobs(ids: readonly string[]): Promise<Map<string, Buffer>> {
-    const out = new Map<string, Buffer>();
-    if (ids.length === 0) return out;
+    const asked = [...new Set(ids.filter((id) => BLOB_ID.test(id)))];
+    if (asked.length === 0) return new Map();
     await this.ensure();
-    const raw = await this.git(['cat-file', '--batch'], undefined, `${ids.join('\n')}\n`);
-    let at = 0;
-    while (at < raw.length) {
-      const nl = raw.indexOf(10, at);
-      if (nl < 0) break;
-      const [id, type, size] = raw.subarray(at, nl).toString('latin1').split(' ');
-      at = nl + 1;
-      if (id === undefined || type === 'missing' || size === undefined) continue;
-      const n = Number(size);
-      if (type === 'blob') out.set(id, raw.subarray(at, at + n));
-      at += n + 1;
-    }
-    return out;
+    this.batch ??= new CatFileBatch(() => spawnGit(this.loc, { gitDir: this.gitDir, args: ['cat-file', '--batch'] }), SCAN_TIMEOUT_MS);
+    return this.batch.get(asked);
+  }
+
+  /** Ends the git process that reads contents (the chat is closed); the next read starts another. */
+  close(): void {
+    this.batch?.close();
+    this.batch = undefined;
   }
 }

@@ -1,6 +1,6 @@
 // Watches the folders of one workspace folder (inotify through fs.watch) so the checkpoint before a command looks only at the paths that changed since the last scan.
-import { type Dirent, type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
-import { mkdir, rm, statfs, writeFile } from 'node:fs/promises';
+import { type Dirent, type FSWatcher, lstatSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { mkdir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -137,7 +137,8 @@ export class TreeWatcher {
       timer = setTimeout(() => res(false), this.o.syncTimeoutMs);
     });
     try {
-      await writeFile(marker, '');
+      // Synchronous (an empty file in Capsule's own folder): no thread-pool round trip to wait behind other jobs.
+      writeFileSync(marker, '');
     } catch {
       this.waiting.delete(name);
       clearTimeout(timer);
@@ -147,7 +148,11 @@ export class TreeWatcher {
     const ok = await arrived;
     clearTimeout(timer);
     this.waiting.delete(name);
-    await rm(marker, { force: true }).catch(() => undefined);
+    try {
+      rmSync(marker, { force: true });
+    } catch {
+      // A marker left behind is only an empty file in Capsule's own folder.
+    }
     if (!ok) this.fail('the watcher did not answer in time');
     return ok;
   }

@@ -164,9 +164,18 @@ export class FileSnapshots implements FileCapture {
   }
 
   /** How the scans before and after commands were done so far in this process (whole, only changed paths, none); undefined without git. */
-  async checkpointScans(): Promise<{ readonly before: ScanCounts; readonly after: ScanCounts; readonly beforeWithoutGit: number } | undefined> {
+  async checkpointScans(): Promise<
+    { readonly before: ScanCounts; readonly after: ScanCounts; readonly beforeWithoutGit: number; readonly afterWithoutGit: number } | undefined
+  > {
     const b = await this.backend();
-    return b.kind === 'git' ? { before: { ...b.store.scans }, after: { ...b.store.afterScans }, beforeWithoutGit: b.store.scansWithoutGit } : undefined;
+    return b.kind === 'git'
+      ? {
+          before: { ...b.store.scans },
+          after: { ...b.store.afterScans },
+          beforeWithoutGit: b.store.scansWithoutGit,
+          afterWithoutGit: b.store.afterScansWithoutGit,
+        }
+      : undefined;
   }
 
   /** Resolves when the work a command's checkpoint leaves for after its result (index update, pre-image copies) is done. */

@@ -1,7 +1,6 @@
 // Tracks the processes each run_command starts (its process group, plus a tag in the environment that setsid children keep) so they die with their turn, and with a killed CLI's next run.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFileSync, readdirSync, renameSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { type PidWindow, pidFilter, pidWindowNow } from './pidWindow.js';
 import * as z from '../../engine/zod.js';
@@ -78,7 +77,25 @@ export type ProcessScan = (marks: readonly CommandMark[]) => Promise<ScanResult>
 
 /** Reads one /proc file as text (a parameter of the scan, so a test can see which files it read). */
 export type ProcReader = (path: string) => Promise<string>;
-const readProc: ProcReader = (path) => readFile(path, 'latin1');
+/**
+ * Synchronous: a /proc file is made by the kernel on read, in microseconds, while the asynchronous path queues each
+ * read on the thread pool, where a loaded machine made a command's one scan take 10 to 20 ms.
+ */
+const readProc: ProcReader = (path) => {
+  try {
+    return Promise.resolve(readFileSync(path, 'latin1'));
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+};
+
+function procNames(): string[] {
+  try {
+    return readdirSync('/proc');
+  } catch {
+    return [];
+  }
+}
 
 async function cmdline(pid: number, read: ProcReader): Promise<string> {
   const raw = await read(`/proc/${pid}/cmdline`).catch(() => '');
@@ -95,7 +112,8 @@ async function cmdline(pid: number, read: ProcReader): Promise<string> {
  */
 export async function scanProcesses(marks: readonly CommandMark[], read: ProcReader = readProc): Promise<ScanResult> {
   if (process.platform !== 'linux' || marks.length === 0) return { found: [], uncertain: 0 };
-  const [all, inWindow] = await Promise.all([readdir('/proc').catch(() => [] as string[]), pidFilter(marks, read)]);
+  const inWindow = await pidFilter(marks, read);
+  const all = procNames();
   const names = inWindow === undefined ? all : all.filter((n) => inWindow(Number(n)));
   const earliest = Math.min(...marks.map((m) => m.start));
   const byGroup = new Map(marks.flatMap((m) => (m.pgid === undefined ? [] : [[m.pgid, m] as const])));
@@ -144,6 +162,16 @@ function pidAlive(pid: number): boolean {
   } catch (err) {
     return typeof err === 'object' && err !== null && 'code' in err && err.code === 'EPERM';
   }
+}
+
+/**
+ * Whether a process still runs: a zombie (dead, waiting for its parent to collect it, which for an orphan is init's
+ * job and may take a moment after a kill) does not. Where /proc cannot tell, whether a signal reaches it.
+ */
+function stillRunning(pid: number): boolean {
+  if (!pidAlive(pid)) return false;
+  const st = process.platform === 'linux' ? statSync(pid) : undefined;
+  return st === undefined ? process.platform !== 'linux' || pidAlive(pid) : !st.zombie;
 }
 
 function signal(pid: number, sig: NodeJS.Signals): void {
@@ -269,11 +297,11 @@ export class CommandTracker {
     if (first.found.length === 0 && first.uncertain === 0) return [];
     const group = this.live.get(commandId)?.pgid;
     const members = group !== undefined && pidAlive(-group);
-    if (!members && first.uncertain === 0) return first.found.filter((p) => pidAlive(p.pid));
+    if (!members && first.uncertain === 0) return first.found.filter((p) => stillRunning(p.pid));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const second = await this.scan(marks);
     const seen = new Map([...first.found, ...second.found].map((p) => [p.pid, p]));
-    return [...seen.values()].filter((p) => pidAlive(p.pid)).sort((a, b) => a.pid - b.pid);
+    return [...seen.values()].filter((p) => stillRunning(p.pid)).sort((a, b) => a.pid - b.pid);
   }
 
   /** Stops every process of the tracked commands, or of one (TERM, then KILL after `graceMs`); returns what was running. */

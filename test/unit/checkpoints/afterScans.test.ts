@@ -6,7 +6,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ShadowRepo } from '../../../src/node/checkpoints/shadowRepo.js';
 import type { ScanCounts } from '../../../src/node/checkpoints/gitCheckpoints.js';
-import { Chat, makeWorkspace } from './checkpointHelpers.js';
+import { Chat, git, makeWorkspace } from './checkpointHelpers.js';
 
 const FILES = { 'a.txt': 'a0\n', 'sub/b.txt': 'b0\n', 'sub/c.txt': 'c0\n', 'keep.txt': 'keep\n', '.gitignore': 'ignored/\n*.log\n' };
 
@@ -91,13 +91,78 @@ for (const repo of [true, false]) {
     };
     t.after(() => void (ShadowRepo.prototype.stage = stage));
     chat.next();
-    await chat.command('echo a1 > a.txt');
+    // A new file sends the scan after the command to git, which then updates the index (and fails to).
+    await chat.command('echo a1 > a.txt; echo n > n.txt');
     await chat.snapshots.idle();
     failing = false;
     chat.next();
     await chat.command('echo a2 > a.txt');
     assert.deepEqual((await scans(chat)).before, { full: 2, paths: 0, none: 1 }, 'the scan after the failed update is whole');
     assert.equal((await last(chat, 'a.txt'))?.before, 'a1\n');
+  });
+
+  test(`${kind}: commands that change only tracked files run no git after them either; each pre-image is what the step before left, and restore goes back through all of them`, async (t) => {
+    const { dir, ws } = await makeWorkspace(t, FILES, repo);
+    const chat = open(t, ws, join(dir, 'store'));
+    await chat.command('true');
+    // A new file: git looks, and the index learns every file (a plain folder's first scan only kept them in-process).
+    await chat.command('echo s > s.txt');
+    await chat.snapshots.idle();
+    const setup = (await chat.snapshots.log.all()).length;
+    const calls = { sweep: 0, stage: 0 };
+    const { sweep, stage } = ShadowRepo.prototype;
+    ShadowRepo.prototype.sweep = function (...args: Parameters<typeof sweep>) {
+      calls.sweep++;
+      return sweep.apply(this, args);
+    };
+    ShadowRepo.prototype.stage = function (...args: Parameters<typeof stage>) {
+      calls.stage++;
+      return stage.apply(this, args);
+    };
+    t.after(() => {
+      ShadowRepo.prototype.sweep = sweep;
+      ShadowRepo.prototype.stage = stage;
+    });
+    const m1 = chat.next();
+    await chat.command('echo a1 > a.txt');
+    chat.next();
+    await chat.command('echo a2 > a.txt; rm sub/b.txt');
+    await writeFile(join(ws, 'keep.txt'), 'user keep\n');
+    chat.next();
+    await chat.command("echo k1 > keep.txt; printf 'a1\\n' > a.txt; printf 'c0\\n' > sub/c.txt");
+    chat.next();
+    await chat.command('echo b2 > sub/b.txt');
+    await chat.snapshots.idle();
+    assert.deepEqual(calls, { sweep: 0, stage: 0 }, 'no git status and no index update for these commands');
+    // In the order of the commands; within one, by path.
+    const log = (await chat.snapshots.log.all()).slice(setup).sort((x, y) => String(x.leaf).localeCompare(String(y.leaf)) || x.path.localeCompare(y.path));
+    assert.deepEqual(
+      log.map((c) => c.path.slice(ws.length + 1)),
+      ['a.txt', 'a.txt', 'sub/b.txt', 'a.txt', 'keep.txt', 'sub/b.txt'],
+      'c.txt was set to what it held: no change',
+    );
+    const text = async (i: number): Promise<string | null> => {
+      const id = log[i]?.before;
+      return typeof id === 'string' ? Buffer.from((await chat.snapshots.objects.get(id)) ?? []).toString() : null;
+    };
+    assert.deepEqual(await Promise.all(log.map((_, i) => text(i))), ['a0\n', 'a1\n', 'b0\n', 'a2\n', 'user keep\n', null]);
+    // A new file sends the next scan to git: every state kept in-process goes into the index, and later scans start from it.
+    chat.next();
+    await chat.command('echo n > n.txt; echo a3 > a.txt');
+    await chat.snapshots.idle();
+    assert.deepEqual(calls, { sweep: 1, stage: 1 });
+    assert.equal((await last(chat, 'a.txt'))?.before, 'a1\n');
+    chat.next();
+    await chat.command('echo a4 > a.txt; echo b3 > sub/b.txt');
+    await chat.snapshots.idle();
+    assert.deepEqual(calls, { sweep: 1, stage: 1 }, 'tracked files only again: no git');
+    assert.equal((await last(chat, 'a.txt'))?.before, 'a3\n');
+    assert.equal((await last(chat, 'sub/b.txt'))?.before, 'b2\n');
+    await chat.restore(m1);
+    assert.equal(await readFile(join(ws, 'a.txt'), 'utf8'), 'a0\n');
+    assert.equal(await readFile(join(ws, 'sub/b.txt'), 'utf8'), 'b0\n');
+    assert.equal(await readFile(join(ws, 'keep.txt'), 'utf8'), 'user keep\n', "the user's edit is not undone");
+    assert.equal(existsSync(join(ws, 'n.txt')), false);
   });
 }
 
@@ -152,4 +217,23 @@ test('git workspace: a tracked folder the user removed before a command sends th
   assert.equal(await withoutGit(chat), 0);
   assert.deepEqual(await chat.logged(), ['sub/b.txt']);
   assert.equal((await last(chat, 'sub/b.txt'))?.before, null);
+});
+
+test('git workspace mid-merge: a conflicted file the command changes never gets one side of the merge as its pre-image', async (t) => {
+  const { dir, ws } = await makeWorkspace(t, FILES, true);
+  git(ws, 'checkout', '-q', '-b', 'theirs');
+  await writeFile(join(ws, 'a.txt'), 'theirs\n');
+  git(ws, 'commit', '-qam', 'theirs');
+  git(ws, 'checkout', '-q', '-');
+  await writeFile(join(ws, 'a.txt'), 'ours\n');
+  git(ws, 'commit', '-qam', 'ours');
+  assert.throws(() => git(ws, 'merge', '-q', 'theirs'), 'the merge stops on a conflict');
+  const onDisk = await readFile(join(ws, 'a.txt'), 'utf8');
+  assert.match(onDisk, /^<<<<<<< /);
+  const chat = open(t, ws, join(dir, 'store'));
+  await chat.command('true');
+  chat.next();
+  await chat.command('echo cmd > a.txt');
+  const rec = await last(chat, 'a.txt');
+  if (rec !== undefined) assert.equal(rec.before, onDisk, 'the pre-image is what was on disk');
 });

@@ -66,6 +66,23 @@ test('the report scans once when nothing is left, and settles once more only whi
   assert.equal(grouped.scans(), 2, 'one settle at most, while the group has members');
 });
 
+test('a process the first scan saw that has died since is not reported as running, even before its parent collects it (a zombie)', async (t) => {
+  // `sleep 0` ends at once; its parent, now `sleep 30`, never collects it: it stays a zombie while the parent lives.
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+  t.after(() => parent.kill('SIGKILL'));
+  const pid = Number(await new Promise<string>((r) => parent.stdout.once('data', (b: Buffer) => r(b.toString().trim()))));
+  const zombie = (): boolean => {
+    const stat = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, 'latin1') : '';
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  };
+  for (let i = 0; i < 1000 && !zombie(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(zombie(), true, 'the child is a zombie');
+  const dead: TaggedProcess = { pid, ownerPid: process.pid, commandId: 'z1', command: 'sleep 0' };
+  const tracker = new CommandTracker(async () => ({ found: [dead], uncertain: 0 }));
+  tracker.add(999_999, 'z1');
+  assert.deepEqual(await tracker.settled('z1'), []);
+});
+
 function startOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
