@@ -11,6 +11,12 @@ import { ColdFile } from './coldFile.js';
 import { lineKeys } from './lineKeys.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
 
+/**
+ * Kinds kept whole in the compact part: leaf moves, and the few lines the branch figures read (capsules, undo events,
+ * model changes, system updates), so the figures never read the file back; they are a small share of a session.
+ */
+const KEPT_WHOLE: ReadonlySet<string> = new Set(['leaf', 'capsule', 'compaction_undo', 'model_change', 'system_update']);
+
 export interface SessionLoad {
   /** undefined when the first line is missing or is not a valid header. */
   readonly header: SessionHeader | undefined;
@@ -150,7 +156,7 @@ export class LoadBuilder {
       // Only lines of this version's format: an older one's are migrated, which needs the whole entry.
       if (this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION) {
         const keys = lineKeys(buf, start, end);
-        if (keys !== undefined && keys.type !== 'leaf') {
+        if (keys !== undefined && !KEPT_WHOLE.has(keys.type)) {
           this.#added(info, this.tree.addCold({ record: { ...keys, lineNo: info.lineNo, offset: info.offset, length: info.length } }));
           this.#good(info);
           return;
