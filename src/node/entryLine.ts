@@ -3,17 +3,25 @@ import { EntrySchema, type Entry } from '../engine/transcript/schema.js';
 import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
 import type { SessionTree } from '../engine/transcript/tree.js';
 
+/** The entry as the schema reads it, or one line naming up to three of its problems. */
+export function checkedEntry(entry: Entry): { readonly ok: true; readonly entry: Entry } | { readonly ok: false; readonly error: string } {
+  const parsed = EntrySchema.safeParse(entry);
+  if (parsed.success) return { ok: true, entry: parsed.data };
+  const what = parsed.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.')}: ${i.message}`)
+    .join('; ');
+  return {
+    ok: false,
+    error: `Refusing to write an invalid entry (${String((entry as { type?: unknown }).type)} ${String((entry as { id?: unknown }).id)}): ${what}`,
+  };
+}
+
 /** The entry as validated and its complete line (serialized fully first, so the file only ever sees whole lines); throws one line saying why not. */
 export function entryLine(entry: Entry, tree: SessionTree, maxLineBytes: number): { readonly entry: Entry; readonly line: Buffer } {
-  const parsed = EntrySchema.safeParse(entry);
-  if (!parsed.success) {
-    const what = parsed.error.issues
-      .slice(0, 3)
-      .map((i) => `${i.path.map(String).join('.')}: ${i.message}`)
-      .join('; ');
-    throw new Error(`Refusing to write an invalid entry (${String((entry as { type?: unknown }).type)} ${String((entry as { id?: unknown }).id)}): ${what}`);
-  }
-  const e = parsed.data;
+  const checked = checkedEntry(entry);
+  if (!checked.ok) throw new Error(checked.error);
+  const e = checked.entry;
   checkLinks(tree, e);
   const line = Buffer.from(`${JSON.stringify(e)}\n`, 'utf8');
   if (line.length - 1 > maxLineBytes) {

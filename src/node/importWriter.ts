@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { EntrySchema, type Entry } from '../engine/transcript/schema.js';
+import type { Entry } from '../engine/transcript/schema.js';
+import { checkedEntry } from './entryLine.js';
 import { errCode, syncDir } from './fsUtil.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { headerLine, type SessionCreate } from './sessionCreate.js';
@@ -47,15 +48,9 @@ export class ImportWriter {
   }
 
   entry(entry: Entry): void {
-    const parsed = EntrySchema.safeParse(entry);
-    if (!parsed.success) {
-      const what = parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.map(String).join('.')}: ${i.message}`)
-        .join('; ');
-      throw new ImportRefused(`Refusing to write an invalid entry (${entry.type} ${entry.id}): ${what}; nothing was written`);
-    }
-    const e = parsed.data;
+    const checked = checkedEntry(entry);
+    if (!checked.ok) throw new ImportRefused(`${checked.error}; nothing was written`);
+    const e = checked.entry;
     const line = `${JSON.stringify(e)}\n`;
     // Bytes, as the store counts them; a line can only be over the limit if its UTF-16 length is at least a third of it.
     if (line.length * 3 > this.maxLineBytes + 1) {
