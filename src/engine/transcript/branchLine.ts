@@ -25,11 +25,12 @@ export class BranchLine {
 
   /** Brings the line up to the tree: O(entries added since the last read), a walk after a leaf move. */
   sync(): this {
-    const all = this.tree.entries();
+    // Only what was added since the last read: older entries of a compact history stay in the file.
+    const added = this.tree.entriesFrom(this.#seen);
+    this.#seen += added.length;
     let stale = false;
-    for (; this.#seen < all.length; this.#seen++) {
-      const e = all[this.#seen];
-      if (e === undefined || e.type === 'leaf' || isSubagentEntry(e)) continue;
+    for (const e of added) {
+      if (e.type === 'leaf' || isSubagentEntry(e)) continue;
       if (!stale && e.parentId === this.#tip()) this.#push(e);
       else stale = true;
     }

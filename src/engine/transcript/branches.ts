@@ -42,12 +42,13 @@ export class BranchIndex {
   constructor(readonly tree: SessionTree) {}
 
   #sync(): void {
-    const all = this.tree.entries();
-    for (; this.#seen < all.length; this.#seen++) {
-      const e = all[this.#seen];
-      if (e === undefined || e.type === 'leaf' || isSubagentEntry(e)) continue;
-      const parent = e.parentId === null ? undefined : this.tree.get(e.parentId);
-      const anchor = parent === undefined ? null : ANCHORS.has(parent.type) ? parent.id : (this.#anchorOf.get(parent.id) ?? null);
+    // Only what was added since the last call: older entries of a compact history stay in the file.
+    const added = this.tree.entriesFrom(this.#seen);
+    this.#seen += added.length;
+    for (const e of added) {
+      if (e.type === 'leaf' || isSubagentEntry(e)) continue;
+      const parentType = e.parentId === null ? undefined : this.tree.typeOf(e.parentId);
+      const anchor = e.parentId === null || parentType === undefined ? null : ANCHORS.has(parentType) ? e.parentId : (this.#anchorOf.get(e.parentId) ?? null);
       this.#anchorOf.set(e.id, anchor);
       if (!ALTERNATIVES.has(e.type)) continue;
       const list = this.#alternatives.get(anchor);

@@ -168,8 +168,8 @@ export class ColdPart {
     return i === undefined ? undefined : this.entryAt(i);
   }
 
-  /** Every entry in file order, each read from the file as it is reached. */
-  *entries(): Generator<Entry> {
-    for (let i = 0; i < this.#ids.length; i++) yield this.entryAt(i);
+  /** Every entry in file order from slot `start` on, each read from the file as it is reached. */
+  *entries(start = 0): Generator<Entry> {
+    for (let i = start; i < this.#ids.length; i++) yield this.entryAt(i);
   }
 }

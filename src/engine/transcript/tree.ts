@@ -87,6 +87,25 @@ export class SessionTree {
     return this.cold === undefined || this.cold.size === 0 ? this.order : [...this.cold.entries(), ...this.order];
   }
 
+  /**
+   * The entries from position `start` of entries() on: what an incremental fold (BranchLine, BranchIndex) has not
+   * seen yet. Entries of the compact part before `start` are not read back from the file.
+   */
+  entriesFrom(start: number): readonly Entry[] {
+    const coldSize = this.cold?.size ?? 0;
+    if (start <= 0 && coldSize === 0) return this.order;
+    if (start >= coldSize) return this.order.slice(start - coldSize);
+    return [...(this.cold?.entries(start) ?? []), ...this.order];
+  }
+
+  /** The kind of entry `id` (without reading an entry of the compact part back). */
+  typeOf(id: string): Entry['type'] | undefined {
+    const e = this.byId.get(id);
+    if (e !== undefined) return e.type;
+    const slot = this.cold?.slotOf(id);
+    return slot === undefined ? undefined : (this.cold?.typeAt(slot) as Entry['type']);
+  }
+
   get(id: string): Entry | undefined {
     return this.byId.get(id) ?? this.cold?.get(id);
   }

@@ -4,6 +4,8 @@ import { appendFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
+import { BranchLine } from '../../../src/engine/transcript/branchLine.js';
+import { BranchIndex } from '../../../src/engine/transcript/branches.js';
 import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { readTail } from '../../../src/node/tailRead.js';
@@ -160,4 +162,33 @@ test('a line rewritten under an open store (same length, another entry) is refus
   const text = await readFile(path, 'utf8');
   await writeFile(path, text.replace('"id":"e5"', '"id":"e9"'));
   assert.throws(() => store.get('e5'), /^ColdReadError: Session line 6 changed after the session was opened/u);
+});
+
+test('the branch line and the branch index read the compact part once: later reads and forks fold only what was added', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-line-');
+  const path = join(dir, 's.jsonl');
+  const entries = await writeLongSession(path, 3_000, dir);
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, compactHistory: true, readOnly: true });
+  t.after(() => store.close());
+  await store.whenIndexed();
+  const tree = store.tree;
+  const line = new BranchLine(tree);
+  const forks = new BranchIndex(tree);
+  const first = { length: line.length, fork: forks.forkOf(entries.at(-1)?.id ?? '') };
+  const afterFirst = tree.coldReads;
+  assert.ok(afterFirst > 0, 'the first fold reads the older entries back, once');
+  // What a page of the chat does: many positions, many fork lookups.
+  assert.deepEqual(forks.forkOf(entries.at(-1)?.id ?? ''), first.fork);
+  for (let i = 0; i < 200; i++) {
+    assert.equal(line.length, first.length);
+    assert.ok(line.at(first.length - 1 - i) !== undefined);
+    forks.forkOf(entries.at(-1 - i)?.id ?? '');
+  }
+  assert.equal(tree.coldReads, afterFirst, 'no later read goes back to the file');
+  // The same line and forks as a session parsed whole.
+  const full = (await loadSessionFile(path)).tree;
+  const whole = new BranchLine(full);
+  assert.equal(whole.length, first.length);
+  assert.equal(whole.at(0)?.id, line.at(0)?.id);
+  assert.deepEqual(new BranchIndex(full).forkOf(entries[10]?.id ?? ''), forks.forkOf(entries[10]?.id ?? ''));
 });
