@@ -10,6 +10,7 @@ import { resolveModelInfo } from '../../../src/engine/tokens/modelLimits.js';
 import { AgentSession } from '../../../src/node/agentSession.js';
 import { session } from '../compaction/harness.js';
 import { agentRequests, agentResponder, GOOD_SUMMARY, openSession, tempDir, verifyFile, writeSession } from '../agent/agentHelpers.js';
+import { warmEncoding } from '../../../src/node/tokenCounter.js';
 
 async function twoTurns(t: { after(fn: () => Promise<void>): void }) {
   const dir = await tempDir(t, 'capsule-rewind-');
@@ -121,6 +122,8 @@ test('rewinding while a turn runs is refused with a request to stop first', asyn
 });
 
 test('undo of a compaction whose history no longer fits is refused and says what to do; one that fits is undone and redone', async (t) => {
+  // Exact counts from the start: the figures compared below are read across turns (docs/behaviour.md#cold-start).
+  warmEncoding('o200k_base');
   const dir = await tempDir(t, 'capsule-rewind-');
   const path = join(dir, 's.jsonl');
   await writeSession(path, session(30, 100));
