@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { warmEncoding } from '../../../src/node/tokenCounter.js';
 import { HostToWebviewSchema, type HostToWebview } from '../../../src/protocol/messages.js';
 import { createFakeVscode, installFakeVscode, type FakeState } from '../../support/fakeVscode.js';
 import { fakeWebviewView, FakeSecrets, type FakeWebview } from '../../support/fakeVscodeParts.js';
@@ -92,6 +93,10 @@ export function lastOf<T extends HostToWebview['type']>(messages: readonly HostT
 }
 
 export function createHarness(opts: { readonly workspace?: boolean; readonly settings?: Readonly<Record<string, unknown>> } = {}): Harness {
+  // Exact counts from the first figure on: until the table is built (250 ms after the first count, later on a loaded
+  // machine) counts are upper bounds, and these tests compare meter readings across turns. The cold start has its own
+  // tests (test/unit/agent/coldStart.test.ts); almost every host test builds the table anyway once its first turn runs.
+  warmEncoding('o200k_base');
   const tmp = mkdtempSync(join(tmpdir(), 'capsule-host-'));
   const workspace = join(tmp, 'workspace');
   mkdirSync(workspace, { recursive: true });
