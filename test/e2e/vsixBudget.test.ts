@@ -17,9 +17,10 @@ const VSIX_BUDGET_BYTES = 2_200_000;
  * when the MCP panel, composer images, subagent cards and the protocol's zod/mini schemas landed (1,009 KB). Lowered
  * to 880 KB when the engine and host moved to `zod/mini` too (849 KB): full zod's method-chaining classes no longer
  * ship, and esbuild keeps only the zod parts the schemas use. Set to 900 KB when that landed together with the VS Code
- * tools bridge, the `diff` package, counted-once token counts, paged views and tail-first open (886 KB).
+ * tools bridge, the `diff` package, counted-once token counts, paged views and tail-first open (886 KB). Set to 920 KB
+ * when the streaming importer, the checkpoints' cat-file process and the split chat service and facades landed (904 KB).
  */
-const EXTENSION_BUDGET_BYTES = 900_000;
+const EXTENSION_BUDGET_BYTES = 920_000;
 
 function entries(): ZipEntry[] {
   assert.ok(existsSync(VSIX), `${VSIX} is missing: run \`npm run package\` first (npm run test:e2e does)`);
