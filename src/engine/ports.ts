@@ -57,6 +57,11 @@ export interface TranscriptStore {
   get?(id: string): Entry | undefined;
   /** Running figures of the active branch (src/engine/transcript/branchFigures.ts), when the store keeps them. */
   figures?(): BranchFigures;
+  /**
+   * The active branch's entries of the given kinds, root first, when the store can find them without reading the
+   * others (a compact history reads only those lines back); readers fall back to filtering the branch.
+   */
+  branchOfKinds?(kinds: ReadonlySet<string>): Iterable<Entry>;
   /** Writes one complete line; fsyncs durable kinds. Rejects when read-only. */
   append(entry: Entry): Promise<void>;
   close(): Promise<void>;

@@ -37,7 +37,7 @@ export interface OpenOptions {
   readonly maxTailBytes?: number;
   /**
    * With `tailFirst`: keep the lines before the tail as ids, parents and offsets, read from the file when asked for
-   * (docs/loading.md#compact-history). Off by default until every walk of the whole branch is gone from the turn.
+   * (docs/loading.md#compact-history). On unless turned off (`false`: every entry parsed and held, as before).
    */
   readonly compactHistory?: boolean;
 }
@@ -140,7 +140,7 @@ export class JsonlSessionStore implements TranscriptStore {
         ? JsonlSessionStore.tailStore(abs, lock, reason, {
             maxLineBytes,
             now,
-            compact: opts.compactHistory === true,
+            compact: opts.compactHistory !== false,
             ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }),
           })
         : Promise.resolve(undefined);
@@ -306,6 +306,10 @@ export class JsonlSessionStore implements TranscriptStore {
 
   figures(): BranchFigures {
     return this.tree.figures();
+  }
+
+  branchOfKinds(kinds: ReadonlySet<string>): Iterable<Entry> {
+    return this.tree.branchOfKinds(kinds);
   }
 
   /**

@@ -32,6 +32,8 @@ export class LongSessionGen {
   readonly #text = new TextSource();
   #n = 0;
   #turn = 0;
+  /** The paths the calls named so far: an epoch base records them with its stamps, as Capsule writes it. */
+  readonly #touched = new Set<string>();
 
   #base(): { id: string; parentId: string | null; timestamp: string } {
     this.#n++;
@@ -61,10 +63,19 @@ export class LongSessionGen {
         checkpointId: `ck_${this.#n}`,
         details: {},
       });
-      return this.#push({ ...this.#base(), type: 'system_update', mode: 'base', content: LONG_SYSTEM, reason: 'compaction' });
+      return this.#push({
+        ...this.#base(),
+        type: 'system_update',
+        mode: 'base',
+        content: LONG_SYSTEM,
+        reason: 'compaction',
+        sources: [{ key: 'file:AGENTS.md', hash: 'recorded' }],
+        touched: [...this.#touched],
+      });
     }
     const k = this.#turn++ % 4;
     const base = this.#base();
+    if (k === 1) this.#touched.add(`src/m${this.#n % 97}.ts`);
     const e: Entry =
       k === 0
         ? { ...base, type: 'user', content: this.#text.words(12) }

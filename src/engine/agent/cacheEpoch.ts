@@ -1,7 +1,7 @@
 // Prompt-cache epochs (docs/behaviour.md#cache-epochs): the frozen system prompt of an epoch, appended instruction updates, and the per-response cache line.
 import { groupDigits } from '../compaction/flightRecord.js';
 import { systemPromptOf } from '../transcript/modelInput.js';
-import type { Entry, SystemUpdateEntry, Usage } from '../transcript/schema.js';
+import { MAX_TOUCHED_PATH, MAX_TOUCHED_PATHS, type Entry, type SystemUpdateEntry, type Usage } from '../transcript/schema.js';
 import type { BranchFigures } from '../transcript/branchFigures.js';
 import type { CacheMetrics } from './agentEvents.js';
 import { isInstructionReason } from '../instructions/update.js';
@@ -11,6 +11,8 @@ import type { SourceStamp } from '../instructions/sources.js';
 export interface EpochInstructions {
   readonly text: string;
   readonly stamps: readonly SourceStamp[];
+  /** The paths the agent's calls named on the branch so far (recorded with the stamps). */
+  readonly touched?: readonly string[];
 }
 
 /** `reason` of the base written when a session starts and when a compaction opens a new epoch. */
@@ -79,6 +81,7 @@ export function systemUpdateEntry(a: {
   readonly content: string;
   readonly reason?: string;
   readonly sources?: readonly SourceStamp[];
+  readonly touched?: readonly string[];
 }): SystemUpdateEntry {
   return {
     type: 'system_update',
@@ -89,7 +92,13 @@ export function systemUpdateEntry(a: {
     content: a.content,
     ...(a.reason === undefined ? {} : { reason: a.reason }),
     ...(a.sources === undefined ? {} : { sources: a.sources.map((x) => ({ key: x.key, hash: x.hash })) }),
+    ...(a.touched === undefined || !touchedFits(a.touched) ? {} : { touched: [...a.touched] }),
   };
+}
+
+/** Whether a touched list fits the entry's bounds (else it is left out, and a reopened chat reads the branch for it). */
+function touchedFits(touched: readonly string[]): boolean {
+  return touched.length <= MAX_TOUCHED_PATHS && touched.every((p) => p.length <= MAX_TOUCHED_PATH);
 }
 
 /** A fall of this many points in the hit rate within one epoch is worth an info line; anything else is debug. */
@@ -133,6 +142,8 @@ export class EpochKeeper {
       readonly tail?: () => readonly Entry[];
       /** The branch's running figures (the epoch base in force without a walk). */
       readonly figures?: () => BranchFigures;
+      /** The branch's system updates, root first, without reading its other entries (a compact history's are kept whole). */
+      readonly systemUpdates?: () => Iterable<Entry>;
       readonly systemPrompt: string;
       /** The instruction state for a new epoch's base, when the session reads instruction sources. */
       readonly instructions?: () => EpochInstructions | undefined;
@@ -158,13 +169,22 @@ export class EpochKeeper {
   /** After a successful compaction: a new epoch whose base is the instruction state in force, superseded updates dropped. */
   async startAfterCompaction(checkpointId?: string): Promise<void> {
     const instructions = this.deps.instructions?.();
-    const content = freshEpochBase(this.deps.branch(), this.deps.systemPrompt, instructions);
-    await this.writeBase(content, checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`, instructions?.stamps);
+    // Only the system updates matter to the new base: a compact history's other lines stay in the file.
+    const updates = this.deps.systemUpdates?.();
+    const content = freshEpochBase(updates === undefined ? this.deps.branch() : [...updates], this.deps.systemPrompt, instructions);
+    await this.writeBase(
+      content,
+      checkpointId === undefined ? EPOCH_COMPACTION_REASON : `${EPOCH_COMPACTION_REASON} ${checkpointId}`,
+      instructions?.stamps,
+      instructions?.touched,
+    );
   }
 
   /** One instruction update (or the session's first block) recording the sources now in force; written even when its text appeared before. */
-  async appendInstructions(content: string, reason: string, sources: readonly SourceStamp[]): Promise<void> {
-    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content, reason, sources }));
+  async appendInstructions(content: string, reason: string, sources: readonly SourceStamp[], touched?: readonly string[]): Promise<void> {
+    await this.deps.append(
+      systemUpdateEntry({ ...this.deps.entryBase(), mode: 'append', content, reason, sources, ...(touched === undefined ? {} : { touched }) }),
+    );
   }
 
   /** One chronological instruction update; false (nothing written) when that text already reaches the model. */
@@ -176,7 +196,16 @@ export class EpochKeeper {
     return true;
   }
 
-  private async writeBase(content: string, reason: string, sources?: readonly SourceStamp[]): Promise<void> {
-    await this.deps.append(systemUpdateEntry({ ...this.deps.entryBase(), mode: 'base', content, reason, ...(sources === undefined ? {} : { sources }) }));
+  private async writeBase(content: string, reason: string, sources?: readonly SourceStamp[], touched?: readonly string[]): Promise<void> {
+    await this.deps.append(
+      systemUpdateEntry({
+        ...this.deps.entryBase(),
+        mode: 'base',
+        content,
+        reason,
+        ...(sources === undefined ? {} : { sources }),
+        ...(sources === undefined || touched === undefined ? {} : { touched }),
+      }),
+    );
   }
 }

@@ -50,8 +50,7 @@ export class InstructionSync {
   async sync(): Promise<void> {
     const fromLeaf = this.deps.fromLeaf;
     const branch = fromLeaf === undefined ? this.deps.branch() : undefined;
-    const touched =
-      branch === undefined ? this.#touched.ofGrowth(fromLeaf?.growthSince(this.#touched.lastId) ?? { grew: false, entries: [] }) : this.#touched.of(branch);
+    const touched = this.#touchedNow(branch);
     const read = await this.deps.port.read(touched);
     for (const w of read.warnings) {
       if (this.#warned.has(w)) continue;
@@ -68,11 +67,25 @@ export class InstructionSync {
     // were read, an import) gets them as an update, so the prefix it had stays the same.
     const talked = branch === undefined ? (figures?.turns ?? 0) > 0 : branch.some((e) => e.type === 'user');
     if (seen === undefined && !talked) {
-      if (sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(sources), INSTRUCTIONS_REASON, stamps);
+      if (sources.length > 0) await this.deps.epochs.appendInstructions(renderInstructionBlock(sources), INSTRUCTIONS_REASON, stamps, touched);
       return;
     }
     const content = renderChange(diffSources(seen ?? [], sources));
-    if (content !== undefined) await this.deps.epochs.appendInstructions(content, INSTRUCTIONS_UPDATE_REASON, stamps);
+    if (content !== undefined) await this.deps.epochs.appendInstructions(content, INSTRUCTIONS_UPDATE_REASON, stamps, touched);
+  }
+
+  /**
+   * The paths the branch's calls named up to its leaf. From the leaf, only what was added since the last read; the
+   * first read of a reopened chat starts from the latest update that recorded them, so it does not walk the history.
+   */
+  #touchedNow(branch: readonly Entry[] | undefined): readonly string[] {
+    const fromLeaf = this.deps.fromLeaf;
+    if (branch !== undefined || fromLeaf === undefined) return this.#touched.of(branch ?? this.deps.branch());
+    if (this.#touched.lastId === undefined) {
+      const recorded = fromLeaf.figures().lastStamped;
+      if (recorded?.touched !== undefined) this.#touched.seed(recorded.touched, recorded.id);
+    }
+    return this.#touched.ofGrowth(fromLeaf.growthSince(this.#touched.lastId));
   }
 
   /**
@@ -102,10 +115,14 @@ export class InstructionSync {
     if (this.#current === undefined) return undefined;
     const block = renderInstructionBlock(this.#current);
     const skills = this.skillSection();
-    return { text: [block, skills].filter((t) => t !== '').join('\n\n'), stamps: stampsOf(this.#current) };
+    // Brought up to the leaf (the turn's calls since the last read), so the base records what the branch named.
+    const touched = this.#touchedNow(undefined);
+    return { text: [block, skills].filter((t) => t !== '').join('\n\n'), stamps: stampsOf(this.#current), touched };
   }
 
   private skillSection(): string {
+    // No skill was ever called on the branch (a running figure): nothing to walk the branch for.
+    if (this.deps.fromLeaf?.figures().skillCalls === 0) return '';
     const branch = this.deps.branch();
     const loaded = loadedSkills(branch);
     if (loaded.length === 0) return '';

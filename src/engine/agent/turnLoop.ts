@@ -32,6 +32,9 @@ import { instructionSyncOf, type InstructionSync } from './instructionSync.js';
 import { CheckpointBatch } from './checkpointBatch.js';
 import { ExclusiveRuns } from './exclusiveRuns.js';
 
+/** The kinds a new epoch's base is folded from. */
+const SYSTEM_UPDATES: ReadonlySet<string> = new Set(['system_update']);
+
 export type { AgentModel, SwitchResult, SwitchTarget } from './modelSwitch.js';
 export { type AgentOptions } from './turnRequest.js';
 
@@ -87,6 +90,7 @@ export class Agent {
       branch: () => this.branches.branch(),
       tail: () => this.branches.tail(),
       figures: () => this.branches.figures(),
+      systemUpdates: () => this.branches.ofKinds(SYSTEM_UPDATES),
       systemPrompt: deps.systemPrompt,
       instructions: () => this.instructions?.forEpoch(),
     });

@@ -78,6 +78,13 @@ export class BranchReader {
     return this.tree.leafId === store.leafId() ? this.tree.figures() : FiguresFold.of(this.branch());
   }
 
+  /** The active branch's entries of these kinds, root first, read lazily where the store can (a caller may stop early). */
+  ofKinds(kinds: ReadonlySet<string>): Iterable<Entry> {
+    const store = this.store;
+    if (store.branchOfKinds !== undefined && this.store.get !== undefined) return store.branchOfKinds(kinds);
+    return this.branch().filter((e) => kinds.has(e.type));
+  }
+
   /** Every entry of the session (all branches), in file order. */
   entries(): readonly Entry[] {
     if (this.store.get !== undefined) return this.store.entries();

@@ -21,6 +21,9 @@ import type { CompactionPlan } from './plan.js';
 import { generateSummary, SUMMARY_MAX_OUTPUT_TOKENS, type SummaryAttempt, type SummaryMemo } from './summaryRequest.js';
 import { compactionInstruction } from './summaryPrompt.js';
 
+/** The kind the original task is looked up among when no stored ledger carries it. */
+const USER_MESSAGES: ReadonlySet<string> = new Set(['user']);
+
 export interface CompactionDeps {
   readonly store: TranscriptStore;
   readonly archive: EvidenceArchive;
@@ -161,7 +164,7 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
   const reader = deps.branches ?? new BranchReader(store);
   const tail = reader.tail();
   const input = buildModelInput(tail, deps.defaultSystem);
-  const ledger = ledgerOf(cut, () => reader.branchTo(plan.leafAtPlan), {
+  const ledger = ledgerOf(cut, () => reader.ofKinds(USER_MESSAGES), {
     root: store.header.cwd,
     testPatterns: compileTestPatterns(deps.testCommands ?? []).patterns,
   });
@@ -273,13 +276,23 @@ async function apply(deps: CompactionDeps, plan: CompactionPlan, signal: AbortSi
  * everything before the span; nothing older is read. Only without a stored ledger is the original task looked up
  * as the person's first ask on the branch; without a previous capsule the span starts at the root and holds it.
  */
-function ledgerOf(cut: CutPlan, branch: () => readonly Entry[], opts: LedgerOptions): Ledger {
+function ledgerOf(cut: CutPlan, userMessages: () => Iterable<Entry>, opts: LedgerOptions): Ledger {
   const span = [...cut.summarize, ...cut.kept];
   const stored = cut.previousCapsule ? ledgerFromDetails(cut.previousCapsule.details) : undefined;
   if (stored) return buildLedger(span, stored, opts);
-  const firstAsk = (cut.previousCapsule ? branch() : span).flatMap((e) => (e.type === 'user' ? [personText(e)] : [])).find((t) => t !== null);
-  const previous = firstAsk === undefined || firstAsk === null ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk };
+  const firstAsk = firstPersonText(cut.previousCapsule ? userMessages() : span);
+  const previous = firstAsk === undefined ? undefined : { ...EMPTY_LEDGER, originalTask: firstAsk };
   return buildLedger(span, previous, opts);
+}
+
+/** The person's first ask among `entries`, read no further than it (a compact history reads few lines back). */
+function firstPersonText(entries: Iterable<Entry>): string | undefined {
+  for (const e of entries) {
+    if (e.type !== 'user') continue;
+    const text = personText(e);
+    if (text !== null) return text;
+  }
+  return undefined;
 }
 
 /**

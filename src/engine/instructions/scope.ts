@@ -66,6 +66,21 @@ export class TouchedPaths {
     return [...this.#seen];
   }
 
+  /**
+   * Starts from a list recorded on the branch (a system update's `touched`): the paths named up to entry `id`, so
+   * the next growth is read from there instead of from the root.
+   */
+  seed(paths: readonly string[], id: string): void {
+    this.#seen = new Set(paths);
+    this.#lastId = id;
+    this.#scanned = Math.max(1, this.#scanned);
+  }
+
+  /** The paths found so far. */
+  get paths(): readonly string[] {
+    return [...this.#seen];
+  }
+
   /** The id of the last entry read: what the next growth is measured from. */
   get lastId(): string | undefined {
     return this.#lastId;

@@ -1,6 +1,5 @@
 // The active branch kept as an array with the positions paged views look up (messages, model changes, capsules): extended on append, rebuilt only on a leaf move.
 import type { CapsuleEntry, Entry, ModelChangeEntry } from './schema.js';
-import { isSubagentEntry } from './subagentRef.js';
 import type { SessionTree } from './tree.js';
 
 /**
@@ -12,7 +11,11 @@ import type { SessionTree } from './tree.js';
 export class BranchLine {
   #seen = 0;
   #generation = 0;
-  #entries: Entry[] = [];
+  /** Ids of the branch, root first: an entry of a compact history is read from the file only when a view asks for it. */
+  #ids: string[] = [];
+  /** Slots (file order) of the line's first `#coldSlots.length` entries, which lie in the compact part: ascending, so searched. */
+  #coldSlots: number[] = [];
+  /** Positions of the entries held whole (the tail, and everything appended since the chat opened). */
   #pos = new Map<string, number>();
   /** Positions of user messages, model changes and capsules, ascending. */
   #users: number[] = [];
@@ -25,13 +28,13 @@ export class BranchLine {
 
   /** Brings the line up to the tree: O(entries added since the last read), a walk after a leaf move. */
   sync(): this {
-    // Only what was added since the last read: older entries of a compact history stay in the file.
-    const added = this.tree.entriesFrom(this.#seen);
+    // Only the links of what was added since the last read: older entries of a compact history stay in the file.
+    const added = this.tree.linksFrom(this.#seen);
     this.#seen += added.length;
     let stale = false;
     for (const e of added) {
-      if (e.type === 'leaf' || isSubagentEntry(e)) continue;
-      if (!stale && e.parentId === this.#tip()) this.#push(e);
+      if (e.type === 'leaf' || e.subagent !== undefined) continue;
+      if (!stale && e.parentId === this.#tip()) this.#push(e.id, e.type);
       else stale = true;
     }
     if (stale || this.#tip() !== this.tree.leafId) this.#rebuild();
@@ -39,28 +42,35 @@ export class BranchLine {
   }
 
   #tip(): string | null {
-    return this.#entries.at(-1)?.id ?? null;
+    return this.#ids.at(-1) ?? null;
   }
 
-  #push(e: Entry): void {
-    const p = this.#entries.length;
-    this.#entries.push(e);
-    this.#pos.set(e.id, p);
-    if (e.type === 'user') this.#users.push(p);
-    else if (e.type === 'model_change') this.#models.push(p);
-    else if (e.type === 'capsule') this.#capsules.push(p);
-    else if (e.type === 'compaction_undo') this.#toggled.set(e.capsuleId, e.action);
+  #push(id: string, type: Entry['type']): void {
+    const p = this.#ids.length;
+    this.#ids.push(id);
+    const slot = p === this.#coldSlots.length ? this.tree.coldSlotOf(id) : undefined;
+    if (slot !== undefined) this.#coldSlots.push(slot);
+    else this.#pos.set(id, p);
+    if (type === 'user') this.#users.push(p);
+    else if (type === 'model_change') this.#models.push(p);
+    else if (type === 'capsule') this.#capsules.push(p);
+    else if (type === 'compaction_undo') {
+      // Undo events are kept whole in a compact history: reading one does not touch the file.
+      const e = this.tree.get(id);
+      if (e?.type === 'compaction_undo') this.#toggled.set(e.capsuleId, e.action);
+    }
   }
 
   #rebuild(): void {
     this.#generation++;
-    this.#entries = [];
+    this.#ids = [];
+    this.#coldSlots = [];
     this.#pos = new Map();
     this.#users = [];
     this.#models = [];
     this.#capsules = [];
     this.#toggled = new Map();
-    for (const e of this.tree.branch()) this.#push(e);
+    for (const id of this.tree.branchIds()) this.#push(id, this.tree.typeOf(id) ?? 'user');
   }
 
   /** Changes each time the line was rebuilt (the branch changed, not only grew). */
@@ -69,20 +79,44 @@ export class BranchLine {
   }
 
   get length(): number {
-    return this.sync().#entries.length;
+    return this.sync().#ids.length;
   }
 
+  /** The entry at `position` (one of a compact history is read from the file). */
   at(position: number): Entry | undefined {
-    return this.sync().#entries[position];
+    const id = this.sync().#ids[position];
+    return id === undefined ? undefined : this.tree.get(id);
+  }
+
+  /** The id at `position`, read from nowhere. */
+  idAt(position: number): string | undefined {
+    return this.sync().#ids[position];
   }
 
   positionOf(id: string): number | undefined {
-    return this.sync().#pos.get(id);
+    this.sync();
+    const p = this.#pos.get(id);
+    if (p !== undefined) return p;
+    const slot = this.tree.coldSlotOf(id);
+    if (slot === undefined) return undefined;
+    const i = lastAtOrBefore(this.#coldSlots, slot);
+    return i >= 0 && this.#coldSlots[i] === slot ? i : undefined;
   }
 
-  /** The entries at positions [from, to), root first. */
+  /** The entries at positions [from, to), root first (those of a compact history read from the file). */
   slice(from: number, to?: number): Entry[] {
-    return this.sync().#entries.slice(from, to);
+    const out: Entry[] = [];
+    for (const id of this.sync().#ids.slice(from, to)) {
+      const e = this.tree.get(id);
+      if (e !== undefined) out.push(e);
+    }
+    return out;
+  }
+
+  /** The entry at a position the line already synced to (capsules and model changes are kept whole in a compact history). */
+  #entryAt(position: number): Entry | undefined {
+    const id = this.#ids[position];
+    return id === undefined ? undefined : this.tree.get(id);
   }
 
   /** How many user messages the branch holds. */
@@ -106,7 +140,7 @@ export class BranchLine {
   /** The model in force just before `position`. */
   modelBefore(position: number): ModelChangeEntry | undefined {
     const models = this.sync().#models;
-    const e = this.#entries[models[lastAtOrBefore(models, position - 1)] ?? -1];
+    const e = this.#entryAt(models[lastAtOrBefore(models, position - 1)] ?? -1);
     return e?.type === 'model_change' ? e : undefined;
   }
 
@@ -118,7 +152,7 @@ export class BranchLine {
   /** The latest capsule on the branch, undone or not, and its position. */
   lastCapsule(): { readonly capsule: CapsuleEntry; readonly position: number } | undefined {
     const p = this.sync().#capsules.at(-1);
-    const e = p === undefined ? undefined : this.#entries[p];
+    const e = p === undefined ? undefined : this.#entryAt(p);
     return p === undefined || e?.type !== 'capsule' ? undefined : { capsule: e, position: p };
   }
 
@@ -126,7 +160,7 @@ export class BranchLine {
   findCapsule(match: (c: CapsuleEntry) => boolean): CapsuleEntry | undefined {
     const caps = this.sync().#capsules;
     for (let i = caps.length - 1; i >= 0; i--) {
-      const e = this.#entries[caps[i] ?? -1];
+      const e = this.#entryAt(caps[i] ?? -1);
       if (e?.type === 'capsule' && match(e)) return e;
     }
     return undefined;
@@ -140,10 +174,10 @@ export class BranchLine {
     const caps = this.sync().#capsules;
     for (let i = caps.length - 1; i >= 0; i--) {
       const index = caps[i] ?? -1;
-      const e = this.#entries[index];
+      const e = this.#entryAt(index);
       if (e?.type !== 'capsule' || this.#toggled.get(e.id) === 'undo') continue;
       const fk = e.firstKeptEntryId;
-      let start = fk === null ? index + 1 : (this.#pos.get(fk) ?? -1);
+      let start = fk === null ? index + 1 : (this.positionOf(fk) ?? -1);
       if (start < 0 || start > index) start = index + 1;
       return { start, pinned: new Set(e.pinnedEntryIds) };
     }

@@ -1,8 +1,7 @@
 // Where a chat forks: messages (or answers) that continue the same moment on different branches, for the ‹ 1/2 › switcher, and where a switch lands.
 import { resolveRewindPoint } from './rewindPoint.js';
 import type { Entry } from './schema.js';
-import type { SessionTree } from './tree.js';
-import { isSubagentEntry } from './subagentRef.js';
+import type { EntryLink, SessionTree } from './tree.js';
 
 /**
  * The entries that fix a moment of the conversation. What lies between two of them (message checkpoints, system
@@ -36,24 +35,25 @@ export class BranchIndex {
   #seen = 0;
   /** Entry id → the nearest anchor above it (null: the start of the chat). */
   readonly #anchorOf = new Map<string, string | null>();
-  /** Anchor → the alternatives that continue it, in file order. */
-  readonly #alternatives = new Map<string | null, Entry[]>();
+  /** Anchor → the alternatives that continue it (ids and kinds), in file order. */
+  readonly #alternatives = new Map<string | null, EntryLink[]>();
 
   constructor(readonly tree: SessionTree) {}
 
   #sync(): void {
-    // Only what was added since the last call: older entries of a compact history stay in the file.
-    const added = this.tree.entriesFrom(this.#seen);
+    // Only the links of what was added since the last call: older entries of a compact history stay in the file.
+    const added = this.tree.linksFrom(this.#seen);
     this.#seen += added.length;
     for (const e of added) {
-      if (e.type === 'leaf' || isSubagentEntry(e)) continue;
+      if (e.type === 'leaf' || e.subagent !== undefined) continue;
       const parentType = e.parentId === null ? undefined : this.tree.typeOf(e.parentId);
       const anchor = e.parentId === null || parentType === undefined ? null : ANCHORS.has(parentType) ? e.parentId : (this.#anchorOf.get(e.parentId) ?? null);
       this.#anchorOf.set(e.id, anchor);
       if (!ALTERNATIVES.has(e.type)) continue;
       const list = this.#alternatives.get(anchor);
-      if (list === undefined) this.#alternatives.set(anchor, [e]);
-      else list.push(e);
+      const link: EntryLink = { id: e.id, parentId: e.parentId, type: e.type };
+      if (list === undefined) this.#alternatives.set(anchor, [link]);
+      else list.push(link);
     }
   }
 
@@ -64,8 +64,13 @@ export class BranchIndex {
     const list = this.#alternatives.get(this.#anchorOf.get(entryId) ?? null) ?? [];
     const at = list.findIndex((e) => e.id === entryId);
     if (at < 0 || list.length < 2) return undefined;
-    const first = list[0];
-    const retry = first?.type === 'user' && list.every((e) => e.type === 'user' && e.content === first.content);
+    // Only a fork's own messages are read (from the file, in a compact history) to tell a Retry from an edit.
+    const texts = list.map((l) => {
+      const e = l.type === 'user' ? this.tree.get(l.id) : undefined;
+      return e?.type === 'user' ? e.content : undefined;
+    });
+    const first = texts[0];
+    const retry = first !== undefined && texts.every((t) => t === first);
     const previous = list[at - 1]?.id;
     const next = list[at + 1]?.id;
     return { index: at + 1, count: list.length, ...(previous === undefined ? {} : { previous }), ...(next === undefined ? {} : { next }), retry };

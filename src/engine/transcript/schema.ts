@@ -90,6 +90,10 @@ const ToolResultEntrySchema = z.object({
   images: z.optional(z.array(ImagePartSchema)),
 });
 
+/** Bounds of a system update's `touched` list: a longer list is not written (a reopened chat then reads the branch). */
+export const MAX_TOUCHED_PATHS = 4000;
+export const MAX_TOUCHED_PATH = 4096;
+
 const SystemUpdateEntrySchema = z.object({
   ...base,
   type: z.literal('system_update'),
@@ -99,6 +103,11 @@ const SystemUpdateEntrySchema = z.object({
   reason: z.optional(z.string()),
   /** The instruction sources in force after this entry (key + content hash), so a reload or a branch knows what the model saw (docs/user/instructions.md). */
   sources: z.optional(z.array(z.object({ key: z.string().check(z.minLength(1), z.maxLength(1000)), hash: z.string().check(z.minLength(1), z.maxLength(64)) }))),
+  /**
+   * The paths the agent's calls had named on the branch up to this entry (what folder- and glob-scoped instructions
+   * follow), so a reopened chat reads only the entries after it to know them.
+   */
+  touched: z.optional(z.array(z.string().check(z.maxLength(MAX_TOUCHED_PATH))).check(z.maxLength(MAX_TOUCHED_PATHS))),
 });
 
 export const TRIGGERS = [

@@ -8,6 +8,15 @@ import { isSubagentEntry } from './subagentRef.js';
 /** The kinds FiguresFold.add() reads more of than the type; every other kind leaves the figures as they are. */
 const FOLDED: ReadonlySet<string> = new Set(['assistant', 'capsule', 'compaction_undo', 'model_change', 'system_update']);
 
+/** What a fold over the tree's shape reads of an entry; `cold` marks one still in the file (read with get()). */
+export interface EntryLink {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly type: Entry['type'];
+  readonly subagent?: unknown;
+  readonly cold?: true;
+}
+
 export type TreeProblemKind = 'duplicate_id' | 'unknown_parent' | 'cycle' | 'unknown_leaf_target';
 
 export interface TreeProblem {
@@ -96,6 +105,77 @@ export class SessionTree {
     if (start <= 0 && coldSize === 0) return this.order;
     if (start >= coldSize) return this.order.slice(start - coldSize);
     return [...(this.cold?.entries(start) ?? []), ...this.order];
+  }
+
+  /**
+   * The links of the entries from position `start` of entries() on (id, parent, type, subagent mark), without reading
+   * an entry of the compact part back: what a fold that needs only the shape of the tree reads.
+   */
+  linksFrom(start: number): readonly EntryLink[] {
+    const cold = this.cold;
+    const coldSize = cold?.size ?? 0;
+    if (cold === undefined || start >= coldSize) return start <= 0 ? this.order : this.order.slice(start - coldSize);
+    const out: EntryLink[] = [];
+    for (let i = Math.max(0, start); i < coldSize; i++) {
+      const parent = cold.parentAt(i);
+      out.push({
+        id: cold.idAt(i),
+        parentId: parent < 0 ? null : cold.idAt(parent),
+        type: cold.typeAt(i) as Entry['type'],
+        cold: true,
+        ...(cold.subagentAt(i) ? { subagent: true } : {}),
+      });
+    }
+    for (const e of this.order) out.push(e);
+    return out;
+  }
+
+  /** Ids of the branch ending at `leafId` (default: the active leaf), root first, leaf moves excluded; nothing is read back from the file. */
+  branchIds(leafId: string | null = this.leaf): string[] {
+    const path: string[] = [];
+    let steps = this.size;
+    let cur = leafId === null ? undefined : this.byId.get(leafId);
+    let next = leafId;
+    while (cur && steps-- >= 0) {
+      if (cur.type !== 'leaf') path.push(cur.id);
+      next = cur.parentId;
+      cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
+    }
+    const cold = this.cold;
+    let slot = next === null || cold === undefined ? undefined : cold.slotOf(next);
+    while (cold !== undefined && slot !== undefined && slot >= 0 && steps-- >= 0) {
+      if (cold.typeAt(slot) !== 'leaf') path.push(cold.idAt(slot));
+      slot = cold.parentAt(slot);
+    }
+    return path.reverse();
+  }
+
+  /**
+   * The active branch's entries of the given kinds, root first, each read (from the file, in the compact part) only
+   * when it is reached and of one of those kinds: a caller that stops early reads few.
+   */
+  *branchOfKinds(kinds: ReadonlySet<string>): Generator<Entry> {
+    for (const id of this.branchIds()) {
+      if (!kinds.has(this.typeOf(id) ?? '')) continue;
+      const e = this.get(id);
+      if (e !== undefined) yield e;
+    }
+  }
+
+  /** The position of a compact-part entry in file order (its slot), undefined for an entry held whole or unknown. */
+  coldSlotOf(id: string): number | undefined {
+    return this.byId.has(id) ? undefined : this.cold?.slotOf(id);
+  }
+
+  /** The parent of entry `id` (without reading an entry of the compact part back); undefined when unknown. */
+  parentOf(id: string): string | null | undefined {
+    const e = this.byId.get(id);
+    if (e !== undefined) return e.parentId;
+    const cold = this.cold;
+    const slot = cold?.slotOf(id);
+    if (cold === undefined || slot === undefined) return undefined;
+    const parent = cold.parentAt(slot);
+    return parent < 0 ? null : cold.idAt(parent);
   }
 
   /** The kind of entry `id` (without reading an entry of the compact part back). */

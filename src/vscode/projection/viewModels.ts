@@ -45,7 +45,8 @@ export function toSessionView(store: ChatReads): SessionView {
     id: store.header.id,
     title: store.header.title,
     createdAt: store.header.createdAt,
-    entries: store.entries().length,
+    // The tree's size, not entries().length: a compact history would be read back from the file to be counted.
+    entries: store.tree.size,
     readOnly: store.readOnly,
     readOnlyReason: store.readOnlyReason,
     problems: store.problems.length,

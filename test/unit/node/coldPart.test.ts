@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { BranchLine } from '../../../src/engine/transcript/branchLine.js';
 import { BranchIndex } from '../../../src/engine/transcript/branches.js';
 import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
+import type { EntryLink } from '../../../src/engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { readTail } from '../../../src/node/tailRead.js';
 import { recordedModelOf, sessionModel } from '../../../src/cli/session.js';
@@ -114,6 +115,26 @@ test('random trees: every read of the compact part (get, branch, children, entri
           }
           assert.deepEqual(tree.children(null), full.children(null));
           assert.deepEqual([...tree.walkBack()], full.branch().reverse());
+          // The shape-only reads the views fold from: links, branch ids, kinds, parents, and what folds on them.
+          const shape = (l: EntryLink): unknown => ({ id: l.id, parentId: l.parentId, type: l.type, subagent: l.subagent !== undefined });
+          assert.deepEqual(tree.linksFrom(0).map(shape), full.linksFrom(0).map(shape));
+          assert.deepEqual(tree.branchIds(), full.branchIds());
+          for (const e of full.entries()) {
+            assert.equal(tree.typeOf(e.id), e.type);
+            assert.equal(tree.parentOf(e.id), e.parentId);
+          }
+          const kinds = new Set(['user', 'capsule', 'system_update']);
+          assert.deepEqual([...tree.branchOfKinds(kinds)], [...full.branchOfKinds(kinds)]);
+          const [line, fullLine] = [new BranchLine(tree), new BranchLine(full)];
+          assert.equal(line.length, fullLine.length);
+          assert.deepEqual(line.slice(0), fullLine.slice(0));
+          assert.deepEqual(line.keptSpan(), fullLine.keptSpan());
+          assert.equal(line.messages, fullLine.messages);
+          const [forks, fullForks] = [new BranchIndex(tree), new BranchIndex(full)];
+          for (const e of full.entries()) {
+            assert.equal(line.positionOf(e.id), fullLine.positionOf(e.id));
+            assert.deepEqual(forks.forkOf(e.id), fullForks.forkOf(e.id));
+          }
           if (tree.coldReads > 0) cold++;
         } finally {
           await store.close();
@@ -164,7 +185,7 @@ test('a line rewritten under an open store (same length, another entry) is refus
   assert.throws(() => store.get('e5'), /^ColdReadError: Session line 6 changed after the session was opened/u);
 });
 
-test('the branch line and the branch index read the compact part once: later reads and forks fold only what was added', async (t) => {
+test('the branch line and the branch index fold the compact part from its records: only the entries a page shows are read back', async (t) => {
   const dir = await tempDir(t, 'capsule-cold-line-');
   const path = join(dir, 's.jsonl');
   const entries = await writeLongSession(path, 3_000, dir);
@@ -175,16 +196,21 @@ test('the branch line and the branch index read the compact part once: later rea
   const line = new BranchLine(tree);
   const forks = new BranchIndex(tree);
   const first = { length: line.length, fork: forks.forkOf(entries.at(-1)?.id ?? '') };
-  const afterFirst = tree.coldReads;
-  assert.ok(afterFirst > 0, 'the first fold reads the older entries back, once');
-  // What a page of the chat does: many positions, many fork lookups.
+  assert.ok(first.length > 2_000 && tree.size > tree.linksFrom(0).filter((l) => l.cold === true).length, 'the session has a compact part');
+  assert.equal(tree.coldReads, 0, 'the first fold reads no older entry back: ids, parents and kinds come from the records');
+  // What a page of the chat does: many positions, many fork lookups. Only the entries asked for are read.
   assert.deepEqual(forks.forkOf(entries.at(-1)?.id ?? ''), first.fork);
   for (let i = 0; i < 200; i++) {
     assert.equal(line.length, first.length);
     assert.ok(line.at(first.length - 1 - i) !== undefined);
     forks.forkOf(entries.at(-1 - i)?.id ?? '');
   }
-  assert.equal(tree.coldReads, afterFirst, 'no later read goes back to the file');
+  assert.ok(tree.coldReads <= 200, `a page of 200 positions reads at most those 200 entries (${tree.coldReads})`);
+  // Positions of older entries come from their slots, unread.
+  const reads = tree.coldReads;
+  assert.equal(line.positionOf(entries[5]?.id ?? ''), 5);
+  assert.equal(line.idAt(5), entries[5]?.id);
+  assert.equal(tree.coldReads, reads);
   // The same line and forks as a session parsed whole.
   const full = (await loadSessionFile(path)).tree;
   const whole = new BranchLine(full);

@@ -1,0 +1,59 @@
+// A folder's AGENTS.md that applied before a compaction still applies after the chat is reopened: the epoch base records the paths the calls named (`touched`), and the reopened chat reads only the entries after it.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { test } from 'node:test';
+import { startFakeOpenAI } from '../../fakes/openaiServer.js';
+import { agentResponder, SMALL_SETTINGS, tempDir } from '../agent/agentHelpers.js';
+import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
+import { messageTexts, openWithInstructions, systemText, workspaceWith } from './instructionHelpers.js';
+
+const RULE = 'PKG-RULE-42: every export in pkg/ is documented.';
+
+test('the epoch base records the touched paths, and a reopened chat keeps a folder rule in force without walking back', async (t) => {
+  const dir = await tempDir(t);
+  const server = await startFakeOpenAI({ window: 32_000 });
+  t.after(() => server.close());
+  server.setFallback(
+    agentResponder((text) => {
+      const m = /^Read (\S+)/.exec(text);
+      return m === null ? [] : [{ name: 'read_file', arguments: { path: m[1] ?? '' } }];
+    }),
+  );
+  const ws = await workspaceWith(dir, { 'pkg/AGENTS.md': `${RULE}\n`, 'pkg/a.ts': 'export const a = 1;\n' });
+  const settings = { ...SMALL_SETTINGS, keepRecentTokens: 200 };
+  const signal = new AbortController().signal;
+  const first = await openWithInstructions(server, dir, ws, { window: 32_000, maxOutput: 1000, settings });
+  assert.equal((await first.session.turn({ userText: 'Read pkg/a.ts and check it.', signal })).status, 'completed');
+  for (const f of ['src/f0.ts', 'src/f1.ts']) assert.equal((await first.session.turn({ userText: `Read ${f} and check it.`, signal })).status, 'completed');
+  const c = await first.session.compact();
+  assert.equal(c.outcomes[0]?.outcome, 'completed', JSON.stringify(c.outcomes[0]));
+  await first.session.close();
+
+  const lines = (await readFile(first.path, 'utf8'))
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => JSON.parse(l) as { type: string; mode?: string; touched?: string[] });
+  const base = lines.filter((e) => e.type === 'system_update' && e.mode === 'base').at(-1);
+  assert.ok(base?.touched?.includes('pkg/a.ts'), `the new epoch's base records the touched paths: ${JSON.stringify(base?.touched)}`);
+
+  // Reopened with a compact history: the rule still applies, and the first turn appends no update dropping it.
+  const store = await JsonlSessionStore.open(first.path, { tailFirst: true });
+  await store.whenIndexed();
+  const again = await openWithInstructions(server, dir, ws, { window: 32_000, maxOutput: 1000, settings, sessionPath: first.path, store });
+  t.after(() => again.session.close());
+  const before = server.chatRequests.length;
+  assert.equal((await again.session.turn({ userText: 'Read src/f2.ts and check it.', signal })).status, 'completed');
+  const sent = server.chatRequests.slice(before);
+  assert.ok(sent.length > 0);
+  for (const r of sent)
+    assert.ok(
+      [systemText(r), ...messageTexts(r)].some((x) => x.includes(RULE)),
+      'the folder rule still reaches the model',
+    );
+  const after = (await readFile(first.path, 'utf8'))
+    .trim()
+    .split('\n')
+    .slice(lines.length + 1);
+  assert.ok(!after.some((l) => l.includes('"system_update"') && l.includes('pkg/AGENTS.md')), 'no update drops or repeats pkg/AGENTS.md');
+});
