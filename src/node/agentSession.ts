@@ -36,7 +36,7 @@ import { InstructionToolHost } from './instructions/instructionTools.js';
 import { instructionReport } from './instructions/instructionReport.js';
 import type { WorkspaceInstructions } from './instructions/workspaceInstructions.js';
 import { TaskToolHost } from './subagents/taskToolHost.js';
-import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
+import { activeSubagentRunsOf, type SubagentRun } from '../engine/agent/subagentResult.js';
 import { composeSessionTools } from './sessionTools.js';
 
 export { sidecarPaths } from './agentConfig.js';
@@ -329,7 +329,7 @@ export class AgentSession {
   /** The subagent runs of the active branch (docs/subagents.md): what `/budget` lists; their tokens are never in the parent's budget. */
   subagentRuns(): SubagentRun[] {
     const store = this.parts.store;
-    return activeSubagentRuns(store.entries(), store.tree.branch());
+    return activeSubagentRunsOf(store.tree);
   }
 
   /** The budget another branch would have (where a rewind would land). */

@@ -1,5 +1,5 @@
 // A chat without a model, read-only (`capsule budget`): the meter's figures and the subagent runs of a session loaded for reading, without the lock, the writer or the rewind machinery (kept out of this module so the command loads little).
-import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
+import { activeSubagentRunsOf, type SubagentRun } from '../engine/agent/subagentResult.js';
 import type { LoadProblem } from '../engine/ports.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { Entry, SessionHeader } from '../engine/transcript/schema.js';
@@ -29,6 +29,6 @@ export class ChatReading {
   }
 
   subagentRuns(): SubagentRun[] {
-    return activeSubagentRuns(this.#tree.entries(), this.#tree.branch());
+    return activeSubagentRunsOf(this.#tree);
   }
 }

@@ -1,5 +1,5 @@
 // A chat without a model, still behind a facade: its conversation can be read, measured, rewound and switched between branches (no files: there are no snapshots without the agent).
-import { activeSubagentRuns, type SubagentRun } from '../engine/agent/subagentResult.js';
+import { activeSubagentRunsOf, type SubagentRun } from '../engine/agent/subagentResult.js';
 import type { Budget } from '../engine/tokens/budget.js';
 import type { RewindOptions } from './agentSession.js';
 import { StoreChat } from './chatReads.js';
@@ -59,6 +59,6 @@ export class OfflineChat extends StoreChat implements LeafMoves {
 
   /** The subagent runs of the active branch, listed by `/budget` with their own cost. */
   subagentRuns(): SubagentRun[] {
-    return activeSubagentRuns(this.store.entries(), this.store.tree.branch());
+    return activeSubagentRunsOf(this.store.tree);
   }
 }

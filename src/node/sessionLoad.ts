@@ -12,10 +12,11 @@ import { lineKeys } from './lineKeys.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
 
 /**
- * Kinds kept whole in the compact part: leaf moves, and the few lines the branch figures read (capsules, undo events,
- * model changes, system updates), so the figures never read the file back; they are a small share of a session.
+ * Kinds kept whole in the compact part: leaf moves, the few lines the branch figures read (capsules, undo events,
+ * model changes, system updates) and the checkpoints the Checkpoints tree groups, so neither reads the file back;
+ * they are small and a small share of a session.
  */
-const KEPT_WHOLE: ReadonlySet<string> = new Set(['leaf', 'capsule', 'compaction_undo', 'model_change', 'system_update']);
+const KEPT_WHOLE: ReadonlySet<string> = new Set(['leaf', 'capsule', 'compaction_undo', 'model_change', 'system_update', 'checkpoint']);
 
 export interface SessionLoad {
   /** undefined when the first line is missing or is not a valid header. */

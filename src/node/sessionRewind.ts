@@ -46,12 +46,12 @@ interface RewindDeps {
 
 /** Changes are logged against the newest entry in file order: the file's order is the order things happened on disk, across branches. */
 export function lastEntryId(store: JsonlSessionStore): string | null {
-  const all = store.entries();
-  return all[all.length - 1]?.id ?? null;
+  return store.tree.lastId();
 }
 
 function positions(store: JsonlSessionStore): (id: string | null) => number {
-  const at = new Map(store.entries().map((e, i) => [e.id, i]));
+  // From the links: a compact history's lines are not read back to be numbered.
+  const at = new Map(store.tree.linksFrom(0).map((e, i) => [e.id, i]));
   return (id) => (id === null ? -1 : (at.get(id) ?? -1));
 }
 

@@ -4,6 +4,8 @@ import { commandSucceeded, resultTestSummary, toolActionsOf } from '../compactio
 import { effects as makeEffects, type ChildCommand, type Effects } from '../transcript/effects.js';
 import type { Entry } from '../transcript/schema.js';
 import type { TurnResult } from './agentEvents.js';
+import { lineOf } from '../transcript/branchLine.js';
+import type { SessionTree } from '../transcript/tree.js';
 
 /** One child's run as /budget lists it. */
 export interface SubagentRun {
@@ -65,6 +67,34 @@ function subagentRuns(entries: readonly Entry[]): SubagentRun[] {
 export function activeSubagentRuns(entries: readonly Entry[], branch: readonly Entry[]): SubagentRun[] {
   const calls = new Set(branch.flatMap((e) => (e.type === 'assistant' ? e.toolCalls.map((c) => c.id) : [])));
   return subagentRuns(entries.filter((e) => e.subagent !== undefined && calls.has(e.subagent.toolCallId)));
+}
+
+/**
+ * The same as activeSubagentRuns(tree.entries(), tree.branch()), reading only the subagents' own lines: a run whose
+ * entries name the parent's answer (`anchorId`) is active when that answer is on the branch line; only runs written
+ * without it make the branch be read.
+ */
+export function activeSubagentRunsOf(tree: SessionTree): SubagentRun[] {
+  const marked: Entry[] = [];
+  for (const l of tree.linksFrom(0)) {
+    const e = l.subagent === undefined ? undefined : tree.get(l.id);
+    if (e !== undefined) marked.push(e);
+  }
+  if (marked.length === 0) return [];
+  if (marked.some((e) => e.subagent?.anchorId === undefined)) return activeSubagentRuns(marked, tree.branch());
+  const line = lineOf(tree);
+  const onBranch = new Map<string, boolean>();
+  const active = (anchorId: string, toolCallId: string): boolean => {
+    const key = `${anchorId}\u0000${toolCallId}`;
+    let yes = onBranch.get(key);
+    if (yes === undefined) {
+      const anchor = line.positionOf(anchorId) === undefined ? undefined : tree.get(anchorId);
+      yes = anchor?.type === 'assistant' && anchor.toolCalls.some((c) => c.id === toolCallId);
+      onBranch.set(key, yes);
+    }
+    return yes;
+  };
+  return subagentRuns(marked.filter((e) => e.subagent?.anchorId !== undefined && active(e.subagent.anchorId, e.subagent.toolCallId)));
 }
 
 /** `/budget`'s lines for subagent runs: their own cost, never part of the parent's figures above. */

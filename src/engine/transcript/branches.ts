@@ -79,19 +79,19 @@ export class BranchIndex {
 
 /** The newest entry (in file order) of the subtree that starts at `rootId`, the root itself when nothing follows it. */
 export function branchTip(tree: SessionTree, rootId: string): Entry | undefined {
-  const all = tree.entries();
+  // Over the links: a compact history's lines are not read back, only the tip is.
+  const all = tree.linksFrom(0);
   const start = all.findIndex((e) => e.id === rootId);
-  const root = all[start];
-  if (root === undefined) return undefined;
+  if (all[start] === undefined) return undefined;
   const inside = new Set([rootId]);
-  let tip: Entry = root;
+  let tip = rootId;
   for (let i = start + 1; i < all.length; i++) {
     const e = all[i];
     if (e === undefined || e.type === 'leaf' || e.parentId === null || !inside.has(e.parentId)) continue;
     inside.add(e.id);
-    tip = e;
+    tip = e.id;
   }
-  return tip;
+  return tree.get(tip);
 }
 
 /**

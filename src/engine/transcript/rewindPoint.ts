@@ -2,6 +2,8 @@
 import type { SessionTree } from './tree.js';
 import type { Entry } from './schema.js';
 
+const CHECKPOINTS: ReadonlySet<string> = new Set(['checkpoint']);
+
 export interface RewindPoint {
   /** The entry the leaf moves to; null rewinds to before the first message. */
   readonly targetId: string | null;
@@ -60,7 +62,7 @@ function userAfter(tree: SessionTree, checkpoint: Entry): Entry | undefined {
 export function resolveRewindPoint(tree: SessionTree, ref: string): RewindPointResult {
   const byCheckpoint = ref.startsWith('ck_')
     ? tree
-        .entries()
+        .ofKinds(CHECKPOINTS)
         .filter((e) => e.type === 'checkpoint' && e.checkpointId === ref)
         .pop()
     : undefined;

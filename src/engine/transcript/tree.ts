@@ -130,6 +130,28 @@ export class SessionTree {
     return out;
   }
 
+  /**
+   * Every entry of the given kinds in file order (all branches), reading only those: what a lookup by checkpoint or
+   * capsule needs (both kinds are kept whole in a compact history, so nothing is read back).
+   */
+  ofKinds(kinds: ReadonlySet<string>): Entry[] {
+    const out: Entry[] = [];
+    for (const l of this.linksFrom(0)) {
+      if (!kinds.has(l.type)) continue;
+      const e = l.cold === true ? this.get(l.id) : (l as Entry);
+      if (e !== undefined) out.push(e);
+    }
+    return out;
+  }
+
+  /** The id of the newest entry in file order (leaf moves included), null for an empty tree. */
+  lastId(): string | null {
+    const hot = this.order.at(-1);
+    if (hot !== undefined) return hot.id;
+    const cold = this.cold;
+    return cold === undefined || cold.size === 0 ? null : cold.idAt(cold.size - 1);
+  }
+
   /** Ids of the branch ending at `leafId` (default: the active leaf), root first, leaf moves excluded; nothing is read back from the file. */
   branchIds(leafId: string | null = this.leaf): string[] {
     const path: string[] = [];

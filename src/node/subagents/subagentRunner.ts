@@ -12,7 +12,7 @@ import type { SubagentSettings } from '../../engine/subagentSettings.js';
 import type { EntryTokenCache } from '../../engine/tokens/entryCache.js';
 import { capsuleOperationId } from '../../engine/transcript/modelInput.js';
 import type { Entry } from '../../engine/transcript/schema.js';
-import { SubagentStore, type ParentStore } from './subagentStore.js';
+import { anchorOf, SubagentStore, type ParentStore } from './subagentStore.js';
 import { Slots } from './slots.js';
 
 /** What the host hears about children: their start, every agent event of theirs, and their end. */
@@ -125,7 +125,7 @@ export class SubagentRunner {
     const d = this.d;
     const id = d.ids.next('sa_');
     const callId = call?.callId ?? id;
-    const anchor = [...d.store.entries()].reverse().find((e) => e.type === 'assistant' && e.subagent === undefined && e.toolCalls.some((c) => c.id === callId));
+    const anchor = anchorOf(d.store, callId);
     const store = new SubagentStore(d.store, { id, toolCallId: callId, description, ...(anchor === undefined ? {} : { anchorId: anchor.id }) });
     const model = d.childModel?.() ?? d.model();
     let child: Agent | undefined;
@@ -167,7 +167,7 @@ export class SubagentRunner {
     } catch (err) {
       result = { turnId: '', status: 'failed', error: err instanceof Error ? err.message : String(err), requests: 0 };
     }
-    const mine = d.store.entries().filter((e) => e.subagent?.id === id);
+    const mine = store.written;
     const tokens = mine.reduce((n, e) => n + (e.type === 'assistant' ? (e.usage?.promptTokens ?? 0) + (e.usage?.completionTokens ?? 0) : 0), 0);
     emit({
       type: 'subagent_end',

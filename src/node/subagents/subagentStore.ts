@@ -10,7 +10,24 @@ export interface ParentStore {
   readonly readOnlyReason?: string;
   entries(): readonly Entry[];
   get(id: string): Entry | undefined;
+  /** The parent's own leaf (a child's entries never move it). */
+  leafId(): string | null;
   append(entry: Entry): Promise<void>;
+}
+
+/**
+ * The parent's answer holding tool call `callId`: found walking back from the parent's leaf through the current turn
+ * (the call is its latest answer's), so a long history is not read; the whole file is searched only when it is not there.
+ */
+export function anchorOf(store: ParentStore, callId: string): Entry | undefined {
+  const holds = (e: Entry | undefined): boolean => e?.type === 'assistant' && e.subagent === undefined && e.toolCalls.some((c) => c.id === callId);
+  for (let id = store.leafId(), steps = 0; id !== null && steps < 10_000; steps++) {
+    const e = store.get(id);
+    if (e === undefined || holds(e)) return e;
+    if (e.type === 'user') break;
+    id = e.parentId;
+  }
+  return [...store.entries()].reverse().find(holds);
 }
 
 /**
@@ -20,6 +37,7 @@ export interface ParentStore {
 export class SubagentStore implements TranscriptStore {
   private leaf: string | null = null;
   private first = true;
+  readonly #written: Entry[] = [];
 
   constructor(
     private readonly parent: ParentStore,
@@ -50,7 +68,12 @@ export class SubagentStore implements TranscriptStore {
     return this.leaf;
   }
 
-  /** The ids of what this child appended, in order. */
+  /** What this child appended, in order (no read of the parent's file). */
+  get written(): readonly Entry[] {
+    return this.#written;
+  }
+
+  /** The child's id (`sa_…`). */
   get id(): string {
     return this.ref.id;
   }
@@ -59,7 +82,9 @@ export class SubagentStore implements TranscriptStore {
     const { description, ...rest } = this.ref;
     // The description travels once, on the first entry; every entry names the child and the parent's call.
     const subagent: SubagentRef = this.first && description !== undefined ? this.ref : rest;
-    await this.parent.append({ ...entry, subagent });
+    const marked = { ...entry, subagent };
+    await this.parent.append(marked);
+    this.#written.push(marked);
     this.first = false;
     this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
   }

@@ -12,6 +12,9 @@ import { categoriesOf } from '../../node/sessionBudget.js';
 import { capsuleTokens, type MeterBasis } from '../services/meterBasis.js';
 import { RETENTION_CATEGORIES, retentionFromDetails, retentionLine } from '../../engine/compaction/retention.js';
 
+/** Capsules are kept whole in a compact history: finding one reads nothing back from the file. */
+const CAPSULES: ReadonlySet<string> = new Set(['capsule']);
+
 function categoriesView(c: TokenCategories): BudgetCategories {
   return { system: c.system, tools: c.tools, capsule: c.capsule, messages: c.messages, toolResults: c.toolResults, reservedOutput: c.reservedOutput };
 }
@@ -82,7 +85,7 @@ function importedTitle(capsule: CapsuleEntry): string | undefined {
 
 /** The capsule viewer's content; `previous` is the capsule before it on its own branch (for the diff). */
 export function capsuleView(tree: SessionTree, checkpointId: string, basis: MeterBasis): CapsuleView | undefined {
-  const capsule = capsuleAt(tree.entries(), checkpointId);
+  const capsule = capsuleAt(tree.ofKinds(CAPSULES), checkpointId);
   if (!capsule) return undefined;
   const parsed = parseCapsuleSections(capsule.summary);
   const sections = SECTION_NAMES.flatMap((name) => {

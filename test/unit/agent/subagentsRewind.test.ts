@@ -8,6 +8,7 @@ import { startFakeOpenAI, type ChatBody } from '../../fakes/openaiServer.js';
 import { buildModelInput } from '../../../src/engine/transcript/modelInput.js';
 import { openSession, tempDir } from './agentHelpers.js';
 import { isChild, scenario, task } from './subagentHelpers.js';
+import { activeSubagentRuns, activeSubagentRunsOf } from '../../../src/engine/agent/subagentResult.js';
 
 test('rewind to before a task: the child is off the active path, its file changes are undone, /budget lists no run', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
@@ -43,6 +44,11 @@ test('rewind to before a task: the child is off the active path, its file change
   assert.ok(!childTools.includes('task') && !childTools.includes('checkpoint'));
   const runs = o.session.subagentRuns();
   assert.equal(runs.length, 1);
+  // Read from the runs' own lines (their anchor on the branch line) = the reference fold of every entry and the branch.
+  const tree = o.session.store.tree;
+  assert.deepEqual(activeSubagentRunsOf(tree), activeSubagentRuns(tree.entries(), tree.branch()));
+  const anchor = tree.entries().find((e) => e.subagent !== undefined)?.subagent?.anchorId;
+  assert.equal(tree.get(anchor ?? '')?.type, 'assistant', 'the child names the answer holding its task call');
   assert.equal(runs[0]?.description, 'edit a');
   assert.equal(runs[0]?.requests, 2);
   // The child's writes joined the parent's ledger through the task result's measured effects.
@@ -60,6 +66,7 @@ test('rewind to before a task: the child is off the active path, its file change
   const branch = o.session.store.tree.branch();
   assert.ok(branch.every((e) => e.subagent === undefined && !(e.type === 'tool_result' && e.toolName === 'task')));
   assert.deepEqual(o.session.subagentRuns(), []);
+  assert.deepEqual(activeSubagentRunsOf(tree), activeSubagentRuns(tree.entries(), tree.branch()));
   assert.ok(buildModelInput(branch, '').messages.every((m) => !m.content.includes('CHILD-W')));
 
   // The chat goes on from there.

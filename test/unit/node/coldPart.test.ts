@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { BranchLine } from '../../../src/engine/transcript/branchLine.js';
 import { BranchIndex } from '../../../src/engine/transcript/branches.js';
+import { MomentIndex } from '../../../src/engine/transcript/momentIndex.js';
+import { momentsOf } from '../../../src/engine/transcript/moments.js';
 import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
 import type { EntryLink } from '../../../src/engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
@@ -84,7 +86,7 @@ test('opening tail first parses only the tail; the figures read nothing back (wh
 // No bad entries (the test below has one); more compactions than in tailSessions, so most tails are short.
 const goodOp = fc.oneof(
   { weight: 5, arbitrary: op.filter((o) => o.k !== 'badEntry') },
-  { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(4), pins: fc.constant([]) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(4), pins: fc.constant([]), checkpointFirst: fc.boolean() }) },
 );
 
 test('random trees: every read of the compact part (get, branch, children, entries, figures) equals the full load', async (t) => {
@@ -135,6 +137,11 @@ test('random trees: every read of the compact part (get, branch, children, entri
             assert.equal(line.positionOf(e.id), fullLine.positionOf(e.id));
             assert.deepEqual(forks.forkOf(e.id), fullForks.forkOf(e.id));
           }
+          // The Checkpoints tree's moments, folded from the records, equal the reference fold of the whole load.
+          const moments = new MomentIndex(tree);
+          const reference = momentsOf(full.entries(), full.branch());
+          assert.deepEqual(moments.active(), reference.active);
+          assert.deepEqual(moments.other(), reference.other);
           if (tree.coldReads > 0) cold++;
         } finally {
           await store.close();

@@ -6,7 +6,9 @@ import { headerLine } from './storeHelpers.js';
 
 export type Op =
   | { readonly k: 'user' | 'answer' | 'calls' | 'result' | 'base' | 'append' | 'blank' | 'badJson' | 'badEntry' | 'orphan' | 'dup' | 'big' }
-  | { readonly k: 'capsule'; readonly keep: number; readonly pins: readonly number[] }
+  | { readonly k: 'capsule'; readonly keep: number; readonly pins: readonly number[]; readonly checkpointFirst?: boolean }
+  /** A checkpoint: of the message that follows it (`message`), or one of its own. */
+  | { readonly k: 'checkpoint'; readonly message: boolean }
   | { readonly k: 'rewind'; readonly back: number }
   | { readonly k: 'switch'; readonly pick: number }
   | { readonly k: 'toggle'; readonly redo: boolean };
@@ -15,7 +17,11 @@ export const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 10, arbitrary: fc.constantFrom<Op>({ k: 'user' }, { k: 'answer' }, { k: 'calls' }, { k: 'result' }, { k: 'big' }) },
   { weight: 2, arbitrary: fc.constantFrom<Op>({ k: 'base' }, { k: 'append' }) },
   { weight: 1, arbitrary: fc.constantFrom<Op>({ k: 'blank' }, { k: 'badJson' }, { k: 'badEntry' }, { k: 'orphan' }, { k: 'dup' }) },
-  { weight: 2, arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(12), pins: fc.array(fc.nat(20), { maxLength: 2 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ k: fc.constant('capsule' as const), keep: fc.nat(12), pins: fc.array(fc.nat(20), { maxLength: 2 }), checkpointFirst: fc.boolean() }),
+  },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('checkpoint' as const), message: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('rewind' as const), back: fc.nat(60) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('switch' as const), pick: fc.nat(1000) }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('toggle' as const), redo: fc.boolean() }) },
@@ -54,7 +60,8 @@ export function sessionText(ops: readonly Op[], end: Ending): string {
         add({ type: 'user', content: `ask ${n} ✓ ünïcode` });
         break;
       case 'answer':
-        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [] });
+        // Every other answer reports usage: the Checkpoints tree shows the latest before each message.
+        add({ type: 'assistant', content: `answer ${n}`, toolCalls: [], ...(n % 2 === 0 ? { usage: { promptTokens: n * 10, completionTokens: 1 } } : {}) });
         break;
       case 'calls':
         add({ type: 'assistant', content: '', toolCalls: [{ id: `c${n}`, name: 'read_file', arguments: '{}' }] });
@@ -69,7 +76,14 @@ export function sessionText(ops: readonly Op[], end: Ending): string {
       case 'append':
         add({ type: 'system_update', mode: o.k, content: `${o.k} ${n}` });
         break;
+      case 'checkpoint':
+        // A message's own checkpoint names the message written next (the store writes them so).
+        add({ type: 'checkpoint', checkpointId: `ck_p${n}`, kind: o.message ? 'auto' : 'user', ...(o.message ? { forEntryId: `e${n + 2}` } : {}) });
+        if (o.message) add({ type: 'user', content: `ask ${n} after its checkpoint` });
+        break;
       case 'capsule':
+        // The checkpoint taken before a compaction carries the capsule's checkpoint id.
+        if (o.checkpointFirst === true) add({ type: 'checkpoint', checkpointId: `ck_${n + 1}`, kind: 'auto' });
         add({
           type: 'capsule',
           summary: `summary ${n}`,
