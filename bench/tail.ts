@@ -124,6 +124,8 @@ interface HeldResult {
   readonly coldReads: number;
 }
 
+const kept: unknown[] = [];
+
 /** In a child: RSS held once the session is open and indexed (after a GC), minus the process before the open. */
 async function childMain(file: string): Promise<void> {
   const { JsonlSessionStore } = (await import(join(TARGET, 'src', 'node', 'jsonlStore.ts'))) as typeof import('../src/node/jsonlStore.js');
@@ -134,17 +136,33 @@ async function childMain(file: string): Promise<void> {
   const store = await JsonlSessionStore.open(file, {
     tailFirst: true,
     readOnly: true,
-    ...(process.env.CAPSULE_BENCH_TAIL_FULL === undefined ? { compactHistory: true } : {}),
+    // CAPSULE_BENCH_TAIL_FULL: every entry parsed and held, as before compact history.
+    ...(process.env.CAPSULE_BENCH_TAIL_FULL === undefined ? {} : { compactHistory: false }),
   });
   await store.whenIndexed();
-  // What a chat reads on open: the figures of the whole branch (the meter's counts) and the leaf.
+  // What a chat reads on open: the figures of the whole branch (the meter's counts) and the leaf, and what its views
+  // keep while it is open: the branch line and the forks (the chat's pages), the Checkpoints tree's newest page.
   store.figures();
+  const [{ lineOf }, { BranchIndex }, { momentIndexOf }, { newestPage }] = await Promise.all([
+    import(join(TARGET, 'src', 'engine', 'transcript', 'branchLine.ts')) as Promise<typeof import('../src/engine/transcript/branchLine.js')>,
+    import(join(TARGET, 'src', 'engine', 'transcript', 'branches.ts')) as Promise<typeof import('../src/engine/transcript/branches.js')>,
+    import(join(TARGET, 'src', 'engine', 'transcript', 'momentIndex.ts')) as Promise<typeof import('../src/engine/transcript/momentIndex.js')>,
+    import(join(TARGET, 'src', 'vscode', 'views', 'treePages.ts')) as Promise<typeof import('../src/vscode/views/treePages.js')>,
+  ]);
+  const line = lineOf(store.tree);
+  const forks = new BranchIndex(store.tree);
+  const leaf = store.tree.leafId ?? '';
+  forks.forkOf(leaf);
+  const page = newestPage(momentIndexOf(store.tree));
+  // Held until measured (a local the code no longer reads could be collected first).
+  kept.push(line, forks, page, line.length);
   const openMs = performance.now() - t0;
   gc?.();
   const held = process.memoryUsage().rss - before;
   const peak = process.resourceUsage().maxRSS * 1024 - before;
   const out: HeldResult = { heldMb: held / MB, peakMb: peak / MB, openMs, coldReads: (store.tree as { coldReads?: number }).coldReads ?? 0 };
   process.stdout.write(`${JSON.stringify(out)}\n`);
+  kept.length = 0;
   await store.close();
 }
 

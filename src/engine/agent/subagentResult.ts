@@ -81,20 +81,23 @@ export function activeSubagentRunsOf(tree: SessionTree): SubagentRun[] {
     if (e !== undefined) marked.push(e);
   }
   if (marked.length === 0) return [];
-  if (marked.some((e) => e.subagent?.anchorId === undefined)) return activeSubagentRuns(marked, tree.branch());
+  // A run's anchor may be written on its first entry only: any of its entries that names one names it for the run.
+  const anchorOfRun = new Map<string, string>();
+  for (const e of marked) if (e.subagent?.anchorId !== undefined) anchorOfRun.set(e.subagent.id, e.subagent.anchorId);
+  if (marked.some((e) => e.subagent !== undefined && !anchorOfRun.has(e.subagent.id))) return activeSubagentRuns(marked, tree.branch());
   const line = lineOf(tree);
   const onBranch = new Map<string, boolean>();
-  const active = (anchorId: string, toolCallId: string): boolean => {
-    const key = `${anchorId}\u0000${toolCallId}`;
-    let yes = onBranch.get(key);
+  const active = (runId: string, toolCallId: string): boolean => {
+    let yes = onBranch.get(runId);
     if (yes === undefined) {
+      const anchorId = anchorOfRun.get(runId) ?? '';
       const anchor = line.positionOf(anchorId) === undefined ? undefined : tree.get(anchorId);
       yes = anchor?.type === 'assistant' && anchor.toolCalls.some((c) => c.id === toolCallId);
-      onBranch.set(key, yes);
+      onBranch.set(runId, yes);
     }
     return yes;
   };
-  return subagentRuns(marked.filter((e) => e.subagent?.anchorId !== undefined && active(e.subagent.anchorId, e.subagent.toolCallId)));
+  return subagentRuns(marked.filter((e) => e.subagent !== undefined && active(e.subagent.id, e.subagent.toolCallId)));
 }
 
 /** `/budget`'s lines for subagent runs: their own cost, never part of the parent's figures above. */
