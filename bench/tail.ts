@@ -1,5 +1,5 @@
 // Benchmark: one `capsule chat` turn on a 100 MB session vs a small one (time, peak RSS / file), and the memory a 1M-entry session holds once open (tail first, compact history), with `node -e 0` as the floor of the same run.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,8 +82,26 @@ function nodeFloor(runs: number): number {
   );
 }
 
+/** The CLI as a child process, awaited (not spawnSync: the fake model answers from this process's event loop). */
+async function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }> {
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  const [status] = (await once(child, 'close')) as [number | null];
+  return { status, stdout, stderr };
+}
+
 /** One CLI turn on a fresh copy of `session`: wall time and the process's peak RSS. */
-function cliTurn(session: string, url: string, rssFile: string): { readonly ms: number; readonly rssMb: number } {
+async function cliTurn(session: string, url: string, rssFile: string): Promise<{ readonly ms: number; readonly rssMb: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'capsule-bench-tail-'));
   try {
     const copy = join(dir, 'chat.jsonl');
@@ -107,10 +125,11 @@ function cliTurn(session: string, url: string, rssFile: string): { readonly ms: 
       'Say hello.',
     ];
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, args, { encoding: 'utf8', env: { ...process.env, CAPSULE_BENCH_KEY: 'sk-bench' } });
+    const r = await runCli(args, { ...process.env, CAPSULE_BENCH_KEY: 'sk-bench' });
     const ms = performance.now() - t0;
     if (r.status !== 0) throw new Error(`capsule chat failed (${String(r.status)}): ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
-    const m = /RSS_KB=(\d+)/.exec(r.stderr);
+    // The CLI's own line is the last: a process it started (the key relay) exits first and prints its own.
+    const m = [...r.stderr.matchAll(/RSS_KB=(\d+)/g)].at(-1);
     return { ms, rssMb: m ? Number(m[1]) / 1024 : Number.NaN };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -194,10 +213,10 @@ export async function run(): Promise<BenchRow[]> {
     const floor = nodeFloor(RUNS);
     const bigRuns: { ms: number; rssMb: number }[] = [];
     const smallRuns: { ms: number; rssMb: number }[] = [];
-    cliTurn(small, server.url, rssFile); // warm the page cache and the bundle
+    await cliTurn(small, server.url, rssFile); // warm the page cache and the bundle
     for (let i = 0; i < RUNS; i++) {
-      smallRuns.push(cliTurn(small, server.url, rssFile));
-      bigRuns.push(cliTurn(big, server.url, rssFile));
+      smallRuns.push(await cliTurn(small, server.url, rssFile));
+      bigRuns.push(await cliTurn(big, server.url, rssFile));
     }
     const bigMs = median(bigRuns.map((r) => r.ms));
     const smallMs = median(smallRuns.map((r) => r.ms));

@@ -68,8 +68,10 @@ export class AgentSession {
     const owned = config.store === undefined;
     const store =
       config.store ??
+      // Tail first with a compact history (docs/loading.md): one pass over the file, older lines kept as records.
       (await JsonlSessionStore.open(config.sessionPath, {
         clock,
+        tailFirst: true,
         ...(create === undefined
           ? {}
           : { create: { id: create.id ?? ids.next('s_'), cwd: create.cwd, ...(create.title === undefined ? {} : { title: create.title }) } }),
@@ -103,7 +105,7 @@ export class AgentSession {
 
   /** Opens a session file without a turn loop (compact, rewind, budget): the same barrier the agent uses, no epoch or model entries of its own. */
   static async openOffline(config: OfflineSessionConfig): Promise<AgentSession> {
-    const store = await JsonlSessionStore.open(config.sessionPath);
+    const store = await JsonlSessionStore.open(config.sessionPath, { tailFirst: true });
     try {
       const roots = config.roots ?? (isAbsolute(store.header.cwd) ? [store.header.cwd] : []);
       const parts = await openParts(
