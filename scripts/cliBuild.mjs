@@ -71,5 +71,8 @@ export function cliLauncherOptions(entry, outdir, common = {}) {
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    // The budget bundle runs through `vm` (codeCache.ts), where Node 20 has no `import()`: each becomes a `require`
+    // (`import('node:crypto')` of a sidecar's write). The launcher imports the ES-module entry through Node's own import().
+    supported: { 'dynamic-import': false },
   };
 }

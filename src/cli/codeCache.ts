@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, wrap } from 'node:module';
 import { dirname } from 'node:path';
-import { constants, Script } from 'node:vm';
+import { Script } from 'node:vm';
 
 /** The cache file starts with these bytes, then the length of the bundle it was made for, that bundle's bytes and V8's data. */
 const MAGIC = Buffer.from('capsule-v8-cache-1\n');
@@ -38,18 +38,16 @@ export interface CompiledBundle {
 }
 
 /**
- * Compiles `bundle` as Node would require it (the same wrapper, `require` relative to it, dynamic `import()` through
- * Node's loader), with its code cache when one matches. Undefined on a Node without vm's default-loader option
- * (before 20.12): the caller then simply requires the file.
+ * Compiles `bundle` as Node would require it (the same wrapper, `require` relative to it), with its code cache when one
+ * matches. The bundle must hold no `import()`: a script `vm` compiles has none on Node 20 (only through an experimental
+ * option, which a code cache drops), so the build turns each into a `require` (scripts/cliBuild.mjs).
  */
-export function compileBundle(bundle: string): CompiledBundle | undefined {
-  const importModuleDynamically = (constants as Partial<typeof constants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (importModuleDynamically === undefined) return undefined;
+export function compileBundle(bundle: string): CompiledBundle {
   const bytes = readFileSync(bundle);
   // A `#!` line is only valid at the very start of a file, not inside the wrapper; the line stays, empty.
   const source = bytes.toString('utf8').replace(/^#!.*/, '');
   const cachedData = cachedDataFor(codeCachePath(bundle), bytes);
-  const script = new Script(wrap(source), { filename: bundle, importModuleDynamically, ...(cachedData === undefined ? {} : { cachedData }) });
+  const script = new Script(wrap(source), { filename: bundle, ...(cachedData === undefined ? {} : { cachedData }) });
   const used = cachedData !== undefined && !script.cachedDataRejected;
   const run = (): void => {
     const module = { exports: {} as unknown, filename: bundle, id: bundle, loaded: false };
@@ -68,10 +66,6 @@ export function compileBundle(bundle: string): CompiledBundle | undefined {
 /** Runs `bundle` with its code cache; with WRITE_CACHE_VAR set, writes the cache of this run's code when it ends. */
 export function runBundle(bundle: string): void {
   const compiled = compileBundle(bundle);
-  if (compiled === undefined) {
-    require(bundle);
-    return;
-  }
   if (process.env[WRITE_CACHE_VAR] === '1') process.once('exit', () => writeFileSync(codeCachePath(bundle), compiled.cacheBytes()));
   compiled.run();
 }

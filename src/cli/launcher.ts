@@ -7,6 +7,12 @@ import { visible } from './terminalText.js';
 const ENTRY = './cli-main.mjs';
 const BUDGET = './cli-budget.js';
 
+/**
+ * Node's own `import()`, out of the bundler's reach: this build turns `import()` into `require()` (scripts/cliBuild.mjs,
+ * for the budget bundle), and the ES-module entry can only be imported. Resolved against this file, as `import()` here is.
+ */
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
 function cannotLoad(file: string, e: unknown): void {
   process.stderr.write(`capsule: cannot load ${file} beside ${__filename} (${e instanceof Error ? e.message : String(e)}); rebuild with npm run build\n`);
   process.exitCode = 1;
@@ -20,5 +26,5 @@ if (isOverviewHelp(args)) {
   // The read-only budget, which scripts run most: one file with its code cache, no ES-module loader (docs/performance.md).
   import('./codeCache.js').then((cache) => cache.runBundle(join(__dirname, BUDGET))).catch((e: unknown) => cannotLoad(BUDGET, e));
 } else {
-  import(ENTRY).catch((e: unknown) => cannotLoad(ENTRY, e));
+  importModule(ENTRY).catch((e: unknown) => cannotLoad(ENTRY, e));
 }

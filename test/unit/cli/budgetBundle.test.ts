@@ -5,6 +5,7 @@ import { appendFileSync, copyFileSync, existsSync, readdirSync, readFileSync, rm
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { codeCachePath, compileBundle, WRITE_CACHE_VAR } from '../../../src/cli/codeCache.js';
+import { countsSidecarPath } from '../../../src/node/countsFile.js';
 import { tempDir } from '../../support/tempDir.js';
 import { buildCliInto } from './cliBundle.js';
 
@@ -62,6 +63,14 @@ test('the code cache is used for the bytes it was made from, and a changed bundl
   assert.equal(compileBundle(bundle)?.used, true);
   const cached = run(cli, ['budget', session, '--json']);
   assert.equal(steady(cached.stdout), steady(first.stdout));
+  assert.equal(cached.stderr, '');
+  // A run from the cache writes the counts it made (the sidecar's write imports node:crypto, which Node 20 refuses a
+  // cached script's import(): the build makes it a require), and prints nothing else.
+  rmSync(countsSidecarPath(session));
+  const counting = run(cli, ['budget', session, '--json']);
+  assert.equal(counting.stderr, '');
+  assert.equal(steady(counting.stdout), steady(first.stdout));
+  assert.ok(existsSync(countsSidecarPath(session)), 'the counts sidecar is written');
 
   // A rebuild that changed the bundle (here: one more line) never runs the previous build's code.
   const original = readFileSync(bundle);
