@@ -4,6 +4,7 @@ import { link, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Entry } from '../engine/transcript/schema.js';
 import { checkedEntry } from './entryLine.js';
+import { importedEntryJson } from './importEntryLine.js';
 import { errCode, syncDir } from './fsUtil.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { headerLine, type SessionCreate } from './sessionCreate.js';
@@ -12,12 +13,22 @@ import { writeAll } from './tornTail.js';
 /** Written once this much is pending: few writes, bounded memory. */
 const BUFFER_BYTES = 4 << 20;
 
+const NEWLINE = 0x0a;
+
 /** An import that cannot be made a valid session: nothing was written. */
 export class ImportRefused extends Error {}
 
+/** The entry's JSON as the session store's check gives it (the schema's parse), or ImportRefused with its message. */
+function checkedJson(entry: Entry): string {
+  const checked = checkedEntry(entry);
+  if (!checked.ok) throw new ImportRefused(`${checked.error}; nothing was written`);
+  return JSON.stringify(checked.entry);
+}
+
 /**
  * Entries go in with entry() (synchronous: the converters are), lines collect and reach the file with flush(). Each
- * entry is checked as the session store checks an append (schema, line limit), with the same messages. The header
+ * entry is checked as the session store checks an append (schema, line limit), with the same messages; the shapes the
+ * importers build are checked by hand (importEntryLine.ts), each serialized once for both the check and the write. The header
  * comes first in the file; until it is known (the title is the person's first words) entries wait in memory.
  */
 export class ImportWriter {
@@ -48,30 +59,24 @@ export class ImportWriter {
   }
 
   entry(entry: Entry): void {
-    const checked = checkedEntry(entry);
-    if (!checked.ok) throw new ImportRefused(`${checked.error}; nothing was written`);
-    const e = checked.entry;
-    const line = `${JSON.stringify(e)}\n`;
-    // Bytes, as the store counts them; a line can only be over the limit if its UTF-16 length is at least a third of it.
-    if (line.length * 3 > this.maxLineBytes + 1) {
-      const bytes = Buffer.byteLength(line);
-      if (bytes - 1 > this.maxLineBytes)
-        throw new ImportRefused(`Cannot append ${e.type} entry ${e.id}: ${bytes} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`);
-    }
+    const json = importedEntryJson(entry) ?? checkedJson(entry);
+    // Bytes, as the store counts them (the '\n' included); a UTF-16 unit is at most 3 bytes, so short lines need no count.
+    let bytes = json.length * 3 > this.maxLineBytes ? Buffer.byteLength(json) : -1;
+    if (bytes > this.maxLineBytes)
+      throw new ImportRefused(
+        `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
+      );
     this.written++;
     if (this.overflow.length === 0) {
-      // Encoded in place. write() stops short of a character that does not fit; a line that stopped before the
-      // buffer's end fitted whole, one that reached it may not have (then it is not counted and goes separately).
-      const room = this.buf.length - this.used;
-      if (line.length <= room) {
-        const n = this.buf.write(line, this.used, 'utf8');
-        if (n < room) {
-          this.used += n;
-          return;
-        }
+      // Encoded in place when it surely fits, counted when it may not: write() would stop short of a character.
+      const room = this.buf.length - this.used - 1;
+      if (json.length * 3 <= room || (json.length <= room && (bytes < 0 ? (bytes = Buffer.byteLength(json)) : bytes) <= room)) {
+        this.used += this.buf.write(json, this.used, 'utf8');
+        this.buf[this.used++] = NEWLINE;
+        return;
       }
     }
-    this.overflow.push(Buffer.from(line, 'utf8'));
+    this.overflow.push(Buffer.from(`${json}\n`, 'utf8'));
   }
 
   /** Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. */
