@@ -1,5 +1,5 @@
 // Counts what an import inferred (exit statuses read from result text, file effects read from command text) entry by entry, so a long import need not keep its entries to report it.
-import { actionFiles, toolActionsOf } from '../compaction/toolActions.js';
+import { actionFiles, toolActionsOf, toolKind, type ToolActionKind } from '../compaction/toolActions.js';
 import { exitCodeOf } from '../effects/resultStatus.js';
 import { shellEffects } from '../effects/shellEffects.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
@@ -16,10 +16,26 @@ interface Known {
   counted: Contribution | undefined;
 }
 
-function namesFiles(command: string | undefined): boolean {
-  if (command === undefined) return false;
+function namesFilesUncached(command: string): boolean {
   const s = shellEffects(command);
   return s.created.length + s.modified.length + s.deleted.length + s.renamed.length + s.read.length > 0;
+}
+
+/** Answers kept for the commands and tool names seen last (sessions repeat them: the same test run, the same few tools); bounded. */
+const MEMO_SIZE = 512;
+const MEMO_KEY_MAX = 4096;
+
+function memo<T>(f: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (key.length > MEMO_KEY_MAX) return f(key);
+    const hit = known.get(key);
+    if (hit !== undefined || known.has(key)) return hit as T;
+    const v = f(key);
+    if (known.size >= MEMO_SIZE) known.clear();
+    known.set(key, v);
+    return v;
+  };
 }
 
 /**
@@ -32,22 +48,31 @@ export class InferredCounter {
   fileEffects = 0;
   /** Calls that may count, by id, with what their latest result contributed. */
   private readonly calls = new Map<string, Known>();
+  /** Ids of the calls seen that cannot count (not commands): their results need not be kept. */
+  private readonly others = new Set<string>();
   private readonly early = new Map<string, ToolResultEntry>();
+  private readonly kindOf = memo<ToolActionKind>(toolKind);
+  private readonly namesFiles = memo(namesFilesUncached);
 
   add(e: Entry): void {
     if (e.type === 'assistant') {
       for (const call of e.toolCalls) {
-        const a = toolActionsOf([{ ...e, toolCalls: [call] }])[0];
-        if (a?.kind !== 'command') continue;
-        const known: Known = { call, namesFiles: namesFiles(a.command), counted: undefined };
+        // Only a tool named like a command is one (the ledger's kind reads the arguments only to tell reads from edits).
+        const a = this.kindOf(call.name) === 'command' ? toolActionsOf([{ ...e, toolCalls: [call] }])[0] : undefined;
+        if (a?.kind !== 'command') {
+          this.others.add(call.id);
+          continue;
+        }
+        const known: Known = { call, namesFiles: a.command !== undefined && this.namesFiles(a.command), counted: undefined };
         this.calls.set(call.id, known);
         const r = this.early.get(call.id);
         if (r !== undefined) this.count(known, r);
       }
     } else if (e.type === 'tool_result') {
       const known = this.calls.get(e.toolCallId);
-      if (known === undefined) this.early.set(e.toolCallId, e);
-      else this.count(known, e);
+      if (known !== undefined) this.count(known, e);
+      // A result of a call that cannot count is not kept (call ids are unique in an import: the builder renames reused ones).
+      else if (!this.others.has(e.toolCallId)) this.early.set(e.toolCallId, e);
     }
   }
 
