@@ -21,6 +21,17 @@ function namesFilesUncached(command: string): boolean {
   return s.created.length + s.modified.length + s.deleted.length + s.renamed.length + s.read.length > 0;
 }
 
+const NOT_A_COMMAND = Symbol('not a command');
+
+/** `<name length>:<name><arguments>` → the command of such a call, undefined for a command call naming none, NOT_A_COMMAND for other calls. */
+function commandOfUncached(key: string): string | undefined | typeof NOT_A_COMMAND {
+  const cut = key.indexOf(':');
+  const end = cut + 1 + Number(key.slice(0, cut));
+  const call: ToolCall = { id: 'c', name: key.slice(cut + 1, end), arguments: key.slice(end) };
+  const a = toolActionsOf([{ type: 'assistant', id: '', parentId: null, timestamp: '', content: '', toolCalls: [call] }])[0];
+  return a?.kind === 'command' ? a.command : NOT_A_COMMAND;
+}
+
 /** Answers kept for the commands and tool names seen last (sessions repeat them: the same test run, the same few tools); bounded. */
 const MEMO_SIZE = 512;
 const MEMO_KEY_MAX = 4096;
@@ -53,17 +64,19 @@ export class InferredCounter {
   private readonly early = new Map<string, ToolResultEntry>();
   private readonly kindOf = memo<ToolActionKind>(toolKind);
   private readonly namesFiles = memo(namesFilesUncached);
+  /** The command the ledger reads from a call, keyed by its name and arguments (all the action reads for it). */
+  private readonly commandOf = memo(commandOfUncached);
 
   add(e: Entry): void {
     if (e.type === 'assistant') {
       for (const call of e.toolCalls) {
         // Only a tool named like a command is one (the ledger's kind reads the arguments only to tell reads from edits).
-        const a = this.kindOf(call.name) === 'command' ? toolActionsOf([{ ...e, toolCalls: [call] }])[0] : undefined;
-        if (a?.kind !== 'command') {
+        const command = this.kindOf(call.name) === 'command' ? this.commandOf(`${call.name.length}:${call.name}${call.arguments}`) : NOT_A_COMMAND;
+        if (command === NOT_A_COMMAND) {
           this.others.add(call.id);
           continue;
         }
-        const known: Known = { call, namesFiles: a.command !== undefined && this.namesFiles(a.command), counted: undefined };
+        const known: Known = { call, namesFiles: command !== undefined && this.namesFiles(command), counted: undefined };
         this.calls.set(call.id, known);
         const r = this.early.get(call.id);
         if (r !== undefined) this.count(known, r);
