@@ -60,18 +60,19 @@ export class ImportWriter {
 
   entry(entry: Entry): void {
     const json = importedEntryJson(entry) ?? checkedJson(entry);
-    // Bytes, as the store counts them (the '\n' included); equal to the length exactly when every character is ASCII.
-    const bytes = Buffer.byteLength(json);
+    // Bytes, as the store counts them (the '\n' included); a UTF-16 unit is at most 3 bytes, so most lines need no count.
+    let bytes = json.length * 3 > this.maxLineBytes ? Buffer.byteLength(json) : -1;
     if (bytes > this.maxLineBytes)
-      throw new ImportRefused(
-        `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
-      );
+      throw new ImportRefused(`Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`);
     this.written++;
-    if (this.overflow.length === 0 && bytes < this.buf.length - this.used) {
-      // ASCII is copied byte for byte (latin1 writes it as UTF-8 would, without encoding); anything else is encoded.
-      this.used += this.buf.write(json, this.used, bytes === json.length ? 'latin1' : 'utf8');
-      this.buf[this.used++] = NEWLINE;
-      return;
+    if (this.overflow.length === 0) {
+      // Encoded in place when it surely fits, counted first when it may not (write() would stop short of a character).
+      const room = this.buf.length - this.used - 1;
+      if (json.length * 3 <= room || (json.length <= room && (bytes < 0 ? (bytes = Buffer.byteLength(json)) : bytes) <= room)) {
+        this.used += this.buf.write(json, this.used, 'utf8');
+        this.buf[this.used++] = NEWLINE;
+        return;
+      }
     }
     this.overflow.push(Buffer.from(`${json}\n`, 'utf8'));
   }
