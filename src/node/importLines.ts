@@ -58,6 +58,18 @@ export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly 
 }
 
 const KEY = Buffer.from('"tool_use_id"');
+/** The key's end, searched for first: far rarer a byte to start on than the quote (a JSON line is full of them). */
+const KEY_TAIL = Buffer.from('_id"');
+const TAIL_AT = KEY.length - KEY_TAIL.length;
+
+/** Where the next whole key starts in `buf` at or after `from`, or -1. */
+function keyAt(buf: Buffer, from: number): number {
+  for (let p = buf.indexOf(KEY_TAIL, from + TAIL_AT); p !== -1; p = buf.indexOf(KEY_TAIL, p + 1)) {
+    const k = p - TAIL_AT;
+    if (k >= from && buf.compare(KEY, 0, TAIL_AT, k, p) === 0) return k;
+  }
+  return -1;
+}
 /** Room for a cut key and its id; a longer cut (an id this long) is joined instead. */
 const CARRY_ROOM = 64 * 1024;
 const QUOTE = 0x22;
@@ -127,7 +139,7 @@ export async function resultOffsets(handle: FileHandle): Promise<Map<string, num
       // The spare buffer's carried bytes (if any) were copied out above, so it can take the next chunk.
       reading = done ? undefined : handle.read(spare, CARRY_ROOM, CHUNK_BYTES, pos);
       let keep = Math.max(0, view.length - KEY.length);
-      for (let at = view.indexOf(KEY); at !== -1; at = view.indexOf(KEY, at + 1)) {
+      for (let at = keyAt(view, 0); at !== -1; at = keyAt(view, at + 1)) {
         const r = idAfter(view, at);
         if (r === null && !done) {
           keep = at;

@@ -30,6 +30,8 @@ function session(): { text: string; expected: Map<string, number> } {
     put(l);
   };
   put(result('first'));
+  // Other keys ending like it, and the key inside a string (escaped): not results.
+  put(JSON.stringify({ message_id: 'm', request_id: 'r', text: 'a tool_use_id, and "tool_use_id": "fake"' }));
   // The key itself cut by the first chunk's end.
   padTo(MB - 60);
   at('key-cut');
