@@ -33,11 +33,14 @@ function checkedJson(entry: Entry): string {
  */
 export class ImportWriter {
   /** Lines encoded straight into one reused buffer (no joined string, no buffer per write). */
-  private buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  private buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   /** Lines that did not fit the buffer, or that wait for the header. */
   private overflow: Buffer[] = [];
   private headerWritten = false;
+  /** The write in flight, of `spare`'s lines (see flush). */
+  private writing: Promise<void> = Promise.resolve();
+  private spare: Buffer | undefined;
   private written = 0;
 
   private constructor(
@@ -63,7 +66,9 @@ export class ImportWriter {
     // Bytes, as the store counts them (the '\n' included); a UTF-16 unit is at most 3 bytes, so most lines need no count.
     let bytes = json.length * 3 > this.maxLineBytes ? Buffer.byteLength(json) : -1;
     if (bytes > this.maxLineBytes)
-      throw new ImportRefused(`Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`);
+      throw new ImportRefused(
+        `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
+      );
     this.written++;
     if (this.overflow.length === 0) {
       // Encoded in place when it surely fits, counted first when it may not (write() would stop short of a character).
@@ -77,7 +82,11 @@ export class ImportWriter {
     this.overflow.push(Buffer.from(`${json}\n`, 'utf8'));
   }
 
-  /** Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. */
+  /**
+   * Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. The
+   * write goes on while the caller converts more (into the other buffer); the next flush waits for it first, so
+   * writes stay in order and one at a time, and its error (a full disk) comes out of that flush or commit().
+   */
   async flush(header: () => SessionCreate | undefined, force = false): Promise<void> {
     if (!force && this.used < this.buf.length / 2 && this.overflow.length === 0) return;
     if (!this.headerWritten) {
@@ -90,10 +99,27 @@ export class ImportWriter {
       await writeAll(this.handle, headerLine(h, Date.now()));
       this.headerWritten = true;
     }
-    if (this.used > 0) await writeAll(this.handle, this.buf.subarray(0, this.used));
+    await this.writing;
+    const full = this.used > 0 ? this.buf.subarray(0, this.used) : undefined;
+    if (full !== undefined) {
+      // The buffer the last write took is free again: lines go there while this one is written.
+      const next = this.spare ?? Buffer.allocUnsafe(BUFFER_BYTES);
+      this.spare = this.buf;
+      this.buf = next;
+    }
+    const rest = this.overflow;
     this.used = 0;
-    for (const b of this.overflow) await writeAll(this.handle, b);
     this.overflow = [];
+    const writing = this.writeOut(full, rest);
+    // Awaited by the next flush, commit or abort; never left unhandled meanwhile.
+    writing.catch(() => undefined);
+    this.writing = writing;
+    if (force) await writing;
+  }
+
+  private async writeOut(full: Buffer | undefined, rest: readonly Buffer[]): Promise<void> {
+    if (full !== undefined) await writeAll(this.handle, full);
+    for (const b of rest) await writeAll(this.handle, b);
   }
 
   /** The buffer's lines as a buffer of their own (the buffer is replaced, not reused). */
@@ -122,6 +148,7 @@ export class ImportWriter {
 
   /** Removes the temporary file. */
   async abort(): Promise<void> {
+    await this.writing.catch(() => undefined);
     await this.handle.close().catch(() => undefined);
     await rm(this.tmp, { force: true });
   }

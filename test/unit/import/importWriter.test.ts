@@ -1,7 +1,7 @@
 // The import writer: every line whole at its buffer's end, and the hand check of imported entries giving the schema's bytes and messages.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Entry } from '../../../src/engine/transcript/schema.js';
 import { checkedEntry } from '../../../src/node/entryLine.js';
@@ -102,4 +102,35 @@ test('an imported entry is written as the schema parse writes it, or refused wit
     }
   }
   assert.equal(fast, 9, 'the shapes the importers build skip the schema parse');
+});
+
+test('a write that fails while lines are converted (a full disk) fails the next flush or the commit, and leaves nothing', async (t) => {
+  const dir = await tempDir(t);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown): void => void unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  t.after(() => process.off('unhandledRejection', onUnhandled));
+  const path = join(dir, 's.jsonl');
+  const w = await ImportWriter.create(path);
+  // The header goes through; the first write of lines fails, as on a full disk.
+  const handle = (w as unknown as { handle: { write: (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }> } }).handle;
+  const write = handle.write.bind(handle);
+  handle.write = (b, o, l) => (l > 10_000 ? Promise.reject(new Error('ENOSPC: no space left on device, write')) : write(b, o, l));
+  const header = { id: 's', cwd: '/' };
+  let id = 0;
+  const fill = (): void => {
+    for (let i = 0; i < 30; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+  };
+  fill();
+  await w.flush(() => header);
+  await new Promise((r) => setTimeout(r, 20));
+  fill();
+  await assert.rejects(
+    w.flush(() => header),
+    /ENOSPC/,
+  );
+  await assert.rejects(w.commit(path, header), /ENOSPC/);
+  await w.abort();
+  assert.deepEqual(readdirSync(dir), []);
+  assert.deepEqual(unhandled, []);
 });
