@@ -56,6 +56,11 @@ export class ImportWriter {
     return new ImportWriter(tmp, await open(tmp, 'wx'), maxLineBytes);
   }
 
+  /** Whether flush() would write now: enough is pending (callers with a line at a time skip the call otherwise). */
+  get due(): boolean {
+    return this.used >= this.buf.length / 2 || this.overflow.length > 0;
+  }
+
   /** Entries written (or waiting to be). */
   get count(): number {
     return this.written;
@@ -88,7 +93,7 @@ export class ImportWriter {
    * writes stay in order and one at a time, and its error (a full disk) comes out of that flush or commit().
    */
   async flush(header: () => SessionCreate | undefined, force = false): Promise<void> {
-    if (!force && this.used < this.buf.length / 2 && this.overflow.length === 0) return;
+    if (!force && !this.due) return;
     if (!this.headerWritten) {
       const h = header();
       if (h === undefined) {
