@@ -32,7 +32,7 @@ function checkedJson(entry: Entry): string {
  * comes first in the file; until it is known (the title is the person's first words) entries wait in memory.
  */
 export class ImportWriter {
-  /** Lines encoded straight into one reused buffer (no joined string, no buffer per write). */
+  /** Lines encoded straight into a buffer (no joined string, no buffer per write); two alternate, see flush(). */
   private buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   /** Lines that did not fit the buffer, or that wait for the header. */
