@@ -1,8 +1,10 @@
 // Builds the extension host bundle, the CLI and the webview bundle.
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { cliBuildOptions, cliLauncherOptions } from './scripts/cliBuild.mjs';
+import { cliBuildOptions, cliLauncherOptions, openaiUnusedUnlessReferenced } from './scripts/cliBuild.mjs';
 
 /** The codicon font and its CSS come from @vscode/codicons at build time instead of a committed copy. */
 function copyCodicons() {
@@ -27,6 +29,27 @@ const englishOnlyZod = {
   },
 };
 
+/**
+ * The V8 code cache of `capsule budget`'s bundle (src/cli/codeCache.ts): made by running the built CLI twice on a
+ * copy of a small session (the first run counts it, the second reads the counts as a usual budget does and writes
+ * the cache of the code it ran). Without it the CLI works the same, only compiles more at start.
+ */
+function writeBudgetCodeCache() {
+  const dir = mkdtempSync(join(tmpdir(), 'capsule-code-cache-'));
+  try {
+    const session = join(dir, 'session.jsonl');
+    copyFileSync('test/fixtures/sessions/basic.jsonl', session);
+    for (const env of [{}, { CAPSULE_WRITE_CODE_CACHE: '1' }]) {
+      const r = spawnSync(process.execPath, ['dist/cli.js', 'budget', session], { env: { ...process.env, ...env }, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(r.stderr || `exit ${String(r.status)}`);
+    }
+  } catch (e) {
+    console.warn(`esbuild.mjs: no code cache for dist/cli-budget.js (${e instanceof Error ? e.message : String(e)})`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
@@ -35,9 +58,10 @@ const common = { bundle: true, sourcemap: !production, minify: production, keepN
 
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  // The CLI: a tiny launcher (dist/cli.js) plus ES-module chunks, so --help and short commands load only what they use.
+  // The CLI: a tiny launcher (dist/cli.js) plus ES-module chunks, so --help and short commands load only what they use,
+  // and `capsule budget` as one CommonJS file (dist/cli-budget.js) the launcher runs directly.
   cliBuildOptions('src/cli/bin.ts', 'dist', common),
-  cliLauncherOptions('src/cli/launcher.ts', 'dist', common),
+  cliLauncherOptions('src/cli/launcher.ts', 'dist', { ...common, plugins: [...common.plugins, openaiUnusedUnlessReferenced] }),
   { ...common, entryPoints: ['webview/chatApp.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
@@ -59,8 +83,12 @@ if (production) rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 // The CLI's chunks are content-hashed: drop the previous build's so dist/ holds one set.
 for (const f of readdirSync('dist', { withFileTypes: true })) if (f.isFile() && /^cli-.*\.mjs(\.map)?$/.test(f.name)) rmSync(`dist/${f.name}`);
+// A code cache made for the previous build is never used (codeCache.ts compares the bytes); dropped all the same.
+rmSync('dist/cli-budget.js.v8cache', { force: true });
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
+  // The CLI is not in the VSIX (.vscodeignore), so a production build makes no cache for it.
+  if (!production) writeBudgetCodeCache();
 }

@@ -1,4 +1,4 @@
-// Child of the activation benchmark: loads dist/extension.js against the fake `vscode` and activates it, once, and prints the figures as JSON.
+// Child of the activation benchmark: loads dist/extension.js against the fake `vscode` and activates it, once, and prints the figures as JSON. The benchmark bundles it and runs it with plain `node`, so the bundle loads as the extension host loads it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';

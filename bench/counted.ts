@@ -1,4 +1,4 @@
-// Benchmark: `capsule budget` on a session whose token counts are persisted (no tokenizer built) against the same session without them and against `capsule verify` (the load alone), as CPU-time ratios to `node -e 0` in the same run.
+// Benchmark: `capsule budget` on a session whose token counts are persisted (no tokenizer built) against the same session without them and against `capsule verify` (the load alone), and `capsule --help`, as CPU-time ratios to `node -e 0` in the same run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,6 +11,9 @@ import { countsSidecarPath } from '../src/node/countsFile.js';
 const RUNS = Number(process.env.CAPSULE_BENCH_RUNS ?? 7);
 const CLI = join(__dirname, '..', 'dist', 'cli.js');
 const SIZES = [1_000, 10_000] as const;
+/** The goals, in CPU time against `node -e 0` in the same run: the budget with persisted counts, and `--help`. */
+const BUDGET_GOAL_X_NODE = 2;
+const HELP_GOAL_X_NODE = 1.3;
 
 interface Sample {
   /** User + system CPU seconds of the child, as the shell's `times` reports them, in ms. */
@@ -68,6 +71,7 @@ export async function run(): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     // Interleaved, so a busy moment on the machine lands on every figure alike.
     const floor: Sample[] = [];
+    const help: Sample[] = [];
     const bySize = new Map<number, { readonly counted: Sample[]; readonly uncounted: Sample[]; readonly verify: Sample[] }>();
     const paths = new Map<number, string>();
     for (const n of SIZES) {
@@ -80,6 +84,7 @@ export async function run(): Promise<BenchRow[]> {
     const drop = (path: string) => () => rmSync(countsSidecarPath(path), { force: true });
     for (let i = 0; i < RUNS; i++) {
       floor.push(sample(['-e', '0']));
+      help.push(sample([CLI, '--help']));
       for (const n of SIZES) {
         const path = paths.get(n) ?? '';
         const s = bySize.get(n);
@@ -95,6 +100,7 @@ export async function run(): Promise<BenchRow[]> {
     }
     const f = medians(floor);
     rows.push(row('node -e 0', f, f));
+    rows.push(row('capsule --help', medians(help), f, { goalXNode: HELP_GOAL_X_NODE }));
     for (const n of SIZES) {
       const s = bySize.get(n);
       if (s === undefined) continue;
@@ -103,7 +109,10 @@ export async function run(): Promise<BenchRow[]> {
       const uncounted = medians(s.uncounted);
       const verify = medians(s.verify);
       rows.push(
-        row(`capsule budget, counts persisted (${label} entries)`, counted, f, { goalXNode: 2, vsVerify: Number((counted.cpuMs / verify.cpuMs).toFixed(2)) }),
+        row(`capsule budget, counts persisted (${label} entries)`, counted, f, {
+          goalXNode: BUDGET_GOAL_X_NODE,
+          vsVerify: Number((counted.cpuMs / verify.cpuMs).toFixed(2)),
+        }),
       );
       rows.push(row(`capsule budget, no counts yet (${label} entries)`, uncounted, f, { vsCounted: Number((uncounted.cpuMs / counted.cpuMs).toFixed(2)) }));
       rows.push(row(`capsule verify, the load alone (${label} entries)`, verify, f));

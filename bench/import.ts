@@ -20,13 +20,15 @@ const SIZE_MB = Number(process.env.CAPSULE_BENCH_IMPORT_MB ?? 100);
  * read and split; the child's wall time (reading, splitting and parsing the lines) is reported beside it.
  */
 const PARSE_LINES =
-  "const t = require('fs').readFileSync(process.argv[1], 'utf8').split('\\n'); const t0 = performance.now(); let n = 0; for (const l of t) if (l !== '') { JSON.parse(l); n++; } process.stderr.write('PARSE_MS=' + (performance.now() - t0) + '\\n'); if (n === 0) process.exit(2);";
+  "const t = require('fs').readFileSync(process.argv[1], 'utf8').split('\\n'); const t0 = performance.now(); const c0 = process.cpuUsage(); let n = 0; for (const l of t) if (l !== '') { JSON.parse(l); n++; } const c = process.cpuUsage(c0); process.stderr.write('PARSE_MS=' + (performance.now() - t0) + ' PARSE_CPU_MS=' + (c.user + c.system) / 1000 + '\\n'); if (n === 0) process.exit(2);";
 
 interface Run {
   /** Wall time of the child process. */
   readonly ms: number;
   /** What the child timed itself, if it did. */
   readonly innerMs: number;
+  /** CPU time (all threads) of the child, or of what it timed itself: less swayed by other processes than wall time. */
+  readonly cpuMs: number;
   readonly rssMb: number;
 }
 
@@ -36,8 +38,14 @@ function timed(args: readonly string[], rssFile: string): Run {
   const ms = performance.now() - t0;
   if (r.status !== 0) throw new Error(`${args.join(' ').slice(0, 200)} failed (${String(r.status)}): ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
   const m = /RSS_KB=(\d+)/.exec(r.stderr);
-  const parsed = /PARSE_MS=([\d.]+)/.exec(r.stderr);
-  return { ms, innerMs: parsed ? Number(parsed[1]) : Number.NaN, rssMb: m ? Number(m[1]) / 1024 : Number.NaN };
+  const parsed = /PARSE_MS=([\d.]+) PARSE_CPU_MS=([\d.]+)/.exec(r.stderr);
+  const cpu = /CPU_MS=([\d.]+)/.exec(r.stderr);
+  return {
+    ms,
+    innerMs: parsed ? Number(parsed[1]) : Number.NaN,
+    cpuMs: Number((parsed ? parsed[2] : cpu?.[1]) ?? Number.NaN),
+    rssMb: m ? Number(m[1]) / 1024 : Number.NaN,
+  };
 }
 
 const fixed = (n: number, d = 2): number => Number(n.toFixed(d));
@@ -53,7 +61,10 @@ export async function run(): Promise<BenchRow[]> {
   const fileMb = statSync(session).size / MB;
   const tmp = mkdtempSync(join(tmpdir(), 'capsule-bench-import-'));
   const rssFile = join(tmp, 'rss.cjs');
-  writeFileSync(rssFile, "process.on('exit', () => process.stderr.write(`RSS_KB=${process.resourceUsage().maxRSS}\\n`));\n");
+  writeFileSync(
+    rssFile,
+    "process.on('exit', () => { const u = process.resourceUsage(); process.stderr.write(`RSS_KB=${u.maxRSS} CPU_MS=${(u.userCPUTime + u.systemCPUTime) / 1000}\\n`); });\n",
+  );
   try {
     const parse = (): Run => timed(['-e', PARSE_LINES, session], rssFile);
     const imp = (i: number): Run => timed([CLI, 'import', session, '-o', join(tmp, `out${i}.jsonl`)], rssFile);
@@ -79,6 +90,8 @@ export async function run(): Promise<BenchRow[]> {
         speedup: parseMs / importMs,
         extra: {
           xJsonParse: fixed(importMs / parseMs),
+          // The same ratio in CPU time: the import's process (all its threads) over the parse loop's.
+          xJsonParseCpu: fixed(median(imports.map((r) => r.cpuMs)) / median(parses.map((r) => r.cpuMs))),
           xReadSplitParse: fixed(importMs / readParseMs),
           fileMB: Math.round(fileMb),
           peakRssMB: Math.round(importRss),

@@ -1,6 +1,7 @@
 // How the `capsule` CLI is bundled, shared by esbuild.mjs and the tests' bundle: a tiny launcher (dist/cli.js) and
-// ES-module chunks loaded on demand, so `capsule --help` reads a few kilobytes, not the whole engine.
-import { join } from 'node:path';
+// ES-module chunks loaded on demand, so `capsule --help` reads a few kilobytes, not the whole engine; `capsule budget`
+// is one CommonJS file of its own (dist/cli-budget.js).
+import { dirname, join } from 'node:path';
 
 /** Node's CommonJS helpers for the ES-module chunks: bundled CommonJS dependencies and the code's own __dirname use them. */
 const ESM_PRELUDE = [
@@ -32,16 +33,46 @@ export function cliBuildOptions(entry, outdir, common = {}) {
   };
 }
 
-/** esbuild options for the executable (dist/cli.js): CommonJS, the overview help only; it imports the entry chunk at run time. */
+/**
+ * The openai package is reachable from `capsule budget` only through code it never runs (the server-window query
+ * beside the file of stated windows it reads); marked free of side effects, the budget bundle keeps only what it
+ * references of it (nothing), instead of 450 KB to read at every start. An esbuild plugin, so for esbuild.mjs's
+ * asynchronous build only (the tests' synchronous build of the CLI takes no plugins and keeps the package).
+ */
+export const openaiUnusedUnlessReferenced = {
+  name: 'openai-side-effect-free',
+  setup(build) {
+    build.onResolve({ filter: /^openai(\/|$)/ }, async (args) => {
+      if (args.pluginData === 'openai-side-effect-free') return undefined;
+      const { path, external, namespace, errors } = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'openai-side-effect-free',
+      });
+      return errors.length > 0 ? { errors } : { path, external, namespace, sideEffects: false };
+    });
+  },
+};
+
+/**
+ * esbuild options for the executable (dist/cli.js, CommonJS: the overview help only; it imports the entry chunk at
+ * run time) and for `capsule budget` as one CommonJS file beside it (dist/cli-budget.js, from src/cli/budgetBin.ts
+ * beside the launcher's source), which the launcher runs directly with its code cache (src/cli/codeCache.ts): no
+ * ES-module loader, one file to read.
+ */
 export function cliLauncherOptions(entry, outdir, common = {}) {
   return {
     ...common,
-    entryPoints: [entry],
-    outfile: join(outdir, 'cli.js'),
+    entryPoints: { cli: entry, 'cli-budget': join(dirname(entry), 'budgetBin.ts') },
+    outdir,
     bundle: true,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+    // The budget bundle runs through `vm` (codeCache.ts), where Node 20 has no `import()`: each becomes a `require`
+    // (`import('node:crypto')` of a sidecar's write). The launcher imports the ES-module entry through Node's own import().
+    supported: { 'dynamic-import': false },
   };
 }

@@ -1,17 +1,30 @@
-// The `capsule` executable (dist/cli.js, CommonJS): prints the overview help itself, hands every other call to the ES-module entry (bin.ts → dist/cli-main.mjs).
+// The `capsule` executable (dist/cli.js, CommonJS): prints the overview help itself, runs `capsule budget` from its own CommonJS bundle (budgetBin.ts → dist/cli-budget.js) and hands every other call to the ES-module entry (bin.ts → dist/cli-main.mjs).
+import { join } from 'node:path';
 import { help, isOverviewHelp } from './help.js';
 import { visible } from './terminalText.js';
 
-/** Where the built entry sits beside this file; a variable, so the bundler leaves the import to Node at run time. */
+/** Where the built entries sit beside this file; variables, so the bundler leaves the loads to Node at run time. */
 const ENTRY = './cli-main.mjs';
+const BUDGET = './cli-budget.js';
+
+/**
+ * Node's own `import()`, out of the bundler's reach: this build turns `import()` into `require()` (scripts/cliBuild.mjs,
+ * for the budget bundle), and the ES-module entry can only be imported. Resolved against this file, as `import()` here is.
+ */
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<unknown>;
+
+function cannotLoad(file: string, e: unknown): void {
+  process.stderr.write(`capsule: cannot load ${file} beside ${__filename} (${e instanceof Error ? e.message : String(e)}); rebuild with npm run build\n`);
+  process.exitCode = 1;
+}
 
 const args = process.argv.slice(2);
 if (isOverviewHelp(args)) {
   process.stdout.write(`${visible(help())}\n`);
   process.exitCode = args.length === 0 ? 2 : 0;
+} else if (args[0] === 'budget') {
+  // The read-only budget, which scripts run most: one file with its code cache, no ES-module loader (docs/performance.md).
+  import('./codeCache.js').then((cache) => cache.runBundle(join(__dirname, BUDGET))).catch((e: unknown) => cannotLoad(BUDGET, e));
 } else {
-  import(ENTRY).catch((e: unknown) => {
-    process.stderr.write(`capsule: cannot load ${ENTRY} beside ${__filename} (${e instanceof Error ? e.message : String(e)}); rebuild with npm run build\n`);
-    process.exitCode = 1;
-  });
+  importModule(ENTRY).catch((e: unknown) => cannotLoad(ENTRY, e));
 }

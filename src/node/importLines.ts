@@ -58,6 +58,20 @@ export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly 
 }
 
 const KEY = Buffer.from('"tool_use_id"');
+/** The key's end, searched for first: far rarer a byte to start on than the quote (a JSON line is full of them). */
+const KEY_TAIL = Buffer.from('_id"');
+const TAIL_AT = KEY.length - KEY_TAIL.length;
+
+/** Where the next whole key starts in `buf` at or after `from`, or -1. */
+function keyAt(buf: Buffer, from: number): number {
+  for (let p = buf.indexOf(KEY_TAIL, from + TAIL_AT); p !== -1; p = buf.indexOf(KEY_TAIL, p + 1)) {
+    const k = p - TAIL_AT;
+    if (k >= from && buf.compare(KEY, 0, TAIL_AT, k, p) === 0) return k;
+  }
+  return -1;
+}
+/** Room for a cut key and its id; a longer cut (an id this long) is joined instead. */
+const CARRY_ROOM = 64 * 1024;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
@@ -104,33 +118,41 @@ function idAfter(buf: Buffer, at: number): { readonly id: string; readonly next:
  */
 export async function resultOffsets(handle: FileHandle): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  // Room before the chunk for the bytes carried over from the one before (a key or an id cut by the chunk's end).
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES + 4096);
-  let carried = 0;
+  // Two buffers, so the next chunk is read while this one is searched; each has room before its chunk for the bytes
+  // carried over from the one before (a key or an id cut by the chunk's end), copied there before the next read.
+  let chunk = Buffer.allocUnsafe(CARRY_ROOM + CHUNK_BYTES);
+  let spare = Buffer.allocUnsafe(CARRY_ROOM + CHUNK_BYTES);
+  let carried: Buffer = Buffer.alloc(0);
   let pos = 0;
-  for (;;) {
-    if (buf.length - carried < CHUNK_BYTES) {
-      const bigger = Buffer.allocUnsafe(carried + CHUNK_BYTES);
-      buf.copy(bigger, 0, 0, carried);
-      buf = bigger;
-    }
-    const { bytesRead } = await handle.read(buf, carried, CHUNK_BYTES, pos);
-    const done = bytesRead === 0;
-    const view = buf.subarray(0, carried + bytesRead);
-    const base = pos - carried;
-    pos += bytesRead;
-    let keep = Math.max(0, view.length - KEY.length);
-    for (let at = view.indexOf(KEY); at !== -1; at = view.indexOf(KEY, at + 1)) {
-      const r = idAfter(view, at);
-      if (r === null && !done) {
-        keep = at;
-        break;
+  let reading: Promise<{ bytesRead: number }> | undefined = handle.read(chunk, CARRY_ROOM, CHUNK_BYTES, 0);
+  try {
+    while (reading !== undefined) {
+      const bytesRead: number = (await reading).bytesRead;
+      const done = bytesRead === 0;
+      let view: Buffer;
+      if (carried.length <= CARRY_ROOM) {
+        carried.copy(chunk, CARRY_ROOM - carried.length);
+        view = chunk.subarray(CARRY_ROOM - carried.length, CARRY_ROOM + bytesRead);
+      } else view = Buffer.concat([carried, chunk.subarray(CARRY_ROOM, CARRY_ROOM + bytesRead)]);
+      const base = pos - carried.length;
+      pos += bytesRead;
+      // The spare buffer's carried bytes (if any) were copied out above, so it can take the next chunk.
+      reading = done ? undefined : handle.read(spare, CARRY_ROOM, CHUNK_BYTES, pos);
+      let keep = Math.max(0, view.length - KEY.length);
+      for (let at = keyAt(view, 0); at !== -1; at = keyAt(view, at + 1)) {
+        const r = idAfter(view, at);
+        if (r === null && !done) {
+          keep = at;
+          break;
+        }
+        if (r) out.set(r.id, base + at);
       }
-      if (r) out.set(r.id, base + at);
+      carried = view.subarray(keep);
+      [chunk, spare] = [spare, chunk];
     }
-    if (done) break;
-    carried = view.length - keep;
-    buf.copy(buf, 0, keep, view.length);
+  } finally {
+    // A search that stopped early still lets the read in flight finish before the file closes.
+    await reading?.catch(() => undefined);
   }
   return out;
 }

@@ -60,7 +60,7 @@ export async function writeImportedSession(path: string, result: TranscriptImpor
   try {
     for (const e of valid.entries) {
       w.entry(e);
-      await w.flush(() => header);
+      if (w.due) await w.flush(() => header);
     }
     await w.commit(path, header);
   } finally {

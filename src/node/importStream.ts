@@ -121,7 +121,7 @@ async function streamClaudeCode(input: string, output: string, opts: TranscriptI
         else s.sample.push(good);
       }
       if (!converter && s.sample.length >= SAMPLE_LINES) converter = await start();
-      await w?.flush(header);
+      if (w?.due === true) await w.flush(header);
     }
     if (s.nonBlank < 2) throw new NotLines();
     converter ??= await start();

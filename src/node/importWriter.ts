@@ -4,6 +4,7 @@ import { link, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Entry } from '../engine/transcript/schema.js';
 import { checkedEntry } from './entryLine.js';
+import { importedEntryJson } from './importEntryLine.js';
 import { errCode, syncDir } from './fsUtil.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { headerLine, type SessionCreate } from './sessionCreate.js';
@@ -12,21 +13,34 @@ import { writeAll } from './tornTail.js';
 /** Written once this much is pending: few writes, bounded memory. */
 const BUFFER_BYTES = 4 << 20;
 
+const NEWLINE = 0x0a;
+
 /** An import that cannot be made a valid session: nothing was written. */
 export class ImportRefused extends Error {}
 
+/** The entry's JSON as the session store's check gives it (the schema's parse), or ImportRefused with its message. */
+function checkedJson(entry: Entry): string {
+  const checked = checkedEntry(entry);
+  if (!checked.ok) throw new ImportRefused(`${checked.error}; nothing was written`);
+  return JSON.stringify(checked.entry);
+}
+
 /**
  * Entries go in with entry() (synchronous: the converters are), lines collect and reach the file with flush(). Each
- * entry is checked as the session store checks an append (schema, line limit), with the same messages. The header
+ * entry is checked as the session store checks an append (schema, line limit), with the same messages; the shapes the
+ * importers build are checked by hand (importEntryLine.ts), each serialized once for both the check and the write. The header
  * comes first in the file; until it is known (the title is the person's first words) entries wait in memory.
  */
 export class ImportWriter {
-  /** Lines encoded straight into one reused buffer (no joined string, no buffer per write). */
-  private buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  /** Lines encoded straight into a buffer (no joined string, no buffer per write); two alternate, see flush(). */
+  private buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   /** Lines that did not fit the buffer, or that wait for the header. */
   private overflow: Buffer[] = [];
   private headerWritten = false;
+  /** The write in flight, of `spare`'s lines (see flush). */
+  private writing: Promise<void> = Promise.resolve();
+  private spare: Buffer | undefined;
   private written = 0;
 
   private constructor(
@@ -42,41 +56,44 @@ export class ImportWriter {
     return new ImportWriter(tmp, await open(tmp, 'wx'), maxLineBytes);
   }
 
+  /** Whether flush() would write now: enough is pending (callers with a line at a time skip the call otherwise). */
+  get due(): boolean {
+    return this.used >= this.buf.length / 2 || this.overflow.length > 0;
+  }
+
   /** Entries written (or waiting to be). */
   get count(): number {
     return this.written;
   }
 
   entry(entry: Entry): void {
-    const checked = checkedEntry(entry);
-    if (!checked.ok) throw new ImportRefused(`${checked.error}; nothing was written`);
-    const e = checked.entry;
-    const line = `${JSON.stringify(e)}\n`;
-    // Bytes, as the store counts them; a line can only be over the limit if its UTF-16 length is at least a third of it.
-    if (line.length * 3 > this.maxLineBytes + 1) {
-      const bytes = Buffer.byteLength(line);
-      if (bytes - 1 > this.maxLineBytes)
-        throw new ImportRefused(`Cannot append ${e.type} entry ${e.id}: ${bytes} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`);
-    }
+    const json = importedEntryJson(entry) ?? checkedJson(entry);
+    // Bytes, as the store counts them (the '\n' included); a UTF-16 unit is at most 3 bytes, so most lines need no count.
+    let bytes = json.length * 3 > this.maxLineBytes ? Buffer.byteLength(json) : -1;
+    if (bytes > this.maxLineBytes)
+      throw new ImportRefused(
+        `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
+      );
     this.written++;
     if (this.overflow.length === 0) {
-      // Encoded in place. write() stops short of a character that does not fit; a line that stopped before the
-      // buffer's end fitted whole, one that reached it may not have (then it is not counted and goes separately).
-      const room = this.buf.length - this.used;
-      if (line.length <= room) {
-        const n = this.buf.write(line, this.used, 'utf8');
-        if (n < room) {
-          this.used += n;
-          return;
-        }
+      // Encoded in place when it surely fits, counted first when it may not (write() would stop short of a character).
+      const room = this.buf.length - this.used - 1;
+      if (json.length * 3 <= room || (json.length <= room && (bytes < 0 ? (bytes = Buffer.byteLength(json)) : bytes) <= room)) {
+        this.used += this.buf.write(json, this.used, 'utf8');
+        this.buf[this.used++] = NEWLINE;
+        return;
       }
     }
-    this.overflow.push(Buffer.from(line, 'utf8'));
+    this.overflow.push(Buffer.from(`${json}\n`, 'utf8'));
   }
 
-  /** Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. */
+  /**
+   * Writes what is pending once there is enough of it (or `force`), the header first once `header` gives it. The
+   * write goes on while the caller converts more (into the other buffer); the next flush waits for it first, so
+   * writes stay in order and one at a time, and its error (a full disk) comes out of that flush or commit().
+   */
   async flush(header: () => SessionCreate | undefined, force = false): Promise<void> {
-    if (!force && this.used < this.buf.length / 2 && this.overflow.length === 0) return;
+    if (!force && !this.due) return;
     if (!this.headerWritten) {
       const h = header();
       if (h === undefined) {
@@ -87,10 +104,27 @@ export class ImportWriter {
       await writeAll(this.handle, headerLine(h, Date.now()));
       this.headerWritten = true;
     }
-    if (this.used > 0) await writeAll(this.handle, this.buf.subarray(0, this.used));
+    await this.writing;
+    const full = this.used > 0 ? this.buf.subarray(0, this.used) : undefined;
+    if (full !== undefined) {
+      // The buffer the last write took is free again: lines go there while this one is written.
+      const next = this.spare ?? Buffer.allocUnsafe(BUFFER_BYTES);
+      this.spare = this.buf;
+      this.buf = next;
+    }
+    const rest = this.overflow;
     this.used = 0;
-    for (const b of this.overflow) await writeAll(this.handle, b);
     this.overflow = [];
+    const writing = this.writeOut(full, rest);
+    // Awaited by the next flush, commit or abort; never left unhandled meanwhile.
+    writing.catch(() => undefined);
+    this.writing = writing;
+    if (force) await writing;
+  }
+
+  private async writeOut(full: Buffer | undefined, rest: readonly Buffer[]): Promise<void> {
+    if (full !== undefined) await writeAll(this.handle, full);
+    for (const b of rest) await writeAll(this.handle, b);
   }
 
   /** The buffer's lines as a buffer of their own (the buffer is replaced, not reused). */
@@ -119,6 +153,7 @@ export class ImportWriter {
 
   /** Removes the temporary file. */
   async abort(): Promise<void> {
+    await this.writing.catch(() => undefined);
     await this.handle.close().catch(() => undefined);
     await rm(this.tmp, { force: true });
   }

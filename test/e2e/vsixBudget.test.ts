@@ -45,7 +45,11 @@ test('the VSIX ships no CLI bundle, no source maps and no sources', () => {
   assert.deepEqual(
     names.filter(
       (n) =>
-        n === 'extension/dist/cli.js' || /^extension\/dist\/cli-.*\.mjs$/.test(n) || n.endsWith('.map') || n.endsWith('.ts') || n.includes('node_modules/'),
+        n === 'extension/dist/cli.js' ||
+        /^extension\/dist\/cli-.*\.(mjs|js|v8cache)$/.test(n) ||
+        n.endsWith('.map') ||
+        n.endsWith('.ts') ||
+        n.includes('node_modules/'),
     ),
     [],
   );

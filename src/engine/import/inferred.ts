@@ -1,5 +1,5 @@
 // Counts what an import inferred (exit statuses read from result text, file effects read from command text) entry by entry, so a long import need not keep its entries to report it.
-import { actionFiles, toolActionsOf } from '../compaction/toolActions.js';
+import { actionFiles, toolActionsOf, toolKind, type ToolActionKind } from '../compaction/toolActions.js';
 import { exitCodeOf } from '../effects/resultStatus.js';
 import { shellEffects } from '../effects/shellEffects.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
@@ -16,10 +16,37 @@ interface Known {
   counted: Contribution | undefined;
 }
 
-function namesFiles(command: string | undefined): boolean {
-  if (command === undefined) return false;
+function namesFilesUncached(command: string): boolean {
   const s = shellEffects(command);
   return s.created.length + s.modified.length + s.deleted.length + s.renamed.length + s.read.length > 0;
+}
+
+const NOT_A_COMMAND = Symbol('not a command');
+
+/** `<name length>:<name><arguments>` → the command of such a call, undefined for a command call naming none, NOT_A_COMMAND for other calls. */
+function commandOfUncached(key: string): string | undefined | typeof NOT_A_COMMAND {
+  const cut = key.indexOf(':');
+  const end = cut + 1 + Number(key.slice(0, cut));
+  const call: ToolCall = { id: 'c', name: key.slice(cut + 1, end), arguments: key.slice(end) };
+  const a = toolActionsOf([{ type: 'assistant', id: '', parentId: null, timestamp: '', content: '', toolCalls: [call] }])[0];
+  return a?.kind === 'command' ? a.command : NOT_A_COMMAND;
+}
+
+/** Answers kept for the commands and tool names seen last (sessions repeat them: the same test run, the same few tools); bounded. */
+const MEMO_SIZE = 512;
+const MEMO_KEY_MAX = 4096;
+
+function memo<T>(f: (key: string) => T): (key: string) => T {
+  const known = new Map<string, T>();
+  return (key) => {
+    if (key.length > MEMO_KEY_MAX) return f(key);
+    const hit = known.get(key);
+    if (hit !== undefined || known.has(key)) return hit as T;
+    const v = f(key);
+    if (known.size >= MEMO_SIZE) known.clear();
+    known.set(key, v);
+    return v;
+  };
 }
 
 /**
@@ -32,22 +59,33 @@ export class InferredCounter {
   fileEffects = 0;
   /** Calls that may count, by id, with what their latest result contributed. */
   private readonly calls = new Map<string, Known>();
+  /** Ids of the calls seen that cannot count (not commands): their results need not be kept. */
+  private readonly others = new Set<string>();
   private readonly early = new Map<string, ToolResultEntry>();
+  private readonly kindOf = memo<ToolActionKind>(toolKind);
+  private readonly namesFiles = memo(namesFilesUncached);
+  /** The command the ledger reads from a call, keyed by its name and arguments (all the action reads for it). */
+  private readonly commandOf = memo(commandOfUncached);
 
   add(e: Entry): void {
     if (e.type === 'assistant') {
       for (const call of e.toolCalls) {
-        const a = toolActionsOf([{ ...e, toolCalls: [call] }])[0];
-        if (a?.kind !== 'command') continue;
-        const known: Known = { call, namesFiles: namesFiles(a.command), counted: undefined };
+        // Only a tool named like a command is one (the ledger's kind reads the arguments only to tell reads from edits).
+        const command = this.kindOf(call.name) === 'command' ? this.commandOf(`${call.name.length}:${call.name}${call.arguments}`) : NOT_A_COMMAND;
+        if (command === NOT_A_COMMAND) {
+          this.others.add(call.id);
+          continue;
+        }
+        const known: Known = { call, namesFiles: command !== undefined && this.namesFiles(command), counted: undefined };
         this.calls.set(call.id, known);
         const r = this.early.get(call.id);
         if (r !== undefined) this.count(known, r);
       }
     } else if (e.type === 'tool_result') {
       const known = this.calls.get(e.toolCallId);
-      if (known === undefined) this.early.set(e.toolCallId, e);
-      else this.count(known, e);
+      if (known !== undefined) this.count(known, e);
+      // A result of a call that cannot count is not kept (call ids are unique in an import: the builder renames reused ones).
+      else if (!this.others.has(e.toolCallId)) this.early.set(e.toolCallId, e);
     }
   }
 
