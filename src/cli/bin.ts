@@ -1,5 +1,6 @@
 // The `capsule` executable's entry: hands the key over, guards the pipes and runs main(); dist/cli.js loads it lazily.
-import { fail, main, quietOnClosedPipe } from './main.js';
+import { fail, quietOnClosedPipe } from './exitPaths.js';
+import { main } from './main.js';
 import { setLockHolderName } from '../node/lockHolder.js';
 import { HANDOVER_VAR, keyVariables } from './keyHandover.js';
 

@@ -154,22 +154,11 @@ export class SessionTree {
 
   /** Ids of the branch ending at `leafId` (default: the active leaf), root first, leaf moves excluded; nothing is read back from the file. */
   branchIds(leafId: string | null = this.leaf): string[] {
-    const path: string[] = [];
-    let steps = this.size;
-    let cur = leafId === null ? undefined : this.byId.get(leafId);
-    let next = leafId;
-    while (cur && steps-- >= 0) {
-      if (cur.type !== 'leaf') path.push(cur.id);
-      next = cur.parentId;
-      cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
-    }
-    const cold = this.cold;
-    let slot = next === null || cold === undefined ? undefined : cold.slotOf(next);
-    while (cold !== undefined && slot !== undefined && slot >= 0 && steps-- >= 0) {
-      if (cold.typeAt(slot) !== 'leaf') path.push(cold.idAt(slot));
-      slot = cold.parentAt(slot);
-    }
-    return path.reverse();
+    return this.path(
+      leafId,
+      (e) => e.id,
+      (cold, slot) => cold.idAt(slot),
+    );
   }
 
   /**
@@ -275,24 +264,34 @@ export class SessionTree {
 
   /** The conversation path from the root to `leafId` (default: the active leaf), root first, leaf moves excluded. */
   branch(leafId: string | null = this.leaf): Entry[] {
-    const path: Entry[] = [];
+    return this.path(
+      leafId,
+      (e) => e,
+      (cold, slot) => cold.entryAt(slot),
+    );
+  }
+
+  /**
+   * The path from `leafId` to the root, root first, leaf moves excluded: `hot` maps an entry held whole, `cold` a slot
+   * of the compact part (where the walk follows parent slots, reading nothing unless `cold` does).
+   */
+  private path<T>(leafId: string | null, hot: (e: Entry) => T, cold: (part: ColdPart, slot: number) => T): T[] {
+    const path: T[] = [];
     // add() only accepts parents that already exist, so the walk cannot cycle; the step bound is a
     // cheap guard that avoids a Set of every id on the hot preflight path.
     let steps = this.size;
     let cur = leafId === null ? undefined : this.byId.get(leafId);
     let next = leafId;
     while (cur && steps-- >= 0) {
-      if (cur.type !== 'leaf') path.push(cur);
+      if (cur.type !== 'leaf') path.push(hot(cur));
       next = cur.parentId;
       cur = cur.parentId === null ? undefined : this.byId.get(cur.parentId);
     }
-    // The rest of the walk is in the compact part: follow its parent slots, reading each entry from the file.
-    const cold = this.cold;
-    let slot = next === null || cold === undefined ? undefined : cold.slotOf(next);
-    while (cold !== undefined && slot !== undefined && slot >= 0 && steps-- >= 0) {
-      const e = cold.entryAt(slot);
-      if (e.type !== 'leaf') path.push(e);
-      slot = cold.parentAt(slot);
+    const part = this.cold;
+    let slot = next === null || part === undefined ? undefined : part.slotOf(next);
+    while (part !== undefined && slot !== undefined && slot >= 0 && steps-- >= 0) {
+      if (part.typeAt(slot) !== 'leaf') path.push(cold(part, slot));
+      slot = part.parentAt(slot);
     }
     return path.reverse();
   }
