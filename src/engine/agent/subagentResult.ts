@@ -75,9 +75,13 @@ export function activeSubagentRuns(entries: readonly Entry[], branch: readonly E
  * without it make the branch be read.
  */
 export function activeSubagentRunsOf(tree: SessionTree): SubagentRun[] {
+  const ids: string[] = [];
+  tree.eachLink(0, (id, _parentId, _type, subagent) => {
+    if (subagent) ids.push(id);
+  });
   const marked: Entry[] = [];
-  for (const l of tree.linksFrom(0)) {
-    const e = l.subagent === undefined ? undefined : tree.get(l.id);
+  for (const id of ids) {
+    const e = tree.get(id);
     if (e !== undefined) marked.push(e);
   }
   if (marked.length === 0) return [];

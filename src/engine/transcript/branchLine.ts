@@ -29,14 +29,12 @@ export class BranchLine {
   /** Brings the line up to the tree: O(entries added since the last read), a walk after a leaf move. */
   sync(): this {
     // Only the links of what was added since the last read: older entries of a compact history stay in the file.
-    const added = this.tree.linksFrom(this.#seen);
-    this.#seen += added.length;
     let stale = false;
-    for (const e of added) {
-      if (e.type === 'leaf' || e.subagent !== undefined) continue;
-      if (!stale && e.parentId === this.#tip()) this.#push(e.id, e.type);
+    this.#seen += this.tree.eachLink(this.#seen, (id, parentId, type, subagent) => {
+      if (type === 'leaf' || subagent) return;
+      if (!stale && parentId === this.#tip()) this.#push(id, type);
       else stale = true;
-    }
+    });
     if (stale || this.#tip() !== this.tree.leafId) this.#rebuild();
     return this;
   }

@@ -1,7 +1,7 @@
 // Where a chat forks: messages (or answers) that continue the same moment on different branches, for the ‹ 1/2 › switcher, and where a switch lands.
 import { resolveRewindPoint } from './rewindPoint.js';
 import type { Entry } from './schema.js';
-import type { EntryLink, SessionTree } from './tree.js';
+import type { SessionTree } from './tree.js';
 
 /**
  * The entries that fix a moment of the conversation. What lies between two of them (message checkpoints, system
@@ -33,46 +33,55 @@ export type SwitchPoint =
  */
 export class BranchIndex {
   #seen = 0;
-  /** Entry id → the nearest anchor above it (null: the start of the chat). */
-  readonly #anchorOf = new Map<string, string | null>();
-  /** Anchor → the alternatives that continue it (ids and kinds), in file order. */
-  readonly #alternatives = new Map<string | null, EntryLink[]>();
+  /**
+   * Anchor → the alternatives that continue it, in file order: one id while there is one (most moments), a list
+   * once there are more. Nothing else is kept per entry: an anchor is found by walking up the kinds in the tree.
+   */
+  readonly #alternatives = new Map<string | null, string | string[]>();
 
   constructor(readonly tree: SessionTree) {}
 
+  /** The nearest anchor at or above `id` (null: the start of the chat, or a parent before a partial tree's first entry). */
+  #anchorFrom(id: string | null): string | null {
+    for (let cur = id, steps = 0; cur !== null && steps <= this.tree.size; steps++) {
+      const type = this.tree.typeOf(cur);
+      if (type === undefined) return null;
+      if (ANCHORS.has(type)) return cur;
+      cur = this.tree.parentOf(cur) ?? null;
+    }
+    return null;
+  }
+
   #sync(): void {
     // Only the links of what was added since the last call: older entries of a compact history stay in the file.
-    const added = this.tree.linksFrom(this.#seen);
-    this.#seen += added.length;
-    for (const e of added) {
-      if (e.type === 'leaf' || e.subagent !== undefined) continue;
-      const parentType = e.parentId === null ? undefined : this.tree.typeOf(e.parentId);
-      const anchor = e.parentId === null || parentType === undefined ? null : ANCHORS.has(parentType) ? e.parentId : (this.#anchorOf.get(e.parentId) ?? null);
-      this.#anchorOf.set(e.id, anchor);
-      if (!ALTERNATIVES.has(e.type)) continue;
+    this.#seen += this.tree.eachLink(this.#seen, (id, parentId, type, subagent) => {
+      if (type === 'leaf' || subagent || !ALTERNATIVES.has(type)) return;
+      const anchor = this.#anchorFrom(parentId);
       const list = this.#alternatives.get(anchor);
-      const link: EntryLink = { id: e.id, parentId: e.parentId, type: e.type };
-      if (list === undefined) this.#alternatives.set(anchor, [link]);
-      else list.push(link);
-    }
+      if (list === undefined) this.#alternatives.set(anchor, id);
+      else if (typeof list === 'string') this.#alternatives.set(anchor, [list, id]);
+      else list.push(id);
+    });
   }
 
   /** The fork `entryId` starts a branch of; undefined when nothing else continues its moment. */
   forkOf(entryId: string): Fork | undefined {
     this.#sync();
-    if (!this.#anchorOf.has(entryId)) return undefined;
-    const list = this.#alternatives.get(this.#anchorOf.get(entryId) ?? null) ?? [];
-    const at = list.findIndex((e) => e.id === entryId);
-    if (at < 0 || list.length < 2) return undefined;
+    const type = this.tree.typeOf(entryId);
+    if (type === undefined || !ALTERNATIVES.has(type)) return undefined;
+    const list = this.#alternatives.get(this.#anchorFrom(this.tree.parentOf(entryId) ?? null));
+    if (typeof list !== 'object') return undefined;
+    const at = list.indexOf(entryId);
+    if (at < 0) return undefined;
     // Only a fork's own messages are read (from the file, in a compact history) to tell a Retry from an edit.
-    const texts = list.map((l) => {
-      const e = l.type === 'user' ? this.tree.get(l.id) : undefined;
+    const texts = list.map((id) => {
+      const e = this.tree.typeOf(id) === 'user' ? this.tree.get(id) : undefined;
       return e?.type === 'user' ? e.content : undefined;
     });
     const first = texts[0];
     const retry = first !== undefined && texts.every((t) => t === first);
-    const previous = list[at - 1]?.id;
-    const next = list[at + 1]?.id;
+    const previous = list[at - 1];
+    const next = list[at + 1];
     return { index: at + 1, count: list.length, ...(previous === undefined ? {} : { previous }), ...(next === undefined ? {} : { next }), retry };
   }
 }

@@ -1,16 +1,8 @@
 // The moments of a chat kept incrementally for the paged Checkpoints tree: folded as entries are appended, refolded only when the branch changes.
 import { lineOf, type BranchLine } from './branchLine.js';
-import { otherMoment, type Moment, type MomentChild } from './moments.js';
+import { otherMoment, PROMPT_LOOKBACK, type Moment, type MomentChild } from './moments.js';
 import type { CapsuleEntry, CheckpointEntry, CompactionUndoEntry, Entry } from './schema.js';
 import type { SessionTree } from './tree.js';
-
-interface OpenMoment {
-  /** The message's id and position on the branch line (none for what comes before the first message). */
-  readonly messageId?: string;
-  readonly position?: number;
-  index: number;
-  children: OpenChild[];
-}
 
 type OpenCompaction = { readonly kind: 'compaction'; readonly entry: CapsuleEntry; undone: boolean; readonly events: CompactionUndoEntry[] };
 type OpenChild = { readonly kind: 'checkpoint'; readonly entry: CheckpointEntry } | OpenCompaction;
@@ -30,14 +22,18 @@ export class MomentIndex {
   readonly #line: BranchLine;
   #generation = -1;
   #done = 0;
-  #pre: OpenMoment = { index: 0, children: [] };
-  #moments: OpenMoment[] = [];
+  /**
+   * Moments by number: 0 is what comes before the first message, k the k-th message, at line position
+   * `#messages[k - 1]`. Only moments with children hold a list: a million-entry chat is a few arrays of numbers.
+   */
+  #messages: number[] = [];
+  #children = new Map<number, OpenChild[]>();
   /** Positions of the answers on the line, ascending: a moment's token figure is the latest usage before it. */
   #answers: number[] = [];
-  /** Answer index → the prompt tokens of the latest answer with usage at or before it (null: none), as read. */
-  #promptAt = new Map<number, number | null>();
+  /** Answer index → its prompt tokens (null: it reports no usage), for the answers read so far. */
+  #usageAt = new Map<number, number | null>();
   /** Checkpoint children by checkpoint id (a compaction's own checkpoint is dropped when its capsule arrives). */
-  #checkpoints = new Map<string, { readonly moment: OpenMoment; readonly child: OpenChild }[]>();
+  #checkpoints = new Map<string, { readonly moment: number; readonly child: OpenChild }[]>();
   #capsuleCheckpoints = new Set<string>();
   #compactions = new Map<string, OpenCompaction>();
 
@@ -53,16 +49,14 @@ export class MomentIndex {
   }
 
   #sync(): void {
-    const added = this.tree.linksFrom(this.#seen);
-    this.#seen += added.length;
-    for (const l of added) {
-      if (l.type === 'leaf' || l.subagent !== undefined) continue;
-      if (l.type === 'user') this.#users.push(l.id);
-      else if (l.type === 'compaction_undo') {
-        const e = this.tree.get(l.id);
+    this.#seen += this.tree.eachLink(this.#seen, (id, _parentId, type, subagent) => {
+      if (type === 'leaf' || subagent) return;
+      if (type === 'user') this.#users.push(id);
+      else if (type === 'compaction_undo') {
+        const e = this.tree.get(id);
         if (e?.type === 'compaction_undo') this.#undo.set(e.capsuleId, [...(this.#undo.get(e.capsuleId) ?? []), e]);
       }
-    }
+    });
     const line = this.#line;
     if (line.generation !== this.#generation) this.#restart(line.generation);
     for (const n = line.length; this.#done < n; this.#done++) {
@@ -75,22 +69,32 @@ export class MomentIndex {
   #restart(generation: number): void {
     this.#generation = generation;
     this.#done = 0;
-    this.#pre = { index: 0, children: [] };
-    this.#moments = [];
+    this.#messages = [];
+    this.#children = new Map();
     this.#answers = [];
-    this.#promptAt = new Map();
+    this.#usageAt = new Map();
     this.#checkpoints = new Map();
     this.#capsuleCheckpoints = new Set();
     this.#compactions = new Map();
   }
 
-  #current(): OpenMoment {
-    return this.#moments.at(-1) ?? this.#pre;
+  /** The moment entries fold into now: the latest message's (0 before the first). */
+  #current(): number {
+    return this.#messages.length;
+  }
+
+  #childrenOf(moment: number): OpenChild[] {
+    let list = this.#children.get(moment);
+    if (list === undefined) {
+      list = [];
+      this.#children.set(moment, list);
+    }
+    return list;
   }
 
   #add(id: string, type: Entry['type'], position: number): void {
     if (type === 'user') {
-      this.#moments.push({ messageId: id, position, index: this.#moments.length + 1, children: [] });
+      this.#messages.push(position);
       return;
     }
     if (type === 'assistant') {
@@ -103,15 +107,19 @@ export class MomentIndex {
       if (e.forEntryId !== undefined || this.#capsuleCheckpoints.has(e.checkpointId)) return;
       const moment = this.#current();
       const child: OpenChild = { kind: 'checkpoint', entry: e };
-      moment.children.push(child);
+      this.#childrenOf(moment).push(child);
       this.#checkpoints.set(e.checkpointId, [...(this.#checkpoints.get(e.checkpointId) ?? []), { moment, child }]);
     } else if (e?.type === 'capsule') {
       // The checkpoint taken before a compaction is that compaction's, not a rewind point of its own.
       this.#capsuleCheckpoints.add(e.checkpointId);
-      for (const { moment, child } of this.#checkpoints.get(e.checkpointId) ?? []) moment.children.splice(moment.children.indexOf(child), 1);
+      for (const { moment, child } of this.#checkpoints.get(e.checkpointId) ?? []) {
+        const list = this.#childrenOf(moment);
+        list.splice(list.indexOf(child), 1);
+        if (list.length === 0) this.#children.delete(moment);
+      }
       this.#checkpoints.delete(e.checkpointId);
       const child: OpenCompaction = { kind: 'compaction', entry: e, undone: false, events: [] };
-      this.#current().children.push(child);
+      this.#childrenOf(this.#current()).push(child);
       this.#compactions.set(e.id, child);
     } else if (e?.type === 'compaction_undo') {
       const c = this.#compactions.get(e.capsuleId);
@@ -122,8 +130,9 @@ export class MomentIndex {
   }
 
   /**
-   * Prompt tokens of the latest answer with usage before `position`: answers are read back from the newest until one
-   * reports usage (usually the first), and what was found is remembered for the answers walked.
+   * Prompt tokens of the latest answer with usage before `position`, among the PROMPT_LOOKBACK answers before it:
+   * answers are read back from the newest until one reports usage (usually the first); each answer's usage, once
+   * read, is remembered, so a page refreshed reads nothing again.
    */
   #promptBefore(position: number): number | undefined {
     const answers = this.#answers;
@@ -137,60 +146,56 @@ export class MomentIndex {
         lo = mid + 1;
       } else hi = mid - 1;
     }
-    const walked: number[] = [];
-    let found: number | null = null;
-    for (; i >= 0; i--) {
-      const known = this.#promptAt.get(i);
-      if (known !== undefined) {
-        found = known;
-        break;
+    for (let k = i; k >= 0 && k > i - PROMPT_LOOKBACK; k--) {
+      let usage = this.#usageAt.get(k);
+      if (usage === undefined) {
+        const e = this.#line.at(answers[k] ?? -1);
+        usage = e?.type === 'assistant' && e.usage !== undefined ? e.usage.promptTokens : null;
+        this.#usageAt.set(k, usage);
       }
-      walked.push(i);
-      const e = this.#line.at(answers[i] ?? -1);
-      if (e?.type === 'assistant' && e.usage !== undefined) {
-        found = e.usage.promptTokens;
-        break;
-      }
+      if (usage !== null) return usage;
     }
-    for (const w of walked) this.#promptAt.set(w, found);
-    return found ?? undefined;
+    return undefined;
   }
 
   /** A moment as the tree shows it: its message and its own checkpoint read now, its children copied (the fold goes on changing). */
-  #frozen(m: OpenMoment): Moment {
-    const children = m.children.map(
+  #frozen(moment: number): Moment {
+    const children = (this.#children.get(moment) ?? []).map(
       (c): MomentChild => (c.kind === 'compaction' ? { kind: 'compaction', entry: c.entry, undone: c.undone, events: [...c.events] } : c),
     );
-    if (m.messageId === undefined || m.position === undefined) return { index: m.index, children };
-    const message = this.tree.get(m.messageId);
-    const parent = this.#line.at(m.position - 1);
-    const checkpoint = parent?.type === 'checkpoint' && parent.forEntryId === m.messageId ? parent : undefined;
-    const tokens = this.#promptBefore(m.position);
+    const position = moment === 0 ? undefined : this.#messages[moment - 1];
+    if (position === undefined) return { index: moment, children };
+    const message = this.#line.at(position);
+    const parent = this.#line.at(position - 1);
+    const checkpoint = parent?.type === 'checkpoint' && parent.forEntryId === message?.id ? parent : undefined;
+    const tokens = this.#promptBefore(position);
     return {
       ...(message?.type === 'user' ? { message } : {}),
-      index: m.index,
+      index: moment,
       children,
       ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(tokens === undefined ? {} : { tokens }),
     };
   }
 
+  /** Whether what comes before the first message has rows of its own (then it counts as a moment). */
+  #withPre(): number {
+    return (this.#children.get(0)?.length ?? 0) > 0 ? 1 : 0;
+  }
+
   /** How many moments the active branch has (what comes before the first message counts as one when it has rows). */
   get count(): number {
     this.#sync();
-    return this.#moments.length + (this.#pre.children.length > 0 ? 1 : 0);
+    return this.#messages.length + this.#withPre();
   }
 
   /** Active moments [from, to) in branch order, as frozen copies (the fold goes on changing). */
   active(from = 0, to = Number.POSITIVE_INFINITY): Moment[] {
     this.#sync();
-    const withPre = this.#pre.children.length > 0 ? 1 : 0;
+    const withPre = this.#withPre();
     const out: Moment[] = [];
-    const end = Math.min(to, this.#moments.length + withPre);
-    for (let i = Math.max(0, from); i < end; i++) {
-      const m = withPre === 1 && i === 0 ? this.#pre : this.#moments[i - withPre];
-      if (m !== undefined) out.push(this.#frozen(m));
-    }
+    const end = Math.min(to, this.#messages.length + withPre);
+    for (let i = Math.max(0, from); i < end; i++) out.push(this.#frozen(i + 1 - withPre));
     return out;
   }
 
@@ -219,10 +224,9 @@ export class MomentIndex {
   #firstChildren(): ReadonlyMap<string, string> {
     const index = this.#firstChild ?? { seen: 0, map: new Map<string, string>() };
     this.#firstChild = index;
-    const added = this.tree.linksFrom(index.seen);
-    index.seen += added.length;
-    for (const l of added)
-      if (l.parentId !== null && l.type !== 'leaf' && l.subagent === undefined && !index.map.has(l.parentId)) index.map.set(l.parentId, l.id);
+    index.seen += this.tree.eachLink(index.seen, (id, parentId, type, subagent) => {
+      if (parentId !== null && type !== 'leaf' && !subagent && !index.map.has(parentId)) index.map.set(parentId, id);
+    });
     return index.map;
   }
 

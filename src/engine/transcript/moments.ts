@@ -12,7 +12,10 @@ export interface Moment {
   readonly index: number;
   /** The message's own checkpoint (taken right before it was sent). */
   readonly checkpoint?: CheckpointEntry;
-  /** Provider-reported prompt tokens of the last request before the message: the input size at that moment. */
+  /**
+   * Provider-reported prompt tokens of the last request before the message (the input size at that moment), when it
+   * is one of the PROMPT_LOOKBACK latest answers before it: a figure from further back would not describe the moment.
+   */
   readonly tokens?: number;
   readonly children: readonly MomentChild[];
 }
@@ -22,6 +25,9 @@ export interface Moments {
   /** Messages on other branches (after a rewind or an edit), with where they branched off. */
   readonly other: readonly Moment[];
 }
+
+/** How many answers back a message's token figure is looked for (answers without usage: imports, some providers). */
+export const PROMPT_LOOKBACK = 64;
 
 /** Groups the entries of `path` into moments, one per user message. */
 function group(
@@ -33,6 +39,8 @@ function group(
   const out: { message?: UserEntry; index: number; checkpoint?: CheckpointEntry; tokens?: number; children: MomentChild[] }[] = [];
   let current: (typeof out)[number] = { index: 0, children: [] };
   let lastPrompt: number | undefined;
+  /** Answers since the one that set lastPrompt. */
+  let answersSince = 0;
   let count = 0;
   for (const e of path) {
     if (e.type === 'user') {
@@ -45,10 +53,15 @@ function group(
         index: count,
         children: [],
         ...(checkpoint === undefined ? {} : { checkpoint }),
-        ...(lastPrompt === undefined ? {} : { tokens: lastPrompt }),
+        ...(lastPrompt === undefined || answersSince >= PROMPT_LOOKBACK ? {} : { tokens: lastPrompt }),
       };
-    } else if (e.type === 'assistant' && e.usage !== undefined) lastPrompt = e.usage.promptTokens;
-    else if (e.type === 'checkpoint' && e.forEntryId === undefined && !isCompactionCheckpoint(e, path)) current.children.push({ kind: 'checkpoint', entry: e });
+    } else if (e.type === 'assistant') {
+      if (e.usage !== undefined) {
+        lastPrompt = e.usage.promptTokens;
+        answersSince = 0;
+      } else answersSince++;
+    } else if (e.type === 'checkpoint' && e.forEntryId === undefined && !isCompactionCheckpoint(e, path))
+      current.children.push({ kind: 'checkpoint', entry: e });
     else if (e.type === 'capsule') {
       const events = (undoEvents.get(e.id) ?? []).filter((u) => activeIds.has(u.id));
       const last = events[events.length - 1];

@@ -112,22 +112,30 @@ export class SessionTree {
    * an entry of the compact part back: what a fold that needs only the shape of the tree reads.
    */
   linksFrom(start: number): readonly EntryLink[] {
+    const out: EntryLink[] = [];
+    this.eachLink(start, (id, parentId, type, subagent, cold) =>
+      out.push({ id, parentId, type, ...(subagent ? { subagent: true } : {}), ...(cold ? { cold: true as const } : {}) }),
+    );
+    return out;
+  }
+
+  /**
+   * linksFrom() without building an object per entry: `visit` gets each entry's links from position `start` on, in
+   * file order; returns how many it visited. What a fold over a million-entry history calls.
+   */
+  eachLink(start: number, visit: (id: string, parentId: string | null, type: Entry['type'], subagent: boolean, cold: boolean) => void): number {
     const cold = this.cold;
     const coldSize = cold?.size ?? 0;
-    if (cold === undefined || start >= coldSize) return start <= 0 ? this.order : this.order.slice(start - coldSize);
-    const out: EntryLink[] = [];
-    for (let i = Math.max(0, start); i < coldSize; i++) {
+    let n = 0;
+    for (let i = Math.max(0, start); cold !== undefined && i < coldSize; i++, n++) {
       const parent = cold.parentAt(i);
-      out.push({
-        id: cold.idAt(i),
-        parentId: parent < 0 ? null : cold.idAt(parent),
-        type: cold.typeAt(i) as Entry['type'],
-        cold: true,
-        ...(cold.subagentAt(i) ? { subagent: true } : {}),
-      });
+      visit(cold.idAt(i), parent < 0 ? null : cold.idAt(parent), cold.typeAt(i) as Entry['type'], cold.subagentAt(i), true);
     }
-    for (const e of this.order) out.push(e);
-    return out;
+    for (let i = Math.max(0, start - coldSize); i < this.order.length; i++, n++) {
+      const e = this.order[i];
+      if (e !== undefined) visit(e.id, e.parentId, e.type, e.subagent !== undefined, false);
+    }
+    return n;
   }
 
   /**
@@ -135,10 +143,13 @@ export class SessionTree {
    * capsule needs (both kinds are kept whole in a compact history, so nothing is read back).
    */
   ofKinds(kinds: ReadonlySet<string>): Entry[] {
+    const ids: string[] = [];
+    this.eachLink(0, (id, _parentId, type) => {
+      if (kinds.has(type)) ids.push(id);
+    });
     const out: Entry[] = [];
-    for (const l of this.linksFrom(0)) {
-      if (!kinds.has(l.type)) continue;
-      const e = l.cold === true ? this.get(l.id) : (l as Entry);
+    for (const id of ids) {
+      const e = this.get(id);
       if (e !== undefined) out.push(e);
     }
     return out;

@@ -7,7 +7,7 @@ import { EMPTY_LEDGER, planOfBranch } from '../../../src/engine/compaction/ledge
 import { planFigureOf } from '../../../src/engine/compaction/planFigure.js';
 import { lineOf } from '../../../src/engine/transcript/branchLine.js';
 import { MomentIndex } from '../../../src/engine/transcript/momentIndex.js';
-import { momentsOf } from '../../../src/engine/transcript/moments.js';
+import { momentsOf, PROMPT_LOOKBACK } from '../../../src/engine/transcript/moments.js';
 import type { SessionTree } from '../../../src/engine/transcript/tree.js';
 import { type Draft, toggleStep, TreeBuilder } from '../../support/randomTree.js';
 
@@ -155,4 +155,24 @@ test('the branch line and the running plan equal the walked branch, whenever the
     }),
     { numRuns: 200 },
   );
+});
+
+test('a message shows the token figure of the latest answer with usage among the 64 before it, read the same by the index and the fold', () => {
+  for (const [without, expected] of [
+    [10, 1234],
+    [PROMPT_LOOKBACK - 1, 1234],
+    [PROMPT_LOOKBACK, undefined],
+    [200, undefined],
+  ] as const) {
+    const b = new TreeBuilder();
+    b.add({ type: 'user', content: 'first' });
+    b.add({ type: 'assistant', content: 'measured', toolCalls: [], usage: { promptTokens: 1234, completionTokens: 5 } });
+    // Answers that report no usage (an import, a provider that sends none): the figure does not reach back past 64.
+    for (let i = 0; i < without; i++) b.add({ type: 'assistant', content: `unmeasured ${i}`, toolCalls: [] });
+    b.add({ type: 'user', content: 'second' });
+    const index = new MomentIndex(b.tree);
+    const active = index.active();
+    assert.equal(active.at(-1)?.tokens, expected, `${without} answers without usage`);
+    assert.deepEqual(active, momentsOf(b.tree.entries(), b.tree.branch()).active);
+  }
 });
