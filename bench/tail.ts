@@ -128,9 +128,10 @@ async function cliTurn(session: string, url: string, rssFile: string): Promise<{
     const r = await runCli(args, { ...process.env, CAPSULE_BENCH_KEY: 'sk-bench' });
     const ms = performance.now() - t0;
     if (r.status !== 0) throw new Error(`capsule chat failed (${String(r.status)}): ${r.stdout.slice(-500)} ${r.stderr.slice(-500)}`);
-    // The CLI's own line is the last: a process it started (the key relay) exits first and prints its own.
-    const m = [...r.stderr.matchAll(/RSS_KB=(\d+)/g)].at(-1);
-    return { ms, rssMb: m ? Number(m[1]) / 1024 : Number.NaN };
+    // The launcher hands the key to a worker process that runs the turn (src/cli/keyHandover.ts): each prints its
+    // own peak, and the turn's is the larger.
+    const peaks = [...r.stderr.matchAll(/RSS_KB=(\d+)/g)].map((m) => Number(m[1]));
+    return { ms, rssMb: peaks.length === 0 ? Number.NaN : Math.max(...peaks) / 1024 };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -158,7 +158,7 @@ export class LoadBuilder {
       if (this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION) {
         const keys = lineKeys(buf, start, end);
         if (keys !== undefined && !KEPT_WHOLE.has(keys.type)) {
-          this.#added(info, this.tree.addCold({ record: { ...keys, lineNo: info.lineNo, offset: info.offset, length: info.length } }));
+          this.#added(info, this.tree.addColdLine(keys, info));
           this.#good(info);
           return;
         }

@@ -109,10 +109,18 @@ export class ColdPart {
 
   /** A record whose links the tree checked. */
   addRecord(r: ColdRecord): void {
-    const i = this.#push(r.id, r.parentId, r.type, r.subagent, r.maybeSkill);
-    this.#cols.offset[i] = r.offset;
-    this.#cols.length[i] = r.length;
-    this.#cols.lineNo[i] = r.lineNo;
+    this.addLine(r, r);
+  }
+
+  /** The same as addRecord, its keys and its place in the file given apart (no record built per line). */
+  addLine(
+    keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
+    at: { readonly lineNo: number; readonly offset: number; readonly length: number },
+  ): void {
+    const i = this.#push(keys.id, keys.parentId, keys.type, keys.subagent, keys.maybeSkill);
+    this.#cols.offset[i] = at.offset;
+    this.#cols.length[i] = at.length;
+    this.#cols.lineNo[i] = at.lineNo;
   }
 
   /** An entry kept whole (a leaf move, or a line judged whole). */

@@ -256,6 +256,23 @@ export class SessionTree {
     return true;
   }
 
+  /**
+   * addCold() of a record given as its keys and its place in the file, without building the record: the per-line
+   * path of indexing a compact history (a million lines).
+   */
+  addColdLine(
+    keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
+    at: { readonly lineNo: number; readonly offset: number; readonly length: number },
+  ): boolean {
+    const cold = this.cold;
+    if (cold === undefined || this.order.length > 0) throw new Error('addColdLine() needs a tree made with a cold loader, before any add()');
+    if (this.linkProblem(keys) === false) return false;
+    cold.addLine(keys, at);
+    if (!keys.subagent) this.leaf = keys.id;
+    this.running.reset();
+    return true;
+  }
+
   /** Adds an entry; returns false (and records a problem) when it cannot join the tree. */
   add(entry: Entry): boolean {
     if (this.linkProblem(entry) === false) return false;
