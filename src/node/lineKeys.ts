@@ -19,13 +19,27 @@ export interface LineKeys {
 
 const SKILL = Buffer.from('"skill"');
 const UNICODE_ESCAPE = Buffer.from('\\u');
+const SUBAGENT_KEY = Buffer.from('"subagent"');
 
 function isWs(c: number | undefined): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 }
 
-/** Index of the quote closing the string whose body starts at `p` (native search; an escaped quote is skipped), or -1. */
-function stringEnd(buf: Buffer, p: number, end: number): number {
+/** Bytes of a string read in a loop before the native search takes over: keys, ids and kinds end well within it. */
+const SHORT_STRING = 64;
+
+/**
+ * Index of the quote closing the string whose body starts at `p`, or -1: a short string is read byte by byte (a native
+ * call costs more than the loop there), a long one by native search (an escaped quote is skipped).
+ */
+function stringEnd(buf: Buffer, from: number, end: number): number {
+  let p = from;
+  for (const stop = Math.min(end, from + SHORT_STRING); p < stop; ) {
+    const b = buf[p];
+    if (b === QUOTE) return p;
+    p += b === BACKSLASH ? 2 : 1;
+  }
+  if (p >= end) return -1;
   for (;;) {
     const q = buf.indexOf(QUOTE, p);
     if (q < 0 || q >= end) return -1;
@@ -67,6 +81,12 @@ function valueEnd(buf: Buffer, p: number, end: number): number {
 
 /** A JSON string token as text (escapes are rare in ids, so they go through JSON.parse). */
 function stringValue(buf: Buffer, start: number, stop: number): string | undefined {
+  // Plain ASCII without escapes (every id and kind Capsule writes): the bytes are the text.
+  if (buf[start] === QUOTE && stop - start >= 2 && stop - start <= SHORT_STRING) {
+    let plain = true;
+    for (let i = start + 1; i < stop - 1 && plain; i++) plain = (buf[i] ?? 0x80) < 0x80 && buf[i] !== BACKSLASH;
+    if (plain) return buf.toString('latin1', start + 1, stop - 1);
+  }
   const raw = buf.toString('utf8', start, stop);
   if (raw.charCodeAt(0) !== QUOTE) return undefined;
   if (!raw.includes('\\')) return raw.slice(1, -1);
@@ -123,6 +143,11 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
     while (i < end && isWs(buf[i])) i++;
     if (buf[i] === COMMA) {
       i++;
+      // Capsule writes the keys the tree links by first (the schema's order: id, parentId, timestamp, subagent, type).
+      // Once they are read, the rest of the line is left to the read that validates it (docs/loading.md), unless it
+      // names a subagent anywhere: then every key is read, as a mark written after the type must still count.
+      if (id !== undefined && parentId !== undefined && type !== undefined && endsObject(buf, i, end) && !indexIn(buf, SUBAGENT_KEY, i, end))
+        return keysOf(buf, start, end, id, parentId, type, subagent);
       continue;
     }
     if (buf[i] === CLOSE_OBJ) break;
@@ -131,6 +156,17 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
   i++;
   while (i < end && isWs(buf[i])) i++;
   if (i !== end || id === undefined || type === undefined || parentId === undefined) return undefined;
+  return keysOf(buf, start, end, id, parentId, type, subagent);
+}
+
+function keysOf(buf: Buffer, start: number, end: number, id: string, parentId: string | null, type: string, subagent: boolean): LineKeys {
   const maybeSkill = type === 'assistant' && (indexIn(buf, SKILL, start, end) || indexIn(buf, UNICODE_ESCAPE, start, end));
   return { id, parentId, type, subagent, maybeSkill };
+}
+
+/** Whether the line's last byte before trailing white space closes an object. */
+function endsObject(buf: Buffer, from: number, end: number): boolean {
+  let j = end - 1;
+  while (j >= from && isWs(buf[j])) j--;
+  return j >= from && buf[j] === CLOSE_OBJ;
 }
