@@ -123,6 +123,9 @@ export function countVisits(tree: SessionTree): { readonly visits: Visits; reset
   const branch = tree.branch.bind(tree);
   const entries = tree.entries.bind(tree);
   const children = tree.children.bind(tree);
+  const typeOf = tree.typeOf.bind(tree);
+  const parentOf = tree.parentOf.bind(tree);
+  const eachLink = tree.eachLink.bind(tree);
   Object.assign(tree, {
     get: (id: string) => {
       visits.total++;
@@ -143,6 +146,21 @@ export function countVisits(tree: SessionTree): { readonly visits: Visits; reset
     children: (id: string | null) => {
       visits.total += tree.size;
       return children(id);
+    },
+    // Reads of an entry's shape alone (its kind, its parent, the links of what was added) are visits too: a walk over
+    // kinds is as linear as one over entries.
+    typeOf: (id: string) => {
+      visits.total++;
+      return typeOf(id);
+    },
+    parentOf: (id: string) => {
+      visits.total++;
+      return parentOf(id);
+    },
+    eachLink: (start: number, visit: Parameters<SessionTree['eachLink']>[1]) => {
+      const n = eachLink(start, visit);
+      visits.total += n;
+      return n;
     },
   });
   return {

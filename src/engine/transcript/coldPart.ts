@@ -56,10 +56,14 @@ class Columns {
   }
 }
 
+/** Entries read back that are kept for the next read: a page of the chat or the tree is read again on every refresh. */
+const RECENT_READS = 1024;
+
 /**
  * Slots in file order. Most hold a compact record (read from the file on demand); a few hold the entry itself (leaf
- * moves, and lines the quick index could not read, which were judged whole). Nothing read on demand is cached: the
- * point is that the session's history does not stay in memory.
+ * moves, and lines the quick index could not read, which were judged whole). Of what is read on demand only the
+ * latest RECENT_READS entries are kept (a refreshed page reads nothing again): the session's history does not stay
+ * in memory.
  */
 export class ColdPart {
   readonly #ids: string[] = [];
@@ -68,6 +72,8 @@ export class ColdPart {
   readonly #kept = new Map<number, Entry>();
   readonly #types: string[] = [];
   readonly #typeCode = new Map<string, number>();
+  /** The entries read back most recently, oldest first (a Map keeps insertion order). */
+  readonly #recent = new Map<number, Entry>();
   /** Lines parsed on demand so far (tests count them). */
   reads = 0;
 
@@ -151,7 +157,7 @@ export class ColdPart {
 
   /** The entry in slot `i`, read from the file when it is not kept; throws ColdReadError when the line no longer is what was indexed. */
   entryAt(i: number): Entry {
-    const kept = this.#kept.get(i);
+    const kept = this.#kept.get(i) ?? this.#recent.get(i);
     if (kept !== undefined) return kept;
     const rec = { lineNo: this.#cols.lineNo[i] ?? 0, offset: this.#cols.offset[i] ?? 0, length: this.#cols.length[i] ?? 0 };
     this.reads++;
@@ -168,6 +174,8 @@ export class ColdPart {
         `Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`,
       );
     }
+    this.#recent.set(i, e);
+    if (this.#recent.size > RECENT_READS) this.#recent.delete(this.#recent.keys().next().value ?? -1);
     return e;
   }
 

@@ -214,8 +214,11 @@ export class MomentIndex {
     this.#sync();
     const cached = this.#others;
     if (cached?.generation === this.#generation && cached.users === this.#users.length) return cached.list;
-    // Listed again only when the branch changed (a leaf move): an append at the leaf puts no message off the branch.
-    const list = this.#users.filter((u) => this.#line.positionOf(u) === undefined);
+    // Listed again only when the branch changed (a leaf move); on the same branch only the messages added since are
+    // looked at (one appended at the leaf is on it; one written elsewhere, by another window, is not).
+    const since = cached?.generation === this.#generation ? cached.users : 0;
+    const added = this.#users.slice(since).filter((u) => this.#line.positionOf(u) === undefined);
+    const list = since === 0 ? added : [...(cached?.list ?? []), ...added];
     this.#others = { generation: this.#generation, users: this.#users.length, list };
     return list;
   }

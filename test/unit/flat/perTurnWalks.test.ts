@@ -17,7 +17,13 @@ import { newestPage } from '../../../src/vscode/views/treePages.js';
 function countLineVisits(line: BranchLine, visits: Visits): void {
   const at = line.at.bind(line);
   const slice = line.slice.bind(line);
+  const positionOf = line.positionOf.bind(line);
   Object.assign(line, {
+    // A position looked up is an entry visited: a loop over every message asking where it stands is a walk.
+    positionOf: (id: string) => {
+      visits.total++;
+      return positionOf(id);
+    },
     at: (position: number) => {
       visits.total++;
       return at(position);
