@@ -94,11 +94,6 @@ function stringValue(buf: Buffer, start: number, stop: number): string | undefin
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Whether `needle` occurs in `[start, end)`: searched in a view of the line, never on through the rest of the buffer. */
-function indexIn(buf: Buffer, needle: Buffer, start: number, end: number): boolean {
-  return buf.subarray(start, end).indexOf(needle) >= 0;
-}
-
 function keyIs(buf: Buffer, start: number, stop: number, key: string): boolean {
   if (stop - start !== key.length) return false;
   for (let i = 0; i < key.length; i++) if (buf[start + i] !== key.charCodeAt(i)) return false;
@@ -146,8 +141,11 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
       // Capsule writes the keys the tree links by first (the schema's order: id, parentId, timestamp, subagent, type).
       // Once they are read, the rest of the line is left to the read that validates it (docs/loading.md), unless it
       // names a subagent anywhere: then every key is read, as a mark written after the type must still count.
-      if (id !== undefined && parentId !== undefined && type !== undefined && endsObject(buf, i, end) && !indexIn(buf, SUBAGENT_KEY, i, end))
-        return keysOf(buf, start, end, id, parentId, type, subagent);
+      if (id !== undefined && parentId !== undefined && type !== undefined && endsObject(buf, i, end)) {
+        // One view of the line for every search in it (each view is an object of its own).
+        const line = buf.subarray(start, end);
+        if (line.indexOf(SUBAGENT_KEY, i - start) < 0) return keysIn(line, id, parentId, type, subagent);
+      }
       continue;
     }
     if (buf[i] === CLOSE_OBJ) break;
@@ -156,11 +154,12 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
   i++;
   while (i < end && isWs(buf[i])) i++;
   if (i !== end || id === undefined || type === undefined || parentId === undefined) return undefined;
-  return keysOf(buf, start, end, id, parentId, type, subagent);
+  return keysIn(buf.subarray(start, end), id, parentId, type, subagent);
 }
 
-function keysOf(buf: Buffer, start: number, end: number, id: string, parentId: string | null, type: string, subagent: boolean): LineKeys {
-  const maybeSkill = type === 'assistant' && (indexIn(buf, SKILL, start, end) || indexIn(buf, UNICODE_ESCAPE, start, end));
+/** The keys of a line given as its own view (`line`). */
+function keysIn(line: Buffer, id: string, parentId: string | null, type: string, subagent: boolean): LineKeys {
+  const maybeSkill = type === 'assistant' && (line.indexOf(SKILL) >= 0 || line.indexOf(UNICODE_ESCAPE) >= 0);
   return { id, parentId, type, subagent, maybeSkill };
 }
 

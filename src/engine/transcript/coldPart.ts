@@ -103,12 +103,13 @@ export class ColdPart {
     return c;
   }
 
-  #push(id: string, parentId: string | null, type: string, subagent: boolean, maybeSkill = true): number {
+  /** `parentSlot`: the parent's slot when the caller already looked it up. */
+  #push(id: string, parentId: string | null, type: string, subagent: boolean, maybeSkill = true, parentSlot?: number): number {
     const i = this.#ids.length;
     this.#cols.grow(i + 1);
     this.#ids.push(id);
     this.#slot.set(id, i);
-    this.#cols.parent[i] = parentId === null ? NO_PARENT : (this.#slot.get(parentId) ?? NO_PARENT);
+    this.#cols.parent[i] = parentSlot ?? (parentId === null ? NO_PARENT : (this.#slot.get(parentId) ?? NO_PARENT));
     this.#cols.kind[i] = this.#code(type) | (subagent ? SUBAGENT_BIT : 0) | (maybeSkill ? SKILL_BIT : 0);
     return i;
   }
@@ -122,8 +123,9 @@ export class ColdPart {
   addLine(
     keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
     at: { readonly lineNo: number; readonly offset: number; readonly length: number },
+    parentSlot?: number,
   ): void {
-    const i = this.#push(keys.id, keys.parentId, keys.type, keys.subagent, keys.maybeSkill);
+    const i = this.#push(keys.id, keys.parentId, keys.type, keys.subagent, keys.maybeSkill, parentSlot);
     this.#cols.offset[i] = at.offset;
     this.#cols.length[i] = at.length;
     this.#cols.lineNo[i] = at.lineNo;
