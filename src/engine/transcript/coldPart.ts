@@ -56,8 +56,12 @@ class Columns {
   }
 }
 
-/** Entries read back that are kept for the next read: a page of the chat or the tree is read again on every refresh. */
+/**
+ * Entries read back that are kept for the next read (a page of the chat or the tree is read again on every refresh):
+ * at most this many, and lines of at most this many bytes in all (one huge tool result does not pin megabytes).
+ */
 const RECENT_READS = 1024;
+const RECENT_BYTES = 8 * 1024 * 1024;
 
 /**
  * Slots in file order. Most hold a compact record (read from the file on demand); a few hold the entry itself (leaf
@@ -74,6 +78,7 @@ export class ColdPart {
   readonly #typeCode = new Map<string, number>();
   /** The entries read back most recently, oldest first (a Map keeps insertion order). */
   readonly #recent = new Map<number, Entry>();
+  #recentBytes = 0;
   /** Lines parsed on demand so far (tests count them). */
   reads = 0;
 
@@ -176,8 +181,16 @@ export class ColdPart {
         `Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`,
       );
     }
-    this.#recent.set(i, e);
-    if (this.#recent.size > RECENT_READS) this.#recent.delete(this.#recent.keys().next().value ?? -1);
+    if (rec.length <= RECENT_BYTES) {
+      this.#recent.set(i, e);
+      this.#recentBytes += rec.length;
+    }
+    while (this.#recent.size > RECENT_READS || this.#recentBytes > RECENT_BYTES) {
+      const oldest = this.#recent.keys().next().value;
+      if (oldest === undefined) break;
+      this.#recent.delete(oldest);
+      this.#recentBytes -= this.#cols.length[oldest] ?? 0;
+    }
     return e;
   }
 

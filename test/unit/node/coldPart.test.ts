@@ -13,7 +13,7 @@ import type { EntryLink } from '../../../src/engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
 import { readTail } from '../../../src/node/tailRead.js';
 import { recordedModelOf, sessionModel } from '../../../src/cli/session.js';
-import { writeLongSession } from '../../support/longSession.js';
+import { LongSessionGen, writeLongSession } from '../../support/longSession.js';
 import { tempDir, user } from './storeHelpers.js';
 import { ending, op, sessionText } from './tailSessions.js';
 
@@ -224,4 +224,43 @@ test('the branch line and the branch index fold the compact part from its record
   assert.equal(whole.length, first.length);
   assert.equal(whole.at(0)?.id, line.at(0)?.id);
   assert.deepEqual(new BranchIndex(full).forkOf(entries[10]?.id ?? ''), forks.forkOf(entries[10]?.id ?? ''));
+});
+
+test('entries read back are kept for the next read up to 1,024 of them and 8 MB of lines in all, then read from the file again', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-recent-');
+  const path = join(dir, 's.jsonl');
+  const gen = new LongSessionGen().grow(4_000);
+  // Ten answers of 1 MB each early in the chat: their lines together are over the bound.
+  const big = gen.entries.filter((e) => e.type === 'assistant').slice(2, 12);
+  const entries = gen.entries.map((e) => (big.includes(e) && e.type === 'assistant' ? { ...e, content: 'x'.repeat(1024 * 1024) } : e));
+  const header = { type: 'session', version: 1, id: 's_recent', createdAt: new Date(0).toISOString(), cwd: dir };
+  await writeFile(path, `${[header, ...entries].map((e) => JSON.stringify(e)).join('\n')}\n`);
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, readOnly: true });
+  t.after(() => store.close());
+  await store.whenIndexed();
+  const tree = store.tree;
+  const small = entries.find((e) => e.type === 'user');
+  assert.ok(small !== undefined && big[0] !== undefined);
+  tree.get(small.id);
+  const reads = tree.coldReads;
+  assert.ok(reads >= 1, 'an older entry is read from the file');
+  tree.get(small.id);
+  assert.equal(tree.coldReads, reads, 'read again at once: kept');
+  // More than 8 MB of lines read since: the oldest are let go, and read from the file again when asked for.
+  for (const b of big) tree.get(b.id);
+  const afterBig = tree.coldReads;
+  assert.equal(afterBig, reads + big.length);
+  tree.get(big[0].id);
+  assert.equal(tree.coldReads, afterBig + 1, 'the oldest megabyte line was let go');
+  // Read again, then more than 1,024 small entries read since: it is let go by their number alone.
+  tree.get(small.id);
+  const before = tree.coldReads;
+  tree.get(small.id);
+  assert.equal(tree.coldReads, before, 'kept again');
+  const others = entries.slice(100, 1_300).filter((e) => e.type !== 'capsule' && e.type !== 'system_update' && !big.includes(e));
+  assert.ok(others.length > 1_024);
+  for (const e of others) tree.get(e.id);
+  const afterMany = tree.coldReads;
+  tree.get(small.id);
+  assert.equal(tree.coldReads, afterMany + 1, 'the entry read first was let go');
 });
