@@ -232,7 +232,8 @@ test('entries read back are kept for the next read up to 1,024 of them and 8 MB 
   const gen = new LongSessionGen().grow(4_000);
   // Ten answers of 1 MB each early in the chat: their lines together are over the bound.
   const big = gen.entries.filter((e) => e.type === 'assistant').slice(2, 12);
-  const entries = gen.entries.map((e) => (big.includes(e) && e.type === 'assistant' ? { ...e, content: 'x'.repeat(1024 * 1024) } : e));
+  const bigIds = new Set(big.map((e) => e.id));
+  const entries = gen.entries.map((e) => (bigIds.has(e.id) && e.type === 'assistant' ? { ...e, content: 'x'.repeat(1024 * 1024) } : e));
   const header = { type: 'session', version: 1, id: 's_recent', createdAt: new Date(0).toISOString(), cwd: dir };
   await writeFile(path, `${[header, ...entries].map((e) => JSON.stringify(e)).join('\n')}\n`);
   const store = await JsonlSessionStore.open(path, { tailFirst: true, readOnly: true });
@@ -257,7 +258,7 @@ test('entries read back are kept for the next read up to 1,024 of them and 8 MB 
   const before = tree.coldReads;
   tree.get(small.id);
   assert.equal(tree.coldReads, before, 'kept again');
-  const others = entries.slice(100, 1_300).filter((e) => e.type !== 'capsule' && e.type !== 'system_update' && !big.includes(e));
+  const others = entries.slice(100, 1_300).filter((e) => e.type !== 'capsule' && e.type !== 'system_update' && !bigIds.has(e.id));
   assert.ok(others.length > 1_024);
   for (const e of others) tree.get(e.id);
   const afterMany = tree.coldReads;
