@@ -79,6 +79,22 @@ function valueEnd(buf: Buffer, p: number, end: number): number {
   return i > p ? i : -1;
 }
 
+/** The entry kinds, as the strings a line's `"type"` value is compared against (no new string per line). */
+const KINDS = ['user', 'assistant', 'tool_result', 'checkpoint', 'turn_end', 'system_update', 'capsule', 'model_change', 'leaf', 'compaction_undo'].map(
+  (k) => ({ kind: k, quoted: Buffer.from(JSON.stringify(k)) }),
+);
+
+/** A known kind spelled plainly at `[start, stop)`, or undefined (then the value is read as any string). */
+function kindOf(buf: Buffer, start: number, stop: number): string | undefined {
+  for (const { kind, quoted } of KINDS) {
+    if (quoted.length !== stop - start) continue;
+    let same = true;
+    for (let i = 0; i < quoted.length && same; i++) same = buf[start + i] === quoted[i];
+    if (same) return kind;
+  }
+  return undefined;
+}
+
 /** A JSON string token as text (escapes are rare in ids, so they go through JSON.parse). */
 function stringValue(buf: Buffer, start: number, stop: number): string | undefined {
   // Plain ASCII without escapes (every id and kind Capsule writes): the bytes are the text.
@@ -130,7 +146,7 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
     const vEnd = valueEnd(buf, i, end);
     if (vEnd < 0) return undefined;
     if (keyIs(buf, kStart, kEnd, 'id')) id = stringValue(buf, vStart, vEnd);
-    else if (keyIs(buf, kStart, kEnd, 'type')) type = stringValue(buf, vStart, vEnd);
+    else if (keyIs(buf, kStart, kEnd, 'type')) type = kindOf(buf, vStart, vEnd) ?? stringValue(buf, vStart, vEnd);
     else if (keyIs(buf, kStart, kEnd, 'parentId'))
       parentId = buf[vStart] === QUOTE ? stringValue(buf, vStart, vEnd) : keyIs(buf, vStart, vEnd, 'null') ? null : undefined;
     else if (keyIs(buf, kStart, kEnd, 'subagent')) subagent = !keyIs(buf, vStart, vEnd, 'null');

@@ -119,6 +119,32 @@ export class ColdPart {
     return i;
   }
 
+  /**
+   * The usual line of an index (an id not seen yet, its parent's slot looked up): added with one map write, which also
+   * tells a repeated id (then nothing is added, the first copy keeps its slot, and false says so).
+   */
+  tryAddLine(
+    keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
+    at: { readonly lineNo: number; readonly offset: number; readonly length: number },
+    parentSlot: number,
+  ): boolean {
+    const i = this.#ids.length;
+    const size = this.#slot.size;
+    this.#slot.set(keys.id, i);
+    if (this.#slot.size === size) {
+      this.#slot.set(keys.id, this.#ids.indexOf(keys.id));
+      return false;
+    }
+    this.#cols.grow(i + 1);
+    this.#ids.push(keys.id);
+    this.#cols.parent[i] = parentSlot;
+    this.#cols.kind[i] = this.#code(keys.type) | (keys.subagent ? SUBAGENT_BIT : 0) | (keys.maybeSkill ? SKILL_BIT : 0);
+    this.#cols.offset[i] = at.offset;
+    this.#cols.length[i] = at.length;
+    this.#cols.lineNo[i] = at.lineNo;
+    return true;
+  }
+
   /** A record whose links the tree checked. */
   addRecord(r: ColdRecord): void {
     this.addLine(r, r);

@@ -266,12 +266,12 @@ export class SessionTree {
   ): boolean {
     const cold = this.cold;
     if (cold === undefined || this.order.length > 0) throw new Error('addColdLine() needs a tree made with a cold loader, before any add()');
-    // The usual line (a new id under a known parent) takes one lookup of each; anything else gets the full check.
+    // The usual line (a new id under a known parent) takes one lookup and one write; anything else gets the full check.
     const parentSlot = keys.parentId === null ? -1 : cold.slotOf(keys.parentId);
-    if (parentSlot === undefined || keys.parentId === keys.id || cold.has(keys.id)) {
+    if (parentSlot === undefined || keys.parentId === keys.id || !cold.tryAddLine(keys, at, parentSlot)) {
       if (this.linkProblem(keys) === false) return false;
       cold.addLine(keys, at);
-    } else cold.addLine(keys, at, parentSlot);
+    }
     if (!keys.subagent) this.leaf = keys.id;
     this.running.reset();
     return true;
