@@ -11,10 +11,22 @@ export function capsuleWebview(page: Page): FrameLocator {
 /** Runs a palette command by its title ("Capsule: Compact Context"), as a user would with F1. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   const input = page.locator('.quick-input-widget input.input');
-  // F1 only reaches the workbench when focus is not inside a webview iframe: move focus to the workbench first.
-  await page.locator('.part.editor').click({ position: { x: 30, y: 30 } });
-  await page.keyboard.press('F1');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  // F1 only reaches the workbench when focus is not inside a webview iframe. The editor area may itself be a webview
+  // (a markdown preview), so focus goes first to the editor area, then to an empty stretch of the activity bar.
+  const targets = [
+    { part: '.part.editor', position: { x: 30, y: 30 } },
+    { part: '.part.activitybar', position: { x: 20, y: 600 } },
+  ];
+  for (const [i, target] of targets.entries()) {
+    await page.locator(target.part).click({ position: target.position });
+    await page.keyboard.press('F1');
+    const shown = await input
+      .waitFor({ state: 'visible', timeout: i === targets.length - 1 ? 15_000 : 5_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (shown) break;
+  }
+  await input.waitFor({ state: 'visible', timeout: 1_000 });
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ timeout: 15_000 });
