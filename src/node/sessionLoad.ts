@@ -243,7 +243,7 @@ export class LoadBuilder {
         this.#bad(info);
         return;
       case 'entry':
-        this.#added(info, this.#cold === undefined ? this.tree.add(v.entry) : this.tree.addCold({ entry: v.entry }));
+        this.#added(info, this.#cold === undefined ? this.tree.add(v.entry) : this.tree.addCold(v.entry));
         this.#good(info);
         return;
     }

@@ -76,11 +76,6 @@ export class TouchedPaths {
     this.#scanned = Math.max(1, this.#scanned);
   }
 
-  /** The paths found so far. */
-  get paths(): readonly string[] {
-    return [...this.#seen];
-  }
-
   /** The id of the last entry read: what the next growth is measured from. */
   get lastId(): string | undefined {
     return this.#lastId;

@@ -145,12 +145,7 @@ export class ColdPart {
     return true;
   }
 
-  /** A record whose links the tree checked. */
-  addRecord(r: ColdRecord): void {
-    this.addLine(r, r);
-  }
-
-  /** The same as addRecord, its keys and its place in the file given apart (no record built per line). */
+  /** A line whose links the tree checked, by its keys and its place in the file. */
   addLine(
     keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
     at: { readonly lineNo: number; readonly offset: number; readonly length: number },

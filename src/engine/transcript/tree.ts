@@ -239,26 +239,23 @@ export class SessionTree {
   }
 
   /**
-   * Adds a line before the tail by its record only (a tree made with `cold`, before any add()): it is read from the
-   * file again when asked for. Leaf moves and lines judged whole come as entries and are kept. Returns false (and
-   * records a problem) when it cannot join the tree.
+   * Adds a line before the tail that is kept whole (a leaf move, a kind the figures or the views fold, a line judged
+   * whole) to the compact part of a tree made with `cold`, before any add(). Returns false (and records a problem)
+   * when it cannot join the tree.
    */
-  addCold(rec: { readonly record: ColdRecord } | { readonly entry: Entry }): boolean {
+  addCold(entry: Entry): boolean {
     const cold = this.cold;
     if (cold === undefined || this.order.length > 0) throw new Error('addCold() needs a tree made with a cold loader, before any add()');
-    const e = 'record' in rec ? rec.record : rec.entry;
-    if (this.linkProblem(e) === false) return false;
-    if ('record' in rec) cold.addRecord(rec.record);
-    else cold.addEntry(rec.entry);
-    const subagent = 'record' in rec ? rec.record.subagent : isSubagentEntry(rec.entry);
-    if (!subagent) this.leaf = 'entry' in rec && rec.entry.type === 'leaf' ? rec.entry.targetId : e.id;
+    if (this.linkProblem(entry) === false) return false;
+    cold.addEntry(entry);
+    if (!isSubagentEntry(entry)) this.leaf = entry.type === 'leaf' ? entry.targetId : entry.id;
     this.running.reset();
     return true;
   }
 
   /**
-   * addCold() of a record given as its keys and its place in the file, without building the record: the per-line
-   * path of indexing a compact history (a million lines).
+   * Adds a line before the tail by its keys and its place in the file only: it is read from the file again when asked
+   * for. The per-line path of indexing a compact history (a million lines); no record is built per line.
    */
   addColdLine(
     keys: Pick<ColdRecord, 'id' | 'parentId' | 'type' | 'subagent' | 'maybeSkill'>,
