@@ -122,6 +122,72 @@ function keyIs(buf: Buffer, start: number, stop: number, key: string): boolean {
  * a repeated key counts by its last copy. The rest of the line is not validated here: it is when the entry is read.
  */
 export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | undefined {
+  return readKeys(buf, start, end, undefined);
+}
+
+/** Needles searched for once per buffer rather than once per line (index 0, 1, 2 of `NeedleSearch`). */
+const NEEDLES = [SUBAGENT_KEY, SKILL, UNICODE_ESCAPE] as const;
+const SUB = 0;
+const SKILL_NAME = 1;
+const ESCAPE = 2;
+
+/**
+ * Where each needle next occurs in one buffer (a chunk many lines share): a needle that occurs nowhere is searched for
+ * once per chunk instead of once per line. `reset` names the buffer and how many of its bytes hold lines.
+ */
+class NeedleSearch {
+  #buf: Buffer | undefined;
+  #end = 0;
+  /** Per needle: the next occurrence at or after `#from`, or -1 when there is none before `#end`. */
+  readonly #at = new Float64Array(NEEDLES.length);
+  readonly #from = new Float64Array(NEEDLES.length);
+
+  reset(buf: Buffer, end: number): void {
+    this.#buf = buf;
+    this.#end = end;
+    this.#at.fill(-1);
+    this.#from.fill(Number.POSITIVE_INFINITY);
+  }
+
+  covers(buf: Buffer, end: number): boolean {
+    return buf === this.#buf && end <= this.#end;
+  }
+
+  /** Whether needle `k` occurs wholly within `[from, to)` of the buffer `reset` named (`covers` it). */
+  within(k: number, from: number, to: number): boolean {
+    const needle = NEEDLES[k] ?? SKILL;
+    let at = this.#at[k] ?? -1;
+    if (from < (this.#from[k] ?? 0) || (at !== -1 && at < from)) {
+      const q = (this.#buf as Buffer).indexOf(needle, from);
+      at = q < 0 || q + needle.length > this.#end ? -1 : q;
+      this.#at[k] = at;
+      this.#from[k] = from;
+    }
+    return at !== -1 && at + needle.length <= to;
+  }
+}
+
+/**
+ * Reads the keys of the lines of one file in order (the compact index): searches are shared by the lines of a chunk
+ * (`chunk`), and a parent that is the line before's id is that same string (the tree then finds it without a lookup).
+ */
+export class KeyReader {
+  readonly #search = new NeedleSearch();
+  #prevId: string | undefined;
+
+  /** The buffer the next lines are read from, and how many of its bytes hold lines. */
+  chunk(buf: Buffer, end: number): void {
+    this.#search.reset(buf, end);
+  }
+
+  read(buf: Buffer, start: number, end: number): LineKeys | undefined {
+    const keys = readKeys(buf, start, end, this.#search.covers(buf, end) ? this.#search : undefined, this.#prevId);
+    this.#prevId = keys?.id;
+    return keys;
+  }
+}
+
+function readKeys(buf: Buffer, start: number, end: number, search: NeedleSearch | undefined, prevId?: string): LineKeys | undefined {
   let i = start;
   while (i < end && isWs(buf[i])) i++;
   if (buf[i] !== OPEN_OBJ) return undefined;
@@ -148,7 +214,14 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
     if (keyIs(buf, kStart, kEnd, 'id')) id = stringValue(buf, vStart, vEnd);
     else if (keyIs(buf, kStart, kEnd, 'type')) type = kindOf(buf, vStart, vEnd) ?? stringValue(buf, vStart, vEnd);
     else if (keyIs(buf, kStart, kEnd, 'parentId'))
-      parentId = buf[vStart] === QUOTE ? stringValue(buf, vStart, vEnd) : keyIs(buf, vStart, vEnd, 'null') ? null : undefined;
+      parentId =
+        buf[vStart] === QUOTE
+          ? prevId !== undefined && plainIs(buf, vStart, vEnd, prevId)
+            ? prevId
+            : stringValue(buf, vStart, vEnd)
+          : keyIs(buf, vStart, vEnd, 'null')
+            ? null
+            : undefined;
     else if (keyIs(buf, kStart, kEnd, 'subagent')) subagent = !keyIs(buf, vStart, vEnd, 'null');
     i = vEnd;
     while (i < end && isWs(buf[i])) i++;
@@ -158,9 +231,13 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
       // Once they are read, the rest of the line is left to the read that validates it (docs/loading.md), unless it
       // names a subagent anywhere: then every key is read, as a mark written after the type must still count.
       if (id !== undefined && parentId !== undefined && type !== undefined && endsObject(buf, i, end)) {
-        // One view of the line for every search in it (each view is an object of its own).
-        const line = buf.subarray(start, end);
-        if (line.indexOf(SUBAGENT_KEY, i - start) < 0) return keysIn(line, id, parentId, type, subagent);
+        if (search !== undefined) {
+          if (!search.within(SUB, i, end)) return sharedKeys(search, start, end, id, parentId, type, subagent);
+        } else {
+          // One view of the line for every search in it (each view is an object of its own).
+          const line = buf.subarray(start, end);
+          if (line.indexOf(SUBAGENT_KEY, i - start) < 0) return keysIn(line, id, parentId, type, subagent);
+        }
       }
       continue;
     }
@@ -170,7 +247,24 @@ export function lineKeys(buf: Buffer, start: number, end: number): LineKeys | un
   i++;
   while (i < end && isWs(buf[i])) i++;
   if (i !== end || id === undefined || type === undefined || parentId === undefined) return undefined;
+  if (search !== undefined) return sharedKeys(search, start, end, id, parentId, type, subagent);
   return keysIn(buf.subarray(start, end), id, parentId, type, subagent);
+}
+
+/** `keysIn` by the searches a chunk's lines share. */
+function sharedKeys(search: NeedleSearch, start: number, end: number, id: string, parentId: string | null, type: string, subagent: boolean): LineKeys {
+  const maybeSkill = type === 'assistant' && (search.within(SKILL_NAME, start, end) || search.within(ESCAPE, start, end));
+  return { id, parentId, type, subagent, maybeSkill };
+}
+
+/** Whether the JSON string token at `[start, stop)` is plainly `"` + `text` + `"` (no escapes). */
+function plainIs(buf: Buffer, start: number, stop: number, text: string): boolean {
+  if (stop - start !== text.length + 2 || buf[stop - 1] !== QUOTE) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80 || c === BACKSLASH || buf[start + 1 + i] !== c) return false;
+  }
+  return true;
 }
 
 /** The keys of a line given as its own view (`line`). */

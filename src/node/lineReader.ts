@@ -26,6 +26,8 @@ export interface LineSink {
   line(info: LineInfo, buf: Buffer, start: number, end: number): void;
   /** A line longer than the cap; its bytes were skipped, not buffered. */
   oversized(info: LineInfo): void;
+  /** The buffer the next lines lie in, and how many of its bytes were read (each chunk, before its lines). */
+  chunk?(buf: Buffer, bytes: number): void;
 }
 
 export interface ScanResult {
@@ -82,6 +84,7 @@ export async function scanLines(
       const { bytesRead } = await handle.read(chunk, 0, want, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
+      sink.chunk?.(chunk, bytesRead);
       let start = 0;
       for (;;) {
         const nl = chunk.indexOf(NEWLINE, start);

@@ -8,7 +8,7 @@ import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { CURRENT_VERSION } from '../engine/transcript/schema.js';
 import { ColdFile } from './coldFile.js';
-import { lineKeys } from './lineKeys.js';
+import { KeyReader } from './lineKeys.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
 
 /**
@@ -151,12 +151,15 @@ export class LoadBuilder {
     this.#cold = undefined;
   }
 
+  readonly #keys = new KeyReader();
+
   readonly sink: LineSink = {
+    chunk: (buf, bytes) => this.#keys.chunk(buf, bytes),
     line: (info, buf, start, end) => {
       this.nextLineNo = info.lineNo + 1;
       // Only lines of this version's format: an older one's are migrated, which needs the whole entry.
       if (this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION) {
-        const keys = lineKeys(buf, start, end);
+        const keys = this.#keys.read(buf, start, end);
         if (keys !== undefined && !KEPT_WHOLE.has(keys.type)) {
           this.#added(info, this.tree.addColdLine(keys, info));
           this.#good(info);

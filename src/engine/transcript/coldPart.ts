@@ -1,4 +1,5 @@
 // The entries of a session before its tail, kept as ids, parents and byte ranges in the file and parsed again only when read (docs/loading.md).
+import { IdTable } from './idTable.js';
 import type { Entry } from './schema.js';
 
 /** What a line before the tail was indexed as: enough to link the tree without keeping the entry. */
@@ -71,7 +72,7 @@ const RECENT_BYTES = 8 * 1024 * 1024;
  */
 export class ColdPart {
   readonly #ids: string[] = [];
-  readonly #slot = new Map<string, number>();
+  readonly #slot = new IdTable((i) => this.#ids[i] ?? '');
   readonly #cols = new Columns();
   readonly #kept = new Map<number, Entry>();
   readonly #types: string[] = [];
@@ -89,10 +90,13 @@ export class ColdPart {
   }
 
   has(id: string): boolean {
-    return this.#slot.has(id);
+    return this.#slot.get(id) !== undefined;
   }
 
   slotOf(id: string): number | undefined {
+    // Most lines answer the line before (often the very string it was read as): no lookup then.
+    const last = this.#ids.length - 1;
+    if (last >= 0 && this.#ids[last] === id) return last;
     return this.#slot.get(id);
   }
 
@@ -113,7 +117,7 @@ export class ColdPart {
     const i = this.#ids.length;
     this.#cols.grow(i + 1);
     this.#ids.push(id);
-    this.#slot.set(id, i);
+    this.#slot.add(id, i, true);
     this.#cols.parent[i] = parentSlot ?? (parentId === null ? NO_PARENT : (this.#slot.get(parentId) ?? NO_PARENT));
     this.#cols.kind[i] = this.#code(type) | (subagent ? SUBAGENT_BIT : 0) | (maybeSkill ? SKILL_BIT : 0);
     return i;
@@ -129,12 +133,7 @@ export class ColdPart {
     parentSlot: number,
   ): boolean {
     const i = this.#ids.length;
-    const size = this.#slot.size;
-    this.#slot.set(keys.id, i);
-    if (this.#slot.size === size) {
-      this.#slot.set(keys.id, this.#ids.indexOf(keys.id));
-      return false;
-    }
+    if (this.#slot.add(keys.id, i) !== -1) return false;
     this.#cols.grow(i + 1);
     this.#ids.push(keys.id);
     this.#cols.parent[i] = parentSlot;

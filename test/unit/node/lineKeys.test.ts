@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { lineKeys } from '../../../src/node/lineKeys.js';
+import { KeyReader, lineKeys } from '../../../src/node/lineKeys.js';
 
 const text = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: 'grapheme', maxLength: 200 }), fc.constantFrom('a"b', 'c\\d', '\\"', 'é✓', '"subagent"'));
 const idText = fc.oneof(
@@ -69,4 +69,41 @@ test('what is not plainly an entry object is left to be judged whole', () => {
   for (const line of ['[1,2]', '{"id":1,"parentId":null,"type":"user"}', '{"id":"a","type":"user"}', '{"id":"a","parentId":null,"type":"user"', '"x"']) {
     assert.equal(keysOf(line), undefined, line);
   }
+});
+
+test('a reader over a chunk of many lines reads each the same as lineKeys does alone, marks and skill names included', () => {
+  const line = fc.record({
+    id: idText,
+    parent: fc.oneof(fc.constant('prev'), fc.constant(null), idText),
+    type: fc.constantFrom('user', 'assistant', 'tool_result', 'capsule'),
+    content: text,
+    mark: fc.constantFrom('none', 'before', 'after'),
+    tool: fc.constantFrom('read_file', 'skill', '\\u0073kill'),
+  });
+  fc.assert(
+    fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.nat({ max: 40 }), (lines, tailBytes) => {
+      let prev: string | undefined;
+      const texts = lines.map((l) => {
+        const parentId = l.parent === 'prev' ? (prev ?? null) : l.parent;
+        prev = l.id;
+        const calls = `[{"id":"c1","name":"${l.tool}","arguments":"{}"}]`;
+        const mark = '"subagent":{"id":"sa_1","toolCallId":"c9"}';
+        const head = `"id":${JSON.stringify(l.id)},"parentId":${JSON.stringify(parentId)}`;
+        const body = `"type":${JSON.stringify(l.type)},"content":${JSON.stringify(l.content)},"toolCalls":${calls}`;
+        return `{${head}${l.mark === 'before' ? `,${mark}` : ''},${body}${l.mark === 'after' ? `,${mark}` : ''}}`;
+      });
+      // The chunk holds the lines, then bytes past what was read (a needle there must not count).
+      const joined = Buffer.from(`${texts.join('\n')}\n`, 'utf8');
+      const chunk = Buffer.concat([joined, Buffer.from('"subagent""skill"\\u'.repeat(tailBytes % 3)).subarray(0, tailBytes)]);
+      const reader = new KeyReader();
+      reader.chunk(chunk, joined.length);
+      let start = 0;
+      for (const t of texts) {
+        const end = start + Buffer.byteLength(t);
+        assert.deepEqual(reader.read(chunk, start, end), lineKeys(chunk, start, end), t);
+        start = end + 1;
+      }
+    }),
+    { numRuns: 400 },
+  );
 });
