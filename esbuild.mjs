@@ -63,6 +63,8 @@ const builds = [
   cliBuildOptions('src/cli/bin.ts', 'dist', common),
   cliLauncherOptions('src/cli/launcher.ts', 'dist', { ...common, plugins: [...common.plugins, openaiUnusedUnlessReferenced] }),
   { ...common, entryPoints: ['webview/chatApp.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
+  // The thread that indexes a large session's lines before its tail (src/node/indexThread.ts), shared by the extension and the CLI.
+  { ...common, entryPoints: ['src/node/indexWorker.ts'], outfile: 'dist/indexWorker.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
   // One file per BPE table, shared by the extension and the CLI, loaded only when a count needs it.

@@ -10,7 +10,7 @@ import { entryLine } from './entryLine.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
-import { indexRest, readTail, type SessionTail } from './tailRead.js';
+import { indexesOnThread, indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine } from './fsUtil.js';
 import type { ColdFile } from './coldFile.js';
@@ -65,6 +65,7 @@ export class JsonlSessionStore implements TranscriptStore {
   #coldFile: ColdFile | undefined;
   /** Settles once `tree` holds the whole file (at once, unless the store was opened tail-first). */
   #indexing: Promise<void> = Promise.resolve();
+  #onThread = false;
   #indexed = true;
   private reason: string | undefined;
   private handle: FileHandle | undefined;
@@ -114,6 +115,11 @@ export class JsonlSessionStore implements TranscriptStore {
   }
 
   /** False while a tail-first store still indexes the file. */
+  /** True while the lines before the tail are indexed on the index thread: this thread is free meanwhile (docs/loading.md#indexing). */
+  get indexingOnThread(): boolean {
+    return !this.#indexed && this.#onThread;
+  }
+
   get indexed(): boolean {
     return this.#indexed;
   }
@@ -226,6 +232,7 @@ export class JsonlSessionStore implements TranscriptStore {
       maxLineBytes: o.maxLineBytes,
     });
     store.#indexed = false;
+    store.#onThread = indexesOnThread(tail, o.compact);
     store.#indexing = store.#indexRest(tail, o.now, o.compact).then(
       () => undefined,
       async (err: unknown) => {

@@ -8,6 +8,13 @@ const CLOSE_OBJ = 0x7d;
 const OPEN_ARR = 0x5b;
 const CLOSE_ARR = 0x5d;
 
+/**
+ * Kinds kept whole in the compact part: leaf moves, the few lines the branch figures read (capsules, undo events,
+ * model changes, system updates) and the checkpoints the Checkpoints tree groups, so neither reads the file back;
+ * they are small and a small share of a session.
+ */
+export const KEPT_WHOLE: ReadonlySet<string> = new Set(['leaf', 'capsule', 'compaction_undo', 'model_change', 'system_update', 'checkpoint']);
+
 export interface LineKeys {
   readonly id: string;
   readonly parentId: string | null;

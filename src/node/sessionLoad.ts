@@ -8,15 +8,8 @@ import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { CURRENT_VERSION } from '../engine/transcript/schema.js';
 import { ColdFile } from './coldFile.js';
-import { KeyReader } from './lineKeys.js';
+import { KEPT_WHOLE, KeyReader, type LineKeys } from './lineKeys.js';
 import { DEFAULT_MAX_LINE_BYTES, scanLines, type LineInfo, type LineSink, type ScanResult } from './lineReader.js';
-
-/**
- * Kinds kept whole in the compact part: leaf moves, the few lines the branch figures read (capsules, undo events,
- * model changes, system updates) and the checkpoints the Checkpoints tree groups, so neither reads the file back;
- * they are small and a small share of a session.
- */
-const KEPT_WHOLE: ReadonlySet<string> = new Set(['leaf', 'capsule', 'compaction_undo', 'model_change', 'system_update', 'checkpoint']);
 
 export interface SessionLoad {
   /** undefined when the first line is missing or is not a valid header. */
@@ -156,24 +149,43 @@ export class LoadBuilder {
   readonly sink: LineSink = {
     chunk: (buf, bytes) => this.#keys.chunk(buf, bytes),
     line: (info, buf, start, end) => {
-      this.nextLineNo = info.lineNo + 1;
-      // Only lines of this version's format: an older one's are migrated, which needs the whole entry.
-      if (this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION) {
+      if (this.#keyedHere(info)) {
         const keys = this.#keys.read(buf, start, end);
         if (keys !== undefined && !KEPT_WHOLE.has(keys.type)) {
-          this.#added(info, this.tree.addColdLine(keys, info));
-          this.#good(info);
+          this.keyed(info, keys);
           return;
         }
       }
-      let text = buf.toString('utf8', start, end);
-      if (info.lineNo === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-      if (!info.terminated) this.accept(info, { kind: 'unterminated' });
-      else if (info.lineNo === 1) this.#firstLine(info, text);
-      else this.accept(info, judgeLine(text, this.#migrate));
+      this.text(info, buf.toString('utf8', start, end));
     },
     oversized: (info) => this.accept(info, { kind: 'oversized' }),
   };
+
+  /** Whether a line goes into the compact part by its keys. Only lines of this version's format: an older one's are migrated, which needs the whole entry. */
+  #keyedHere(info: LineInfo): boolean {
+    return this.#cold !== undefined && info.lineNo > 1 && info.terminated && this.#header?.version === CURRENT_VERSION;
+  }
+
+  /** A line the compact part keeps by its keys (read here or by the index thread, which sends only such lines as keys). */
+  keyed(info: LineInfo, keys: LineKeys): void {
+    if (!this.#keyedHere(info) || KEPT_WHOLE.has(keys.type)) throw new Error(`line ${info.lineNo} was indexed by its keys but must be judged whole`);
+    this.nextLineNo = info.lineNo + 1;
+    this.#added(info, this.tree.addColdLine(keys, info));
+    this.#good(info);
+  }
+
+  /** A line judged from its text. */
+  text(info: LineInfo, raw: string): void {
+    this.nextLineNo = info.lineNo + 1;
+    const text = info.lineNo === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+    if (!info.terminated) this.accept(info, { kind: 'unterminated' });
+    else if (info.lineNo === 1) this.#firstLine(info, text);
+    else this.accept(info, judgeLine(text, this.#migrate));
+  }
+
+  oversized(info: LineInfo): void {
+    this.accept(info, { kind: 'oversized' });
+  }
 
   #report(kind: LoadProblemKind, message: string, line?: number): void {
     this.#problems.add(line === undefined ? { kind, message } : { kind, line, message }, (n) => ({

@@ -1,10 +1,11 @@
 // Reads a session from its end first: the lines the chat and the meter need, judged once, then the rest from the front (docs/loading.md).
 import type { FileHandle } from 'node:fs/promises';
-import type { Entry, SessionHeader } from '../engine/transcript/schema.js';
+import { CURRENT_VERSION, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import { reachableTail } from '../engine/transcript/tail.js';
 import { SessionTree } from '../engine/transcript/tree.js';
 import { isSubagentEntry } from '../engine/transcript/subagentRef.js';
-import { scanLines } from './lineReader.js';
+import { indexThreadHooks, scanOnIndexThread } from './indexThread.js';
+import { scanLines, type ScanResult } from './lineReader.js';
 import { openRegularFile } from './regularFile.js';
 import { judgeLine, LoadBuilder, parseHeaderLine, type LineVerdict, type SessionLoad } from './sessionLoad.js';
 
@@ -221,8 +222,22 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
  */
 export async function indexRest(path: string, tail: SessionTail, maxLineBytes: number, compact = false): Promise<SessionLoad> {
   // `compact`: the lines before the tail are kept as ids, parents and offsets (docs/loading.md), read again when asked for.
+  if (indexesOnThread(tail, compact)) {
+    // A large part before the tail is read on the index thread; if that cannot run or fails, it is read here.
+    const b = new LoadBuilder(maxLineBytes, path);
+    const scan = await scanOnIndexThread(path, b, maxLineBytes, tail.start)?.catch(() => undefined);
+    if (scan !== undefined) return restWith(b, scan, tail);
+  }
   const b = new LoadBuilder(maxLineBytes, compact ? path : undefined);
-  const scan = await scanLines(path, b.sink, maxLineBytes, 0, tail.start);
+  return restWith(b, await scanLines(path, b.sink, maxLineBytes, 0, tail.start), tail);
+}
+
+/** Whether the lines before `tail` are indexed on the index thread (large, compact and of this version's format). */
+export function indexesOnThread(tail: SessionTail, compact: boolean): boolean {
+  return compact && tail.start >= indexThreadHooks.minBytes && tail.header.version === CURRENT_VERSION;
+}
+
+function restWith(b: LoadBuilder, scan: ScanResult, tail: SessionTail): SessionLoad {
   if (scan.bytes !== tail.start) throw new Error(`the session file changed while it was indexed (${scan.bytes} of ${tail.start} bytes before the tail)`);
   b.endCold();
   for (const l of tail.lines) b.accept({ lineNo: b.nextLineNo, offset: l.offset, length: l.length, terminated: l.terminated }, l.verdict);

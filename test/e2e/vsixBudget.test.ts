@@ -63,6 +63,13 @@ test('each encoding is its own file and the extension bundle inlines neither BPE
   assert.ok(!ext.includes('"ection"') && !ext.includes("'ection'"), 'a BPE table is inlined in dist/extension.js');
 });
 
+test('the index thread ships next to the extension bundle, which starts it by that name', () => {
+  const all = entries();
+  const thread = entry(all, 'extension/dist/indexWorker.js').read().toString('utf8');
+  assert.ok(thread.includes('worker_threads'), 'dist/indexWorker.js is the index thread');
+  assert.ok(entry(all, 'extension/dist/extension.js').read().toString('utf8').includes('indexWorker.js'));
+});
+
 test('the bundles are minified and carry English zod messages only', () => {
   const all = entries();
   for (const name of ['extension/dist/extension.js', 'extension/media/webview.js']) {
