@@ -10,7 +10,7 @@ interface IndexJob {
 }
 
 async function main(port: NonNullable<typeof parentPort>, job: IndexJob): Promise<void> {
-  const out = new BatchWriter((b) => port.postMessage(b));
+  const out = new BatchWriter((b) => port.postMessage(b, [b.nums.buffer as ArrayBuffer, b.keyLengths.buffer as ArrayBuffer]));
   let end: KeyEnd;
   try {
     const scan = await scanLines(job.path, out.sink, job.maxLineBytes, 0, job.end);

@@ -20,12 +20,19 @@ const CUSTOM_KIND = 0xff;
 /** Numbers per line in `nums`: offset, length, flags. */
 const PER_LINE = 3;
 
-/** One chunk's lines, as posted from the index thread (only numbers and strings: cheap to copy between threads). */
+/**
+ * One chunk's lines, as posted from the index thread: numbers, one string of keys and the texts of the lines judged
+ * whole (copying one string between threads costs far less than copying thousands).
+ */
 export interface KeyBatch {
   readonly firstLineNo: number;
   readonly nums: Float64Array;
-  /** In line order: a keyed line's id, its parent (unless null or the line before's), its type (unless a known kind); an unkeyed line's text. */
-  readonly strings: string[];
+  /** In line order, end to end: each keyed line's id, its parent (unless null or the line before's), its type (unless a known kind). */
+  readonly keys: string;
+  /** The length of each string in `keys`. */
+  readonly keyLengths: Int32Array;
+  /** The texts of the lines judged whole, in line order. */
+  readonly texts: string[];
 }
 
 /** What the index thread says when it is done (or failed). */
@@ -36,9 +43,10 @@ export type KeyEnd = { readonly done: true; readonly bytes: number; readonly lin
  * goes as keys, any other (the header, a line kept whole, one the key reader leaves, a torn one) as its text.
  */
 export class BatchWriter {
-  readonly #keys = new KeyReader();
+  readonly #reader = new KeyReader();
   #nums: number[] = [];
-  #strings: string[] = [];
+  #keys: string[] = [];
+  #texts: string[] = [];
   #first = 1;
   #prevId: string | undefined;
 
@@ -47,14 +55,14 @@ export class BatchWriter {
   readonly sink: LineSink = {
     chunk: (buf, bytes) => {
       this.flush();
-      this.#keys.chunk(buf, bytes);
+      this.#reader.chunk(buf, bytes);
     },
     line: (info, buf, start, end) => {
-      const keys = info.lineNo > 1 && info.terminated ? this.#keys.read(buf, start, end) : undefined;
+      const keys = info.lineNo > 1 && info.terminated ? this.#reader.read(buf, start, end) : undefined;
       if (keys !== undefined && !KEPT_WHOLE.has(keys.type)) this.#keyed(info, keys);
       else {
         this.#nums.push(info.offset, info.length, info.terminated ? TERMINATED : 0);
-        this.#strings.push(buf.toString('utf8', start, end));
+        this.#texts.push(buf.toString('utf8', start, end));
         this.#prevId = undefined;
       }
     },
@@ -67,11 +75,11 @@ export class BatchWriter {
   #keyed(info: LineInfo, keys: LineKeys): void {
     const code = KIND_CODE.get(keys.type) ?? CUSTOM_KIND;
     let flags = TERMINATED | KEYED | (code << KIND_SHIFT) | (keys.subagent ? SUBAGENT : 0) | (keys.maybeSkill ? MAYBE_SKILL : 0);
-    this.#strings.push(keys.id);
+    this.#keys.push(keys.id);
     if (keys.parentId === null) flags |= PARENT_NULL;
     else if (keys.parentId === this.#prevId) flags |= PARENT_PREV;
-    else this.#strings.push(keys.parentId);
-    if (code === CUSTOM_KIND) this.#strings.push(keys.type);
+    else this.#keys.push(keys.parentId);
+    if (code === CUSTOM_KIND) this.#keys.push(keys.type);
     this.#nums.push(info.offset, info.length, flags);
     this.#prevId = keys.id;
   }
@@ -80,10 +88,17 @@ export class BatchWriter {
   flush(): void {
     const n = this.#nums.length / PER_LINE;
     if (n === 0) return;
-    this.post({ firstLineNo: this.#first, nums: Float64Array.from(this.#nums), strings: this.#strings });
+    this.post({
+      firstLineNo: this.#first,
+      nums: Float64Array.from(this.#nums),
+      keys: this.#keys.join(''),
+      keyLengths: Int32Array.from(this.#keys, (k) => k.length),
+      texts: this.#texts,
+    });
     this.#first += n;
     this.#nums = [];
-    this.#strings = [];
+    this.#keys = [];
+    this.#texts = [];
   }
 }
 
@@ -98,7 +113,14 @@ export interface BatchReader {
 
 /** Hands one batch's lines, in order, to `to`. `prev` carries the last id across batches; returns it. */
 export function readBatch(b: KeyBatch, to: BatchReader, prev: string | undefined): string | undefined {
-  let s = 0;
+  let k = 0;
+  let at = 0;
+  let t = 0;
+  const key = (): string => {
+    const len = b.keyLengths[k++] ?? 0;
+    at += len;
+    return b.keys.slice(at - len, at);
+  };
   let prevId = prev;
   for (let i = 0, lineNo = b.firstLineNo; i < b.nums.length; i += PER_LINE, lineNo++) {
     const flags = b.nums[i + 2] ?? 0;
@@ -107,13 +129,13 @@ export function readBatch(b: KeyBatch, to: BatchReader, prev: string | undefined
       to.oversized(info);
       prevId = undefined;
     } else if ((flags & KEYED) === 0) {
-      to.text(info, b.strings[s++] ?? '');
+      to.text(info, b.texts[t++] ?? '');
       prevId = undefined;
     } else {
-      const id = b.strings[s++] ?? '';
-      const parentId = (flags & PARENT_NULL) !== 0 ? null : (flags & PARENT_PREV) !== 0 ? (prevId ?? '') : (b.strings[s++] ?? '');
+      const id = key();
+      const parentId = (flags & PARENT_NULL) !== 0 ? null : (flags & PARENT_PREV) !== 0 ? (prevId ?? '') : key();
       const code = (flags >> KIND_SHIFT) & 0xff;
-      const type = code === CUSTOM_KIND ? (b.strings[s++] ?? '') : (KINDS[code] ?? '');
+      const type = code === CUSTOM_KIND ? key() : (KINDS[code] ?? '');
       to.keyed(info, { id, parentId, type, subagent: (flags & SUBAGENT) !== 0, maybeSkill: (flags & MAYBE_SKILL) !== 0 });
       prevId = id;
     }
