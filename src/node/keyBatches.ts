@@ -1,9 +1,9 @@
 // The lines before a session's tail as the index thread reads them (docs/loading.md#indexing): per chunk, each line's place and either the keys the tree links by or its text.
-import { KEPT_WHOLE, KeyReader, type LineKeys } from './lineKeys.js';
+import { ENTRY_KINDS, KEPT_WHOLE, KeyReader, type LineKeys } from './lineKeys.js';
 import type { LineInfo, LineSink } from './lineReader.js';
 
 /** The kinds a line's type is sent as by number; any other type is sent as text in `strings`. */
-const KINDS = ['user', 'assistant', 'tool_result', 'checkpoint', 'turn_end', 'system_update', 'capsule', 'model_change', 'leaf', 'compaction_undo'];
+const KINDS = ENTRY_KINDS;
 const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
 
 const TERMINATED = 1;

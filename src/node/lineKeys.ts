@@ -86,10 +86,20 @@ function valueEnd(buf: Buffer, p: number, end: number): number {
   return i > p ? i : -1;
 }
 
-/** The entry kinds, as the strings a line's `"type"` value is compared against (no new string per line). */
-const KINDS = ['user', 'assistant', 'tool_result', 'checkpoint', 'turn_end', 'system_update', 'capsule', 'model_change', 'leaf', 'compaction_undo'].map(
-  (k) => ({ kind: k, quoted: Buffer.from(JSON.stringify(k)) }),
-);
+/** The entry kinds: a line's `"type"` value is compared against their quoted bytes (no new string per line). */
+export const ENTRY_KINDS: readonly string[] = [
+  'user',
+  'assistant',
+  'tool_result',
+  'checkpoint',
+  'turn_end',
+  'system_update',
+  'capsule',
+  'model_change',
+  'leaf',
+  'compaction_undo',
+];
+const KINDS = ENTRY_KINDS.map((k) => ({ kind: k, quoted: Buffer.from(JSON.stringify(k)) }));
 
 /** A known kind spelled plainly at `[start, stop)`, or undefined (then the value is read as any string). */
 function kindOf(buf: Buffer, start: number, stop: number): string | undefined {
