@@ -27,7 +27,7 @@ export interface InstructionSyncDeps {
   readonly epochs: EpochKeeper;
   readonly branch: () => readonly Entry[];
   /** The branch read from its leaf: what it gained since an entry, and its running figures (no walk per request). */
-  readonly fromLeaf?: { readonly growthSince: (id: string | undefined) => Growth; readonly figures: () => BranchFigures };
+  readonly fromLeaf?: { readonly growthSince: (id: string | undefined, orSince?: string) => Growth; readonly figures: () => BranchFigures };
   readonly systemPrompt: string;
   readonly tokens: (text: string) => number;
   readonly skillReloadTokens?: number;
@@ -75,17 +75,19 @@ export class InstructionSync {
   }
 
   /**
-   * The paths the branch's calls named up to its leaf. From the leaf, only what was added since the last read; the
-   * first read of a reopened chat starts from the latest update that recorded them, so it does not walk the history.
+   * The paths the branch's calls named up to its leaf. From the leaf, only what was added since the last read, or
+   * since the latest update on the branch that recorded them (`touched`, always the whole list when kept), whichever
+   * comes first: a reopened chat, or one whose leaf moved, does not walk its history.
    */
   #touchedNow(branch: readonly Entry[] | undefined): readonly string[] {
     const fromLeaf = this.deps.fromLeaf;
     if (branch !== undefined || fromLeaf === undefined) return this.#touched.of(branch ?? this.deps.branch());
-    if (this.#touched.lastId === undefined) {
-      const recorded = fromLeaf.figures().lastStamped;
-      if (recorded?.touched !== undefined) this.#touched.seed(recorded.touched, recorded.id);
-    }
-    return this.#touched.ofGrowth(fromLeaf.growthSince(this.#touched.lastId));
+    const recorded = fromLeaf.figures().lastStamped;
+    const mark = recorded?.touched === undefined ? undefined : recorded.id;
+    const growth = fromLeaf.growthSince(this.#touched.lastId, mark);
+    if (recorded?.touched !== undefined && growth.from === recorded.id && growth.from !== this.#touched.lastId)
+      this.#touched.seed(recorded.touched, recorded.id);
+    return this.#touched.ofGrowth(growth);
   }
 
   /**
@@ -162,7 +164,7 @@ export function instructionSyncOf(deps: AgentDeps, epochs: EpochKeeper, branches
     port: deps.instructions,
     epochs,
     branch: () => branches.branch(),
-    fromLeaf: { growthSince: (id) => branches.growthSince(id), figures: () => branches.figures() },
+    fromLeaf: { growthSince: (id, orSince) => branches.growthSince(id, orSince), figures: () => branches.figures() },
     systemPrompt: deps.systemPrompt,
     tokens: (text) => deps.cache.exactTokensOfText(text),
     ...(deps.skillReloadTokens === undefined ? {} : { skillReloadTokens: deps.skillReloadTokens }),

@@ -64,9 +64,9 @@ export class BranchReader {
     return sinceLastAnswer(this.lookup(), this.store.leafId());
   }
 
-  /** What the active branch gained since `id` (the whole branch when `id` is not on it). */
-  growthSince(id: string | undefined): Growth {
-    return growthSince(this.lookup(), this.store.leafId(), id);
+  /** What the active branch gained since `id`, or since `orSince` if met first (the whole branch when neither is on it). */
+  growthSince(id: string | undefined, orSince?: string): Growth {
+    return growthSince(this.lookup(), this.store.leafId(), id, orSince);
   }
 
   /** Counts, savings, the model and epoch in force on the active branch: the store's running figures when it keeps them. */

@@ -94,18 +94,26 @@ export function sinceLastAnswer(tree: EntryLookup, leafId: string | null): Entry
   return rev.reverse();
 }
 
-/** What a branch gained since an entry: `grew` when `sinceId` is on it (then `entries` are those after it), else the whole branch. */
+/**
+ * What a branch gained since an entry: `grew` when `sinceId` (or the other mark given) is on it, then `entries` are
+ * those after it and `from` says which mark was met first; else the whole branch.
+ */
 export interface Growth {
   readonly grew: boolean;
   readonly entries: readonly Entry[];
+  readonly from?: string;
 }
 
-/** The entries after `sinceId` on the branch ending at `leafId`, found from the leaf: O(growth), a whole walk only after a leaf move. */
-export function growthSince(tree: EntryLookup, leafId: string | null, sinceId: string | undefined): Growth {
+/**
+ * The entries after `sinceId` on the branch ending at `leafId`, found from the leaf: O(growth), a whole walk only after
+ * a leaf move. `orSince`: another entry the walk may stop at (one that records what the caller needs up to it).
+ */
+export function growthSince(tree: EntryLookup, leafId: string | null, sinceId: string | undefined, orSince?: string): Growth {
   const rev: Entry[] = [];
   let cur = leafId === null ? undefined : tree.get(leafId);
   while (cur !== undefined) {
-    if (sinceId !== undefined && cur.id === sinceId) return { grew: true, entries: rev.reverse() };
+    if ((sinceId !== undefined && cur.id === sinceId) || (orSince !== undefined && cur.id === orSince))
+      return { grew: true, entries: rev.reverse(), from: cur.id };
     if (cur.type !== 'leaf') rev.push(cur);
     cur = cur.parentId === null ? undefined : tree.get(cur.parentId);
   }

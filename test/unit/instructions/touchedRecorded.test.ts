@@ -57,3 +57,64 @@ test('the epoch base records the touched paths, and a reopened chat keeps a fold
     .slice(lines.length + 1);
   assert.ok(!after.some((l) => l.includes('"system_update"') && l.includes('pkg/AGENTS.md')), 'no update drops or repeats pkg/AGENTS.md');
 });
+
+test('after a rewind the folder rule stays in force, read from the latest recorded list instead of the whole branch', async (t) => {
+  const dir = await tempDir(t);
+  const server = await startFakeOpenAI({ window: 32_000 });
+  t.after(() => server.close());
+  server.setFallback(
+    agentResponder((text) => {
+      const m = /^Read (\S+)/.exec(text);
+      return m === null ? [] : [{ name: 'read_file', arguments: { path: m[1] ?? '' } }];
+    }),
+  );
+  const ws = await workspaceWith(dir, { 'pkg/AGENTS.md': `${RULE}\n`, 'pkg/a.ts': 'export const a = 1;\n' });
+  const settings = { ...SMALL_SETTINGS, keepRecentTokens: 200 };
+  const signal = new AbortController().signal;
+  const first = await openWithInstructions(server, dir, ws, { window: 32_000, maxOutput: 1000, settings });
+  for (const f of ['pkg/a.ts', 'src/f0.ts', 'src/f1.ts', 'src/f2.ts'])
+    assert.equal((await first.session.turn({ userText: `Read ${f} and check it.`, signal })).status, 'completed');
+  assert.equal((await first.session.compact()).outcomes[0]?.outcome, 'completed');
+  await first.session.close();
+
+  // Reopened with a compact history: the turns before the compaction stay in the file, read back only when asked for.
+  const store = await JsonlSessionStore.open(first.path, { tailFirst: true });
+  await store.whenIndexed();
+  const again = await openWithInstructions(server, dir, ws, { window: 32_000, maxOutput: 1000, settings, sessionPath: first.path, store });
+  t.after(() => again.session.close());
+  for (const f of ['src/f3.ts', 'src/f4.ts']) assert.equal((await again.session.turn({ userText: `Read ${f} and check it.`, signal })).status, 'completed');
+  const users = store.tree.branch().filter((e) => e.type === 'user');
+  const back = users.at(-1);
+  assert.ok(back !== undefined);
+  assert.equal((await again.session.rewind(back.id)).ok, true);
+
+  // The messages the capsule summarized (before the ones it kept): no longer model input, they were read again by the
+  // instruction sync after a leaf move, to find the paths the calls had named.
+  const branch = store.tree.branch();
+  const capsule = branch.find((e) => e.type === 'capsule');
+  assert.ok(capsule?.type === 'capsule');
+  const kept = branch.findIndex((e) => e.id === capsule.firstKeptEntryId);
+  const older = new Set(
+    branch
+      .slice(0, kept)
+      .filter((e) => e.type === 'user' || e.type === 'assistant' || e.type === 'tool_result')
+      .map((e) => e.id),
+  );
+  assert.ok(older.size >= 6, `the capsule summarized ${older.size} messages`);
+  let olderRead = 0;
+  const get = store.tree.get.bind(store.tree);
+  store.tree.get = (id: string) => {
+    if (older.has(id)) olderRead++;
+    return get(id);
+  };
+  const before = server.chatRequests.length;
+  assert.equal((await again.session.turn({ userText: 'Read src/f5.ts and check it.', signal })).status, 'completed');
+  assert.equal(olderRead, 0, 'the turn after the rewind read none of the summarized messages');
+  const sent = server.chatRequests.slice(before);
+  assert.ok(sent.length > 0);
+  for (const r of sent)
+    assert.ok(
+      [systemText(r), ...messageTexts(r)].some((x) => x.includes(RULE)),
+      'the folder rule still reaches the model',
+    );
+});
