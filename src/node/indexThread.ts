@@ -1,46 +1,24 @@
 // Runs the index of the lines before a session's tail on a second thread (docs/loading.md#indexing): it reads, splits and key-reads the file while this thread links the tree and goes on with its work.
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { readBatch, type BatchReader, type KeyBatch, type KeyEnd } from './keyBatches.js';
 import type { ScanResult } from './lineReader.js';
+import { startThread } from './threadStart.js';
 
 /**
  * `minBytes`: below this much before the tail, indexing here costs less than starting a thread (about 30 ms, the
- * time to index some 8 MB). `runs`: how many indexes a thread did. `script`: another thread script (tests).
+ * time to index some 8 MB). `runs`: how many indexes a thread did (tests read it).
  */
-export const indexThreadHooks: { minBytes: number; runs: number; script?: string } = { minBytes: 8 * 1024 * 1024, runs: 0 };
-
-/**
- * How the thread starts: the script bundled next to the bundle that runs (dist/), or, run from sources, the source
- * through tsx's require hook (a worker does not inherit the loader of `--import tsx`).
- */
-function threadStart(): { readonly script: string; readonly evaluated: boolean } | undefined {
-  if (indexThreadHooks.script !== undefined) return { script: indexThreadHooks.script, evaluated: false };
-  const bundled = join(__dirname, 'indexWorker.js');
-  if (existsSync(bundled)) return { script: bundled, evaluated: false };
-  const source = join(__dirname, 'indexWorker.ts');
-  if (!__filename.endsWith('.ts') || !existsSync(source)) return undefined;
-  try {
-    const hook = createRequire(__filename).resolve('tsx/cjs');
-    return { script: `require(${JSON.stringify(hook)}); require(${JSON.stringify(source)});`, evaluated: true };
-  } catch {
-    return undefined;
-  }
-}
+export const indexThreadHooks: { minBytes: number; runs: number } = { minBytes: 8 * 1024 * 1024, runs: 0 };
 
 /**
  * Scans `[0, end)` of `path` on the index thread and hands every line to `to`, in file order. Undefined when no
  * thread can run here (no script next to the bundle); rejects when the thread fails, so the caller indexes here instead.
  */
 export function scanOnIndexThread(path: string, to: BatchReader, maxLineBytes: number, end: number): Promise<ScanResult> | undefined {
-  const start = threadStart();
-  if (start === undefined) return undefined;
+  const worker = startThread('indexWorker', { workerData: { path, maxLineBytes, end } });
+  if (worker === undefined) return undefined;
   return new Promise<ScanResult>((resolve, reject) => {
     let settled = false;
     let prev: string | undefined;
-    const worker = new Worker(start.script, { eval: start.evaluated, workerData: { path, maxLineBytes, end } });
     const fail = (err: unknown): void => {
       if (settled) return;
       settled = true;

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import type { SessionLoad } from '../../../src/node/sessionLoad.js';
 import { indexThreadHooks } from '../../../src/node/indexThread.js';
 import { indexRest, readTail } from '../../../src/node/tailRead.js';
+import { threadScripts } from '../../../src/node/threadStart.js';
 import { tempDir } from './storeHelpers.js';
 import { ending, op, sessionText, type Op } from './tailSessions.js';
 
@@ -92,12 +93,12 @@ test('when the thread cannot start, the part before the tail is indexed here, wi
   ops.push(...COMPACTED);
   await writeFile(path, sessionText(ops, 'none'));
   const here = await indexed(path, false, 64 * 1024 * 1024);
-  indexThreadHooks.script = join(dir, 'missing-index-worker.js');
+  threadScripts.set('indexWorker', join(dir, 'missing-index-worker.js'));
   try {
     const fallback = await indexed(path, true, 64 * 1024 * 1024);
     assert.equal(fallback?.threaded, false, 'no thread indexed it');
     assert.deepEqual(seen(fallback.load), seen(here?.load as SessionLoad));
   } finally {
-    delete indexThreadHooks.script;
+    threadScripts.delete('indexWorker');
   }
 });
