@@ -1,8 +1,11 @@
 // The VSIX built by `npm run package` stays lean: minified bundles, lazily loaded encodings, no CLI, maps or zod locales.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { zipEntries, type ZipEntry } from './zipEntries.js';
 
 const ROOT = join(__dirname, '..', '..');
@@ -63,11 +66,23 @@ test('each encoding is its own file and the extension bundle inlines neither BPE
   assert.ok(!ext.includes('"ection"') && !ext.includes("'ection'"), 'a BPE table is inlined in dist/extension.js');
 });
 
-test('the index thread ships next to the extension bundle, which starts it by that name', () => {
+test('the index thread ships next to the extension bundle, and the shipped script indexes a session', async (t) => {
   const all = entries();
-  const thread = entry(all, 'extension/dist/indexWorker.js').read().toString('utf8');
-  assert.ok(thread.includes('worker_threads'), 'dist/indexWorker.js is the index thread');
-  assert.ok(entry(all, 'extension/dist/extension.js').read().toString('utf8').includes('indexWorker.js'));
+  // The extension starts it by name, next to itself (src/node/threadStart.ts).
+  assert.ok(entry(all, 'extension/dist/extension.js').read().toString('utf8').includes('indexWorker'));
+  const dir = mkdtempSync(join(tmpdir(), 'capsule-vsix-thread-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const script = join(dir, 'indexWorker.js');
+  writeFileSync(script, entry(all, 'extension/dist/indexWorker.js').read());
+  const session = join(ROOT, 'test', 'fixtures', 'sessions', 'basic.jsonl');
+  const worker = new Worker(script, { workerData: { path: session, maxLineBytes: 1 << 20, end: statSync(session).size } });
+  const said: unknown[] = [];
+  worker.on('message', (m: unknown) => said.push(m));
+  await once(worker, 'exit');
+  const end = said.at(-1) as { done?: boolean; lines?: number };
+  assert.equal(end.done, true, JSON.stringify(end));
+  assert.equal(end.lines, readFileSync(session, 'utf8').trim().split('\n').length);
+  assert.ok(said.length >= 2, 'the lines came as a batch before the end');
 });
 
 test('the bundles are minified and carry English zod messages only', () => {
