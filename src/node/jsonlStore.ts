@@ -114,12 +114,12 @@ export class JsonlSessionStore implements TranscriptStore {
     return this.#recoveredTail;
   }
 
-  /** False while a tail-first store still indexes the file. */
   /** True while the lines before the tail are indexed on the index thread: this thread is free meanwhile (docs/loading.md#indexing). */
   get indexingOnThread(): boolean {
     return !this.#indexed && this.#onThread;
   }
 
+  /** False while a tail-first store still indexes the file. */
   get indexed(): boolean {
     return this.#indexed;
   }
