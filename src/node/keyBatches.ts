@@ -2,12 +2,11 @@
 import { ENTRY_KINDS, KEPT_WHOLE, KeyReader, type LineKeys } from './lineKeys.js';
 import type { LineInfo, LineSink } from './lineReader.js';
 
-/** The kinds a line's type is sent as by number; any other type is sent as text in `strings`. */
-const KINDS = ENTRY_KINDS;
-const KIND_CODE = new Map(KINDS.map((k, i) => [k, i]));
+/** A line's kind is sent as its index in ENTRY_KINDS; any other type is sent in `keys`. */
+const KIND_CODE = new Map(ENTRY_KINDS.map((k, i) => [k, i]));
 
 const TERMINATED = 1;
-/** The line's keys were read: its id, parent and (unless a known kind) type are in `strings`. */
+/** The line's keys were read: its id, parent and (unless a known kind) type are in `keys`. */
 const KEYED = 2;
 const OVERSIZED = 4;
 const SUBAGENT = 8;
@@ -135,7 +134,7 @@ export function readBatch(b: KeyBatch, to: BatchReader, prev: string | undefined
       const id = key();
       const parentId = (flags & PARENT_NULL) !== 0 ? null : (flags & PARENT_PREV) !== 0 ? (prevId ?? '') : key();
       const code = (flags >> KIND_SHIFT) & 0xff;
-      const type = code === CUSTOM_KIND ? key() : (KINDS[code] ?? '');
+      const type = code === CUSTOM_KIND ? key() : (ENTRY_KINDS[code] ?? '');
       to.keyed(info, { id, parentId, type, subagent: (flags & SUBAGENT) !== 0, maybeSkill: (flags & MAYBE_SKILL) !== 0 });
       prevId = id;
     }
