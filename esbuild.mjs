@@ -4,7 +4,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
-import { cliBuildOptions, cliLauncherOptions, openaiUnusedUnlessReferenced } from './scripts/cliBuild.mjs';
+import { ENCODINGS, cliBuildOptions, cliLauncherOptions, encodingBuildOptions, openaiUnusedUnlessReferenced } from './scripts/cliBuild.mjs';
 
 /** The codicon font and its CSS come from @vscode/codicons at build time instead of a committed copy. */
 function copyCodicons() {
@@ -50,6 +50,25 @@ function writeBudgetCodeCache() {
   }
 }
 
+/**
+ * The packed BPE tables by encoding, as base64 (src/node/bpePack.ts run on gpt-tokenizer's ranks; the packer is bundled
+ * here because this script is not TypeScript).
+ */
+async function packedTables(names) {
+  const packer = await esbuild.build({
+    entryPoints: ['src/node/bpePack.ts'],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'warning',
+  });
+  const { packRanks } = await import(`data:text/javascript;base64,${Buffer.from(packer.outputFiles[0].text).toString('base64')}`);
+  const tables = {};
+  for (const name of names) tables[name] = Buffer.from(packRanks((await import(`gpt-tokenizer/bpeRanks/${name}`)).default)).toString('base64');
+  return tables;
+}
+
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
@@ -68,15 +87,7 @@ const builds = [
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
   // One file per BPE table, shared by the extension and the CLI, loaded only when a count needs it.
-  ...['o200k_base', 'cl100k_base'].map((name) => ({
-    ...common,
-    sourcemap: false,
-    entryPoints: [`node_modules/gpt-tokenizer/esm/encoding/${name}.js`],
-    outfile: `dist/encodings/${name}.js`,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-  })),
+  ...Object.entries(await packedTables(ENCODINGS)).map(([name, table]) => encodingBuildOptions(name, table, `dist/encodings/${name}.js`, resolve('.'), common)),
 ];
 
 copyCodicons();

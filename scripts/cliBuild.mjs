@@ -76,3 +76,31 @@ export function cliLauncherOptions(entry, outdir, common = {}) {
     supported: { 'dynamic-import': false },
   };
 }
+
+/** The BPE encodings Capsule ships, each in its own file beside the bundles (dist/encodings/<name>.js). */
+export const ENCODINGS = ['o200k_base', 'cl100k_base'];
+
+/**
+ * esbuild options for one encoding's file: its packed table (`table`, base64 of what src/node/bpePack.ts writes) and
+ * the counter that reads it (src/engine/tokens/bpeCount.ts). A string to decode, not an array of 200k strings to build.
+ */
+export function encodingBuildOptions(name, table, outfile, root, common = {}) {
+  return {
+    ...common,
+    sourcemap: false,
+    stdin: {
+      contents: [
+        "import { packedEncoding } from './src/engine/tokens/bpeCount.ts';",
+        `export const { countTokens } = packedEncoding(Buffer.from(${JSON.stringify(table)}, 'base64'), ${JSON.stringify(name)});`,
+      ].join('\n'),
+      resolveDir: root,
+      sourcefile: `encodings/${name}.ts`,
+      loader: 'ts',
+    },
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+  };
+}

@@ -1,7 +1,7 @@
 // Splits long texts into pieces the BPE encoder can count in linear time, at boundaries where the count stays exact.
 
 /**
- * gpt-tokenizer merges each pre-token in quadratic time, so one 256 KB run of `x` takes about a minute. Texts longer
+ * tiktoken's byte-pair merge is quadratic in the length of one pre-token, so one 256 KB run of `x` takes about a minute. Texts longer
  * than this are counted piece by piece; no piece is longer, so no pre-token is either.
  */
 export const PIECE_CHARS = 512;

@@ -1,4 +1,4 @@
-// Token counters over gpt-tokenizer (docs/behaviour.md#tokens): which BPE encoding a model uses, loaded lazily, counted in linear time.
+// Token counters over the BPE tables of tiktoken's encodings (docs/behaviour.md#tokens): which BPE encoding a model uses, loaded lazily, counted in linear time.
 import { PIECE_CHARS, textPieces } from './textPieces.js';
 
 export type EncodingName = 'o200k_base' | 'cl100k_base';
@@ -24,19 +24,17 @@ export interface TokenCounter {
   readonly exact?: TokenCounter;
 }
 
-/** What an encoding module (gpt-tokenizer/encoding/<name>) offers; the only part we use. */
+/**
+ * What an encoding module (dist/encodings/<name>.js, a packed table and bpeCount.ts) offers. Every character is
+ * ordinary text: `<|endoftext|>` and friends in user content or tool output are counted as the characters they are,
+ * as the provider tokenizes them.
+ */
 export interface Encoder {
-  countTokens(text: string, options: { readonly disallowedSpecial: ReadonlySet<string> }): number;
+  countTokens(text: string): number;
 }
 
 /** Loads an encoding synchronously (the preflight is synchronous); src/node installs the real one. */
 export type EncodingLoader = (name: EncodingName) => Encoder;
-
-/**
- * Treat `<|endoftext|>` and friends as ordinary text: user content and tool output can contain them,
- * and the provider tokenizes them as text too. gpt-tokenizer's default throws on them.
- */
-const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
  * o200k_base for gpt-4o/4.1/4.5, o-series, gpt-5, gpt-oss and chatgpt-*; cl100k_base for gpt-4 and gpt-3.5.
@@ -54,7 +52,7 @@ let loader: EncodingLoader | undefined;
 const loaded = new Map<EncodingName, Encoder>();
 
 /**
- * Each BPE table costs about half a second and tens of MB to build, so none is built until a count needs it, and
+ * Each BPE table costs some 50 ms and 20 MB to load, so none is built until a count needs it, and
  * only the one the active model uses. The engine cannot load files itself; src/node/tokenCounter.ts installs this.
  */
 export function installEncodingLoader(load: EncodingLoader): void {
@@ -104,9 +102,9 @@ class GptTokenCounter implements TokenCounter {
     this.#calls++;
     if (text.length === 0) return 0;
     const encoder = encoderFor(this.encoding);
-    if (text.length <= PIECE_CHARS) return encoder.countTokens(text, ORDINARY_TEXT);
+    if (text.length <= PIECE_CHARS) return encoder.countTokens(text);
     let n = 0;
-    for (const [start, end] of textPieces(text)) n += encoder.countTokens(text.slice(start, end), ORDINARY_TEXT);
+    for (const [start, end] of textPieces(text)) n += encoder.countTokens(text.slice(start, end));
     return n;
   }
 
@@ -118,7 +116,7 @@ class GptTokenCounter implements TokenCounter {
     let n = 0;
     let pieces = 0;
     for (const [start, end] of textPieces(text)) {
-      n += encoder.countTokens(text.slice(start, end), ORDINARY_TEXT);
+      n += encoder.countTokens(text.slice(start, end));
       if (++pieces % PIECES_PER_YIELD === 0) {
         await yieldToEventLoop();
         signal?.throwIfAborted();

@@ -3,7 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
-import { cliBuildOptions, cliLauncherOptions } from '../../../scripts/cliBuild.mjs';
+import { createRequire } from 'node:module';
+import { ENCODINGS, cliBuildOptions, cliLauncherOptions, encodingBuildOptions } from '../../../scripts/cliBuild.mjs';
+import { packRanks, type RawRanks } from '../../../src/node/bpePack.js';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 let built: string | undefined;
@@ -14,17 +16,9 @@ export function buildCliInto(dir: string): string {
   buildSync(cliBuildOptions(join(ROOT, 'src', 'cli', 'bin.ts'), dir, common));
   buildSync(cliLauncherOptions(join(ROOT, 'src', 'cli', 'launcher.ts'), dir, common));
   // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
-  for (const name of ['o200k_base', 'cl100k_base']) {
-    const entry = join(ROOT, 'node_modules', 'gpt-tokenizer', 'esm', 'encoding', `${name}.js`);
-    buildSync({
-      entryPoints: [entry],
-      outfile: join(dir, 'encodings', `${name}.js`),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      logLevel: 'error',
-    });
+  for (const name of ENCODINGS) {
+    const ranks = (createRequire(__filename)(`gpt-tokenizer/bpeRanks/${name}`) as { default: RawRanks }).default;
+    buildSync(encodingBuildOptions(name, Buffer.from(packRanks(ranks)).toString('base64'), join(dir, 'encodings', `${name}.js`), ROOT, common));
   }
   return join(dir, 'cli.js');
 }
