@@ -133,10 +133,12 @@ export class LoadBuilder {
     private readonly maxLineBytes: number,
     /** The file, when the lines scanned are to be kept compactly (by id, parent and offset) instead of parsed. */
     coldPath?: string,
+    /** How many lines that is expected to be (an estimate that sizes the index up front). */
+    coldLines = 0,
   ) {
     this.#coldFile = coldPath === undefined ? undefined : new ColdFile(coldPath, (text) => entryOrThrow(judgeLine(text, this.#migrate)));
     this.#cold = this.#coldFile;
-    this.tree = new SessionTree(this.#coldFile === undefined ? {} : { cold: this.#coldFile.load });
+    this.tree = new SessionTree(this.#coldFile === undefined ? {} : { cold: this.#coldFile.load, coldLines });
   }
 
   /** The lines from here on (the tail's, read first) are entries kept whole. */

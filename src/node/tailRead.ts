@@ -220,16 +220,36 @@ export async function readTail(path: string, opts: TailOptions): Promise<Session
  * tail's lines as judged then. Equal to loadSessionFile() of those bytes (property-tested); the tail's entries are
  * the same objects, so nothing is held twice. Throws when the part before the tail is no longer all there.
  */
-export async function indexRest(path: string, tail: SessionTail, maxLineBytes: number, compact = false): Promise<SessionLoad> {
-  // `compact`: the lines before the tail are kept as ids, parents and offsets (docs/loading.md), read again when asked for.
+export async function indexRest(
+  path: string,
+  tail: SessionTail,
+  maxLineBytes: number,
+  compact = false,
+  expected = compact ? linesExpectedBefore(tail) : 0,
+): Promise<SessionLoad> {
+  // `compact`: the lines before the tail are kept as ids, parents and offsets (docs/loading.md), read again when asked
+  // for; `expected`: how many lines that is likely to be (it sizes the index).
   if (indexesOnThread(tail, compact)) {
     // A large part before the tail is read on the index thread; if that cannot run or fails, it is read here.
-    const b = new LoadBuilder(maxLineBytes, path);
+    const b = new LoadBuilder(maxLineBytes, path, expected);
     const scan = await scanOnIndexThread(path, b, maxLineBytes, tail.start)?.catch(() => undefined);
     if (scan !== undefined) return restWith(b, scan, tail);
   }
-  const b = new LoadBuilder(maxLineBytes, compact ? path : undefined);
+  const b = new LoadBuilder(maxLineBytes, compact ? path : undefined, expected);
   return restWith(b, await scanLines(path, b.sink, maxLineBytes, 0, tail.start), tail);
+}
+
+/** No entry line is shorter than this (an id, a parent, a timestamp and a type take more): a bound on the lines before the tail. */
+const MIN_LINE_BYTES = 80;
+
+/**
+ * How many lines lie before the tail, estimated from the tail's average line (a quarter more, and never more than the
+ * bytes allow). Typed columns sized by it are filled once instead of doubled and copied on the way (docs/loading.md#indexing).
+ */
+export function linesExpectedBefore(tail: SessionTail): number {
+  if (tail.lines.length === 0 || tail.start === 0) return 0;
+  const average = (tail.size - tail.start) / tail.lines.length;
+  return Math.ceil(Math.min(tail.start / MIN_LINE_BYTES, (tail.start / Math.max(average, MIN_LINE_BYTES)) * 1.25));
 }
 
 /** Whether the lines before `tail` are indexed on the index thread (large, compact and of this version's format). */

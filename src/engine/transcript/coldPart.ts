@@ -32,13 +32,24 @@ const SUBAGENT_BIT = 0x80;
 const SKILL_BIT = 0x40;
 const TYPE_MASK = 0x3f;
 
-/** Growable typed columns: a million entries cost a few dozen bytes each, not a parsed object each. */
+/**
+ * Growable typed columns: a million entries cost a few dozen bytes each, not a parsed object each. Sized up front for
+ * the lines expected, so an index does not leave a trail of freed halves behind it in the allocator.
+ */
 class Columns {
-  offset = new Float64Array(1024);
-  length = new Int32Array(1024);
-  lineNo = new Int32Array(1024);
-  parent = new Int32Array(1024);
-  kind = new Uint8Array(1024);
+  offset: Float64Array;
+  length: Int32Array;
+  lineNo: Int32Array;
+  parent: Int32Array;
+  kind: Uint8Array;
+
+  constructor(capacity: number) {
+    this.offset = new Float64Array(capacity);
+    this.length = new Int32Array(capacity);
+    this.lineNo = new Int32Array(capacity);
+    this.parent = new Int32Array(capacity);
+    this.kind = new Uint8Array(capacity);
+  }
 
   grow(n: number): void {
     if (n <= this.offset.length) return;
@@ -72,8 +83,8 @@ const RECENT_BYTES = 8 * 1024 * 1024;
  */
 export class ColdPart {
   readonly #ids: string[] = [];
-  readonly #slot = new IdTable((i) => this.#ids[i] ?? '');
-  readonly #cols = new Columns();
+  readonly #slot: IdTable;
+  readonly #cols: Columns;
   readonly #kept = new Map<number, Entry>();
   readonly #types: string[] = [];
   readonly #typeCode = new Map<string, number>();
@@ -83,7 +94,14 @@ export class ColdPart {
   /** Lines parsed on demand so far (tests count them). */
   reads = 0;
 
-  constructor(private readonly load: ColdLoader) {}
+  /** `expected`: how many lines the index expects (an estimate; more or fewer only cost a resize or unused room). */
+  constructor(
+    private readonly load: ColdLoader,
+    expected = 0,
+  ) {
+    this.#cols = new Columns(Math.max(1024, expected));
+    this.#slot = new IdTable((i) => this.#ids[i] ?? '', expected);
+  }
 
   get size(): number {
     return this.#ids.length;

@@ -16,11 +16,20 @@ function hashOf(s: string): number {
  * `idAt(slot)` gives the id a slot was added with, and is read only when two hashes meet.
  */
 export class IdTable {
-  #slots = new Int32Array(MIN_CAPACITY).fill(EMPTY);
-  #hashes = new Int32Array(MIN_CAPACITY);
+  #slots: Int32Array;
+  #hashes: Int32Array;
   #count = 0;
 
-  constructor(private readonly idAt: (slot: number) => string) {}
+  /** `expected`: how many ids are coming, if known, so the table is not rebuilt on the way. */
+  constructor(
+    private readonly idAt: (slot: number) => string,
+    expected = 0,
+  ) {
+    let capacity = MIN_CAPACITY;
+    while (capacity < expected * 2) capacity *= 2;
+    this.#slots = new Int32Array(capacity).fill(EMPTY);
+    this.#hashes = new Int32Array(capacity);
+  }
 
   get size(): number {
     return this.#count;

@@ -44,10 +44,11 @@ export class SessionTree {
   /**
    * `partial`: the tree holds only the end of a file (read first, src/node/tailRead.ts), so a parent or a leaf
    * target before its first entry is not an error: the walk to the root simply stops there.
-   * `cold`: how to read back an entry added with addCold() (docs/loading.md).
+   * `cold`: how to read back an entry added with addCold() (docs/loading.md); `coldLines`: how many such entries the
+   * index expects (an estimate that sizes the compact part up front).
    */
-  constructor(private readonly opts: { readonly partial?: boolean; readonly cold?: ColdLoader } = {}) {
-    this.cold = opts.cold === undefined ? undefined : new ColdPart(opts.cold);
+  constructor(private readonly opts: { readonly partial?: boolean; readonly cold?: ColdLoader; readonly coldLines?: number } = {}) {
+    this.cold = opts.cold === undefined ? undefined : new ColdPart(opts.cold, opts.coldLines);
   }
 
   static from(entries: Iterable<Entry>): SessionTree {

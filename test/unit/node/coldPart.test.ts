@@ -11,7 +11,7 @@ import { momentsOf } from '../../../src/engine/transcript/moments.js';
 import { ColdReadError } from '../../../src/engine/transcript/coldPart.js';
 import type { EntryLink } from '../../../src/engine/transcript/tree.js';
 import { JsonlSessionStore, loadSessionFile } from '../../../src/node/jsonlStore.js';
-import { readTail } from '../../../src/node/tailRead.js';
+import { indexRest, linesExpectedBefore, readTail } from '../../../src/node/tailRead.js';
 import { recordedModelOf, sessionModel } from '../../../src/cli/session.js';
 import { LongSessionGen, writeLongSession } from '../../support/longSession.js';
 import { tempDir, user } from './storeHelpers.js';
@@ -264,4 +264,28 @@ test('entries read back are kept for the next read up to 1,024 of them and 8 MB 
   const afterMany = tree.coldReads;
   tree.get(small.id);
   assert.equal(tree.coldReads, afterMany + 1, 'the entry read first was let go');
+});
+
+test('the index sizes itself from the tail: the estimate is close for an even session, bounded for a skewed one, and only a hint', async (t) => {
+  const dir = await tempDir(t, 'capsule-cold-estimate-');
+  const path = join(dir, 's.jsonl');
+  await writeLongSession(path, 20_000, dir);
+  const tail = await readTail(path, { maxLineBytes: 1 << 20 });
+  assert.ok(tail !== undefined);
+  const before = (await readFile(path, 'utf8')).slice(0, tail.start).split('\n').length - 1;
+  const expected = linesExpectedBefore(tail);
+  assert.ok(expected >= before * 0.8 && expected <= before * 2, `${String(expected)} expected for ${String(before)} lines`);
+  // A tail of short lines after long ones cannot make the estimate exceed what the bytes allow.
+  assert.ok(linesExpectedBefore({ ...tail, size: tail.start + 10, lines: tail.lines.slice(0, 1) }) <= Math.ceil(tail.start / 80));
+  // Whatever it expects (far too few or far too many), the compact part links the same tree.
+  const full = await loadSessionFile(path);
+  for (const coldLines of [1, expected, before * 8]) {
+    const load = await indexRest(path, tail, 1 << 20, true, coldLines);
+    assert.equal(load.tree.size, full.tree.size);
+    assert.equal(load.tree.leafId, full.tree.leafId);
+    assert.deepEqual(
+      load.tree.branch().map((e) => e.id),
+      full.tree.branch().map((e) => e.id),
+    );
+  }
 });
