@@ -11,10 +11,15 @@ import type { SessionTree } from './tree.js';
 export class BranchLine {
   #seen = 0;
   #generation = 0;
-  /** Ids of the branch, root first: an entry of a compact history is read from the file only when a view asks for it. */
-  #ids: string[] = [];
-  /** Slots (file order) of the line's first `#coldSlots.length` entries, which lie in the compact part: ascending, so searched. */
+  /**
+   * Slots (file order) of the line's first `#coldSlots.length` entries, which lie in the compact part: ascending, so
+   * searched. Their ids are the index's (tree.coldIdAt), made when asked for: a million-entry branch keeps no string each.
+   */
   #coldSlots: number[] = [];
+  /** Ids of the rest of the branch (held whole), root first. */
+  #hotIds: string[] = [];
+  /** The id of the line's last entry (what an appended entry must continue). */
+  #tipId: string | null = null;
   /** Positions of the entries held whole (the tail, and everything appended since the chat opened). */
   #pos = new Map<string, number>();
   /** Positions of user messages, model changes and capsules, ascending. */
@@ -40,15 +45,18 @@ export class BranchLine {
   }
 
   #tip(): string | null {
-    return this.#ids.at(-1) ?? null;
+    return this.#tipId;
   }
 
   #push(id: string, type: Entry['type']): void {
-    const p = this.#ids.length;
-    this.#ids.push(id);
-    const slot = p === this.#coldSlots.length ? this.tree.coldSlotOf(id) : undefined;
+    const p = this.#coldSlots.length + this.#hotIds.length;
+    this.#tipId = id;
+    const slot = this.#hotIds.length === 0 ? this.tree.coldSlotOf(id) : undefined;
     if (slot !== undefined) this.#coldSlots.push(slot);
-    else this.#pos.set(id, p);
+    else {
+      this.#hotIds.push(id);
+      this.#pos.set(id, p);
+    }
     if (type === 'user') this.#users.push(p);
     else if (type === 'model_change') this.#models.push(p);
     else if (type === 'capsule') this.#capsules.push(p);
@@ -61,7 +69,8 @@ export class BranchLine {
 
   #rebuild(): void {
     this.#generation++;
-    this.#ids = [];
+    this.#hotIds = [];
+    this.#tipId = null;
     this.#coldSlots = [];
     this.#pos = new Map();
     this.#users = [];
@@ -77,18 +86,28 @@ export class BranchLine {
   }
 
   get length(): number {
-    return this.sync().#ids.length;
+    return this.sync().#length();
+  }
+
+  #length(): number {
+    return this.#coldSlots.length + this.#hotIds.length;
   }
 
   /** The entry at `position` (one of a compact history is read from the file). */
   at(position: number): Entry | undefined {
-    const id = this.sync().#ids[position];
-    return id === undefined ? undefined : this.tree.get(id);
+    return this.sync().#entryAt(position);
   }
 
   /** The id at `position`, read from nowhere. */
   idAt(position: number): string | undefined {
-    return this.sync().#ids[position];
+    return this.sync().#idAt(position);
+  }
+
+  #idAt(position: number): string | undefined {
+    if (!Number.isInteger(position) || position < 0) return undefined;
+    const cold = this.#coldSlots.length;
+    if (position < cold) return this.tree.coldIdAt(this.#coldSlots[position] ?? -1);
+    return this.#hotIds[position - cold];
   }
 
   positionOf(id: string): number | undefined {
@@ -103,9 +122,12 @@ export class BranchLine {
 
   /** The entries at positions [from, to), root first (those of a compact history read from the file). */
   slice(from: number, to?: number): Entry[] {
+    const length = this.sync().#length();
+    const start = from < 0 ? Math.max(0, length + from) : Math.min(from, length);
+    const end = to === undefined ? length : to < 0 ? Math.max(0, length + to) : Math.min(to, length);
     const out: Entry[] = [];
-    for (const id of this.sync().#ids.slice(from, to)) {
-      const e = this.tree.get(id);
+    for (let p = start; p < end; p++) {
+      const e = this.#entryAt(p);
       if (e !== undefined) out.push(e);
     }
     return out;
@@ -113,7 +135,7 @@ export class BranchLine {
 
   /** The entry at a position the line already synced to (capsules and model changes are kept whole in a compact history). */
   #entryAt(position: number): Entry | undefined {
-    const id = this.#ids[position];
+    const id = this.#idAt(position);
     return id === undefined ? undefined : this.tree.get(id);
   }
 

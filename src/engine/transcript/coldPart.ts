@@ -1,4 +1,5 @@
 // The entries of a session before its tail, kept as ids, parents and byte ranges in the file and parsed again only when read (docs/loading.md).
+import { IdBytes } from './idBytes.js';
 import { IdTable } from './idTable.js';
 import type { Entry } from './schema.js';
 
@@ -82,7 +83,7 @@ const RECENT_BYTES = 8 * 1024 * 1024;
  * in memory.
  */
 export class ColdPart {
-  readonly #ids: string[] = [];
+  readonly #ids: IdBytes;
   readonly #slot: IdTable;
   readonly #cols: Columns;
   readonly #kept = new Map<number, Entry>();
@@ -100,7 +101,8 @@ export class ColdPart {
     expected = 0,
   ) {
     this.#cols = new Columns(Math.max(1024, expected));
-    this.#slot = new IdTable((i) => this.#ids[i] ?? '', expected);
+    this.#ids = new IdBytes(expected);
+    this.#slot = new IdTable((slot, id) => this.#ids.equals(slot, id), expected);
   }
 
   get size(): number {
@@ -114,7 +116,7 @@ export class ColdPart {
   slotOf(id: string): number | undefined {
     // Most lines answer the line before (often the very string it was read as): no lookup then.
     const last = this.#ids.length - 1;
-    if (last >= 0 && this.#ids[last] === id) return last;
+    if (last >= 0 && this.#ids.equals(last, id)) return last;
     return this.#slot.get(id);
   }
 
@@ -179,8 +181,9 @@ export class ColdPart {
     this.#kept.set(this.#push(e.id, e.parentId, e.type, e.subagent !== undefined), e);
   }
 
+  /** The id of slot `i`, made now from the compact part's bytes. */
   idAt(i: number): string {
-    return this.#ids[i] ?? '';
+    return this.#ids.at(i);
   }
 
   typeAt(i: number): string {
@@ -213,8 +216,8 @@ export class ColdPart {
       throw new ColdReadError(`Session line ${rec.lineNo} cannot be read: ${err instanceof Error ? err.message : String(err)}`);
     }
     const parent = this.parentAt(i);
-    const parentId = parent === NO_PARENT ? null : this.idAt(parent);
-    if (e.id !== this.idAt(i) || e.type !== this.typeAt(i) || e.parentId !== parentId) {
+    const sameParent = parent === NO_PARENT ? e.parentId === null : e.parentId !== null && this.#ids.equals(parent, e.parentId);
+    if (!this.#ids.equals(i, e.id) || e.type !== this.typeAt(i) || !sameParent) {
       throw new ColdReadError(
         `Session line ${rec.lineNo} changed after the session was opened (it holds ${e.type} ${e.id}, indexed as ${this.typeAt(i)} ${this.idAt(i)}); reopen the chat`,
       );

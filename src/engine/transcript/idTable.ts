@@ -13,7 +13,7 @@ function hashOf(s: string): number {
 /**
  * Maps each id to the slot it was first added at, by open addressing over `Int32Array`s (a Map of a million fresh
  * strings costs a write each that is several times a hash and a probe here). The ids themselves are the caller's:
- * `idAt(slot)` gives the id a slot was added with, and is read only when two hashes meet.
+ * `sameAt(slot, id)` tells whether a slot was added with `id`, and is asked only when two hashes meet.
  */
 export class IdTable {
   #slots: Int32Array;
@@ -22,7 +22,7 @@ export class IdTable {
 
   /** `expected`: how many ids are coming, if known, so the table is not rebuilt on the way. */
   constructor(
-    private readonly idAt: (slot: number) => string,
+    private readonly sameAt: (slot: number, id: string) => boolean,
     expected = 0,
   ) {
     let capacity = MIN_CAPACITY;
@@ -42,13 +42,13 @@ export class IdTable {
     for (let k = h & mask; ; k = (k + 1) & mask) {
       const s = this.#slots[k] ?? EMPTY;
       if (s === EMPTY) return undefined;
-      if (this.#hashes[k] === h && this.idAt(s) === id) return s;
+      if (this.#hashes[k] === h && this.sameAt(s, id)) return s;
     }
   }
 
   /**
    * Adds `id` at `slot` unless it is already there: returns the slot it already had, or -1 when it was added. (The
-   * caller records the id at `slot` only when it was added, so `idAt` is not asked for `slot` here.) `replace`: an id
+   * caller records the id at `slot` only when it was added, so `sameAt` is not asked about `slot` here.) `replace`: an id
    * already there is moved to `slot` (its old slot is still returned).
    */
   add(id: string, slot: number, replace = false): number {
@@ -63,7 +63,7 @@ export class IdTable {
         this.#count++;
         return -1;
       }
-      if (this.#hashes[k] === h && this.idAt(s) === id) {
+      if (this.#hashes[k] === h && this.sameAt(s, id)) {
         if (replace) this.#slots[k] = slot;
         return s;
       }

@@ -190,6 +190,11 @@ export class SessionTree {
     return this.byId.has(id) ? undefined : this.cold?.slotOf(id);
   }
 
+  /** The id of the compact-part entry in `slot` (see coldSlotOf), made from the index's bytes; '' for no such slot. */
+  coldIdAt(slot: number): string {
+    return this.cold?.idAt(slot) ?? '';
+  }
+
   /** The parent of entry `id` (without reading an entry of the compact part back); undefined when unknown. */
   parentOf(id: string): string | null | undefined {
     const e = this.byId.get(id);
