@@ -13,6 +13,15 @@ export const SPLIT_PATTERNS: Readonly<Record<SplitEncoding, string>> = {
 
 /** Larger than any rank: "no token for this pair". */
 const NONE = 0x7fffffff;
+/**
+ * Merged pieces remembered (their bytes as a one-byte string, then their count): the merge is quadratic in a piece's
+ * length, and long runs of one character come in many identical 512-character pieces (textPieces.ts). A piece of
+ * more bytes than MERGE_CACHE_MAX_BYTES is merged every time; the memory is cleared whole when it holds
+ * MERGE_CACHE_ENTRIES pieces or MERGE_CACHE_BYTES of them.
+ */
+const MERGE_CACHE_ENTRIES = 8192;
+const MERGE_CACHE_MAX_BYTES = 2048;
+const MERGE_CACHE_BYTES = 2 * 1024 * 1024;
 
 /**
  * One encoding's counter. It keeps scratch buffers and a regex with its own position, so it counts one text at a time
@@ -26,6 +35,8 @@ class BpeCounter {
   /** Where each part of the piece starts, and the rank of each part joined with the next (NONE if no token). */
   #starts = new Int32Array(257);
   #ranks = new Int32Array(257);
+  readonly #merged = new Map<string, number>();
+  #mergedBytes = 0;
 
   constructor(table: BpeTable, encoding: SplitEncoding) {
     this.#table = table;
@@ -44,7 +55,9 @@ class BpeCounter {
         split.lastIndex++;
         continue;
       }
-      n += this.#countPiece(this.#encode(text, start, end));
+      const piece = m[0];
+      const known = piece.length > 1 ? this.#merged.get(piece) : undefined;
+      n += known ?? this.#countPiece(piece, this.#encode(text, start, end));
     }
     return n;
   }
@@ -94,13 +107,28 @@ class BpeCounter {
   }
 
   /**
-   * Tokens in the piece `#bytes[0, length)`: one if it is a token, else tiktoken's merge: join the adjacent pair whose
-   * joined bytes have the lowest rank (the leftmost of equals) until no pair is a token.
+   * Tokens in `piece`, whose UTF-8 is `#bytes[0, length)`: one if it is a token, else tiktoken's merge (remembered).
    */
-  #countPiece(length: number): number {
+  #countPiece(piece: string, length: number): number {
     const table = this.#table;
     const bytes = this.#bytes;
     if (length === 1 || table.rankOf(bytes, 0, length) >= 0) return 1;
+    const tokens = this.#merge(length);
+    if (length <= MERGE_CACHE_MAX_BYTES) {
+      // A fresh copy of the piece as the key (JSON.parse makes one): a slice of a long text would keep that text alive.
+      const key = piece.length < 13 ? piece : (JSON.parse(JSON.stringify(piece)) as string);
+      if (this.#merged.size >= MERGE_CACHE_ENTRIES || this.#mergedBytes + length > MERGE_CACHE_BYTES) {
+        this.#merged.clear();
+        this.#mergedBytes = 0;
+      }
+      this.#merged.set(key, tokens);
+      this.#mergedBytes += length;
+    }
+    return tokens;
+  }
+
+  /** tiktoken's merge of `#bytes[0, length)`: join the adjacent pair whose joined bytes have the lowest rank (the leftmost of equals) until no pair is a token. */
+  #merge(length: number): number {
     const starts = this.#starts;
     const ranks = this.#ranks;
     let parts = length + 1;

@@ -122,3 +122,21 @@ test('a packed table refuses damage instead of counting wrong; the packer refuse
   assert.equal(withHole.rankOf(Uint8Array.of(98), 0, 1), 2);
   assert.equal(withHole.rankOf(new Uint8Array(0), 0, 0), -1);
 });
+
+test('remembered merges answer as the merge does, before and after the memory is cleared', () => {
+  const counter = packedEncoding(packed.o200k_base, 'o200k_base');
+  // Rare made-up words need merges; 12,000 distinct ones pass the memory's limits more than once.
+  const words = Array.from({ length: 12_000 }, (_, i) => `zq${i.toString(36)}xqv${(i * 7919).toString(36)}kj`);
+  const first = words.map((w) => counter.countTokens(w));
+  assert.deepEqual(
+    first,
+    words.map((w) => reference.o200k_base(w)),
+  );
+  assert.deepEqual(
+    words.map((w) => counter.countTokens(w)),
+    first,
+  );
+  // A long run cut into equal pieces by its caller: the same piece answered from memory each time.
+  const run = 'x'.repeat(512);
+  for (let i = 0; i < 3; i++) assert.equal(counter.countTokens(run), reference.o200k_base(run));
+});
