@@ -1,6 +1,6 @@
 // Builds the extension host bundle, the CLI and the webview bundle.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -51,10 +51,10 @@ function writeBudgetCodeCache() {
 }
 
 /**
- * The packed BPE tables by encoding, as base64 (src/node/bpePack.ts run on gpt-tokenizer's ranks; the packer is bundled
- * here because this script is not TypeScript).
+ * Writes dist/encodings/<name>.bin, each encoding's packed BPE table (src/node/bpePack.ts run on gpt-tokenizer's
+ * ranks; the packer is bundled here because this script is not TypeScript).
  */
-async function packedTables(names) {
+async function writePackedTables(names) {
   const packer = await esbuild.build({
     entryPoints: ['src/node/bpePack.ts'],
     bundle: true,
@@ -64,9 +64,8 @@ async function packedTables(names) {
     logLevel: 'warning',
   });
   const { packRanks } = await import(`data:text/javascript;base64,${Buffer.from(packer.outputFiles[0].text).toString('base64')}`);
-  const tables = {};
-  for (const name of names) tables[name] = Buffer.from(packRanks((await import(`gpt-tokenizer/bpeRanks/${name}`)).default)).toString('base64');
-  return tables;
+  mkdirSync('dist/encodings', { recursive: true });
+  for (const name of names) writeFileSync(`dist/encodings/${name}.bin`, packRanks((await import(`gpt-tokenizer/bpeRanks/${name}`)).default));
 }
 
 const production = process.argv.includes('--production');
@@ -87,7 +86,7 @@ const builds = [
   // The MCP SDK (about 250 KB minified) is loaded by the extension only when MCP servers are configured.
   { ...common, entryPoints: ['src/node/mcp/runtime.ts'], outfile: 'dist/mcp.js', platform: 'node', format: 'cjs', target: 'node20' },
   // One file per BPE table, shared by the extension and the CLI, loaded only when a count needs it.
-  ...Object.entries(await packedTables(ENCODINGS)).map(([name, table]) => encodingBuildOptions(name, table, `dist/encodings/${name}.js`, resolve('.'), common)),
+  ...ENCODINGS.map((name) => encodingBuildOptions(name, `dist/encodings/${name}.js`, resolve('.'), common)),
 ];
 
 copyCodicons();
@@ -98,6 +97,7 @@ mkdirSync('dist', { recursive: true });
 for (const f of readdirSync('dist', { withFileTypes: true })) if (f.isFile() && /^cli-.*\.mjs(\.map)?$/.test(f.name)) rmSync(`dist/${f.name}`);
 // A code cache made for the previous build is never used (codeCache.ts compares the bytes); dropped all the same.
 rmSync('dist/cli-budget.js.v8cache', { force: true });
+await writePackedTables(ENCODINGS);
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {

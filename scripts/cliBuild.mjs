@@ -81,17 +81,20 @@ export function cliLauncherOptions(entry, outdir, common = {}) {
 export const ENCODINGS = ['o200k_base', 'cl100k_base'];
 
 /**
- * esbuild options for one encoding's file: its packed table (`table`, base64 of what src/node/bpePack.ts writes) and
- * the counter that reads it (src/engine/tokens/bpeCount.ts). A string to decode, not an array of 200k strings to build.
+ * esbuild options for one encoding's file: the counter (src/engine/tokens/bpeCount.ts) over the packed table beside
+ * it, `<name>.bin` (what src/node/bpePack.ts writes; the build writes it too, see writeEncodingTable). Raw bytes, so
+ * loading decodes no string and the VSIX compresses the table as well as it compresses text.
  */
-export function encodingBuildOptions(name, table, outfile, root, common = {}) {
+export function encodingBuildOptions(name, outfile, root, common = {}) {
   return {
     ...common,
     sourcemap: false,
     stdin: {
       contents: [
+        "import { readFileSync } from 'node:fs';",
+        "import { join } from 'node:path';",
         "import { packedEncoding } from './src/engine/tokens/bpeCount.ts';",
-        `export const { countTokens } = packedEncoding(Buffer.from(${JSON.stringify(table)}, 'base64'), ${JSON.stringify(name)});`,
+        `export const { countTokens } = packedEncoding(readFileSync(join(__dirname, ${JSON.stringify(`${name}.bin`)})), ${JSON.stringify(name)});`,
       ].join('\n'),
       resolveDir: root,
       sourcefile: `encodings/${name}.ts`,

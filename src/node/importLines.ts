@@ -1,5 +1,6 @@
 // Reads a transcript file as lines, one string per line and never the whole file, and indexes where tool results may be (for pairing results that come late).
 import type { FileHandle } from 'node:fs/promises';
+import { memberRange } from './importCut.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -9,15 +10,30 @@ export interface TextLine {
   readonly n: number;
   /** The line without its '\n' (a '\r' before it stays; callers trim). */
   readonly text: string;
+  /** For a line `text` has a member cut from: the line as it is in the file (decoded when asked, while the batch is read). */
+  readonly whole?: () => string;
   /** Byte offset just past the line's last byte. */
   readonly end: number;
 }
 
 /**
- * The lines of the file, a chunk's worth at a time. Each line is decoded once, straight from the read buffer (a
- * line that spans chunks is joined from its pieces first); nothing else of the file is kept.
+ * `buf[start, end)` decoded, without the member `unread` names (`,"<key>":`) when the line holds one that ends
+ * cleanly: those bytes are neither decoded nor parsed.
  */
-export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly TextLine[]> {
+function decoded(buf: Buffer, start: number, end: number, unread: Buffer | undefined, at?: number): Pick<TextLine, 'text' | 'whole'> {
+  const cut = unread === undefined ? undefined : memberRange(buf, start, end, unread, at);
+  if (cut === undefined) return { text: buf.toString('utf8', start, end) };
+  // The two sides joined as bytes and decoded once: one flat string for JSON.parse, not two to join and copy again.
+  const left = Buffer.concat([buf.subarray(start, cut[0]), buf.subarray(cut[1], end)]);
+  return { text: left.toString('utf8'), whole: () => buf.toString('utf8', start, end) };
+}
+
+/**
+ * The lines of the file, a chunk's worth at a time. Each line is decoded once, straight from the read buffer (a
+ * line that spans chunks is joined from its pieces first); nothing else of the file is kept. `unread`: a member
+ * (`,"<key>":`) the caller never reads, left out of each line that has one.
+ */
+export async function* lineBatches(handle: FileHandle, unread?: Buffer): AsyncGenerator<readonly TextLine[]> {
   // Two buffers: the next chunk is read while the lines of this one are converted.
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   let spare = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -34,15 +50,20 @@ export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly 
       reading = handle.read(spare, 0, CHUNK_BYTES, pos);
       const batch: TextLine[] = [];
       let start = 0;
+      // Where `unread` next stands in this chunk: searched once per place it stands, not once per line (-1: nowhere).
+      let member = unread === undefined ? -1 : -2;
       for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, start)) {
-        let text: string;
-        if (pieces.length === 0) text = chunk.toString('utf8', start, nl);
-        else {
+        let line: Pick<TextLine, 'text' | 'whole'>;
+        if (pieces.length === 0) {
+          if (unread !== undefined && member !== -1 && member < start) member = chunk.indexOf(unread, start);
+          line = decoded(chunk, start, nl, unread, member);
+        } else {
           pieces.push(chunk.subarray(start, nl));
-          text = Buffer.concat(pieces).toString('utf8');
+          const joined = Buffer.concat(pieces);
+          line = decoded(joined, 0, joined.length, unread);
           pieces = [];
         }
-        batch.push({ n: n++, text, end: base + nl });
+        batch.push({ n: n++, ...line, end: base + nl });
         start = nl + 1;
       }
       // The start of a line the next chunk ends: copied, since the chunk is reused.
@@ -54,7 +75,10 @@ export async function* lineBatches(handle: FileHandle): AsyncGenerator<readonly 
     // A reader that stopped early (an error in the caller) still lets the read in flight finish before the file closes.
     await reading.catch(() => undefined);
   }
-  if (pieces.length > 0) yield [{ n, text: Buffer.concat(pieces).toString('utf8'), end: pos }];
+  if (pieces.length > 0) {
+    const joined = Buffer.concat(pieces);
+    yield [{ n, ...decoded(joined, 0, joined.length, unread), end: pos }];
+  }
 }
 
 const KEY = Buffer.from('"tool_use_id"');

@@ -38,19 +38,39 @@ interface LineState {
   nonBlank: number;
 }
 
+/**
+ * Claude Code's second copy of a tool's output (stdout, a file read whole, a patch) beside the tool_result the
+ * converter reads: about half the bytes of a real session, left out of each line before it is decoded and parsed.
+ */
+const UNREAD_MEMBER = Buffer.from(',"toolUseResult":');
+
 /** A line as the in-memory reader sees it: trimmed, a byte-order mark dropped; blank lines are skipped. */
 function readLine(l: TextLine, s: LineState): GoodLine | undefined {
-  const text = (l.n === 1 && l.text.charCodeAt(0) === 0xfeff ? l.text.slice(1) : l.text).trim();
+  const text = trimmed(l.n, l.text);
   if (text === '') return undefined;
   s.nonBlank++;
   if (s.nonBlank === 1 && !text.startsWith('{')) throw new NotLines();
+  let error: unknown;
   try {
     return { n: l.n, value: parseJsonText(text), end: l.end };
   } catch (e) {
-    if (s.nonBlank === 1) throw new NotLines();
-    s.bad.push({ n: l.n, error: errText(e) });
-    return undefined;
+    error = e;
   }
+  // A line a member was cut from is judged as it is in the file: its own error, or its value after all.
+  if (l.whole !== undefined) {
+    try {
+      return { n: l.n, value: parseJsonText(trimmed(l.n, l.whole())), end: l.end };
+    } catch (e) {
+      error = e;
+    }
+  }
+  if (s.nonBlank === 1) throw new NotLines();
+  s.bad.push({ n: l.n, error: errText(error) });
+  return undefined;
+}
+
+function trimmed(n: number, text: string): string {
+  return (n === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).trim();
 }
 
 /** The file is not JSON lines (its first line is no JSON object, or it has one line): it is read whole. */
@@ -108,7 +128,7 @@ async function streamClaudeCode(input: string, output: string, opts: TranscriptI
       return h === undefined ? undefined : { id: opts.sessionId, ...h };
     };
     let lines = 0;
-    for await (const batch of lineBatches(handle)) {
+    for await (const batch of lineBatches(handle, UNREAD_MEMBER)) {
       for (const l of batch) {
         const good = readLine(l, s);
         if (good === undefined) {

@@ -2,9 +2,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { packedEncoding } from '../engine/tokens/bpeCount.js';
 import { installEncodingLoader, type Encoder, type EncodingName } from '../engine/tokens/tokenizer.js';
-import { packRanks, type RawRanks } from './bpePack.js';
 
 export {
   counterForEncoding,
@@ -22,15 +20,20 @@ function isEncoder(v: unknown): v is Encoder {
 }
 
 /**
- * The bundles (dist/extension.js, dist/cli.js) share dist/encodings/<name>.js, built by esbuild.mjs: the packed table
- * and its counter. From sources (tests, tsx) the same table is packed from gpt-tokenizer's ranks. createRequire keeps
- * esbuild from inlining either into the bundle.
+ * The bundles (dist/extension.js, dist/cli.js) share dist/encodings/<name>.js and <name>.bin, built by esbuild.mjs:
+ * the counter and the packed table it reads. From sources (tests, tsx) the same table is packed from gpt-tokenizer's
+ * ranks (bpeSource.ts). createRequire keeps esbuild from inlining either into the bundle.
  */
 function loadEncoding(name: EncodingName): Encoder {
   const load = createRequire(__filename);
   const bundled = join(__dirname, 'encodings', `${name}.js`);
-  if (!existsSync(bundled)) return packedEncoding(packRanks((load(`gpt-tokenizer/bpeRanks/${name}`) as { default: RawRanks }).default), name);
-  const mod: unknown = load(bundled);
+  let mod: unknown;
+  try {
+    // From sources the source module packs the table; required at run time, so no bundle carries the packer.
+    mod = existsSync(bundled) ? load(bundled) : (load('./bpeSource.js') as typeof import('./bpeSource.js')).sourceEncoding(name);
+  } catch (e) {
+    throw new Error(`The ${name} tokenizer files are damaged or missing (${e instanceof Error ? e.message.split('\n')[0] : String(e)}); reinstall Capsule.`);
+  }
   if (!isEncoder(mod)) throw new Error(`The ${name} tokenizer file is damaged (no countTokens); reinstall Capsule.`);
   return mod;
 }

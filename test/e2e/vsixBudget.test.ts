@@ -22,8 +22,10 @@ const VSIX_BUDGET_BYTES = 2_200_000;
  * ship, and esbuild keeps only the zod parts the schemas use. Set to 900 KB when that landed together with the VS Code
  * tools bridge, the `diff` package, counted-once token counts, paged views and tail-first open (886 KB). Set to 920 KB
  * when the streaming importer, the checkpoints' cat-file process and the split chat service and facades landed (904 KB).
+ * Set to 930 KB when the index kept its ids as bytes and sized itself up front and the import learned to leave out
+ * Claude Code's second copy of each result (921 KB); the BPE counter itself lives in dist/encodings.
  */
-const EXTENSION_BUDGET_BYTES = 920_000;
+const EXTENSION_BUDGET_BYTES = 930_000;
 
 function entries(): ZipEntry[] {
   assert.ok(existsSync(VSIX), `${VSIX} is missing: run \`npm run package\` first (npm run test:e2e does)`);
@@ -60,7 +62,11 @@ test('the VSIX ships no CLI bundle, no source maps and no sources', () => {
 
 test('each encoding is its own file and the extension bundle inlines neither BPE table', () => {
   const all = entries();
-  for (const name of ['o200k_base', 'cl100k_base']) assert.ok(entry(all, `extension/dist/encodings/${name}.js`).size > 500_000, name);
+  for (const name of ['o200k_base', 'cl100k_base']) {
+    // The counter's small module and the packed table it reads (src/node/bpePack.ts), beside it.
+    assert.ok(entry(all, `extension/dist/encodings/${name}.js`).size < 50_000, name);
+    assert.ok(entry(all, `extension/dist/encodings/${name}.bin`).size > 500_000, name);
+  }
   const ext = entry(all, 'extension/dist/extension.js').read().toString('utf8');
   // Every BPE table holds this merge; the extension must reach it only through dist/encodings.
   assert.ok(!ext.includes('"ection"') && !ext.includes("'ection'"), 'a BPE table is inlined in dist/extension.js');

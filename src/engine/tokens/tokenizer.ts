@@ -25,7 +25,7 @@ export interface TokenCounter {
 }
 
 /**
- * What an encoding module (dist/encodings/<name>.js, a packed table and bpeCount.ts) offers. Every character is
+ * What an encoding module (dist/encodings/<name>.js: bpeCount.ts over the packed table <name>.bin) offers. Every character is
  * ordinary text: `<|endoftext|>` and friends in user content or tool output are counted as the characters they are,
  * as the provider tokenizes them.
  */

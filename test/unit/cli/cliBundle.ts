@@ -1,5 +1,5 @@
 // Test helper: the `capsule` CLI bundled as esbuild.mjs bundles it (launcher + ES-module chunks + BPE tables), once per test process.
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -16,9 +16,11 @@ export function buildCliInto(dir: string): string {
   buildSync(cliBuildOptions(join(ROOT, 'src', 'cli', 'bin.ts'), dir, common));
   buildSync(cliLauncherOptions(join(ROOT, 'src', 'cli', 'launcher.ts'), dir, common));
   // The BPE tables live next to the bundle and load on first count, as in dist/encodings.
+  mkdirSync(join(dir, 'encodings'), { recursive: true });
   for (const name of ENCODINGS) {
     const ranks = (createRequire(__filename)(`gpt-tokenizer/bpeRanks/${name}`) as { default: RawRanks }).default;
-    buildSync(encodingBuildOptions(name, Buffer.from(packRanks(ranks)).toString('base64'), join(dir, 'encodings', `${name}.js`), ROOT, common));
+    writeFileSync(join(dir, 'encodings', `${name}.bin`), packRanks(ranks));
+    buildSync(encodingBuildOptions(name, join(dir, 'encodings', `${name}.js`), ROOT, common));
   }
   return join(dir, 'cli.js');
 }

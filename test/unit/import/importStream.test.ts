@@ -100,12 +100,50 @@ function longSession(farLate = true): string {
   return text;
 }
 
+/**
+ * Results with Claude Code's second copy of the output (`toolUseResult`, which the stream leaves out of each line
+ * before parsing it): in every form, in a line damaged elsewhere (reported as the in-memory importer reports it),
+ * and damaged inside the copy or cut short within it (then not cut: read whole, and refused whole).
+ */
+function secondCopies(): string {
+  const copy = (uuid: string, callId: string, content: string, toolUseResult: unknown): string =>
+    JSON.stringify({
+      type: 'user',
+      uuid,
+      message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content }] },
+      toolUseResult,
+      timestamp: '2025-11-03T14:00:00.000Z',
+    });
+  const out: string[] = [user('u0', 'Read them')];
+  const copies: unknown[] = [
+    { stdout: 'a\\"b', stderr: '', interrupted: false },
+    'plain text',
+    [1, { x: ['}'] }],
+    null,
+    { file: { content: ',"toolUseResult":{' } },
+  ];
+  copies.forEach((c, i) => {
+    out.push(assistant(`a${i}`, `m${i}`, [{ type: 'tool_use', id: `c${i}`, name: 'Read', input: { file_path: `f${i}.ts` } }]));
+    out.push(copy(`r${i}`, `c${i}`, `result ${i}`, c));
+  });
+  out.push(assistant('a8', 'm8', [{ type: 'tool_use', id: 'c8', name: 'Bash', input: { command: 'ls' } }]));
+  // Damaged after the copy: refused with the same message as when read whole.
+  out.push(
+    '{"type":"user","uuid":"r8","toolUseResult":{"stdout":"xxxxxxxx"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c8","content":"x"}],}}',
+  );
+  // Damaged inside the copy: not cut, refused whole.
+  out.push('{"type":"user","uuid":"r9","message":{"role":"user","content":"hi"},"toolUseResult":{"stdout":oops}}');
+  out.push('{"type":"user","uuid":"r10","message":{"role":"user","content":"cut short"},"toolUseResult":{"stdout":"x');
+  return `${out.join('\n')}\n`;
+}
+
 test('streamed and in-memory imports of Claude Code sessions give the same header, entries, report and repairs', async (t) => {
   const dir = await tempDir(t);
   const cases: [string, string][] = [
     ['sidechains', readFileSync(join(DIR, 'claude-code.jsonl'), 'utf8')],
     ['parallel', readFileSync(join(DIR, 'claude-code-parallel.jsonl'), 'utf8')],
     ['long', longSession()],
+    ['second copies', secondCopies()],
   ];
   for (const [name, text] of cases) {
     const a = inMemory(text);

@@ -1,0 +1,68 @@
+// Cuts a member the importer never reads out of a line's bytes before the line is decoded and parsed: Claude Code's `toolUseResult`, a second copy of each tool's output (docs/import.md#speed).
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Bytes that may stand outside strings in a JSON value: white space, structure, numbers and the letters of true,
+ * false and null. Anything else means the line is damaged there; it is then not cut, so JSON.parse reports it.
+ */
+const BARE = new Uint8Array(256);
+for (const c of ' \t\r\n{}[],:-+.0123456789eEtrufalsn') BARE[c.charCodeAt(0)] = 1;
+
+/**
+ * Where the JSON value starting at or after `from` ends (just past it), within `[from, end)`: a string, or an
+ * object or array with its strings skipped whole, or a bare scalar. -1 when it does not end by `end`, or when a
+ * byte outside its strings could not be JSON. A `"` inside a string is always escaped, so skipping a string needs
+ * no parse: the next quote that follows an even run of backslashes closes it.
+ */
+export function valueEnd(buf: Uint8Array, from: number, end: number): number {
+  let depth = 0;
+  for (let i = from; i < end; ) {
+    const b = buf[i]!;
+    if (b === QUOTE) {
+      i = stringEnd(buf, i, end);
+      if (i < 0) return -1;
+      if (depth === 0) return i;
+      continue;
+    }
+    if (b === 0x7b || b === 0x5b) depth++;
+    else if (b === 0x7d || b === 0x5d) {
+      if (depth === 0) return i;
+      if (--depth === 0) return i + 1;
+    } else if (b === 0x2c && depth === 0) return i;
+    else if (BARE[b] !== 1) return -1;
+    i++;
+  }
+  return -1;
+}
+
+/** Just past the string whose opening quote is at `at`, or -1 when it is not closed by `end`. */
+function stringEnd(buf: Uint8Array, at: number, end: number): number {
+  for (let q = buf.indexOf(QUOTE, at + 1); q !== -1 && q < end; q = buf.indexOf(QUOTE, q + 1)) {
+    let slashes = 0;
+    while (buf[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+  }
+  return -1;
+}
+
+/**
+ * The byte range of `,"<key>":<value>` in the line `[start, end)` of `buf`, given `member` = the bytes `,"<key>":`;
+ * undefined when the line holds no such member or its value does not end cleanly (then the line is read whole).
+ * The comma before the quote proves the quote opens a key: inside a string it would follow a backslash.
+ */
+export function memberRange(
+  buf: Buffer,
+  start: number,
+  end: number,
+  member: Buffer,
+  /** Where `member` next stands in `buf` at or after `start` (-1: nowhere), when the caller searched already. */
+  at = buf.indexOf(member, start),
+): readonly [number, number] | undefined {
+  if (at === -1 || at < start || at + member.length > end) return undefined;
+  const stop = valueEnd(buf, at + member.length, end);
+  // What follows must close the object or start its next member, as in the line before the cut.
+  if (stop < 0 || (buf[stop] !== 0x2c && buf[stop] !== 0x7d && buf[stop] !== 0x20)) return undefined;
+  return [at, stop];
+}
