@@ -3,6 +3,7 @@ import { fail, quietOnClosedPipe } from './exitPaths.js';
 import { main } from './main.js';
 import { setLockHolderName } from '../node/lockHolder.js';
 import { HANDOVER_VAR, keyVariables } from './keyHandover.js';
+import { keepYoungGenerationSmallFor } from './youngGeneration.js';
 
 // With an API key in the environment, this process only launches the real CLI without it (docs/user/cli.md#api-key).
 // The relay's module (child_process, net) is loaded only by a run that restarts or was restarted.
@@ -14,6 +15,7 @@ if (keys.length > 0)
       process.exitCode = fail(e);
     });
 else {
+  keepYoungGenerationSmallFor(process.argv.slice(2));
   setLockHolderName('the capsule CLI');
   quietOnClosedPipe(process.stdout);
   quietOnClosedPipe(process.stderr);

@@ -1,6 +1,6 @@
 // The entries of a session before its tail, kept as ids, parents and byte ranges in the file and parsed again only when read (docs/loading.md).
 import { IdBytes } from './idBytes.js';
-import { IdTable } from './idTable.js';
+import { hashOf, IdTable } from './idTable.js';
 import type { Entry } from './schema.js';
 
 /** What a line before the tail was indexed as: enough to link the tree without keeping the entry. */
@@ -102,7 +102,11 @@ export class ColdPart {
   ) {
     this.#cols = new Columns(Math.max(1024, expected));
     this.#ids = new IdBytes(expected);
-    this.#slot = new IdTable((slot, id) => this.#ids.equals(slot, id), expected);
+    this.#slot = new IdTable(
+      (slot, id) => this.#ids.equals(slot, id),
+      (slot) => hashOf(this.#ids.at(slot)),
+      expected,
+    );
   }
 
   get size(): number {
