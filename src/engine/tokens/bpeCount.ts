@@ -14,7 +14,7 @@ export const SPLIT_PATTERNS: Readonly<Record<SplitEncoding, string>> = {
 /** Larger than any rank: "no token for this pair". */
 const NONE = 0x7fffffff;
 /**
- * Merged pieces remembered (their bytes as a one-byte string, then their count): the merge is quadratic in a piece's
+ * Merged pieces remembered (a copy of the piece's text, then its count): the merge is quadratic in a piece's
  * length, and long runs of one character come in many identical 512-character pieces (textPieces.ts). A piece of
  * more bytes than MERGE_CACHE_MAX_BYTES is merged every time; the memory is cleared whole when it holds
  * MERGE_CACHE_ENTRIES pieces or MERGE_CACHE_BYTES of them.

@@ -118,7 +118,7 @@ export class ColdPart {
   }
 
   slotOf(id: string): number | undefined {
-    // Most lines answer the line before (often the very string it was read as): no lookup then.
+    // Most lines answer the line before: compared with its bytes, no lookup then.
     const last = this.#ids.length - 1;
     if (last >= 0 && this.#ids.equals(last, id)) return last;
     return this.#slot.get(id);
