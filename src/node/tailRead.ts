@@ -239,7 +239,7 @@ export async function indexRest(
   return restWith(b, await scanLines(path, b.sink, maxLineBytes, 0, tail.start), tail);
 }
 
-/** No entry line is shorter than this (an id, a parent, a timestamp and a type take more): a bound on the lines before the tail. */
+/** Hardly an entry line is shorter (its id, parent, timestamp and type take about this much): caps the estimate, which more lines only cost a resize. */
 const MIN_LINE_BYTES = 80;
 
 /**

@@ -64,3 +64,23 @@ test('a damaged counts file is ignored: the budget counts again, the same figure
   assert.match(readFileSync(countsSidecarPath(session), 'utf8'), /^\{"capsuleCounts":1,"session":"s_fixture_basic"\}\n/);
   assert.equal(budget(session).builtTable, false);
 });
+
+test('a damaged or missing BPE table stops the count with one line that says to reinstall, and keeps no counts', (t) => {
+  const bin = join(dir, 'bundle', 'encodings', 'o200k_base.bin');
+  const good = readFileSync(bin);
+  t.after(() => writeFileSync(bin, good));
+  const session = join(dir, 'damaged-table.jsonl');
+  for (const damage of [() => writeFileSync(bin, good.subarray(0, good.length - 100)), () => rmSync(bin)]) {
+    copyFileSync(join(fixtures, 'basic.jsonl'), session);
+    rmSync(countsSidecarPath(session), { force: true });
+    damage();
+    const r = spawnSync(process.execPath, [cli, 'budget', session, '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, CAPSULE_DEBUG: '', CAPSULE_TEST_TABLE_LOG: tableLog },
+    });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /The o200k_base tokenizer files are damaged or missing \(.+\); reinstall Capsule\./);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(existsSync(countsSidecarPath(session)), false, 'no counts made by a broken table are kept');
+  }
+});
