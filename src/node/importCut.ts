@@ -1,4 +1,4 @@
-// Cuts a member the importer never reads out of a line's bytes before the line is decoded and parsed: Claude Code's `toolUseResult`, a second copy of each tool's output (docs/import.md#speed).
+// Cuts a member the importer never reads out of a line's bytes before the line is decoded and parsed: Claude Code's `toolUseResult`, a second copy of each tool's output (docs/importing.md#large-sessions).
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -23,10 +23,10 @@ function plain(v: unknown): v is Record<string, unknown> {
 
 /**
  * Whether `o`'s own keys are a subsequence of `keys` in that order, each value passing its check, every required key
- * present. Then the schema's parse would give back the same keys in the same order and the same values (no key it
+ * present (`unread`'s value is known good and not read). Then the schema's parse would give back the same keys in the same order and the same values (no key it
  * strips, none it adds or moves), so JSON.stringify(o) is the line it would write.
  */
-function inOrder(o: unknown, keys: readonly Key[]): boolean {
+function inOrder(o: unknown, keys: readonly Key[], unread?: string): boolean {
   if (!plain(o)) return false;
   let i = 0;
   for (const k in o) {
@@ -36,6 +36,10 @@ function inOrder(o: unknown, keys: readonly Key[]): boolean {
     }
     const spec = keys[i];
     if (spec === undefined) return false;
+    if (k === unread) {
+      i++;
+      continue;
+    }
     const v = o[k];
     if (!(v === undefined ? spec.optional : spec.ok(v))) return false;
     i++;
@@ -84,4 +88,26 @@ const SHAPES: ReadonlyMap<string, readonly Key[]> = new Map(
 export function importedEntryJson(entry: Entry): string | undefined {
   const shape = SHAPES.get(entry.type);
   return shape !== undefined && inOrder(entry, shape) ? JSON.stringify(entry) : undefined;
+}
+
+/**
+ * For a tool_result whose content is written from its JSON bytes (engine/import/jsonString.ts): the entry's JSON
+ * before and after those bytes, with the same check and key order as importedEntryJson and without reading the
+ * content; undefined when the entry is not in that shape (then it is written the ordinary way).
+ */
+export function resultJsonAround(entry: Entry): { readonly head: string; readonly tail: string } | undefined {
+  const shape = SHAPES.get(entry.type);
+  if (entry.type !== 'tool_result' || shape === undefined || !inOrder(entry, shape, 'content')) return undefined;
+  const o = entry as unknown as Record<string, unknown>;
+  let head = '{';
+  let tail: string | undefined;
+  for (const k in o) {
+    const key = JSON.stringify(k);
+    if (k === 'content') {
+      head += `${head === '{' ? '' : ','}${key}:`;
+      tail = '';
+    } else if (tail === undefined) head += `${head === '{' ? '' : ','}${key}:${JSON.stringify(o[k])}`;
+    else tail += `,${key}:${JSON.stringify(o[k])}`;
+  }
+  return { head, tail: `${tail ?? ''}}` };
 }

@@ -1,42 +1,29 @@
 // Reads a transcript file as lines, one string per line and never the whole file, and indexes where tool results may be (for pairing results that come late).
 import type { FileHandle } from 'node:fs/promises';
-import { memberRange } from './importCut.js';
+import { cutLine, LINE_NEEDLES, Needles, type CutLine } from './importPassThrough.js';
 
 const CHUNK_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export interface TextLine {
+export interface TextLine extends CutLine {
   /** 1-based line number. */
   readonly n: number;
-  /** The line without its '\n' (a '\r' before it stays; callers trim). */
-  readonly text: string;
-  /** For a line `text` has a member cut from: the line as it is in the file (decoded when asked, while the batch is read). */
-  readonly whole?: () => string;
   /** Byte offset just past the line's last byte. */
   readonly end: number;
 }
 
 /**
- * `buf[start, end)` decoded, without the member `unread` names (`,"<key>":`) when the line holds one that ends
- * cleanly: those bytes are neither decoded nor parsed.
- */
-function decoded(buf: Buffer, start: number, end: number, unread: Buffer | undefined, at?: number): Pick<TextLine, 'text' | 'whole'> {
-  const cut = unread === undefined ? undefined : memberRange(buf, start, end, unread, at);
-  if (cut === undefined) return { text: buf.toString('utf8', start, end) };
-  // The two sides joined as bytes and decoded once: one flat string for JSON.parse, not two to join and copy again.
-  const left = Buffer.concat([buf.subarray(start, cut[0]), buf.subarray(cut[1], end)]);
-  return { text: left.toString('utf8'), whole: () => buf.toString('utf8', start, end) };
-}
-
-/**
  * The lines of the file, a chunk's worth at a time. Each line is decoded once, straight from the read buffer (a
- * line that spans chunks is joined from its pieces first); nothing else of the file is kept. `unread`: a member
- * (`,"<key>":`) the caller never reads, left out of each line that has one.
+ * line that spans chunks is joined from its pieces first); nothing else of the file is kept. `cut`: each line is
+ * read as a Claude Code line (importPassThrough.ts: `toolUseResult` left out, long tool results kept as bytes);
+ * otherwise `text` is the line without its '\n' (a '\r' before it stays; callers trim).
  */
-export async function* lineBatches(handle: FileHandle, unread?: Buffer): AsyncGenerator<readonly TextLine[]> {
-  // Two buffers: the next chunk is read while the lines of this one are converted.
-  let chunk = Buffer.allocUnsafe(CHUNK_BYTES);
-  let spare = Buffer.allocUnsafe(CHUNK_BYTES);
+export async function* lineBatches(handle: FileHandle, cut = false): AsyncGenerator<readonly TextLine[]> {
+  // Two buffers, so the next chunk is read while the lines of this one are converted. Kept strings are views of a
+  // chunk, so when lines are cut each read takes a new buffer; the old one goes once its strings are written.
+  const fresh = (): Buffer => Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  let chunk = fresh();
+  let spare = fresh();
   let pieces: Buffer[] = [];
   let n = 1;
   let pos = 0;
@@ -50,17 +37,14 @@ export async function* lineBatches(handle: FileHandle, unread?: Buffer): AsyncGe
       reading = handle.read(spare, 0, CHUNK_BYTES, pos);
       const batch: TextLine[] = [];
       let start = 0;
-      // Where `unread` next stands in this chunk: searched once per place it stands, not once per line (-1: nowhere).
-      let member = unread === undefined ? -1 : -2;
+      const needles = cut ? new Needles(chunk, LINE_NEEDLES) : undefined;
       for (let nl = chunk.indexOf(NEWLINE, 0); nl !== -1 && nl < bytesRead; nl = chunk.indexOf(NEWLINE, start)) {
-        let line: Pick<TextLine, 'text' | 'whole'>;
-        if (pieces.length === 0) {
-          if (unread !== undefined && member !== -1 && member < start) member = chunk.indexOf(unread, start);
-          line = decoded(chunk, start, nl, unread, member);
-        } else {
+        let line: CutLine;
+        if (pieces.length === 0) line = cutLine(chunk, start, nl, needles);
+        else {
           pieces.push(chunk.subarray(start, nl));
           const joined = Buffer.concat(pieces);
-          line = decoded(joined, 0, joined.length, unread);
+          line = cutLine(joined, 0, joined.length, cut ? new Needles(joined, LINE_NEEDLES) : undefined);
           pieces = [];
         }
         batch.push({ n: n++, ...line, end: base + nl });
@@ -68,7 +52,7 @@ export async function* lineBatches(handle: FileHandle, unread?: Buffer): AsyncGe
       }
       // The start of a line the next chunk ends: copied, since the chunk is reused.
       if (start < bytesRead) pieces.push(Buffer.from(chunk.subarray(start, bytesRead)));
-      [chunk, spare] = [spare, chunk];
+      [chunk, spare] = cut ? [spare, fresh()] : [spare, chunk];
       if (batch.length > 0) yield batch;
     }
   } finally {
@@ -77,7 +61,7 @@ export async function* lineBatches(handle: FileHandle, unread?: Buffer): AsyncGe
   }
   if (pieces.length > 0) {
     const joined = Buffer.concat(pieces);
-    yield [{ n, ...decoded(joined, 0, joined.length, unread), end: pos }];
+    yield [{ n, ...cutLine(joined, 0, joined.length, cut ? new Needles(joined, LINE_NEEDLES) : undefined), end: pos }];
   }
 }
 

@@ -11,6 +11,7 @@ import { ImportRepairStream } from '../engine/transcript/importRepair.js';
 import type { Entry } from '../engine/transcript/schema.js';
 import { writeImportedSession } from './importSession.js';
 import { lineBatches, resultOffsets, type TextLine } from './importLines.js';
+import { restoreKept } from './importPassThrough.js';
 import { ImportWriter } from './importWriter.js';
 import { openRegularFile } from './regularFile.js';
 
@@ -38,12 +39,6 @@ interface LineState {
   nonBlank: number;
 }
 
-/**
- * Claude Code's second copy of a tool's output (stdout, a file read whole, a patch) beside the tool_result the
- * converter reads: about half the bytes of a real session, left out of each line before it is decoded and parsed.
- */
-const UNREAD_MEMBER = Buffer.from(',"toolUseResult":');
-
 /** A line as the in-memory reader sees it: trimmed, a byte-order mark dropped; blank lines are skipped. */
 function readLine(l: TextLine, s: LineState): GoodLine | undefined {
   const text = trimmed(l.n, l.text);
@@ -52,11 +47,13 @@ function readLine(l: TextLine, s: LineState): GoodLine | undefined {
   if (s.nonBlank === 1 && !text.startsWith('{')) throw new NotLines();
   let error: unknown;
   try {
-    return { n: l.n, value: parseJsonText(text), end: l.end };
+    const value = parseJsonText(text);
+    // Kept tool results go back where they stood; if they cannot, the line is read whole below.
+    if (l.json === undefined || restoreKept(value, l.json)) return { n: l.n, value, end: l.end };
   } catch (e) {
     error = e;
   }
-  // A line a member was cut from is judged as it is in the file: its own error, or its value after all.
+  // A line something was cut from is judged as it is in the file: its own error, or its value after all.
   if (l.whole !== undefined) {
     try {
       return { n: l.n, value: parseJsonText(trimmed(l.n, l.whole())), end: l.end };
@@ -128,7 +125,7 @@ async function streamClaudeCode(input: string, output: string, opts: TranscriptI
       return h === undefined ? undefined : { id: opts.sessionId, ...h };
     };
     let lines = 0;
-    for await (const batch of lineBatches(handle, UNREAD_MEMBER)) {
+    for await (const batch of lineBatches(handle, true)) {
       for (const l of batch) {
         const good = readLine(l, s);
         if (good === undefined) {

@@ -4,7 +4,8 @@ import { link, mkdir, open, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Entry } from '../engine/transcript/schema.js';
 import { checkedEntry } from './entryLine.js';
-import { importedEntryJson } from './importEntryLine.js';
+import { contentJsonOf } from '../engine/import/jsonString.js';
+import { importedEntryJson, resultJsonAround } from './importEntryLine.js';
 import { errCode, syncDir } from './fsUtil.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { headerLine, type SessionCreate } from './sessionCreate.js';
@@ -67,13 +68,16 @@ export class ImportWriter {
   }
 
   entry(entry: Entry): void {
+    const content = contentJsonOf(entry);
+    const around = content === undefined ? undefined : resultJsonAround(entry);
+    if (content !== undefined && around !== undefined) {
+      this.parts(entry, around.head, content, around.tail);
+      return;
+    }
     const json = importedEntryJson(entry) ?? checkedJson(entry);
     // Bytes, as the store counts them (the '\n' included); a UTF-16 unit is at most 3 bytes, so most lines need no count.
     let bytes = json.length * 3 > this.maxLineBytes ? Buffer.byteLength(json) : -1;
-    if (bytes > this.maxLineBytes)
-      throw new ImportRefused(
-        `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
-      );
+    if (bytes > this.maxLineBytes) throw this.tooLong(entry, bytes);
     this.written++;
     if (this.overflow.length === 0) {
       // Encoded in place when it surely fits, counted first when it may not (write() would stop short of a character).
@@ -85,6 +89,30 @@ export class ImportWriter {
       }
     }
     this.overflow.push(Buffer.from(`${json}\n`, 'utf8'));
+  }
+
+  /** A line written from its parts: the JSON before the content, the content's JSON bytes as they are, the rest. */
+  private parts(entry: Entry, head: string, content: Uint8Array, tail: string): void {
+    const headBytes = Buffer.byteLength(head);
+    const tailBytes = Buffer.byteLength(tail);
+    const bytes = headBytes + content.length + tailBytes;
+    if (bytes > this.maxLineBytes) throw this.tooLong(entry, bytes);
+    this.written++;
+    if (this.overflow.length === 0 && bytes < this.buf.length - this.used) {
+      this.used += this.buf.write(head, this.used, 'utf8');
+      this.buf.set(content, this.used);
+      this.used += content.length;
+      this.used += this.buf.write(tail, this.used, 'utf8');
+      this.buf[this.used++] = NEWLINE;
+      return;
+    }
+    this.overflow.push(Buffer.concat([Buffer.from(head), content, Buffer.from(`${tail}\n`)]));
+  }
+
+  private tooLong(entry: Entry, bytes: number): ImportRefused {
+    return new ImportRefused(
+      `Cannot append ${entry.type} entry ${entry.id}: ${bytes + 1} bytes exceeds the ${this.maxLineBytes}-byte line limit; nothing was written`,
+    );
   }
 
   /**

@@ -3,6 +3,7 @@ import { personTextOf } from '../effects/personText.js';
 import type { IdSource } from '../ports.js';
 import type { Effects } from '../transcript/effects.js';
 import { CURRENT_VERSION, type Entry, type SessionHeader, type ToolCall } from '../transcript/schema.js';
+import { JsonStringBytes, resultWithJson } from './jsonString.js';
 import type { ReportBuilder } from './report.js';
 import type { SubagentRef } from '../transcript/subagentRef.js';
 
@@ -173,23 +174,18 @@ export class ImportBuilder {
     return this.current.open.get(sourceCallId)?.name;
   }
 
+  /** A tool result; its text as a string, or as the source's JSON string (read only if something asks). */
   toolResult(
     sourceCallId: string,
-    content: string,
+    content: string | JsonStringBytes,
     o: { readonly where: string; readonly isError?: boolean; readonly effects?: Effects; readonly timestamp?: unknown; readonly name?: string },
   ): void {
     const call = this.current.open.get(sourceCallId);
     if (call) this.current.open.delete(sourceCallId);
     else this.report.warn(`${o.where}: tool result for call ${sourceCallId} matches no pending tool call`);
-    this.push({
-      ...this.base(o.timestamp),
-      type: 'tool_result',
-      toolCallId: call?.id ?? sourceCallId,
-      toolName: call?.name ?? o.name ?? '',
-      content,
-      isError: o.isError === true,
-      ...(o.effects === undefined ? {} : { effects: o.effects }),
-    });
+    const before = { ...this.base(o.timestamp), type: 'tool_result' as const, toolCallId: call?.id ?? sourceCallId, toolName: call?.name ?? o.name ?? '' };
+    const after = { isError: o.isError === true, ...(o.effects === undefined ? {} : { effects: o.effects }) };
+    this.push(content instanceof JsonStringBytes ? resultWithJson(before, content, after) : { ...before, content, ...after });
     this.report.counts.toolResults++;
   }
 

@@ -1,6 +1,7 @@
 // Claude Code session JSONL → Capsule entries: message lines with content blocks, split assistant messages joined, tool results paired, sidechains on their own branch.
 import type { ToolCall } from '../transcript/schema.js';
 import { type ImportBuilder, isRecord, str } from './builder.js';
+import { JsonStringBytes } from './jsonString.js';
 
 /** Line types that carry no conversation: session titles, queue bookkeeping, file snapshots. */
 const BOOKKEEPING: Readonly<Record<string, string>> = {
@@ -29,9 +30,12 @@ function blocksOf(content: unknown): Record<string, unknown>[] {
   return Array.isArray(content) ? content.filter(isRecord) : [];
 }
 
-/** A tool_result's content: a string, or text blocks (images are noted, not kept). */
-function resultText(content: unknown, b: ImportBuilder): string {
-  if (typeof content === 'string') return content;
+/**
+ * A tool_result's content: a string, or text blocks (images are noted, not kept). A string the streamed importer
+ * kept as its JSON bytes passes through as they are.
+ */
+function resultText(content: unknown, b: ImportBuilder): string | JsonStringBytes {
+  if (typeof content === 'string' || content instanceof JsonStringBytes) return content;
   const parts: string[] = [];
   for (const blk of blocksOf(content)) {
     if (blk['type'] === 'text' && typeof blk['text'] === 'string') parts.push(blk['text']);

@@ -1,4 +1,5 @@
 // A Claude Code session imported as a stream (one line at a time, entries written as made) gives exactly what the in-memory importer gives, holds only a line or two, and fails as cleanly.
+import { isUtf8 } from 'node:buffer';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -46,14 +47,18 @@ function inMemory(text: string): { header: unknown; entries: unknown[]; report: 
 
 async function streamed(
   dir: string,
-  text: string,
+  text: string | Buffer,
   name: string,
 ): Promise<{ header: unknown; entries: unknown[]; report: unknown; repairs: readonly string[] }> {
   const input = join(dir, `${name}.in.jsonl`);
   const output = join(dir, `${name}.out.jsonl`);
   await writeFile(input, text);
   const r = await importSessionFile(input, output, { ...OPTS, ids: counter() });
-  const lines = readFileSync(output, 'utf8').trimEnd().split('\n');
+  const bytes = readFileSync(output);
+  assert.ok(isUtf8(bytes), `${name}: the session is UTF-8`);
+  const lines = bytes.toString('utf8').trimEnd().split('\n');
+  // Every line is written as JSON.stringify writes it, also where a result's bytes were passed through unparsed.
+  for (const l of lines) assert.equal(JSON.stringify(JSON.parse(l)), l, `${name}: a line in canonical form`);
   const header = JSON.parse(lines[0] ?? '{}') as { cwd: string; title?: string };
   const entries = lines.slice(1).map((l) => JSON.parse(l) as Entry);
   assert.equal(readdirSync(dir).filter((f) => f.includes('.importing.')).length, 0, 'no temporary file is left');
@@ -137,16 +142,69 @@ function secondCopies(): string {
   return `${out.join('\n')}\n`;
 }
 
+/** A text of `n` characters drawn from everything a JSON string may hold: controls, quotes, backslashes, accents, astral and lone surrogates. */
+function anyText(r: () => number, n: number): string {
+  const pool = ['\n', '\t', '\r', '\u0000', '\u001f', '\b', '"', '\\', '/', 'é', '\u2028', '\u{1F600}', '\ud800', '\udc00', '\u007f', 'x', 'y', ' ', '<', '{'];
+  let out = '';
+  while (out.length < n) out += r() < 0.5 ? 'abcdefgh ' : (pool[Math.floor(r() * pool.length)] ?? '');
+  return out;
+}
+
+/**
+ * Long tool results as Claude Code writes them (`"type":"tool_result","content":"…"`), which the stream keeps as
+ * their JSON bytes: any text; the same spelled in ways JSON.stringify never writes (`\/`, `\u0041`, an upper-case
+ * `\u001F`, `\u000a`: read the ordinary way); a raw control character and an invalid UTF-8 byte inside one; a NUL
+ * elsewhere in the line; the content key twice; a `toolUseResult` key inside a tool call's input (never cut).
+ */
+function passedThrough(): Buffer {
+  let seed = 7;
+  const r = (): number => {
+    seed = (seed * 1_664_525 + 1_013_904_223) >>> 0;
+    return seed / 2 ** 32;
+  };
+  const at = '"timestamp":"2025-11-03T14:00:00.000Z"';
+  const ccResult = (uuid: string, callId: string, contentJson: string, rest = ''): string =>
+    `{"type":"user","uuid":"${uuid}","message":{"role":"user","content":[{"tool_use_id":"${callId}","type":"tool_result","content":${contentJson}${rest}}]},${at},"toolUseResult":{"stdout":${contentJson}}}`;
+  const lines: (string | Buffer)[] = [user('u0', 'Run them all')];
+  let i = 0;
+  const call = (name = 'Bash', input: Record<string, unknown> = { command: `echo ${i}` }): string => {
+    i++;
+    lines.push(assistant(`a${i}`, `m${i}`, [{ type: 'tool_use', id: `c${i}`, name, input }]));
+    return `c${i}`;
+  };
+  for (let k = 0; k < 40; k++) {
+    const text = anyText(r, 200 + Math.floor(r() * 3000));
+    lines.push(ccResult(`r${k}`, call(), JSON.stringify(text)));
+  }
+  const long = JSON.stringify(`Exit code 2\n${'line of src/a.ts output\n'.repeat(40)}done`);
+  lines.push(ccResult('s1', call(), long.replace('/', '\\/')));
+  lines.push(ccResult('s1b', call(), long.replace('line', '\\u006cine')));
+  lines.push(ccResult('s2', call(), JSON.stringify(`${'x'.repeat(300)}\u001f`).replace('\\u001f', '\\u001F')));
+  lines.push(ccResult('s3', call(), long.replace('\\n', '\\u000a')));
+  lines.push(ccResult('s4', call(), long.replace('done', 'do\tne')));
+  const bad = Buffer.from(ccResult('s5', call(), long));
+  bad[bad.indexOf('done')] = 0xff;
+  lines.push(bad);
+  lines.push(ccResult('s6', call(), long, ',"note":"\\u0000"'));
+  lines.push(ccResult('s7', call(), long, `,"content":${JSON.stringify(`second ${'y'.repeat(400)}`)}`));
+  lines.push(ccResult('s8', call(), long, `,"content":"short"`));
+  const input = { command: 'ls', note: 'a', toolUseResult: { keep: 'this' } };
+  const nested = call('Bash', input);
+  lines.push(ccResult('s9', nested, long));
+  return Buffer.concat(lines.map((l) => Buffer.concat([typeof l === 'string' ? Buffer.from(l) : l, Buffer.from('\n')])));
+}
+
 test('streamed and in-memory imports of Claude Code sessions give the same header, entries, report and repairs', async (t) => {
   const dir = await tempDir(t);
-  const cases: [string, string][] = [
+  const cases: [string, string | Buffer][] = [
     ['sidechains', readFileSync(join(DIR, 'claude-code.jsonl'), 'utf8')],
     ['parallel', readFileSync(join(DIR, 'claude-code-parallel.jsonl'), 'utf8')],
     ['long', longSession()],
     ['second copies', secondCopies()],
+    ['passed through', passedThrough()],
   ];
   for (const [name, text] of cases) {
-    const a = inMemory(text);
+    const a = inMemory(text.toString());
     const b = await streamed(dir, text, name);
     assert.deepEqual(b.header, a.header, name);
     assert.deepEqual(b.report, a.report, name);
@@ -160,6 +218,14 @@ test('streamed and in-memory imports of Claude Code sessions give the same heade
   assert.equal(byCall.get('cut')?.content, 'ok');
   assert.equal(byCall.get('never')?.interrupted, true);
   assert.match(JSON.stringify(long.report), /unreadable line 604.*unreadable line 605.*nested more than 1,000 levels/);
+  const through = inMemory(passedThrough().toString()).entries as Entry[];
+  const calls = through.flatMap((e) => (e.type === 'assistant' ? e.toolCalls : []));
+  assert.deepEqual(
+    JSON.parse(calls.at(-1)?.arguments ?? ''),
+    { command: 'ls', note: 'a', toolUseResult: { keep: 'this' } },
+    'a call input keeps its toolUseResult key',
+  );
+  assert.match(JSON.stringify(inMemory(passedThrough().toString()).report), /unreadable line/, 'the line with a raw tab is refused');
 });
 
 test('the converter holds a line or two of a well-formed session, and a streamed builder keeps no entries', () => {
