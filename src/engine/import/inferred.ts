@@ -1,8 +1,8 @@
 // Counts what an import inferred (exit statuses read from result text, file effects read from command text) entry by entry, so a long import need not keep its entries to report it.
 import { actionFiles, toolActionsOf, toolKind, type ToolActionKind } from '../compaction/toolActions.js';
-import { exitCodeOf } from '../effects/resultStatus.js';
 import { shellEffects } from '../effects/shellEffects.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
+import { statedExitCode } from './jsonString.js';
 
 interface Contribution {
   readonly exitCode: boolean;
@@ -91,7 +91,7 @@ export class InferredCounter {
 
   private count(known: Known, result: ToolResultEntry): void {
     const c: Contribution = {
-      exitCode: result.effects?.exitCode === undefined && exitCodeOf(result.content) !== null,
+      exitCode: result.effects?.exitCode === undefined && statedExitCode(result) !== null,
       fileEffect: this.fileEffect(known, result),
     };
     // A later result of the same id replaces the earlier one, as in toolActionsOf.

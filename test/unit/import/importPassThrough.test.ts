@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { contentJsonOf, JsonStringBytes, resultWithJson } from '../../../src/engine/import/jsonString.js';
+import { exitCodeOf } from '../../../src/engine/effects/resultStatus.js';
+import { contentJsonOf, JsonStringBytes, resultWithJson, statedExitCode } from '../../../src/engine/import/jsonString.js';
 import { canonicalStringEnd, cutLine, LINE_NEEDLES, Needle, Needles, restoreKept } from '../../../src/node/importPassThrough.js';
 import { ImportRefused, ImportWriter } from '../../../src/node/importWriter.js';
 import { tempDir } from '../../support/tempDir.js';
@@ -181,4 +182,45 @@ test('a passed-through result reads, copies and writes as its text; the writer r
   };
   assert.equal(await refusal(e), await refusal(plain));
   assert.match(await refusal(e), /bytes exceeds the \d+-byte line limit; nothing was written$/);
+});
+
+test('the exit code of a long passed-through result, read from its ends, is the one its whole text states', () => {
+  const r = rng(11);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+  const lines = [
+    'Exit code 1',
+    'Exit code: 0',
+    'Process exited with code 2',
+    'exit code 3',
+    'Command exited with code 4.',
+    '<returncode>5</returncode>',
+    '{"metadata":{"exit_code":6}}',
+    '',
+    '   ',
+    '\t\r',
+    '\u2028',
+    'exit status 7',
+    'PASS src/a.test.ts',
+    'é😀 "quoted" \\ back',
+  ];
+  // A backslash before an `n` in the text itself (`C:\\new`) must not pass for a line break.
+  const filler = (n: number): string => Array.from({ length: n }, () => `  const v = parse("C:\\new\\${'x'.repeat(Math.floor(r() * 120))}");`).join('\n');
+  const before = { id: 'e', parentId: null, timestamp: 't', type: 'tool_result' as const, toolCallId: 'c', toolName: 'Bash' };
+  let ends = 0;
+  let docs = 0;
+  for (let k = 0; k < 400; k++) {
+    const parts = [pick(lines), pick(lines), filler(Math.floor(r() * 200)), filler(Math.floor(r() * 200)), pick(lines), pick(lines)];
+    if (r() < 0.1) parts.splice(2, 0, 'y'.repeat(9000)); // a line longer than an end
+    if (r() < 0.1) parts.unshift('\n'.repeat(5000)); // nothing but blank lines at the start
+    if (r() < 0.15) parts.splice(3, 0, '<returncode>9</returncode>'); // the tag in the middle counts too
+    let text = parts.join(pick(['\n', '\r\n', '\n\n']));
+    // A whole JSON document, printed over many lines: only its whole text states the code.
+    if (r() < 0.1) text = JSON.stringify({ metadata: { exit_code: 8 }, output: text.split('\n').map((l, i) => ({ i, l })) }, null, 2);
+    if (text.startsWith('{') && text.length > 3000) docs++;
+    const e = resultWithJson(before, new JsonStringBytes(Buffer.from(JSON.stringify(text))), { isError: false });
+    assert.equal(statedExitCode(e), exitCodeOf(text), JSON.stringify(text.slice(0, 80)));
+    if (Buffer.byteLength(JSON.stringify(text)) >= 2048) ends++;
+    assert.equal(statedExitCode({ ...e }), exitCodeOf(text));
+  }
+  assert.ok(ends > 100 && docs > 5, `${ends} long results, ${docs} long JSON documents`);
 });
