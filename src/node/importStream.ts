@@ -25,6 +25,12 @@ export interface SessionImport {
 
 /** The first lines of a JSON lines file, enough to tell its format (as the in-memory importer samples it). */
 const SAMPLE_LINES = 200;
+/**
+ * Lines the converter may hold while a message waits for a result before the file is searched for where results
+ * are: a well-formed session holds a line or two, so the search is made only for one whose result is missing or
+ * written far later (then the converter knows exactly how long to wait, and memory stays bounded).
+ */
+const HELD_LINES = 256;
 
 interface GoodLine {
   readonly n: number;
@@ -109,13 +115,15 @@ async function streamClaudeCode(input: string, output: string, opts: TranscriptI
       report,
     );
     let converter: ClaudeCodeConverter | undefined;
-    const start = async (): Promise<ClaudeCodeConverter> => {
+    // Where each call's results may still be: unknown (so a message waiting for one holds the lines after it) until
+    // the converter holds more than HELD_LINES, then searched for once in the whole file (resultOffsets).
+    let offsets: ReadonlyMap<string, number> | undefined;
+    const start = (): ClaudeCodeConverter => {
       if (opts.from === undefined) {
         const d = detectFormat({ kind: 'jsonl', lines: s.sample, bad: s.bad, total: s.sample.length + s.bad.length });
         if (!d.ok || d.format !== 'claude-code') throw new OtherFormat();
       }
-      const offsets = await resultOffsets(handle);
-      const c = new ClaudeCodeConverter(b, (id) => offsets.get(id));
+      const c = new ClaudeCodeConverter(b, (id) => (offsets === undefined ? Number.POSITIVE_INFINITY : offsets.get(id)));
       for (const l of s.sample) c.line(l.n, l.value, l.end);
       s.sample.length = 0;
       return c;
@@ -137,11 +145,12 @@ async function streamClaudeCode(input: string, output: string, opts: TranscriptI
         if (converter) converter.line(good.n, good.value, good.end);
         else s.sample.push(good);
       }
-      if (!converter && s.sample.length >= SAMPLE_LINES) converter = await start();
+      if (!converter && s.sample.length >= SAMPLE_LINES) converter = start();
+      if (offsets === undefined && converter !== undefined && converter.backlog.lines > HELD_LINES) offsets = await resultOffsets(handle);
       if (w?.due === true) await w.flush(header);
     }
     if (s.nonBlank < 2) throw new NotLines();
-    converter ??= await start();
+    converter ??= start();
     converter.end();
     const finished = b.finish('end of file');
     repair?.end();
