@@ -134,7 +134,8 @@ export class ImportBuilder {
     const injected = o.injected === true || personTextOf(content) === null;
     if (injected) this.report.counts.injectedTurns++;
     else if (this.current === this.main) this.title ??= titleOf(personTextOf(content) ?? '');
-    this.push({ ...this.base(o.timestamp), type: 'user', content, ...(injected ? { injected: true } : {}) });
+    const { id, parentId, timestamp } = this.base(o.timestamp);
+    this.push(injected ? { id, parentId, timestamp, type: 'user', content, injected: true } : { id, parentId, timestamp, type: 'user', content });
     this.report.counts.userTurns++;
   }
 
@@ -159,10 +160,15 @@ export class ImportBuilder {
       }
       this.usedIds.add(id);
       this.current.open.set(c.id, { id, name: c.name, where: o.where });
-      toolCalls.push({ ...c, id });
+      toolCalls.push(id === c.id ? c : { ...c, id });
     }
     const model = o.model ?? this.opts.model;
-    const entry: Entry = { ...this.base(o.timestamp), type: 'assistant', content, toolCalls, ...(model === undefined ? {} : { model }) };
+    // Literals rather than spreads (the import makes one per message): the same keys, in the schema's order.
+    const { id, parentId, timestamp } = this.base(o.timestamp);
+    const entry: Entry =
+      model === undefined
+        ? { id, parentId, timestamp, type: 'assistant', content, toolCalls }
+        : { id, parentId, timestamp, type: 'assistant', content, toolCalls, model };
     this.push(entry);
     if (this.current === this.main) for (const c of toolCalls) if (DELEGATION_TOOLS.has(c.name)) this.delegations.push({ callId: c.id, entryId: entry.id });
     this.report.counts.assistantTurns++;
@@ -183,9 +189,20 @@ export class ImportBuilder {
     const call = this.current.open.get(sourceCallId);
     if (call) this.current.open.delete(sourceCallId);
     else this.report.warn(`${o.where}: tool result for call ${sourceCallId} matches no pending tool call`);
-    const before = { ...this.base(o.timestamp), type: 'tool_result' as const, toolCallId: call?.id ?? sourceCallId, toolName: call?.name ?? o.name ?? '' };
-    const after = { isError: o.isError === true, ...(o.effects === undefined ? {} : { effects: o.effects }) };
-    this.push(content instanceof JsonStringBytes ? resultWithJson(before, content, after) : { ...before, content, ...after });
+    const { id, parentId, timestamp } = this.base(o.timestamp);
+    const toolCallId = call?.id ?? sourceCallId;
+    const toolName = call?.name ?? o.name ?? '';
+    const isError = o.isError === true;
+    const effects = o.effects;
+    if (content instanceof JsonStringBytes) {
+      const before = { id, parentId, timestamp, type: 'tool_result' as const, toolCallId, toolName };
+      this.push(resultWithJson(before, content, effects === undefined ? { isError } : { isError, effects }));
+    } else
+      this.push(
+        effects === undefined
+          ? { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content, isError }
+          : { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content, isError, effects },
+      );
     this.report.counts.toolResults++;
   }
 

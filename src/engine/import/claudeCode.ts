@@ -17,7 +17,7 @@ interface PendingAssistant {
   calls: ToolCall[];
   readonly where: string;
   readonly timestamp: unknown;
-  readonly model?: string;
+  readonly model: string | undefined;
 }
 
 interface Line {
@@ -135,11 +135,7 @@ export class ClaudeCodeConverter {
     if (!pending) return;
     const b = this.b;
     b.useChain(pending.chain);
-    b.assistant(pending.text.join('\n\n'), pending.calls, {
-      where: pending.where,
-      timestamp: pending.timestamp,
-      ...(pending.model === undefined ? {} : { model: pending.model }),
-    });
+    b.assistant(pending.text.join('\n\n'), pending.calls, { where: pending.where, timestamp: pending.timestamp, model: pending.model });
     // Each call's result right after it, wherever the file wrote it.
     for (const c of pending.calls) {
       const r = this.results.get(c.id);
@@ -211,7 +207,7 @@ export class ClaudeCodeConverter {
     if (!pending || pending.messageId !== messageId || pending.chain !== chain) {
       this.flush();
       const model = str(message['model']);
-      pending = { messageId, chain, text: [], calls: [], where, timestamp, ...(model !== undefined && model !== '<synthetic>' ? { model } : {}) };
+      pending = { messageId, chain, text: [], calls: [], where, timestamp, model: model === '<synthetic>' ? undefined : model };
       this.pending = pending;
     }
     for (const blk of blocksOf(message['content'])) {
