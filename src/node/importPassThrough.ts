@@ -1,7 +1,7 @@
 // What a streamed Claude Code import reads of a line: `toolUseResult` cut out unread, and each long tool-result string kept as its JSON bytes instead of being decoded, parsed and written again (docs/importing.md#large-sessions).
 import { isUtf8 } from 'node:buffer';
 import { JsonStringBytes } from '../engine/import/jsonString.js';
-import { memberRange } from './importCut.js';
+import { memberRange, TOOL_USE as TOOL_USE_BYTES, UNREAD_MEMBER } from '../engine/import/memberCut.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -110,10 +110,8 @@ export class Needles {
   }
 }
 
-/** Claude Code's second copy of a tool's output; the converter never reads it. */
-const UNREAD = new Needle(Buffer.from(',"toolUseResult":'), 6);
-/** A tool_use block: its `input` is read whole, so a line with one is never cut (its input could hold an UNREAD key). */
-const TOOL_USE = new Needle(Buffer.from('"type":"tool_use"'), 12);
+const UNREAD = new Needle(Buffer.from(UNREAD_MEMBER), 6);
+const TOOL_USE = new Needle(Buffer.from(TOOL_USE_BYTES), 12);
 /**
  * A tool_result block's string content, as Claude Code writes the block (`{"tool_use_id":…,"type":"tool_result",
  * "content":"…"`). The quote before `type` follows no backslash, so it is JSON's own, not a string's.
@@ -139,7 +137,7 @@ export interface CutLine {
 }
 
 /**
- * The line `buf[start, end)` to parse. `toolUseResult` is left out where the cut is exact (importCut.ts), and a
+ * The line `buf[start, end)` to parse. `toolUseResult` is left out where the cut is exact (engine/import/memberCut.ts), and a
  * tool_result's string content of some length, in the form JSON.stringify writes, is replaced by a placeholder and
  * kept as bytes (they stay views of `buf`, which the caller must not reuse). Plain decoding without `needles`.
  */

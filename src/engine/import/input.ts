@@ -1,5 +1,6 @@
 // Reading a transcript file's text as one JSON document or as JSON lines, keeping the number of every line that could not be read.
 import { JsonTooDeepError, parseJsonText } from '../jsonText.js';
+import { withoutUnreadMember } from './memberCut.js';
 export type Parsed =
   | { readonly kind: 'json'; readonly value: unknown }
   | {
@@ -30,6 +31,25 @@ function lineOfPosition(text: string, message: string): number {
   return pos?.[1] === undefined ? 1 : text.slice(0, Number(pos[1])).split('\n').length;
 }
 
+/**
+ * One JSON line's value. A line that does not parse whole is tried once more without Claude Code's second copy of a
+ * result (memberCut.ts), which no importer reads: a line damaged only there is read as the streamed import reads
+ * it. Otherwise the whole line's error.
+ */
+function parseLine(line: string): unknown {
+  try {
+    return parseJsonText(line);
+  } catch (e) {
+    const cut = withoutUnreadMember(line);
+    if (cut === undefined) throw e;
+    try {
+      return parseJsonText(cut);
+    } catch {
+      throw e;
+    }
+  }
+}
+
 export function parseInput(input: string): Parsed {
   const text = input.replace(/^\uFEFF/, '');
   const trimmed = text.trim();
@@ -38,7 +58,7 @@ export function parseInput(input: string): Parsed {
   const firstLine = (lines.find((l) => l.trim() !== '') ?? '').trim();
   let firstIsJson = false;
   try {
-    JSON.parse(firstLine);
+    parseLine(firstLine);
     firstIsJson = firstLine.startsWith('{');
   } catch {
     firstIsJson = false;
@@ -59,7 +79,7 @@ export function parseInput(input: string): Parsed {
     const l = raw.trim();
     if (l === '') return;
     try {
-      out.push({ n: i + 1, value: parseJsonText(l) });
+      out.push({ n: i + 1, value: parseLine(l) });
     } catch (e) {
       bad.push({ n: i + 1, error: errText(e) });
     }

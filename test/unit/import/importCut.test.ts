@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { memberRange, valueEnd } from '../../../src/node/importCut.js';
+import { memberRange, valueEnd } from '../../../src/engine/import/memberCut.js';
 
 const MEMBER = Buffer.from(',"toolUseResult":');
 

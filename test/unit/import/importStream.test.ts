@@ -136,6 +136,12 @@ function secondCopies(): string {
   out.push(
     '{"type":"user","uuid":"r8","toolUseResult":{"stdout":"xxxxxxxx"},"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c8","content":"x"}],}}',
   );
+  // Damaged inside the copy where its outline still holds (a doubled comma, a raw tab): the copy is left out both
+  // ways, so the result is kept.
+  out.push(assistant('a9', 'm9', [{ type: 'tool_use', id: 'c9', name: 'Bash', input: { command: 'ls' } }]));
+  out.push(
+    '{"type":"user","uuid":"r8b","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c9","content":"kept"}]},"toolUseResult":{"a":1,,"stdout":"x\ty"}}',
+  );
   // Damaged inside the copy: not cut, refused whole.
   out.push('{"type":"user","uuid":"r9","message":{"role":"user","content":"hi"},"toolUseResult":{"stdout":oops}}');
   out.push('{"type":"user","uuid":"r10","message":{"role":"user","content":"cut short"},"toolUseResult":{"stdout":"x');
@@ -218,6 +224,11 @@ test('streamed and in-memory imports of Claude Code sessions give the same heade
   assert.equal(byCall.get('cut')?.content, 'ok');
   assert.equal(byCall.get('never')?.interrupted, true);
   assert.match(JSON.stringify(long.report), /unreadable line 604.*unreadable line 605.*nested more than 1,000 levels/);
+  const copies = inMemory(secondCopies()).entries as Entry[];
+  assert.ok(
+    copies.some((e) => e.type === 'tool_result' && e.content === 'kept'),
+    'a result whose unread copy is damaged is kept',
+  );
   const through = inMemory(passedThrough().toString()).entries as Entry[];
   const calls = through.flatMap((e) => (e.type === 'assistant' ? e.toolCalls : []));
   assert.deepEqual(

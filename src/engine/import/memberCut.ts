@@ -1,4 +1,4 @@
-// Cuts a member the importer never reads out of a line's bytes before the line is decoded and parsed: Claude Code's `toolUseResult`, a second copy of each tool's output (docs/importing.md#large-sessions).
+// Cuts a member the importer never reads out of a line's bytes before the line is parsed: Claude Code's `toolUseResult`, a second copy of each tool's output; the streamed import cuts it from every line, the in-memory one from a line that does not parse whole (docs/importing.md#large-sessions).
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -47,22 +47,54 @@ function stringEnd(buf: Uint8Array, at: number, end: number): number {
   return -1;
 }
 
+/** Where `needle` first stands in `hay` at or after `from`, or -1. */
+function bytesIndexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+  const first = needle[0];
+  if (first === undefined) return from;
+  for (let p = hay.indexOf(first, from); p !== -1 && p + needle.length <= hay.length; p = hay.indexOf(first, p + 1)) {
+    let i = 1;
+    while (i < needle.length && hay[p + i] === needle[i]) i++;
+    if (i === needle.length) return p;
+  }
+  return -1;
+}
+
 /**
  * The byte range of `,"<key>":<value>` in the line `[start, end)` of `buf`, given `member` = the bytes `,"<key>":`;
  * undefined when the line holds no such member or its value does not end cleanly (then the line is read whole).
  * The comma before the quote proves the quote opens a key: inside a string it would follow a backslash.
  */
 export function memberRange(
-  buf: Buffer,
+  buf: Uint8Array,
   start: number,
   end: number,
-  member: Buffer,
+  member: Uint8Array,
   /** Where `member` next stands in `buf` at or after `start` (-1: nowhere), when the caller searched already. */
-  at = buf.indexOf(member, start),
+  at = bytesIndexOf(buf, member, start),
 ): readonly [number, number] | undefined {
   if (at === -1 || at < start || at + member.length > end) return undefined;
   const stop = valueEnd(buf, at + member.length, end);
   // What follows must close the object or start its next member, as in the line before the cut.
   if (stop < 0 || (buf[stop] !== 0x2c && buf[stop] !== 0x7d && buf[stop] !== 0x20)) return undefined;
   return [at, stop];
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** Claude Code's second copy of a tool's output; no importer reads it. */
+export const UNREAD_MEMBER = encoder.encode(',"toolUseResult":');
+/** A tool_use block: its `input` is read whole, so a line with one is never cut (its input could hold an UNREAD key). */
+export const TOOL_USE = encoder.encode('"type":"tool_use"');
+
+/**
+ * `line` without its `toolUseResult` member, when the line holds one that cuts exactly and no tool call; otherwise
+ * undefined. For a line that does not parse whole: what the streamed import reads of every line, so a line damaged
+ * only inside that copy is read alike both ways.
+ */
+export function withoutUnreadMember(line: string): string | undefined {
+  const bytes = encoder.encode(line);
+  if (bytesIndexOf(bytes, TOOL_USE, 0) !== -1) return undefined;
+  const r = memberRange(bytes, 0, bytes.length, UNREAD_MEMBER);
+  if (r === undefined) return undefined;
+  return decoder.decode(bytes.subarray(0, r[0])) + decoder.decode(bytes.subarray(r[1]));
 }
