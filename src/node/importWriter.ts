@@ -16,6 +16,9 @@ const BUFFER_BYTES = 4 << 20;
 
 const NEWLINE = 0x0a;
 
+/** A long import is flushed to disk each time this much more is written (see writeOut). */
+const SYNC_EVERY_BYTES = 16 << 20;
+
 /** An import that cannot be made a valid session: nothing was written. */
 export class ImportRefused extends Error {}
 
@@ -43,6 +46,8 @@ export class ImportWriter {
   private writing: Promise<void> = Promise.resolve();
   private spare: Buffer | undefined;
   private written = 0;
+  /** Bytes written since the last datasync. */
+  private unsynced = 0;
 
   private constructor(
     readonly tmp: string,
@@ -153,6 +158,12 @@ export class ImportWriter {
   private async writeOut(full: Buffer | undefined, rest: readonly Buffer[]): Promise<void> {
     if (full !== undefined) await writeAll(this.handle, full);
     for (const b of rest) await writeAll(this.handle, b);
+    this.unsynced += (full?.length ?? 0) + rest.reduce((n, b) => n + b.length, 0);
+    // Flushed to disk along the way, while the next lines convert: the fsync in commit() then has little left to do.
+    if (this.unsynced >= SYNC_EVERY_BYTES) {
+      this.unsynced = 0;
+      await this.handle.datasync();
+    }
   }
 
   /** The buffer's lines as a buffer of their own (the buffer is replaced, not reused). */
