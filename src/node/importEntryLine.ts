@@ -81,6 +81,8 @@ const SHAPES: ReadonlyMap<string, readonly Key[]> = new Map(
   }),
 );
 
+const RESULT_SHAPE = SHAPES.get('tool_result') ?? [];
+
 /**
  * JSON.stringify(entry) when the entry is valid and already in the schema's key order with nothing the schema would
  * strip or default; undefined otherwise (then checkedEntry decides, with its messages).
@@ -96,18 +98,12 @@ export function importedEntryJson(entry: Entry): string | undefined {
  * content; undefined when the entry is not in that shape (then it is written the ordinary way).
  */
 export function resultJsonAround(entry: Entry): { readonly head: string; readonly tail: string } | undefined {
-  const shape = SHAPES.get(entry.type);
-  if (entry.type !== 'tool_result' || shape === undefined || !inOrder(entry, shape, 'content')) return undefined;
-  const o = entry as unknown as Record<string, unknown>;
-  let head = '{';
-  let tail: string | undefined;
-  for (const k in o) {
-    const key = JSON.stringify(k);
-    if (k === 'content') {
-      head += `${head === '{' ? '' : ','}${key}:`;
-      tail = '';
-    } else if (tail === undefined) head += `${head === '{' ? '' : ','}${key}:${JSON.stringify(o[k])}`;
-    else tail += `,${key}:${JSON.stringify(o[k])}`;
-  }
-  return { head, tail: `${tail ?? ''}}` };
+  if (entry.type !== 'tool_result' || !inOrder(entry, RESULT_SHAPE, 'content')) return undefined;
+  // The shape's keys, in its order: all of them but `interrupted` are required, so these are the entry's keys.
+  const e = entry;
+  const j = JSON.stringify;
+  return {
+    head: `{"id":${j(e.id)},"parentId":${j(e.parentId)},"timestamp":${j(e.timestamp)},"type":"tool_result","toolCallId":${j(e.toolCallId)},"toolName":${j(e.toolName)},"content":`,
+    tail: `,"isError":${String(e.isError)}${e.interrupted === true ? ',"interrupted":true' : ''}}`,
+  };
 }

@@ -47,7 +47,7 @@ export async function* lineBatches(handle: FileHandle, cut = false): AsyncGenera
           line = cutLine(joined, 0, joined.length, cut ? new Needles(joined, LINE_NEEDLES) : undefined);
           pieces = [];
         }
-        batch.push({ n: n++, ...line, end: base + nl });
+        batch.push({ n: n++, text: line.text, whole: line.whole, json: line.json, end: base + nl });
         start = nl + 1;
       }
       // The start of a line the next chunk ends: copied, since the chunk is reused.
@@ -61,7 +61,8 @@ export async function* lineBatches(handle: FileHandle, cut = false): AsyncGenera
   }
   if (pieces.length > 0) {
     const joined = Buffer.concat(pieces);
-    yield [{ n, ...cutLine(joined, 0, joined.length, cut ? new Needles(joined, LINE_NEEDLES) : undefined), end: pos }];
+    const line = cutLine(joined, 0, joined.length, cut ? new Needles(joined, LINE_NEEDLES) : undefined);
+    yield [{ n, text: line.text, whole: line.whole, json: line.json, end: pos }];
   }
 }
 

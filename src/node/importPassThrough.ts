@@ -131,9 +131,9 @@ export interface CutLine {
   /** The text to parse: the line without its cuts. */
   readonly text: string;
   /** The line as it is in the file, when anything was cut (decoded when asked, while the batch is read). */
-  readonly whole?: () => string;
+  readonly whole: (() => string) | undefined;
   /** The kept tool-result strings, in file order; each stands in `text` as "\u0000". */
-  readonly json?: readonly Uint8Array[];
+  readonly json: readonly Uint8Array[] | undefined;
 }
 
 /**
@@ -142,7 +142,7 @@ export interface CutLine {
  * kept as bytes (they stay views of `buf`, which the caller must not reuse). Plain decoding without `needles`.
  */
 export function cutLine(buf: Buffer, start: number, end: number, needles?: Needles): CutLine {
-  if (needles === undefined) return { text: buf.toString('utf8', start, end) };
+  if (needles === undefined) return plain(buf, start, end);
   let unread: readonly [number, number] | undefined;
   const member = needles.next(N_UNREAD, start);
   if (member !== -1 && member < end) {
@@ -165,9 +165,14 @@ export function cutLine(buf: Buffer, start: number, end: number, needles?: Needl
   return joined(buf, start, end, unread, kept);
 }
 
+/** A line with nothing cut from it. */
+function plain(buf: Buffer, start: number, end: number): CutLine {
+  return { text: buf.toString('utf8', start, end), whole: undefined, json: undefined };
+}
+
 /** The line without its cuts, decoded once (the parts joined as bytes: one flat string for JSON.parse). */
 function joined(buf: Buffer, start: number, end: number, unread: readonly [number, number] | undefined, kept: readonly (readonly [number, number])[]): CutLine {
-  if (unread === undefined && kept.length === 0) return { text: buf.toString('utf8', start, end) };
+  if (unread === undefined && kept.length === 0) return plain(buf, start, end);
   const cuts: (readonly [number, number, boolean])[] = kept.map(([a, b]) => [a, b, true]);
   if (unread !== undefined) cuts.push([unread[0], unread[1], false]);
   cuts.sort((x, y) => x[0] - y[0]);
@@ -185,7 +190,7 @@ function joined(buf: Buffer, start: number, end: number, unread: readonly [numbe
   parts.push(buf.subarray(p, end));
   // A NUL elsewhere in the line would pass for a placeholder: then no string is kept (the toolUseResult cut stands).
   if (json.length > 0 && parts.some((x) => x !== PLACEHOLDER && x.indexOf(NUL_ESCAPE) !== -1)) return joined(buf, start, end, unread, []);
-  return { text: Buffer.concat(parts).toString('utf8'), whole: () => buf.toString('utf8', start, end), ...(json.length > 0 ? { json } : {}) };
+  return { text: Buffer.concat(parts).toString('utf8'), whole: () => buf.toString('utf8', start, end), json: json.length > 0 ? json : undefined };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
