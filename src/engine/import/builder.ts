@@ -194,10 +194,8 @@ export class ImportBuilder {
     const toolName = call?.name ?? o.name ?? '';
     const isError = o.isError === true;
     const effects = o.effects;
-    if (content instanceof JsonStringBytes) {
-      const before = { id, parentId, timestamp, type: 'tool_result' as const, toolCallId, toolName };
-      this.push(resultWithJson(before, content, effects === undefined ? { isError } : { isError, effects }));
-    } else
+    if (content instanceof JsonStringBytes) this.push(resultWithJson({ id, parentId, timestamp, toolCallId, toolName, isError, effects }, content));
+    else
       this.push(
         effects === undefined
           ? { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content, isError }

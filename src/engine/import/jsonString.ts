@@ -23,25 +23,51 @@ export class JsonStringBytes {
 /** The result entries made with resultWithJson, and their content. */
 const passed = new WeakMap<object, JsonStringBytes>();
 
-type ResultFields = Omit<ToolResultEntry, 'content'>;
+/** A tool result's fields but its content. */
+export interface ResultFields {
+  readonly id: string;
+  readonly parentId: string | null;
+  readonly timestamp: string;
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly isError: boolean;
+  readonly effects: ToolResultEntry['effects'];
+}
 
 /**
  * A tool_result entry whose content is `json`'s text, read on first use (an ordinary property to every reader: a
- * spread, JSON.stringify and the checks all get the text). Keys keep the schema's order: the fields before
- * `content`, then `content`, then the rest.
+ * spread, JSON.stringify and the checks all get the text). Keys keep the schema's order. A literal, not spreads:
+ * an import makes one per result.
  */
-export function resultWithJson(
-  before: Pick<ResultFields, 'id' | 'parentId' | 'timestamp' | 'type' | 'toolCallId' | 'toolName'>,
-  json: JsonStringBytes,
-  after: Omit<ResultFields, keyof typeof before>,
-): ToolResultEntry {
-  const e: ToolResultEntry = {
-    ...before,
-    get content(): string {
-      return json.text;
-    },
-    ...after,
-  };
+export function resultWithJson(f: ResultFields, json: JsonStringBytes): ToolResultEntry {
+  const { id, parentId, timestamp, toolCallId, toolName, isError, effects } = f;
+  const e: ToolResultEntry =
+    effects === undefined
+      ? {
+          id,
+          parentId,
+          timestamp,
+          type: 'tool_result',
+          toolCallId,
+          toolName,
+          get content(): string {
+            return json.text;
+          },
+          isError,
+        }
+      : {
+          id,
+          parentId,
+          timestamp,
+          type: 'tool_result',
+          toolCallId,
+          toolName,
+          get content(): string {
+            return json.text;
+          },
+          isError,
+          effects,
+        };
   passed.set(e, json);
   return e;
 }

@@ -149,9 +149,18 @@ test('what is not kept: short results, a line with a NUL elsewhere, a call input
 test('a passed-through result reads, copies and writes as its text; the writer refuses it over the line limit as any other', async (t) => {
   const text = `line "one"\n${'é\t'.repeat(300)}`;
   const json = new JsonStringBytes(Buffer.from(JSON.stringify(text)));
-  const before = { id: 'e1', parentId: null, timestamp: '2025-01-01T00:00:00.000Z', type: 'tool_result' as const, toolCallId: 'c1', toolName: 'Bash' };
-  const e = resultWithJson(before, json, { isError: false });
-  const plain = { ...before, content: text, isError: false };
+  const fields = { id: 'e1', parentId: null, timestamp: '2025-01-01T00:00:00.000Z', toolCallId: 'c1', toolName: 'Bash', isError: false, effects: undefined };
+  const e = resultWithJson(fields, json);
+  const plain = {
+    id: 'e1',
+    parentId: null,
+    timestamp: fields.timestamp,
+    type: 'tool_result' as const,
+    toolCallId: 'c1',
+    toolName: 'Bash',
+    content: text,
+    isError: false,
+  };
   assert.equal(JSON.stringify(e), JSON.stringify(plain));
   assert.deepEqual({ ...e }, plain);
   assert.ok(contentJsonOf(e) !== undefined);
@@ -168,8 +177,14 @@ test('a passed-through result reads, copies and writes as its text; the writer r
     }
     return readFileSync(path, 'utf8').split('\n').slice(1).join('\n');
   };
-  const interrupted = resultWithJson({ ...before, id: 'e2' }, json, { isError: true, interrupted: true });
-  assert.equal(await write('a.jsonl', [e, interrupted]), await write('b.jsonl', [plain, { ...plain, id: 'e2', isError: true, interrupted: true }]));
+  const failed = resultWithJson({ ...fields, id: 'e2', isError: true }, json);
+  // Effects are not a shape the writer builds by hand: the ordinary path writes that entry, with the same bytes.
+  const effects = { source: 'inferred' as const, created: [], modified: ['a.ts'], deleted: [], renamed: [], read: [], exitCode: 1 };
+  const measured = resultWithJson({ ...fields, id: 'e3', effects }, json);
+  assert.equal(
+    await write('a.jsonl', [e, failed, measured]),
+    await write('b.jsonl', [plain, { ...plain, id: 'e2', isError: true }, { ...plain, id: 'e3', effects }]),
+  );
   const limit = Buffer.byteLength(JSON.stringify(plain)) - 1;
   const refusal = async (x: object): Promise<string> => {
     try {
@@ -205,7 +220,7 @@ test('the exit code of a long passed-through result, read from its ends, is the 
   ];
   // A backslash before an `n` in the text itself (`C:\\new`) must not pass for a line break.
   const filler = (n: number): string => Array.from({ length: n }, () => `  const v = parse("C:\\new\\${'x'.repeat(Math.floor(r() * 120))}");`).join('\n');
-  const before = { id: 'e', parentId: null, timestamp: 't', type: 'tool_result' as const, toolCallId: 'c', toolName: 'Bash' };
+  const fields = { id: 'e', parentId: null, timestamp: 't', toolCallId: 'c', toolName: 'Bash', isError: false, effects: undefined };
   let ends = 0;
   let docs = 0;
   for (let k = 0; k < 400; k++) {
@@ -217,7 +232,7 @@ test('the exit code of a long passed-through result, read from its ends, is the 
     // A whole JSON document, printed over many lines: only its whole text states the code.
     if (r() < 0.1) text = JSON.stringify({ metadata: { exit_code: 8 }, output: text.split('\n').map((l, i) => ({ i, l })) }, null, 2);
     if (text.startsWith('{') && text.length > 3000) docs++;
-    const e = resultWithJson(before, new JsonStringBytes(Buffer.from(JSON.stringify(text))), { isError: false });
+    const e = resultWithJson(fields, new JsonStringBytes(Buffer.from(JSON.stringify(text))));
     assert.equal(statedExitCode(e), exitCodeOf(text), JSON.stringify(text.slice(0, 80)));
     if (Buffer.byteLength(JSON.stringify(text)) >= 2048) ends++;
     assert.equal(statedExitCode({ ...e }), exitCodeOf(text));
