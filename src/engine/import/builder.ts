@@ -194,13 +194,16 @@ export class ImportBuilder {
     const toolName = call?.name ?? o.name ?? '';
     const isError = o.isError === true;
     const effects = o.effects;
-    if (content instanceof JsonStringBytes) this.push(resultWithJson({ id, parentId, timestamp, toolCallId, toolName, isError, effects }, content));
-    else
+    if (content instanceof JsonStringBytes && effects === undefined)
+      this.push(resultWithJson({ id, parentId, timestamp, toolCallId, toolName, isError }, content));
+    else {
+      const text = content instanceof JsonStringBytes ? content.text : content;
       this.push(
         effects === undefined
-          ? { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content, isError }
-          : { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content, isError, effects },
+          ? { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content: text, isError }
+          : { id, parentId, timestamp, type: 'tool_result', toolCallId, toolName, content: text, isError, effects },
       );
+    }
     this.report.counts.toolResults++;
   }
 

@@ -31,7 +31,6 @@ export interface ResultFields {
   readonly toolCallId: string;
   readonly toolName: string;
   readonly isError: boolean;
-  readonly effects: ToolResultEntry['effects'];
 }
 
 /**
@@ -40,34 +39,18 @@ export interface ResultFields {
  * an import makes one per result.
  */
 export function resultWithJson(f: ResultFields, json: JsonStringBytes): ToolResultEntry {
-  const { id, parentId, timestamp, toolCallId, toolName, isError, effects } = f;
-  const e: ToolResultEntry =
-    effects === undefined
-      ? {
-          id,
-          parentId,
-          timestamp,
-          type: 'tool_result',
-          toolCallId,
-          toolName,
-          get content(): string {
-            return json.text;
-          },
-          isError,
-        }
-      : {
-          id,
-          parentId,
-          timestamp,
-          type: 'tool_result',
-          toolCallId,
-          toolName,
-          get content(): string {
-            return json.text;
-          },
-          isError,
-          effects,
-        };
+  const e: ToolResultEntry = {
+    id: f.id,
+    parentId: f.parentId,
+    timestamp: f.timestamp,
+    type: 'tool_result',
+    toolCallId: f.toolCallId,
+    toolName: f.toolName,
+    get content(): string {
+      return json.text;
+    },
+    isError: f.isError,
+  };
   passed.set(e, json);
   return e;
 }

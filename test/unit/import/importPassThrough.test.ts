@@ -149,7 +149,7 @@ test('what is not kept: short results, a line with a NUL elsewhere, a call input
 test('a passed-through result reads, copies and writes as its text; the writer refuses it over the line limit as any other', async (t) => {
   const text = `line "one"\n${'é\t'.repeat(300)}`;
   const json = new JsonStringBytes(Buffer.from(JSON.stringify(text)));
-  const fields = { id: 'e1', parentId: null, timestamp: '2025-01-01T00:00:00.000Z', toolCallId: 'c1', toolName: 'Bash', isError: false, effects: undefined };
+  const fields = { id: 'e1', parentId: null, timestamp: '2025-01-01T00:00:00.000Z', toolCallId: 'c1', toolName: 'Bash', isError: false };
   const e = resultWithJson(fields, json);
   const plain = {
     id: 'e1',
@@ -178,12 +178,11 @@ test('a passed-through result reads, copies and writes as its text; the writer r
     return readFileSync(path, 'utf8').split('\n').slice(1).join('\n');
   };
   const failed = resultWithJson({ ...fields, id: 'e2', isError: true }, json);
-  // Effects are not a shape the writer builds by hand: the ordinary path writes that entry, with the same bytes.
-  const effects = { source: 'inferred' as const, created: [], modified: ['a.ts'], deleted: [], renamed: [], read: [], exitCode: 1 };
-  const measured = resultWithJson({ ...fields, id: 'e3', effects }, json);
+  // A copy with another field is an ordinary entry the writer serializes whole: the same bytes again.
+  const subagent = { ...e, id: 'e3', subagent: { id: 'sa_1', toolCallId: 'c0' } };
   assert.equal(
-    await write('a.jsonl', [e, failed, measured]),
-    await write('b.jsonl', [plain, { ...plain, id: 'e2', isError: true }, { ...plain, id: 'e3', effects }]),
+    await write('a.jsonl', [e, failed, subagent]),
+    await write('b.jsonl', [plain, { ...plain, id: 'e2', isError: true }, { ...plain, id: 'e3', subagent: { id: 'sa_1', toolCallId: 'c0' } }]),
   );
   const limit = Buffer.byteLength(JSON.stringify(plain)) - 1;
   const refusal = async (x: object): Promise<string> => {
@@ -220,7 +219,7 @@ test('the exit code of a long passed-through result, read from its ends, is the 
   ];
   // A backslash before an `n` in the text itself (`C:\\new`) must not pass for a line break.
   const filler = (n: number): string => Array.from({ length: n }, () => `  const v = parse("C:\\new\\${'x'.repeat(Math.floor(r() * 120))}");`).join('\n');
-  const fields = { id: 'e', parentId: null, timestamp: 't', toolCallId: 'c', toolName: 'Bash', isError: false, effects: undefined };
+  const fields = { id: 'e', parentId: null, timestamp: 't', toolCallId: 'c', toolName: 'Bash', isError: false };
   let ends = 0;
   let docs = 0;
   for (let k = 0; k < 400; k++) {
