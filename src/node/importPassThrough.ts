@@ -35,11 +35,13 @@ for (let c = 0x80; c < 0x100; c++) STOP[c] = 2;
  * then reads it the ordinary way, so its text and its errors are the parser's.
  */
 export function canonicalStringEnd(buf: Uint8Array, at: number, end: number): number {
+  // The byte at `end` (a line's '\n', or none past the buffer) stops the scan by itself: the inner loop needs no bound.
+  if (end < buf.length && STOP[buf[end]!] === 0) return canonicalStringEnd(buf.subarray(0, end), at, end);
   let high = false;
   let i = at + 1;
   for (;;) {
     let b = 0;
-    while (i < end && STOP[(b = buf[i]!)] === 0) i++;
+    while (STOP[(b = buf[i]!)] === 0) i++;
     if (i >= end) return -1;
     if (b === QUOTE) return high && !isUtf8(buf.subarray(at, i)) ? -1 : i + 1;
     if (b === BACKSLASH) {

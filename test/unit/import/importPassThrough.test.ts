@@ -80,6 +80,10 @@ test('a string is passed through exactly when its bytes are what JSON.stringify 
   for (const s of refused) assert.equal(canonicalStringEnd(Buffer.from(s), 0, Buffer.byteLength(s)), -1, s);
   const invalid = [Buffer.from([0x22, 0x61, 0xff, 0x22]), Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), Buffer.from([0x22, 0xc3, 0x22])];
   for (const b of invalid) assert.equal(canonicalStringEnd(b, 0, b.length), -1, b.toString('hex'));
+  // `end` in the middle of the string, on a plain byte: still never past it.
+  const plainEnd = Buffer.from('"abcdef","x":"y"');
+  for (let end = 1; end < 8; end++) assert.equal(canonicalStringEnd(plainEnd, 0, end), -1);
+  assert.equal(canonicalStringEnd(plainEnd, 0, 8), 8);
   const mixed = Buffer.from('"\\u001f\\u0000é😀"');
   assert.equal(canonicalStringEnd(mixed, 0, mixed.length), mixed.length);
 });
