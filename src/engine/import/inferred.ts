@@ -2,7 +2,7 @@
 import { actionFiles, toolActionsOf, toolKind, type ToolActionKind } from '../compaction/toolActions.js';
 import { shellEffects } from '../effects/shellEffects.js';
 import type { Entry, ToolCall, ToolResultEntry } from '../transcript/schema.js';
-import { statedExitCode } from './jsonString.js';
+import { contentJsonOf, statedExitCode } from './jsonString.js';
 
 interface Contribution {
   readonly exitCode: boolean;
@@ -85,7 +85,8 @@ export class InferredCounter {
       const known = this.calls.get(e.toolCallId);
       if (known !== undefined) this.count(known, e);
       // A result of a call that cannot count is not kept (call ids are unique in an import: the builder renames reused ones).
-      else if (!this.others.has(e.toolCallId)) this.early.set(e.toolCallId, e);
+      // A passed-through result is kept as a copy with its text (jsonString.ts), so it does not hold the read buffer its bytes are in.
+      else if (!this.others.has(e.toolCallId)) this.early.set(e.toolCallId, contentJsonOf(e) === undefined ? e : { ...e });
     }
   }
 

@@ -194,6 +194,9 @@ function passedThrough(): Buffer {
   lines.push(ccResult('s6', call(), long, ',"note":"\\u0000"'));
   lines.push(ccResult('s7', call(), long, `,"content":${JSON.stringify(`second ${'y'.repeat(400)}`)}`));
   lines.push(ccResult('s8', call(), long, `,"content":"short"`));
+  // A long result written before its call (a stray the report still counts, once the call comes).
+  lines.push(ccResult('s10', 'early', long));
+  lines.push(assistant('a-early', 'm-early', [{ type: 'tool_use', id: 'early', name: 'Bash', input: { command: 'make' } }]));
   const input = { command: 'ls', note: 'a', toolUseResult: { keep: 'this' } };
   const nested = call('Bash', input);
   lines.push(ccResult('s9', nested, long));
