@@ -1,5 +1,6 @@
 // A tool result's text kept as the JSON string the source file held, decoded only if something reads it, so a streamed import can write those bytes straight through (docs/importing.md#large-sessions).
 import { exitCodeOf } from '../effects/resultStatus.js';
+import { bytesIndexOf } from './memberCut.js';
 import type { Entry, ToolResultEntry } from '../transcript/schema.js';
 
 const decoder = new TextDecoder();
@@ -76,26 +77,17 @@ function newlineAt(b: Uint8Array, p: number): boolean {
   return run % 2 === 0;
 }
 
-function holdsTag(b: Uint8Array): boolean {
-  for (let p = b.indexOf(TAG[0]!); p !== -1; p = b.indexOf(TAG[0]!, p + 1)) {
-    let i = 1;
-    while (i < TAG.length && b[p + i] === TAG[i]) i++;
-    if (i === TAG.length) return true;
-  }
-  return false;
-}
-
 const nonBlank = (t: string): boolean => t.trim() !== '';
 
 /**
  * exitCodeOf of a passed-through result's text, decoding only its ends when that gives the same answer: the
  * text holds no `<returncode>` tag (its bytes are searched: JSON.stringify writes `<` as it is), does not start
- * with `{` (a JSON result is read whole), and its first and last non-blank lines lie within the first and last
- * few kilobytes, each cut at a line break. Otherwise, or for a short result, the whole text.
+ * with `{` (a JSON result is read whole), and its first and last non-blank lines lie within its first and last
+ * kilobyte or so, each cut at a line break. Otherwise, or for a short result, the whole text.
  */
 function exitCodeOfJson(json: JsonStringBytes): number | null {
   const b = json.json;
-  if (b.length < WHOLE_BELOW || holdsTag(b)) return exitCodeOf(json.text);
+  if (b.length < WHOLE_BELOW || bytesIndexOf(b, TAG, 0) !== -1) return exitCodeOf(json.text);
   let head = -1;
   for (let p = b.indexOf(BACKSLASH, END_BYTES); p !== -1 && p < 2 * END_BYTES; p = b.indexOf(BACKSLASH, p + 1)) {
     if (newlineAt(b, p)) {

@@ -48,7 +48,7 @@ function stringEnd(buf: Uint8Array, at: number, end: number): number {
 }
 
 /** Where `needle` first stands in `hay` at or after `from`, or -1. */
-function bytesIndexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
+export function bytesIndexOf(hay: Uint8Array, needle: Uint8Array, from: number): number {
   const first = needle[0];
   if (first === undefined) return from;
   for (let p = hay.indexOf(first, from); p !== -1 && p + needle.length <= hay.length; p = hay.indexOf(first, p + 1)) {
