@@ -91,7 +91,11 @@ export class Needle {
   }
 }
 
-/** Each needle's next place in one buffer, searched once per place it stands rather than once per line. */
+/**
+ * Each needle's next place in one buffer, searched once per place it stands rather than once per line. Callers ask
+ * for each needle with `from` never going back (line after line, and forward within a line): a place found earlier
+ * is then still the next one.
+ */
 export class Needles {
   private readonly at: number[];
 
