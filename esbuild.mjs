@@ -30,21 +30,35 @@ const englishOnlyZod = {
 };
 
 /**
- * The V8 code cache of `capsule budget`'s bundle (src/cli/codeCache.ts): made by running the built CLI twice on a
- * copy of a small session (the first run counts it, the second reads the counts as a usual budget does and writes
- * the cache of the code it ran). Without it the CLI works the same, only compiles more at start.
+ * The V8 code caches of the commands bundled as one CommonJS file (src/cli/codeCache.ts), each made by running the
+ * built command on a copy of a small input and keeping the bytecode that run compiled. `capsule budget` runs twice (the
+ * first run counts the session, the second reads the counts as a usual budget does); `capsule import` converts a
+ * Claude Code transcript. Without a cache the CLI works the same, only compiles more at start.
  */
-function writeBudgetCodeCache() {
+function writeCodeCaches() {
   const dir = mkdtempSync(join(tmpdir(), 'capsule-code-cache-'));
+  const runs = [
+    ['dist/cli-budget.js', [{}, { CAPSULE_WRITE_CODE_CACHE: '1' }], (session) => ['budget', session], 'test/fixtures/sessions/basic.jsonl'],
+    [
+      'dist/cli-import.js',
+      [{ CAPSULE_WRITE_CODE_CACHE: '1' }],
+      (input) => ['import', input, '-o', join(dir, 'imported.jsonl')],
+      'test/fixtures/import/claude-code.jsonl',
+    ],
+  ];
   try {
-    const session = join(dir, 'session.jsonl');
-    copyFileSync('test/fixtures/sessions/basic.jsonl', session);
-    for (const env of [{}, { CAPSULE_WRITE_CODE_CACHE: '1' }]) {
-      const r = spawnSync(process.execPath, ['dist/cli.js', 'budget', session], { env: { ...process.env, ...env }, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(r.stderr || `exit ${String(r.status)}`);
+    for (const [bundle, envs, args, fixture] of runs) {
+      try {
+        const input = join(dir, 'input.jsonl');
+        copyFileSync(fixture, input);
+        for (const env of envs) {
+          const r = spawnSync(process.execPath, ['dist/cli.js', ...args(input)], { env: { ...process.env, ...env }, encoding: 'utf8' });
+          if (r.status !== 0) throw new Error(r.stderr || `exit ${String(r.status)}`);
+        }
+      } catch (e) {
+        console.warn(`esbuild.mjs: no code cache for ${bundle} (${e instanceof Error ? e.message : String(e)})`);
+      }
     }
-  } catch (e) {
-    console.warn(`esbuild.mjs: no code cache for dist/cli-budget.js (${e instanceof Error ? e.message : String(e)})`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -77,7 +91,7 @@ const common = { bundle: true, sourcemap: !production, minify: production, keepN
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
   // The CLI: a tiny launcher (dist/cli.js) plus ES-module chunks, so --help and short commands load only what they use,
-  // and `capsule budget` as one CommonJS file (dist/cli-budget.js) the launcher runs directly.
+  // and `capsule budget` and `capsule import` as one CommonJS file each (dist/cli-budget.js, dist/cli-import.js) the launcher runs directly.
   cliBuildOptions('src/cli/bin.ts', 'dist', common),
   cliLauncherOptions('src/cli/launcher.ts', 'dist', { ...common, plugins: [...common.plugins, openaiUnusedUnlessReferenced] }),
   { ...common, entryPoints: ['webview/chatApp.ts'], outfile: 'media/webview.js', platform: 'browser', format: 'iife', target: 'es2022' },
@@ -96,12 +110,12 @@ mkdirSync('dist', { recursive: true });
 // The CLI's chunks are content-hashed: drop the previous build's so dist/ holds one set.
 for (const f of readdirSync('dist', { withFileTypes: true })) if (f.isFile() && /^cli-.*\.mjs(\.map)?$/.test(f.name)) rmSync(`dist/${f.name}`);
 // A code cache made for the previous build is never used (codeCache.ts compares the bytes); dropped all the same.
-rmSync('dist/cli-budget.js.v8cache', { force: true });
+for (const f of ['dist/cli-budget.js.v8cache', 'dist/cli-import.js.v8cache']) rmSync(f, { force: true });
 await writePackedTables(ENCODINGS);
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   // The CLI is not in the VSIX (.vscodeignore), so a production build makes no cache for it.
-  if (!production) writeBudgetCodeCache();
+  if (!production) writeCodeCaches();
 }

@@ -64,7 +64,7 @@ export const openaiUnusedUnlessReferenced = {
 export function cliLauncherOptions(entry, outdir, common = {}) {
   return {
     ...common,
-    entryPoints: { cli: entry, 'cli-budget': join(dirname(entry), 'budgetBin.ts') },
+    entryPoints: { cli: entry, 'cli-budget': join(dirname(entry), 'budgetBin.ts'), 'cli-import': join(dirname(entry), 'importBin.ts') },
     outdir,
     bundle: true,
     platform: 'node',

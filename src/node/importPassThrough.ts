@@ -1,69 +1,7 @@
 // What a streamed Claude Code import reads of a line: `toolUseResult` cut out unread, and each long tool-result string kept as its JSON bytes instead of being decoded, parsed and written again (docs/importing.md#large-sessions).
-import { isUtf8 } from 'node:buffer';
 import { JsonStringBytes } from '../engine/import/jsonString.js';
 import { memberRange, TOOL_USE as TOOL_USE_BYTES, UNREAD_MEMBER } from '../engine/import/memberCut.js';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The one-letter escapes, as JSON.stringify writes them (the quote, the backslash, and five controls). */
-const SHORT_ESCAPE = new Uint8Array(256);
-for (const c of '"\\bfnrt') SHORT_ESCAPE[c.charCodeAt(0)] = 1;
-/** Control characters JSON.stringify writes as `\u00xx` (all but the five with a letter). */
-const LONG_ESCAPE = new Uint8Array(32).fill(1);
-for (const c of [0x08, 0x09, 0x0a, 0x0c, 0x0d]) LONG_ESCAPE[c] = 0;
-
-function hexDigit(b: number | undefined): number {
-  if (b === undefined) return -1;
-  if (b >= 0x30 && b <= 0x39) return b - 0x30;
-  // Lower case only: JSON.stringify writes `\u001f`, never `\u001F`.
-  if (b >= 0x61 && b <= 0x66) return b - 0x61 + 10;
-  return -1;
-}
-
-/** 1: a byte that ends a run of plain text in a JSON string (a control character, the quote, the backslash); 2: above 0x7f. */
-const STOP = new Uint8Array(256);
-for (let c = 0; c < 0x20; c++) STOP[c] = 1;
-STOP[QUOTE] = 1;
-STOP[BACKSLASH] = 1;
-for (let c = 0x80; c < 0x100; c++) STOP[c] = 2;
-
-/**
- * Just past the JSON string whose opening quote is at `at`, when the string ends by `end` and its bytes are exactly
- * what JSON.stringify would write for its text: no raw control character, only the escapes it uses, and UTF-8 that
- * decodes as written. -1 otherwise (a string another writer spelled differently, or a damaged one): the caller
- * then reads it the ordinary way, so its text and its errors are the parser's.
- */
-export function canonicalStringEnd(buf: Uint8Array, at: number, end: number): number {
-  // The byte at `end` (a line's '\n', or none past the buffer) stops the scan by itself: the inner loop needs no bound.
-  if (end < buf.length && STOP[buf[end]!] === 0) return canonicalStringEnd(buf.subarray(0, end), at, end);
-  let high = false;
-  let i = at + 1;
-  for (;;) {
-    let b = 0;
-    while (STOP[(b = buf[i]!)] === 0) i++;
-    if (i >= end) return -1;
-    if (b === QUOTE) return high && !isUtf8(buf.subarray(at, i)) ? -1 : i + 1;
-    if (b === BACKSLASH) {
-      const e = buf[i + 1]!;
-      if (SHORT_ESCAPE[e] === 1) {
-        i += 2;
-        continue;
-      }
-      // `\u00xx` for a control character without a letter escape; anything else (`\/`, `\u0041`, a surrogate) is not the canonical form.
-      if (e !== 0x75 || buf[i + 2] !== 0x30 || buf[i + 3] !== 0x30) return -1;
-      const hi = hexDigit(buf[i + 4]);
-      const lo = hexDigit(buf[i + 5]);
-      if (hi < 0 || hi > 1 || lo < 0 || LONG_ESCAPE[hi * 16 + lo] !== 1) return -1;
-      i += 6;
-      continue;
-    }
-    if (b < 0x20) return -1;
-    // Above 0x7f: checked as UTF-8 at the end, natively.
-    high = true;
-    i++;
-  }
-}
+import { canonicalStringEnd } from './jsonStringScan.js';
 
 /**
  * A byte string to search for, found by its part from `rare` on: indexOf is several times faster from a byte that

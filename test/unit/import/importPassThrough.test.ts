@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exitCodeOf } from '../../../src/engine/effects/resultStatus.js';
 import { contentJsonOf, JsonStringBytes, resultWithJson, statedExitCode } from '../../../src/engine/import/jsonString.js';
-import { canonicalStringEnd, cutLine, LINE_NEEDLES, Needle, Needles, restoreKept } from '../../../src/node/importPassThrough.js';
+import { cutLine, LINE_NEEDLES, Needle, Needles, restoreKept } from '../../../src/node/importPassThrough.js';
+import { canonicalStringEnd } from '../../../src/node/jsonStringScan.js';
 import { ImportRefused, ImportWriter } from '../../../src/node/importWriter.js';
 import { tempDir } from '../../support/tempDir.js';
 
