@@ -1,6 +1,6 @@
 // What a streamed Claude Code import reads of a line: `toolUseResult` cut out unread, and each long tool-result string kept as its JSON bytes instead of being decoded, parsed and written again (docs/importing.md#large-sessions).
 import { JsonStringBytes } from '../engine/import/jsonString.js';
-import { memberRange, TOOL_USE as TOOL_USE_BYTES, UNREAD_MEMBER } from '../engine/import/memberCut.js';
+import { TOOL_USE as TOOL_USE_BYTES, UNREAD_MEMBER, unreadRange } from '../engine/import/memberCut.js';
 import { canonicalStringEnd } from './jsonStringScan.js';
 
 /**
@@ -87,12 +87,7 @@ export interface CutLine {
  */
 export function cutLine(buf: Buffer, start: number, end: number, needles?: Needles): CutLine {
   if (needles === undefined) return plain(buf, start, end);
-  let unread: readonly [number, number] | undefined;
-  const member = needles.next(N_UNREAD, start);
-  if (member !== -1 && member < end) {
-    const use = needles.next(N_TOOL_USE, start);
-    if (use === -1 || use >= end) unread = memberRange(buf, start, end, UNREAD.bytes, member);
-  }
+  const unread = unreadRange(buf, start, end, needles.next(N_UNREAD, start), () => needles.next(N_TOOL_USE, start));
   const kept: [number, number][] = [];
   for (let c = needles.next(N_CONTENT, start); c !== -1 && c < end; ) {
     const q = c + CONTENT.bytes.length - 1;

@@ -27,10 +27,12 @@ interface Scanner {
   readonly high: WasmGlobal;
 }
 
-let scanner: Scanner | undefined;
+/** Undefined until first used; null where Node runs without WebAssembly (`--jitless`). */
+let scanner: Scanner | null | undefined;
 
-function loaded(): Scanner {
-  const wasm = (globalThis as unknown as { readonly WebAssembly: WasmApi }).WebAssembly;
+function loaded(): Scanner | null {
+  const wasm = (globalThis as unknown as { readonly WebAssembly?: WasmApi }).WebAssembly;
+  if (wasm === undefined) return null;
   const instance = new wasm.Instance(new wasm.Module(Buffer.from(JSON_STRING_WASM, 'base64')));
   const e = instance.exports as { memory: { buffer: ArrayBuffer }; scan: Scanner['scan']; stopped: WasmGlobal; high: WasmGlobal };
   return { bytes: new Uint8Array(e.memory.buffer), scan: e.scan, stopped: e.stopped, high: e.high };
@@ -41,10 +43,13 @@ function loaded(): Scanner {
  * exactly what JSON.stringify would write for its text: no raw control character, only the escapes it uses (`\"`,
  * `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and lower-case `\u00xx` for the other controls), and UTF-8 that decodes as
  * written. -1 otherwise (a string another writer spelled differently, or a damaged one): the caller then reads it
- * the ordinary way, so its text and its errors are the parser's.
+ * the ordinary way, so its text and its errors are the parser's. Always -1 where Node has no WebAssembly.
  */
 export function canonicalStringEnd(buf: Uint8Array, at: number, end: number): number {
-  const s = (scanner ??= loaded());
+  if (scanner === undefined) scanner = loaded();
+  // Without WebAssembly no string passes through: each is parsed the ordinary way, with the same result.
+  const s = scanner;
+  if (s === null) return -1;
   let high = false;
   let pos = at;
   let from = 1;

@@ -87,14 +87,31 @@ export const UNREAD_MEMBER = encoder.encode(',"toolUseResult":');
 export const TOOL_USE = encoder.encode('"type":"tool_use"');
 
 /**
+ * The byte range of the line `[start, end)` that is left out unread: its `toolUseResult` member, when it cuts exactly
+ * and the line holds no tool call (whose input is read whole and could hold such a key). The one rule for both
+ * importers; a caller that searched already passes where the member stands and how to find a tool call.
+ */
+export function unreadRange(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  member = bytesIndexOf(buf, UNREAD_MEMBER, start),
+  toolUseAt: () => number = () => bytesIndexOf(buf, TOOL_USE, start),
+): readonly [number, number] | undefined {
+  if (member === -1 || member >= end) return undefined;
+  const use = toolUseAt();
+  if (use !== -1 && use < end) return undefined;
+  return memberRange(buf, start, end, UNREAD_MEMBER, member);
+}
+
+/**
  * `line` without its `toolUseResult` member, when the line holds one that cuts exactly and no tool call; otherwise
  * undefined. For a line that does not parse whole: what the streamed import reads of every line, so a line damaged
  * only inside that copy is read alike both ways.
  */
 export function withoutUnreadMember(line: string): string | undefined {
   const bytes = encoder.encode(line);
-  if (bytesIndexOf(bytes, TOOL_USE, 0) !== -1) return undefined;
-  const r = memberRange(bytes, 0, bytes.length, UNREAD_MEMBER);
+  const r = unreadRange(bytes, 0, bytes.length);
   if (r === undefined) return undefined;
   return decoder.decode(bytes.subarray(0, r[0])) + decoder.decode(bytes.subarray(r[1]));
 }

@@ -1,7 +1,7 @@
 // `capsule import` runs from its own CommonJS bundle (dist/cli-import.js) without the ES-module entry, prints and writes what the entry does, and starts from a code cache made by an import run.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { codeCachePath, compileBundle, WRITE_CACHE_VAR } from '../../../src/cli/codeCache.js';
@@ -84,4 +84,32 @@ test('an import run writes the code cache a later import starts from, and both w
   assert.equal(cached.status, 0, cached.stderr);
   assert.equal(cached.stdout.replace('cached.jsonl', 'first.jsonl'), first.stdout);
   assert.deepEqual(steadySession(readFileSync(join(dir, 'cached.jsonl'), 'utf8')), steadySession(readFileSync(join(dir, 'first.jsonl'), 'utf8')));
+});
+
+test('without WebAssembly (node --jitless) an import passes nothing through and writes the same session', async (t) => {
+  const dir = await tempDir(t, 'capsule-import-jitless-');
+  const cli = buildCliInto(join(dir, 'bundle'));
+  // The fixture written as Claude Code writes it (compact JSON), each result long enough to pass through.
+  const output = (i: number): string => Array.from({ length: 40 }, (_, k) => `line ${k} of result ${i}: "quoted"\tand é\n`).join('');
+  let n = 0;
+  const lines = readFileSync(join(fixtures, 'claude-code.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const v = JSON.parse(line) as { message?: { content?: unknown } };
+      const blocks = v.message?.content;
+      if (Array.isArray(blocks)) for (const b of blocks as Record<string, unknown>[]) if (b['type'] === 'tool_result') b['content'] = output(n++);
+      return JSON.stringify(v);
+    });
+  assert.ok(n >= 2);
+  const input = join(dir, 'compact.jsonl');
+  writeFileSync(input, `${lines.join('\n')}\n`);
+  const usual = run(cli, ['import', input, '-o', join(dir, 'usual.jsonl')]);
+  assert.equal(usual.status, 0, usual.stderr);
+  const jitless = spawnSync(process.execPath, ['--jitless', cli, 'import', input, '-o', join(dir, 'jitless.jsonl')], { encoding: 'utf8' });
+  assert.equal(jitless.status, 0, jitless.stderr);
+  assert.equal(jitless.stdout.replace('jitless.jsonl', 'usual.jsonl'), usual.stdout);
+  const written = readFileSync(join(dir, 'usual.jsonl'), 'utf8');
+  assert.ok(written.includes(JSON.stringify(output(0)).slice(1, -1)));
+  assert.equal(steadySession(readFileSync(join(dir, 'jitless.jsonl'), 'utf8')), steadySession(written));
 });
