@@ -3,6 +3,7 @@ import { JsonTooDeepError, parseJsonText } from '../engine/jsonText.js';
 import { stat } from 'node:fs/promises';
 import type { LoadProblem, LoadProblemKind } from '../engine/ports.js';
 import { migrationFor } from '../engine/transcript/migrate.js';
+import { schemaShaped } from '../engine/transcript/entryShape.js';
 import { EntrySchema, SessionHeaderSchema, type Entry, type SessionHeader } from '../engine/transcript/schema.js';
 import { ProblemList } from '../engine/transcript/problemList.js';
 import { SessionTree } from '../engine/transcript/tree.js';
@@ -61,7 +62,10 @@ function isBlank(text: string): boolean {
 
 /** The verdict on a parsed value as an entry. */
 function entryVerdict(raw: unknown, migrate: Migrate): LineVerdict {
-  const parsed = EntrySchema.safeParse(migrate(raw));
+  const value = migrate(raw);
+  // A message, result, system prompt or leaf move already in the schema's shape: the parse would give it back as it is.
+  if (schemaShaped(value)) return { kind: 'entry', entry: value };
+  const parsed = EntrySchema.safeParse(value);
   return parsed.success ? { kind: 'entry', entry: parsed.data } : { kind: 'invalid', issues: describeIssues(parsed.error.issues) };
 }
 
