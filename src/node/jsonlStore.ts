@@ -10,7 +10,7 @@ import { entryLine } from './entryLine.js';
 import { DEFAULT_MAX_LINE_BYTES } from './lineReader.js';
 import { acquireSessionLock, type HeldLock } from './sessionLock.js';
 import { loadSessionFile, type SessionLoad } from './sessionLoad.js';
-import { indexesOnThread, indexRest, readTail, type SessionTail } from './tailRead.js';
+import { indexRest, readTail, type SessionTail } from './tailRead.js';
 import { moveTailAside, writeAll } from './tornTail.js';
 import { errCode, oneLine } from './fsUtil.js';
 import type { ColdFile } from './coldFile.js';
@@ -40,6 +40,12 @@ export interface OpenOptions {
    * (docs/loading.md#compact-history). On unless turned off (`false`: every entry parsed and held, as before).
    */
   readonly compactHistory?: boolean;
+  /**
+   * With `tailFirst` and a compact history: index a large part before the tail on the index thread, so this thread
+   * goes on meanwhile (the default), or on this thread (`false`). A one-shot CLI turn takes `false`: its turn waits for
+   * the index anyway, and the thread's isolate and the batches it posts cost about 15 MB at a 100 MB session's peak.
+   */
+  readonly indexThread?: boolean;
 }
 
 /** Test seam: runs before a tail-first store indexes the rest, so a test can see the state before indexing ends. */
@@ -65,7 +71,6 @@ export class JsonlSessionStore implements TranscriptStore {
   #coldFile: ColdFile | undefined;
   /** Settles once `tree` holds the whole file (at once, unless the store was opened tail-first). */
   #indexing: Promise<void> = Promise.resolve();
-  #onThread = false;
   #indexed = true;
   private reason: string | undefined;
   private handle: FileHandle | undefined;
@@ -114,11 +119,6 @@ export class JsonlSessionStore implements TranscriptStore {
     return this.#recoveredTail;
   }
 
-  /** True while the lines before the tail are indexed on the index thread: this thread is free meanwhile (docs/loading.md#indexing). */
-  get indexingOnThread(): boolean {
-    return !this.#indexed && this.#onThread;
-  }
-
   /** False while a tail-first store still indexes the file. */
   get indexed(): boolean {
     return this.#indexed;
@@ -147,6 +147,7 @@ export class JsonlSessionStore implements TranscriptStore {
             maxLineBytes,
             now,
             compact: opts.compactHistory !== false,
+            thread: opts.indexThread !== false,
             ...(opts.maxTailBytes === undefined ? {} : { maxTailBytes: opts.maxTailBytes }),
           })
         : Promise.resolve(undefined);
@@ -216,7 +217,7 @@ export class JsonlSessionStore implements TranscriptStore {
     path: string,
     lock: HeldLock | undefined,
     reason: string | undefined,
-    o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number; readonly compact: boolean },
+    o: { readonly maxLineBytes: number; readonly maxTailBytes?: number; readonly now: () => number; readonly compact: boolean; readonly thread: boolean },
   ): Promise<JsonlSessionStore | undefined> {
     const tail = await readTail(path, o).catch(() => undefined);
     if (tail === undefined) return undefined;
@@ -232,8 +233,7 @@ export class JsonlSessionStore implements TranscriptStore {
       maxLineBytes: o.maxLineBytes,
     });
     store.#indexed = false;
-    store.#onThread = indexesOnThread(tail, o.compact);
-    store.#indexing = store.#indexRest(tail, o.now, o.compact).then(
+    store.#indexing = store.#indexRest(tail, o.now, o.compact, o.thread).then(
       () => undefined,
       async (err: unknown) => {
         store.reason ??= `The session file could not be read to the end (${oneLine(err)}); opened read-only`;
@@ -245,12 +245,12 @@ export class JsonlSessionStore implements TranscriptStore {
     return store;
   }
 
-  async #indexRest(tail: SessionTail, now: () => number, compact: boolean): Promise<void> {
+  async #indexRest(tail: SessionTail, now: () => number, compact: boolean, thread: boolean): Promise<void> {
     try {
       await tailFirstHooks.beforeIndex?.(this.path);
       const opts = { maxLineBytes: this.maxLineBytes };
       // Shorter now than when its tail was read (rewritten by hand, say): the file as it is, front to back.
-      const load = await indexRest(this.path, tail, this.maxLineBytes, compact).catch(() => loadSessionFile(this.path, opts));
+      const load = await indexRest(this.path, tail, this.maxLineBytes, compact, undefined, thread).catch(() => loadSessionFile(this.path, opts));
       this.#tree = load.tree;
       this.#coldFile = load.coldFile;
       this.#problems = load.problems;

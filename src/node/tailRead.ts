@@ -226,10 +226,12 @@ export async function indexRest(
   maxLineBytes: number,
   compact = false,
   expected = compact ? linesExpectedBefore(tail) : 0,
+  thread = true,
 ): Promise<SessionLoad> {
   // `compact`: the lines before the tail are kept as ids, parents and offsets (docs/loading.md), read again when asked
-  // for; `expected`: how many lines that is likely to be (it sizes the index).
-  if (indexesOnThread(tail, compact)) {
+  // for; `expected`: how many lines that is likely to be (it sizes the index); `thread`: whether the index thread may
+  // read them.
+  if (indexesOnThread(tail, compact, thread)) {
     // A large part before the tail is read on the index thread; if that cannot run or fails, it is read here.
     const b = new LoadBuilder(maxLineBytes, path, expected);
     const scan = await scanOnIndexThread(path, b, maxLineBytes, tail.start)?.catch(() => undefined);
@@ -252,9 +254,9 @@ export function linesExpectedBefore(tail: SessionTail): number {
   return Math.ceil(Math.min(tail.start / MIN_LINE_BYTES, (tail.start / Math.max(average, MIN_LINE_BYTES)) * 1.25));
 }
 
-/** Whether the lines before `tail` are indexed on the index thread (large, compact and of this version's format). */
-export function indexesOnThread(tail: SessionTail, compact: boolean): boolean {
-  return compact && tail.start >= indexThreadHooks.minBytes && tail.header.version === CURRENT_VERSION;
+/** Whether the lines before `tail` are indexed on the index thread (allowed, large, compact and of this version's format). */
+function indexesOnThread(tail: SessionTail, compact: boolean, thread = true): boolean {
+  return thread && compact && tail.start >= indexThreadHooks.minBytes && tail.header.version === CURRENT_VERSION;
 }
 
 function restWith(b: LoadBuilder, scan: ScanResult, tail: SessionTail): SessionLoad {

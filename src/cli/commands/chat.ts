@@ -8,7 +8,6 @@ import { windowText } from '../../engine/tokens/modelLimits.js';
 import { AgentSession, type ModelConfig } from '../../node/agentSession.js';
 import { ChatFacade } from '../../node/chatFacade.js';
 import { JsonlSessionStore } from '../../node/jsonlStore.js';
-import { encodingForModel, warmEncoding } from '../../node/tokenCounter.js';
 import { cliLimitsPath, LearnedLimitsFile, learnedOn, type LearnedLimit } from '../../node/learnedLimits.js';
 import { SERVER_WINDOW_SOURCE_TEXT, ServerWindowsFile, serverWindowOnce, serverWindowsPath } from '../../node/providers/windowQuery.js';
 import { COMMAND_JOURNAL, leftoverReport, stopLeftovers } from '../../node/tools/processGroups.js';
@@ -159,22 +158,12 @@ export function learnedWindowLine(entry: LearnedLimit | undefined, flagWindow: n
  * The session, opened once and tail first (docs/loading.md) when it exists: the turn runs on this store, and the model
  * it recorded last is read from it (the model_change in force and the replies after it), not from a second load.
  */
-async function openRecorded(
-  path: string,
-  model: string,
-): Promise<{ readonly store: JsonlSessionStore | undefined; readonly recorded: ReturnType<typeof sessionModel> }> {
+async function openRecorded(path: string): Promise<{ readonly store: JsonlSessionStore | undefined; readonly recorded: ReturnType<typeof sessionModel> }> {
   if (!existsSync(path)) return { store: undefined, recorded: undefined };
-  const store = await JsonlSessionStore.open(path, { tailFirst: true });
+  // Indexed on this thread: the turn waits for the whole index anyway (its first append is checked against every id),
+  // and the index thread's isolate and batches would cost about 15 MB at a large session's peak (docs/loading.md#indexing).
+  const store = await JsonlSessionStore.open(path, { tailFirst: true, indexThread: false });
   try {
-    // A large session is indexed on its own thread: this one builds the tokenizer's table meanwhile, which the turn
-    // builds anyway to keep its counts (docs/behaviour.md#cold-start). A damaged table file is reported where it is used.
-    if (store.indexingOnThread) {
-      try {
-        warmEncoding(encodingForModel(model));
-      } catch {
-        // counted later, with the error in its place
-      }
-    }
     await store.whenIndexed();
     return { store, recorded: recordedModelOf(store.tree) };
   } catch (err) {
@@ -205,7 +194,7 @@ export async function chatCommand(cli: ParsedCli, print: (s: string) => void): P
   // A CLI killed with SIGKILL could not stop its commands; this run finds the ones its journal names and stops them.
   const leftovers = leftoverReport(await stopLeftovers(join(FileSnapshots.dirFor(path), COMMAND_JOURNAL)));
   if (leftovers !== undefined) out(`[warn] ${leftovers}`);
-  const { store, recorded } = await openRecorded(path, endpoint.model);
+  const { store, recorded } = await openRecorded(path);
   // A window the user set for this session's model earlier (--window) still wins when this run gives none.
   const userWindow =
     recorded?.model === endpoint.model && recorded.windowSource === 'override' && recorded.contextWindow !== undefined

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import type { SessionLoad } from '../../../src/node/sessionLoad.js';
 import { indexThreadHooks } from '../../../src/node/indexThread.js';
+import { JsonlSessionStore } from '../../../src/node/jsonlStore.js';
 import { indexRest, readTail } from '../../../src/node/tailRead.js';
 import { threadScripts } from '../../../src/node/threadStart.js';
 import { tempDir } from './storeHelpers.js';
@@ -100,5 +101,40 @@ test('when the thread cannot start, the part before the tail is indexed here, wi
     assert.deepEqual(seen(fallback.load), seen(here?.load as SessionLoad));
   } finally {
     threadScripts.delete('indexWorker');
+  }
+});
+
+test('a store opened with indexThread: false (the CLI turn) indexes a large part here, with the same tree as on the thread', async (t) => {
+  const dir = await tempDir(t, 'capsule-index-thread-store-');
+  const path = join(dir, 's.jsonl');
+  const ops: Op[] = [];
+  for (let i = 0; i < 60; i++) ops.push({ k: 'user' }, { k: 'calls' }, { k: 'result' });
+  ops.push(...COMPACTED);
+  await writeFile(path, sessionText(ops, 'none'));
+  const saved = indexThreadHooks.minBytes;
+  indexThreadHooks.minBytes = 0;
+  try {
+    const open = async (indexThread: boolean | undefined): Promise<{ readonly entries: unknown; readonly threaded: boolean }> => {
+      const runs = indexThreadHooks.runs;
+      const store = await JsonlSessionStore.open(path, {
+        tailFirst: true,
+        readOnly: true,
+        maxTailBytes: 30_000,
+        ...(indexThread === undefined ? {} : { indexThread }),
+      });
+      try {
+        await store.whenIndexed();
+        return { entries: store.tree.entries(), threaded: indexThreadHooks.runs > runs };
+      } finally {
+        await store.close();
+      }
+    };
+    const threaded = await open(undefined);
+    const here = await open(false);
+    assert.equal(threaded.threaded, true, 'by default the thread indexes it');
+    assert.equal(here.threaded, false, 'indexThread: false indexes it here');
+    assert.deepEqual(here.entries, threaded.entries);
+  } finally {
+    indexThreadHooks.minBytes = saved;
   }
 });
