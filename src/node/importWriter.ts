@@ -48,6 +48,8 @@ export class ImportWriter {
   private written = 0;
   /** Bytes written since the last datasync. */
   private unsynced = 0;
+  /** The datasync in flight, beside the writes (see writeOut). */
+  private syncing: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly tmp: string,
@@ -159,10 +161,16 @@ export class ImportWriter {
     if (full !== undefined) await writeAll(this.handle, full);
     for (const b of rest) await writeAll(this.handle, b);
     this.unsynced += (full?.length ?? 0) + rest.reduce((n, b) => n + b.length, 0);
-    // Flushed to disk along the way, while the next lines convert: the fsync in commit() then has little left to do.
+    // Flushed to disk along the way, while the next lines convert and are written (one sync at a time, beside the
+    // writes rather than before the next one): the fsync in commit() then has little left to do. Its error (EIO)
+    // comes out of the next flush that starts one, or commit().
     if (this.unsynced >= SYNC_EVERY_BYTES) {
       this.unsynced = 0;
-      await this.handle.datasync();
+      const previous = this.syncing;
+      await previous;
+      const syncing = this.handle.datasync();
+      syncing.catch(() => undefined);
+      this.syncing = syncing;
     }
   }
 
@@ -177,6 +185,7 @@ export class ImportWriter {
   /** Writes the rest, fsyncs, and links the file to `path` (never over an existing one). */
   async commit(path: string, header: SessionCreate): Promise<void> {
     await this.flush(() => header, true);
+    await this.syncing;
     await this.handle.sync();
     await this.handle.close();
     try {
@@ -193,6 +202,7 @@ export class ImportWriter {
   /** Removes the temporary file. */
   async abort(): Promise<void> {
     await this.writing.catch(() => undefined);
+    await this.syncing.catch(() => undefined);
     await this.handle.close().catch(() => undefined);
     await rm(this.tmp, { force: true });
   }

@@ -1,4 +1,4 @@
-// The import writer: every line whole at its buffer's end, and the hand check of imported entries giving the schema's bytes and messages.
+// The import writer: every line whole at its buffer's end, the hand check of imported entries giving the schema's bytes and messages, and failures and syncs along the way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -130,6 +130,82 @@ test('a write that fails while lines are converted (a full disk) fails the next 
     /ENOSPC/,
   );
   await assert.rejects(w.commit(path, header), /ENOSPC/);
+  await w.abort();
+  assert.deepEqual(readdirSync(dir), []);
+  assert.deepEqual(unhandled, []);
+});
+
+type Handle = {
+  write: (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }>;
+  datasync: () => Promise<void>;
+};
+
+test('the flush to disk along the way runs beside the writes, and the commit waits for it', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, 's.jsonl');
+  const w = await ImportWriter.create(path);
+  const handle = (w as unknown as { handle: Handle }).handle;
+  const events: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  const write = handle.write.bind(handle);
+  handle.write = (b, o, l) => {
+    events.push('write');
+    return write(b, o, l);
+  };
+  const datasync = handle.datasync.bind(handle);
+  handle.datasync = async () => {
+    events.push('datasync');
+    await held; // a slow disk: the sync goes on until released
+    events.push('synced');
+    await datasync();
+  };
+  const header = { id: 's', cwd: '/' };
+  let id = 0;
+  // 24 MB of lines, flushed as they come: the 16 MB mark starts a sync, and the writes after it do not wait for it.
+  for (let mb = 0; mb < 24; mb++) {
+    for (let i = 0; i < 10; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+    await w.flush(() => header);
+  }
+  await w.flush(() => header, true);
+  const firstSync = events.indexOf('datasync');
+  assert.ok(firstSync > 0, 'a sync started along the way');
+  assert.ok(events.slice(firstSync).includes('write'), `lines were written while the sync ran: ${events.join(' ')}`);
+  assert.equal(events.includes('synced'), false);
+  let committed = false;
+  const commit = w.commit(path, header).then(() => {
+    committed = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(committed, false, 'the commit waits for the sync in flight');
+  release();
+  await commit;
+  assert.equal(readFileSync(path, 'utf8').trimEnd().split('\n').length, id + 1);
+});
+
+test('a flush to disk that fails along the way (EIO) fails the import, and leaves nothing', async (t) => {
+  const dir = await tempDir(t);
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown): void => void unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  t.after(() => process.off('unhandledRejection', onUnhandled));
+  const path = join(dir, 's.jsonl');
+  const w = await ImportWriter.create(path);
+  const handle = (w as unknown as { handle: Handle }).handle;
+  handle.datasync = () => Promise.reject(new Error('EIO: i/o error, fdatasync'));
+  const header = { id: 's', cwd: '/' };
+  let id = 0;
+  // Out of a flush that starts the next sync, or out of the commit: either way the import fails.
+  const run = async (): Promise<void> => {
+    for (let mb = 0; mb < 40; mb++) {
+      for (let i = 0; i < 10; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+      await w.flush(() => header);
+    }
+    await w.commit(path, header);
+  };
+  await assert.rejects(run(), /EIO/);
   await w.abort();
   assert.deepEqual(readdirSync(dir), []);
   assert.deepEqual(unhandled, []);
