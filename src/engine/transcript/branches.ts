@@ -38,6 +38,8 @@ export class BranchIndex {
    * once there are more. Nothing else is kept per entry: an anchor is found by walking up the kinds in the tree.
    */
   readonly #alternatives = new Map<string | null, string | string[]>();
+  /** The ids in a list of more than one: what forkOf looks up for every message a view folds, almost never found. */
+  readonly #forked = new Set<string>();
 
   constructor(readonly tree: SessionTree) {}
 
@@ -59,16 +61,21 @@ export class BranchIndex {
       const anchor = this.#anchorFrom(parentId);
       const list = this.#alternatives.get(anchor);
       if (list === undefined) this.#alternatives.set(anchor, id);
-      else if (typeof list === 'string') this.#alternatives.set(anchor, [list, id]);
-      else list.push(id);
+      else if (typeof list === 'string') {
+        this.#alternatives.set(anchor, [list, id]);
+        this.#forked.add(list).add(id);
+      } else {
+        list.push(id);
+        this.#forked.add(id);
+      }
     });
   }
 
   /** The fork `entryId` starts a branch of; undefined when nothing else continues its moment. */
   forkOf(entryId: string): Fork | undefined {
     this.#sync();
-    const type = this.tree.typeOf(entryId);
-    if (type === undefined || !ALTERNATIVES.has(type)) return undefined;
+    // Most messages continue their moment alone: answered without reading the tree (a compact history's ids are bytes).
+    if (!this.#forked.has(entryId)) return undefined;
     const list = this.#alternatives.get(this.#anchorFrom(this.tree.parentOf(entryId) ?? null));
     if (typeof list !== 'object') return undefined;
     const at = list.indexOf(entryId);

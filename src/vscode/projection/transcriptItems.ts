@@ -163,13 +163,18 @@ export class ItemFold {
     return this.#tip;
   }
 
+  /**
+   * An item `add` makes: into this entry's changes and the fold's items. A method rather than a closure made per entry:
+   * the bundles keep function names (esbuild's keepNames), which costs a defineProperty for every closure made.
+   */
+  #push(appended: TranscriptItem[], item: TranscriptItem): void {
+    appended.push(item);
+    this.#out.push(item);
+  }
+
   add(e: Entry): ItemChanges {
     const appended: TranscriptItem[] = [];
     const updated: TranscriptItem[] = [];
-    const push = (item: TranscriptItem): void => {
-      appended.push(item);
-      this.#out.push(item);
-    };
     if (this.#retryable !== undefined && !BOOKKEEPING.has(e.type)) this.#endRetry(appended, updated);
     switch (e.type) {
       case 'user': {
@@ -177,7 +182,7 @@ export class ItemFold {
         const fork = this.ctx.forkOf?.(e.id);
         const branch = branchView(fork);
         if (branch !== undefined && fork?.retry === true) this.#pendingFork = { branch, userAt: this.#out.length };
-        push(userItem(e, this.ctx.clientIdOf?.(e.id), fork?.retry === true ? undefined : branch, this.ctx.links?.([e.content])));
+        this.#push(appended, userItem(e, this.ctx.clientIdOf?.(e.id), fork?.retry === true ? undefined : branch, this.ctx.links?.([e.content])));
         break;
       }
       case 'assistant': {
@@ -187,7 +192,7 @@ export class ItemFold {
         if (e.content.trim() !== '') {
           this.#pendingFork = undefined;
           const links = this.ctx.links?.([e.content]);
-          push({
+          this.#push(appended, {
             id: e.id,
             kind: 'assistant',
             markdown: e.content,
@@ -200,7 +205,7 @@ export class ItemFold {
         for (const c of e.toolCalls) {
           this.#open.set(c.id, this.#out.length);
           const subagent = c.name === TASK_TOOL_NAME ? this.ctx.subagent?.(e.id, c.id, undefined) : undefined;
-          push({
+          this.#push(appended, {
             id: toolItemId(e.id, c.id),
             kind: 'tool',
             name: c.name.slice(0, LIMITS.id),
@@ -241,12 +246,12 @@ export class ItemFold {
         break;
       }
       case 'capsule':
-        push(capsuleItem(e, this.ctx));
+        this.#push(appended, capsuleItem(e, this.ctx));
         break;
       case 'checkpoint':
         // A message's own checkpoint is the message's rewind action, not a row of its own.
         if (e.forEntryId !== undefined) break;
-        push({
+        this.#push(appended, {
           id: e.id,
           kind: 'checkpoint',
           checkpointId: e.checkpointId,
@@ -259,13 +264,13 @@ export class ItemFold {
         // The first model of a chat is not news; a later different one is a switch the user should see.
         // A capsule right before the switch is the protective handoff, and the line says so.
         if (this.#lastModel !== undefined && (this.#lastModel.model !== e.model || this.#lastModel.provider !== e.provider))
-          push({ id: e.id, kind: 'info', text: modelChangeText(e, this.#lastSaid?.type === 'capsule'), timestamp: e.timestamp });
+          this.#push(appended, { id: e.id, kind: 'info', text: modelChangeText(e, this.#lastSaid?.type === 'capsule'), timestamp: e.timestamp });
         this.#lastModel = e;
         break;
       case 'turn_end': {
         this.#settleFork(updated);
         const item = turnEndItem(e.id, e.status, e.error, e.timestamp, e.fault === undefined ? undefined : { fault: e.fault, turnId: e.turnId, retry: true });
-        if (item) push(item);
+        if (item) this.#push(appended, item);
         if (item?.kind === 'error' && item.fault !== undefined) this.#retryable = this.#out.length - 1;
         break;
       }
@@ -279,7 +284,7 @@ export class ItemFold {
           this.#out[at] = next;
           updated.push(next);
         }
-        push({
+        this.#push(appended, {
           id: e.id,
           kind: 'info',
           text:
@@ -292,13 +297,14 @@ export class ItemFold {
       }
       case 'system_update':
         // Said once, where it happened: a new chat that starts with Project Memory shows what it inherited.
-        if (e.reason === PROJECT_MEMORY_REASON) push({ id: e.id, kind: 'info', text: inheritedMemoryNotice(e.content), timestamp: e.timestamp });
+        if (e.reason === PROJECT_MEMORY_REASON)
+          this.#push(appended, { id: e.id, kind: 'info', text: inheritedMemoryNotice(e.content), timestamp: e.timestamp });
         break;
       case 'leaf':
         break;
     }
     if (e.type !== 'checkpoint' && e.type !== 'system_update' && e.type !== 'leaf') this.#lastSaid = e;
-    for (const extra of this.ctx.ephemeral.get(e.id) ?? []) push(extra);
+    for (const extra of this.ctx.ephemeral.get(e.id) ?? []) this.#push(appended, extra);
     this.#tip = e.id;
     return { appended, updated };
   }
