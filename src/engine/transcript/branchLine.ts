@@ -135,7 +135,11 @@ export class BranchLine {
 
   /** The entry at a position the line already synced to (capsules and model changes are kept whole in a compact history). */
   #entryAt(position: number): Entry | undefined {
-    const id = this.#idAt(position);
+    if (!Number.isInteger(position) || position < 0) return undefined;
+    const cold = this.#coldSlots.length;
+    // Before the hot part, by slot: no id is made from the index's bytes and hashed to find that same slot again.
+    if (position < cold) return this.tree.coldEntryAt(this.#coldSlots[position] ?? -1);
+    const id = this.#hotIds[position - cold];
     return id === undefined ? undefined : this.tree.get(id);
   }
 

@@ -195,6 +195,15 @@ export class SessionTree {
     return this.cold?.idAt(slot) ?? '';
   }
 
+  /**
+   * The compact-part entry in `slot` (see coldSlotOf), read back as get(coldIdAt(slot)) would, without making its id
+   * and looking it up again; undefined for no such slot.
+   */
+  coldEntryAt(slot: number): Entry | undefined {
+    const cold = this.cold;
+    return cold === undefined || !Number.isInteger(slot) || slot < 0 || slot >= cold.size ? undefined : cold.entryAt(slot);
+  }
+
   /** The parent of entry `id` (without reading an entry of the compact part back); undefined when unknown. */
   parentOf(id: string): string | null | undefined {
     const e = this.byId.get(id);
