@@ -1,5 +1,5 @@
 // The import writer: every line whole at its buffer's end, the hand check of imported entries giving the schema's bytes and messages, and failures and syncs along the way.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -104,7 +104,14 @@ test('an imported entry is written as the schema parse writes it, or refused wit
   assert.equal(fast, 9, 'the shapes the importers build skip the schema parse');
 });
 
-test('a write that fails while lines are converted (a full disk) fails the next flush or the commit, and leaves nothing', async (t) => {
+type Handle = {
+  write: (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }>;
+  datasync: () => Promise<void>;
+  sync: () => Promise<void>;
+};
+
+/** A writer in a fresh folder, its file handle to fault, and the unhandled rejections seen while the test runs. */
+async function faultableWriter(t: TestContext): Promise<{ dir: string; path: string; w: ImportWriter; handle: Handle; unhandled: unknown[] }> {
   const dir = await tempDir(t);
   const unhandled: unknown[] = [];
   const onUnhandled = (e: unknown): void => void unhandled.push(e);
@@ -112,19 +119,26 @@ test('a write that fails while lines are converted (a full disk) fails the next 
   t.after(() => process.off('unhandledRejection', onUnhandled));
   const path = join(dir, 's.jsonl');
   const w = await ImportWriter.create(path);
+  return { dir, path, w, handle: (w as unknown as { handle: Handle }).handle, unhandled };
+}
+
+const header = { id: 's', cwd: '/' };
+
+/** `n` user entries of 100 KB each, numbered on from `from`. */
+function fill(w: ImportWriter, from: number, n: number): number {
+  for (let i = 1; i <= n; i++) w.entry({ id: `e${from + i}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+  return from + n;
+}
+
+test('a write that fails while lines are converted (a full disk) fails the next flush or the commit, and leaves nothing', async (t) => {
+  const { dir, path, w, handle, unhandled } = await faultableWriter(t);
   // The header goes through; the first write of lines fails, as on a full disk.
-  const handle = (w as unknown as { handle: { write: (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }> } }).handle;
   const write = handle.write.bind(handle);
   handle.write = (b, o, l) => (l > 10_000 ? Promise.reject(new Error('ENOSPC: no space left on device, write')) : write(b, o, l));
-  const header = { id: 's', cwd: '/' };
-  let id = 0;
-  const fill = (): void => {
-    for (let i = 0; i < 30; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
-  };
-  fill();
+  let id = fill(w, 0, 30);
   await w.flush(() => header);
   await new Promise((r) => setTimeout(r, 20));
-  fill();
+  fill(w, id, 30);
   await assert.rejects(
     w.flush(() => header),
     /ENOSPC/,
@@ -135,38 +149,38 @@ test('a write that fails while lines are converted (a full disk) fails the next 
   assert.deepEqual(unhandled, []);
 });
 
-type Handle = {
-  write: (b: Buffer, o: number, l: number) => Promise<{ bytesWritten: number }>;
-  datasync: () => Promise<void>;
-};
-
 test('the flush to disk along the way runs beside the writes, and the commit waits for it', async (t) => {
-  const dir = await tempDir(t);
-  const path = join(dir, 's.jsonl');
-  const w = await ImportWriter.create(path);
-  const handle = (w as unknown as { handle: Handle }).handle;
+  const { path, w, handle, unhandled } = await faultableWriter(t);
   const events: string[] = [];
   let release: () => void = () => undefined;
   const held = new Promise<void>((r) => {
     release = r;
   });
+  let committing = false;
   const write = handle.write.bind(handle);
-  handle.write = (b, o, l) => {
+  handle.write = async (b, o, l) => {
     events.push('write');
-    return write(b, o, l);
+    const r = await write(b, o, l);
+    // A slow disk: the sync along the way ends only after the commit's last write (a turn later), never before.
+    if (committing) setImmediate(release);
+    return r;
   };
   const datasync = handle.datasync.bind(handle);
   handle.datasync = async () => {
     events.push('datasync');
-    await held; // a slow disk: the sync goes on until released
+    await held;
     events.push('synced');
     await datasync();
   };
-  const header = { id: 's', cwd: '/' };
-  let id = 0;
+  const sync = handle.sync.bind(handle);
+  handle.sync = async () => {
+    events.push('final sync');
+    await sync();
+  };
   // 24 MB of lines, flushed as they come: the 16 MB mark starts a sync, and the writes after it do not wait for it.
+  let id = 0;
   for (let mb = 0; mb < 24; mb++) {
-    for (let i = 0; i < 10; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+    id = fill(w, id, 10);
     await w.flush(() => header);
   }
   await w.flush(() => header, true);
@@ -174,33 +188,23 @@ test('the flush to disk along the way runs beside the writes, and the commit wai
   assert.ok(firstSync > 0, 'a sync started along the way');
   assert.ok(events.slice(firstSync).includes('write'), `lines were written while the sync ran: ${events.join(' ')}`);
   assert.equal(events.includes('synced'), false);
-  let committed = false;
-  const commit = w.commit(path, header).then(() => {
-    committed = true;
-  });
-  await new Promise((r) => setImmediate(r));
-  assert.equal(committed, false, 'the commit waits for the sync in flight');
-  release();
-  await commit;
+  // The commit has a line left to write; its final fsync comes only after the sync in flight ended.
+  id = fill(w, id, 1);
+  committing = true;
+  await w.commit(path, header);
+  assert.ok(events.indexOf('synced') < events.indexOf('final sync'), events.slice(-4).join(' '));
   assert.equal(readFileSync(path, 'utf8').trimEnd().split('\n').length, id + 1);
+  assert.deepEqual(unhandled, []);
 });
 
 test('a flush to disk that fails along the way (EIO) fails the import, and leaves nothing', async (t) => {
-  const dir = await tempDir(t);
-  const unhandled: unknown[] = [];
-  const onUnhandled = (e: unknown): void => void unhandled.push(e);
-  process.on('unhandledRejection', onUnhandled);
-  t.after(() => process.off('unhandledRejection', onUnhandled));
-  const path = join(dir, 's.jsonl');
-  const w = await ImportWriter.create(path);
-  const handle = (w as unknown as { handle: Handle }).handle;
+  const { dir, path, w, handle, unhandled } = await faultableWriter(t);
   handle.datasync = () => Promise.reject(new Error('EIO: i/o error, fdatasync'));
-  const header = { id: 's', cwd: '/' };
-  let id = 0;
   // Out of a flush that starts the next sync, or out of the commit: either way the import fails.
   const run = async (): Promise<void> => {
+    let id = 0;
     for (let mb = 0; mb < 40; mb++) {
-      for (let i = 0; i < 10; i++) w.entry({ id: `e${++id}`, parentId: null, timestamp: T, type: 'user', content: 'x'.repeat(100_000) });
+      id = fill(w, id, 10);
       await w.flush(() => header);
     }
     await w.commit(path, header);
