@@ -166,8 +166,7 @@ export class ImportWriter {
     // comes out of the next flush that starts one, or commit().
     if (this.unsynced >= SYNC_EVERY_BYTES) {
       this.unsynced = 0;
-      const previous = this.syncing;
-      await previous;
+      await this.syncing;
       const syncing = this.handle.datasync();
       syncing.catch(() => undefined);
       this.syncing = syncing;
